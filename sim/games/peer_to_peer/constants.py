@@ -1,0 +1,95 @@
+"""Integer constants shared by the Peer-to-Peer kernels and the Python layer.
+
+Kernels see cards as integer ids, card attributes as a struct of arrays, enums as these
+integers and the resolved rule options as one int64 array indexed by ``R_*``.
+"""
+import numpy as np
+
+# Domains (P2P-C2). The ids are fixed; their *rank* comes from the domain_order option.
+SERVICE, TECHNOLOGY, SCIENCE, INFORMATION, ANY = 0, 1, 2, 3, 4
+DOMAIN_NAMES = ("Service", "Technology", "Science", "Information", "any")
+
+# Kinds (P2P-C1).
+GROUP, VENTURE = 0, 1
+KIND_NAMES = ("group", "venture")
+
+# Teams; also the `start` column (-1 = no S mark).
+TEAM_A, TEAM_B, NO_TEAM = 0, 1, -1
+
+# Effects (P2P-E). The argument lives in card_effect_arg.
+EFFECT_NONE = 0
+EFFECT_WILD_DOMAIN = 1   # E1, no argument
+EFFECT_SHIFT = 2         # E2, arg k >= 1
+EFFECT_DEVELOP = 3       # E3, arg DEVELOP_DECK / DEVELOP_HAND / DEVELOP_DISCARD
+EFFECT_EXTRA_DRAW = 4    # E4, arg n >= 1
+EFFECT_TIEBREAK = 5      # E5, no argument
+EFFECT_PATIENCE = 6      # E6, no argument
+EFFECT_BOOST = 7         # E7, arg k >= 1 (group card)
+EFFECT_DUAL_DOMAIN = 8   # E8, arg = a domain id (group card)
+EFFECT_NAMES = ("", "wild_domain", "shift", "develop", "extra_draw", "tiebreak",
+                "patience", "boost", "dual_domain")
+DEVELOP_DECK, DEVELOP_HAND, DEVELOP_DISCARD = 0, 1, 2
+DEVELOP_TARGETS = ("deck", "hand", "discard")
+
+# odd_team_compensation (P2P-S1)
+COMP_EXTRA_VENTURE, COMP_EXTRA_VENTURE_EMPTY, COMP_NONE = 0, 1, 2
+COMP_NAMES = ("extra_venture", "extra_venture_empty", "none")
+
+# first_marker reading (P2P-S6 says random; fixed values are for experiments)
+MARKER_RANDOM, MARKER_A, MARKER_B = 0, 1, 2
+MARKER_NAMES = ("random", "A", "B")
+
+# Resolved rule options for one player count: int64 array indexed by these.
+R_PLAYERS = 0
+R_HAND_SIZE = 1
+R_INITIAL_ROW = 2
+R_NEW_CUSTOMERS = 3          # for this player count
+R_DEAL_IN_FIRST_ROUND = 4
+R_VENTURE_LIMIT = 5          # for this player count
+R_RESHUFFLE_DISCARD = 6
+R_CUSTOMER_PATIENCE = 7
+R_ROW_CAPACITY = 8
+R_UNHAPPY_LIMIT = 9          # for this player count
+R_MAX_ROUNDS = 10
+R_ODD_COMP = 11
+R_FIRST_MARKER = 12
+R_LOSER_EFFECTS_SPENT = 13
+R_DOMAIN_RANK = 14           # 5 entries: rank of each domain id, higher wins; `any` = -1
+N_RULES = R_DOMAIN_RANK + 5
+
+# Winner codes (P2P "What a game must report")
+WIN_A, WIN_B, DRAW, ALL_LOSE, SOLO_WIN, TIMEOUT = 0, 1, 2, 3, 4, 5
+WINNER_NAMES = ("A", "B", "draw", "all_lose", "solo_win", "timeout")
+
+# Where each card ends the game (per-card fate columns).
+FATE_CUSTOMER_DECK = 0   # never dealt as a customer
+FATE_ROW = 1             # still waiting in the row at the end
+FATE_UNHAPPY = 2
+FATE_SCORE_A, FATE_SCORE_B = 3, 4
+FATE_VENTURE_A, FATE_VENTURE_B = 5, 6
+FATE_GROUP_A, FATE_GROUP_B = 7, 8   # group deck, hand or discard (S cards and developed customers)
+FATE_OUT = 9                        # out of the game (team B's S cards in a solo game)
+FATE_NAMES = ("customer_deck", "row", "unhappy", "score_A", "score_B", "venture_A",
+              "venture_B", "group_A", "group_B", "out")
+
+MAX_SEATS = 6
+
+# One row per game. Field order is the Parquet column order (fates are extra columns).
+RESULT_DTYPE = np.dtype([
+    ("game_index", np.int64),
+    ("players", np.int8),
+    ("winner", np.int8),
+    ("first_marker", np.int8),
+    ("rounds", np.int16),
+    ("unhappy", np.int16),
+    ("score_a", np.int16), ("score_b", np.int16),
+    ("value_a", np.int16), ("value_b", np.int16),
+    ("assists_a", np.int16), ("assists_b", np.int16),
+    ("contests", np.int16),
+    ("contests_won_a", np.int16), ("contests_won_b", np.int16),
+    ("sent_score_a", np.int16), ("sent_score_b", np.int16),
+    ("sent_venture_a", np.int16), ("sent_venture_b", np.int16),
+    ("sent_deck_a", np.int16), ("sent_deck_b", np.int16),
+] + [(f"start_card_{s}", np.int16) for s in range(MAX_SEATS)] + [
+    ("error", np.int16),     # 0; an invariant violation code in debug mode
+])

@@ -1,0 +1,74 @@
+"""Counter-based random numbers: every game's stream depends on (seed, game index) only.
+
+xoshiro256++ seeded by four SplitMix64 outputs of ``seed * golden ^ game_index``, with
+Lemire's multiply-shift for bounded integers. All arithmetic stays in uint64: in numba
+``uint64 + int`` becomes int64 and silently breaks the shifts.
+"""
+import numpy as np
+from numba import njit
+
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MASK32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(cache=True, inline="always")
+def _rotl(x, k):
+    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
+
+
+@njit(cache=True)
+def splitmix64_next(state):
+    """Advance a SplitMix64 state; returns (new_state, output)."""
+    state = state + GOLDEN
+    z = state
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return state, z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def seed_game(rng, seed, game_index):
+    """Fill ``rng`` (uint64[4]) with the stream of game ``game_index`` under ``seed``."""
+    s = np.uint64(seed) * GOLDEN ^ np.uint64(game_index)
+    for i in range(4):
+        s, out = splitmix64_next(s)
+        rng[i] = out
+
+
+@njit(cache=True)
+def next_u64(rng):
+    """xoshiro256++ step."""
+    s0, s1, s2, s3 = rng[0], rng[1], rng[2], rng[3]
+    result = _rotl(s0 + s3, 23) + s0
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, 45)
+    rng[0], rng[1], rng[2], rng[3] = s0, s1, s2, s3
+    return result
+
+
+@njit(cache=True)
+def bounded(rng, n):
+    """Uniform integer in [0, n) by Lemire's multiply-shift on the top 32 bits (n < 2**32)."""
+    x = next_u64(rng) >> np.uint64(32)
+    return np.int64((x * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True)
+def uniform(rng):
+    """Uniform float in [0, 1) from the top 53 bits."""
+    return np.float64(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def shuffle(rng, arr, n):
+    """Fisher-Yates shuffle of ``arr[:n]`` in place (from the back, as Knuth)."""
+    for i in range(n - 1, 0, -1):
+        j = bounded(rng, i + 1)
+        tmp = arr[i]
+        arr[i] = arr[j]
+        arr[j] = tmp
