@@ -1,0 +1,1 @@
+"""Balance reports: metrics, statistics, plots, rendering."""

@@ -1,0 +1,79 @@
+"""Strategy plug-ins: one file per strategy, compiled into the core as a weight vector.
+
+A strategy is a module ``strategies/<game_pkg>/<name>.py`` with a module-level
+``STRATEGY = Strategy(...)``. The game defines named features for each decision and a
+vector of default weights; a strategy overrides only the weights it changes. The kernel
+scores every legal option of a decision as ``weights . features`` and takes the best
+(first in the game's documented option order on ties), so no Python runs per decision,
+the kernel compiles once and caches, and a new strategy needs no engine edit.
+
+Parameters (``builder:threshold=12``) are plain floats handed to ``Strategy.weights``.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import numpy as np
+
+from sim.errors import UserError
+
+
+@dataclass(frozen=True)
+class Strategy:
+    name: str
+    summary: str
+    weights: Callable[[Mapping[str, float]], Mapping[str, float]]
+    params: Mapping[str, float] = field(default_factory=dict)
+
+    def vector(self, feature_names: tuple[str, ...], defaults: np.ndarray,
+               params: Mapping[str, float] | None = None) -> np.ndarray:
+        """Default weights with this strategy's overrides applied, as float64."""
+        merged = dict(self.params)
+        merged.update(params or {})
+        out = np.array(defaults, dtype=np.float64).copy()
+        index = {n: i for i, n in enumerate(feature_names)}
+        for key, value in self.weights(merged).items():
+            if key not in index:
+                raise ValueError(f"strategy {self.name}: unknown feature '{key}'")
+            out[index[key]] = float(value)
+        return out
+
+
+def registry(game_pkg: str) -> dict[str, Strategy]:
+    """Every strategy in ``strategies/<game_pkg>/``, by name (files starting with _ are skipped)."""
+    package = importlib.import_module(f"strategies.{game_pkg}")
+    found: dict[str, Strategy] = {}
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"strategies.{game_pkg}.{info.name}")
+        strategy = getattr(module, "STRATEGY", None)
+        if isinstance(strategy, Strategy):
+            found[strategy.name] = strategy
+    return found
+
+
+def parse_spec(spec: str, game_pkg: str, field_name: str = "strategy") -> tuple[Strategy, dict[str, float]]:
+    """Parse ``name`` or ``name:key=value,key=value`` into a registered strategy and params."""
+    known = registry(game_pkg)
+    name, _, rest = spec.strip().partition(":")
+    if name not in known:
+        raise UserError(f"unknown strategy '{name}'; valid: {', '.join(sorted(known))}",
+                        field=field_name)
+    strategy = known[name]
+    params: dict[str, float] = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or key not in strategy.params:
+            valid = ", ".join(sorted(strategy.params)) or "(none)"
+            raise UserError(f"strategy '{name}' has no parameter '{key}'; valid: {valid}",
+                            field=field_name)
+        try:
+            params[key] = float(value)
+        except ValueError:
+            raise UserError(f"parameter '{key}' of strategy '{name}' must be a number, got '{value}'",
+                            field=field_name) from None
+    return strategy, params

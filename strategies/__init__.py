@@ -1,0 +1,1 @@
+"""Strategy plug-ins, one sub-package per game."""

@@ -1,0 +1,1 @@
+"""Peer-to-Peer strategies: one file each; see sim/strategy.py."""

@@ -1,0 +1,1 @@
+"""PLAI strategies: one file each; see sim/strategy.py."""
