@@ -29,16 +29,21 @@ class Strategy:
     params: Mapping[str, float] = field(default_factory=dict)
 
     def vector(self, feature_names: tuple[str, ...], defaults: np.ndarray,
-               params: Mapping[str, float] | None = None) -> np.ndarray:
-        """Default weights with this strategy's overrides applied, as float64."""
+               params: Mapping[str, float] | None = None,
+               expand: Callable[[str], tuple[str, ...]] | None = None) -> np.ndarray:
+        """Default weights with this strategy's overrides applied, as float64.
+
+        ``expand`` maps a key the strategy uses to the feature names it sets (a game
+        with phases lets one key set a weight in every phase)."""
         merged = dict(self.params)
         merged.update(params or {})
         out = np.array(defaults, dtype=np.float64).copy()
         index = {n: i for i, n in enumerate(feature_names)}
         for key, value in self.weights(merged).items():
-            if key not in index:
-                raise ValueError(f"strategy {self.name}: unknown feature '{key}'")
-            out[index[key]] = float(value)
+            for name in (expand(key) if expand else (key,)):
+                if name not in index:
+                    raise ValueError(f"strategy {self.name}: unknown feature '{name}'")
+                out[index[name]] = float(value)
         return out
 
 
