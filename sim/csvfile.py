@@ -122,6 +122,10 @@ def read_rows(path, required: Sequence[str], optional: Sequence[str] = ()) -> li
         raise UserError("no header line (the file is empty or has only comments); expected "
                         f"columns: {', '.join(required)}", file=path)
     header = _check_header(path, *header_record, required, optional)
+    # A spreadsheet pads every row, header included, to the same width with empty cells;
+    # empty cells up to the header's padded width are padding, anything beyond is an error
+    # (often an unquoted comma in a name).
+    padded_width = len(header_record[1])
 
     rows: list[CsvRow] = []
     while (record := next_record()) is not None:
@@ -133,12 +137,12 @@ def read_rows(path, required: Sequence[str], optional: Sequence[str] = ()) -> li
             raise UserError(f"this row has {len(cells)} cells but the header has "
                             f"{len(header)} columns; the '{missing}' cell is missing",
                             file=path, line=line, field=missing)
-        if any(cells[len(header):]):
+        if len(cells) > padded_width or any(cells[len(header):]):
             raise UserError(f"this row has {len(cells)} cells but the header has "
                             f"{len(header)} columns (an unquoted comma in a name?)",
                             file=path, line=line, field=header[-1])
         values = {name: "" for name in optional}
-        values.update(zip(header, cells))  # zip drops empty padding cells past the header
+        values.update(zip(header, cells))  # zip drops the padding
         rows.append(CsvRow(values=values, line=line, path=path))
     return rows
 

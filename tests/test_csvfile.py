@@ -56,6 +56,11 @@ def test_byte_order_mark_and_spreadsheet_padding_are_accepted(tmp_path):
     assert [r.values["id"] for r in rows] == ["x"]
 
 
+def test_an_empty_extra_cell_is_an_error_unless_the_header_is_padded_too(tmp_path):
+    path = write(tmp_path, "id,value\nx,1\nService, 10,\n")
+    assert f"{path}:3, field 'value'" in error_of(path)
+
+
 def test_missing_file(tmp_path):
     path = str(tmp_path / "nope.csv")
     assert error_of(path) == f"error: {path}: file not found"
