@@ -1,0 +1,257 @@
+"""The ``simulate`` command line. It only parses options and calls ``sim.api``.
+
+Imports stay light at module level (click and the standard library) so ``simulate --help``
+never loads numba, polars or a game kernel.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from sim import __version__
+from sim.errors import UserError
+
+_GAME_OPTIONS = ("game", "players", "cards", "rules", "rule", "team_a", "team_b", "debug")
+_RUN_ONLY_OPTIONS = ("games", "out", "threads", "chunk_size", "as_json", "resume_dir")
+_RESUME_CONFLICTS = ("game", "players", "games", "seed", "cards", "rules", "rule", "team_a",
+                     "team_b", "out", "chunk_size", "debug")
+
+
+def _flag(name: str) -> str:
+    return {"as_json": "--json", "resume_dir": "--resume"}.get(name, "--" + name.replace("_", "-"))
+
+
+class Count(click.ParamType):
+    """A positive whole number: 1000000, 1_000_000 or 1e6."""
+
+    name = "N"
+
+    def __init__(self, maximum: int | None = None):
+        self.maximum = maximum
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+        from sim.api import MAX_GAMES, parse_count
+
+        try:
+            return parse_count(value, field=param.opts[0] if param else "value",
+                               maximum=self.maximum or MAX_GAMES)
+        except UserError as exc:
+            self.fail(exc.message, param, ctx)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _fail(message: str, code: int = 2) -> None:
+    click.echo(_one_line(message), err=True)
+    sys.exit(code)
+
+
+class _Main(click.Group):
+    """Runs the command without click's standalone error handling so every user error is
+    ONE line on stderr with exit code 2 (no traceback), and interruptions exit 130/143."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        from sim.runner import RunInterrupted
+
+        try:
+            rv = super().main(args, prog_name or "simulate", complete_var,
+                              standalone_mode=False, **extra)
+        except click.UsageError as exc:
+            hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+            _fail(f"error: {exc.format_message()}{hint}", exc.exit_code)
+        except click.ClickException as exc:
+            _fail(f"error: {exc.format_message()}", exc.exit_code)
+        except UserError as exc:
+            _fail(str(exc), exc.exit_code)
+        except RunInterrupted as exc:
+            _fail(f"simulate: {exc}", exc.exit_code)
+        except click.Abort as exc:  # Ctrl-C outside a run (loading, compiling, summarizing)
+            interrupted = isinstance(exc.__cause__, KeyboardInterrupt)
+            _fail("simulate: interrupted" if interrupted else "simulate: aborted",
+                  130 if interrupted else 1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def game_options(func):
+    """Options that choose and configure the game (shared by the run and ``trace``)."""
+    options = [
+        click.option("--game", default="peer-to-peer", show_default=True,
+                     help="Game to simulate."),
+        click.option("--players", type=Count(1000), default=None,
+                     help="Number of players (default: the game's usual count)."),
+        click.option("--cards", metavar="FILE", default=None,
+                     help="Card file (CSV) to use instead of the game's default "
+                          "(see 'simulate cards')."),
+        click.option("--rules", metavar="FILE", default=None,
+                     help="YAML file of rule options."),
+        click.option("--rule", metavar="KEY=VALUE", multiple=True,
+                     help="Set one rule option; repeatable; applied after --rules."),
+        click.option("--team-a", metavar="NAME[:k=v,...]", default=None,
+                     help="Strategy of team A, with optional parameters."),
+        click.option("--team-b", metavar="NAME[:k=v,...]", default=None,
+                     help="Strategy of team B, with optional parameters."),
+        click.option("--debug", is_flag=True,
+                     help="Check game invariants while playing (slower)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _strategies(opts: dict[str, Any]) -> dict[str, str] | None:
+    chosen = {team: opts[key] for team, key in (("A", "team_a"), ("B", "team_b")) if opts[key]}
+    return chosen or None
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    from click.core import ParameterSource
+
+    return ctx.get_parameter_source(name) in (ParameterSource.COMMANDLINE,
+                                             ParameterSource.ENVIRONMENT)
+
+
+def _inherit(ctx: click.Context, opts: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """Let ``simulate --players 3 trace ...`` mean ``simulate trace --players 3 ...``."""
+    parent = ctx.parent
+    merged = dict(opts)
+    if parent is None:
+        return merged
+    for name in names:
+        if name in parent.params and name in opts and _given(parent, name) and not _given(ctx, name):
+            merged[name] = parent.params[name]
+    return merged
+
+
+@click.group(cls=_Main, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@game_options
+@click.option("--games", type=Count(), default="1000", show_default=True,
+              help="How many games to play: 1000000, 1_000_000 or 1e6.")
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="Random seed; game i of seed s is the same in every run.")
+@click.option("--out", metavar="DIR", default=None,
+              help="New run directory (default: runs/<game>-<players>p-seed<seed>-<time>).")
+@click.option("--threads", type=Count(4096), default=None,
+              help="Worker threads (default: every CPU this process may use).")
+@click.option("--chunk-size", type=Count(), default=None,
+              help="Games per chunk/Parquet part (default 100,000; less for small runs).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object with the headline numbers on stdout.")
+@click.option("--resume", "resume_dir", metavar="RUN_DIR", default=None,
+              help="Finish an interrupted run (settings come from its manifest).")
+@click.option("--progress/--no-progress", default=True, show_default=True,
+              help="Progress bar on stderr (only when stderr is a terminal).")
+@click.version_option(version=__version__, prog_name="simulate",
+                      message="%(prog)s %(version)s")
+@click.pass_context
+def main(ctx: click.Context, **opts: Any) -> None:
+    """Monte Carlo balance simulator for tabletop card games.
+
+    Without a sub-command, plays --games games of --game and prints a summary. Every game
+    is written to a run directory (manifest.json + games/part-*.parquet); an interrupted
+    run (Ctrl-C) keeps its finished chunks and continues with --resume.
+
+    \b
+    Examples:
+      simulate --games 1e6
+      simulate --games 1e6 --players 3 --seed 7 --json
+      simulate --games 5e5 --team-a builder:threshold=12 --rule hand_size=6
+      simulate --resume runs/peer-to-peer-4p-seed1-20250101-120000
+      simulate trace --seed 1 --game-index 42
+      simulate cards --game peer-to-peer > my_cards.csv
+    """
+    if ctx.invoked_subcommand is not None:
+        for name in _RUN_ONLY_OPTIONS:
+            if _given(ctx, name):
+                raise click.UsageError(f"{_flag(name)} belongs to a simulation run, not to "
+                                       f"'{ctx.invoked_subcommand}'", ctx=ctx)
+        return
+    _run(ctx, opts)
+
+
+def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
+    from sim import api
+
+    if opts["resume_dir"] is not None:
+        clashes = [_flag(name) for name in _RESUME_CONFLICTS if _given(ctx, name)]
+        if clashes:
+            raise click.UsageError(f"--resume continues a run with the settings in its manifest; "
+                                   f"drop {', '.join(clashes)}", ctx=ctx)
+        result = api.resume(opts["resume_dir"], threads=opts["threads"],
+                            progress=opts["progress"])
+    else:
+        result = api.run(game=opts["game"], players=opts["players"], games=opts["games"],
+                         seed=opts["seed"], cards=opts["cards"], rules_file=opts["rules"],
+                         rule_overrides=tuple(opts["rule"]), strategies=_strategies(opts),
+                         out=opts["out"], threads=opts["threads"], chunk_size=opts["chunk_size"],
+                         progress=opts["progress"], debug=opts["debug"])
+    manifest = result.manifest
+    if opts["as_json"]:
+        payload: dict[str, Any] = {
+            "game": manifest["game"], "players": manifest["players"],
+            "games": manifest["games"], "seed": manifest["seed"],
+            "wall_seconds": round(result.wall_seconds, 6),
+            "games_per_second": round(result.games_per_second, 3),
+            "run_dir": str(result.run_dir),
+        }
+        for key, value in result.summary.items():
+            payload.setdefault(key, value)
+        click.echo(json.dumps(payload))
+        return
+    click.echo(result.config.format_summary(result.summary))
+    click.echo(f"run dir: {result.run_dir}")
+    click.echo(f"{manifest['games']:,} games in {result.wall_seconds:.2f} s "
+               f"({result.games_per_second:,.0f} games/s)")
+
+
+@main.command()
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the run.")
+@click.option("--game-index", type=click.IntRange(min=0), required=True,
+              help="Which game of that seed to replay (0-based).")
+@game_options
+@click.pass_context
+def trace(ctx: click.Context, **opts: Any) -> None:
+    """Replay one game and describe it round by round.
+
+    Game i of seed s is the same game in every run, whatever the chunking or thread count,
+    so any row of a run's games table can be replayed here.
+
+    \b
+    Examples:
+      simulate trace --seed 1 --game-index 42
+      simulate trace --seed 7 --game-index 0 --players 3 --team-a builder
+    """
+    from sim import api
+
+    opts = _inherit(ctx, opts, _GAME_OPTIONS + ("seed",))
+    text = api.trace(game=opts["game"], seed=opts["seed"], game_index=opts["game_index"],
+                     players=opts["players"], cards=opts["cards"], rules_file=opts["rules"],
+                     rule_overrides=tuple(opts["rule"]), strategies=_strategies(opts),
+                     debug=opts["debug"])
+    click.echo(text)
+
+
+@main.command(short_help="Print the game's default card file (CSV).")
+@click.option("--game", default="peer-to-peer", show_default=True, help="Which game's cards.")
+@click.pass_context
+def cards(ctx: click.Context, game: str) -> None:
+    """Print the game's default card file (CSV), a starting point for --cards.
+
+    \b
+    Example:
+      simulate cards --game peer-to-peer > my_cards.csv
+      simulate --cards my_cards.csv --games 1e5
+    """
+    from sim import api
+
+    game = _inherit(ctx, {"game": game}, ("game",))["game"]
+    click.echo(api.default_cards(game), nl=False)
+
+
+if __name__ == "__main__":
+    main()

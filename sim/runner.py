@@ -1,0 +1,190 @@
+"""Play a run's missing chunks in order, one Parquet part per chunk, with a progress bar,
+clean SIGINT/SIGTERM handling and an up-to-date manifest.
+
+Only one chunk's rows are in memory at a time, so peak memory is flat in ``games``.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import time
+from typing import Any
+
+from sim.rundir import (NO_SPACE_ERRNOS, RunDir, chunk_layout, now_iso, output_error)
+
+MANIFEST_EVERY_SECONDS = 1.0  # rewrite the manifest at most this often while running
+_SIGNAL_NAMES = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}
+
+
+class RunInterrupted(Exception):
+    """SIGINT/SIGTERM stopped a run. Every finished chunk is on disk and the manifest says
+    the run is incomplete. ``exit_code`` is 128 + signal number (130 / 143)."""
+
+    def __init__(self, signum: int, run_dir: str, games_done: int, games_total: int):
+        self.signum = signum
+        self.exit_code = 128 + int(signum)
+        self.run_dir = run_dir
+        self.games_done = games_done
+        self.games_total = games_total
+        name = _SIGNAL_NAMES.get(signum, f"signal {signum}")
+        super().__init__(f"interrupted by {name} after {games_done:,} of {games_total:,} games; "
+                         f"finished chunks are kept; continue with: simulate --resume {run_dir}")
+
+
+class _Stop(BaseException):
+    """Raised from the signal handler; BaseException so game code's ``except Exception``
+    cannot swallow it."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+class _OutputFailed(Exception):
+    """Writing a part or the manifest raised OSError (kept apart from errors in game code)."""
+
+    def __init__(self, error: OSError):
+        super().__init__(str(error))
+        self.error = error
+
+
+class _SignalGuard:
+    """While active, the first SIGINT/SIGTERM raises ``_Stop`` in the main thread at the next
+    Python bytecode (after a running numba kernel returns); later ones are ignored so the
+    cleanup that follows cannot be cut short. Outside the main thread it does nothing."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.signum is None:
+            self.signum = signum
+            raise _Stop(signum)
+
+    def __enter__(self) -> "_SignalGuard":
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous)
+        self._previous.clear()
+
+
+def _source_hash() -> str:
+    import sim
+
+    return sim.source_hash()
+
+
+def _progress_bar(enabled: bool, total: int, done: int, label: str):
+    if not (enabled and sys.stderr.isatty()):
+        return contextlib.nullcontext(None)
+    import click
+
+    bar = click.progressbar(length=total, label=label, file=sys.stderr, show_eta=True,
+                            show_percent=True, width=30)
+    bar.update(done)
+    return bar
+
+
+def _check_table(table: Any, start: int, count: int) -> None:
+    """Catch a game returning the wrong rows before it is written (a bug, not user error)."""
+    if table.height != count or table.columns[:1] != ["game_index"]:
+        raise RuntimeError(f"run_chunk(start={start}, count={count}) returned {table.height} rows "
+                           f"with columns {table.columns[:3]}...; expected {count} rows with "
+                           "game_index first")
+    first, last = table["game_index"][0], table["game_index"][-1]
+    if first != start or last != start + count - 1:
+        raise RuntimeError(f"run_chunk(start={start}, count={count}) returned game_index "
+                           f"{first}..{last}")
+
+
+def pending_chunks(run: RunDir, manifest: dict[str, Any]) -> tuple[list[tuple[int, int]], int]:
+    """Chunks without a complete part on disk, and the number of games already done."""
+    seed = manifest["seed"]
+    layout = chunk_layout(manifest["games"], manifest["chunk_size"])
+    todo = [(start, count) for start, count in layout if not run.part_done(seed, start, count)]
+    done_games = manifest["games"] - sum(count for _, count in todo)
+    return todo, done_games
+
+
+def run_chunks(config: Any, run: RunDir, manifest: dict[str, Any], *, threads: int,
+               progress: bool = True, command_line: str | None = None) -> dict[str, Any]:
+    """Play every chunk that has no part yet; returns the final (complete) manifest.
+
+    Raises ``RunInterrupted`` on SIGINT/SIGTERM and ``OutputError`` (a UserError) when the
+    disk is full or unwritable; in both cases finished parts are kept and the manifest on
+    disk says ``complete: false``.
+    """
+    seed, games = manifest["seed"], manifest["games"]
+    todo, done_games = pending_chunks(run, manifest)
+    chunks_total = len(chunk_layout(games, manifest["chunk_size"]))
+    base_wall = float(manifest.get("wall_seconds") or 0.0)
+    session = {"started": now_iso(), "finished": None, "command_line": command_line,
+               "pid": os.getpid(), "threads": threads, "games_played": 0, "wall_seconds": 0.0,
+               "source_hash": _source_hash(), "status": "running"}
+    manifest.setdefault("sessions", []).append(session)
+    t0 = time.perf_counter()
+
+    def sync(status: str, *, strict: bool) -> None:
+        elapsed = time.perf_counter() - t0
+        manifest["wall_seconds"] = round(base_wall + elapsed, 6)
+        manifest["games_done"] = done_games
+        manifest["chunks_done"] = chunks_total - len(todo) + played_chunks
+        manifest["status"] = status
+        manifest["complete"] = status == "complete"
+        session.update(games_played=played_games, wall_seconds=round(elapsed, 6), status=status)
+        if status != "running":
+            session["finished"] = now_iso()
+            if status == "complete":
+                manifest["finished"] = session["finished"]
+        try:
+            run.write_manifest(manifest)
+        except OSError as exc:
+            if strict:
+                raise _OutputFailed(exc) from exc
+
+    played_chunks = played_games = 0
+    last_sync = time.perf_counter()
+    label = f"{manifest['game']} {manifest['players']}p seed {seed}"
+    with _SignalGuard(), _progress_bar(progress, games, done_games, label) as bar:
+        try:
+            sync("running", strict=True)
+            for start, count in todo:
+                table = config.run_chunk(seed, start, count, threads)
+                _check_table(table, start, count)
+                try:
+                    run.write_part(seed, start, table)
+                except OSError as exc:
+                    raise _OutputFailed(exc) from exc
+                del table
+                played_chunks += 1
+                played_games += count
+                done_games += count
+                if bar is not None:
+                    bar.update(count)
+                if time.perf_counter() - last_sync >= MANIFEST_EVERY_SECONDS:
+                    sync("running", strict=True)
+                    last_sync = time.perf_counter()
+            sync("complete", strict=True)
+        except _Stop as stop:
+            run.remove_temporaries()
+            sync("interrupted", strict=False)
+            raise RunInterrupted(stop.signum, str(run.path), done_games, games) from None
+        except _OutputFailed as failed:
+            run.remove_temporaries()
+            status = "out-of-space" if failed.error.errno in NO_SPACE_ERRNOS else "failed"
+            sync(status, strict=False)
+            raise output_error(failed.error, run.path, "writing the games") from None
+        except BaseException:
+            run.remove_temporaries()
+            sync("failed", strict=False)
+            raise
+    return manifest
