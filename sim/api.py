@@ -216,9 +216,10 @@ def _default_out(name: str, players: int, seed: int) -> Path:
 
 
 def _command_line() -> str:
+    """For API callers: the process's own command line (the CLI passes its own)."""
     import shlex
 
-    return shlex.join(["simulate", *sys.argv[1:]]) if sys.argv else "simulate"
+    return shlex.join([sys.executable, *sys.argv])
 
 
 # ----------------------------------------------------------------------------- runs

@@ -20,6 +20,15 @@ _RESUME_CONFLICTS = ("game", "players", "games", "seed", "cards", "rules", "rule
                      "team_b", "out", "chunk_size", "debug")
 
 
+_RAW_ARGS: list[str] = []  # the arguments of the current invocation, for the manifest
+
+
+def _command_line() -> str:
+    import shlex
+
+    return shlex.join(["simulate", *_RAW_ARGS])
+
+
 def _flag(name: str) -> str:
     return {"as_json": "--json", "resume_dir": "--resume"}.get(name, "--" + name.replace("_", "-"))
 
@@ -58,6 +67,8 @@ class _Main(click.Group):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         from sim.runner import RunInterrupted
 
+        global _RAW_ARGS
+        _RAW_ARGS = list(sys.argv[1:] if args is None else args)
         try:
             rv = super().main(args, prog_name or "simulate", complete_var,
                               standalone_mode=False, **extra)
@@ -183,13 +194,14 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
             raise click.UsageError(f"--resume continues a run with the settings in its manifest; "
                                    f"drop {', '.join(clashes)}", ctx=ctx)
         result = api.resume(opts["resume_dir"], threads=opts["threads"],
-                            progress=opts["progress"])
+                            progress=opts["progress"], command_line=_command_line())
     else:
         result = api.run(game=opts["game"], players=opts["players"], games=opts["games"],
                          seed=opts["seed"], cards=opts["cards"], rules_file=opts["rules"],
                          rule_overrides=tuple(opts["rule"]), strategies=_strategies(opts),
                          out=opts["out"], threads=opts["threads"], chunk_size=opts["chunk_size"],
-                         progress=opts["progress"], debug=opts["debug"])
+                         progress=opts["progress"], debug=opts["debug"],
+                         command_line=_command_line())
     manifest = result.manifest
     if opts["as_json"]:
         payload: dict[str, Any] = {

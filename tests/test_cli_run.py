@@ -82,7 +82,8 @@ def test_run_dir_layout(json_run):
                 "wall_seconds", "started", "finished", "command_line", "sessions"):
         assert key in manifest, key
     assert manifest["complete"] is True and manifest["chunk_size"] == 100_000
-    assert manifest["command_line"].startswith("simulate ")
+    assert manifest["command_line"] == (f"simulate --game fake --games 1e6 --seed 5 --players 2 "
+                                        f"--out {out} --json")
     assert manifest["cards"]["path"].endswith("fake_cards.csv")
     table = pl.read_parquet(f"{out}/games/*.parquet")
     assert table.columns[0] == "game_index" and table.height == 1_000_000
@@ -244,4 +245,26 @@ def test_subprocess_interrupt_then_resume(tmp_path, uninterrupted, signum, code)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["complete"] is True
     assert [s["status"] for s in manifest["sessions"]] == ["interrupted", "complete"]
+    assert manifest["sessions"][1]["command_line"] == f"simulate --resume {out} --json"
     assert manifest["sessions"][1]["games_played"] == SUB_GAMES - len(kept) * SUB_CHUNK
+
+
+def _peak_rss_kib(games: str, out: Path) -> int:
+    code = ("import resource, sys, runpy; sys.argv = ['simulate'] + sys.argv[1:]\n"
+            "try:\n    runpy.run_module('sim.cli', run_name='__main__')\n"
+            "except SystemExit as e:\n    assert not e.code, e.code\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(TESTS)]),
+           api.EXTRA_GAMES_ENV: "fake=fake_game"}
+    done = subprocess.run([sys.executable, "-c", code, "--game", "fake", "--games", games,
+                           "--out", str(out), "--no-progress"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, check=True)
+    return int(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_peak_memory_is_flat_in_games(tmp_path):
+    small = _peak_rss_kib("1e5", tmp_path / "small")
+    large = _peak_rss_kib("1e7", tmp_path / "large")
+    # 1e7 rows of this table are ~190 MB in memory; one 100k chunk is ~2 MB.
+    assert large - small < 60_000, (small, large)
