@@ -93,3 +93,19 @@ RESULT_DTYPE = np.dtype([
 ] + [(f"start_card_{s}", np.int16) for s in range(MAX_SEATS)] + [
     ("error", np.int16),     # 0; an invariant violation code in debug mode
 ])
+
+# The card table as one int16 matrix (struct of arrays): cards[CD_*, card_id].
+CD_DOMAIN, CD_VALUE, CD_KIND, CD_START, CD_EFFECT, CD_ARG = 0, 1, 2, 3, 4, 5
+N_CARD_FIELDS = 6
+
+# Seat layout passed to the kernel: seats[SEAT_TEAM, s] (-1 = no such seat) and
+# seats[SEAT_DEALT, s] (1 = dealt a starting venture in P2P-S2).
+SEAT_TEAM, SEAT_DEALT = 0, 1
+
+# Invariant violations reported in the `error` column in debug mode.
+ERR_NONE, ERR_CONSERVATION, ERR_VENTURE_LIMIT, ERR_EFFECT_TWICE, ERR_ILLEGAL_ASSIST = 0, 1, 2, 3, 4
+ERROR_NAMES = ("", "a card is not in exactly one place", "a seat is over its venture limit",
+               "an effect was used twice in a round", "an assist was not legal")
+
+# Why a contest was won (P2P-R2c), for the trace.
+WHY_HIGHER_CARD, WHY_LONGER, WHY_TIEBREAK, WHY_DOMAIN, WHY_MARKER = 1, 2, 3, 4, 5

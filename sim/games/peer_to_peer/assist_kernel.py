@@ -1,0 +1,157 @@
+"""Assists and contests (P2P-R2a, P2P-R2c, P2P-E1/E2/E7/E8), as numba kernels.
+
+An assist is a bitmask over the slots of a team's group hand. When several effect uses
+make it legal, the engine takes the first in this fixed order (a documented reading):
+a natural domain match before `dual_domain` before `wild_domain`; boosts off before on
+(boost combinations in ascending bitmask order); no `shift` before `shift`, with the shift
+on the highest card (first slot on ties). A team uses at most one instance of each venture
+effect per assist: its strongest unused `shift` and any unused `wild_domain`.
+"""
+import numpy as np
+from numba import njit
+
+from sim.games.peer_to_peer.constants import (
+    ANY, CD_ARG, CD_DOMAIN, CD_EFFECT, CD_VALUE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN,
+    R_DOMAIN_RANK, WHY_DOMAIN, WHY_HIGHER_CARD, WHY_LONGER, WHY_MARKER, WHY_TIEBREAK,
+)
+
+MAX_BOOSTS = 6
+
+
+@njit(cache=True)
+def eval_assist(cards, hand, mask, customer, used, shift_k, has_wild, out_vals):
+    """Can the hand cards in ``mask`` legally assist ``customer``?
+
+    Returns (ok, shift_slot, shift_delta, use_wild, dual_slot, boost_slots_mask) and fills
+    ``out_vals[slot]`` with each played card's value after effects.
+    """
+    target = cards[CD_VALUE, customer]
+    domain = cards[CD_DOMAIN, customer]
+    natural = domain == ANY
+    dual_slot = -1
+    boost_slot = np.empty(MAX_BOOSTS, np.int64)
+    n_boost = 0
+    base = 0
+    m = mask
+    slot = 0
+    while m:
+        if m & 1:
+            c = hand[slot]
+            base += cards[CD_VALUE, c]
+            out_vals[slot] = cards[CD_VALUE, c]
+            d = cards[CD_DOMAIN, c]
+            if d == domain or d == ANY:
+                natural = True
+            elif (dual_slot < 0 and cards[CD_EFFECT, c] == EFFECT_DUAL_DOMAIN
+                  and cards[CD_ARG, c] == domain and used[c] == 0):
+                dual_slot = slot
+            if cards[CD_EFFECT, c] == EFFECT_BOOST and used[c] == 0 and n_boost < MAX_BOOSTS:
+                boost_slot[n_boost] = slot
+                n_boost += 1
+        m >>= 1
+        slot += 1
+    if natural:
+        dual_slot = -1
+    use_wild = 0
+    if not natural and dual_slot < 0:
+        if not has_wild:
+            return False, -1, 0, 0, -1, 0
+        use_wild = 1
+
+    # Exact sum with boosts only, then with one shift.
+    found_bm = -1
+    for bm in range(1 << n_boost):
+        total = base
+        for i in range(n_boost):
+            if bm >> i & 1:
+                total += cards[CD_ARG, hand[boost_slot[i]]]
+        if total == target:
+            found_bm = bm
+            break
+    shift_slot = -1
+    shift_delta = 0
+    if found_bm < 0 and shift_k > 0:
+        for bm in range(1 << n_boost):
+            total = base
+            for i in range(n_boost):
+                if bm >> i & 1:
+                    total += cards[CD_ARG, hand[boost_slot[i]]]
+            delta = target - total
+            if delta == 0 or abs(delta) > shift_k:
+                continue
+            best_slot, best_val = _highest_after_boost(cards, hand, mask, boost_slot, n_boost, bm)
+            if delta > 0 or best_val + delta >= 0:
+                found_bm = bm
+                shift_slot = best_slot
+                shift_delta = delta
+                break
+    if found_bm < 0:
+        return False, -1, 0, 0, -1, 0
+
+    boost_mask = 0
+    for i in range(n_boost):
+        if found_bm >> i & 1:
+            s = boost_slot[i]
+            out_vals[s] += cards[CD_ARG, hand[s]]
+            boost_mask |= 1 << s
+    if shift_slot >= 0:
+        out_vals[shift_slot] += shift_delta
+    return True, shift_slot, shift_delta, use_wild, dual_slot, boost_mask
+
+
+@njit(cache=True)
+def _highest_after_boost(cards, hand, mask, boost_slot, n_boost, bm):
+    best_slot = -1
+    best_val = -1
+    m = mask
+    slot = 0
+    while m:
+        if m & 1:
+            v = cards[CD_VALUE, hand[slot]]
+            for i in range(n_boost):
+                if boost_slot[i] == slot and bm >> i & 1:
+                    v += cards[CD_ARG, hand[slot]]
+            if v > best_val:
+                best_val = v
+                best_slot = slot
+        m >>= 1
+        slot += 1
+    return best_slot, best_val
+
+
+@njit(cache=True)
+def sorted_play(cards, rules, hand, mask, vals, out_keys):
+    """The played cards as keys value*8 + domain rank + 1, highest first; returns count."""
+    n = 0
+    m = mask
+    slot = 0
+    while m:
+        if m & 1:
+            rank = rules[R_DOMAIN_RANK + cards[CD_DOMAIN, hand[slot]]]
+            out_keys[n] = vals[slot] * 8 + rank + 1
+            n += 1
+        m >>= 1
+        slot += 1
+    keys = np.sort(out_keys[:n])[::-1]
+    out_keys[:n] = keys
+    return n
+
+
+@njit(cache=True)
+def contest(keys_a, n_a, keys_b, n_b, tiebreak_a, tiebreak_b, marker):
+    """P2P-R2c: returns (winning team 0/1, why). Keys come from sorted_play."""
+    for i in range(min(n_a, n_b)):
+        va = keys_a[i] // 8
+        vb = keys_b[i] // 8
+        if va != vb:
+            return (0 if va > vb else 1), WHY_HIGHER_CARD
+    if n_a != n_b:
+        return (0 if n_a > n_b else 1), WHY_LONGER
+    if tiebreak_a != tiebreak_b:
+        return (0 if tiebreak_a else 1), WHY_TIEBREAK
+    for i in range(n_a):
+        ra = keys_a[i] % 8
+        rb = keys_b[i] % 8
+        if ra != rb:
+            return (0 if ra > rb else 1), WHY_DOMAIN
+    return marker, WHY_MARKER

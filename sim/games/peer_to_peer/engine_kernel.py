@@ -1,0 +1,894 @@
+"""The Peer-to-Peer game as numba kernels: setup (P2P-S), rounds (P2P-R), scoring (P2P-W).
+
+State lives in a few arrays so every function takes plain arrays:
+- ``pile[p, i]``, ``pile_n[p]``: every pile as a stack of card ids (top = last).
+  Piles are the customer deck, the row, each team's group deck / hand / discard /
+  score pile, the unhappy pile, the out-of-game pile and one pile per seat (venture).
+- ``arrival[c]``: the round in which customer ``c`` entered the row.
+- ``used[c]``: 1 once the effect of card ``c`` was used this round (P2P-E).
+- ``st``: scalars (round, marker, ...) and ``stats``: counters for the result row.
+
+Random draws, in order, all from the game's own counter-based stream: (1) shuffle of the
+non-S cards, (2) per dealt seat the D1 noise (only if weighted), (3) shuffle of the deck
+after the revealed cards return, (4) team A's then team B's S-card shuffle, (5) the first
+team marker, then during play: strategy noise, `develop deck` shuffles and group-discard
+reshuffles, in the order they happen. The customer deck is the deck shuffled in (3).
+"""
+import numpy as np
+from numba import njit
+
+from sim.games.peer_to_peer.assist_kernel import contest, eval_assist, sorted_play
+from sim.games.peer_to_peer.constants import (
+    ALL_LOSE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN, WHY_TIEBREAK, CD_ARG, CD_EFFECT, CD_KIND, CD_START, CD_VALUE, DEVELOP_DECK,
+    DEVELOP_HAND, DRAW, EFFECT_DEVELOP, EFFECT_EXTRA_DRAW, EFFECT_NONE,
+    EFFECT_PATIENCE, EFFECT_SHIFT, EFFECT_TIEBREAK, EFFECT_WILD_DOMAIN, ERR_CONSERVATION,
+    ERR_EFFECT_TWICE, ERR_ILLEGAL_ASSIST, ERR_VENTURE_LIMIT, FATE_CUSTOMER_DECK, FATE_GROUP_A,
+    FATE_OUT, FATE_ROW, FATE_SCORE_A, FATE_UNHAPPY, FATE_VENTURE_A, MARKER_A, MARKER_B,
+    MAX_SEATS, R_CUSTOMER_PATIENCE, R_DEAL_IN_FIRST_ROUND, R_DOMAIN_RANK, R_FIRST_MARKER,
+    R_HAND_SIZE, R_INITIAL_ROW, R_LOSER_EFFECTS_SPENT, R_MAX_ROUNDS, R_NEW_CUSTOMERS,
+    R_PLAYERS, R_RESHUFFLE_DISCARD, R_ROW_CAPACITY, R_UNHAPPY_LIMIT, R_VENTURE_LIMIT,
+    SEAT_DEALT, SEAT_TEAM, SOLO_WIN, TIMEOUT, VENTURE, WIN_A, WIN_B,
+)
+from sim.games.peer_to_peer.features import (
+    C_CARDS, C_CONTEST_LOSE, C_CONTEST_WIN, C_CUST_EFFECT, C_EFFECTS, C_HIGH, C_NOISE, C_PASS,
+    C_TOP, C_URGENT, C_VALUE, C_WAITED, D_DEVELOP_DECK, D_NOISE, D_OVERFLOW, D_SCORE,
+    D_SCORE_REMAINING, D_SCORE_VALUE, D_VENTURE, D_VENTURE_EFFECT, L_HAS_EFFECT, L_IS_NEW,
+    L_NOISE, L_VALUE, NF, S_NOISE, S_NONE, S_VALUE, SWITCH, V_HAS_EFFECT, V_NOISE, V_VALUE,
+)
+from sim.rng_kernel import seed_game, shuffle, uniform
+
+# Piles
+P_CUST, P_ROW, P_GDECK, P_HAND, P_DISC, P_SCORE, P_UNHAPPY, P_OUT, P_SEAT = 0, 1, 2, 4, 6, 8, 10, 11, 12
+N_PILES = P_SEAT + MAX_SEATS
+
+# Scalar state
+S_ROUND, S_MARKER, S_TRACE_N, S_ERROR, S_FIRST_MARKER = 0, 1, 2, 3, 4
+N_STATE = 5
+
+# Counters for the result row (team offsets +0 / +1)
+T_ASSISTS, T_CONTESTS_WON, T_SENT_SCORE, T_SENT_VENTURE, T_SENT_DECK, T_CONTESTS = 0, 2, 4, 6, 8, 10
+N_STATS = 11
+
+# Trace events: (round, code, a, b, c, d)
+EV_SEAT_START = 1     # seat, kept card, other card
+EV_MARKER = 2         # team holding the first team marker this round
+EV_DEAL = 3           # customer card dealt into the row
+EV_PASS = 4           # team
+EV_PLAY = 5           # team, card, value after effects
+EV_DECLARE = 6        # team, customer, shift card (-1), wild card (-1)
+EV_RETARGET = 7       # team, old customer, new customer
+EV_CONTEST = 8        # winner, customer, why
+EV_WIN = 9            # team, customer
+EV_PLACE = 10         # team, customer, destination (0 score, 1 venture, 2 deck, 3 hand, 4 discard), seat
+EV_OVERFLOW = 11      # team, seat, card pushed to the score pile
+EV_REFRESH = 12       # team, cards drawn, reshuffles, extra draw
+EV_UNHAPPY = 13       # customer
+EV_SAVE = 14          # team, patience card, customer
+EV_END = 15           # winner, score A, score B
+EV_EFFECT = 16        # team, card whose effect was used, effect code
+EV_RETURN = 17        # team whose cards went back to its hand
+EV_SETUP = 18         # customers in the deck, group deck A, group deck B
+TRACE_FIELDS = 6
+
+
+@njit(cache=True)
+def _ev(trace, st, rnd, code, a, b, c, d):
+    n = st[S_TRACE_N]
+    if n < trace.shape[0]:
+        trace[n, 0] = rnd
+        trace[n, 1] = code
+        trace[n, 2] = a
+        trace[n, 3] = b
+        trace[n, 4] = c
+        trace[n, 5] = d
+        st[S_TRACE_N] = n + 1
+
+
+@njit(cache=True)
+def _push(pile, pile_n, p, card):
+    pile[p, pile_n[p]] = card
+    pile_n[p] += 1
+
+
+@njit(cache=True)
+def _pop(pile, pile_n, p):
+    pile_n[p] -= 1
+    return pile[p, pile_n[p]]
+
+
+@njit(cache=True)
+def _remove_at(pile, pile_n, p, i):
+    card = pile[p, i]
+    for j in range(i, pile_n[p] - 1):
+        pile[p, j] = pile[p, j + 1]
+    pile_n[p] -= 1
+    return card
+
+
+@njit(cache=True)
+def _score_option(w, phase, f):
+    base = phase * NF
+    s = 0.0
+    for i in range(NF):
+        if f[i] != 0.0:
+            s += w[base + i] * f[i]
+    return s
+
+
+@njit(cache=True)
+def _noise(w, phase, idx, rng):
+    if w[phase * NF + idx] != 0.0:
+        return uniform(rng)
+    return 0.0
+
+
+@njit(cache=True)
+def _phase(w, pile_n):
+    return 1 if pile_n[P_CUST] <= w[SWITCH] else 0
+
+
+@njit(cache=True)
+def _mark_used(used, st, card, trace, team, code):
+    if used[card]:
+        st[S_ERROR] = ERR_EFFECT_TWICE
+    used[card] = 1
+    if trace.shape[0]:
+        _ev(trace, st, st[S_ROUND], EV_EFFECT, team, card, code, 0)
+
+
+# ---------------------------------------------------------------- venture effects
+
+@njit(cache=True)
+def _find_effect(cards, pile, pile_n, seats, used, team, effect, arg):
+    """First unused venture card of ``team`` with ``effect`` (and ``arg`` if >= 0), or -1."""
+    for s in range(MAX_SEATS):
+        if seats[SEAT_TEAM, s] != team:
+            continue
+        for i in range(pile_n[P_SEAT + s]):
+            c = pile[P_SEAT + s, i]
+            if cards[CD_EFFECT, c] == effect and used[c] == 0 and cards[CD_KIND, c] == VENTURE:
+                if arg < 0 or cards[CD_ARG, c] == arg:
+                    return c
+    return -1
+
+
+@njit(cache=True)
+def _best_shift(cards, pile, pile_n, seats, used, team):
+    """The strongest unused `shift` venture of ``team``: (card, k) or (-1, 0)."""
+    best = -1
+    best_k = 0
+    for s in range(MAX_SEATS):
+        if seats[SEAT_TEAM, s] != team:
+            continue
+        for i in range(pile_n[P_SEAT + s]):
+            c = pile[P_SEAT + s, i]
+            if (cards[CD_EFFECT, c] == EFFECT_SHIFT and used[c] == 0
+                    and cards[CD_KIND, c] == VENTURE and cards[CD_ARG, c] > best_k):
+                best = c
+                best_k = cards[CD_ARG, c]
+    return best, best_k
+
+
+# ---------------------------------------------------------------- setup (P2P-S)
+
+@njit(cache=True)
+def _setup(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, starts, trace):
+    n_cards = cards.shape[1]
+    solo = rules[R_PLAYERS] == 1
+    # S2: S cards aside; shuffle the rest; reveal until each dealt seat has seen 2 ventures.
+    deck = np.empty(n_cards, np.int64)
+    n_deck = 0
+    for c in range(n_cards):
+        if cards[CD_START, c] < 0:
+            deck[n_deck] = c
+            n_deck += 1
+    shuffle(rng, deck, n_deck)
+    kept = np.zeros(n_cards, np.uint8)
+    pos = 0
+    f = np.zeros(NF)
+    for s in range(MAX_SEATS):
+        starts[s] = -1
+        if seats[SEAT_TEAM, s] < 0 or seats[SEAT_DEALT, s] == 0:
+            continue
+        w = w_a if seats[SEAT_TEAM, s] == 0 else w_b
+        first = -1
+        second = -1
+        while second < 0:  # validation guarantees enough venture cards
+            c = deck[pos]
+            pos += 1
+            if cards[CD_KIND, c] == VENTURE:
+                if first < 0:
+                    first = c
+                else:
+                    second = c
+        best = first
+        best_score = -np.inf
+        for k in range(2):  # D1
+            c = first if k == 0 else second
+            f[:] = 0.0
+            f[V_HAS_EFFECT] = 1.0 if cards[CD_EFFECT, c] != EFFECT_NONE else 0.0
+            f[V_VALUE] = cards[CD_VALUE, c]
+            f[V_NOISE] = _noise(w, 0, V_NOISE, rng)
+            sc = _score_option(w, 0, f)
+            if sc > best_score:
+                best_score = sc
+                best = c
+        kept[best] = 1
+        starts[s] = best
+        _push(pile, pile_n, P_SEAT + s, best)
+        if trace.shape[0]:
+            _ev(trace, st, 0, EV_SEAT_START, s, best, second if best == first else first, 0)
+    # Every revealed card not kept returns; the deck is shuffled (S2) and becomes the
+    # customer deck (S5) once the S cards are in the group decks.
+    for i in range(n_deck):
+        if kept[deck[i]] == 0:
+            _push(pile, pile_n, P_CUST, deck[i])
+    shuffle(rng, pile[P_CUST], pile_n[P_CUST])
+    # S3: each team's S cards shuffled into its group deck; solo: team B's are out.
+    for team in range(2):
+        for c in range(n_cards):
+            if cards[CD_START, c] == team:
+                if solo and team == 1:
+                    _push(pile, pile_n, P_OUT, c)
+                else:
+                    _push(pile, pile_n, P_GDECK + team, c)
+        if not (solo and team == 1):
+            shuffle(rng, pile[P_GDECK + team], pile_n[P_GDECK + team])
+    # S4: group hands.
+    for team in range(2 - solo):
+        for _ in range(rules[R_HAND_SIZE]):
+            if pile_n[P_GDECK + team] == 0:
+                break
+            _push(pile, pile_n, P_HAND + team, _pop(pile, pile_n, P_GDECK + team))
+    if trace.shape[0]:
+        _ev(trace, st, 0, EV_SETUP, pile_n[P_CUST], pile_n[P_GDECK], pile_n[P_GDECK + 1], 0)
+    # S5: the first customers.
+    for _ in range(rules[R_INITIAL_ROW]):
+        if pile_n[P_CUST] == 0:
+            break
+        c = _pop(pile, pile_n, P_CUST)
+        _push(pile, pile_n, P_ROW, c)
+        arrival[c] = 1
+        if trace.shape[0]:
+            _ev(trace, st, 1, EV_DEAL, c, 0, 0, 0)
+    # S6: the first team marker.
+    if solo or rules[R_FIRST_MARKER] == MARKER_A:
+        st[S_MARKER] = 0
+    elif rules[R_FIRST_MARKER] == MARKER_B:
+        st[S_MARKER] = 1
+    else:
+        st[S_MARKER] = 1 if uniform(rng) >= 0.5 else 0
+    st[S_FIRST_MARKER] = st[S_MARKER]
+
+
+# ---------------------------------------------------------------- D2: commit
+
+@njit(cache=True)
+def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, vals):
+    """D2: returns (mask, customer) or (0, -1) for pass."""
+    h = pile_n[P_HAND + team]
+    nrow = pile_n[P_ROW]
+    if h == 0 or nrow == 0:
+        return 0, -1
+    hand = pile[P_HAND + team]
+    phase = _phase(w, pile_n)
+    rnd = st[S_ROUND]
+    patience = rules[R_CUSTOMER_PATIENCE]
+    shift_card, shift_k = _best_shift(cards, pile, pile_n, seats, used, team)
+    has_wild = _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_WILD_DOMAIN, -1) >= 0
+    flexible = shift_k > 0
+    for i in range(h):
+        if cards[CD_EFFECT, hand[i]] == EFFECT_BOOST and used[hand[i]] == 0:
+            flexible = True
+    top_value = 0
+    for j in range(nrow):
+        top_value = max(top_value, cards[CD_VALUE, pile[P_ROW, j]])
+    f = np.zeros(NF)
+    f[C_PASS] = 1.0
+    f[C_NOISE] = _noise(w, phase, C_NOISE, rng)
+    best_score = _score_option(w, phase, f)
+    best_mask = 0
+    best_cust = -1
+    sums = np.zeros(1 << h, np.int64)
+    for mask in range(1, 1 << h):
+        low = mask & -mask
+        slot = 0
+        while (1 << slot) != low:
+            slot += 1
+        sums[mask] = sums[mask ^ low] + cards[CD_VALUE, hand[slot]]
+        for j in range(nrow):
+            cust = pile[P_ROW, j]
+            if not flexible and sums[mask] != cards[CD_VALUE, cust]:
+                continue
+            ok, sh_slot, _, use_wild, _, _ = eval_assist(cards, hand, mask, cust, used, shift_k,
+                                                         has_wild, vals)
+            if not ok:
+                continue
+            f[:] = 0.0
+            _commit_features(cards, pile, pile_n, hand, mask, cust, vals, rnd, arrival, patience,
+                             top_value, f)
+            f[C_EFFECTS] = (1.0 if sh_slot >= 0 else 0.0) + use_wild
+            f[C_NOISE] = _noise(w, phase, C_NOISE, rng)
+            sc = _score_option(w, phase, f)
+            if sc > best_score:
+                best_score = sc
+                best_mask = mask
+                best_cust = cust
+    return best_mask, best_cust
+
+
+@njit(cache=True)
+def _commit_features(cards, pile, pile_n, hand, mask, cust, vals, rnd, arrival, patience,
+                     top_value, f):
+    f[C_VALUE] = cards[CD_VALUE, cust]
+    f[C_WAITED] = rnd - arrival[cust]
+    f[C_URGENT] = 1.0 if rnd - arrival[cust] + 1 >= patience else 0.0
+    n = 0
+    high = 0
+    m = mask
+    slot = 0
+    while m:
+        if m & 1:
+            n += 1
+            high = max(high, vals[slot])
+        m >>= 1
+        slot += 1
+    f[C_CARDS] = n
+    f[C_HIGH] = high
+    f[C_TOP] = 1.0 if cards[CD_VALUE, cust] >= top_value else 0.0
+    f[C_CUST_EFFECT] = 1.0 if (cards[CD_KIND, cust] == VENTURE
+                               and cards[CD_EFFECT, cust] != EFFECT_NONE) else 0.0
+
+
+# ---------------------------------------------------------------- D4 / D5: placement
+
+@njit(cache=True)
+def _place(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, trace):
+    """D4 (and D5 on overflow): put a won customer somewhere (P2P-R2d)."""
+    phase = _phase(w, pile_n)
+    limit = rules[R_VENTURE_LIMIT]
+    f = np.zeros(NF)
+    carries = cards[CD_KIND, cust] == VENTURE and cards[CD_EFFECT, cust] != EFFECT_NONE
+    # option codes: 0 score, 1 + seat, 100 + develop target
+    f[D_SCORE] = 1.0
+    f[D_SCORE_VALUE] = cards[CD_VALUE, cust]
+    f[D_SCORE_REMAINING] = pile_n[P_CUST]
+    f[D_NOISE] = _noise(w, phase, D_NOISE, rng)
+    best = 0
+    best_score = _score_option(w, phase, f)
+    for s in range(MAX_SEATS):
+        if seats[SEAT_TEAM, s] != team:
+            continue
+        f[:] = 0.0
+        f[D_VENTURE] = 1.0
+        f[D_OVERFLOW] = 1.0 if pile_n[P_SEAT + s] + 1 > limit else 0.0
+        f[D_VENTURE_EFFECT] = 1.0 if carries else 0.0
+        f[D_NOISE] = _noise(w, phase, D_NOISE, rng)
+        sc = _score_option(w, phase, f)
+        if sc > best_score:
+            best_score = sc
+            best = 1 + s
+    for target in range(3):
+        if _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_DEVELOP, target) < 0:
+            continue
+        f[:] = 0.0
+        f[D_DEVELOP_DECK + target] = 1.0
+        f[D_NOISE] = _noise(w, phase, D_NOISE, rng)
+        sc = _score_option(w, phase, f)
+        if sc > best_score:
+            best_score = sc
+            best = 100 + target
+    rnd = st[S_ROUND]
+    if best == 0:
+        _push(pile, pile_n, P_SCORE + team, cust)
+        stats[T_SENT_SCORE + team] += 1
+        if trace.shape[0]:
+            _ev(trace, st, rnd, EV_PLACE, team, cust, 0, -1)
+    elif best < 100:
+        s = best - 1
+        _push(pile, pile_n, P_SEAT + s, cust)
+        stats[T_SENT_VENTURE + team] += 1
+        if trace.shape[0]:
+            _ev(trace, st, rnd, EV_PLACE, team, cust, 1, s)
+        while pile_n[P_SEAT + s] > limit:
+            _overflow(cards, w, phase, rng, pile, pile_n, st, team, s, trace)
+    else:
+        target = best - 100
+        src = _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_DEVELOP, target)
+        _mark_used(used, st, src, trace, team, EFFECT_DEVELOP)
+        stats[T_SENT_DECK + team] += 1
+        if target == DEVELOP_DECK:
+            _push(pile, pile_n, P_GDECK + team, cust)
+            shuffle(rng, pile[P_GDECK + team], pile_n[P_GDECK + team])
+        elif target == DEVELOP_HAND:
+            _push(pile, pile_n, P_HAND + team, cust)
+        else:
+            _push(pile, pile_n, P_DISC + team, cust)
+        if trace.shape[0]:
+            _ev(trace, st, rnd, EV_PLACE, team, cust, 2 + target, -1)
+
+
+@njit(cache=True)
+def _overflow(cards, w, phase, rng, pile, pile_n, st, team, s, trace):
+    """D5: one of the seat's venture cards moves to the team's score pile."""
+    p = P_SEAT + s
+    f = np.zeros(NF)
+    best = 0
+    best_score = -np.inf
+    for i in range(pile_n[p]):
+        c = pile[p, i]
+        f[:] = 0.0
+        f[L_HAS_EFFECT] = 1.0 if cards[CD_EFFECT, c] != EFFECT_NONE else 0.0
+        f[L_VALUE] = cards[CD_VALUE, c]
+        f[L_IS_NEW] = 1.0 if i == pile_n[p] - 1 else 0.0
+        f[L_NOISE] = _noise(w, phase, L_NOISE, rng)
+        sc = _score_option(w, phase, f)
+        if sc > best_score:
+            best_score = sc
+            best = i
+    c = _remove_at(pile, pile_n, p, best)
+    _push(pile, pile_n, P_SCORE + team, c)
+    if trace.shape[0]:
+        _ev(trace, st, st[S_ROUND], EV_OVERFLOW, team, s, c, 0)
+
+
+# ---------------------------------------------------------------- R2: the assist loop
+
+@njit(cache=True)
+def _reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals, keys, trace,
+            mark):
+    """Apply the effects of an assist; returns the number of sorted keys (P2P-R2b/R2f)."""
+    hand = pile[P_HAND + team]
+    shift_card, shift_k = _best_shift(cards, pile, pile_n, seats, used, team)
+    wild = _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_WILD_DOMAIN, -1)
+    ok, sh_slot, sh_delta, use_wild, dual_slot, boost_mask = eval_assist(
+        cards, hand, mask, cust, used, shift_k, wild >= 0, vals)
+    if not ok:
+        st[S_ERROR] = ERR_ILLEGAL_ASSIST
+    if mark:
+        if sh_slot >= 0:
+            _mark_used(used, st, shift_card, trace, team, EFFECT_SHIFT)
+        if use_wild:
+            _mark_used(used, st, wild, trace, team, EFFECT_WILD_DOMAIN)
+        if dual_slot >= 0:
+            _mark_used(used, st, hand[dual_slot], trace, team, EFFECT_DUAL_DOMAIN)
+        for slot in range(pile_n[P_HAND + team]):
+            if boost_mask >> slot & 1:
+                _mark_used(used, st, hand[slot], trace, team, EFFECT_BOOST)
+    total = 0
+    m = mask
+    slot = 0
+    while m:
+        if m & 1:
+            total += vals[slot]
+            if trace.shape[0] and mark:
+                _ev(trace, st, st[S_ROUND], EV_PLAY, team, hand[slot], vals[slot], 0)
+        m >>= 1
+        slot += 1
+    if total != cards[CD_VALUE, cust]:
+        st[S_ERROR] = ERR_ILLEGAL_ASSIST
+    if trace.shape[0] and mark:
+        _ev(trace, st, st[S_ROUND], EV_DECLARE, team, cust,
+            shift_card if sh_slot >= 0 else -1, wild if use_wild else -1)
+    return sorted_play(cards, rules, hand, mask, vals, keys)
+
+
+@njit(cache=True)
+def _choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, mask,
+                   declared, rival_cust, rival_keys, n_rival, vals, keys):
+    """D3: the marker holder picks any customer its committed cards can legally assist."""
+    phase = _phase(w, pile_n)
+    hand = pile[P_HAND + team]
+    shift_card, shift_k = _best_shift(cards, pile, pile_n, seats, used, team)
+    has_wild = _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_WILD_DOMAIN, -1) >= 0
+    tb_me = _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_TIEBREAK, -1) >= 0
+    tb_rival = _find_effect(cards, pile, pile_n, seats, used, 1 - team, EFFECT_TIEBREAK, -1) >= 0
+    top_value = 0
+    for j in range(pile_n[P_ROW]):
+        top_value = max(top_value, cards[CD_VALUE, pile[P_ROW, j]])
+    f = np.zeros(NF)
+    best = declared
+    best_score = -np.inf
+    for j in range(pile_n[P_ROW]):
+        cust = pile[P_ROW, j]
+        ok, sh_slot, _, use_wild, _, _ = eval_assist(cards, hand, mask, cust, used, shift_k,
+                                                     has_wild, vals)
+        if not ok:
+            continue
+        f[:] = 0.0
+        _commit_features(cards, pile, pile_n, hand, mask, cust, vals, st[S_ROUND], arrival,
+                         rules[R_CUSTOMER_PATIENCE], top_value, f)
+        f[C_EFFECTS] = (1.0 if sh_slot >= 0 else 0.0) + use_wild
+        if cust == rival_cust:
+            n = sorted_play(cards, rules, hand, mask, vals, keys)
+            if team == 0:
+                winner, _ = contest(keys, n, rival_keys, n_rival, tb_me, tb_rival, team)
+            else:
+                winner, _ = contest(rival_keys, n_rival, keys, n, tb_rival, tb_me, team)
+            if winner == team:
+                f[C_CONTEST_WIN] = 1.0
+            else:
+                f[C_CONTEST_LOSE] = 1.0
+        f[C_NOISE] = _noise(w, phase, C_NOISE, rng)
+        sc = _score_option(w, phase, f)
+        if sc > best_score:
+            best_score = sc
+            best = cust
+    return best
+
+
+@njit(cache=True)
+def _win(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, mask, cust, trace):
+    """The winner's played cards go to its discard and it places the customer (R2d)."""
+    p = P_HAND + team
+    for slot in range(pile_n[p] - 1, -1, -1):  # from the back so slots stay valid
+        if mask >> slot & 1:
+            _push(pile, pile_n, P_DISC + team, _remove_at(pile, pile_n, p, slot))
+    for j in range(pile_n[P_ROW]):
+        if pile[P_ROW, j] == cust:
+            _remove_at(pile, pile_n, P_ROW, j)
+            break
+    stats[T_ASSISTS + team] += 1
+    if trace.shape[0]:
+        _ev(trace, st, st[S_ROUND], EV_WIN, team, cust, 0, 0)
+    _place(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, trace)
+
+
+@njit(cache=True)
+def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, stats,
+                 trace, debug):
+    n_teams = 1 if rules[R_PLAYERS] == 1 else 2
+    n_cards = cards.shape[1]
+    vals_a = np.zeros(n_cards, np.int64)
+    vals_b = np.zeros(n_cards, np.int64)
+    keys_a = np.zeros(n_cards, np.int64)
+    keys_b = np.zeros(n_cards, np.int64)
+    rnd = st[S_ROUND]
+    while True:
+        # R2a: both teams commit at once, from the same state.
+        mask_a, cust_a = _choose_commit(cards, rules, seats, w_a, rng, pile, pile_n, arrival,
+                                        used, st, 0, vals_a)
+        mask_b, cust_b = 0, -1
+        if n_teams == 2:
+            mask_b, cust_b = _choose_commit(cards, rules, seats, w_b, rng, pile, pile_n, arrival,
+                                            used, st, 1, vals_b)
+        if mask_a == 0 and mask_b == 0:
+            if trace.shape[0]:
+                _ev(trace, st, rnd, EV_PASS, 0, 0, 0, 0)
+                if n_teams == 2:
+                    _ev(trace, st, rnd, EV_PASS, 1, 0, 0, 0)
+            return
+        marker = st[S_MARKER] if n_teams == 2 else 0
+        other = 1 - marker
+        masks = (mask_a, mask_b)
+        custs = np.array([cust_a, cust_b])
+        # R2b: the team without the marker reveals first ...
+        n_other = 0
+        other_keys = keys_a if other == 0 else keys_b
+        other_vals = vals_a if other == 0 else vals_b
+        if n_teams == 2:
+            if masks[other]:
+                n_other = _reveal(cards, rules, pile, pile_n, seats, used, st, other,
+                                  masks[other], custs[other], other_vals, other_keys, trace, True)
+            elif trace.shape[0]:
+                _ev(trace, st, rnd, EV_PASS, other, 0, 0, 0)
+        # ... then the marker holder, who may retarget (D3).
+        m_keys = keys_a if marker == 0 else keys_b
+        m_vals = vals_a if marker == 0 else vals_b
+        n_marker = 0
+        if masks[marker]:
+            w_m = w_a if marker == 0 else w_b
+            new_cust = _choose_target(cards, rules, seats, w_m, rng, pile, pile_n, arrival, used,
+                                      st, marker, masks[marker], custs[marker], custs[other],
+                                      other_keys, n_other, m_vals, m_keys)
+            if new_cust != custs[marker] and trace.shape[0]:
+                _ev(trace, st, rnd, EV_RETARGET, marker, custs[marker], new_cust, 0)
+            custs[marker] = new_cust
+            n_marker = _reveal(cards, rules, pile, pile_n, seats, used, st, marker, masks[marker],
+                               custs[marker], m_vals, m_keys, trace, True)
+        elif trace.shape[0]:
+            _ev(trace, st, rnd, EV_PASS, marker, 0, 0, 0)
+        if n_teams == 2 and masks[0] and masks[1] and custs[0] == custs[1]:
+            # R2c: a contest.
+            tb = np.zeros(2, np.int64)
+            for t in range(2):
+                tb[t] = _find_effect(cards, pile, pile_n, seats, used, t, EFFECT_TIEBREAK, -1)
+            winner, why = contest(keys_a, n_marker if marker == 0 else n_other, keys_b,
+                                  n_marker if marker == 1 else n_other, tb[0] >= 0, tb[1] >= 0,
+                                  marker)
+            if why == WHY_TIEBREAK:
+                _mark_used(used, st, tb[winner], trace, winner, EFFECT_TIEBREAK)
+            stats[T_CONTESTS] += 1
+            stats[T_CONTESTS_WON + winner] += 1
+            if trace.shape[0]:
+                _ev(trace, st, rnd, EV_CONTEST, winner, custs[0], why, 0)
+                _ev(trace, st, rnd, EV_RETURN, 1 - winner, 0, 0, 0)
+            if rules[R_LOSER_EFFECTS_SPENT] == 0:
+                _unmark_assist(cards, pile, pile_n, seats, used, 1 - winner, masks[1 - winner])
+            w_win = w_a if winner == 0 else w_b
+            _win(cards, rules, seats, w_win, rng, pile, pile_n, used, st, stats, winner,
+                 masks[winner], custs[winner], trace)
+        else:
+            for t in (other, marker):  # resolved in reveal order
+                if t < n_teams and masks[t]:
+                    w_t = w_a if t == 0 else w_b
+                    _win(cards, rules, seats, w_t, rng, pile, pile_n, used, st, stats, t,
+                         masks[t], custs[t], trace)
+        if debug:
+            _check(cards, rules, seats, pile, pile_n, st)
+
+
+@njit(cache=True)
+def _unmark_assist(cards, pile, pile_n, seats, used, team, mask):
+    """Reading loser_effects_spent=false: a contest loser's effects stay available.
+
+    Effects used in the losing assist are not recorded separately, so this frees the
+    team's venture effects that are usable in an assist and its played group effects."""
+    for s in range(MAX_SEATS):
+        if seats[SEAT_TEAM, s] != team:
+            continue
+        for i in range(pile_n[P_SEAT + s]):
+            c = pile[P_SEAT + s, i]
+            if cards[CD_EFFECT, c] == EFFECT_SHIFT or cards[CD_EFFECT, c] == EFFECT_WILD_DOMAIN:
+                used[c] = 0
+    m = mask
+    slot = 0
+    while m:
+        if m & 1:
+            used[pile[P_HAND + team, slot]] = 0
+        m >>= 1
+        slot += 1
+
+
+# ---------------------------------------------------------------- R3, R4: end of round
+
+@njit(cache=True)
+def _refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace):
+    """R3: discard the hand, draw hand_size plus extra_draw, reshuffling the discard."""
+    while pile_n[P_HAND + team]:
+        _push(pile, pile_n, P_DISC + team, _pop(pile, pile_n, P_HAND + team))
+    extra = 0
+    for s in range(MAX_SEATS):
+        if seats[SEAT_TEAM, s] != team:
+            continue
+        for i in range(pile_n[P_SEAT + s]):
+            c = pile[P_SEAT + s, i]
+            if (cards[CD_EFFECT, c] == EFFECT_EXTRA_DRAW and used[c] == 0
+                    and cards[CD_KIND, c] == VENTURE):
+                extra += cards[CD_ARG, c]
+                _mark_used(used, st, c, trace, team, EFFECT_EXTRA_DRAW)
+    drawn = 0
+    reshuffles = 0
+    for _ in range(rules[R_HAND_SIZE] + extra):
+        if pile_n[P_GDECK + team] == 0:
+            if rules[R_RESHUFFLE_DISCARD] == 0 or pile_n[P_DISC + team] == 0:
+                break
+            while pile_n[P_DISC + team]:
+                _push(pile, pile_n, P_GDECK + team, _pop(pile, pile_n, P_DISC + team))
+            shuffle(rng, pile[P_GDECK + team], pile_n[P_GDECK + team])
+            reshuffles += 1
+        _push(pile, pile_n, P_HAND + team, _pop(pile, pile_n, P_GDECK + team))
+        drawn += 1
+    if trace.shape[0]:
+        _ev(trace, st, st[S_ROUND], EV_REFRESH, team, drawn, reshuffles, extra)
+
+
+@njit(cache=True)
+def _unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, trace):
+    """R4: customers that waited too long (or overflow row_capacity) turn unhappy; E6 saves."""
+    nrow = pile_n[P_ROW]
+    rnd = st[S_ROUND]
+    doomed = np.zeros(nrow, np.uint8)
+    n_doomed = 0
+    for j in range(nrow):
+        if rnd - arrival[pile[P_ROW, j]] + 1 >= rules[R_CUSTOMER_PATIENCE]:
+            doomed[j] = 1
+            n_doomed += 1
+    cap = rules[R_ROW_CAPACITY]
+    if cap > 0:
+        while nrow - n_doomed > cap:  # longest waiting first; row order breaks ties
+            oldest = -1
+            for j in range(nrow):
+                if doomed[j] == 0 and (oldest < 0 or arrival[pile[P_ROW, j]] < arrival[pile[P_ROW, oldest]]):
+                    oldest = j
+            doomed[oldest] = 1
+            n_doomed += 1
+    if n_doomed:
+        f = np.zeros(NF)
+        marker = st[S_MARKER]
+        n_teams = 1 if rules[R_PLAYERS] == 1 else 2
+        for k in range(n_teams):  # D6, the marker holder first
+            team = marker if k == 0 else 1 - marker
+            w = w_a if team == 0 else w_b
+            phase = _phase(w, pile_n)
+            while n_doomed:
+                src = _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_PATIENCE, -1)
+                if src < 0:
+                    break
+                f[:] = 0.0
+                f[S_NONE] = 1.0
+                f[S_NOISE] = _noise(w, phase, S_NOISE, rng)
+                best = -1
+                best_score = _score_option(w, phase, f)
+                for j in range(nrow):
+                    if doomed[j] == 0:
+                        continue
+                    f[:] = 0.0
+                    f[S_VALUE] = cards[CD_VALUE, pile[P_ROW, j]]
+                    f[S_NOISE] = _noise(w, phase, S_NOISE, rng)
+                    sc = _score_option(w, phase, f)
+                    if sc > best_score:
+                        best_score = sc
+                        best = j
+                if best < 0:
+                    break
+                _mark_used(used, st, src, trace, team, EFFECT_PATIENCE)
+                doomed[best] = 0
+                n_doomed -= 1
+                if trace.shape[0]:
+                    _ev(trace, st, rnd, EV_SAVE, team, src, pile[P_ROW, best], 0)
+    for j in range(nrow - 1, -1, -1):
+        if doomed[j]:
+            c = _remove_at(pile, pile_n, P_ROW, j)
+            _push(pile, pile_n, P_UNHAPPY, c)
+            if trace.shape[0]:
+                _ev(trace, st, rnd, EV_UNHAPPY, c, 0, 0, 0)
+
+
+@njit(cache=True)
+def _check(cards, rules, seats, pile, pile_n, st):
+    """Debug invariants: every card in exactly one place; no seat over its limit."""
+    seen = np.zeros(cards.shape[1], np.int64)
+    for p in range(N_PILES):
+        for i in range(pile_n[p]):
+            seen[pile[p, i]] += 1
+    for c in range(cards.shape[1]):
+        if seen[c] != 1:
+            st[S_ERROR] = ERR_CONSERVATION
+    for s in range(MAX_SEATS):
+        if pile_n[P_SEAT + s] > rules[R_VENTURE_LIMIT]:
+            st[S_ERROR] = ERR_VENTURE_LIMIT
+
+
+# ---------------------------------------------------------------- a whole game
+
+@njit(cache=True)
+def _scoring(cards, rules, pile, pile_n):
+    """P2P-W1/W2: returns the winner code for a two-team game."""
+    key = np.zeros((2, 6), np.int64)  # score, value sum, then domain counts by rank
+    for team in range(2):
+        key[team, 0] = pile_n[P_SCORE + team]
+        for i in range(pile_n[P_SCORE + team]):
+            c = pile[P_SCORE + team, i]
+            key[team, 1] += cards[CD_VALUE, c]
+            rank = rules[R_DOMAIN_RANK + cards[0, c]]
+            if rank >= 0:
+                key[team, 2 + 3 - rank] += 1
+    for k in range(6):
+        if key[0, k] != key[1, k]:
+            return WIN_A if key[0, k] > key[1, k] else WIN_B
+    return DRAW
+
+
+@njit(cache=True)
+def play_game(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug):
+    """Play one game; write its result row into ``out`` (a record) and ``fates``.
+
+    Returns the number of trace events written (0 when ``trace`` has no rows)."""
+    n_cards = cards.shape[1]
+    rng = np.empty(4, np.uint64)
+    seed_game(rng, seed, game_index)
+    pile = np.empty((N_PILES, n_cards), np.int64)
+    pile_n = np.zeros(N_PILES, np.int64)
+    arrival = np.zeros(n_cards, np.int64)
+    used = np.zeros(n_cards, np.uint8)
+    st = np.zeros(N_STATE, np.int64)
+    stats = np.zeros(N_STATS, np.int64)
+    starts = np.empty(MAX_SEATS, np.int64)
+    _setup(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, starts, trace)
+    solo = rules[R_PLAYERS] == 1
+    winner = TIMEOUT
+    rnd = 0
+    for rnd in range(1, rules[R_MAX_ROUNDS] + 1):
+        st[S_ROUND] = rnd
+        if trace.shape[0]:
+            _ev(trace, st, rnd, EV_MARKER, st[S_MARKER], 0, 0, 0)
+        if rnd > 1 or rules[R_DEAL_IN_FIRST_ROUND]:  # R1
+            for _ in range(rules[R_NEW_CUSTOMERS]):
+                if pile_n[P_CUST] == 0:
+                    break
+                c = _pop(pile, pile_n, P_CUST)
+                _push(pile, pile_n, P_ROW, c)
+                arrival[c] = rnd
+                if trace.shape[0]:
+                    _ev(trace, st, rnd, EV_DEAL, c, 0, 0, 0)
+        used[:] = 0
+        _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, stats,
+                     trace, debug)
+        for team in range(1 if solo else 2):  # R3
+            _refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace)
+        _unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, trace)  # R4
+        if debug:
+            _check(cards, rules, seats, pile, pile_n, st)
+        if pile_n[P_UNHAPPY] >= rules[R_UNHAPPY_LIMIT]:  # R5
+            winner = ALL_LOSE
+            break
+        if pile_n[P_CUST] == 0:
+            winner = SOLO_WIN if solo else _scoring(cards, rules, pile, pile_n)
+            break
+        st[S_MARKER] = 1 - st[S_MARKER]
+    if trace.shape[0]:
+        _ev(trace, st, rnd, EV_END, winner, pile_n[P_SCORE], pile_n[P_SCORE + 1], 0)
+    _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_index, winner, rnd,
+                  out, fates)
+    return st[S_TRACE_N]
+
+
+@njit(cache=True)
+def _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_index, winner, rnd, out,
+                  fates):
+    out.game_index = game_index
+    out.players = rules[R_PLAYERS]
+    out.winner = winner
+    out.first_marker = st[S_FIRST_MARKER]
+    out.rounds = rnd
+    out.unhappy = pile_n[P_UNHAPPY]
+    out.score_a = pile_n[P_SCORE]
+    out.score_b = pile_n[P_SCORE + 1]
+    value = np.zeros(2, np.int64)
+    for team in range(2):
+        for i in range(pile_n[P_SCORE + team]):
+            value[team] += cards[CD_VALUE, pile[P_SCORE + team, i]]
+    out.value_a = value[0]
+    out.value_b = value[1]
+    out.assists_a = stats[T_ASSISTS]
+    out.assists_b = stats[T_ASSISTS + 1]
+    out.contests = stats[T_CONTESTS]
+    out.contests_won_a = stats[T_CONTESTS_WON]
+    out.contests_won_b = stats[T_CONTESTS_WON + 1]
+    out.sent_score_a = stats[T_SENT_SCORE]
+    out.sent_score_b = stats[T_SENT_SCORE + 1]
+    out.sent_venture_a = stats[T_SENT_VENTURE]
+    out.sent_venture_b = stats[T_SENT_VENTURE + 1]
+    out.sent_deck_a = stats[T_SENT_DECK]
+    out.sent_deck_b = stats[T_SENT_DECK + 1]
+    out.start_card_0 = starts[0]
+    out.start_card_1 = starts[1]
+    out.start_card_2 = starts[2]
+    out.start_card_3 = starts[3]
+    out.start_card_4 = starts[4]
+    out.start_card_5 = starts[5]
+    out.error = st[S_ERROR]
+    # Fates: where each card ended.
+    for p in range(N_PILES):
+        if p == P_CUST:
+            code = FATE_CUSTOMER_DECK
+        elif p == P_ROW:
+            code = FATE_ROW
+        elif p == P_UNHAPPY:
+            code = FATE_UNHAPPY
+        elif p == P_OUT:
+            code = FATE_OUT
+        elif p >= P_SEAT:
+            code = FATE_VENTURE_A + seats[SEAT_TEAM, p - P_SEAT]
+        elif p >= P_SCORE:
+            code = FATE_SCORE_A + (p - P_SCORE)
+        else:
+            code = FATE_GROUP_A + (p - P_GDECK) % 2
+        for i in range(pile_n[p]):
+            fates[pile[p, i]] = code
+
+
+@njit(cache=True, nogil=True)
+def run_games(cards, rules, seats, w_a, w_b, seed, start, out, fates, debug):
+    """Play games start .. start+len(out)-1 (serial, GIL released: callers use threads)."""
+    trace = np.zeros((0, TRACE_FIELDS), np.int64)
+    for i in range(out.shape[0]):
+        play_game(cards, rules, seats, w_a, w_b, seed, start + i, out[i], fates[i], trace, debug)
+
+
+@njit(cache=True)
+def play_traced(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug):
+    """One game with its trace buffer filled; returns the number of events."""
+    return play_game(cards, rules, seats, w_a, w_b, seed, game_index, out[0], fates[0], trace,
+                     debug)

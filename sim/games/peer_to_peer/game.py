@@ -1,0 +1,205 @@
+"""Peer-to-Peer as a `sim.game.Game`: loads cards, rules and strategies, runs the kernels."""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from sim.games.peer_to_peer import constants as k
+from sim.games.peer_to_peer import features
+from sim.games.peer_to_peer.cards import CardTable, default_cards_path, load_cards, validate_for_players
+from sim.games.peer_to_peer.rules import OPTIONS, rules_array
+from sim.games.peer_to_peer.seats import TEAM_SIZES, seat_layout, seat_teams
+from sim.strategy import parse_spec
+
+DEFAULT_STRATEGY = "greedy"
+TRACE_CAPACITY = 200_000
+
+
+def card_matrix(cards: CardTable) -> np.ndarray:
+    """The kernel's card table: int64[N_CARD_FIELDS, n] (rows CD_*)."""
+    rows = [cards.domain, cards.value, cards.kind, cards.start, cards.effect, cards.effect_arg]
+    return np.ascontiguousarray(np.stack(rows).astype(np.int64))
+
+
+def _json_rules(resolved: dict[str, Any]) -> dict[str, Any]:
+    return {key: ({str(n): v for n, v in value.items()} if isinstance(value, dict) else value)
+            for key, value in resolved.items()}
+
+
+@dataclass
+class PeerToPeerConfig:
+    players: int
+    cards: CardTable
+    rules: dict[str, Any]
+    strategies: dict[str, tuple[str, dict[str, float]]]
+    weights: dict[str, np.ndarray]
+    debug: bool = False
+    game: str = "peer-to-peer"
+    card_table: np.ndarray = field(init=False)
+    rules_vector: np.ndarray = field(init=False)
+    seats: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        self.card_table = card_matrix(self.cards)
+        self.rules_vector = rules_array(self.rules, self.players)
+        self.seats = seat_layout(self.players, self.rules["odd_team_compensation"])
+
+    def manifest(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "players": self.players,
+            "cards": {"path": str(self.cards.path), "sha256": self.cards.sha256,
+                      "ids": list(self.cards.ids), "names": list(self.cards.names)},
+            "rules": _json_rules(self.rules),
+            "strategies": {team: {"name": name, "params": params}
+                           for team, (name, params) in self.strategies.items()},
+            "seat_teams": seat_teams(self.players, self.rules["odd_team_compensation"]),
+            "debug": self.debug,
+        }
+
+    def _kernel_args(self):
+        return (self.card_table, self.rules_vector, self.seats, self.weights["A"], self.weights["B"])
+
+    def play(self, seed: int, start: int, count: int, threads: int = 1):
+        """Raw results: (record array, fates int8[count, n_cards])."""
+        from sim.games.peer_to_peer.engine_kernel import run_games
+
+        out = np.zeros(count, dtype=k.RESULT_DTYPE)
+        fates = np.zeros((count, self.cards.n), dtype=np.int8)
+        threads = max(1, min(int(threads or 1), count))
+        bounds = np.linspace(0, count, threads + 1).astype(int)
+        args = self._kernel_args()
+
+        def work(i):
+            lo, hi = bounds[i], bounds[i + 1]
+            run_games(*args, seed, start + lo, out[lo:hi], fates[lo:hi], self.debug)
+
+        if threads == 1:
+            work(0)
+        else:  # the kernel releases the GIL; each game seeds itself, so splits don't matter
+            with ThreadPoolExecutor(threads) as pool:
+                list(pool.map(work, range(threads)))
+        return out, fates
+
+    def run_chunk(self, seed: int, start: int, count: int, threads: int = 1) -> pl.DataFrame:
+        out, fates = self.play(seed, start, count, threads)
+        columns = {name: out[name] for name in k.RESULT_DTYPE.names}
+        columns.update({f"fate_{cid}": fates[:, i] for i, cid in enumerate(self.cards.ids)})
+        return pl.DataFrame(columns)
+
+    def trace_events(self, seed: int, game_index: int):
+        from sim.games.peer_to_peer.engine_kernel import TRACE_FIELDS, play_traced
+
+        out = np.zeros(1, dtype=k.RESULT_DTYPE)
+        fates = np.zeros((1, self.cards.n), dtype=np.int8)
+        trace = np.zeros((TRACE_CAPACITY, TRACE_FIELDS), dtype=np.int64)
+        n = play_traced(*self._kernel_args(), seed, game_index, out, fates, trace, True)
+        return trace[:n], out[0], fates[0]
+
+    def trace(self, seed: int, game_index: int) -> str:
+        from sim.games.peer_to_peer.trace import format_trace
+
+        events, row, _ = self.trace_events(seed, game_index)
+        header = (f"Peer-to-Peer, {self.players} players, seed {seed}, game {game_index}; "
+                  f"team A: {self._strategy_text('A')}, team B: {self._strategy_text('B')}")
+        rules = "rules: " + ", ".join(f"{key}={OPTIONS.value_for(self.rules, key, self.players)}"
+                                      for key in self.rules)
+        result = {"winner": k.WINNER_NAMES[row["winner"]], "score A": int(row["score_a"]),
+                  "score B": int(row["score_b"]), "value A": int(row["value_a"]),
+                  "value B": int(row["value_b"]), "unhappy": int(row["unhappy"]),
+                  "rounds": int(row["rounds"])}
+        if row["error"]:
+            result["INVARIANT VIOLATED"] = k.ERROR_NAMES[row["error"]]
+        seats = seat_teams(self.players, self.rules["odd_team_compensation"])
+        return format_trace(events, self.cards.names, seats, header, rules, result)
+
+    def _strategy_text(self, team: str) -> str:
+        name, params = self.strategies[team]
+        return name + (":" + ",".join(f"{p}={v:g}" for p, v in params.items()) if params else "")
+
+    def summarize(self, games: pl.LazyFrame) -> dict[str, Any]:
+        from reports.stats import wilson
+
+        totals = games.select(
+            pl.len().alias("n"),
+            (pl.col("winner") == k.WIN_A).sum().alias("a"),
+            (pl.col("winner") == k.WIN_B).sum().alias("b"),
+            (pl.col("winner") == k.SOLO_WIN).sum().alias("solo"),
+            (pl.col("winner") == k.DRAW).sum().alias("draw"),
+            (pl.col("winner") == k.ALL_LOSE).sum().alias("all_lose"),
+            (pl.col("winner") == k.TIMEOUT).sum().alias("timeout"),
+            pl.col("rounds").cast(pl.Float64).mean().alias("mean_rounds"),
+            (pl.col("error") != 0).sum().alias("errors"),
+        ).collect().row(0, named=True)
+        n = totals["n"]
+
+        def rate(count):
+            p, lo, hi = wilson(count, n)
+            return {"win_rate": p, "ci_low": lo, "ci_high": hi}
+
+        teams = {"A": rate(totals["a"] + totals["solo"])}
+        if self.players > 1:
+            teams["B"] = rate(totals["b"])
+        return {"teams": teams,
+                "draw_rate": totals["draw"] / n if n else float("nan"),
+                "all_lose_rate": totals["all_lose"] / n if n else float("nan"),
+                "all_lose_ci": list(wilson(totals["all_lose"], n)[1:]),
+                "timeout_rate": totals["timeout"] / n if n else float("nan"),
+                "mean_rounds": totals["mean_rounds"],
+                "invariant_errors": totals["errors"]}
+
+    def format_summary(self, summary: dict[str, Any]) -> str:
+        size_a, size_b = TEAM_SIZES[self.players]
+        lines = []
+        for team, rate in summary["teams"].items():
+            size = size_a if team == "A" else size_b
+            who = f"team {team} ({size} player{'s' if size > 1 else ''}, {self._strategy_text(team)})"
+            lines.append(f"{who:<42} wins {100 * rate['win_rate']:6.2f} %  "
+                         f"[95 % CI {100 * rate['ci_low']:.2f} - {100 * rate['ci_high']:.2f}]")
+        lo, hi = summary["all_lose_ci"]
+        lines.append(f"{'draw':<42}      {100 * summary['draw_rate']:6.2f} %")
+        lines.append(f"{'everyone loses (unhappy customers)':<42}      "
+                     f"{100 * summary['all_lose_rate']:6.2f} %  [95 % CI {100 * lo:.2f} - {100 * hi:.2f}]")
+        lines.append(f"{'mean rounds':<42}      {summary['mean_rounds']:6.2f}")
+        if summary["timeout_rate"]:
+            lines.append(f"timeouts (max_rounds reached): {100 * summary['timeout_rate']:.3f} %")
+        if summary["invariant_errors"]:
+            lines.append(f"INVARIANT VIOLATIONS in {summary['invariant_errors']} games")
+        return "\n".join(lines)
+
+
+class PeerToPeerGame:
+    name = "peer-to-peer"
+    player_counts = (1, 2, 3, 4, 5, 6)
+    default_players = 4
+
+    def default_cards_path(self):
+        return default_cards_path()
+
+    def configure(self, *, players: int, cards: str | None = None, rules_file: str | None = None,
+                  rule_overrides: tuple[str, ...] = (), strategies: dict[str, str] | None = None,
+                  debug: bool = False) -> PeerToPeerConfig:
+        from sim.errors import UserError
+
+        if players not in self.player_counts:
+            raise UserError(f"Peer-to-Peer is played by 1 to 6 players, got {players}",
+                            field="--players")
+        resolved = OPTIONS.resolve(rules_file, tuple(rule_overrides))
+        table = load_cards(cards)
+        validate_for_players(table, players, resolved)
+        chosen, weights = {}, {}
+        for team in ("A", "B"):
+            spec = (strategies or {}).get(team) or DEFAULT_STRATEGY
+            strategy, params = parse_spec(spec, "peer_to_peer", field_name=f"--team-{team.lower()}")
+            chosen[team] = (strategy.name, {**strategy.params, **params})
+            weights[team] = strategy.vector(features.WEIGHT_NAMES, features.DEFAULT_WEIGHTS,
+                                            params, expand=features.expand_weight_key)
+        return PeerToPeerConfig(players=players, cards=table, rules=resolved, strategies=chosen,
+                                weights=weights, debug=debug)
+
+
+GAME = PeerToPeerGame()
