@@ -1,0 +1,80 @@
+"""Build a balance report from run directories: ``write_report`` is the API the CLI calls."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from reports.load import load_runs
+from reports.plots import to_png
+from reports.registry import Context, select_metrics
+from reports.render import Section, key_findings, render_html, render_markdown
+from sim.errors import UserError
+
+
+def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
+                 allow_mixed: bool = False) -> dict:
+    """Write ``report.html``, ``report.md``, one ``<metric>.csv`` per metric and
+    ``plots/<metric>.png`` into ``out_dir``.
+
+    Raises :class:`sim.errors.UserError` for unreadable runs, runs of different games, and
+    (unless ``allow_mixed``) runs whose card file sha256 or rule options differ in anything
+    but ``odd_team_compensation`` and ``players``.
+
+    Returns a dict: ``html``, ``markdown`` (paths), ``tables`` {metric: csv path},
+    ``plots`` {metric: png path}, ``findings`` [{metric, level, text}], ``imbalances``
+    (count), ``skipped`` {metric: reason}, ``runs``, ``games``, ``mixed`` [differences],
+    ``threshold_pp``.
+    """
+    try:
+        threshold_pp = float(threshold_pp)
+    except (TypeError, ValueError):
+        raise UserError(f"threshold must be a number, got {threshold_pp!r}", field="threshold_pp") from None
+    if not math.isfinite(threshold_pp) or threshold_pp < 0:
+        raise UserError(f"threshold must be a non-negative number of percentage points, got {threshold_pp}",
+                        field="threshold_pp")
+    rs = load_runs(list(run_dirs) if not isinstance(run_dirs, str) else [run_dirs], allow_mixed=allow_mixed)
+    ctx = Context(game=rs.game, threshold_pp=threshold_pp, card_ids=rs.card_ids,
+                  card_names=rs.card_names)
+    metrics, skipped = select_metrics(rs.game, rs.games.columns)
+
+    out = Path(out_dir)
+    (out / "plots").mkdir(parents=True, exist_ok=True)
+    sections: list[Section] = []
+    tables: dict[str, str] = {}
+    plots: dict[str, str] = {}
+    for metric in metrics:
+        table = metric.compute(rs.games, ctx)
+        csv_path = out / f"{metric.name}.csv"
+        table.write_csv(csv_path)
+        tables[metric.name] = str(csv_path)
+        findings = metric.findings(table, ctx) if metric.findings else []
+        png = plot_name = None
+        if metric.plot is not None:
+            fig = metric.plot(table, rs.games, ctx)
+            if fig is not None:
+                png = to_png(fig)
+                plot_name = f"plots/{metric.name}.png"
+                (out / plot_name).write_bytes(png)
+                plots[metric.name] = str(out / plot_name)
+        display = metric.display(table, ctx) if metric.display else table
+        sections.append(Section(metric, table, display, findings, png, csv_path.name, plot_name))
+
+    html_path, md_path = out / "report.html", out / "report.md"
+    html_path.write_text(render_html(rs, ctx, sections, skipped), encoding="utf-8")
+    md_path.write_text(render_markdown(rs, ctx, sections, skipped), encoding="utf-8")
+    all_findings = [f for s in sections for f in s.findings]
+    result: dict[str, Any] = {
+        "html": str(html_path),
+        "markdown": str(md_path),
+        "tables": tables,
+        "plots": plots,
+        "findings": [{"metric": f.metric, "level": f.level, "text": f.text} for f in all_findings],
+        "imbalances": sum(1 for f in key_findings(sections) if f.level == "imbalance"),
+        "skipped": dict(skipped),
+        "runs": len(rs.runs),
+        "games": rs.total_games,
+        "mixed": list(rs.mixed),
+        "threshold_pp": threshold_pp,
+    }
+    return result

@@ -1,0 +1,243 @@
+"""Read run directories (manifest.json + games/part-*.parquet) and merge them.
+
+Runs are merged only when they describe the same experiment apart from what a report
+compares on purpose: player count, strategy pairing and ``odd_team_compensation``.
+A different card file (sha256) or any other different rule option raises
+:class:`sim.errors.UserError` unless ``allow_mixed=True``; then the differences are
+listed in :attr:`RunSet.mixed` and the report says so.
+
+The merged table gets these columns in addition to the per-game ones:
+``run`` (index into :attr:`RunSet.runs`), ``pairing`` ("greedy vs random"),
+``strategy_a``, ``strategy_b``, ``compensation`` (the odd_team_compensation mode for
+3 and 5 players, ``"n/a"`` otherwise), and, when the manifest has ``seat_teams``,
+``seat_team_0..5`` (0 = A, 1 = B, -1 = no seat), ``seats_a`` and ``seats_b``.
+``start_card_*`` are re-indexed into one card list shared by all runs
+(:attr:`RunSet.card_ids`), which only matters when runs use different card files.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from sim.errors import UserError
+
+COMPARED_ON_PURPOSE = ("odd_team_compensation", "players")
+ODD_TEAM_COUNTS = (3, 5)
+MAX_SEATS = 6
+REQUIRED_KEYS = ("game", "players", "games", "seed", "cards", "rules", "strategies")
+
+
+@dataclass
+class Run:
+    path: str
+    manifest: dict[str, Any]
+    games_found: int = 0
+
+    @property
+    def players(self) -> int:
+        return int(self.manifest["players"])
+
+    @property
+    def sha256(self) -> str:
+        return str(self.manifest["cards"].get("sha256", ""))
+
+    @property
+    def rules(self) -> dict[str, Any]:
+        return dict(self.manifest.get("rules") or {})
+
+    @property
+    def compensation(self) -> str:
+        mode = self.rules.get("odd_team_compensation")
+        if mode is None or self.players not in ODD_TEAM_COUNTS:
+            return "n/a"
+        return str(mode)
+
+    @property
+    def strategy_names(self) -> list[tuple[str, str]]:
+        out = []
+        for side, spec in (self.manifest.get("strategies") or {}).items():
+            if isinstance(spec, dict):
+                name = str(spec.get("name", "?"))
+                params = spec.get("params") or {}
+                if params:
+                    name += "(" + ",".join(f"{k}={v}" for k, v in sorted(params.items())) + ")"
+            else:
+                name = str(spec)
+            out.append((str(side), name))
+        return out
+
+    @property
+    def pairing(self) -> str:
+        names = self.strategy_names
+        if self.players == 1 or len(names) == 1:
+            return f"{names[0][1]} (solo)" if names else "solo"
+        return " vs ".join(n for _, n in names)
+
+
+@dataclass
+class RunSet:
+    runs: list[Run]
+    games: pl.DataFrame
+    game: str
+    card_ids: list[str]
+    card_names: list[str]
+    mixed: list[str] = field(default_factory=list)     # differences accepted with allow_mixed
+    notes: list[str] = field(default_factory=list)     # incomplete runs and the like
+    common_rules: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def total_games(self) -> int:
+        return self.games.height
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def read_manifest(run_dir: str) -> dict[str, Any]:
+    path = Path(run_dir) / "manifest.json"
+    if not Path(run_dir).is_dir():
+        raise UserError("run directory not found", file=str(run_dir))
+    if not path.is_file():
+        raise UserError("no manifest.json in this run directory", file=str(path))
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise UserError(f"manifest is not valid JSON: {exc.msg}", file=str(path), line=exc.lineno) from None
+    if not isinstance(manifest, dict):
+        raise UserError("manifest must be a JSON object", file=str(path))
+    for key in REQUIRED_KEYS:
+        if key not in manifest:
+            raise UserError("manifest lacks a required key", file=str(path), field=key)
+    if not isinstance(manifest["cards"], dict) or "sha256" not in manifest["cards"]:
+        raise UserError("manifest cards must give sha256", file=str(path), field="cards.sha256")
+    return manifest
+
+
+def _read_games(run: Run) -> pl.DataFrame:
+    pattern = os.path.join(run.path, "games", "*.parquet")
+    if not list(Path(run.path, "games").glob("*.parquet")):
+        raise UserError("no games/*.parquet parts in this run directory", file=str(run.path))
+    return pl.scan_parquet(pattern).collect()
+
+
+def _compare(runs: list[Run]) -> list[str]:
+    """Differences that forbid a merge (card file, rule options other than those compared)."""
+    diffs = []
+    ref = runs[0]
+    for run in runs[1:]:
+        if run.sha256 != ref.sha256:
+            diffs.append(f"card file differs: {ref.path} uses sha256 {ref.sha256[:12]}…, "
+                         f"{run.path} uses {run.sha256[:12]}…")
+        keys = (set(ref.rules) | set(run.rules)) - set(COMPARED_ON_PURPOSE)
+        for key in sorted(keys):
+            a, b = ref.rules.get(key, "<unset>"), run.rules.get(key, "<unset>")
+            if _canon(a) != _canon(b):
+                diffs.append(f"rule option {key} differs: {_canon(a)} in {ref.path}, "
+                             f"{_canon(b)} in {run.path}")
+    return diffs
+
+
+def load_runs(run_dirs: list[str], allow_mixed: bool = False) -> RunSet:
+    if isinstance(run_dirs, (str, os.PathLike)):
+        run_dirs = [run_dirs]
+    if not run_dirs:
+        raise UserError("give at least one run directory", field="run_dirs")
+    seen: dict[str, str] = {}
+    runs = []
+    for d in run_dirs:
+        real = os.path.realpath(d)
+        if real in seen:
+            raise UserError(f"the same run directory is given twice ({seen[real]} and {d})",
+                            file=str(d))
+        seen[real] = str(d)
+        runs.append(Run(str(d), read_manifest(str(d))))
+
+    games = {r.manifest["game"] for r in runs}
+    if len(games) > 1:
+        raise UserError("runs of different games cannot share a report: " + ", ".join(sorted(games)),
+                        field="game")
+    game = runs[0].manifest["game"]
+
+    diffs = _compare(runs)
+    if diffs and not allow_mixed:
+        raise UserError("refusing to merge runs with different card files or rule options "
+                        "(pass allow_mixed=True to merge anyway): " + "; ".join(diffs),
+                        file=runs[0].path, field="rules" if "rule option" in diffs[0] else "cards.sha256")
+
+    # one card list for all runs, in order of first appearance
+    card_ids: list[str] = []
+    card_names: list[str] = []
+    for run in runs:
+        ids = [str(i) for i in run.manifest["cards"].get("ids", [])]
+        names = [str(n) for n in run.manifest["cards"].get("names", ids)]
+        for i, cid in enumerate(ids):
+            if cid not in card_ids:
+                card_ids.append(cid)
+                card_names.append(names[i] if i < len(names) else cid)
+
+    frames = []
+    notes = []
+    config_seen: dict[str, tuple[Run, pl.Series]] = {}
+    for k, run in enumerate(runs):
+        df = _read_games(run)
+        run.games_found = df.height
+        m = run.manifest
+        if not m.get("complete", True):
+            notes.append(f"{run.path} is marked incomplete; its {df.height:,} games are included.")
+        elif int(m.get("games", df.height)) != df.height:
+            notes.append(f"{run.path}: the manifest says {int(m['games']):,} games, "
+                         f"the parquet parts hold {df.height:,}.")
+        # the same experiment twice (same seed and settings) would count games twice
+        key = _canon({x: m.get(x) for x in ("seed", "players", "rules", "strategies")} | {"sha": run.sha256})
+        if "game_index" in df.columns and key in config_seen:
+            other, idx = config_seen[key]
+            if df["game_index"].is_in(idx.implode()).any():
+                raise UserError(f"runs {other.path} and {run.path} have the same seed and settings "
+                                "and overlapping game indices, so their games are copies",
+                                file=run.path, field="seed")
+        if "game_index" in df.columns:
+            config_seen.setdefault(key, (run, df["game_index"]))
+
+        names = dict(run.strategy_names)
+        extra = [pl.lit(k, dtype=pl.Int32).alias("run"),
+                 pl.lit(run.pairing).alias("pairing"),
+                 pl.lit(names.get("A", next(iter(names.values()), "?"))).alias("strategy_a"),
+                 pl.lit(names.get("B", "")).alias("strategy_b"),
+                 pl.lit(run.compensation).alias("compensation")]
+        if "players" not in df.columns:
+            extra.append(pl.lit(run.players, dtype=pl.Int8).alias("players"))
+        seat_teams = m.get("seat_teams")
+        if isinstance(seat_teams, list):
+            codes = [{"A": 0, "B": 1}.get(str(t), -1) for t in seat_teams]
+            codes = (codes + [-1] * MAX_SEATS)[:MAX_SEATS]
+            extra += [pl.lit(c, dtype=pl.Int8).alias(f"seat_team_{s}") for s, c in enumerate(codes)]
+            extra += [pl.lit(codes.count(0), dtype=pl.Int8).alias("seats_a"),
+                      pl.lit(codes.count(1), dtype=pl.Int8).alias("seats_b")]
+        # re-index starting cards into the shared card list
+        ids = [str(i) for i in m["cards"].get("ids", [])]
+        mapping = {i: card_ids.index(cid) for i, cid in enumerate(ids)}
+        if any(i != j for i, j in mapping.items()):
+            for s in range(MAX_SEATS):
+                col = f"start_card_{s}"
+                if col in df.columns:
+                    extra.append(pl.col(col).replace(mapping).alias(col))
+        frames.append(df.with_columns(extra))
+
+    merged = pl.concat(frames, how="diagonal_relaxed") if len(frames) > 1 else frames[0]
+    if "players" in merged.columns:
+        merged = merged.with_columns(pl.col("players").cast(pl.Int64))
+
+    common = {}
+    for key, value in runs[0].rules.items():
+        if key in COMPARED_ON_PURPOSE:
+            continue
+        if all(_canon(r.rules.get(key)) == _canon(value) for r in runs):
+            common[key] = value
+    return RunSet(runs=runs, games=merged, game=game, card_ids=card_ids, card_names=card_names,
+                  mixed=diffs if allow_mixed else [], notes=notes, common_rules=common)

@@ -1,0 +1,45 @@
+"""Helpers shared by the Peer-to-Peer metric modules (not a metric itself)."""
+from __future__ import annotations
+
+import polars as pl
+
+from reports.registry import Context, Finding
+from reports.wording import group_label, judge, level_of, verdict
+
+P2P = ("peer-to-peer",)
+
+# winner codes (data contract)
+WIN_A, WIN_B, DRAW, ALL_LOSE, SOLO_WIN, TIMEOUT = 0, 1, 2, 3, 4, 5
+
+# players per team by player count (P2P-S1); team A is the larger team
+TEAM_PLAYERS = {1: (1, 0), 2: (1, 1), 3: (2, 1), 4: (2, 2), 5: (3, 2), 6: (3, 3)}
+
+
+def keys(ctx: Context) -> list[str]:
+    return list(ctx.group_keys)
+
+
+def sort_groups(df: pl.DataFrame, ctx: Context, *extra: str) -> pl.DataFrame:
+    cols = [c for c in (*ctx.group_keys, *extra) if c in df.columns]
+    return df.sort(cols) if cols and df.height else df
+
+
+def add_verdict(df: pl.DataFrame, stem: str, centre: float, ctx: Context,
+                column: str = "verdict") -> pl.DataFrame:
+    """Verdict column from ``<stem>_lo``/``<stem>_hi`` against ``centre`` ± threshold."""
+    codes = [verdict(lo - centre, hi - centre, ctx.threshold_pp)
+             for lo, hi in zip(df[f"{stem}_lo"].to_list(), df[f"{stem}_hi"].to_list())]
+    return df.with_columns(pl.Series(column, codes, dtype=pl.Utf8))
+
+
+def where(row: dict) -> str:
+    return group_label(row.get("players"), row.get("pairing"), row.get("compensation"))
+
+
+def judged(metric: str, row_where: str, quantity: str, est, lo, hi, n, ctx: Context, **kw) -> Finding:
+    code, text = judge(row_where, quantity, est, lo, hi, n, threshold_pp=ctx.threshold_pp, **kw)
+    return Finding(metric, level_of(code), text)
+
+
+def n_of(df: pl.DataFrame, col: str = "games") -> str:
+    return f"n = {int(df[col].sum()):,}" if df.height else "n = 0"

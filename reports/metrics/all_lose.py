@@ -1,0 +1,75 @@
+"""All-lose rate (unhappy customers reached the limit, P2P-R5) and the round those games end."""
+from __future__ import annotations
+
+import polars as pl
+
+from reports.metrics._common import ALL_LOSE, P2P, keys, sort_groups, where
+from reports.plots import MAX_PANELS, category, grouped_points, new_figure
+from reports.registry import Context, Finding, Metric
+from reports.stats import with_t_interval, with_wilson
+from reports.wording import count, pct
+
+
+def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
+    lose = pl.col("winner") == ALL_LOSE
+    r = pl.col("rounds").filter(lose).cast(pl.Float64)
+    t = (games.group_by(keys(ctx))
+         .agg(pl.len().cast(pl.Int64).alias("games"),
+              lose.sum().cast(pl.Int64).alias("all_lose"),
+              r.mean().alias("end_round_mean"),
+              r.std().alias("end_round_sd"),
+              r.min().alias("end_round_min"),
+              r.quantile(0.1, "nearest").alias("end_round_p10"),
+              r.median().alias("end_round_median"),
+              r.quantile(0.9, "nearest").alias("end_round_p90"),
+              r.max().alias("end_round_max")))
+    t = with_wilson(t, "all_lose", "games", prefix="all_lose_", z=ctx.z)
+    t = with_t_interval(t, "end_round_mean", "end_round_sd", "all_lose", prefix="end_round_")
+    cols = [*keys(ctx), "games", "all_lose", "all_lose_rate", "all_lose_lo", "all_lose_hi",
+            "end_round_mean", "end_round_lo", "end_round_hi", "end_round_sd", "end_round_min",
+            "end_round_p10", "end_round_median", "end_round_p90", "end_round_max"]
+    return sort_groups(t.select(cols), ctx)
+
+
+def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
+    out = []
+    for row in table.iter_rows(named=True):
+        text = (f"{where(row)}: {pct(row['all_lose_rate'])} of games end with every player losing "
+                f"to unhappy customers (95 % Wilson interval {pct(row['all_lose_lo'])} to "
+                f"{pct(row['all_lose_hi'])}, n = {count(row['games'])})")
+        if row["all_lose"] > 0:
+            m, lo, hi = row["end_round_mean"], row["end_round_lo"], row["end_round_hi"]
+            ci = (f" (95 % t interval {lo:.2f} to {hi:.2f})" if lo == lo else "")
+            text += (f"; those games end on average in round {m:.2f}{ci}, "
+                     f"median {row['end_round_median']:g}")
+        out.append(Finding("all_lose", "info", text + "."))
+    return out
+
+
+def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
+    if table.height == 0:
+        return None
+    pairings = table["pairing"].unique(maintain_order=True).to_list()[:MAX_PANELS]
+    fig, axes = new_figure(len(pairings))
+    for ax, pairing in zip(axes, pairings):
+        t = table.filter(pl.col("pairing") == pairing)
+        labels = [category(r["players"], r["compensation"], r["games"]) for r in t.iter_rows(named=True)]
+        grouped_points(ax, labels, [("all lose", t["all_lose_rate"], t["all_lose_lo"], t["all_lose_hi"])],
+                       ylabel="all-lose rate (%), 95 % Wilson", xlabel="player count (n = games)")
+        ax.set_title(f"All-lose rate by player count: {pairing}", fontsize=10)
+    return fig
+
+
+METRIC = Metric(
+    name="all_lose",
+    title="All lose: unhappy customers",
+    games=P2P,
+    requires=("winner", "players", "rounds"),
+    compute=compute,
+    findings=findings,
+    plot=plot,
+    order=50,
+    description=("Share of games that end with every player losing because the unhappy pile "
+                 "reached its limit (Wilson interval), and the round in which those games end: "
+                 "mean with a t interval, and quantiles."),
+)

@@ -1,0 +1,102 @@
+"""Synthetic Peer-to-Peer run directories that follow the data contract.
+
+For tests and for trying the report without the engine. The numbers are random draws
+with chosen outcome probabilities, not games: never read balance from them.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+DOMAINS = (("SV", "Service"), ("TE", "Technology"), ("SC", "Science"), ("IN", "Information"))
+CARD_IDS = [f"{d}{v}" for d, _ in DOMAINS for v in range(1, 14)] + ["OPA", "OPB"]
+CARD_NAMES = [f"{n} {v}" for _, n in DOMAINS for v in range(1, 14)] + ["Open Protocol A", "Open Protocol B"]
+VENTURES = [i for i, cid in enumerate(CARD_IDS) if cid[2:].isdigit() and int(cid[2:]) >= 10]
+TEAM_PLAYERS = {1: (1, 0), 2: (1, 1), 3: (2, 1), 4: (2, 2), 5: (3, 2), 6: (3, 3)}
+DEFAULT_RULES = {"hand_size": 4, "initial_row": 2, "customer_patience": 2, "row_capacity": 0,
+                 "max_rounds": 200, "odd_team_compensation": "extra_venture",
+                 "unhappy_limit": {"1": 4, "2": 3, "3": 2, "4": 2, "5": 1, "6": 1}}
+
+
+def seat_teams(players: int, compensation: str = "extra_venture") -> list[str]:
+    a, b = TEAM_PLAYERS[players]
+    if players in (3, 5) and compensation != "none":
+        b += 1
+    return ["A"] * a + ["B"] * b
+
+
+def synthetic_games(players: int, games: int, seed: int, *, p_a=0.4, p_b=0.35, p_draw=0.02,
+                    p_all_lose=0.2, compensation="extra_venture", start=0) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    n = games
+    if players == 1:
+        winner = np.where(rng.random(n) < p_a, 4, 3)
+    else:
+        p_to = 1.0 - p_a - p_b - p_draw - p_all_lose
+        winner = rng.choice(6, size=n, p=[p_a, p_b, p_draw, p_all_lose, 0.0, p_to])
+    teams = seat_teams(players, compensation)
+    cols: dict[str, np.ndarray] = {
+        "game_index": np.arange(start, start + n, dtype=np.int64),
+        "players": np.full(n, players, np.int8),
+        "winner": winner.astype(np.int8),
+        "first_marker": (rng.random(n) < 0.5).astype(np.int8) if players > 1 else np.zeros(n, np.int8),
+        "rounds": rng.integers(5, 25, n).astype(np.int16),
+        "unhappy": rng.integers(0, 4, n).astype(np.int16),
+    }
+    for t in ("a", "b"):
+        cols[f"score_{t}"] = rng.integers(0, 15, n).astype(np.int16) if (t == "a" or players > 1) else np.zeros(n, np.int16)
+    for t in ("a", "b"):
+        cols[f"value_{t}"] = (cols[f"score_{t}"] * 7).astype(np.int16)
+        cols[f"assists_{t}"] = rng.integers(0, 20, n).astype(np.int16)
+    cols["contests"] = rng.integers(0, 5, n).astype(np.int16)
+    cols["contests_won_a"] = (cols["contests"] // 2).astype(np.int16)
+    cols["contests_won_b"] = (cols["contests"] - cols["contests_won_a"]).astype(np.int16)
+    for d in ("score", "venture", "deck"):
+        for t in ("a", "b"):
+            cols[f"sent_{d}_{t}"] = (rng.integers(0, 8, n) if (t == "a" or players > 1) else np.zeros(n)).astype(np.int16)
+    seats = len(teams)
+    for s in range(6):
+        if s < seats and not (compensation == "extra_venture_empty" and players in (3, 5) and s == seats - 1):
+            cols[f"start_card_{s}"] = np.zeros(n, np.int16)  # filled below
+        else:
+            cols[f"start_card_{s}"] = np.full(n, -1, np.int16)
+    for g in range(n):
+        picks = rng.choice(VENTURES, size=seats, replace=False)
+        for s in range(seats):
+            if cols[f"start_card_{s}"][g] != -1:
+                cols[f"start_card_{s}"][g] = picks[s]
+    cols["error"] = np.zeros(n, np.int16)
+    for cid in CARD_IDS:
+        cols[f"fate_{cid}"] = rng.integers(0, 9, n).astype(np.int8)
+    return pl.DataFrame(cols)
+
+
+def write_run(path, players: int = 4, games: int = 400, seed: int = 1, *,
+              strategies=("greedy", "greedy"), compensation: str = "extra_venture",
+              rules: dict | None = None, card_sha: str | None = None, complete: bool = True,
+              df: pl.DataFrame | None = None, **probs) -> Path:
+    """Write ``path/manifest.json`` and ``path/games/part-<seed>-0.parquet``."""
+    path = Path(path)
+    (path / "games").mkdir(parents=True, exist_ok=True)
+    if df is None:
+        df = synthetic_games(players, games, seed, compensation=compensation, **probs)
+    r = dict(DEFAULT_RULES if rules is None else rules)
+    r["odd_team_compensation"] = compensation
+    manifest = {
+        "game": "peer-to-peer", "players": players, "games": df.height, "seed": seed,
+        "complete": complete, "package_version": "0.1.0", "wall_seconds": 0.5,
+        "cards": {"path": "cards/default.csv",
+                  "sha256": card_sha or hashlib.sha256(",".join(CARD_IDS).encode()).hexdigest(),
+                  "ids": CARD_IDS, "names": CARD_NAMES},
+        "rules": r,
+        "strategies": {"A": {"name": strategies[0], "params": {}},
+                       **({"B": {"name": strategies[1], "params": {}}} if players > 1 else {})},
+        "seat_teams": seat_teams(players, compensation),
+    }
+    (path / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    df.write_parquet(path / "games" / f"part-{seed}-0.parquet")
+    return path
