@@ -50,7 +50,9 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
             below = f"the smaller {db} is favoured over the larger {da}"
         else:
             above, below = f"{da} is favoured", f"{db} is favoured"
-        out.append(judged("team_balance", where(row), "team A's share of the games won by a team",
+        quantity = ("the larger team A's share of the games won by a team" if row["players"] in (3, 5)
+                    else "team A's share of the games won by a team")
+        out.append(judged("team_balance", where(row), quantity,
                           row["a_share_rate"], row["a_share_lo"], row["a_share_hi"], row["decisive"],
                           ctx, centre=0.5, centre_words="50 %", method="Wilson",
                           above_words=above, below_words=below))
