@@ -189,7 +189,8 @@ img{max-width:100%;height:auto;display:block;margin:.5em 0}
 .tablewrap{overflow-x:auto}
 @media print{body{max-width:none;margin:0;font-size:10pt}h2{page-break-after:avoid}
 img,figure,table{page-break-inside:avoid}.tablewrap{overflow:visible}
-tr:nth-child(even) td,th{background:none}a{color:inherit;text-decoration:none}}
+tr:nth-child(even) td,th{background:none}a{color:inherit;text-decoration:none}
+table{font-size:7pt}th,td{padding:.1em .25em}nav{display:none}}
 """
 
 

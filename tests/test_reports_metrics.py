@@ -343,3 +343,15 @@ def test_sentence_states_the_interval_and_the_rule():
                        centre_words="50 %", threshold_pp=2.0, method="Wilson",
                        above_words="x", below_words="y")
     assert code == UNDECIDED and "not decided" in text and "imbalance" in text
+
+
+def test_card_start_delta_display_puts_called_imbalances_first():
+    many = table([dict(winner=0, start_card_0=3, start_card_1=1)] * 400
+                 + [dict(winner=2, start_card_0=0, start_card_1=2)] * 400, players=2, seat_teams=[0, 1])
+    t = run("card_start_delta", many)
+    shown = METRICS["card_start_delta"].display(t, CTX)
+    # c3 starts only in A's won games (+100 pp), c0 and c2 only in drawn games (-50 pp against
+    # the A-win games); c1 starts for B in A-won games: 0 % against 0 % in the drawn games
+    assert shown["card_id"].to_list() == ["c0", "c2", "c3", "c1"]
+    assert shown["verdict"].to_list() == [BELOW, BELOW, ABOVE, WITHIN]
+    assert "wins_with" not in shown.columns and "wins_with" in t.columns

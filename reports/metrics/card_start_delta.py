@@ -127,6 +127,13 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
     return fig
 
 
+def display(table: pl.DataFrame, ctx: Context) -> pl.DataFrame:
+    """Called imbalances first, then the rest; raw counts of the baseline stay in the CSV."""
+    order = {ABOVE: 0, BELOW: 0, UNDECIDED: 1, WITHIN: 2, NO_DATA: 3}
+    t = table.with_columns(pl.col("verdict").replace_strict(order, return_dtype=pl.Int8).alias("_v"))
+    return t.sort("_v", *keys(ctx), "card").drop("_v", "card", "wins_with", "wins_without")
+
+
 METRIC = Metric(
     name="card_start_delta",
     title="Per card: win-rate delta as a starting venture",
@@ -135,6 +142,7 @@ METRIC = Metric(
     compute=compute,
     findings=findings,
     plot=plot,
+    display=display,
     order=80,
     description=("For each card that was some seat's starting venture: the win rate of the team "
                  "that started with it (one observation per such game) minus the win rate of "

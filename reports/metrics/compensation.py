@@ -97,6 +97,11 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
     return fig
 
 
+def display(table: pl.DataFrame, ctx: Context) -> pl.DataFrame:
+    """The comparison without the raw counts (they stay in the CSV)."""
+    return table.drop("a_wins", "b_wins", "draws", "all_lose")
+
+
 METRIC = Metric(
     name="compensation",
     title="odd_team_compensation modes side by side (3 and 5 players)",
@@ -105,6 +110,7 @@ METRIC = Metric(
     compute=compute,
     findings=findings,
     plot=plot,
+    display=display,
     order=30,
     description=("For each 3- or 5-player pairing run under two or more odd_team_compensation "
                  "modes: each mode's A win, B win, draw and all-lose rates, team A's share of "
