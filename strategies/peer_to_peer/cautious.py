@@ -1,36 +1,33 @@
-"""cautious: cooperates against unhappy customers.
+"""cautious: cooperates against unhappy customers; otherwise plays like greedy.
 
-Serves first the customers closest to turning unhappy, avoids contests it would lose
-(as the marker holder it retargets, P2P-R2b; without the marker it shies away from the
-row's top customer by `risk`), develops its deck like a builder, and always uses
-`patience` (P2P-E6).
+Everyone loses when too many customers turn unhappy (P2P-R5), so this strategy tests
+whether cooperating pays: it serves first the customers closest to turning unhappy,
+avoids contests it would lose and always uses `patience` (P2P-E6; greedy's default).
+It scores everything it wins, like greedy, so a cautious-vs-greedy matchup isolates
+the cooperation and is not muddied by deck building.
+
+Contests: as the marker holder it has seen the rival's play and retargets away from a
+contest it would lose (P2P-R2b, D3). Without the marker it cannot know, so it shies
+away from the row's most valuable customer, the one a greedy rival goes for, by `risk`.
 """
 from sim.strategy import Strategy
 
 
 def _weights(p):
     return {
+        # urgency outweighs any customer value (at most 13), so urgent customers come first
         "commit.urgent": p["urgency"],
-        "commit.waited": 2.0,
-        "commit.contest_lose": -50.0,
+        "commit.waited": 0.1 * p["urgency"],   # then the longest-waiting ones
+        "commit.contest_lose": -50.0,          # D3: never walk into a lost contest
         "commit.top_customer": -p["risk"],
-        "dest.develop_deck": 3.0,
-        "dest.develop_hand": 3.0,
-        "dest.develop_discard": 3.0,
-        "dest.venture": 2.0,
-        "dest.overflow": -1.5,
-        "save.none": -100.0,
-        "late.dest.develop_deck": 0.0,
-        "late.dest.develop_hand": 0.0,
-        "late.dest.develop_discard": 0.0,
-        "late.dest.venture": 0.0,
-        "switch": 4.0,
+        "save.none": -100.0,                   # patience: always save someone
     }
 
 
 STRATEGY = Strategy(
     name="cautious",
-    summary="serves customers about to turn unhappy first, avoids contests it would lose",
+    summary="serves customers about to turn unhappy first, avoids contests it would lose, "
+            "uses patience; scores everything",
     weights=_weights,
-    params={"urgency": 20.0, "risk": 1.0},
+    params={"urgency": 20.0, "risk": 2.0},
 )
