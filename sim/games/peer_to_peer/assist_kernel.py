@@ -15,7 +15,27 @@ from sim.games.peer_to_peer.constants import (
     R_DOMAIN_RANK, WHY_DOMAIN, WHY_HIGHER_CARD, WHY_LONGER, WHY_MARKER, WHY_TIEBREAK,
 )
 
-MAX_BOOSTS = 6
+
+
+@njit(cache=True)
+def _boost_total(cards, hand, subset):
+    """Sum of the boost amounts of the hand slots in ``subset``."""
+    total = 0
+    slot = 0
+    while subset:
+        if subset & 1:
+            total += cards[CD_ARG, hand[slot]]
+        subset >>= 1
+        slot += 1
+    return total
+
+
+@njit(cache=True)
+def _next_submask(sub, full):
+    """Submasks of ``full`` in ascending order: 0, ..., full; returns -1 after ``full``."""
+    if sub == full:
+        return -1
+    return ((sub | ~full) + 1) & full
 
 
 @njit(cache=True)
@@ -23,14 +43,14 @@ def eval_assist(cards, hand, mask, customer, used, shift_k, has_wild, out_vals):
     """Can the hand cards in ``mask`` legally assist ``customer``?
 
     Returns (ok, shift_slot, shift_delta, use_wild, dual_slot, boost_slots_mask) and fills
-    ``out_vals[slot]`` with each played card's value after effects.
+    ``out_vals[slot]`` with each played card's value after effects. Allocation-free: it
+    runs for every (subset, customer) pair of every decision.
     """
     target = cards[CD_VALUE, customer]
     domain = cards[CD_DOMAIN, customer]
     natural = domain == ANY
     dual_slot = -1
-    boost_slot = np.empty(MAX_BOOSTS, np.int64)
-    n_boost = 0
+    boosts = 0  # bitmask over hand slots of usable boost cards
     base = 0
     m = mask
     slot = 0
@@ -45,9 +65,8 @@ def eval_assist(cards, hand, mask, customer, used, shift_k, has_wild, out_vals):
             elif (dual_slot < 0 and cards[CD_EFFECT, c] == EFFECT_DUAL_DOMAIN
                   and cards[CD_ARG, c] == domain and used[c] == 0):
                 dual_slot = slot
-            if cards[CD_EFFECT, c] == EFFECT_BOOST and used[c] == 0 and n_boost < MAX_BOOSTS:
-                boost_slot[n_boost] = slot
-                n_boost += 1
+            if cards[CD_EFFECT, c] == EFFECT_BOOST and used[c] == 0:
+                boosts |= 1 << slot
         m >>= 1
         slot += 1
     if natural:
@@ -58,49 +77,46 @@ def eval_assist(cards, hand, mask, customer, used, shift_k, has_wild, out_vals):
             return False, -1, 0, 0, -1, 0
         use_wild = 1
 
-    # Exact sum with boosts only, then with one shift.
-    found_bm = -1
-    for bm in range(1 << n_boost):
-        total = base
-        for i in range(n_boost):
-            if bm >> i & 1:
-                total += cards[CD_ARG, hand[boost_slot[i]]]
-        if total == target:
-            found_bm = bm
+    # Exact sum with boosts only (boost subsets in ascending order), then with one shift.
+    found = -1
+    sub = 0
+    while sub >= 0:
+        if base + _boost_total(cards, hand, sub) == target:
+            found = sub
             break
+        sub = _next_submask(sub, boosts)
     shift_slot = -1
     shift_delta = 0
-    if found_bm < 0 and shift_k > 0:
-        for bm in range(1 << n_boost):
-            total = base
-            for i in range(n_boost):
-                if bm >> i & 1:
-                    total += cards[CD_ARG, hand[boost_slot[i]]]
-            delta = target - total
-            if delta == 0 or abs(delta) > shift_k:
-                continue
-            best_slot, best_val = _highest_after_boost(cards, hand, mask, boost_slot, n_boost, bm)
-            if delta > 0 or best_val + delta >= 0:
-                found_bm = bm
-                shift_slot = best_slot
-                shift_delta = delta
-                break
-    if found_bm < 0:
+    if found < 0 and shift_k > 0:
+        sub = 0
+        while sub >= 0:
+            delta = target - base - _boost_total(cards, hand, sub)
+            if delta != 0 and abs(delta) <= shift_k:
+                best_slot, best_val = _highest_after_boost(cards, hand, mask, sub)
+                if delta > 0 or best_val + delta >= 0:
+                    found = sub
+                    shift_slot = best_slot
+                    shift_delta = delta
+                    break
+            sub = _next_submask(sub, boosts)
+    if found < 0:
         return False, -1, 0, 0, -1, 0
 
-    boost_mask = 0
-    for i in range(n_boost):
-        if found_bm >> i & 1:
-            s = boost_slot[i]
-            out_vals[s] += cards[CD_ARG, hand[s]]
-            boost_mask |= 1 << s
+    slot = 0
+    m = found
+    while m:
+        if m & 1:
+            out_vals[slot] += cards[CD_ARG, hand[slot]]
+        m >>= 1
+        slot += 1
     if shift_slot >= 0:
         out_vals[shift_slot] += shift_delta
-    return True, shift_slot, shift_delta, use_wild, dual_slot, boost_mask
+    return True, shift_slot, shift_delta, use_wild, dual_slot, found
 
 
 @njit(cache=True)
-def _highest_after_boost(cards, hand, mask, boost_slot, n_boost, bm):
+def _highest_after_boost(cards, hand, mask, boosted):
+    """The highest played card after the boosts in ``boosted``: (slot, value), first on ties."""
     best_slot = -1
     best_val = -1
     m = mask
@@ -108,9 +124,8 @@ def _highest_after_boost(cards, hand, mask, boost_slot, n_boost, bm):
     while m:
         if m & 1:
             v = cards[CD_VALUE, hand[slot]]
-            for i in range(n_boost):
-                if boost_slot[i] == slot and bm >> i & 1:
-                    v += cards[CD_ARG, hand[slot]]
+            if boosted >> slot & 1:
+                v += cards[CD_ARG, hand[slot]]
             if v > best_val:
                 best_val = v
                 best_slot = slot
