@@ -351,3 +351,77 @@ def default_cards(game: str = DEFAULT_GAME) -> str:
     except OSError as exc:
         raise UserError(f"cannot read the default card file ({exc.strerror or exc})",
                         file=str(path)) from None
+
+
+# ---------------------------------------------------------------- reports (issue 4)
+
+def report(run_dirs, out: str | os.PathLike, threshold_pp: float = 2.0,
+           allow_mixed: bool = False) -> dict[str, Any]:
+    """Write report.html, report.md and CSV tables for one or more run directories."""
+    from reports.build import write_report
+
+    return write_report([str(d) for d in run_dirs], str(out), threshold_pp=threshold_pp,
+                        allow_mixed=allow_mixed)
+
+
+# Runs of the designer's one-shot report: every player count, and at 3 and 5 players every
+# odd_team_compensation mode, so the report can compare them.
+BALANCE_MODES = ("extra_venture", "extra_venture_empty", "none")
+
+
+def balance_points(game: str = DEFAULT_GAME) -> list[tuple[int, tuple[str, ...]]]:
+    """(players, extra rule overrides) for each run of ``balance_report``."""
+    game_obj = resolve_game(game)
+    points: list[tuple[int, tuple[str, ...]]] = []
+    for players in game_obj.player_counts:
+        if game == "peer-to-peer" and players in (3, 5):
+            points += [(players, (f"odd_team_compensation={mode}",)) for mode in BALANCE_MODES]
+        else:
+            points.append((players, ()))
+    return points
+
+
+def balance_report(games: int | str = 1_000_000, seed: int = 1, out: str | os.PathLike | None = None,
+                   game: str = DEFAULT_GAME, cards: str | None = None,
+                   rules_file: str | None = None, rule_overrides: tuple[str, ...] = (),
+                   strategies: Mapping[str, str] | None = None, threads: int | None = None,
+                   threshold_pp: float = 2.0, progress: bool = True,
+                   command_line: str | None = None) -> dict[str, Any]:
+    """Run every player count (and compensation mode) with the same settings, then report.
+
+    Runs go to ``OUT/runs/<players>p[-mode]``; the report to ``OUT``."""
+    import time
+
+    games = parse_count(games, field="--games")
+    out_path = Path(out) if out is not None else Path("runs") / time.strftime(
+        f"balance-{game}-seed{_seed(seed)}-%Y%m%d-%H%M%S")
+    if out_path.exists() and any(out_path.iterdir()):
+        raise UserError("the output directory is not empty; choose a new --out",
+                        file=str(out_path), field="--out")
+    run_dirs = []
+    for players, extra in balance_points(game):
+        name = f"{players}p" + (f"-{extra[0].split('=')[1]}" if extra else "")
+        result = run(game=game, players=players, games=games, seed=seed, cards=cards,
+                     rules_file=rules_file, rule_overrides=tuple(rule_overrides) + extra,
+                     strategies=strategies, out=out_path / "runs" / name, threads=threads,
+                     progress=progress, command_line=command_line)
+        run_dirs.append(result.run_dir)
+    return report(run_dirs, out_path, threshold_pp=threshold_pp)
+
+
+def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
+    """Every registered strategy of ``game``: name, summary, parameters with defaults and
+    the file that defines it (``strategies/<game package>/<name>.py``)."""
+    from sim.strategy import registry
+
+    if game not in game_modules():
+        raise UserError(f"unknown game '{game}'; choose one of: {', '.join(game_modules())}",
+                        field="--game")
+    package = game.replace("-", "_")
+    try:
+        found = registry(package)
+    except ModuleNotFoundError:
+        found = {}
+    return [{"name": s.name, "summary": s.summary, "params": dict(s.params),
+             "module": f"strategies/{package}/{sys.modules[s.weights.__module__].__name__.rsplit('.', 1)[-1]}.py"}
+            for s in found.values()]

@@ -15,7 +15,8 @@ from sim import __version__
 from sim.errors import UserError
 
 _GAME_OPTIONS = ("game", "players", "cards", "rules", "rule", "team_a", "team_b", "debug")
-_RUN_ONLY_OPTIONS = ("games", "out", "threads", "chunk_size", "as_json", "resume_dir")
+_RUN_ONLY_OPTIONS = ("games", "out", "threads", "chunk_size", "as_json", "resume_dir",
+                     "with_report")
 _RESUME_CONFLICTS = ("game", "players", "games", "seed", "cards", "rules", "rule", "team_a",
                      "team_b", "out", "chunk_size", "debug")
 
@@ -157,6 +158,8 @@ def _inherit(ctx: click.Context, opts: dict[str, Any], names: tuple[str, ...]) -
               help="Finish an interrupted run (settings come from its manifest).")
 @click.option("--progress/--no-progress", default=True, show_default=True,
               help="Progress bar on stderr (only when stderr is a terminal).")
+@click.option("--report", "with_report", is_flag=True,
+              help="Also write the balance report into RUN_DIR/report/.")
 @click.version_option(version=__version__, prog_name="simulate",
                       message="%(prog)s %(version)s")
 @click.pass_context
@@ -213,12 +216,17 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
         }
         for key, value in result.summary.items():
             payload.setdefault(key, value)
+        if opts["with_report"]:
+            payload["report"] = str(api.report([result.run_dir], result.run_dir / "report")["html"])
         click.echo(json.dumps(payload))
         return
     click.echo(result.config.format_summary(result.summary))
     click.echo(f"run dir: {result.run_dir}")
     click.echo(f"{manifest['games']:,} games in {result.wall_seconds:.2f} s "
                f"({result.games_per_second:,.0f} games/s)")
+    if opts["with_report"]:
+        written = api.report([result.run_dir], result.run_dir / "report")
+        click.echo(f"report: {written['html']}")
 
 
 @main.command()
@@ -263,6 +271,143 @@ def cards(ctx: click.Context, game: str) -> None:
 
     game = _inherit(ctx, {"game": game}, ("game",))["game"]
     click.echo(api.default_cards(game), nl=False)
+
+
+def _print_report(written: dict[str, Any], shown: int = 8) -> None:
+    called = [f["text"] for f in written.get("findings", []) if f.get("level") == "imbalance"]
+    click.echo(f"{len(called)} imbalance(s) called at ±{written.get('threshold_pp', 2):g} pp"
+               + (":" if called else "."))
+    for text in called[:shown]:
+        click.echo(f"- {text}")
+    if len(called) > shown:
+        click.echo(f"- ... and {len(called) - shown} more in the report")
+    click.echo(f"report: {written['html']}")
+    click.echo(f"markdown: {written['markdown']}")
+
+
+@main.command(short_help="Write the balance report for one or more runs.")
+@click.argument("run_dirs", nargs=-1, required=True, metavar="RUN_DIR...")
+@click.option("--out", metavar="DIR", required=True, help="Directory for report.html, "
+              "report.md and the CSV tables.")
+@click.option("--threshold", type=float, default=2.0, show_default=True,
+              help="Imbalance threshold in percentage points: an imbalance is called only "
+                   "when its 95 % interval lies wholly beyond it.")
+@click.option("--allow-mixed", is_flag=True,
+              help="Merge runs with different card files or rule options (the report says so).")
+def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: bool) -> None:
+    """Write report.html (self-contained), report.md and CSV tables for RUN_DIRs.
+
+    \b
+    Examples:
+      simulate report runs/peer-to-peer-3p-seed1-* --out reports/3p
+      simulate report runs/a runs/b --out out --threshold 1 --allow-mixed
+    """
+    from sim import api
+
+    _print_report(api.report(list(run_dirs), out, threshold_pp=threshold,
+                             allow_mixed=allow_mixed))
+
+
+@main.command("balance-report", short_help="Run every player count, then write the report.")
+@click.option("--games", type=Count(), default="1e6", show_default=True,
+              help="Games per player count (and per compensation mode at 3 and 5 players).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
+@click.option("--out", metavar="DIR", default=None,
+              help="Output directory (default runs/balance-<game>-seed<seed>-<time>).")
+@click.option("--threads", type=Count(4096), default=None, help="Worker threads.")
+@click.option("--threshold", type=float, default=2.0, show_default=True,
+              help="Imbalance threshold in percentage points.")
+@click.option("--progress/--no-progress", default=True, show_default=True,
+              help="Progress bar on stderr.")
+@game_options
+def balance_report(**opts: Any) -> None:
+    """The designer's one-shot: every player count (1-6 for Peer-to-Peer, with all three
+    odd_team_compensation modes at 3 and 5 players), then report.html in --out.
+
+    \b
+    Examples:
+      simulate balance-report --games 1e6
+      simulate balance-report --games 2e5 --cards my_cards.csv --out balance/
+      simulate balance-report --games 1e5 --team-a cautious --team-b cautious
+    """
+    from sim import api
+
+    if opts["players"] is not None:
+        raise click.UsageError("balance-report plays every player count; drop --players")
+    written = api.balance_report(
+        games=opts["games"], seed=opts["seed"], out=opts["out"], game=opts["game"],
+        cards=opts["cards"], rules_file=opts["rules"], rule_overrides=tuple(opts["rule"]),
+        strategies=_strategies(opts), threads=opts["threads"], threshold_pp=opts["threshold"],
+        progress=opts["progress"], command_line=_command_line())
+    _print_report(written)
+
+
+@main.command(short_help="List the registered strategies and their parameters.")
+@click.option("--game", default="peer-to-peer", show_default=True, help="Whose strategies.")
+@click.pass_context
+def strategies(ctx: click.Context, game: str) -> None:
+    """List every registered strategy: name, summary, parameters with their defaults.
+
+    A strategy is one file, strategies/<game>/<name>.py; set parameters with NAME:k=v.
+
+    \b
+    Examples:
+      simulate strategies
+      simulate --team-a builder:threshold=12 --team-b cautious:urgency=5
+    """
+    from sim import api
+
+    game = _inherit(ctx, {"game": game}, ("game",))["game"]
+    found = api.strategies(game)
+    if not found:
+        click.echo(f"{game} has no registered strategies")
+    for item in found:
+        params = ", ".join(f"{k}={v:g}" for k, v in item["params"].items()) or "(no parameters)"
+        click.echo(f"{item['name']:<10} {item['summary']}\n{'':<10} parameters: {params}"
+                   f"\n{'':<10} file: {item['module']}")
+
+
+@main.command(short_help="Play every ordered pair of strategies; win-rate matrix.")
+@click.option("--strategies", "specs", required=True, metavar="NAME[:k=v],...",
+              help="Comma-separated strategies (at least two), e.g. random,greedy,builder.")
+@click.option("--players", type=Count(1000), default=4, show_default=True,
+              help="Number of players (2-6).")
+@click.option("--games", type=Count(), default="10000", show_default=True,
+              help="Games per ordered pair (half with each team holding the first marker).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
+@click.option("--out", metavar="DIR", default=None,
+              help="New run directory (default: runs/matchups-<game>-<players>p-seed<seed>-<time>).")
+@click.option("--threads", type=Count(4096), default=None,
+              help="Worker threads (default: every CPU this process may use).")
+@click.option("--cards", metavar="FILE", default=None, help="Card file (CSV).")
+@click.option("--rules", metavar="FILE", default=None, help="YAML file of rule options.")
+@click.option("--rule", metavar="KEY=VALUE", multiple=True,
+              help="Set one rule option; repeatable (not first_marker: matchups balance it).")
+@click.option("--debug", is_flag=True, help="Check game invariants while playing (slower).")
+@click.pass_context
+def matchups(ctx: click.Context, **opts: Any) -> None:
+    """Play every ordered pair of strategies and print a win-rate matrix with 95 % intervals.
+
+    Cell (row, column) = the row strategy's wins / (wins + losses) over games with a
+    winner (games where everyone loses to unhappy customers do not count), pooled over
+    both seatings; half of each pair's games start with the marker on each team. Writes
+    matrix.csv, pairs.csv, matrix.txt and manifest.json into the run directory.
+
+    \b
+    Example:
+      simulate matchups --strategies random,greedy,builder,cautious --players 4 --games 2e5
+    """
+    from sim import matchups as matchups_api
+
+    opts = _inherit(ctx, opts, ("players", "cards", "rules", "rule", "debug"))
+    result = matchups_api.run(opts["specs"], players=opts["players"], games=opts["games"],
+                              seed=opts["seed"], out=opts["out"], threads=opts["threads"],
+                              cards=opts["cards"], rules_file=opts["rules"],
+                              rule_overrides=tuple(opts["rule"]), debug=opts["debug"],
+                              command_line=_command_line())
+    click.echo(result.table())
+    click.echo(f"run dir: {result.run_dir}")
+    click.echo(f"{len(result.pairs) * result.games // 2:,} games in {result.wall_seconds:.1f} s")
 
 
 if __name__ == "__main__":
