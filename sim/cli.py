@@ -410,5 +410,73 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
     click.echo(f"{len(result.pairs) * result.games // 2:,} games in {result.wall_seconds:.1f} s")
 
 
+@main.command(short_help="List the registered strategies and their parameters.")
+@click.option("--game", default="peer-to-peer", show_default=True, help="Whose strategies.")
+@click.pass_context
+def strategies(ctx: click.Context, game: str) -> None:
+    """List every registered strategy: name, summary, parameters with their defaults.
+
+    A strategy is one file, strategies/<game>/<name>.py; set parameters with NAME:k=v.
+
+    \b
+    Examples:
+      simulate strategies
+      simulate --team-a builder:threshold=12 --team-b cautious:urgency=5
+    """
+    from sim import api
+
+    game = _inherit(ctx, {"game": game}, ("game",))["game"]
+    found = api.strategies(game)
+    if not found:
+        click.echo(f"{game} has no registered strategies")
+    for item in found:
+        params = ", ".join(f"{k}={v:g}" for k, v in item["params"].items()) or "(no parameters)"
+        click.echo(f"{item['name']:<10} {item['summary']}\n{'':<10} parameters: {params}"
+                   f"\n{'':<10} file: {item['module']}")
+
+
+@main.command(short_help="Play every ordered pair of strategies; win-rate matrix.")
+@click.option("--strategies", "specs", required=True, metavar="NAME[:k=v],...",
+              help="Comma-separated strategies (at least two), e.g. random,greedy,builder.")
+@click.option("--players", type=Count(1000), default=4, show_default=True,
+              help="Number of players (2-6).")
+@click.option("--games", type=Count(), default="10000", show_default=True,
+              help="Games per ordered pair (half with each team holding the first marker).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
+@click.option("--out", metavar="DIR", default=None,
+              help="New run directory (default: runs/matchups-<game>-<players>p-seed<seed>-<time>).")
+@click.option("--threads", type=Count(4096), default=None,
+              help="Worker threads (default: every CPU this process may use).")
+@click.option("--cards", metavar="FILE", default=None, help="Card file (CSV).")
+@click.option("--rules", metavar="FILE", default=None, help="YAML file of rule options.")
+@click.option("--rule", metavar="KEY=VALUE", multiple=True,
+              help="Set one rule option; repeatable (not first_marker: matchups balance it).")
+@click.option("--debug", is_flag=True, help="Check game invariants while playing (slower).")
+@click.pass_context
+def matchups(ctx: click.Context, **opts: Any) -> None:
+    """Play every ordered pair of strategies and print a win-rate matrix with 95 % intervals.
+
+    Cell (row, column) = the row strategy's wins / (wins + losses) over games with a
+    winner (games where everyone loses to unhappy customers do not count), pooled over
+    both seatings; half of each pair's games start with the marker on each team. Writes
+    matrix.csv, pairs.csv, matrix.txt and manifest.json into the run directory.
+
+    \b
+    Example:
+      simulate matchups --strategies random,greedy,builder,cautious --players 4 --games 2e5
+    """
+    from sim import matchups as matchups_api
+
+    opts = _inherit(ctx, opts, ("players", "cards", "rules", "rule", "debug"))
+    result = matchups_api.run(opts["specs"], players=opts["players"], games=opts["games"],
+                              seed=opts["seed"], out=opts["out"], threads=opts["threads"],
+                              cards=opts["cards"], rules_file=opts["rules"],
+                              rule_overrides=tuple(opts["rule"]), debug=opts["debug"],
+                              command_line=_command_line())
+    click.echo(result.table())
+    click.echo(f"run dir: {result.run_dir}")
+    click.echo(f"{len(result.pairs) * result.games // 2:,} games in {result.wall_seconds:.1f} s")
+
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,245 @@
+"""Strategy matchups: every ordered pair of strategies, a win-rate matrix with 95 % intervals.
+
+    >>> from sim import matchups
+    >>> result = matchups.run(["random", "greedy", "builder", "cautious"], players=4, games=10_000)
+    >>> print(result.table())
+
+Each ordered pair (X as team A, Y as team B) plays ``games`` games: half with the first
+team marker on team A (rule option ``first_marker=A``) and half on team B, so the marker
+is balanced. Team A is the larger team at 3 and 5 players, so the pair (X, Y) and its
+mirror (Y, X) put each strategy on both the larger and the smaller team.
+
+Win rate. Under the default rules most games end ``all_lose`` (everyone loses to
+unhappy customers), so a head-to-head win rate over all games would mostly measure
+that. The matrix cell (X, Y) is X's wins / (X's wins + X's losses), counted over the
+games with a winner (draws and all_lose excluded), pooling (X, Y) and (Y, X). The 95 %
+interval is Wilson's. A diagonal cell (X, X) is team A's rate in self-play (the seat
+and team-size bias). ``all_lose`` rates are reported next to it.
+
+Every game of a matchup run is a distinct game of one seed: block b (an ordered pair
+and a marker) plays game indices ``b * games .. ``, recorded in pairs.csv, so any game
+can be replayed with ``simulate trace``.
+"""
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from sim.errors import UserError
+
+GAME = "peer-to-peer"
+GAME_PKG = "peer_to_peer"
+CHUNK = 100_000  # games per kernel call: bounds memory whatever --games is
+MARKERS = ("A", "B")
+
+PAIR_COLUMNS = ("team_a", "team_b", "first_marker", "first_game_index", "games", "a_wins",
+                "b_wins", "draws", "all_lose", "timeouts", "errors")
+MATRIX_COLUMNS = ("strategy", "opponent", "games", "decided", "wins", "losses", "win_rate",
+                  "ci_low", "ci_high", "all_lose_rate")
+
+
+def split_specs(text: str | Sequence[str]) -> list[str]:
+    """``"random,greedy,builder:threshold=12,cards=2"`` -> the specs, where an item with
+    ``=`` but no ``:`` continues the parameters of the spec before it."""
+    items = text.split(",") if isinstance(text, str) else list(text)
+    specs: list[str] = []
+    for item in (i.strip() for i in items):
+        if not item:
+            continue
+        if "=" in item and ":" not in item and specs:
+            specs[-1] += "," + item
+        else:
+            specs.append(item)
+    return specs
+
+
+def _canonical(spec: str) -> str:
+    """Validate a spec (unknown names/parameters list the valid ones) and write it in one form."""
+    from sim.strategy import parse_spec
+
+    strategy, params = parse_spec(spec, GAME_PKG, field_name="--strategies")
+    return strategy.name + ("".join(f"{':' if i == 0 else ','}{k}={v:g}"
+                                    for i, (k, v) in enumerate(params.items())))
+
+
+@dataclass
+class MatchupResult:
+    run_dir: Path
+    players: int
+    games: int                     # per ordered pair
+    strategies: list[str]
+    pairs: list[dict[str, Any]]    # one row per (ordered pair, marker), PAIR_COLUMNS
+    matrix: list[dict[str, Any]]   # one row per (strategy, opponent), MATRIX_COLUMNS
+    wall_seconds: float = 0.0
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    def cell(self, strategy: str, opponent: str) -> dict[str, Any]:
+        return next(r for r in self.matrix if r["strategy"] == strategy and r["opponent"] == opponent)
+
+    def table(self) -> str:
+        """Win rate of the row strategy against the column strategy, with its 95 % interval."""
+        names = self.strategies
+        width = max(24, *(len(n) + 2 for n in names))
+        lines = [f"{self.players} players, {self.games:,} games per ordered pair; cell = row's "
+                 "wins / (wins + losses) among games with a winner, 95 % Wilson interval; "
+                 "diagonal = team A in self-play",
+                 " " * width + "".join(f"{n:>{width}}" for n in names)]
+        for row in names:
+            cells = []
+            for col in names:
+                c = self.cell(row, col)
+                if c["decided"] == 0:
+                    cells.append(f"{'n/a':>{width}}")
+                else:
+                    text = (f"{100 * c['win_rate']:.1f} [{100 * c['ci_low']:.1f}-"
+                            f"{100 * c['ci_high']:.1f}]")
+                    cells.append(f"{text:>{width}}")
+            lines.append(f"{row:<{width}}" + "".join(cells))
+        lines.append("all_lose (everyone loses) %:")
+        for row in names:
+            lines.append(f"{row:<{width}}" + "".join(
+                f"{100 * self.cell(row, col)['all_lose_rate']:>{width}.1f}" for col in names))
+        return "\n".join(lines)
+
+
+def _count(out: np.ndarray) -> dict[str, int]:
+    from sim.games.peer_to_peer import constants as k
+
+    w = out["winner"]
+    return {"a_wins": int((w == k.WIN_A).sum()), "b_wins": int((w == k.WIN_B).sum()),
+            "draws": int((w == k.DRAW).sum()), "all_lose": int((w == k.ALL_LOSE).sum()),
+            "timeouts": int((w == k.TIMEOUT).sum()), "errors": int((out["error"] != 0).sum())}
+
+
+def _play_block(team_a: str, team_b: str, marker: str, players: int, games: int, seed: int,
+                start: int, threads: int, configure_args: dict[str, Any]) -> dict[str, Any]:
+    from sim.games.peer_to_peer.game import GAME as P2P
+
+    overrides = tuple(configure_args["rule_overrides"]) + (f"first_marker={marker}",)
+    config = P2P.configure(players=players, strategies={"A": team_a, "B": team_b},
+                           cards=configure_args["cards"], rules_file=configure_args["rules_file"],
+                           rule_overrides=overrides, debug=configure_args["debug"])
+    row: dict[str, Any] = {"team_a": team_a, "team_b": team_b, "first_marker": marker,
+                           "first_game_index": start, "games": games}
+    totals = dict.fromkeys(("a_wins", "b_wins", "draws", "all_lose", "timeouts", "errors"), 0)
+    for lo in range(0, games, CHUNK):
+        out, _ = config.play(seed, start + lo, min(CHUNK, games - lo), threads)
+        for key, value in _count(out).items():
+            totals[key] += value
+    row.update(totals)
+    return row
+
+
+def matrix_rows(strategies: list[str], pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Pool the blocks into one row per (strategy, opponent); see the module docstring."""
+    from reports.stats import wilson
+
+    rows = []
+    for x in strategies:
+        for y in strategies:
+            wins = losses = games = all_lose = 0
+            for p in pairs:
+                if (p["team_a"], p["team_b"]) == (x, y):
+                    wins, losses = wins + p["a_wins"], losses + p["b_wins"]
+                elif x != y and (p["team_a"], p["team_b"]) == (y, x):
+                    wins, losses = wins + p["b_wins"], losses + p["a_wins"]
+                else:
+                    continue
+                games += p["games"]
+                all_lose += p["all_lose"]
+            rate, lo, hi = wilson(wins, wins + losses)
+            rows.append({"strategy": x, "opponent": y, "games": games, "decided": wins + losses,
+                         "wins": wins, "losses": losses, "win_rate": rate, "ci_low": lo,
+                         "ci_high": hi, "all_lose_rate": all_lose / games if games else float("nan")})
+    return rows
+
+
+def _write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(columns))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _new_run_dir(out: str | Path | None, players: int, seed: int) -> Path:
+    if out is None:
+        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        out = Path("runs") / f"matchups-{GAME}-{players}p-seed{seed}-{stamp}"
+    path = Path(out)
+    if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        raise UserError("already exists and is not an empty directory; choose a new --out",
+                        file=str(path), field="--out")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create the output directory ({exc.strerror or exc})",
+                        file=str(path), field="--out") from None
+    return path
+
+
+def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10_000,
+        seed: int = 1, out: str | Path | None = None, threads: int | None = None,
+        cards: str | None = None, rules_file: str | None = None,
+        rule_overrides: Sequence[str] = (), debug: bool = False,
+        command_line: str | None = None) -> MatchupResult:
+    """Play every ordered pair of ``strategies`` (``games`` games each, marker balanced)
+    and write manifest.json, pairs.csv, matrix.csv and matrix.txt into a new run directory."""
+    import sim
+    from sim import api
+
+    games = api.parse_count(games, field="--games")
+    if games < 2:
+        raise UserError("must be at least 2 so both markers get games", field="--games")
+    players = api.parse_count(players, field="--players", maximum=6)
+    if players < 2:
+        raise UserError("matchups need two teams: at least 2 players", field="--players")
+    threads = api.default_threads() if threads is None else api.parse_count(threads, "--threads", 4096)
+    seed = api._seed(seed)
+    if any(o.split("=")[0].strip() == "first_marker" for o in rule_overrides):
+        raise UserError("matchups balance the first marker themselves; drop first_marker",
+                        field="--rule")
+    names = [_canonical(s) for s in split_specs(strategies)]
+    if len(names) < 2:
+        raise UserError("give at least two strategies, e.g. random,greedy", field="--strategies")
+    if len(set(names)) != len(names):
+        raise UserError(f"a strategy is listed twice: {', '.join(names)}", field="--strategies")
+    configure_args = {"cards": cards, "rules_file": rules_file,
+                      "rule_overrides": tuple(rule_overrides), "debug": debug}
+    # Validate every input before the first game: a bad rule must not fail half way.
+    api.configure(GAME, players, cards, rules_file, tuple(rule_overrides), None, debug)
+    run_dir = _new_run_dir(out, players, seed)
+
+    halves = {"A": games // 2, "B": games - games // 2}
+    pairs, block, began = [], 0, time.perf_counter()
+    for team_a in names:
+        for team_b in names:
+            for marker in MARKERS:
+                pairs.append(_play_block(team_a, team_b, marker, players, halves[marker], seed,
+                                         block * games, threads, configure_args))
+                block += 1
+    wall = time.perf_counter() - began
+    result = MatchupResult(run_dir=run_dir, players=players, games=games, strategies=names,
+                           pairs=pairs, matrix=matrix_rows(names, pairs), wall_seconds=wall)
+    result.manifest = {
+        "kind": "matchups", "game": GAME, "players": players, "games_per_pair": games,
+        "seed": seed, "strategies": names, "rule_overrides": list(rule_overrides),
+        "rules_file": rules_file, "cards": cards, "debug": debug, "threads": threads,
+        "win_rate": "wins / (wins + losses) among games with a winner; Wilson 95 % interval",
+        "marker": "first_marker=A for the first half of each ordered pair's games, B for the rest",
+        "wall_seconds": round(wall, 3), "package_version": sim.__version__,
+        "source_hash": sim.source_hash(), "command_line": command_line,
+        "finished": _dt.datetime.now().isoformat(timespec="seconds"),
+    }
+    _write_csv(run_dir / "pairs.csv", PAIR_COLUMNS, pairs)
+    _write_csv(run_dir / "matrix.csv", MATRIX_COLUMNS, result.matrix)
+    (run_dir / "matrix.txt").write_text(result.table() + "\n", encoding="utf-8")
+    (run_dir / "manifest.json").write_text(json.dumps(result.manifest, indent=2) + "\n",
+                                           encoding="utf-8")
+    return result
