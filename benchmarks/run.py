@@ -1,0 +1,178 @@
+"""Measure everything issue 6 asks for and write a Markdown table.
+
+    python benchmarks/run.py            # full: ~10 minutes on 2 cores
+    python benchmarks/run.py --quick    # smaller runs, ~3 minutes
+
+Results go to stdout and to benchmarks/results.md. Every games/s figure is the median of
+several runs after a warm-up (compile) run. Nothing here is run by pytest.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+import sim  # noqa: E402,F401  (sets the numba cache directory)
+
+TARGETS = {"engine_vs_limit": 0.15, "engine_vs_reference": 300.0, "two_vs_one_thread": 1.6,
+           "rss_1e7_mb": 500.0, "warm_start_s": 3.0}
+
+
+def median_rate(fn, games: int, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn(games)
+        times.append(time.perf_counter() - start)
+    return games / statistics.median(times)
+
+
+def p2p_rates(games: int, repeats: int) -> dict[tuple[int, int], float]:
+    from sim.game import get_game
+
+    rates = {}
+    for players in range(1, 7):
+        config = get_game("peer-to-peer").configure(players=players)
+        config.play(1, 0, 100)  # warm-up / compile
+        for threads in (1, 2):
+            rates[(players, threads)] = median_rate(
+                lambda n: config.play(1, 0, n, threads), games, repeats)
+    return rates
+
+
+def limit_rate(games: int, repeats: int) -> float:
+    from benchmarks.limit_kernel import limit_games
+    from sim.games.peer_to_peer.cards import load_cards
+
+    cards = load_cards()
+    values, domains = cards.value.astype(np.int64), cards.domain.astype(np.int64)
+    limit_games(values, domains, 1, 0, 10)
+    return median_rate(lambda n: limit_games(values, domains, 1, 0, n), games, repeats)
+
+
+def reference_rate(games: int) -> tuple[float, str]:
+    """The pure-Python reference engine (issue 7); without it, the kernel with JIT off."""
+    try:
+        from sim.games.peer_to_peer.reference import play_games
+    except ImportError:
+        play_games = None
+    from sim.game import get_game
+
+    config = get_game("peer-to-peer").configure(players=4)
+    if play_games is not None:
+        return median_rate(lambda n: play_games(config, 1, 0, n), games, 1), "reference engine"
+    code = ("import time, sim; from sim.game import get_game; "
+            "c = get_game('peer-to-peer').configure(players=4); t = time.perf_counter(); "
+            f"c.play(1, 0, {games}); print({games} / (time.perf_counter() - t))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, check=True, cwd=ROOT)
+    return float(out.stdout.strip().splitlines()[-1]), "kernel with NUMBA_DISABLE_JIT=1"
+
+
+def peak_rss_mb(games: str, workdir: Path) -> tuple[float, float]:
+    """(peak RSS in MB, wall seconds) of `simulate --games N` in a fresh process."""
+    out = workdir / f"rss-{games}"
+    code = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
+            "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, "
+            "time.perf_counter() - t)")
+    cmd = [sys.executable, "-c", code, sys.executable, "-m", "sim.cli", "--games", games,
+           "--out", str(out), "--no-progress", "--json"]
+    rss, wall = subprocess.run(cmd, capture_output=True, text=True, check=True,
+                               cwd=workdir).stdout.split()
+    return float(rss), float(wall)
+
+
+def start_times(workdir: Path) -> tuple[float, float]:
+    """Cold (empty numba cache) and warm wall time of `simulate --games 1000`."""
+    env = {**os.environ, "CARDSIM_CACHE_ROOT": str(workdir / "cache")}
+    times = []
+    for name in ("cold", "warm", "warm2"):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "sim.cli", "--games", "1000", "--out",
+                        str(workdir / name), "--no-progress", "--json"], check=True, env=env,
+                       cwd=workdir, stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    return times[0], min(times[1:])
+
+
+def plai_rates(games: int, repeats: int) -> dict[int, float]:
+    try:
+        from sim.game import get_game
+
+        game = get_game("plai")
+    except Exception:  # noqa: BLE001 - PLAI not built yet
+        return {}
+    rates = {}
+    for players in game.player_counts:
+        config = game.configure(players=players)
+        config.run_chunk(1, 0, 50)
+        rates[players] = median_rate(lambda n: config.run_chunk(1, 0, n, 1), games, repeats)
+    return rates
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller runs")
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results.md"))
+    args = parser.parse_args()
+    games, repeats = (20_000, 3) if args.quick else (200_000, 5)
+    rss_sizes = ("1e5", "1e6") if args.quick else ("1e6", "1e7")
+
+    rates = p2p_rates(games, repeats)
+    limit = limit_rate(games * 5, repeats)
+    ref, ref_kind = reference_rate(200 if args.quick else 2000)
+    plai = plai_rates(games // 4, repeats)
+    with tempfile.TemporaryDirectory() as tmp:
+        rss = {size: peak_rss_mb(size, Path(tmp)) for size in rss_sizes}
+        cold, warm = start_times(Path(tmp))
+
+    engine4 = rates[(4, 1)]
+    ratios = {"engine_vs_limit": engine4 / limit, "engine_vs_reference": engine4 / ref,
+              "two_vs_one_thread": rates[(4, 2)] / rates[(4, 1)],
+              "rss_1e7_mb": rss[rss_sizes[-1]][0], "warm_start_s": warm}
+    lines = [f"# Benchmarks ({'quick' if args.quick else 'full'}; {os.cpu_count()} CPUs; "
+             f"{time.strftime('%Y-%m-%d %H:%M')})", "",
+             "Reproduce: `python benchmarks/run.py`" + (" --quick" if args.quick else ""), "",
+             "## Peer-to-Peer games/s (default cards, rules, greedy v greedy; median of "
+             f"{repeats} runs of {games:,} games)", "",
+             "| players | 1 thread | 2 threads | 2 / 1 |", "|---|---|---|---|"]
+    for players in range(1, 7):
+        one, two = rates[(players, 1)], rates[(players, 2)]
+        lines.append(f"| {players} | {one:,.0f} | {two:,.0f} | {two / one:.2f} |")
+    lines += ["", "| measure | value |", "|---|---|",
+              f"| limit kernel, 1 thread | {limit:,.0f} games/s |",
+              f"| {ref_kind}, 4 players | {ref:,.1f} games/s |"]
+    for size, (mb, wall) in rss.items():
+        lines.append(f"| peak RSS, `simulate --games {size}` | {mb:,.0f} MB ({wall:.1f} s) |")
+    lines += [f"| cold start, `simulate --games 1000` (empty cache) | {cold:.2f} s |",
+              f"| warm start, `simulate --games 1000` | {warm:.2f} s |"]
+    for players, rate in plai.items():
+        lines.append(f"| PLAI, {players} players, 1 thread | {rate:,.0f} games/s |")
+    lines += ["", "## Ratios and targets", "", "| ratio | value | target | met |", "|---|---|---|---|"]
+    for key, value in ratios.items():
+        target = TARGETS[key]
+        met = value <= target if key in ("rss_1e7_mb", "warm_start_s") else value >= target
+        if key == "rss_1e7_mb" and args.quick:
+            key = f"rss_{rss_sizes[-1]}_mb (quick)"
+        lines.append(f"| {key} | {value:,.3g} | {'<=' if 'rss' in key or 'start' in key else '>='} "
+                     f"{target:g} | {'yes' if met else 'NO'} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    Path(args.out).write_text(text)
+    print(json.dumps({"p2p_4p_1thread": engine4, "limit": limit, "reference": ref}))
+
+
+if __name__ == "__main__":
+    main()
