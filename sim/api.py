@@ -425,21 +425,3 @@ def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
     return [{"name": s.name, "summary": s.summary, "params": dict(s.params),
              "module": f"strategies/{package}/{sys.modules[s.weights.__module__].__name__.rsplit('.', 1)[-1]}.py"}
             for s in found.values()]
-
-
-def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
-    """Every registered strategy of ``game``: name, summary, parameters with defaults and
-    the file that defines it (``strategies/<game package>/<name>.py``)."""
-    from sim.strategy import registry
-
-    if game not in game_modules():
-        raise UserError(f"unknown game '{game}'; choose one of: {', '.join(game_modules())}",
-                        field="--game")
-    package = game.replace("-", "_")
-    try:
-        found = registry(package)
-    except ModuleNotFoundError:
-        found = {}
-    return [{"name": s.name, "summary": s.summary, "params": dict(s.params),
-             "module": f"strategies/{package}/{sys.modules[s.weights.__module__].__name__.rsplit('.', 1)[-1]}.py"}
-            for s in found.values()]
