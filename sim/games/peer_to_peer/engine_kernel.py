@@ -816,7 +816,8 @@ def play_game(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace
         if pile_n[P_CUST] == 0:
             winner = SOLO_WIN if solo else _scoring(cards, rules, pile, pile_n)
             break
-        st[S_MARKER] = 1 - st[S_MARKER]
+        if not solo:  # R5: the marker passes to the other team (there is none in solo)
+            st[S_MARKER] = 1 - st[S_MARKER]
     if trace.shape[0]:
         _ev(trace, st, rnd, EV_END, winner, pile_n[P_SCORE], pile_n[P_SCORE + 1], 0)
     _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_index, winner, rnd,
