@@ -1,0 +1,25 @@
+"""Shared checks for the malformed-input fuzz tests (issue 10)."""
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sim.cli import main
+
+
+def run_cli(args: list[str]):
+    return CliRunner().invoke(main, args, catch_exceptions=True)
+
+
+def assert_clean_outcome(result, out_dir: Path, context: str) -> None:
+    """Either one clean error line with exit code 2 and no run directory, or a good run."""
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        f"{context}: crashed with {result.exception!r}")
+    assert result.exit_code in (0, 2), f"{context}: exit {result.exit_code}: {result.output}"
+    assert "Traceback" not in result.output, context
+    if result.exit_code == 2:
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error:"), f"{context}: {result.stderr!r}"
+        assert not out_dir.exists() or not any(out_dir.iterdir()), (
+            f"{context}: a failed run left {sorted(p.name for p in out_dir.iterdir())}")
+    else:
+        assert (out_dir / "manifest.json").exists(), context
