@@ -369,7 +369,7 @@ def strategies(ctx: click.Context, game: str) -> None:
 
 @main.command(short_help="Play every ordered pair of strategies; win-rate matrix.")
 @click.option("--strategies", "specs", required=True, metavar="NAME[:k=v],...",
-              help="Comma-separated strategies (at least two), e.g. random,greedy,builder.")
+              help="Comma-separated strategies, e.g. random,greedy,builder (one alone plays itself).")
 @click.option("--players", type=Count(1000), default=4, show_default=True,
               help="Number of players (2-6).")
 @click.option("--games", type=Count(), default="10000", show_default=True,

@@ -206,8 +206,9 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
         raise UserError("matchups balance the first marker themselves; drop first_marker",
                         field="--rule")
     names = [_canonical(s) for s in split_specs(strategies)]
-    if len(names) < 2:
-        raise UserError("give at least two strategies, e.g. random,greedy", field="--strategies")
+    if not names:
+        raise UserError("give the strategies to match, e.g. random,greedy (one alone plays "
+                        "itself)", field="--strategies")
     if len(set(names)) != len(names):
         raise UserError(f"a strategy is listed twice: {', '.join(names)}", field="--strategies")
     configure_args = {"cards": cards, "rules_file": rules_file,
@@ -230,7 +231,7 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
     result.manifest = {
         "kind": "matchups", "game": GAME, "players": players, "games_per_pair": games,
         "seed": seed, "strategies": names, "rule_overrides": list(rule_overrides),
-        "rules_file": rules_file, "cards": cards, "debug": debug, "threads": threads,
+        "rules_file": rules_file and str(rules_file), "cards": cards and str(cards), "debug": debug, "threads": threads,
         "win_rate": "wins / (wins + losses) among games with a winner; Wilson 95 % interval",
         "marker": "first_marker=A for the first half of each ordered pair's games, B for the rest",
         "wall_seconds": round(wall, 3), "package_version": sim.__version__,
