@@ -1,0 +1,51 @@
+"""Trace events, in the kernel's form ``(round, code, a, b, c, d)`` with cards as indices.
+
+The codes and fields are those of engine_kernel.py (EV_*), so that the two traces of one
+game can be compared event by event. tests/test_reference_rng.py checks that they match.
+"""
+SEAT_START = 1   # seat, kept card, other card
+MARKER = 2       # team holding the first team marker this round
+DEAL = 3         # customer card dealt into the row
+PASS = 4         # team
+PLAY = 5         # team, card, value after effects
+DECLARE = 6      # team, customer, shift card (-1), wild card (-1)
+RETARGET = 7     # team, old customer, new customer
+CONTEST = 8      # winner, customer, why
+WIN = 9          # team, customer
+PLACE = 10       # team, customer, destination (0 score, 1 venture, 2 deck, 3 hand, 4 discard), seat
+OVERFLOW = 11    # team, seat, card pushed to the score pile
+REFRESH = 12     # team, cards drawn, reshuffles, extra draw
+UNHAPPY = 13     # customer
+SAVE = 14        # team, patience card, customer
+END = 15         # winner, score A, score B
+EFFECT = 16      # team, card whose effect was used, effect code
+RETURN = 17      # team whose cards went back to its hand
+SETUP = 18       # customers in the deck, group deck A, group deck B
+
+NAMES = {v: n for n, v in globals().items() if n.isupper() and isinstance(v, int)}
+
+
+class Log:
+    """Collects events when tracing; a no-op otherwise (the benchmark runs without it)."""
+
+    __slots__ = ("events", "on")
+
+    def __init__(self, on: bool):
+        self.on = on
+        self.events: list[tuple[int, int, int, int, int, int]] = []
+
+    def __call__(self, rnd, code, a=0, b=0, c=0, d=0):
+        if self.on:
+            self.events.append((int(rnd), code, _id(a), _id(b), _id(c), _id(d)))
+
+
+def _id(x) -> int:
+    """Cards are logged by index, None as -1."""
+    if x is None:
+        return -1
+    return x if isinstance(x, int) else x.index
+
+
+def describe(event, names) -> str:
+    rnd, code, a, b, c, d = event
+    return f"round {rnd} {NAMES.get(code, code)}({a}, {b}, {c}, {d})"
