@@ -101,7 +101,7 @@ def weights(spec: str | Mapping[str, float] | np.ndarray = "greedy") -> np.ndarr
     return out
 
 
-PASSIVE = {"commit.pass": 1e6}   # a team that never assists (R2a: it may always pass)
+PASSIVE = {"commit.pass": 1e6, "save.none": 1e6}   # never assists (R2a: it may always pass), never saves (D6)
 
 
 def _team(team) -> int:
@@ -138,7 +138,7 @@ class State:
         self.trace = np.zeros((TRACE_ROWS, e.TRACE_FIELDS), np.int64)
         self.round = round
         self.marker = _team(marker)
-        self._filled = False
+        self._filled = False   # True once the unplaced cards were put "out"
 
     # -- scalars
     @property
@@ -182,6 +182,9 @@ class State:
     def _add(self, p: int, cards: Iterable[str]) -> None:
         for cid in cards:
             c = self.id(cid)
+            if self._filled and self.where(cid) == "out":   # placed after a kernel ran
+                i = int(np.nonzero(self.pile[e.P_OUT, :self.pile_n[e.P_OUT]] == c)[0][0])
+                e._remove_at(self.pile, self.pile_n, e.P_OUT, i)
             assert self.where(cid) is None, f"{cid} is already in {self.where(cid)}"
             self.pile[p, self.pile_n[p]] = c
             self.pile_n[p] += 1

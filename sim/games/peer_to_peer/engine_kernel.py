@@ -543,6 +543,7 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
     vals_b = np.zeros(n_cards, np.int64)
     keys_a = np.zeros(n_cards, np.int64)
     keys_b = np.zeros(n_cards, np.int64)
+    used_before = np.zeros(n_cards, np.uint8)  # loser_effects_spent=false: undo the losing assist
     rnd = st[S_ROUND]
     while True:
         # R2a: both teams commit at once, from the same state.
@@ -558,6 +559,8 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
                 if n_teams == 2:
                     _ev(trace, st, rnd, EV_PASS, 1, 0, 0, 0)
             return
+        if rules[R_LOSER_EFFECTS_SPENT] == 0:
+            used_before[:] = used
         marker = st[S_MARKER] if n_teams == 2 else 0
         other = 1 - marker
         masks = (mask_a, mask_b)
@@ -604,7 +607,8 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
                 _ev(trace, st, rnd, EV_CONTEST, winner, custs[0], why, 0)
                 _ev(trace, st, rnd, EV_RETURN, 1 - winner, 0, 0, 0)
             if rules[R_LOSER_EFFECTS_SPENT] == 0:
-                _unmark_assist(cards, pile, pile_n, seats, used, 1 - winner, masks[1 - winner])
+                _unmark_assist(cards, pile, pile_n, seats, used, used_before, 1 - winner,
+                               masks[1 - winner])
             w_win = w_a if winner == 0 else w_b
             _win(cards, rules, seats, w_win, rng, pile, pile_n, used, st, stats, winner,
                  masks[winner], custs[winner], trace)
@@ -619,23 +623,25 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
 
 
 @njit(cache=True)
-def _unmark_assist(cards, pile, pile_n, seats, used, team, mask):
+def _unmark_assist(cards, pile, pile_n, seats, used, used_before, team, mask):
     """Reading loser_effects_spent=false: a contest loser's effects stay available.
 
-    Effects used in the losing assist are not recorded separately, so this frees the
-    team's venture effects that are usable in an assist and its played group effects."""
+    Restores the loser's assist venture effects and played group cards to ``used_before``
+    (taken before this pass's reveals), so an effect spent earlier in the round stays
+    spent (P2P-E: once per round)."""
     for s in range(MAX_SEATS):
         if seats[SEAT_TEAM, s] != team:
             continue
         for i in range(pile_n[P_SEAT + s]):
             c = pile[P_SEAT + s, i]
             if cards[CD_EFFECT, c] == EFFECT_SHIFT or cards[CD_EFFECT, c] == EFFECT_WILD_DOMAIN:
-                used[c] = 0
+                used[c] = used_before[c]
     m = mask
     slot = 0
     while m:
         if m & 1:
-            used[pile[P_HAND + team, slot]] = 0
+            c = pile[P_HAND + team, slot]
+            used[c] = used_before[c]
         m >>= 1
         slot += 1
 
