@@ -12,7 +12,10 @@ import pytest
 from sim.games.peer_to_peer import constants as k
 from sim.rng_kernel import seed_game, shuffle
 
-from p2p_state import PASSIVE, Game, State, rounds_of, warm_up
+try:  # tests/ as a package (tests/__init__.py) or as a plain directory on sys.path
+    from tests.p2p_state import PASSIVE, Game, State, rounds_of, warm_up
+except ImportError:
+    from p2p_state import PASSIVE, Game, State, rounds_of, warm_up
 from sim.games.peer_to_peer import engine_kernel as e
 
 S_CARDS = {"A": {"SV1", "TE2", "SC3", "IN4", "OPA"}, "B": {"IN1", "SC2", "TE3", "SV4", "OPB"}}
