@@ -9,6 +9,7 @@ Heavy modules (numba, polars, the game kernels) are imported inside the function
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import importlib
 import os
@@ -229,19 +230,28 @@ def run(game: str = DEFAULT_GAME, players: int | None = None, games: int | str =
         out: str | os.PathLike | None = None, threads: int | None = None,
         chunk_size: int | None = None, resume: str | os.PathLike | None = None,
         progress: bool = True, debug: bool = False,
+        backend: Any = None, backend_options: Mapping[str, Any] | None = None,
         command_line: str | None = None) -> RunResult:
     """Simulate ``games`` games (seed ``seed``) into a new run directory and summarize them.
 
     ``resume=RUN_DIR`` continues an unfinished run instead (see ``resume``); the other
     configuration arguments are then taken from its manifest.
+
+    ``backend`` plays the chunks: ``"local"`` (default, this process), ``"dask"``
+    (``backend_options={"scheduler": "tcp://HOST:8786"}``), ``"dask-local"``
+    (``{"workers": N}``), or a ``sim.backends.Backend`` object (not closed here). The table
+    is the same for every backend.
     """
     if resume is not None:
-        return _resume(resume, threads=threads, progress=progress, command_line=command_line)
+        return _resume(resume, threads=threads, progress=progress, command_line=command_line,
+                       backend=backend, backend_options=backend_options)
     from sim import rundir, runner
 
     games = parse_count(games, field="--games")
     seed = _seed(seed)
-    threads = default_threads() if threads is None else parse_count(threads, "--threads", 4096)
+    chosen, owned = _backend(backend, backend_options)
+    threads = chosen.default_threads() if threads is None else parse_count(threads, "--threads",
+                                                                           4096)
     chunk = (rundir.default_chunk_size(games) if chunk_size is None
              else min(parse_count(chunk_size, "--chunk-size"), games))
     game_obj = resolve_game(game)
@@ -251,26 +261,53 @@ def run(game: str = DEFAULT_GAME, players: int | None = None, games: int | str =
     command_line = command_line if command_line is not None else _command_line()
     manifest = _new_manifest(game, players, games, seed, chunk, config, request, command_line)
     out_path = Path(out) if out is not None else _default_out(game, players, seed)
-    with rundir.RunDir.create(out_path, manifest) as run_dir:
+    with rundir.RunDir.create(out_path, manifest) as run_dir, _using(chosen, owned, run_dir):
         manifest = runner.run_chunks(config, run_dir, manifest, threads=threads,
-                                     progress=progress, command_line=command_line)
+                                     progress=progress, command_line=command_line,
+                                     backend=chosen)
     return _finish(config, run_dir, manifest)
 
 
 def resume(run_dir: str | os.PathLike, *, threads: int | None = None, progress: bool = True,
-           command_line: str | None = None) -> RunResult:
+           command_line: str | None = None, backend: Any = None,
+           backend_options: Mapping[str, Any] | None = None) -> RunResult:
     """Play the chunks an interrupted run is missing; the result is identical to an
     uninterrupted run. The configuration (game, players, card file, rules, strategies) is
-    rebuilt from the manifest and must still match it (e.g. the card file's sha256)."""
-    return _resume(run_dir, threads=threads, progress=progress, command_line=command_line)
+    rebuilt from the manifest and must still match it (e.g. the card file's sha256).
+    ``backend`` as in ``run`` (any backend can finish any run)."""
+    return _resume(run_dir, threads=threads, progress=progress, command_line=command_line,
+                   backend=backend, backend_options=backend_options)
+
+
+def _backend(backend: Any, options: Mapping[str, Any] | None):
+    """(Backend, owned) for a name or object; see sim.backends.resolve."""
+    from sim import backends
+
+    return backends.resolve(backend, options)
+
+
+@contextlib.contextmanager
+def _using(backend: Any, owned: bool, run: Any):
+    """Close an owned backend when the run ends (a LocalCluster goes with it); then drop
+    temporaries that workers killed mid-write left behind (their chunks were not done)."""
+    try:
+        yield backend
+    finally:
+        if owned:
+            backend.close()
+        if not backend.in_process:
+            run.remove_temporaries()
 
 
 def _resume(run_dir: str | os.PathLike, *, threads: int | None, progress: bool,
-            command_line: str | None) -> RunResult:
+            command_line: str | None, backend: Any = None,
+            backend_options: Mapping[str, Any] | None = None) -> RunResult:
     from sim import rundir, runner
 
-    threads = default_threads() if threads is None else parse_count(threads, "--threads", 4096)
-    with rundir.RunDir.open(run_dir) as run:
+    chosen, owned = _backend(backend, backend_options)
+    threads = chosen.default_threads() if threads is None else parse_count(threads, "--threads",
+                                                                           4096)
+    with rundir.RunDir.open(run_dir) as run, _using(chosen, owned, run):
         manifest = run.read_manifest()
         try:
             name, players, request = manifest["game"], manifest["players"], manifest["request"]
@@ -291,7 +328,7 @@ def _resume(run_dir: str | os.PathLike, *, threads: int | None, progress: bool,
                   "manifest's sessions", file=sys.stderr)
         command_line = command_line if command_line is not None else _command_line()
         manifest = runner.run_chunks(config, run, manifest, threads=threads, progress=progress,
-                                     command_line=command_line)
+                                     command_line=command_line, backend=chosen)
     return _finish(config, run, manifest)
 
 

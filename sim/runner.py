@@ -13,6 +13,9 @@ import threading
 import time
 from typing import Any
 
+# _OutputFailed: writing a part or the manifest raised OSError (kept apart from errors in
+# game code); defined with the backends, which raise it from any process.
+from sim.backends import OutputFailed as _OutputFailed
 from sim.rundir import (NO_SPACE_ERRNOS, RunDir, chunk_layout, now_iso, output_error)
 
 MANIFEST_EVERY_SECONDS = 1.0  # rewrite the manifest at most this often while running
@@ -41,14 +44,6 @@ class _Stop(BaseException):
     def __init__(self, signum: int):
         super().__init__(signum)
         self.signum = signum
-
-
-class _OutputFailed(Exception):
-    """Writing a part or the manifest raised OSError (kept apart from errors in game code)."""
-
-    def __init__(self, error: OSError):
-        super().__init__(str(error))
-        self.error = error
 
 
 class _SignalGuard:
@@ -115,9 +110,24 @@ def pending_chunks(run: RunDir, manifest: dict[str, Any]) -> tuple[list[tuple[in
     return todo, done_games
 
 
+def _config_request(manifest: dict[str, Any], backend: Any):
+    """The picklable request a worker rebuilds the configuration from (in-process backends
+    use the caller's config object, so a game missing from the registry is fine there)."""
+    from sim.backends import ConfigRequest
+
+    if backend.in_process:
+        return ConfigRequest(manifest["game"], int(manifest["players"]))
+    return ConfigRequest.from_manifest(manifest)
+
+
 def run_chunks(config: Any, run: RunDir, manifest: dict[str, Any], *, threads: int,
-               progress: bool = True, command_line: str | None = None) -> dict[str, Any]:
+               progress: bool = True, command_line: str | None = None,
+               backend: Any = None) -> dict[str, Any]:
     """Play every chunk that has no part yet; returns the final (complete) manifest.
+
+    ``backend`` (sim.backends) plays the chunks: by default in this process, one after
+    another; a Dask backend plays them on a cluster, in any order, from the manifest's
+    ``request`` (``config`` is then used only on this side).
 
     Raises ``RunInterrupted`` on SIGINT/SIGTERM and ``OutputError`` (a UserError) when the
     disk is full or unwritable; in both cases finished parts are kept and the manifest on
@@ -130,6 +140,12 @@ def run_chunks(config: Any, run: RunDir, manifest: dict[str, Any], *, threads: i
     session = {"started": now_iso(), "finished": None, "command_line": command_line,
                "pid": os.getpid(), "threads": threads, "games_played": 0, "wall_seconds": 0.0,
                "source_hash": _source_hash(), "status": "running"}
+    if backend is None:
+        from sim.backends import LocalBackend
+
+        backend = LocalBackend()
+    if backend.name != "local":
+        session["backend"] = backend.describe()
     manifest.setdefault("sessions", []).append(session)
     t0 = time.perf_counter()
 
@@ -157,22 +173,24 @@ def run_chunks(config: Any, run: RunDir, manifest: dict[str, Any], *, threads: i
     with _SignalGuard(), _progress_bar(progress, games, done_games, label) as bar:
         try:
             sync("running", strict=True)
-            for start, count in todo:
-                table = config.run_chunk(seed, start, count, threads)
-                _check_table(table, start, count)
-                try:
-                    run.write_part(seed, start, table)
-                except OSError as exc:
-                    raise _OutputFailed(exc) from exc
-                del table
-                played_chunks += 1
-                played_games += count
-                done_games += count
-                if bar is not None:
-                    bar.update(count)
-                if time.perf_counter() - last_sync >= MANIFEST_EVERY_SECONDS:
-                    sync("running", strict=True)
-                    last_sync = time.perf_counter()
+            results = backend.map_chunks(
+                _config_request(manifest, backend), [(seed, start, count) for start, count in todo],
+                run_dir=run.path, threads=threads, run_token=manifest.get("started"),
+                config=config, aggregate=not backend.in_process)
+            with contextlib.closing(results):  # closing early cancels what is still queued
+                for result in results:
+                    count = result.count
+                    played_chunks += 1
+                    played_games += count
+                    done_games += count
+                    if bar is not None:
+                        bar.update(count)
+                    if time.perf_counter() - last_sync >= MANIFEST_EVERY_SECONDS:
+                        sync("running", strict=True)
+                        last_sync = time.perf_counter()
+            if not backend.in_process:
+                session["backend"] = backend.describe()
+                run.remove_temporaries()  # left by workers killed mid-write (retried since)
             sync("complete", strict=True)
         except _Stop as stop:
             run.remove_temporaries()

@@ -1,0 +1,227 @@
+"""Where a run's chunks are played: in this process (``local``, the default) or on a Dask
+cluster (``dask`` for an existing scheduler, ``dask-local`` for a LocalCluster on loopback).
+
+A chunk is (seed, start, count): games start .. start+count-1 of that seed. Every backend
+plays a chunk with ``GameConfig.run_chunk``, writes its Parquet part
+``games/part-{seed}-{start:012d}.parquet`` atomically (temporary name, then rename), and
+hands back a small ``ChunkResult`` (row count, column sums, int8 value counts). A game's
+rows depend only on (seed, game index, configuration), so the table is the same for every
+backend, chunk size, worker count and retry.
+
+For callers that drive many runs at once (experiments, sweeps)::
+
+    from sim import backends
+
+    with backends.create("dask-local", workers=2) as backend:
+        tasks = [backends.ChunkTask(request, str(run_dir), seed, start, count, tag=point)
+                 for point, request, run_dir in points
+                 for start, count in chunks]          # e.g. runner.pending_chunks(...)
+        for result in backend.run_tasks(tasks):      # in completion order
+            ...                                      # result.tag, result.aggregates
+
+``backend.map_chunks(request, chunks, run_dir=...)`` is the same for one run. Dask is
+imported only when a Dask backend is created.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, Mapping
+
+from sim.errors import UserError
+
+# name -> "module:Class". Explicit on purpose: read it to see every backend.
+BACKENDS = {
+    "local": "sim.backends.local:LocalBackend",
+    "dask": "sim.backends.dask:DaskBackend",
+    "dask-local": "sim.backends.dask:LocalDaskBackend",
+}
+DEFAULT_BACKEND = "local"
+WRITE_PARTS = ("auto", "worker", "client")
+
+
+class OutputFailed(Exception):
+    """Writing a part (or the manifest) raised OSError; kept apart from errors in game code.
+    Picklable, so a Dask worker's failed write reaches the client as this type."""
+
+    def __init__(self, error: OSError):
+        super().__init__(str(error))
+        self.error = error
+
+    def __reduce__(self):
+        return (type(self), (self.error,))
+
+
+@dataclass(frozen=True)
+class ConfigRequest:
+    """Everything needed to rebuild a GameConfig in another process: what the user asked
+    for (as stored in a manifest's ``request``) plus the module holding the game's GAME.
+    Hashable, so workers keep one configured game per request."""
+
+    game: str
+    players: int
+    cards: str | None = None
+    rules_file: str | None = None
+    rule_overrides: tuple[str, ...] = ()
+    strategies: tuple[tuple[str, str], ...] = ()
+    debug: bool = False
+    module: str | None = None  # resolved on the client, so workers need no CARDSIM_EXTRA_GAMES
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> "ConfigRequest":
+        request = manifest["request"]
+        return cls.build(manifest["game"], manifest["players"], request)
+
+    @classmethod
+    def build(cls, game: str, players: int, request: Mapping[str, Any]) -> "ConfigRequest":
+        """From a game name, player count and an api ``_request`` dict."""
+        from sim import api
+
+        strategies = request.get("strategies") or {}
+        return cls(game=game, players=int(players), cards=request.get("cards"),
+                   rules_file=request.get("rules_file"),
+                   rule_overrides=tuple(request.get("rule_overrides") or ()),
+                   strategies=tuple(sorted(dict(strategies).items())),
+                   debug=bool(request.get("debug")), module=api.game_modules().get(game))
+
+    def as_request(self) -> dict[str, Any]:
+        """The api ``_request`` dict (the manifest's ``request``)."""
+        return {"cards": self.cards, "rules_file": self.rules_file,
+                "rule_overrides": list(self.rule_overrides),
+                "strategies": dict(self.strategies) or None, "debug": self.debug}
+
+    def configure(self):
+        """A fresh GameConfig (raises UserError on bad input)."""
+        from sim import api
+
+        if self.module is not None:
+            game = getattr(importlib.import_module(self.module), "GAME")
+        else:
+            game = api.resolve_game(self.game)
+        return api._configure(game, self.players, self.as_request())
+
+
+@dataclass(frozen=True)
+class ChunkTask:
+    """One chunk of one run: play games start .. start+count-1 of ``seed`` with the
+    configuration ``request`` and write the part into ``run_dir``. ``threads`` is the
+    numba/kernel thread count for this task (None: the backend's default). ``run_token``
+    (the manifest's ``started``) lets a Dask worker check it sees this very run directory
+    (``write_parts="auto"``). ``tag`` is handed back untouched (e.g. an experiment point)."""
+
+    request: ConfigRequest
+    run_dir: str
+    seed: int
+    start: int
+    count: int
+    threads: int | None = None
+    run_token: str | None = None
+    tag: Any = None
+
+
+@dataclass
+class ChunkResult:
+    """What comes back to the client: small, whatever the chunk size."""
+
+    seed: int
+    start: int
+    count: int
+    run_dir: str
+    part: str                     # the part's path (as the writer saw it)
+    seconds: float                # time in run_chunk
+    aggregates: dict[str, Any] = field(default_factory=dict)
+    worker: str | None = None     # Dask worker address, None in-process
+    tag: Any = None
+    parquet: bytes | None = field(default=None, repr=False)  # client-written parts only
+
+
+class Backend:
+    """Plays chunk tasks. Subclasses implement ``run_tasks``; use as a context manager
+    (``close`` releases a cluster or connection). ``in_process`` backends can use the
+    caller's GameConfig object as is; others rebuild it from the ConfigRequest."""
+
+    name = "backend"
+    in_process = False
+
+    def run_tasks(self, tasks: Iterable[ChunkTask], *, configs: Mapping[ConfigRequest, Any]
+                  | None = None, aggregate: bool = True) -> Iterator[ChunkResult]:
+        """Play every task and yield its result once its part is on disk, in completion
+        order. Closing the iterator early cancels the tasks not yet finished."""
+        raise NotImplementedError
+
+    def map_chunks(self, request: ConfigRequest, chunks: Iterable[tuple[int, int, int]], *,
+                   run_dir: str | os.PathLike, threads: int | None = None,
+                   run_token: str | None = None, config: Any = None, tag: Any = None,
+                   aggregate: bool = True) -> Iterator[ChunkResult]:
+        """``run_tasks`` for the chunks (seed, start, count) of one run. ``config`` is the
+        already-built GameConfig for ``request``; in-process backends use it."""
+        tasks = (ChunkTask(request, os.fspath(run_dir), int(seed), int(start), int(count),
+                           threads, run_token, tag) for seed, start, count in chunks)
+        return self.run_tasks(tasks, configs={request: config} if config is not None else None,
+                              aggregate=aggregate)
+
+    def default_threads(self) -> int:
+        """Kernel threads per task when the user gives no --threads."""
+        return 1
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-able facts for the manifest's session record."""
+        return {"name": self.name}
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> "Backend":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def names() -> tuple[str, ...]:
+    return tuple(BACKENDS)
+
+
+def create(name: str | None = None, **options: Any) -> Backend:
+    """A backend by name with its options (``scheduler``, ``workers``, ``write_parts``...).
+    Options that are None are dropped. Unknown names, missing Dask and bad options are
+    one-line UserErrors. Nothing connects until the first task is submitted."""
+    name = name or DEFAULT_BACKEND
+    if name not in BACKENDS:
+        raise UserError(f"unknown backend '{name}'; choose one of: {', '.join(BACKENDS)}",
+                        field="--backend")
+    options = {key: value for key, value in options.items() if value is not None}
+    module_name, _, class_name = BACKENDS[name].partition(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, class_name)(**options)
+
+
+def resolve(backend: "str | Backend | None", options: Mapping[str, Any] | None = None
+            ) -> tuple[Backend, bool]:
+    """(backend, owned): a Backend object is used as is (the caller closes it); a name is
+    created here and owned (closed by whoever asked for it)."""
+    if isinstance(backend, Backend):
+        if options:
+            raise UserError("backend options go to the backend you create, not with a "
+                            "Backend object", field="--backend")
+        return backend, False
+    return create(backend, **dict(options or {})), True
+
+
+def pending_tasks(run: Any, manifest: Mapping[str, Any], *, threads: int | None = None,
+                  tag: Any = None) -> list[ChunkTask]:
+    """The tasks a run directory still needs (chunks without a complete part), e.g. for an
+    experiment that submits the chunks of many runs through one backend."""
+    from sim.runner import pending_chunks
+
+    todo, _ = pending_chunks(run, dict(manifest))
+    request = ConfigRequest.from_manifest(manifest)
+    return [ChunkTask(request, os.fspath(run.path), int(manifest["seed"]), start, count,
+                      threads, manifest.get("started"), tag) for start, count in todo]
+
+
+from sim.backends.local import LocalBackend  # noqa: E402  (light: no Dask)
+
+__all__ = ["BACKENDS", "Backend", "ChunkResult", "ChunkTask", "ConfigRequest", "LocalBackend",
+           "OutputFailed", "create", "names", "pending_tasks", "resolve"]

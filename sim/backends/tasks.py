@@ -1,0 +1,113 @@
+"""Playing one chunk task, the same way in every backend: run_chunk, check the rows, write
+the part atomically through sim.rundir (or serialise it for the client), aggregate.
+
+Workers in other processes keep one GameConfig per ConfigRequest (a small LRU), so a
+sweep's point is configured once per worker process, not once per chunk.
+"""
+from __future__ import annotations
+
+import io
+import threading
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from sim.backends import ChunkResult, ChunkTask, ConfigRequest, OutputFailed
+
+CONFIG_CACHE_SIZE = 16
+_configs: "OrderedDict[ConfigRequest, Any]" = OrderedDict()
+_configs_lock = threading.Lock()
+
+
+def configured(request: ConfigRequest):
+    """This process's GameConfig for ``request`` (built once, then reused)."""
+    with _configs_lock:
+        config = _configs.get(request)
+        if config is not None:
+            _configs.move_to_end(request)
+            return config
+        config = request.configure()
+        _configs[request] = config
+        while len(_configs) > CONFIG_CACHE_SIZE:
+            _configs.popitem(last=False)
+        return config
+
+
+def set_numba_threads(threads: int) -> int:
+    """Limit numba's parallel kernels in this thread to ``threads`` (clamped to the pool
+    numba started with), so workers x threads does not oversubscribe the CPUs."""
+    import numba
+
+    threads = max(1, min(int(threads), int(numba.config.NUMBA_NUM_THREADS)))
+    numba.set_num_threads(threads)
+    return threads
+
+
+def aggregates(table: Any) -> dict[str, Any]:
+    """Small numbers about a chunk: rows, the sum of every numeric column, and the value
+    counts of every int8 column (winner codes, card fates...). Summing these over chunks
+    gives a run's totals without reading the parts back."""
+    import numpy as np
+    import polars as pl
+    import polars.selectors as cs
+
+    sums = table.select(cs.numeric().sum()).row(0, named=True) if table.width else {}
+    counts: dict[str, dict[int, int]] = {}
+    for name, dtype in table.schema.items():
+        if dtype == pl.Int8 and table[name].null_count() == 0:
+            found = np.bincount(table[name].to_numpy().view(np.uint8), minlength=256)
+            counts[name] = {int(v) - 256 * (v >= 128): int(found[v]) for v in np.flatnonzero(found)}
+    return {"rows": table.height, "sums": sums, "counts": counts}
+
+
+class _ParquetBytes:
+    """Lets RunDir.write_part write a part that arrived as Parquet bytes."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+
+    def write_parquet(self, path: Any) -> None:
+        with open(path, "wb") as handle:
+            handle.write(self.data)
+
+
+def write_part_bytes(run_dir: str, seed: int, start: int, data: bytes) -> Path:
+    """Write a part serialised by a worker (``write_parts="client"``), atomically."""
+    from sim.rundir import RunDir
+
+    try:
+        return RunDir(Path(run_dir)).write_part(seed, start, _ParquetBytes(data))
+    except OSError as exc:
+        raise OutputFailed(exc) from exc
+
+
+def execute(task: ChunkTask, config: Any = None, *, write: bool = True, aggregate: bool = True,
+            threads: int = 1, worker: str | None = None) -> ChunkResult:
+    """Play ``task`` and write its part (``write=True``) or return it as Parquet bytes in
+    the result (``write=False``). Errors in game code propagate unchanged; a failed write
+    raises OutputFailed. Re-running a task rewrites the same bytes: retries are idempotent."""
+    from sim.rundir import RunDir
+    from sim.runner import _check_table
+
+    if config is None:
+        config = configured(task.request)
+    t0 = time.perf_counter()
+    table = config.run_chunk(task.seed, task.start, task.count, threads)
+    seconds = time.perf_counter() - t0
+    _check_table(table, task.start, task.count)
+    run = RunDir(Path(task.run_dir))
+    data = None
+    if write:
+        try:
+            path = run.write_part(task.seed, task.start, table)
+        except OSError as exc:
+            raise OutputFailed(exc) from exc
+    else:
+        buffer = io.BytesIO()
+        table.write_parquet(buffer)
+        data, path = buffer.getvalue(), run.part_path(task.seed, task.start)
+    return ChunkResult(seed=task.seed, start=task.start, count=task.count, run_dir=task.run_dir,
+                       part=str(path), seconds=round(seconds, 6),
+                       aggregates=aggregates(table) if aggregate else {}, worker=worker,
+                       tag=task.tag, parquet=data)
