@@ -231,7 +231,7 @@ def run(game: str = DEFAULT_GAME, players: int | None = None, games: int | str =
         chunk_size: int | None = None, resume: str | os.PathLike | None = None,
         progress: bool = True, debug: bool = False,
         backend: Any = None, backend_options: Mapping[str, Any] | None = None,
-        command_line: str | None = None) -> RunResult:
+        command_line: str | None = None, until_ci: float | str | None = None) -> RunResult:
     """Simulate ``games`` games (seed ``seed``) into a new run directory and summarize them.
 
     ``resume=RUN_DIR`` continues an unfinished run instead (see ``resume``); the other
@@ -241,10 +241,21 @@ def run(game: str = DEFAULT_GAME, players: int | None = None, games: int | str =
     (``backend_options={"scheduler": "tcp://HOST:8786"}``), ``"dask-local"``
     (``{"workers": N}``), or a ``sim.backends.Backend`` object (not closed here). The table
     is the same for every backend.
+
+    ``until_ci=W`` (percentage points) stops once every headline interval is narrower
+    than W; ``games`` is then the maximum (see ``sim.experiments.sequential``).
     """
     if resume is not None:
         return _resume(resume, threads=threads, progress=progress, command_line=command_line,
                        backend=backend, backend_options=backend_options)
+    if until_ci is not None:
+        from sim.experiments.sequential import run_until_ci
+
+        return run_until_ci(until_ci, game=game, players=players, games=games, seed=seed,
+                            cards=cards, rules_file=rules_file, rule_overrides=rule_overrides,
+                            strategies=strategies, out=out, threads=threads,
+                            chunk_size=chunk_size, progress=progress, debug=debug,
+                            command_line=command_line)
     from sim import rundir, runner
 
     games = parse_count(games, field="--games")

@@ -1,0 +1,319 @@
+"""The sweep view of an experiment: every metric against the swept parameter, with
+interval bands, a table, and paired differences against the baseline point.
+
+Metrics here are per-game averages or ratios of per-game sums (``sum x / sum y`` over
+games), so one method gives every interval:
+
+* a point's own interval: Wilson for rates (x and y are 0/1 per game), a normal
+  interval for means;
+* **paired differences** against the baseline point of the same player count: every
+  point plays the same (seed, game index) streams (common random numbers), so the games
+  are paired. With the linearised per-game influence ``u_i = (x_i - R y_i) / mean(y)`` of
+  each point, the difference ``R_p - R_b`` has standard error ``sd(u_p - u_b) / sqrt(n)``
+  (delta method, games as the sampling unit). The unpaired standard error,
+  ``sqrt(var(u_p)/n + var(u_b)/n)``, is shown next to it: the paired one is narrower by
+  as much as the two points' games are alike.
+
+Rates are shown in percent, differences and imbalance in percentage points.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import NormalDist
+from typing import Any, Callable
+
+import numpy as np
+
+WIN_A, WIN_B, DRAW, ALL_LOSE, SOLO_WIN, TIMEOUT = 0, 1, 2, 3, 4, 5
+COLUMNS = ("game_index", "winner", "rounds")
+
+
+@dataclass(frozen=True)
+class SweepMetric:
+    name: str
+    title: str
+    unit: str            # '%', 'pp' or 'rounds'
+    kind: str            # 'rate' (x, y in {0, 1}) or 'mean'
+    scale: float         # display = scale * (ratio + offset)
+    offset: float
+    xy: Callable[[dict], tuple[np.ndarray, np.ndarray]]
+    description: str
+
+
+def _ind(mask) -> np.ndarray:
+    return np.asarray(mask, dtype=np.float64)
+
+
+def _ones(g):
+    return np.ones(len(g["winner"]), dtype=np.float64)
+
+
+METRICS: dict[str, SweepMetric] = {m.name: m for m in (
+    SweepMetric("a_share", "Team A's share of team wins", "%", "rate", 100.0, 0.0,
+                lambda g: (_ind(g["winner"] == WIN_A), _ind(np.isin(g["winner"], (WIN_A, WIN_B)))),
+                "Among games a team won, the share team A won (50 % is even; with 3 and 5 "
+                "players team A is the larger team)."),
+    SweepMetric("imbalance", "Imbalance: team A's share of team wins minus 50 %", "pp", "rate",
+                100.0, -0.5,
+                lambda g: (_ind(g["winner"] == WIN_A), _ind(np.isin(g["winner"], (WIN_A, WIN_B)))),
+                "a_share - 50 %, in percentage points; positive favours team A (the larger "
+                "team at 3 and 5 players)."),
+    SweepMetric("a_win_rate", "Team A win rate", "%", "rate", 100.0, 0.0,
+                lambda g: (_ind(np.isin(g["winner"], (WIN_A, SOLO_WIN))), _ones(g)),
+                "Share of all games won by team A (solo wins count for A)."),
+    SweepMetric("b_win_rate", "Team B win rate", "%", "rate", 100.0, 0.0,
+                lambda g: (_ind(g["winner"] == WIN_B), _ones(g)),
+                "Share of all games won by team B."),
+    SweepMetric("all_lose_rate", "All-lose rate", "%", "rate", 100.0, 0.0,
+                lambda g: (_ind(g["winner"] == ALL_LOSE), _ones(g)),
+                "Share of games everyone loses to unhappy customers."),
+    SweepMetric("draw_rate", "Draw rate", "%", "rate", 100.0, 0.0,
+                lambda g: (_ind(g["winner"] == DRAW), _ones(g)), "Share of drawn games."),
+    SweepMetric("mean_rounds", "Mean game length", "rounds", "mean", 1.0, 0.0,
+                lambda g: (np.asarray(g["rounds"], dtype=np.float64), _ones(g)),
+                "Rounds per game."),
+)}
+DEFAULT_METRICS = ("a_share", "all_lose_rate", "a_win_rate", "b_win_rate", "mean_rounds")
+
+
+def z_for(confidence: float) -> float:
+    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
+
+
+# ----------------------------------------------------------------------------- loading
+def load_games(run_dir: str | Path) -> dict[str, np.ndarray]:
+    """game_index, winner and rounds of a run, sorted by game index."""
+    import polars as pl
+
+    frame = (pl.read_parquet(str(Path(run_dir) / "games" / "*.parquet"), columns=list(COLUMNS))
+             .sort("game_index"))
+    return {name: frame[name].to_numpy() for name in COLUMNS}
+
+
+def frame_games(frame) -> dict[str, np.ndarray]:
+    frame = frame.select(list(COLUMNS)).sort("game_index")
+    return {name: frame[name].to_numpy() for name in COLUMNS}
+
+
+def concat_games(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    return {name: np.concatenate([p[name] for p in parts]) for name in COLUMNS}
+
+
+# ----------------------------------------------------------------------------- intervals
+def _influence(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
+    sy = float(np.sum(y))
+    if sy <= 0:
+        return math.nan, np.full(len(x), math.nan)
+    ratio = float(np.sum(x)) / sy
+    return ratio, (x - ratio * y) / (sy / len(x))
+
+
+def estimate(metric: str | SweepMetric, games: dict, z: float = 1.959964) -> dict[str, float]:
+    """The metric with its interval (display units): {est, lo, hi, n}; n counts the
+    games in the denominator (decisive games for a_share)."""
+    from reports.stats import wilson
+
+    m = METRICS[metric] if isinstance(metric, str) else metric
+    x, y = m.xy(games)
+    n = int(np.sum(y))
+    if m.kind == "rate":
+        p, lo, hi = wilson(int(np.sum(x)), n, z) if n else (math.nan,) * 3
+    else:
+        p, u = _influence(x, y)
+        half = z * float(np.std(u, ddof=1)) / math.sqrt(len(u)) if len(u) > 1 else math.nan
+        lo, hi = p - half, p + half
+    f = lambda v: m.scale * (v + m.offset)  # noqa: E731
+    return {"est": f(p), "lo": f(lo), "hi": f(hi), "n": n}
+
+
+def paired(metric: str | SweepMetric, games: dict, base: dict, z: float = 1.959964) -> dict[str, float]:
+    """point - baseline on the same games: the paired (CRN) interval and, for comparison,
+    the interval that treats the two samples as independent."""
+    m = METRICS[metric] if isinstance(metric, str) else metric
+    if len(games["game_index"]) != len(base["game_index"]) or not np.array_equal(
+            games["game_index"], base["game_index"]):
+        raise ValueError("paired differences need the same game indices in both points")
+    xp, yp = m.xy(games)
+    xb, yb = m.xy(base)
+    rp, up = _influence(xp, yp)
+    rb, ub = _influence(xb, yb)
+    n = len(up)
+    diff = m.scale * (rp - rb)
+    se_paired = float(np.std(up - ub, ddof=1)) / math.sqrt(n) if n > 1 else math.nan
+    se_unpaired = math.sqrt((float(np.var(up, ddof=1)) + float(np.var(ub, ddof=1))) / n) \
+        if n > 1 else math.nan
+    return {"diff": diff,
+            "lo": diff - m.scale * z * se_paired, "hi": diff + m.scale * z * se_paired,
+            "unpaired_lo": diff - m.scale * z * se_unpaired,
+            "unpaired_hi": diff + m.scale * z * se_unpaired,
+            "identical_games": float(np.mean((xp == xb) & (yp == yb))), "n": n}
+
+
+# ----------------------------------------------------------------------------- tables
+def sweep_tables(points: list[dict], metrics: tuple[str, ...] = DEFAULT_METRICS,
+                 z: float = 1.959964):
+    """``points``: dicts with name, players, values (axis -> value), games (arrays) and
+    baseline (name of the baseline point of the same player count). Returns the point
+    table and the paired-difference table (polars)."""
+    import polars as pl
+
+    by_name = {p["name"]: p for p in points}
+    rows, diffs = [], []
+    for p in points:
+        row = {"point": p["name"], "players": p["players"],
+               **{k: _cell(v) for k, v in p["values"].items()}, "games": len(p["games"]["winner"])}
+        for name in metrics:
+            e = estimate(name, p["games"], z)
+            row.update({f"{name}": e["est"], f"{name}_lo": e["lo"], f"{name}_hi": e["hi"]})
+        rows.append(row)
+        base = by_name.get(p.get("baseline"))
+        if base is None or base is p:
+            continue
+        for name in metrics:
+            d = paired(name, p["games"], base["games"], z)
+            diffs.append({"point": p["name"], "baseline": base["name"], "metric": name,
+                          "diff": d["diff"], "lo": d["lo"], "hi": d["hi"],
+                          "unpaired_lo": d["unpaired_lo"], "unpaired_hi": d["unpaired_hi"],
+                          "identical_games": d["identical_games"], "games": d["n"]})
+    return pl.DataFrame(rows), pl.DataFrame(diffs)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+# ----------------------------------------------------------------------------- plots
+def _numeric(values) -> bool:
+    try:
+        [float(v) for v in values]
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def plot_metric(table, metric: str, axes_keys: list[str]):
+    """The metric against the first swept axis (or the player count), one line per
+    combination of the other axes and player count, with the interval as a band."""
+    from reports.plots import COLORS, new_figure
+
+    m = METRICS[metric]
+    x_key = axes_keys[0] if axes_keys else "players"
+    others = [k for k in ["players", *axes_keys] if k != x_key]
+    fig, (ax,) = new_figure(1, width=8.0, panel_height=4.0)
+    x_values = list(dict.fromkeys(str(v) for v in table[x_key].to_list()))
+    numeric = _numeric(x_values)
+    position = {v: (float(v) if numeric else i) for i, v in enumerate(x_values)}
+    groups = table.partition_by(others, maintain_order=True) if others else [table]
+    for i, group in enumerate(groups):
+        xs = [position[str(v)] for v in group[x_key].to_list()]
+        order = np.argsort(xs)
+        xs = np.asarray(xs)[order]
+        est = group[metric].to_numpy()[order]
+        lo, hi = group[f"{metric}_lo"].to_numpy()[order], group[f"{metric}_hi"].to_numpy()[order]
+        label = ", ".join(f"{k}={group[k][0]}" for k in others) or metric
+        color = COLORS[i % len(COLORS)]
+        ax.plot(xs, est, marker="o", color=color, label=label)
+        ax.fill_between(xs, lo, hi, color=color, alpha=0.2, linewidth=0)
+    if not numeric:
+        ax.set_xticks(list(position.values()), x_values)
+    if metric in ("a_share",):
+        ax.axhline(50, color="black", linewidth=0.8, linestyle=":")
+    if metric == "imbalance":
+        ax.axhline(0, color="black", linewidth=0.8, linestyle=":")
+    ax.set_xlabel(x_key)
+    ax.set_ylabel(f"{m.title} ({m.unit})")
+    ax.set_title(f"{m.title} against {x_key} (bands: 95 % intervals)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+# ----------------------------------------------------------------------------- writing
+def _fmt_est(est, lo, hi, digits=2) -> str:
+    if any(map(lambda v: v is None or (isinstance(v, float) and math.isnan(v)), (est, lo, hi))):
+        return "n/a"
+    return f"{est:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def display_tables(table, diffs, metrics, axes_keys):
+    """(headers, rows) of the point table and of the paired-difference table, as text."""
+    head = ["point", "players", *axes_keys, "games"] + [f"{METRICS[m].title} ({METRICS[m].unit})"
+                                                         for m in metrics]
+    rows = []
+    for r in table.iter_rows(named=True):
+        rows.append([r["point"], str(r["players"]), *[str(r[k]) for k in axes_keys], f"{r['games']:,}"]
+                    + [_fmt_est(r[m], r[f"{m}_lo"], r[f"{m}_hi"]) for m in metrics])
+    dhead = ["point", "baseline", "metric", "paired difference [95 %]", "unpaired [95 %]",
+             "identical games"]
+    drows = []
+    for r in (diffs.iter_rows(named=True) if diffs.height else []):
+        unit = "pp" if METRICS[r["metric"]].unit in ("%", "pp") else METRICS[r["metric"]].unit
+        drows.append([r["point"], r["baseline"], r["metric"],
+                      f"{_fmt_est(r['diff'], r['lo'], r['hi'])} {unit}",
+                      f"[{r['unpaired_lo']:.2f}, {r['unpaired_hi']:.2f}]",
+                      f"{100 * r['identical_games']:.1f} %"])
+    return (head, rows), (dhead, drows)
+
+
+def _md(headers, rows) -> str:
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def _html_table(headers, rows) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+                   for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def write_sweep_report(out_dir: str | Path, title: str, points: list[dict],
+                       axes_keys: list[str], metrics: tuple[str, ...] = DEFAULT_METRICS,
+                       notes: list[str] = ()) -> dict[str, Any]:
+    """sweep.csv, paired.csv, one PNG per metric, sweep.md and a self-contained sweep.html."""
+    from reports.plots import to_png
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    table, diffs = sweep_tables(points, metrics)
+    table.write_csv(out / "sweep.csv")
+    if diffs.height:
+        diffs.write_csv(out / "paired.csv")
+    images = {}
+    for metric in metrics:
+        png = to_png(plot_metric(table, metric, axes_keys))
+        (out / f"sweep-{metric}.png").write_bytes(png)
+        images[metric] = png
+    (head, rows), (dhead, drows) = display_tables(table, diffs, metrics, axes_keys)
+    md = [f"# {title}", "", *notes, "",
+          "Point estimates with 95 % intervals (Wilson for rates, normal for means).", "",
+          _md(head, rows), ""]
+    if drows:
+        md += ["## Paired differences against the baseline point", "",
+               "Every point plays the same (seed, game index) games, so differences are paired "
+               "(common random numbers); the unpaired interval is shown for comparison.", "",
+               _md(dhead, drows), ""]
+    md += [f"![{m}](sweep-{m}.png)" for m in metrics]
+    (out / "sweep.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+    figs = "".join(f"<h3>{html.escape(METRICS[m].title)}</h3><img alt='{m}' "
+                   f"src='data:image/png;base64,{base64.b64encode(images[m]).decode()}'>"
+                   for m in metrics)
+    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;"
+            "font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}"
+            "img{max-width:100%}</style></head><body>"
+            f"<h1>{html.escape(title)}</h1>" + "".join(f"<p>{html.escape(n)}</p>" for n in notes)
+            + _html_table(head, rows)
+            + ("<h2>Paired differences against the baseline point</h2>" + _html_table(dhead, drows)
+               if drows else "")
+            + figs + "</body></html>")
+    (out / "sweep.html").write_text(page, encoding="utf-8")
+    return {"table": table, "diffs": diffs, "html": out / "sweep.html", "markdown": out / "sweep.md",
+            "csv": out / "sweep.csv"}

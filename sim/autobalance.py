@@ -1,0 +1,272 @@
+"""``simulate autobalance EXPERIMENT``: search the card changes an experiment allows for the
+set that brings its target metrics into their bands.
+
+* **Search space**: ``autobalance.vary`` lists card fields (``TE12.value``,
+  ``Service-10.effect``) and the values each may take (a ``{min, max}`` range or a list).
+* **Objective**: the loss of a card set is the sum, over targets and the points each
+  selects, of how far the metric's estimate lies outside its band (0 inside), in the
+  metric's units (percentage points for rates). Ties go to the set with fewer changes.
+* **Search**: steepest descent from the starting file. Each round evaluates every
+  neighbour of the current set (each varied field moved one or two steps through its
+  allowed values) and moves to the best neighbour if it lowers the loss; it stops when no
+  neighbour does, when the best set's targets are met with their whole intervals, or after
+  ``rounds`` rounds.
+* **Stopping rule** (racing): a candidate plays its games in ``batches`` batches; after
+  each batch its loss interval is computed (the loss over the targets' intervals at
+  ``confidence``). Once the candidate's smallest possible loss within its intervals
+  exceeds the current best's largest, it cannot beat the best, and it is dropped without
+  playing the remaining batches.
+* Every candidate plays the same seed and game indices (common random numbers), so
+  the search is deterministic for a seed and candidates differ by card changes, not by
+  luck.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.errors import UserError
+from sim.experiments.cardfile import CardCsv, diff
+from sim.experiments.schema import CardChange, Experiment, Point, apply_card_changes
+
+
+@dataclass
+class Evaluation:
+    changes: tuple                   # ((ref, field, value), ...) differing from the start
+    games: int                       # games per point played
+    complete: bool                   # False: dropped by the stopping rule
+    loss: float
+    loss_lo: float
+    loss_hi: float
+    metrics: list = field(default_factory=list)   # (target text, point, est, lo, hi, status)
+
+
+@dataclass
+class AutobalanceResult:
+    start: Evaluation
+    best: Evaluation
+    start_text: str
+    best_text: str
+    diff: str
+    card_file: Path | None
+    evaluated: int
+    dropped: int
+    rounds: int
+    games: int
+    log: list = field(default_factory=list)
+
+    def report(self) -> str:
+        from sim.experiments.run import _text_table
+
+        lines = []
+        lines.append(f"{self.evaluated} card sets evaluated in {self.rounds} rounds "
+                     f"({self.dropped} dropped early by the stopping rule), "
+                     f"{self.games:,} games per point")
+        lines.append(f"start loss {self.start.loss:.3f}, best loss {self.best.loss:.3f} "
+                     f"[{self.best.loss_lo:.3f}, {self.best.loss_hi:.3f}]")
+        lines.append("")
+        lines.append(self.diff.rstrip() if self.diff else "(the starting card file is already best)")
+        lines.append("")
+        head = ["target", "point", "start", "best [interval]", "result"]
+        start = {(m[0], m[1]): m for m in self.start.metrics}
+        rows = []
+        for m in self.best.metrics:
+            s = start.get((m[0], m[1]))
+            rows.append([m[0], m[1], f"{s[2]:.2f}" if s else "", f"{m[2]:.2f} [{m[3]:.2f}, {m[4]:.2f}]",
+                         m[5]])
+        lines.append(_text_table(head, rows))
+        if self.card_file is not None:
+            lines.append(f"card file: {self.card_file}")
+        return "\n".join(lines)
+
+
+def _distance(value: float, lo: float, hi: float) -> float:
+    if math.isnan(value):
+        return math.inf
+    return max(lo - value, 0.0, value - hi)
+
+
+class _Evaluator:
+    def __init__(self, exp: Experiment, points: list[Point], games: int, batches: int,
+                 threads: int, workdir: Path):
+        self.exp, self.points, self.games = exp, points, games
+        self.threads, self.workdir = threads, workdir
+        size = -(-games // batches)
+        self.batches = [(s, min(size, games - s)) for s in range(0, games, size)]
+        self.spec = exp.autobalance
+        self.count = 0
+
+    def _config(self, point: Point, changes: tuple):
+        from sim.api import configure
+
+        all_changes = list(point.card_changes) + [CardChange(r, f, v, self.spec.vary[0].loc)
+                                                  for r, f, v in changes]
+        cards = self.exp.cards
+        if all_changes:
+            self.count += 1
+            path = self.workdir / f"cards-{self.count}.csv"
+            apply_card_changes(self.exp.base_cards_path(), all_changes).write(path)
+            cards = str(path)
+        return configure(game=self.exp.game, players=point.players, cards=cards,
+                         rule_overrides=point.rule_overrides,
+                         strategies=point.strategies or None)
+
+    def evaluate(self, changes: tuple, best: Evaluation | None) -> Evaluation:
+        from reports.sweep import concat_games, frame_games
+
+        configs = [self._config(p, changes) for p in self.points]
+        parts: list[list] = [[] for _ in self.points]
+        evaluation = None
+        for b, (start, count) in enumerate(self.batches):
+            for i, config in enumerate(configs):
+                parts[i].append(frame_games(config.run_chunk(self.exp.seed, start, count, self.threads)))
+            games = [concat_games(p) for p in parts]
+            evaluation = self._score(changes, games, start + count, b == len(self.batches) - 1)
+            if best is not None and not evaluation.complete and evaluation.loss_lo > best.loss_hi:
+                return evaluation  # its interval shows it cannot beat the best: drop it
+        return evaluation
+
+    def _score(self, changes, games, played, complete) -> Evaluation:
+        from reports.sweep import estimate, z_for
+
+        loss = loss_lo = loss_hi = 0.0
+        metrics = []
+        for target in self.spec.targets:
+            z = z_for(self.spec.confidence)
+            for point, g in zip(self.points, games):
+                if not target.selects(point):
+                    continue
+                e = estimate(target.metric, g, z)
+                d = _distance(e["est"], target.lo, target.hi)
+                d_lo = 0.0 if e["hi"] >= target.lo and e["lo"] <= target.hi else min(
+                    _distance(e["lo"], target.lo, target.hi), _distance(e["hi"], target.lo, target.hi))
+                d_hi = max(_distance(e["lo"], target.lo, target.hi),
+                           _distance(e["hi"], target.lo, target.hi))
+                loss, loss_lo, loss_hi = loss + d, loss_lo + d_lo, loss_hi + d_hi
+                status = "met" if d_hi == 0 else ("missed" if d_lo > 0 else "undecided")
+                metrics.append((target.text, point.name, e["est"], e["lo"], e["hi"], status))
+        return Evaluation(changes, played, complete, loss, loss_lo, loss_hi, metrics)
+
+
+def _better(a: Evaluation, b: Evaluation) -> bool:
+    """a beats b: lower loss (by more than rounding), then fewer changes."""
+    if a.loss < b.loss - 1e-9:
+        return True
+    return abs(a.loss - b.loss) <= 1e-9 and len(a.changes) < len(b.changes)
+
+
+def autobalance(exp: Experiment, *, games: Any = None, out: Any = None, threads: Any = None,
+                progress: bool = True) -> AutobalanceResult:
+    from sim import api
+
+    spec = exp.autobalance
+    if spec is None:
+        raise UserError("the experiment has no 'autobalance' section (vary + targets)",
+                        file=exp.file, line=exp.loc.line, field=exp.name)
+    games = api.parse_count(games, field="--games") if games is not None else (spec.games or exp.games)
+    threads = api.default_threads() if threads is None else api.parse_count(threads, "--threads", 4096)
+    points = [p for p in exp.points() if any(t.selects(p) for t in spec.targets)]
+    if not points:
+        raise UserError("no point of the experiment matches any target (players / where)",
+                        file=exp.file, line=exp.loc.line, field=f"{exp.name}.autobalance.targets")
+    log = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None)
+
+    start_table = apply_card_changes(exp.base_cards_path(), exp.card_overrides)
+    start_values = {}
+    for v in spec.vary:
+        try:
+            start_values[(v.ref, v.field)] = _typed(start_table.get(start_table.find(v.ref), v.field), v.choices)
+        except KeyError as exc:
+            raise v.loc.error(str(exc.args[0])) from None
+
+    with tempfile.TemporaryDirectory(prefix="cardsim-autobalance-") as tmp:
+        evaluator = _Evaluator(exp, points, games, spec.batches, threads, Path(tmp))
+        current: dict = dict(start_values)
+
+        def changes_of(values: dict) -> tuple:
+            return tuple((ref, fld, values[(ref, fld)]) for (ref, fld) in start_values
+                         if str(values[(ref, fld)]) != str(start_values[(ref, fld)]))
+
+        start = evaluator.evaluate((), None)
+        best = start
+        evaluated, dropped, rounds = 1, 0, 0
+        seen = {changes_of(current)}
+        log(f"autobalance {exp.name}: start loss {start.loss:.3f} [{start.loss_lo:.3f}, "
+            f"{start.loss_hi:.3f}] ({games:,} games per point, {len(points)} point(s))")
+        for rounds in range(1, spec.rounds + 1):
+            if best.loss_hi == 0:
+                break  # every target met with its whole interval
+            round_best = best
+            for v in spec.vary:
+                for candidate_value in _neighbours(current[(v.ref, v.field)], v.choices):
+                    values = dict(current)
+                    values[(v.ref, v.field)] = candidate_value
+                    changes = changes_of(values)
+                    if changes in seen:
+                        continue
+                    seen.add(changes)
+                    evaluation = evaluator.evaluate(changes, round_best)
+                    evaluated += 1
+                    if not evaluation.complete:
+                        dropped += 1
+                    elif _better(evaluation, round_best):
+                        round_best = evaluation
+            if round_best is best:
+                log(f"round {rounds}: no neighbour lowers the loss; stopping")
+                break
+            best = round_best
+            current = dict(start_values)
+            current.update({(r, f): val for r, f, val in best.changes})
+            log(f"round {rounds}: loss {best.loss:.3f} [{best.loss_lo:.3f}, {best.loss_hi:.3f}] "
+                f"with {_describe(best.changes) or 'no changes'}")
+
+    final = start_table.copy()
+    for ref, fld, value in best.changes:
+        final.set(final.find(ref), fld, value)
+    start_text, best_text = start_table.text(), final.text()
+    card_file = None
+    if out is not None or best.changes:
+        card_file = Path(out) if out is not None else Path(f"autobalance-{exp.name}.csv")
+        try:
+            card_file.parent.mkdir(parents=True, exist_ok=True)
+            card_file.write_text(best_text, encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"cannot write the card file ({exc.strerror or exc})",
+                            file=str(card_file), field="--out") from None
+    return AutobalanceResult(start, best, start_text, best_text,
+                             diff(start_text, best_text, f"a/{Path(exp.base_cards_path()).name}",
+                                  f"b/{card_file.name if card_file else 'cards.csv'}"),
+                             card_file, evaluated, dropped, rounds, games)
+
+
+def _typed(text: str, choices: tuple) -> Any:
+    if choices and all(isinstance(c, int) for c in choices):
+        try:
+            return int(text)
+        except ValueError:
+            return text
+    return text
+
+
+def _neighbours(value: Any, choices: tuple) -> list:
+    """Values one and two steps away through the allowed values (the nearest allowed
+    values when the current one is not among them)."""
+    keys = [str(c) for c in choices]
+    if str(value) in keys:
+        i = keys.index(str(value))
+        order = [i - 1, i + 1, i - 2, i + 2]
+    elif all(isinstance(c, (int, float)) for c in choices) and isinstance(value, (int, float)):
+        below = [j for j, c in enumerate(choices) if c < value]
+        above = [j for j, c in enumerate(choices) if c > value]
+        order = ([below[-1]] if below else []) + ([above[0]] if above else [])
+    else:
+        order = list(range(len(choices)))
+    return [choices[j] for j in order if 0 <= j < len(choices)]
+
+
+def _describe(changes) -> str:
+    return ", ".join(f"{ref}.{fld}={value}" for ref, fld, value in changes)

@@ -1,0 +1,123 @@
+"""``simulate check EXPERIMENT``: the balance gate. Every check of the experiment names a
+metric, the points it applies to and the bounds it must keep; it holds at a point when
+the metric's whole interval (at the check's confidence, 95 % by default) lies within
+the bounds. An interval that crosses a bound has not shown the threshold holds, so it
+fails too ("undecided": more games may settle it). Exit status 0 when every check holds
+at every point it selects, 1 otherwise.
+"""
+from __future__ import annotations
+
+import math
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.errors import UserError
+from sim.experiments.schema import Condition, Experiment
+
+
+@dataclass
+class CheckRow:
+    check: str
+    point: str
+    est: float
+    lo: float
+    hi: float
+    confidence: float
+    bounds: str
+    status: str     # pass | fail | undecided
+
+
+@dataclass
+class CheckResult:
+    rows: list[CheckRow] = field(default_factory=list)
+    games: int = 0
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.rows) and all(row.status == "pass" for row in self.rows)
+
+    def table(self) -> str:
+        from sim.experiments.run import _text_table
+
+        head = ["check", "point", "estimate [interval]", "bounds", "result"]
+        rows = [[r.check, r.point, f"{r.est:.2f} [{r.lo:.2f}, {r.hi:.2f}] ({100 * r.confidence:g} %)",
+                 r.bounds, r.status.upper() if r.status != "pass" else "pass"] for r in self.rows]
+        verdict = ("all checks hold" if self.passed else
+                   f"{sum(r.status != 'pass' for r in self.rows)} of {len(self.rows)} failed")
+        return _text_table(head, rows) + f"\n{verdict} ({self.games:,} games per point)"
+
+
+def bounds_text(cond: Condition, unit: str) -> str:
+    if math.isinf(cond.lo) and math.isinf(cond.hi):
+        return "any"
+    if math.isinf(cond.lo):
+        return f"≤ {cond.hi:g} {unit}"
+    if math.isinf(cond.hi):
+        return f"≥ {cond.lo:g} {unit}"
+    return f"{cond.lo:g} to {cond.hi:g} {unit}"
+
+
+def judge(cond: Condition, lo: float, hi: float) -> str:
+    """pass: the interval lies within the bounds; fail: wholly outside; else undecided."""
+    if any(math.isnan(v) for v in (lo, hi)):
+        return "undecided"
+    if lo >= cond.lo and hi <= cond.hi:
+        return "pass"
+    if hi < cond.lo or lo > cond.hi:
+        return "fail"
+    return "undecided"
+
+
+def evaluate(conditions, points: list[dict]) -> list[CheckRow]:
+    """Judge every condition at every point (dicts with name, players, values, games)."""
+    from reports.sweep import METRICS, estimate, z_for
+
+    rows = []
+    for cond in conditions:
+        selected = [p for p in points if cond.selects(_PointView(p))]
+        for p in selected:
+            e = estimate(cond.metric, p["games"], z_for(cond.confidence))
+            rows.append(CheckRow(cond.text, p["name"], e["est"], e["lo"], e["hi"], cond.confidence,
+                                 bounds_text(cond, METRICS[cond.metric].unit),
+                                 judge(cond, e["lo"], e["hi"])))
+    return rows
+
+
+@dataclass
+class _PointView:
+    d: dict
+
+    @property
+    def players(self) -> int:
+        return self.d["players"]
+
+    @property
+    def values(self) -> dict:
+        return self.d["values"]
+
+
+def check_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
+                     threads: Any = None, progress: bool = True,
+                     command_line: str | None = None) -> CheckResult:
+    """Run the points the checks select (into ``out``, or a temporary directory) and judge."""
+    from sim import api
+    from sim.experiments.run import run_experiment
+
+    if not exp.checks:
+        raise UserError("the experiment declares no checks (add a 'checks:' list)",
+                        file=exp.file, line=exp.loc.line, field=exp.name)
+    games = exp.games if games is None else api.parse_count(games, field="--games")
+
+    def needed(point) -> bool:
+        return any(cond.selects(point) for cond in exp.checks)
+
+    if not any(needed(p) for p in exp.points()):
+        raise UserError("no point of the experiment matches any check (players / where)",
+                        file=exp.file, line=exp.loc.line, field=f"{exp.name}.checks")
+    with tempfile.TemporaryDirectory(prefix="cardsim-check-") as tmp:
+        target = Path(out) if out is not None else Path(tmp) / exp.name
+        result = run_experiment(exp, games=games, out=target, threads=threads, progress=progress,
+                                only=needed, command_line=command_line, report=out is not None)
+        return CheckResult(evaluate(exp.checks, result.points), games)

@@ -1,0 +1,191 @@
+"""``simulate experiment NAME``: every point of an experiment into one directory.
+
+Layout::
+
+    OUT/
+      experiment.json            the experiment as run: points, games, seed, file
+      <point>/cards.csv          the point's card file, when it changes cards
+      <point>/run/               an ordinary run directory (manifest.json, games/)
+      report/sweep.html|md|csv   the sweep view (reports.sweep)
+
+Every point plays the same seed and game indices 0..games-1, so game i of every point
+draws the same random stream (common random numbers) and differences between points
+are paired.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.errors import UserError
+from sim.experiments.schema import Experiment, Point, apply_card_changes
+
+
+@dataclass
+class ExperimentResult:
+    experiment: Experiment
+    out: Path
+    points: list[dict] = field(default_factory=list)   # name, players, values, run_dir, games...
+    report: dict | None = None
+
+    def table_text(self, metrics: tuple[str, ...] | None = None) -> str:
+        from reports.sweep import DEFAULT_METRICS, display_tables, sweep_tables
+
+        metrics = metrics or self.experiment.metrics or DEFAULT_METRICS
+        table, diffs = sweep_tables(self.points, metrics)
+        axes = [a.key for a in self.experiment.axes]
+        (head, rows), (dhead, drows) = display_tables(table, diffs, metrics, axes)
+        text = _text_table(head, rows)
+        if drows:
+            text += "\n\npaired differences against the baseline (same games):\n"
+            text += _text_table(dhead, drows)
+        return text
+
+
+def _text_table(headers, rows) -> str:
+    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
+    line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+def default_out(name: str) -> Path:
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    base = Path("runs") / f"experiment-{name}-{stamp}"
+    candidate, n = base, 1
+    while candidate.exists():
+        n += 1
+        candidate = base.with_name(f"{base.name}-{n}")
+    return candidate
+
+
+def point_cards(exp: Experiment, point: Point, directory: Path) -> str | None:
+    """The card file a point plays: the experiment's (or the default) one, or, when the
+    point changes cards, the modified file written to ``directory/cards.csv``."""
+    if not point.card_changes:
+        return exp.cards
+    table = apply_card_changes(exp.base_cards_path(), point.card_changes)
+    target = directory / "cards.csv"
+    text = table.text()
+    if target.exists() and target.read_text(encoding="utf-8") != text:
+        raise UserError("holds a different card file than this point plays; choose a new --out",
+                        file=str(target), field="--out")
+    directory.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    return str(target)
+
+
+def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
+                   threads: Any = None, progress: bool = True, only=None,
+                   command_line: str | None = None, report: bool = True) -> ExperimentResult:
+    """Run every point (or those ``only(point)`` keeps) and write the sweep report.
+
+    An existing OUT from an earlier, interrupted call of the same experiment is continued:
+    finished points are kept and unfinished runs resumed."""
+    from sim import api
+    from sim.experiments.runs import new_run, play
+
+    games = exp.games if games is None else api.parse_count(games, field="--games")
+    threads = api.default_threads() if threads is None else api.parse_count(threads, "--threads", 4096)
+    out_path = Path(out) if out is not None else default_out(exp.name)
+    points = [p for p in exp.points() if only is None or only(p)]
+    # baselines of the kept points are needed for the paired differences
+    names = {p.name for p in points}
+    for p in list(points):
+        base = exp.baseline_of(p)
+        if base.name not in names:
+            points.append(base)
+            names.add(base.name)
+    order = {p.name: i for i, p in enumerate(exp.points())}
+    points.sort(key=lambda p: order[p.name])
+    record = {"experiment": exp.name, "file": exp.file, "description": exp.description,
+              "game": exp.game, "games": games, "seed": exp.seed,
+              "axes": [a.key for a in exp.axes], "points": [p.name for p in points]}
+    _claim(out_path, record)
+    result = ExperimentResult(exp, out_path)
+    total = games * len(points)
+    bar = _bar(progress, total, f"{exp.name}: {len(points)} points")
+    try:
+        for index, point in enumerate(points, 1):
+            if bar is not None:
+                bar.label = f"{exp.name}: point {index}/{len(points)} {point.name}"
+            directory = out_path / point.name
+            run_dir = directory / "run"
+            cards = point_cards(exp, point, directory)
+            done = _existing(run_dir)
+            if done == "complete":
+                if bar is not None:
+                    bar.update(games)
+            elif done == "partial":
+                api.resume(run_dir, threads=threads, progress=False, command_line=command_line)
+                if bar is not None:
+                    bar.update(games)
+            else:
+                config, run, manifest = new_run(
+                    game=exp.game, players=point.players, games=games, seed=exp.seed,
+                    cards=cards, rules_file=None, rule_overrides=point.rule_overrides,
+                    strategies=point.strategies or None, out=run_dir, chunk_size=exp.chunk_size,
+                    debug=False, command_line=command_line,
+                    extra={"experiment": {"name": exp.name, "point": point.name,
+                                          "values": point.values}})
+                with run:
+                    play(config, run, manifest, threads=threads, command_line=command_line,
+                         after=(lambda t, s, c: bar.update(c)) if bar is not None else None)
+            result.points.append({"name": point.name, "players": point.players,
+                                  "values": point.values, "run_dir": str(run_dir),
+                                  "baseline": exp.baseline_of(point).name,
+                                  "is_baseline": point.is_baseline})
+    finally:
+        if bar is not None:
+            bar.render_finish()
+    from reports.sweep import DEFAULT_METRICS, load_games, write_sweep_report
+
+    for p in result.points:
+        p["games"] = load_games(p["run_dir"])
+    if report:
+        notes = [exp.description] if exp.description else []
+        notes.append(f"{games:,} games per point, seed {exp.seed}; every point plays the same "
+                     "game indices (common random numbers).")
+        result.report = write_sweep_report(out_path / "report", f"Experiment {exp.name}",
+                                           result.points, [a.key for a in exp.axes],
+                                           exp.metrics or DEFAULT_METRICS, notes)
+    return result
+
+
+def _claim(out: Path, record: dict) -> None:
+    marker = out / "experiment.json"
+    if out.exists() and any(out.iterdir()):
+        if not marker.is_file():
+            raise UserError("is not empty and holds no experiment; choose a new --out",
+                            file=str(out), field="--out")
+        old = json.loads(marker.read_text(encoding="utf-8"))
+        if {k: old.get(k) for k in ("experiment", "games", "seed", "points")} != \
+                {k: record.get(k) for k in ("experiment", "games", "seed", "points")}:
+            raise UserError("holds a different experiment (name, games, seed or points "
+                            "differ); choose a new --out", file=str(out), field="--out")
+    out.mkdir(parents=True, exist_ok=True)
+    marker.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
+
+
+def _existing(run_dir: Path) -> str:
+    manifest = run_dir / "manifest.json"
+    if not manifest.is_file():
+        return "new"
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        raise UserError("holds an unreadable run; choose a new --out", file=str(run_dir),
+                        field="--out") from None
+    return "complete" if data.get("complete") else "partial"
+
+
+def _bar(enabled: bool, total: int, label: str):
+    if not (enabled and sys.stderr.isatty()):
+        return None
+    import click
+
+    return click.progressbar(length=total, label=label, file=sys.stderr, show_eta=True,
+                             show_pos=True, width=30)

@@ -1,0 +1,155 @@
+"""``--until-ci W``: play chunk after chunk until every headline interval is narrower
+than W percentage points, or the planned games (--games, the maximum) are played.
+
+Headline intervals: team A's and team B's win rates and the all-lose rate (Wilson).
+
+Repeated looks: the run looks after every chunk, so it looks up to K times, K = the
+number of chunks of the maximum run. Each look's intervals are computed at level
+1 - alpha/K (Bonferroni over the planned looks, alpha = 0.05; for a 2-sided interval
+z = Phi^-1(1 - alpha / (2K))). By the union bound the probability that an interval
+misses its rate at ANY look, and so at the look where the run stops, is at most alpha:
+the reported intervals keep 95 % coverage under this data-dependent stopping. The price
+is width: with 100 planned looks z = 3.48 instead of 1.96. The stopping width is checked
+on these corrected intervals, and they are the ones reported.
+"""
+from __future__ import annotations
+
+import math
+import re
+import sys
+from pathlib import Path
+from statistics import NormalDist
+from typing import Any, Mapping
+
+from sim.errors import UserError
+
+ALPHA = 0.05
+DEFAULT_MAX_GAMES = 10_000_000
+METHOD = ("Bonferroni over the planned looks: each look (one per chunk) uses level "
+          "1 - 0.05/K, K = chunks in the maximum run")
+WIN_A, WIN_B, ALL_LOSE, SOLO_WIN = 0, 1, 3, 4
+
+
+def parse_width(value: Any) -> float:
+    """W in percentage points: ``1``, ``0.5``, ``1pp`` or ``1%``."""
+    text = str(value).strip().lower()
+    match = re.fullmatch(r"([0-9]*\.?[0-9]+(?:e-?[0-9]+)?)\s*(pp|%)?", text)
+    if not match or float(match.group(1)) <= 0 or float(match.group(1)) >= 100:
+        raise UserError(f"expected an interval width in percentage points above 0 and below "
+                        f"100, such as 1, 0.5 or 1pp, got '{value}'", field="--until-ci")
+    return float(match.group(1))
+
+
+def z_for_looks(looks: int, alpha: float = ALPHA) -> float:
+    return NormalDist().inv_cdf(1.0 - alpha / (2.0 * max(1, looks)))
+
+
+def default_chunk(max_games: int) -> int:
+    """About 100 looks, each at least 10,000 games (fewer for small maxima)."""
+    return max(1, min(max_games, 100_000, max(10_000, -(-max_games // 100))))
+
+
+class Tally:
+    """Winner counts so far and the corrected headline intervals."""
+
+    def __init__(self, players: int, z: float):
+        self.players, self.z = players, z
+        self.n = self.a = self.b = self.all_lose = 0
+
+    def add(self, winners) -> None:
+        import numpy as np
+
+        w = np.asarray(winners)
+        self.n += int(w.size)
+        self.a += int(np.sum((w == WIN_A) | (w == SOLO_WIN)))
+        self.b += int(np.sum(w == WIN_B))
+        self.all_lose += int(np.sum(w == ALL_LOSE))
+
+    def intervals(self) -> dict[str, dict[str, float]]:
+        from reports.stats import wilson
+
+        counts = {"team A win rate": self.a, "all-lose rate": self.all_lose}
+        if self.players > 1:
+            counts["team B win rate"] = self.b
+        out = {}
+        for name, count in counts.items():
+            p, lo, hi = wilson(count, self.n, self.z)
+            out[name] = {"rate": p, "lo": lo, "hi": hi, "width_pp": 100 * (hi - lo)}
+        return out
+
+    def narrow(self, width_pp: float) -> bool:
+        return self.n > 0 and all(v["width_pp"] < width_pp for v in self.intervals().values())
+
+
+def run_until_ci(width: Any, *, game: str, players: Any, games: Any, seed: Any,
+                 cards: str | None, rules_file: str | None, rule_overrides: tuple[str, ...],
+                 strategies: Mapping[str, str] | None, out: Any, threads: Any,
+                 chunk_size: Any, progress: bool, debug: bool, command_line: str | None):
+    """The run of ``sim.api.run(..., until_ci=W)``: grows one chunk at a time."""
+    import polars as pl
+
+    from sim import api, rundir
+    from sim.experiments.runs import new_run, play
+
+    width_pp = parse_width(width)
+    max_games = api.parse_count(games, field="--games")
+    chunk = (default_chunk(max_games) if chunk_size is None
+             else min(api.parse_count(chunk_size, "--chunk-size"), max_games))
+    layout = rundir.chunk_layout(max_games, chunk)
+    looks = len(layout)
+    z = z_for_looks(looks)
+    threads = api.default_threads() if threads is None else api.parse_count(threads, "--threads", 4096)
+    state = {"width_pp": width_pp, "max_games": max_games, "looks_planned": looks,
+             "alpha": ALPHA, "z": z, "method": METHOD, "looks": 0, "stopped": None}
+    config, run, manifest = new_run(
+        game=game, players=players, games=layout[0][1], seed=seed, cards=cards,
+        rules_file=rules_file, rule_overrides=rule_overrides, strategies=strategies, out=out,
+        chunk_size=chunk, debug=debug, command_line=command_line, extra={"until_ci": state})
+    tally = Tally(manifest["players"], z)
+    bar = _bar(progress, max_games, f"{manifest['game']} {manifest['players']}p until CI < {width_pp:g} pp")
+    try:
+        with run:
+            for look, (start, count) in enumerate(layout, 1):
+                if look > 1:  # grow the run by one chunk; earlier chunks are its prefix
+                    manifest["games"] = start + count
+                    manifest["chunks"].update(count=look, last_count=count)
+                result = play(config, run, manifest, threads=threads, command_line=command_line)
+                manifest = result.manifest
+                part = pl.read_parquet(run.part_path(manifest["seed"], start), columns=["winner"])
+                tally.add(part["winner"].to_numpy())
+                state["looks"] = look
+                state["intervals"] = tally.intervals()
+                if bar is not None:
+                    bar.update(count)
+                if tally.narrow(width_pp):
+                    state["stopped"] = "every headline interval is narrower than the width"
+                    break
+            else:
+                state["stopped"] = "reached --games before the intervals were narrow enough"
+            manifest["until_ci"] = state
+            run.write_manifest(manifest)
+    finally:
+        if bar is not None:
+            bar.render_finish()
+    result.manifest = manifest
+    result.summary["until_ci"] = state
+    return result
+
+
+def _bar(enabled: bool, total: int, label: str):
+    if not (enabled and sys.stderr.isatty()):
+        return None
+    import click
+
+    return click.progressbar(length=total, label=label, file=sys.stderr, show_eta=True, width=30)
+
+
+def describe(state: Mapping[str, Any]) -> str:
+    """The lines the CLI prints after an --until-ci run."""
+    lines = [f"until-ci: {state['stopped']} after {state['looks']} of {state['looks_planned']} "
+             f"looks; intervals at z = {state['z']:.2f} (Bonferroni over {state['looks_planned']} "
+             "looks, 95 % overall):"]
+    for name, v in state.get("intervals", {}).items():
+        lines.append(f"  {name:<18} {100 * v['rate']:6.2f} %  [{100 * v['lo']:.2f} - "
+                     f"{100 * v['hi']:.2f}]  width {v['width_pp']:.2f} pp")
+    return "\n".join(lines)
