@@ -16,9 +16,9 @@ from sim.errors import UserError
 
 _GAME_OPTIONS = ("game", "players", "cards", "rules", "rule", "team_a", "team_b", "debug")
 _RUN_ONLY_OPTIONS = ("games", "out", "threads", "chunk_size", "as_json", "resume_dir",
-                     "with_report")
+                     "with_report", "until_ci")
 _RESUME_CONFLICTS = ("game", "players", "games", "seed", "cards", "rules", "rule", "team_a",
-                     "team_b", "out", "chunk_size", "debug")
+                     "team_b", "out", "chunk_size", "debug", "until_ci")
 
 
 _RAW_ARGS: list[str] = []  # the arguments of the current invocation, for the manifest
@@ -160,6 +160,11 @@ def _inherit(ctx: click.Context, opts: dict[str, Any], names: tuple[str, ...]) -
               help="Progress bar on stderr (only when stderr is a terminal).")
 @click.option("--report", "with_report", is_flag=True,
               help="Also write the balance report into RUN_DIR/report/.")
+@click.option("--until-ci", "until_ci", metavar="W", default=None,
+              help="Stop once every headline interval (team win rates, all-lose rate) is "
+                   "narrower than W percentage points, checked after each chunk with a "
+                   "Bonferroni correction over the looks; --games is then the maximum "
+                   "(default 1e7). Example: --until-ci 1")
 @click.version_option(version=__version__, prog_name="simulate",
                       message="%(prog)s %(version)s")
 @click.pass_context
@@ -191,6 +196,7 @@ def main(ctx: click.Context, **opts: Any) -> None:
 def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
     from sim import api
 
+    _until_ci_games(ctx, opts)
     if opts["resume_dir"] is not None:
         clashes = [_flag(name) for name in _RESUME_CONFLICTS if _given(ctx, name)]
         if clashes:
@@ -204,7 +210,7 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
                          rule_overrides=tuple(opts["rule"]), strategies=_strategies(opts),
                          out=opts["out"], threads=opts["threads"], chunk_size=opts["chunk_size"],
                          progress=opts["progress"], debug=opts["debug"],
-                         command_line=_command_line())
+                         command_line=_command_line(), until_ci=opts["until_ci"])
     manifest = result.manifest
     if opts["as_json"]:
         payload: dict[str, Any] = {
@@ -221,6 +227,10 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
         click.echo(json.dumps(payload))
         return
     click.echo(result.config.format_summary(result.summary))
+    if "until_ci" in result.summary:
+        from sim.experiments.sequential import describe
+
+        click.echo(describe(result.summary["until_ci"]))
     click.echo(f"run dir: {result.run_dir}")
     click.echo(f"{manifest['games']:,} games in {result.wall_seconds:.2f} s "
                f"({result.games_per_second:,.0f} games/s)")
@@ -408,6 +418,107 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
     click.echo(result.table())
     click.echo(f"run dir: {result.run_dir}")
     click.echo(f"{len(result.pairs) * result.games // 2:,} games in {result.wall_seconds:.1f} s")
+
+
+# ---------------------------------------------------------------- experiments (issue 5)
+def _until_ci_games(ctx: click.Context, opts: dict[str, Any]) -> None:
+    """--until-ci W: without an explicit --games the run may go up to 1e7 games."""
+    if opts.get("until_ci") is not None and not _given(ctx, "games"):
+        from sim.experiments.sequential import DEFAULT_MAX_GAMES
+
+        opts["games"] = DEFAULT_MAX_GAMES
+
+
+def _experiment_options(func):
+    options = [
+        click.argument("name", metavar="EXPERIMENT"),
+        click.option("--file", "path", metavar="FILE", default="experiments.yaml",
+                     show_default=True, help="The experiments file."),
+        click.option("--games", type=Count(), default=None,
+                     help="Games per point (overrides the file), e.g. 2000 for a quick look."),
+        click.option("--threads", type=Count(4096), default=None, help="Worker threads."),
+        click.option("--progress/--no-progress", default=True, show_default=True,
+                     help="Progress on stderr (only when stderr is a terminal)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+@main.command(short_help="Run a named experiment from experiments.yaml (every sweep point).")
+@_experiment_options
+@click.option("--out", metavar="DIR", default=None,
+              help="Output directory (default runs/experiment-<name>-<time>); an unfinished "
+                   "one is continued.")
+def experiment(name: str, path: str, games: int | None, threads: int | None, progress: bool,
+               out: str | None) -> None:
+    """Run every point of EXPERIMENT (player counts x sweep values) into one directory, one
+    sub-directory per point, and write the sweep report (OUT/report/sweep.html). Every
+    point plays the same games (same seed and game indices), so the differences against
+    the baseline point are paired.
+
+    \b
+    Examples:
+      simulate experiment card_value_sweep
+      simulate experiment three_vs_five --games 2000 --out runs/quick
+    """
+    from sim import experiments
+
+    exp = experiments.get(name, path)
+    result = experiments.run_experiment(exp, games=games, out=out, threads=threads,
+                                        progress=progress, command_line=_command_line())
+    click.echo(result.table_text())
+    click.echo(f"experiment dir: {result.out}")
+    click.echo(f"report: {result.report['html']}")
+
+
+@main.command(short_help="Balance gate: exit 0 if the experiment's checks hold, 1 if not.")
+@_experiment_options
+@click.option("--out", metavar="DIR", default=None,
+              help="Keep the runs here (default: a temporary directory, removed after).")
+def check(name: str, path: str, games: int | None, threads: int | None, progress: bool,
+          out: str | None) -> None:
+    """Run the points EXPERIMENT's checks select and judge every check: it holds when the
+    metric's whole interval (95 % unless the check says otherwise) lies within its bounds.
+    Prints a table; exits 0 when every check holds, 1 when any fails or is undecided.
+
+    \b
+    Examples:
+      simulate check three_vs_five
+      simulate check three_vs_five --games 20000
+    """
+    from sim import experiments
+
+    exp = experiments.get(name, path)
+    result = experiments.check_experiment(exp, games=games, out=out, threads=threads,
+                                          progress=progress, command_line=_command_line())
+    click.echo(result.table())
+    sys.exit(0 if result.passed else 1)
+
+
+@main.command(short_help="Search the allowed card changes for a set that meets the targets.")
+@_experiment_options
+@click.option("--out", metavar="FILE", default=None,
+              help="Where to write the best card file (default autobalance-<name>.csv).")
+def autobalance(name: str, path: str, games: int | None, threads: int | None, progress: bool,
+                out: str | None) -> None:
+    """Search the card changes EXPERIMENT's 'autobalance' section allows (cards, fields,
+    ranges) for the set that brings its target metrics into their bands. Deterministic for
+    the experiment's seed. Prints the best set as a diff against the starting card file,
+    writes that file, and prints its metrics with intervals.
+
+    \b
+    Examples:
+      simulate autobalance three_player_balance
+      simulate autobalance three_player_balance --games 5000 --out balanced.csv
+    """
+    from sim import autobalance as search
+    from sim import experiments
+
+    exp = experiments.get(name, path)
+    result = search.autobalance(exp, games=games, out=out, threads=threads,
+                                progress=progress and sys.stderr.isatty())
+    click.echo(result.report())
 
 
 if __name__ == "__main__":
