@@ -442,7 +442,7 @@ def warm_up() -> None:
     s.deck("A", "TE2").discard("B", "TE3")
     s.assist_loop().refresh("A").refresh("B").unhappy()
     s.scoring()
-    s.eval_assist("B", ["OPB"], "TE9")
+    State(players=2).hand("B", "OPB").eval_assist("B", ["OPB"], "TE9")
     s.contest(["SV5"], ["TE5"])
     State(players=2).setup()
     Game(players=2).traced()
