@@ -17,6 +17,8 @@ from sim.errors import UserError
 _GAME_OPTIONS = ("game", "players", "cards", "rules", "rule", "team_a", "team_b", "debug")
 _RUN_ONLY_OPTIONS = ("games", "out", "threads", "chunk_size", "as_json", "resume_dir",
                      "with_report", "until_ci")
+_BACKEND_OPTIONS = ("backend", "scheduler", "workers", "write_parts")  # issue 8
+_RUN_ONLY_OPTIONS += _BACKEND_OPTIONS
 _RESUME_CONFLICTS = ("game", "players", "games", "seed", "cards", "rules", "rule", "team_a",
                      "team_b", "out", "chunk_size", "debug", "until_ci")
 
@@ -165,6 +167,18 @@ def _inherit(ctx: click.Context, opts: dict[str, Any], names: tuple[str, ...]) -
                    "narrower than W percentage points, checked after each chunk with a "
                    "Bonferroni correction over the looks; --games is then the maximum "
                    "(default 1e7). Example: --until-ci 1")
+@click.option("--backend", type=click.Choice(["local", "dask", "dask-local"]), default="local",
+              show_default=True,
+              help="Where chunks play: this process; an existing Dask cluster (--scheduler); "
+                   "or a Dask LocalCluster on 127.0.0.1 (--workers). Same table on every one.")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="Dask scheduler for --backend dask, e.g. tcp://HOST:8786.")
+@click.option("--workers", type=Count(1024), default=None,
+              help="Worker processes for --backend dask-local (default: one per CPU).")
+@click.option("--write-parts", type=click.Choice(["auto", "worker", "client"]), default="auto",
+              show_default=True,
+              help="Dask: who writes the Parquet parts: worker (shared run directory), client "
+                   "(parts come back over the network), auto (workers that see RUN_DIR write).")
 @click.version_option(version=__version__, prog_name="simulate",
                       message="%(prog)s %(version)s")
 @click.pass_context
@@ -181,6 +195,7 @@ def main(ctx: click.Context, **opts: Any) -> None:
       simulate --games 1e6 --players 3 --seed 7 --json
       simulate --games 5e5 --team-a builder:threshold=12 --rule hand_size=6
       simulate --resume runs/peer-to-peer-4p-seed1-20250101-120000
+      simulate --games 1e8 --backend dask --scheduler tcp://10.0.0.5:8786
       simulate trace --seed 1 --game-index 42
       simulate cards --game peer-to-peer > my_cards.csv
     """
@@ -193,24 +208,43 @@ def main(ctx: click.Context, **opts: Any) -> None:
     _run(ctx, opts)
 
 
+def _backend_options(ctx: click.Context, opts: dict[str, Any]) -> dict[str, Any]:
+    """Backend options, refusing the ones that belong to another backend."""
+    backend = opts["backend"]
+    allowed = {"local": (), "dask": ("scheduler", "write_parts"),
+               "dask-local": ("workers", "write_parts")}[backend]
+    for name in _BACKEND_OPTIONS[1:]:
+        if name not in allowed and _given(ctx, name):
+            wants = "dask" if name == "scheduler" else "dask-local" if name == "workers" else \
+                "dask or dask-local"
+            raise click.UsageError(f"{_flag(name)} belongs to --backend {wants}, not "
+                                   f"--backend {backend}", ctx=ctx)
+    if backend == "local":
+        return {}
+    if opts.get("until_ci") is not None:
+        raise click.UsageError(f"--until-ci plays locally; drop --backend {backend}", ctx=ctx)
+    return {**{name: opts[name] for name in allowed}, "announce": opts["progress"]}
+
+
 def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
     from sim import api
 
     _until_ci_games(ctx, opts)
+    backend = {"backend": opts["backend"], "backend_options": _backend_options(ctx, opts)}
     if opts["resume_dir"] is not None:
         clashes = [_flag(name) for name in _RESUME_CONFLICTS if _given(ctx, name)]
         if clashes:
             raise click.UsageError(f"--resume continues a run with the settings in its manifest; "
                                    f"drop {', '.join(clashes)}", ctx=ctx)
         result = api.resume(opts["resume_dir"], threads=opts["threads"],
-                            progress=opts["progress"], command_line=_command_line())
+                            progress=opts["progress"], command_line=_command_line(), **backend)
     else:
         result = api.run(game=opts["game"], players=opts["players"], games=opts["games"],
                          seed=opts["seed"], cards=opts["cards"], rules_file=opts["rules"],
                          rule_overrides=tuple(opts["rule"]), strategies=_strategies(opts),
                          out=opts["out"], threads=opts["threads"], chunk_size=opts["chunk_size"],
                          progress=opts["progress"], debug=opts["debug"],
-                         command_line=_command_line(), until_ci=opts["until_ci"])
+                         command_line=_command_line(), until_ci=opts["until_ci"], **backend)
     manifest = result.manifest
     if opts["as_json"]:
         payload: dict[str, Any] = {

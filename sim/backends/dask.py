@@ -15,12 +15,12 @@ Dask is imported only here, and only when such a backend is created.
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import logging
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
@@ -54,11 +54,18 @@ class WorkerUserError(Exception):
 
 
 # ----------------------------------------------------------------------------- worker side
-@functools.lru_cache(maxsize=None)
-def _worker_source_hash() -> str:
+_hash_cache: dict[str, Any] = {}
+
+
+def _worker_source_hash(expected: str) -> str:
+    """This worker's sim/ source hash, cached; recomputed (at most every 5 s) when it
+    differs from the client's, in case the files changed since it was cached."""
     import sim
 
-    return sim.source_hash()
+    cached, when = _hash_cache.get("hash"), _hash_cache.get("when", 0.0)
+    if cached is None or (cached != expected and time.monotonic() - when > 5):
+        _hash_cache.update(hash=sim.source_hash(), when=time.monotonic())
+    return _hash_cache["hash"]
 
 
 def config_digest(config: Any) -> str:
@@ -100,10 +107,10 @@ def run_task(task: ChunkTask, write_parts: str, aggregate: bool, source_hash: st
     except (ImportError, ValueError):
         worker = None
     try:
-        if source_hash is not None and _worker_source_hash() != source_hash:
+        if source_hash is not None and _worker_source_hash(source_hash) != source_hash:
             raise UserError(f"Dask worker {worker} runs other simulator sources (hash "
-                            f"{_worker_source_hash()}, client {source_hash}); install the same "
-                            "cardsim version on every worker", field="--scheduler")
+                            f"{_worker_source_hash(source_hash)}, client {source_hash}); install "
+                            "the same cardsim version on every worker", field="--scheduler")
         config = configured(task.request)
         if digest is not None and _verified.get(task.request) != digest:
             mine = config_digest(config)
@@ -147,7 +154,7 @@ class DaskBackend(Backend):
     def __init__(self, scheduler: str | None = None, *, client: Any = None,
                  write_parts: str = "auto", retries: int = 0, max_in_flight: int | None = None,
                  check_sources: bool = True, announce: bool = False,
-                 connect_timeout: str = CONNECT_TIMEOUT):
+                 connect_timeout: str | None = None):
         _require_dask(self.name)
         if write_parts not in WRITE_PARTS:
             raise UserError(f"must be one of {', '.join(WRITE_PARTS)}, got '{write_parts}'",
@@ -166,10 +173,12 @@ class DaskBackend(Backend):
         self.max_in_flight = max_in_flight
         self.check_sources = check_sources
         self.announce = announce
-        self.connect_timeout = connect_timeout
+        self.connect_timeout = connect_timeout or CONNECT_TIMEOUT
         self._client = client
         self._owns_client = client is None
         self._source_hash: str | None = None
+        if self.name == "dask":
+            self.client  # connect now: an unreachable scheduler fails before a run dir exists
 
     # -- connection
     @property
@@ -318,12 +327,14 @@ class LocalDaskBackend(DaskBackend):
 
         workers = self.workers or default_threads()
         dashboard = self.dashboard_address if importlib.util.find_spec("bokeh") else None
-        with _quiet():
+        with _quiet(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. "port 8787 in use, using another"
+            # worker processes talk over TCP on loopback only; threads use in-process comms
+            where = {"host": "127.0.0.1"} if self.processes else {}
             self._cluster = LocalCluster(n_workers=workers,
                                          threads_per_worker=self.threads_per_worker,
-                                         processes=self.processes, host="127.0.0.1",
-                                         dashboard_address=dashboard,
-                                         silence_logs=logging.ERROR)
+                                         processes=self.processes, dashboard_address=dashboard,
+                                         silence_logs=logging.ERROR, **where)
         return Client(self._cluster, set_as_default=False)
 
     def describe(self) -> dict[str, Any]:
