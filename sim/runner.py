@@ -122,12 +122,13 @@ def _config_request(manifest: dict[str, Any], backend: Any):
 
 def run_chunks(config: Any, run: RunDir, manifest: dict[str, Any], *, threads: int,
                progress: bool = True, command_line: str | None = None,
-               backend: Any = None) -> dict[str, Any]:
+               backend: Any = None, on_chunk: Any = None) -> dict[str, Any]:
     """Play every chunk that has no part yet; returns the final (complete) manifest.
 
     ``backend`` (sim.backends) plays the chunks: by default in this process, one after
     another; a Dask backend plays them on a cluster, in any order, from the manifest's
-    ``request`` (``config`` is then used only on this side).
+    ``request`` (``config`` is then used only on this side). ``on_chunk(result)`` is called
+    with each finished chunk's ChunkResult (count, aggregates on Dask), e.g. for progress.
 
     Raises ``RunInterrupted`` on SIGINT/SIGTERM and ``OutputError`` (a UserError) when the
     disk is full or unwritable; in both cases finished parts are kept and the manifest on
@@ -185,6 +186,8 @@ def run_chunks(config: Any, run: RunDir, manifest: dict[str, Any], *, threads: i
                     done_games += count
                     if bar is not None:
                         bar.update(count)
+                    if on_chunk is not None:
+                        on_chunk(result)
                     if time.perf_counter() - last_sync >= MANIFEST_EVERY_SECONDS:
                         sync("running", strict=True)
                         last_sync = time.perf_counter()

@@ -139,6 +139,27 @@ def test_run_tasks_points_times_chunks(tmp_path, cluster):
         assert all(r.worker.startswith("tcp://127.0.0.1:") for r in results)
 
 
+def test_runner_on_chunk_hook_with_a_dask_backend(tmp_path, cluster):
+    """How experiments hook in: their own RunDir + manifest, runner.run_chunks(backend=...,
+    on_chunk=...); the aggregates of the chunks add up to the table."""
+    from sim import rundir, runner
+
+    _, client = cluster
+    game = api.resolve_game("fake")
+    request = api._request(None, None, ("bonus=2",), None, False)
+    config = api._configure(game, 2, request)
+    manifest = api._new_manifest("fake", 2, 5000, 6, 1000, config, request, None)
+    seen = []
+    with rundir.RunDir.create(tmp_path / "run", manifest) as run, \
+            backends.create("dask", client=client) as backend:
+        manifest = runner.run_chunks(config, run, manifest, threads=1, progress=False,
+                                     backend=backend, on_chunk=seen.append)
+    table = _table(tmp_path / "run")
+    assert table.equals(config.run_chunk(6, 0, 5000)) and manifest["complete"] is True
+    assert sorted(r.start for r in seen) == list(range(0, 5000, 1000))
+    assert sum(r.aggregates["sums"]["score"] for r in seen) == pytest.approx(table["score"].sum())
+
+
 def test_worker_refuses_another_configuration(tmp_path, cluster):
     """A worker that builds a different configuration (e.g. its card file differs) stops
     the run with one clear line instead of writing other games."""
