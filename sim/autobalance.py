@@ -126,7 +126,7 @@ class _Evaluator:
                 parts[i].append(frame_games(config.run_chunk(self.exp.seed, start, count, self.threads)))
             games = [concat_games(p) for p in parts]
             evaluation = self._score(changes, games, start + count, b == len(self.batches) - 1)
-            if best is not None and not evaluation.complete and evaluation.loss_lo > best.loss_hi:
+            if best is not None and not evaluation.complete and cannot_beat(evaluation, best):
                 return evaluation  # its interval shows it cannot beat the best: drop it
         return evaluation
 
@@ -150,6 +150,12 @@ class _Evaluator:
                 status = "met" if d_hi == 0 else ("missed" if d_lo > 0 else "undecided")
                 metrics.append((target.text, point.name, e["est"], e["lo"], e["hi"], status))
         return Evaluation(changes, played, complete, loss, loss_lo, loss_hi, metrics)
+
+
+def cannot_beat(candidate: Evaluation, best: Evaluation) -> bool:
+    """The stopping rule: the smallest loss the candidate's intervals allow is above the
+    largest loss the best's intervals allow."""
+    return candidate.loss_lo > best.loss_hi
 
 
 def _better(a: Evaluation, b: Evaluation) -> bool:

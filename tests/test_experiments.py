@@ -111,6 +111,9 @@ def test_card_refs_by_id_and_domain_value_name():
     assert table.card_id(table.find("Service 10")) == "SV10"
     with pytest.raises(KeyError):
         table.find("Technology-14")
+    table.set(table.find("Technology-12"), "value", 9)  # refs name the printed card
+    assert table.card_id(table.find("Technology-12")) == "TE12"
+    assert table.card_id(table.find("Technology-9")) == "TE9"
 
 
 def test_card_overrides_change_only_those_cells(tmp_path):

@@ -44,6 +44,9 @@ class CardCsv:
         if self.header is None or "id" not in self.header:
             raise UserError("the card file has no header with an 'id' column", file=self.path)
         self._edited: set[int] = set()
+        # cards are found by what the file printed (Technology-12 stays Technology-12
+        # after its value is changed)
+        self._printed = {k: list(v) for k, v in self.rows.items()}
 
     def copy(self) -> "CardCsv":
         other = object.__new__(CardCsv)
@@ -51,6 +54,7 @@ class CardCsv:
         other.header_index = self.header_index
         other.rows = {k: list(v) for k, v in self.rows.items()}
         other._edited = set(self._edited)
+        other._printed = self._printed
         return other
 
     def _cell(self, cells: list[str], column: str) -> str:
@@ -60,24 +64,24 @@ class CardCsv:
     def find(self, ref: str) -> int:
         """The line index of the card ``ref``: an id (any case), a name, or Domain-Value."""
         ref = str(ref).strip()
-        by_id = [i for i, cells in self.rows.items() if self._cell(cells, "id").lower() == ref.lower()]
+        by_id = [i for i, cells in self._printed.items() if self._cell(cells, "id").lower() == ref.lower()]
         if by_id:
             return by_id[0]
         if "name" in self.header:
-            by_name = [i for i, cells in self.rows.items()
+            by_name = [i for i, cells in self._printed.items()
                        if self._cell(cells, "name").lower() == ref.lower()]
             if len(by_name) == 1:
                 return by_name[0]
         match = _DOMAIN_VALUE.fullmatch(ref)
         if match and {"domain", "value"} <= set(self.header):
             domain, value = match.group(1).lower(), match.group(2)
-            found = [i for i, cells in self.rows.items()
+            found = [i for i, cells in self._printed.items()
                      if self._cell(cells, "domain").lower() == domain
                      and self._cell(cells, "value").lstrip("+0") == value.lstrip("0")]
             if len(found) == 1:
                 return found[0]
             if len(found) > 1:
-                ids = ", ".join(self._cell(self.rows[i], "id") for i in found)
+                ids = ", ".join(self._cell(self._printed[i], "id") for i in found)
                 raise KeyError(f"'{ref}' matches several cards ({ids}); use a card id")
         raise KeyError(f"no card '{ref}' in {self.path} (use an id such as TE12 or a "
                        "domain-value name such as Technology-12)")
