@@ -1,0 +1,156 @@
+"""Integer constants shared by the PLAI kernels and the Python layer.
+
+Kernels see cards as integer ids (row of the card file), card attributes as one int64
+matrix ``cards[CD_*, card_id]``, enums as these integers, the resolved rule options as
+one int64 array indexed by ``R_*`` and every card location as a row of ``piles``.
+"""
+import numpy as np
+
+# Card types (PLAI-C1).
+ADVERSARY, USE_CASE, BUZZWORD, SPECIAL, MARKET_EVENT = 0, 1, 2, 3, 4
+TYPE_NAMES = ("adversary", "use_case", "buzzword", "special", "market_event")
+
+# Numerals (PLAI-C2); 0 = none, always in.
+NUMERAL_NAMES = ("", "I", "II", "III")
+
+# Effects (PLAI-C3, PLAI-C4). The argument n lives in cards[CD_ARG].
+EFFECT_NONE = 0
+EFFECT_DISCARD_RIVAL = 1   # discard_random_rival_played n: in a fight (PLAI-F2)
+EFFECT_NEGATE = 2          # negate: cancels one rival effect, outside the 4 cards (F1, F2)
+EFFECT_TARGET_DISCARDS = 3 # target_discards n: an action (T1); the target loses n at random
+EFFECT_STEAL_RANDOM = 4    # steal_random n: an action (T1); take n random cards of the target
+EFFECT_ALL_DISCARD = 5     # market event: every startup discards n at random
+EFFECT_ALL_DRAW = 6        # market event: every startup draws n
+EFFECT_RICH_DISCARD = 7    # market event rich_discard_half n: startups holding >= n discard half
+EFFECT_NAMES = ("", "discard_random_rival_played", "negate", "target_discards", "steal_random",
+                "all_discard", "all_draw", "rich_discard_half")
+EFFECT_TAKES_ARG = (False, True, False, True, True, True, True, True)
+ACTION_EFFECTS = (EFFECT_TARGET_DISCARDS, EFFECT_STEAL_RANDOM)
+EVENT_EFFECTS = (EFFECT_ALL_DISCARD, EFFECT_ALL_DRAW, EFFECT_RICH_DISCARD)
+
+# The card table: cards[CD_*, card_id].
+CD_TYPE, CD_STRENGTH, CD_EFFECT, CD_ARG = 0, 1, 2, 3
+N_CARD_FIELDS = 4
+
+# Card locations: piles[P_*, i] holds card ids, pile_n[P_*] how many. Hands follow.
+P_DECK, P_DISCARD, P_POOL, P_FUNDING, P_EVENTS, P_ATTACK, P_DEFENSE = 0, 1, 2, 3, 4, 5, 6
+P_HAND0 = 7
+PILE_NAMES = ("deck", "discard", "maintainer pool", "funding (face down)", "events in play",
+              "attack", "defense")
+
+MAX_SEATS = 5
+MAX_FIGHT_CARDS = 4  # PLAI-F1
+
+# Resolved rule options: int64 array indexed by these.
+R_PLAYERS = 0
+R_FIRST_SEAT = 1            # -1 = random (PLAI-S1)
+R_STARTING_HAND = 2         # PLAI-S2
+R_RESHUFFLE = 3             # PLAI-T4
+R_TAKEOVER_THRESHOLD = 4    # PLAI-T1
+R_MAX_TURNS = 5             # PLAI-T6
+R_POOL_CAP = 6              # PLAI-T7
+R_HELP_CARDS = 7            # PLAI-T7
+R_HELP_IN_FOUR = 8          # reading of T7/F1: help cards count against the attacker's 4
+R_NEGATE_SPECIALS = 9       # reading of C3/F2: a target may negate a special action
+R_MAINTAINER_SPECIALS = 10  # reading of T7: maintainers may play specials from the pool
+N_RULES = 11
+
+# Actions (PLAI-T1, T7), in the option order of decision D1.
+ACT_PASS, ACT_FAMILY, ACT_REGIONAL, ACT_VENTURE, ACT_SPECIAL, ACT_TAKEOVER = 0, 1, 2, 3, 4, 5
+ACTION_NAMES = ("pass", "family funding", "regional pitch", "venture capital",
+                "special card", "hostile takeover")
+FUNDING_DRAWS = (0, 1, 2, 3, 0, 0)
+
+# Fight modes (D2/D3): a real side must include an adversary (attack) / use case (defense);
+# a bluff uses none (buzzwords and fight specials only).
+MODE_NONE, MODE_REAL, MODE_BLUFF = 0, 1, 2
+MODE_NAMES = ("none", "real", "bluff")
+
+# Fight kinds.
+FIGHT_REGIONAL, FIGHT_VENTURE, FIGHT_TAKEOVER = 0, 1, 2
+FIGHT_NAMES = ("regional pitch", "venture capital", "hostile takeover")
+
+# Game outcome (PLAI-T6).
+OUT_SEAT, OUT_MAINTAINERS, OUT_STALEMATE = 0, 1, 2
+OUTCOME_NAMES = ("seat", "maintainers", "stalemate")
+
+# Per-game counters, filled by the engine: stats[S_*].
+S_TURNS = 0
+S_FUND_FAMILY = 1
+S_FUND_REGIONAL = 2
+S_FUND_VENTURE = 3
+S_REGIONAL_ATTACKED = 4
+S_REGIONAL_ATTACK_WON = 5
+S_VENTURE_ATTACKED = 6
+S_VENTURE_ATTACK_WON = 7
+S_TAKEOVERS = 8
+S_TAKEOVERS_WON = 9
+S_BLUFFS_CALLED = 10
+S_SPECIALS = 11
+S_NEGATES = 12
+S_EVENTS = 13
+S_HELP_CARDS = 14
+S_ERROR = 15
+S_MAX_POOL = 16
+S_RESHUFFLES = 17
+S_TRACE_N = 18             # rows written to the trace matrix
+N_STATS = 19
+
+# Invariant violations (the `error` column); checked after every turn.
+ERR_NONE, ERR_CONSERVATION, ERR_POOL_CAP = 0, 1, 2
+ERROR_NAMES = ("", "card count changed", "maintainer pool above its cap")
+
+# One row per game. Per-seat fields are (MAX_SEATS,) sub-arrays; run_chunk flattens them
+# into columns like hand_0 .. hand_4 (-1 for a seat that is not in the game).
+RESULT_DTYPE = np.dtype([
+    ("game_index", np.int64),
+    ("players", np.int8),
+    ("outcome", np.int8),          # OUT_*
+    ("winner", np.int8),           # winning seat, -1 if maintainers or stalemate
+    ("first_seat", np.int8),
+    ("turns", np.int16),
+    ("deck_size", np.int16),
+    ("fund_family", np.int16),
+    ("fund_regional", np.int16),
+    ("fund_venture", np.int16),
+    ("regional_attacked", np.int16),
+    ("regional_attack_won", np.int16),
+    ("venture_attacked", np.int16),
+    ("venture_attack_won", np.int16),
+    ("takeovers", np.int16),
+    ("takeovers_won", np.int16),
+    ("bluffs_called", np.int16),
+    ("specials", np.int16),
+    ("negates", np.int16),
+    ("events", np.int16),
+    ("help_cards", np.int16),
+    ("reshuffles", np.int16),
+    ("deck_left", np.int16),
+    ("discard_left", np.int16),
+    ("pool_left", np.int16),
+    ("max_pool", np.int16),
+    ("bankrupt_turn", np.int16, (MAX_SEATS,)),   # -1 = never bankrupt
+    ("hand", np.int16, (MAX_SEATS,)),            # final hand size
+    ("error", np.int16),
+])
+
+# Trace rows: trace[i, TR_*]. The kernel writes numbers, Python turns them into words.
+TR_TURN, TR_CODE, TR_A, TR_B, TR_C, TR_D = 0, 1, 2, 3, 4, 5
+TRACE_WIDTH = 6
+(EV_TURN, EV_ACTION, EV_DRAW, EV_MARKET_EVENT, EV_EVENT_LOSS, EV_EVENT_GAIN, EV_ATTACK,
+ EV_PLAY, EV_DEFEND, EV_HELP, EV_NEGATE, EV_EFFECT_DISCARD, EV_FIGHT, EV_SPOILS,
+ EV_SPECIAL_LOSS, EV_BANKRUPT, EV_END, EV_RESHUFFLE, EV_POOL_EXCESS) = range(19)
+
+# What resolve_fight reports: out[FO_*].
+FO_WINNER = 0            # SIDE_ATTACK or SIDE_DEFENSE
+FO_ATT_STRENGTH = 1      # PLAI-F3, after effects
+FO_DEF_STRENGTH = 2
+FO_ATT_REAL = 3          # PLAI-F4, after effects
+FO_DEF_REAL = 4
+FO_ATT_NEGATES = 5       # negate cards the attacker used (PLAI-F2)
+FO_DEF_NEGATES = 6
+FO_REASON = 7            # WHY_*
+N_FIGHT_OUT = 8
+SIDE_ATTACK, SIDE_DEFENSE = 0, 1
+WHY_STRENGTH, WHY_BLUFF_CALLED, WHY_UNDEFENDED = 0, 1, 2
+WHY_NAMES = ("strength", "bluff called", "no defense")

@@ -1,0 +1,401 @@
+"""The PLAI game engine (PLAI-S, PLAI-T, PLAI-F) as numba kernels.
+
+``play_games`` is the entry point: a serial, nogil kernel over a range of game indices;
+each game seeds its own random stream from (seed, game index), so results do not depend
+on threads or batch sizes. ``play_game`` with a non-empty trace matrix is the trace.
+"""
+import numpy as np
+from numba import njit
+
+from sim.games.plai.constants import (
+    ACT_FAMILY, ACT_PASS, ACT_REGIONAL, ACT_SPECIAL, ACT_TAKEOVER, CD_ARG, CD_EFFECT,
+    CD_TYPE, EFFECT_DISCARD_RIVAL, EFFECT_NEGATE, EFFECT_STEAL_RANDOM,
+    EFFECT_TARGET_DISCARDS, ERR_CONSERVATION, ERR_POOL_CAP, EV_ACTION, EV_ATTACK,
+    EV_BANKRUPT, EV_DEFEND, EV_DRAW, EV_EFFECT_DISCARD, EV_END, EV_FIGHT, EV_NEGATE,
+    EV_PLAY, EV_SPECIAL_LOSS, EV_SPOILS, EV_TURN, FIGHT_REGIONAL, FIGHT_TAKEOVER,
+    FIGHT_VENTURE, FO_ATT_NEGATES, FO_ATT_STRENGTH, FO_DEF_NEGATES, FO_DEF_STRENGTH,
+    FO_REASON, FO_WINNER, MARKET_EVENT, MAX_FIGHT_CARDS, MODE_NONE, N_FIGHT_OUT, N_STATS,
+    OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE, P_ATTACK, P_DECK, P_DEFENSE, P_DISCARD,
+    P_EVENTS, P_FUNDING, P_HAND0, P_POOL, R_FIRST_SEAT, R_HELP_CARDS, R_HELP_IN_FOUR,
+    R_MAX_TURNS, R_NEGATE_SPECIALS, R_PLAYERS, R_POOL_CAP, R_STARTING_HAND, SIDE_ATTACK,
+    SIDE_DEFENSE, S_BLUFFS_CALLED, S_ERROR, S_EVENTS, S_FUND_FAMILY, S_FUND_REGIONAL,
+    S_FUND_VENTURE, S_HELP_CARDS, S_MAX_POOL, S_NEGATES, S_REGIONAL_ATTACKED,
+    S_REGIONAL_ATTACK_WON, S_RESHUFFLES, S_SPECIALS, S_TAKEOVERS, S_TAKEOVERS_WON,
+    S_TRACE_N, S_TURNS, S_VENTURE_ATTACKED, S_VENTURE_ATTACK_WON, WHY_BLUFF_CALLED,
+)
+from sim.games.plai.decide_kernel import (
+    choose_action, decide_mode, decide_negate, pick_cards, pick_help,
+)
+from sim.games.plai.fight_kernel import resolve_fight
+from sim.games.plai.piles_kernel import (
+    discard_random_from, draw, enforce_pool_cap, log, move, move_all, move_random,
+    resolve_events,
+)
+from sim.rng_kernel import bounded, seed_game, shuffle
+
+
+@njit(cache=True)
+def _count_effect(cards, piles, pile_n, pile, effect):
+    """(cards with ``effect`` in the pile, sum of their arguments)."""
+    n = 0
+    total = 0
+    for i in range(pile_n[pile]):
+        if cards[CD_EFFECT, piles[pile, i]] == effect:
+            n += 1
+            total += cards[CD_ARG, piles[pile, i]]
+    return n, total
+
+
+@njit(cache=True)
+def _spend_negates(cards, piles, pile_n, pile, n, seat, st, trace):
+    for _ in range(n):
+        for i in range(pile_n[pile]):
+            if cards[CD_EFFECT, piles[pile, i]] == EFFECT_NEGATE:
+                card = move(piles, pile_n, pile, i, P_DISCARD)
+                log(trace, st, EV_NEGATE, seat, card, 0, 0)
+                st[S_NEGATES] += 1
+                break
+
+
+@njit(cache=True)
+def _negate_budget(w, rng, cards, piles, pile_n, hand, rival_pile):
+    """D5 in a fight: seeing the rival's revealed cards, negate up to this many effects."""
+    held, _ = _count_effect(cards, piles, pile_n, hand, EFFECT_NEGATE)
+    effects, stake = _count_effect(cards, piles, pile_n, rival_pile, EFFECT_DISCARD_RIVAL)
+    if held == 0 or effects == 0 or not decide_negate(w, rng, stake):
+        return 0
+    return min(held, effects)
+
+
+@njit(cache=True)
+def lead_maintainer(bankrupt, players):
+    """D6 is decided by the maintainer who went bankrupt first (lowest seat on a tie)."""
+    lead = -1
+    for s in range(players):
+        if bankrupt[s] >= 0 and (lead < 0 or bankrupt[s] < bankrupt[lead]):
+            lead = s
+    return lead
+
+
+@njit(cache=True)
+def fight(kind, attacker, defender, att_mode, weights, rng, cards, rules, piles, pile_n,
+          bankrupt, st, trace, scratch):
+    """PLAI-F1..F5 between two startups; returns the winning side."""
+    players = rules[R_PLAYERS]
+    a_hand = P_HAND0 + attacker
+    d_hand = P_HAND0 + defender
+    log(trace, st, EV_ATTACK, attacker, defender, att_mode, kind)
+    n_own = pick_cards(weights[attacker], rng, cards, piles, pile_n, a_hand, P_ATTACK,
+                       SIDE_ATTACK, att_mode, MAX_FIGHT_CARDS)
+    lead = lead_maintainer(bankrupt, players)
+    if lead >= 0 and rules[R_HELP_CARDS] > 0:     # PLAI-T7 / D6
+        max_help = rules[R_HELP_CARDS]
+        if rules[R_HELP_IN_FOUR]:
+            max_help = min(max_help, MAX_FIGHT_CARDS - n_own)
+        st[S_HELP_CARDS] += pick_help(weights[lead], rng, cards, piles, pile_n, max_help,
+                                      kind == FIGHT_TAKEOVER)
+    for i in range(pile_n[P_ATTACK]):
+        log(trace, st, EV_PLAY, SIDE_ATTACK, piles[P_ATTACK, i], attacker if i < n_own else -1, 0)
+    stake = pile_n[d_hand] if kind == FIGHT_TAKEOVER else pile_n[P_FUNDING]
+    d_mode = decide_mode(weights[defender], rng, cards, piles, pile_n, d_hand, SIDE_DEFENSE,
+                         True, stake, 0)
+    log(trace, st, EV_DEFEND, defender, d_mode, 0, 0)
+    if d_mode != MODE_NONE:
+        pick_cards(weights[defender], rng, cards, piles, pile_n, d_hand, P_DEFENSE,
+                   SIDE_DEFENSE, d_mode, MAX_FIGHT_CARDS)
+        for i in range(pile_n[P_DEFENSE]):
+            log(trace, st, EV_PLAY, SIDE_DEFENSE, piles[P_DEFENSE, i], defender, 0)
+    defended = pile_n[P_DEFENSE] > 0
+    att_neg = 0
+    def_neg = 0
+    if defended:
+        att_neg = _negate_budget(weights[attacker], rng, cards, piles, pile_n, a_hand, P_DEFENSE)
+        def_neg = _negate_budget(weights[defender], rng, cards, piles, pile_n, d_hand, P_ATTACK)
+    att_removed = scratch[0]
+    def_removed = scratch[1]
+    out = scratch[2]
+    resolve_fight(cards, piles[P_ATTACK], pile_n[P_ATTACK], piles[P_DEFENSE],
+                  pile_n[P_DEFENSE], defended, att_neg, def_neg, rng, att_removed,
+                  def_removed, out)
+    _spend_negates(cards, piles, pile_n, a_hand, out[FO_ATT_NEGATES], attacker, st, trace)
+    _spend_negates(cards, piles, pile_n, d_hand, out[FO_DEF_NEGATES], defender, st, trace)
+    for i in range(pile_n[P_ATTACK]):
+        if att_removed[i]:
+            log(trace, st, EV_EFFECT_DISCARD, SIDE_ATTACK, piles[P_ATTACK, i], 0, 0)
+    for i in range(pile_n[P_DEFENSE]):
+        if def_removed[i]:
+            log(trace, st, EV_EFFECT_DISCARD, SIDE_DEFENSE, piles[P_DEFENSE, i], 0, 0)
+    winner = out[FO_WINNER]
+    if out[FO_REASON] == WHY_BLUFF_CALLED:
+        st[S_BLUFFS_CALLED] += 1
+    log(trace, st, EV_FIGHT, winner, out[FO_ATT_STRENGTH], out[FO_DEF_STRENGTH], out[FO_REASON])
+    # F5: every played card is discarded (those an effect discarded already are, in effect).
+    move_all(piles, pile_n, P_ATTACK, P_DISCARD)
+    move_all(piles, pile_n, P_DEFENSE, P_DISCARD)
+    win_seat = attacker if winner == SIDE_ATTACK else defender
+    if kind == FIGHT_TAKEOVER:   # the winner takes the loser's whole remaining hand
+        loser_hand = d_hand if winner == SIDE_ATTACK else a_hand
+        n = pile_n[loser_hand]
+        move_all(piles, pile_n, loser_hand, P_HAND0 + win_seat)
+        log(trace, st, EV_SPOILS, win_seat, n, defender if winner == SIDE_ATTACK else attacker, 0)
+    else:                        # the winner takes the drawn cards
+        n = pile_n[P_FUNDING]
+        move_all(piles, pile_n, P_FUNDING, P_HAND0 + win_seat)
+        log(trace, st, EV_SPOILS, win_seat, n, -1, 0)
+    return winner
+
+
+@njit(cache=True)
+def _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, dst, n):
+    """Draw n times into ``dst``, resolving Market Events at once (PLAI-T3)."""
+    for _ in range(n):
+        if draw(piles, pile_n, cards, rules, rng, st, trace, dst) < 0:
+            return
+        if pile_n[P_EVENTS] > 0:
+            resolve_events(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, seat)
+
+
+@njit(cache=True)
+def funding(action, seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace,
+            scratch):
+    """PLAI-T1/T2: family, regional pitch or venture capital."""
+    players = rules[R_PLAYERS]
+    hand = P_HAND0 + seat
+    if action == ACT_FAMILY:
+        st[S_FUND_FAMILY] += 1
+        before = pile_n[hand]
+        _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, hand, 1)
+        log(trace, st, EV_DRAW, seat, pile_n[hand] - before, action, 0)
+        return
+    draws = 2 if action == ACT_REGIONAL else 3
+    _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, P_FUNDING, draws)
+    log(trace, st, EV_DRAW, seat, pile_n[P_FUNDING], action, 0)
+    prize = pile_n[P_FUNDING]
+    attacker = -1
+    mode = MODE_NONE
+    for k in range(1, players):
+        other = (seat + k) % players
+        if bankrupt[other] >= 0:
+            continue
+        mode = decide_mode(weights[other], rng, cards, piles, pile_n, P_HAND0 + other,
+                           SIDE_ATTACK, True, prize, pile_n[hand])
+        if mode != MODE_NONE:
+            attacker = other
+            break
+        if action == ACT_REGIONAL:
+            break   # only the next startup may attack a regional pitch
+    if action == ACT_REGIONAL:
+        st[S_FUND_REGIONAL] += 1
+    else:
+        st[S_FUND_VENTURE] += 1
+    if attacker < 0:
+        move_all(piles, pile_n, P_FUNDING, hand)
+        return
+    kind = FIGHT_REGIONAL if action == ACT_REGIONAL else FIGHT_VENTURE
+    winner = fight(kind, attacker, seat, mode, weights, rng, cards, rules, piles, pile_n,
+                   bankrupt, st, trace, scratch)
+    won = 1 if winner == SIDE_ATTACK else 0
+    if action == ACT_REGIONAL:
+        st[S_REGIONAL_ATTACKED] += 1
+        st[S_REGIONAL_ATTACK_WON] += won
+    else:
+        st[S_VENTURE_ATTACKED] += 1
+        st[S_VENTURE_ATTACK_WON] += won
+
+
+@njit(cache=True)
+def play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, bankrupt, st,
+                 trace):
+    """PLAI-T1/T7: an action special on a target startup; the target may negate it (D5).
+    A maintainer plays from the pool, and what it steals goes to the pool (capped)."""
+    own = P_POOL if bankrupt[seat] >= 0 else P_HAND0 + seat
+    for i in range(pile_n[own]):
+        if piles[own, i] == card:
+            move(piles, pile_n, own, i, P_DISCARD)
+            break
+    st[S_SPECIALS] += 1
+    t_hand = P_HAND0 + target
+    n = cards[CD_ARG, card]
+    if rules[R_NEGATE_SPECIALS]:
+        held, _ = _count_effect(cards, piles, pile_n, t_hand, EFFECT_NEGATE)
+        if held > 0 and decide_negate(weights[target], rng, n):
+            _spend_negates(cards, piles, pile_n, t_hand, 1, target, st, trace)
+            return
+    if cards[CD_EFFECT, card] == EFFECT_TARGET_DISCARDS:
+        lost = discard_random_from(piles, pile_n, t_hand, n, rng)
+        log(trace, st, EV_SPECIAL_LOSS, target, lost, -1, 0)
+    elif cards[CD_EFFECT, card] == EFFECT_STEAL_RANDOM:
+        got = 0
+        while got < n and pile_n[t_hand] > 0:
+            move_random(piles, pile_n, t_hand, own, rng)
+            got += 1
+        log(trace, st, EV_SPECIAL_LOSS, target, got, seat, 0)
+        if own == P_POOL:
+            enforce_pool_cap(piles, pile_n, rules, st, trace)
+
+
+@njit(cache=True)
+def take_turn(seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace, scratch):
+    maintainer = bankrupt[seat] >= 0
+    own = P_POOL if maintainer else P_HAND0 + seat
+    log(trace, st, EV_TURN, seat, 1 if maintainer else 0, pile_n[own], pile_n[P_DECK])
+    action, card, target = choose_action(weights[seat], rng, cards, rules, piles, pile_n,
+                                         bankrupt, seat)
+    log(trace, st, EV_ACTION, seat, action, card, target)
+    if action == ACT_PASS:
+        return
+    if action == ACT_SPECIAL:
+        play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, bankrupt,
+                     st, trace)
+    elif action == ACT_TAKEOVER:
+        st[S_TAKEOVERS] += 1
+        t_hand = pile_n[P_HAND0 + target]
+        mode = decide_mode(weights[seat], rng, cards, piles, pile_n, own, SIDE_ATTACK, False,
+                           t_hand, t_hand)
+        if fight(FIGHT_TAKEOVER, seat, target, mode, weights, rng, cards, rules, piles, pile_n,
+                 bankrupt, st, trace, scratch) == SIDE_ATTACK:
+            st[S_TAKEOVERS_WON] += 1
+    elif maintainer:   # family funding into the shared pool (T7)
+        st[S_FUND_FAMILY] += 1
+        _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, P_POOL, 1)
+        enforce_pool_cap(piles, pile_n, rules, st, trace)
+    else:
+        funding(action, seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace,
+                scratch)
+
+
+@njit(cache=True)
+def end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size):
+    """PLAI-T5 bankruptcies, then the invariants. Returns the number of startups left."""
+    players = rules[R_PLAYERS]
+    left = 0
+    for s in range(players):
+        if bankrupt[s] < 0 and pile_n[P_HAND0 + s] == 0:
+            bankrupt[s] = st[S_TURNS]
+            log(trace, st, EV_BANKRUPT, s, 0, 0, 0)
+        if bankrupt[s] < 0:
+            left += 1
+    if pile_n.sum() != deck_size:
+        st[S_ERROR] = ERR_CONSERVATION
+    if pile_n[P_POOL] > rules[R_POOL_CAP]:
+        st[S_ERROR] = ERR_POOL_CAP
+    return left
+
+
+@njit(cache=True)
+def setup(deck, cards, rules, rng, piles, pile_n):
+    """PLAI-S2: events aside, shuffle, deal, events back, shuffle. Returns the first seat."""
+    players = rules[R_PLAYERS]
+    first = rules[R_FIRST_SEAT]
+    if first < 0:
+        first = bounded(rng, players)
+    pile_n[:] = 0
+    for card in deck:
+        pile = P_EVENTS if cards[CD_TYPE, card] == MARKET_EVENT else P_DECK
+        piles[pile, pile_n[pile]] = card
+        pile_n[pile] += 1
+    shuffle(rng, piles[P_DECK], pile_n[P_DECK])
+    for _ in range(rules[R_STARTING_HAND]):
+        for k in range(players):
+            if pile_n[P_DECK] > 0:
+                move(piles, pile_n, P_DECK, pile_n[P_DECK] - 1, P_HAND0 + (first + k) % players)
+    move_all(piles, pile_n, P_EVENTS, P_DECK)
+    shuffle(rng, piles[P_DECK], pile_n[P_DECK])
+    return first
+
+
+@njit(cache=True)
+def play_game(seed, game_index, deck, cards, rules, weights, piles, pile_n, bankrupt, st,
+              trace, scratch, rng):
+    """One game; returns (outcome, winner seat or -1, first seat)."""
+    players = rules[R_PLAYERS]
+    seed_game(rng, seed, game_index)
+    st[:] = 0
+    bankrupt[:] = -1
+    first = setup(deck, cards, rules, rng, piles, pile_n)
+    seat = first
+    outcome = OUT_STALEMATE
+    winner = -1
+    while st[S_TURNS] < rules[R_MAX_TURNS]:
+        st[S_TURNS] += 1
+        take_turn(seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace, scratch)
+        left = end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck.shape[0])
+        if left <= 1:   # PLAI-T6
+            outcome = OUT_MAINTAINERS
+            for s in range(players):
+                if bankrupt[s] < 0:
+                    outcome = OUT_SEAT
+                    winner = s
+            break
+        seat = (seat + 1) % players
+    log(trace, st, EV_END, outcome, winner, 0, 0)
+    return outcome, winner, first
+
+
+@njit(cache=True, nogil=True)
+def play_games(seed, start, deck, cards, rules, weights, out):
+    """Play games start .. start+len(out)-1 into the RESULT_DTYPE records ``out``."""
+    players = rules[R_PLAYERS]
+    n = deck.shape[0]
+    piles = np.zeros((P_HAND0 + players, n), np.int16)
+    pile_n = np.zeros(P_HAND0 + players, np.int64)
+    bankrupt = np.zeros(players, np.int64)
+    st = np.zeros(N_STATS, np.int64)
+    scratch = np.zeros((3, max(N_FIGHT_OUT, n)), np.int64)
+    trace = np.zeros((0, 6), np.int32)
+    rng = np.zeros(4, np.uint64)
+    for i in range(out.shape[0]):
+        outcome, winner, first = play_game(seed, start + i, deck, cards, rules, weights, piles,
+                                           pile_n, bankrupt, st, trace, scratch, rng)
+        _record(out[i], start + i, players, n, outcome, winner, first, pile_n, bankrupt, st)
+
+
+@njit(cache=True)
+def trace_game(seed, game_index, deck, cards, rules, weights, trace, out):
+    """Replay one game with a trace; returns the number of trace rows written."""
+    players = rules[R_PLAYERS]
+    n = deck.shape[0]
+    piles = np.zeros((P_HAND0 + players, n), np.int16)
+    pile_n = np.zeros(P_HAND0 + players, np.int64)
+    bankrupt = np.zeros(players, np.int64)
+    st = np.zeros(N_STATS, np.int64)
+    scratch = np.zeros((3, max(N_FIGHT_OUT, n)), np.int64)
+    rng = np.zeros(4, np.uint64)
+    outcome, winner, first = play_game(seed, game_index, deck, cards, rules, weights, piles,
+                                       pile_n, bankrupt, st, trace, scratch, rng)
+    _record(out[0], game_index, players, n, outcome, winner, first, pile_n, bankrupt, st)
+    return st[S_TRACE_N]
+
+
+@njit(cache=True)
+def _record(r, game_index, players, deck_size, outcome, winner, first, pile_n, bankrupt, st):
+    r['game_index'] = game_index
+    r['players'] = players
+    r['outcome'] = outcome
+    r['winner'] = winner
+    r['first_seat'] = first
+    r['turns'] = st[S_TURNS]
+    r['deck_size'] = deck_size
+    r['fund_family'] = st[S_FUND_FAMILY]
+    r['fund_regional'] = st[S_FUND_REGIONAL]
+    r['fund_venture'] = st[S_FUND_VENTURE]
+    r['regional_attacked'] = st[S_REGIONAL_ATTACKED]
+    r['regional_attack_won'] = st[S_REGIONAL_ATTACK_WON]
+    r['venture_attacked'] = st[S_VENTURE_ATTACKED]
+    r['venture_attack_won'] = st[S_VENTURE_ATTACK_WON]
+    r['takeovers'] = st[S_TAKEOVERS]
+    r['takeovers_won'] = st[S_TAKEOVERS_WON]
+    r['bluffs_called'] = st[S_BLUFFS_CALLED]
+    r['specials'] = st[S_SPECIALS]
+    r['negates'] = st[S_NEGATES]
+    r['events'] = st[S_EVENTS]
+    r['help_cards'] = st[S_HELP_CARDS]
+    r['reshuffles'] = st[S_RESHUFFLES]
+    r['deck_left'] = pile_n[P_DECK]
+    r['discard_left'] = pile_n[P_DISCARD]
+    r['pool_left'] = pile_n[P_POOL]
+    r['max_pool'] = st[S_MAX_POOL]
+    for s in range(r['hand'].shape[0]):
+        r['bankrupt_turn'][s] = bankrupt[s] if s < players else -1
+        r['hand'][s] = pile_n[P_HAND0 + s] if s < players else -1
+    r['error'] = st[S_ERROR]

@@ -1,0 +1,141 @@
+"""Card movement between piles, drawing, Market Events and the trace (numba kernels).
+
+Every card location is a row of ``piles`` (see constants.P_*), with its size in
+``pile_n``; the top of a pile is its last entry. Removing from the middle of a pile moves
+the pile's last card into the gap: hands have no order in PLAI, only sizes.
+``st`` holds the per-game counters (constants.S_*); ``trace`` is an int32 matrix, empty
+when no trace is wanted.
+"""
+from numba import njit
+
+from sim.games.plai.constants import (
+    CD_ARG, CD_EFFECT, CD_TYPE, EFFECT_ALL_DISCARD, EFFECT_ALL_DRAW, EFFECT_RICH_DISCARD,
+    EV_EVENT_GAIN, EV_EVENT_LOSS, EV_MARKET_EVENT, EV_POOL_EXCESS, EV_RESHUFFLE,
+    MARKET_EVENT, P_DECK, P_DISCARD, P_EVENTS, P_HAND0, P_POOL, R_PLAYERS, R_POOL_CAP,
+    R_RESHUFFLE, S_EVENTS, S_MAX_POOL, S_RESHUFFLES, S_TRACE_N, S_TURNS,
+)
+from sim.rng_kernel import bounded, shuffle
+
+
+@njit(cache=True)
+def log(trace, st, code, a, b, c, d):
+    """Append one trace row (no-op when the trace matrix has no rows)."""
+    n = st[S_TRACE_N]
+    if trace.shape[0] == 0:
+        return
+    if n >= trace.shape[0]:
+        return  # full: Python reports the trace as cut short
+    trace[n, 0] = st[S_TURNS]
+    trace[n, 1] = code
+    trace[n, 2] = a
+    trace[n, 3] = b
+    trace[n, 4] = c
+    trace[n, 5] = d
+    st[S_TRACE_N] = n + 1
+
+
+@njit(cache=True)
+def move(piles, pile_n, src, i, dst):
+    """Move the card at index ``i`` of pile ``src`` onto pile ``dst``; returns it."""
+    card = piles[src, i]
+    last = pile_n[src] - 1
+    piles[src, i] = piles[src, last]
+    pile_n[src] = last
+    piles[dst, pile_n[dst]] = card
+    pile_n[dst] += 1
+    return card
+
+
+@njit(cache=True)
+def move_random(piles, pile_n, src, dst, rng):
+    """Move a card chosen uniformly at random from ``src`` (which must not be empty)."""
+    return move(piles, pile_n, src, bounded(rng, pile_n[src]), dst)
+
+
+@njit(cache=True)
+def move_all(piles, pile_n, src, dst):
+    while pile_n[src] > 0:
+        move(piles, pile_n, src, pile_n[src] - 1, dst)
+
+
+@njit(cache=True)
+def draw(piles, pile_n, cards, rules, rng, st, trace, dst):
+    """PLAI-T4: draw the top card into ``dst``; refill from the discard when the deck is
+    empty. A Market Event goes to the P_EVENTS stack instead (PLAI-T3): the caller must
+    then call ``resolve_events``. Returns the card, or -1 if nothing could be drawn."""
+    if pile_n[P_DECK] == 0:
+        if rules[R_RESHUFFLE] == 0 or pile_n[P_DISCARD] == 0:
+            return -1
+        move_all(piles, pile_n, P_DISCARD, P_DECK)
+        shuffle(rng, piles[P_DECK], pile_n[P_DECK])
+        st[S_RESHUFFLES] += 1
+        log(trace, st, EV_RESHUFFLE, pile_n[P_DECK], 0, 0, 0)
+    top = pile_n[P_DECK] - 1
+    if cards[CD_TYPE, piles[P_DECK, top]] == MARKET_EVENT:
+        return move(piles, pile_n, P_DECK, top, P_EVENTS)
+    return move(piles, pile_n, P_DECK, top, dst)
+
+
+@njit(cache=True)
+def enforce_pool_cap(piles, pile_n, rules, st, trace):
+    """PLAI-T7: excess pool cards are discarded at once; the newest ones are the excess."""
+    while pile_n[P_POOL] > rules[R_POOL_CAP]:
+        card = move(piles, pile_n, P_POOL, pile_n[P_POOL] - 1, P_DISCARD)
+        log(trace, st, EV_POOL_EXCESS, card, 0, 0, 0)
+    if pile_n[P_POOL] > st[S_MAX_POOL]:
+        st[S_MAX_POOL] = pile_n[P_POOL]
+
+
+@njit(cache=True)
+def discard_random_from(piles, pile_n, pile, n, rng):
+    """Discard ``n`` random cards of ``pile`` (fewer if it holds fewer); returns how many."""
+    lost = 0
+    while lost < n and pile_n[pile] > 0:
+        move_random(piles, pile_n, pile, P_DISCARD, rng)
+        lost += 1
+    return lost
+
+
+@njit(cache=True)
+def resolve_events(piles, pile_n, cards, rules, rng, st, trace, bankrupt, first_seat, drawer):
+    """PLAI-T3: resolve the Market Event waiting in P_EVENTS, then discard it.
+
+    Events affect startups only (the pool is the maintainers'), in turn order from
+    ``first_seat`` (the seat whose turn it is)."""
+    players = rules[R_PLAYERS]
+    while pile_n[P_EVENTS] > 0:
+        pile_n[P_EVENTS] -= 1
+        event = piles[P_EVENTS, pile_n[P_EVENTS]]
+        st[S_EVENTS] += 1
+        log(trace, st, EV_MARKET_EVENT, event, drawer, 0, 0)
+        effect = cards[CD_EFFECT, event]
+        arg = cards[CD_ARG, event]
+        for k in range(players):
+            seat = (first_seat + k) % players
+            if bankrupt[seat] >= 0:
+                continue
+            hand = P_HAND0 + seat
+            if effect == EFFECT_ALL_DRAW:
+                got = 0
+                for _ in range(arg):
+                    card = draw(piles, pile_n, cards, rules, rng, st, trace, hand)
+                    if card < 0:
+                        break
+                    if cards[CD_TYPE, card] == MARKET_EVENT:
+                        # Reading of T3: an event drawn while another resolves is
+                        # discarded without effect and not replaced. Resolving it could
+                        # cycle forever once the deck holds only events.
+                        move(piles, pile_n, P_EVENTS, pile_n[P_EVENTS] - 1, P_DISCARD)
+                        log(trace, st, EV_MARKET_EVENT, card, seat, 1, 0)
+                    else:
+                        got += 1
+                log(trace, st, EV_EVENT_GAIN, seat, got, 0, 0)
+            elif effect == EFFECT_ALL_DISCARD:
+                lost = discard_random_from(piles, pile_n, hand, arg, rng)
+                log(trace, st, EV_EVENT_LOSS, seat, lost, 0, 0)
+            elif effect == EFFECT_RICH_DISCARD:
+                if pile_n[hand] >= arg:
+                    lost = discard_random_from(piles, pile_n, hand, pile_n[hand] // 2, rng)
+                    log(trace, st, EV_EVENT_LOSS, seat, lost, 0, 0)
+        piles[P_DISCARD, pile_n[P_DISCARD]] = event
+        pile_n[P_DISCARD] += 1
