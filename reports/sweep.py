@@ -218,8 +218,13 @@ def plot_metric(table, metric: str, axes_keys: list[str]):
         lo, hi = group[f"{metric}_lo"].to_numpy()[order], group[f"{metric}_hi"].to_numpy()[order]
         label = ", ".join(f"{k}={group[k][0]}" for k in others) or metric
         color = COLORS[i % len(COLORS)]
-        ax.plot(xs, est, marker="o", color=color, label=label)
-        ax.fill_between(xs, lo, hi, color=color, alpha=0.2, linewidth=0)
+        if numeric:  # a line with its interval band
+            ax.plot(xs, est, marker="o", color=color, label=label)
+            ax.fill_between(xs, lo, hi, color=color, alpha=0.2, linewidth=0)
+        else:  # categories: no line between them; interval bars, groups side by side
+            shift = 0.08 * (i - (len(groups) - 1) / 2)
+            ax.errorbar(xs + shift, est, yerr=[est - lo, hi - est], fmt="o", color=color,
+                        capsize=3, label=label)
     if not numeric:
         ax.set_xticks(list(position.values()), x_values)
     if metric in ("a_share",):
@@ -228,7 +233,7 @@ def plot_metric(table, metric: str, axes_keys: list[str]):
         ax.axhline(0, color="black", linewidth=0.8, linestyle=":")
     ax.set_xlabel(x_key)
     ax.set_ylabel(f"{m.title} ({m.unit})")
-    ax.set_title(f"{m.title} against {x_key} (bands: 95 % intervals)")
+    ax.set_title(f"{m.title} against {x_key} ({'bands' if numeric else 'bars'}: 95 % intervals)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     return fig
