@@ -65,9 +65,15 @@ class CardTable:
         return chosen.astype(np.int16)
 
     def describe(self, card: int) -> str:
-        strength = int(self.strengths[card])
+        """'Daily Standups (adversary 3)', 'Hype Cycle (market event: all_draw 1)'."""
         kind = c.TYPE_NAMES[self.types[card]].replace("_", " ")
-        return f"{self.names[card]} ({kind} {strength})"
+        effect = c.EFFECT_NAMES[self.effects[card]]
+        if effect and c.EFFECT_TAKES_ARG[self.effects[card]]:
+            effect += f" {self.args[card]}"
+        if self.types[card] == c.MARKET_EVENT:
+            return f"{self.names[card]} ({kind}: {effect})"
+        return f"{self.names[card]} ({kind} {int(self.strengths[card])}" + (
+            f", {effect})" if effect else ")")
 
 
 def parse_effect(row: CsvRow, card_type: int) -> tuple[int, int]:

@@ -94,7 +94,8 @@ S_ERROR = 15
 S_MAX_POOL = 16
 S_RESHUFFLES = 17
 S_TRACE_N = 18             # rows written to the trace matrix
-N_STATS = 19
+S_MAINT_FAMILY = 19        # family fundings by maintainers into the pool
+N_STATS = 20
 
 # Invariant violations (the `error` column); checked after every turn.
 ERR_NONE, ERR_CONSERVATION, ERR_POOL_CAP = 0, 1, 2
@@ -110,7 +111,7 @@ RESULT_DTYPE = np.dtype([
     ("first_seat", np.int8),
     ("turns", np.int16),
     ("deck_size", np.int16),
-    ("fund_family", np.int16),
+    ("fund_family", np.int16),     # by startups; maintainers' are maintainer_family
     ("fund_regional", np.int16),
     ("fund_venture", np.int16),
     ("regional_attacked", np.int16),
@@ -124,6 +125,7 @@ RESULT_DTYPE = np.dtype([
     ("negates", np.int16),
     ("events", np.int16),
     ("help_cards", np.int16),
+    ("maintainer_family", np.int16),
     ("reshuffles", np.int16),
     ("deck_left", np.int16),
     ("discard_left", np.int16),

@@ -19,7 +19,7 @@ from sim.games.plai.constants import (
     P_EVENTS, P_FUNDING, P_HAND0, P_POOL, R_FIRST_SEAT, R_HELP_CARDS, R_HELP_IN_FOUR,
     R_MAX_TURNS, R_NEGATE_SPECIALS, R_PLAYERS, R_POOL_CAP, R_STARTING_HAND, SIDE_ATTACK,
     SIDE_DEFENSE, S_BLUFFS_CALLED, S_ERROR, S_EVENTS, S_FUND_FAMILY, S_FUND_REGIONAL,
-    S_FUND_VENTURE, S_HELP_CARDS, S_MAX_POOL, S_NEGATES, S_REGIONAL_ATTACKED,
+    S_FUND_VENTURE, S_HELP_CARDS, S_MAINT_FAMILY, S_MAX_POOL, S_NEGATES, S_REGIONAL_ATTACKED,
     S_REGIONAL_ATTACK_WON, S_RESHUFFLES, S_SPECIALS, S_TAKEOVERS, S_TAKEOVERS_WON,
     S_TRACE_N, S_TURNS, S_VENTURE_ATTACKED, S_VENTURE_ATTACK_WON, WHY_BLUFF_CALLED,
 )
@@ -256,8 +256,10 @@ def take_turn(seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, tra
                  bankrupt, st, trace, scratch) == SIDE_ATTACK:
             st[S_TAKEOVERS_WON] += 1
     elif maintainer:   # family funding into the shared pool (T7)
-        st[S_FUND_FAMILY] += 1
+        st[S_MAINT_FAMILY] += 1
+        before = pile_n[P_POOL]
         _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, P_POOL, 1)
+        log(trace, st, EV_DRAW, seat, pile_n[P_POOL] - before, ACT_FAMILY, 1)
         enforce_pool_cap(piles, pile_n, rules, st, trace)
     else:
         funding(action, seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace,
@@ -390,6 +392,7 @@ def _record(r, game_index, players, deck_size, outcome, winner, first, pile_n, b
     r['negates'] = st[S_NEGATES]
     r['events'] = st[S_EVENTS]
     r['help_cards'] = st[S_HELP_CARDS]
+    r['maintainer_family'] = st[S_MAINT_FAMILY]
     r['reshuffles'] = st[S_RESHUFFLES]
     r['deck_left'] = pile_n[P_DECK]
     r['discard_left'] = pile_n[P_DISCARD]

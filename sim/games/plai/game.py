@@ -1,0 +1,216 @@
+"""PLAI as a `sim.game.Game`: loads cards, rules and strategies, runs the kernels."""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from sim.errors import UserError
+from sim.games.plai import constants as c
+from sim.games.plai import features
+from sim.games.plai.cards import DEFAULT_CARDS, CardTable, load_cards
+from sim.games.plai.rules import OPTIONS, PLAYER_COUNTS, rules_array
+from sim.strategy import parse_spec
+
+DEFAULT_STRATEGY = "weighted"   # with no parameters: the game's default weights
+DEFAULT_KEYS = ("all", "default")
+TRACE_CAPACITY = 200_000
+SEAT_FIELDS = ("bankrupt_turn", "hand")
+
+
+@dataclass
+class PlaiConfig:
+    players: int
+    cards: CardTable
+    rules: dict[str, Any]
+    strategies: dict[str, tuple[str, dict[str, float]]]   # "seat0" -> (name, params)
+    weights: np.ndarray                                   # float64[players, NF]
+    specs: dict[str, str] = field(default_factory=dict)   # "seat0" -> spec as given
+    debug: bool = False
+    game: str = "plai"
+    card_table: np.ndarray = field(init=False)
+    rules_vector: np.ndarray = field(init=False)
+    deck: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        self.card_table = self.cards.matrix
+        self.rules_vector = rules_array(self.rules, self.players)
+        self.deck = self.cards.deck_for(self.players)
+
+    def manifest(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "players": self.players,
+            "cards": {"path": str(self.cards.path), "sha256": self.cards.sha256,
+                      "ids": list(self.cards.ids), "names": list(self.cards.names),
+                      "deck_size": int(len(self.deck))},
+            "rules": dict(self.rules),
+            "strategies": {seat: {"name": name, "params": params}
+                           for seat, (name, params) in self.strategies.items()},
+            "debug": self.debug,
+        }
+
+    def _args(self):
+        return self.deck, self.card_table, self.rules_vector, self.weights
+
+    def play(self, seed: int, start: int, count: int, threads: int = 1) -> np.ndarray:
+        """Raw results: a RESULT_DTYPE record array, one row per game."""
+        from sim.games.plai.engine_kernel import play_games
+
+        out = np.zeros(count, dtype=c.RESULT_DTYPE)
+        threads = max(1, min(int(threads or 1), count))
+        bounds = np.linspace(0, count, threads + 1).astype(int)
+
+        def work(i):
+            lo, hi = bounds[i], bounds[i + 1]
+            play_games(seed, start + lo, *self._args(), out[lo:hi])
+
+        if threads == 1:
+            work(0)
+        else:  # the kernel releases the GIL; each game seeds itself, so splits don't matter
+            with ThreadPoolExecutor(threads) as pool:
+                list(pool.map(work, range(threads)))
+        return out
+
+    def run_chunk(self, seed: int, start: int, count: int, threads: int = 1) -> pl.DataFrame:
+        out = self.play(seed, start, count, threads)
+        columns = {}
+        for name in c.RESULT_DTYPE.names:
+            if name in SEAT_FIELDS:
+                for s in range(c.MAX_SEATS):
+                    columns[f"{name}_{s}"] = out[name][:, s]
+            else:
+                columns[name] = out[name]
+        return pl.DataFrame(columns)
+
+    def trace(self, seed: int, game_index: int) -> str:
+        from sim.games.plai.engine_kernel import trace_game
+        from sim.games.plai.trace import format_trace
+
+        rows = np.zeros((TRACE_CAPACITY, c.TRACE_WIDTH), dtype=np.int32)
+        out = np.zeros(1, dtype=c.RESULT_DTYPE)
+        n = trace_game(seed, game_index, *self._args(), rows, out)
+        row = out[0]
+        header = (f"PLAI, {self.players} players, seed {seed}, game {game_index}, deck "
+                  f"{len(self.deck)} cards; " + ", ".join(
+                      f"seat {s}: {self._strategy_text(s)}" for s in range(self.players))
+                  + "\nrules: " + ", ".join(f"{k}={v}" for k, v in self.rules.items()))
+        footer = [f"result: {self._outcome_text(row)} after {row['turns']} turns; final hands "
+                  + ", ".join(f"seat {s}: {row['hand'][s]}" for s in range(self.players))
+                  + f"; pool {row['pool_left']}"]
+        if row["error"]:
+            footer.append(f"INVARIANT VIOLATED: {c.ERROR_NAMES[row['error']]}")
+        return format_trace(rows[:n], self.cards.describe, header, footer,
+                            truncated=n == TRACE_CAPACITY)
+
+    @staticmethod
+    def _outcome_text(row) -> str:
+        if row["outcome"] == c.OUT_SEAT:
+            return f"seat {row['winner']} wins"
+        return "the maintainers win" if row["outcome"] == c.OUT_MAINTAINERS else "stalemate"
+
+    def _strategy_text(self, seat: int) -> str:
+        return self.specs.get(f"seat{seat}") or self.strategies[f"seat{seat}"][0]
+
+    def summarize(self, games: pl.LazyFrame) -> dict[str, Any]:
+        from reports.stats import wilson
+
+        seat_wins = [((pl.col("outcome") == c.OUT_SEAT) & (pl.col("winner") == s)).sum()
+                     .alias(f"seat{s}") for s in range(self.players)]
+        totals = games.select(
+            pl.len().alias("n"), *seat_wins,
+            (pl.col("outcome") == c.OUT_MAINTAINERS).sum().alias("maintainers"),
+            (pl.col("outcome") == c.OUT_STALEMATE).sum().alias("stalemate"),
+            pl.col("turns").cast(pl.Float64).mean().alias("mean_turns"),
+            (pl.col("error") != 0).sum().alias("errors"),
+        ).collect().row(0, named=True)
+        n = totals["n"]
+
+        def rate(count):
+            p, lo, hi = wilson(count, n)
+            return {"win_rate": p, "ci_low": lo, "ci_high": hi}
+
+        maintainers = rate(totals["maintainers"])
+        return {
+            "games": n,
+            "seats": {str(s): rate(totals[f"seat{s}"]) for s in range(self.players)},
+            "maintainers_win_rate": maintainers["win_rate"],
+            "maintainers_ci": [maintainers["ci_low"], maintainers["ci_high"]],
+            "stalemate_rate": totals["stalemate"] / n if n else float("nan"),
+            "mean_turns": totals["mean_turns"],
+            "draw_rate": 0.0,                       # PLAI has no draws
+            "all_lose_rate": maintainers["win_rate"],  # every startup lost
+            "invariant_errors": totals["errors"],
+        }
+
+    def format_summary(self, summary: dict[str, Any]) -> str:
+        lines = []
+        for seat, r in summary["seats"].items():
+            who = f"seat {seat} ({self._strategy_text(int(seat))})"
+            lines.append(f"{who:<42} wins {100 * r['win_rate']:6.2f} %  "
+                         f"[95 % CI {100 * r['ci_low']:.2f} - {100 * r['ci_high']:.2f}]")
+        lo, hi = summary["maintainers_ci"]
+        lines.append(f"{'Open Source Maintainers (all startups lost)':<42} wins "
+                     f"{100 * summary['maintainers_win_rate']:6.2f} %  "
+                     f"[95 % CI {100 * lo:.2f} - {100 * hi:.2f}]")
+        lines.append(f"{'stalemate (max_turns reached)':<42}      "
+                     f"{100 * summary['stalemate_rate']:6.2f} %")
+        lines.append(f"{'mean turns':<42}      {summary['mean_turns']:6.2f}")
+        if summary["invariant_errors"]:
+            lines.append(f"INVARIANT VIOLATIONS in {summary['invariant_errors']} games")
+        return "\n".join(lines)
+
+
+def _seat_specs(players: int, strategies: dict[str, str] | None) -> dict[str, str]:
+    """{"seat0": spec, ...} from per-seat keys ("seat2" or "2") and a default ("all")."""
+    given = dict(strategies or {})
+    default = DEFAULT_STRATEGY
+    for key in DEFAULT_KEYS:
+        if given.get(key):
+            default = given.pop(key)
+        else:
+            given.pop(key, None)
+    specs = {f"seat{s}": default for s in range(players)}
+    for key, spec in given.items():
+        seat = key[4:] if key.startswith("seat") else key
+        if not seat.isdigit() or int(seat) >= players:
+            valid = ", ".join([*specs, *DEFAULT_KEYS])
+            raise UserError(f"no seat '{key}' in a {players}-player game; valid: {valid}",
+                            field="strategies")
+        if spec:
+            specs[f"seat{int(seat)}"] = spec
+    return specs
+
+
+class PlaiGame:
+    name = "plai"
+    player_counts = PLAYER_COUNTS
+    default_players = 4
+
+    def default_cards_path(self):
+        return DEFAULT_CARDS
+
+    def configure(self, *, players: int, cards: str | None = None, rules_file: str | None = None,
+                  rule_overrides: tuple[str, ...] = (), strategies: dict[str, str] | None = None,
+                  debug: bool = False) -> PlaiConfig:
+        if players not in self.player_counts:
+            raise UserError(f"PLAI is played by 2 to 5 players, got {players}",
+                            field="--players")
+        resolved = OPTIONS.resolve(rules_file, tuple(rule_overrides))
+        table = load_cards(cards)
+        chosen = {}
+        specs = _seat_specs(players, strategies)
+        weights = np.zeros((players, features.NF), dtype=np.float64)
+        for s, (seat, spec) in enumerate(specs.items()):
+            strategy, params = parse_spec(spec, "plai", field_name=f"strategy of {seat}")
+            chosen[seat] = (strategy.name, {**strategy.params, **params})
+            weights[s] = strategy.vector(features.FEATURE_NAMES, features.DEFAULT_WEIGHTS,
+                                         params)
+        return PlaiConfig(players=players, cards=table, rules=resolved, strategies=chosen,
+                          weights=weights, specs=specs, debug=debug)
+
+
+GAME = PlaiGame()

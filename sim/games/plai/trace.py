@@ -1,0 +1,83 @@
+"""Turn the engine's numeric trace rows (constants.EV_*) into words, turn by turn."""
+from __future__ import annotations
+
+import numpy as np
+
+from sim.games.plai import constants as c
+
+
+def format_trace(rows: np.ndarray, card_name, header: str, footer: list[str],
+                 truncated: bool) -> str:
+    """``card_name(card_id) -> str``; rows are trace[i, TR_*]."""
+    lines = [header]
+    for turn, code, a, b, d, e in rows.tolist():
+        text = _describe(code, a, b, d, e, card_name)
+        if code == c.EV_TURN:
+            lines.append(f"turn {turn}: {text}")
+        elif text:
+            lines.append("    " + text)
+    if truncated:
+        lines.append("(trace cut short: the trace buffer is full)")
+    lines.extend(footer)
+    return "\n".join(lines)
+
+
+def _describe(code: int, a: int, b: int, d: int, e: int, card_name) -> str:
+    side = ("attack", "defense")
+    if code == c.EV_TURN:
+        who = "maintainer" if b else "startup"
+        held = "pool" if b else "hand"
+        return f"seat {a} ({who}, {held} {d} cards, deck {e})"
+    if code == c.EV_ACTION:
+        action = c.ACTION_NAMES[b]
+        if b == c.ACT_SPECIAL:
+            return f"plays {card_name(d)} on seat {e}"
+        if b == c.ACT_TAKEOVER:
+            return f"launches a hostile takeover of seat {e}"
+        return f"takes {action}" if b != c.ACT_PASS else "passes"
+    if code == c.EV_DRAW:
+        where = ("into the pool" if e else "into its hand") if d == c.ACT_FAMILY else "face down"
+        return f"draws {b} card(s) {where}"
+    if code == c.EV_MARKET_EVENT:
+        if d:
+            return f"Market Event {card_name(a)} drawn during another event: discarded, no effect"
+        return f"Market Event {card_name(a)} (drawn by seat {b}) resolves"
+    if code == c.EV_EVENT_LOSS:
+        return f"seat {a} discards {b} card(s) at random"
+    if code == c.EV_EVENT_GAIN:
+        return f"seat {a} draws {b} card(s)"
+    if code == c.EV_ATTACK:
+        return (f"seat {a} attacks seat {b} ({c.FIGHT_NAMES[e]}, "
+                f"{'bluffing' if d == c.MODE_BLUFF else 'with a real attack'})")
+    if code == c.EV_PLAY:
+        by = "maintainers' help" if d < 0 else f"seat {d}"
+        return f"  {side[a]}: {card_name(b)} ({by})"
+    if code == c.EV_DEFEND:
+        return f"seat {a} " + ("does not defend" if b == c.MODE_NONE else
+                               "defends" + (" bluffing" if b == c.MODE_BLUFF else ""))
+    if code == c.EV_NEGATE:
+        return f"seat {a} plays {card_name(b)}: negates a rival effect"
+    if code == c.EV_EFFECT_DISCARD:
+        return f"  effect discards the {side[a]}'s {card_name(b)} before counting"
+    if code == c.EV_FIGHT:
+        return (f"{side[a]} wins: attack {b} vs defense {d} ({c.WHY_NAMES[e]})")
+    if code == c.EV_SPOILS:
+        source = "the funding" if d < 0 else f"seat {d}'s hand"
+        return f"seat {a} takes {b} card(s) from {source}"
+    if code == c.EV_SPECIAL_LOSS:
+        if d < 0:
+            return f"seat {a} discards {b} card(s) at random"
+        return f"seat {d} takes {b} random card(s) from seat {a}"
+    if code == c.EV_BANKRUPT:
+        return f"seat {a} has no cards: bankrupt, now an Open Source Maintainer"
+    if code == c.EV_END:
+        if a == c.OUT_SEAT:
+            return f"game over: seat {b} is the last startup and wins"
+        if a == c.OUT_MAINTAINERS:
+            return "game over: no startup left, the Open Source Maintainers win"
+        return "game over: max_turns reached, stalemate"
+    if code == c.EV_RESHUFFLE:
+        return f"the discard pile ({a} cards) is shuffled into a new deck"
+    if code == c.EV_POOL_EXCESS:
+        return f"pool over its cap: {card_name(a)} discarded"
+    return f"(event {code}: {a} {b} {d} {e})"
