@@ -1,0 +1,90 @@
+"""Helpers for the PLAI tests: hand-made game states in the kernels' exact dtypes.
+
+The arrays have the same dtypes as in the engine, so calling a sub-kernel from a test
+reuses its cached compilation instead of compiling a new signature. (No tests here.)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from sim.games.plai import constants as c
+from sim.games.plai.cards import load_cards
+from sim.games.plai.features import DEFAULT_WEIGHTS, FEATURE_NAMES, NF
+from sim.games.plai.rules import OPTIONS, rules_array
+
+TABLE = load_cards()
+CARDS = TABLE.matrix
+
+
+def card(name: str, numeral: str = "I") -> int:
+    """The card id (row) of ``name`` under ``numeral``."""
+    for i, n in enumerate(TABLE.names):
+        if n == name and c.NUMERAL_NAMES[TABLE.numerals[i]] == numeral:
+            return i
+    raise KeyError(name)
+
+
+def rules(players: int, **overrides) -> np.ndarray:
+    resolved = OPTIONS.defaults()
+    resolved.update(overrides)
+    return rules_array(resolved, players)
+
+
+def weights(players: int, per_seat: dict[int, dict[str, float]] | None = None,
+            **common) -> np.ndarray:
+    """Default weights, with ``common`` overrides for every seat and ``per_seat`` ones."""
+    out = np.tile(DEFAULT_WEIGHTS, (players, 1))
+    for name, value in common.items():
+        out[:, FEATURE_NAMES.index(name.replace("__", "."))] = value
+    for seat, changes in (per_seat or {}).items():
+        for name, value in changes.items():
+            out[seat, FEATURE_NAMES.index(name)] = value
+    return np.ascontiguousarray(out)
+
+
+class State:
+    """Every pile as the engine holds it. ``hands`` maps seat -> card names."""
+
+    def __init__(self, players: int, hands=None, deck=(), discard=(), pool=(), funding=(),
+                 bankrupt=(), turn: int = 1, size: int = 64, trace_rows: int = 0):
+        self.players = players
+        self.piles = np.full((c.P_HAND0 + players, size), -1, np.int16)
+        self.pile_n = np.zeros(c.P_HAND0 + players, np.int64)
+        self.bankrupt = np.full(players, -1, np.int64)
+        for seat in bankrupt:
+            self.bankrupt[seat] = 0
+        self.st = np.zeros(c.N_STATS, np.int64)
+        self.st[c.S_TURNS] = turn
+        self.trace = np.zeros((trace_rows, c.TRACE_WIDTH), np.int32)
+        self.scratch = np.zeros((3, max(c.N_FIGHT_OUT, size)), np.int64)
+        self.rng = np.zeros(4, np.uint64)
+        self.put(c.P_DECK, deck)          # the last name is the top card
+        self.put(c.P_DISCARD, discard)
+        self.put(c.P_POOL, pool)
+        self.put(c.P_FUNDING, funding)
+        for seat, names in (hands or {}).items():
+            self.put(c.P_HAND0 + seat, names)
+
+    def put(self, pile: int, names) -> None:
+        for name in names:
+            self.piles[pile, self.pile_n[pile]] = card(name) if isinstance(name, str) else name
+            self.pile_n[pile] += 1
+
+    def names(self, pile: int) -> list[str]:
+        return sorted(TABLE.names[i] for i in self.piles[pile, :self.pile_n[pile]])
+
+    def hand(self, seat: int) -> list[str]:
+        return self.names(c.P_HAND0 + seat)
+
+    def total(self) -> int:
+        return int(self.pile_n.sum())
+
+    def seed(self, seed: int, index: int = 0) -> "State":
+        from sim.rng_kernel import seed_game
+
+        seed_game(self.rng, seed, index)
+        return self
+
+
+def blank_weights() -> np.ndarray:
+    return np.zeros(NF, np.float64)
