@@ -418,7 +418,8 @@ def _overflow(cards, w, phase, rng, pile, pile_n, st, team, s, trace):
     for i in range(pile_n[p]):
         c = pile[p, i]
         f[:] = 0.0
-        f[L_HAS_EFFECT] = 1.0 if cards[CD_EFFECT, c] != EFFECT_NONE else 0.0
+        # a venture effect: a group card's effect does not work in a venture (P2P-E)
+        f[L_HAS_EFFECT] = 1.0 if (cards[CD_EFFECT, c] != EFFECT_NONE and cards[CD_KIND, c] == VENTURE) else 0.0
         f[L_VALUE] = cards[CD_VALUE, c]
         f[L_IS_NEW] = 1.0 if i == pile_n[p] - 1 else 0.0
         f[L_NOISE] = _noise(w, phase, L_NOISE, rng)

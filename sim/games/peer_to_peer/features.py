@@ -16,7 +16,8 @@ Option order (the reference engine relies on it):
 - D5 leaving venture card: the seat's cards in the order they were placed.
 - D6 patience: "save nobody" first, then each customer about to turn unhappy, in row order.
 A NOISE feature is a uniform draw from the game's random stream, made for each option
-in that order, only when its weight is not zero.
+in that order, only when its weight is not zero. One exception: when a team's group hand
+or the row is empty, D2 is not a decision at all (the team passes, no draw is made).
 """
 import numpy as np
 
@@ -45,7 +46,7 @@ D_SCORE_VALUE = 19     # customer value, when the destination is the score pile
 D_SCORE_REMAINING = 20 # customer deck size, when the destination is the score pile
 D_NOISE = 21
 # D5 which venture card leaves an over-full seat
-L_HAS_EFFECT = 22
+L_HAS_EFFECT = 22     # the card is a venture card with an effect (one that works in a venture)
 L_VALUE = 23
 L_IS_NEW = 24
 L_NOISE = 25
