@@ -17,10 +17,13 @@ CARDS = TABLE.matrix
 
 
 def card(name: str, numeral: str = "I") -> int:
-    """The card id (row) of ``name`` under ``numeral``."""
-    for i, n in enumerate(TABLE.names):
-        if n == name and c.NUMERAL_NAMES[TABLE.numerals[i]] == numeral:
+    """The card id (row) of ``name`` under ``numeral`` (or its only numeral)."""
+    rows = [i for i, n in enumerate(TABLE.names) if n == name]
+    for i in rows:
+        if c.NUMERAL_NAMES[TABLE.numerals[i]] == numeral:
             return i
+    if rows:
+        return rows[0]
     raise KeyError(name)
 
 
