@@ -163,3 +163,51 @@ def test_a_divergence_is_reported_with_its_first_event(monkeypatch):
     assert problems and "games differ" in problems[0]
     assert "first divergent event" in problems[-1]
     assert "kernel:" in problems[-1] and "reference:" in problems[-1]
+
+
+# ---------------------------------------------------------------- strategies as data
+# A strategy is a weight vector, so vectors no named strategy uses reach the features
+# and decisions the baselines rarely touch (D5 overflow, D6 saves, phase switches).
+
+def _with_weights(config, weights_a, weights_b):
+    from sim.games.peer_to_peer.game import PeerToPeerConfig
+
+    return PeerToPeerConfig(players=config.players, cards=config.cards, rules=config.rules,
+                            strategies=config.strategies,
+                            weights={"A": weights_a, "B": weights_b})
+
+
+def _weight_cases(n):
+    import numpy as np
+
+    from sim.games.peer_to_peer import features as F
+
+    venture = F.DEFAULT_WEIGHTS.copy()  # always to a seat: overflow (D5) every time
+    venture[F.D_VENTURE] = venture[F.NF + F.D_VENTURE] = 5.0
+    cases = [("always-venture", p, venture, venture) for p in (2, 4, 6)]
+    rs = np.random.default_rng(7)
+    for i in range(n):
+        pair = []
+        for _ in range(2):
+            w = rs.normal(0.0, 1.0, F.N_WEIGHTS) * (rs.random(F.N_WEIGHTS) < 0.6)
+            w[F.SWITCH] = float(rs.integers(-1, 30))
+            pair.append(w)
+        cases.append((f"random-vector-{i}", int(rs.integers(1, 7)), *pair))
+    return cases
+
+
+@pytest.mark.parametrize("case", _weight_cases(8), ids=lambda c: f"{c[0]}-{c[1]}p")
+def test_engines_agree_for_weight_vectors(case):
+    _, players, weights_a, weights_b = case
+    config = _with_weights(_config(players, "greedy", "greedy"), weights_a, weights_b)
+    problems = compare(config, SEED, 0, 150)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", _weight_cases(24), ids=lambda c: f"{c[0]}-{c[1]}p")
+def test_engines_agree_for_weight_vectors_slow(case):
+    _, players, weights_a, weights_b = case
+    config = _with_weights(_config(players, "greedy", "greedy"), weights_a, weights_b)
+    problems = compare(config, SEED, 0, 1000)
+    assert not problems, "\n".join(problems)
