@@ -7,7 +7,6 @@ a natural domain match before `dual_domain` before `wild_domain`; boosts off bef
 on the highest card (first slot on ties). A team uses at most one instance of each venture
 effect per assist: its strongest unused `shift` and any unused `wild_domain`.
 """
-import numpy as np
 from numba import njit
 
 from sim.games.peer_to_peer.constants import (
@@ -147,8 +146,13 @@ def sorted_play(cards, rules, hand, mask, vals, out_keys):
             n += 1
         m >>= 1
         slot += 1
-    keys = np.sort(out_keys[:n])[::-1]
-    out_keys[:n] = keys
+    for i in range(1, n):  # insertion sort, highest first: a handful of cards, no allocation
+        key = out_keys[i]
+        j = i - 1
+        while j >= 0 and out_keys[j] < key:
+            out_keys[j + 1] = out_keys[j]
+            j -= 1
+        out_keys[j + 1] = key
     return n
 
 

@@ -19,7 +19,7 @@ from numba import njit
 
 from sim.games.peer_to_peer.assist_kernel import contest, eval_assist, sorted_play
 from sim.games.peer_to_peer.constants import (
-    ALL_LOSE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN, WHY_TIEBREAK, CD_ARG, CD_EFFECT, CD_KIND, CD_START, CD_VALUE, DEVELOP_DECK,
+    ALL_LOSE, ANY, CD_DOMAIN, EFFECT_BOOST, EFFECT_DUAL_DOMAIN, WHY_TIEBREAK, CD_ARG, CD_EFFECT, CD_KIND, CD_START, CD_VALUE, DEVELOP_DECK,
     DEVELOP_HAND, DRAW, EFFECT_DEVELOP, EFFECT_EXTRA_DRAW, EFFECT_NONE,
     EFFECT_PATIENCE, EFFECT_SHIFT, EFFECT_TIEBREAK, EFFECT_WILD_DOMAIN, ERR_CONSERVATION,
     ERR_EFFECT_TWICE, ERR_ILLEGAL_ASSIST, ERR_VENTURE_LIMIT, FATE_CUSTOMER_DECK, FATE_GROUP_A,
@@ -40,6 +40,13 @@ from sim.rng_kernel import seed_game, shuffle, uniform
 # Piles
 P_CUST, P_ROW, P_GDECK, P_HAND, P_DISC, P_SCORE, P_UNHAPPY, P_OUT, P_SEAT = 0, 1, 2, 4, 6, 8, 10, 11, 12
 N_PILES = P_SEAT + MAX_SEATS
+# Scratch rows after the piles, so hot functions allocate nothing: allocate ``pile`` with
+# N_ROWS rows (every loop over piles stops at N_PILES).
+SCR_VALS_A, SCR_VALS_B, SCR_KEYS_A, SCR_KEYS_B, SCR_USED_BEFORE = range(N_PILES, N_PILES + 5)
+SCR_DECK, SCR_KEPT, SCR_DOOMED, SCR_SEEN, SCR_PAIR = range(N_PILES + 5, N_PILES + 10)
+# Per-subset aggregates of D2 (used while 2**hand_size fits in a row).
+SCR_SUM, SCR_DOMAINS, SCR_BOOST, SCR_COUNT = range(N_PILES + 10, N_PILES + 14)
+N_ROWS = N_PILES + 14
 
 # Scalar state
 S_ROUND, S_MARKER, S_TRACE_N, S_ERROR, S_FIRST_MARKER = 0, 1, 2, 3, 4
@@ -176,14 +183,15 @@ def _setup(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, starts
     n_cards = cards.shape[1]
     solo = rules[R_PLAYERS] == 1
     # S2: S cards aside; shuffle the rest; reveal until each dealt seat has seen 2 ventures.
-    deck = np.empty(n_cards, np.int64)
+    deck = pile[SCR_DECK]
     n_deck = 0
     for c in range(n_cards):
         if cards[CD_START, c] < 0:
             deck[n_deck] = c
             n_deck += 1
     shuffle(rng, deck, n_deck)
-    kept = np.zeros(n_cards, np.uint8)
+    kept = pile[SCR_KEPT]
+    kept[:] = 0
     pos = 0
     f = np.zeros(NF)
     for s in range(MAX_SEATS):
@@ -263,81 +271,128 @@ def _setup(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, starts
 
 # ---------------------------------------------------------------- D2: commit
 
+ALL_DOMAINS = (1 << 5) - 1  # domain bits of a card whose domain is `any`
+
+
+@njit(cache=True)
+def _assist_score(w, b, value, waited, urgent, n_cards, high, effects, top, win, lose,
+                  customer_effect, noise):
+    """weights . features of a commit/retarget option, summed in feature order."""
+    s = 0.0
+    s += w[b + C_VALUE] * value
+    s += w[b + C_WAITED] * waited
+    s += w[b + C_URGENT] * urgent
+    s += w[b + C_CARDS] * n_cards
+    s += w[b + C_HIGH] * high
+    s += w[b + C_EFFECTS] * effects
+    s += w[b + C_TOP] * top
+    s += w[b + C_CONTEST_WIN] * win
+    s += w[b + C_CONTEST_LOSE] * lose
+    s += w[b + C_CUST_EFFECT] * customer_effect
+    s += w[b + C_NOISE] * noise
+    return s
+
+
+@njit(cache=True)
+def _highest(vals, mask):
+    high = 0
+    m = mask
+    slot = 0
+    while m:
+        if m & 1 and vals[slot] > high:
+            high = vals[slot]
+        m >>= 1
+        slot += 1
+    return high
+
+
+@njit(cache=True)
+def _customer_has_effect(cards, cust):
+    return 1.0 if (cards[CD_KIND, cust] == VENTURE and cards[CD_EFFECT, cust] != EFFECT_NONE) else 0.0
+
+
 @njit(cache=True)
 def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, vals):
-    """D2: returns (mask, customer) or (0, -1) for pass."""
+    """D2: returns (mask, customer) or (0, -1) for pass.
+
+    Every (subset, customer) pair is an option; a cheap range and domain test rejects
+    the pairs no effect could make legal before the exact check (the hot loop)."""
     h = pile_n[P_HAND + team]
     nrow = pile_n[P_ROW]
     if h == 0 or nrow == 0:
         return 0, -1
     hand = pile[P_HAND + team]
-    phase = _phase(w, pile_n)
+    b = _phase(w, pile_n) * NF
     rnd = st[S_ROUND]
     patience = rules[R_CUSTOMER_PATIENCE]
     shift_card, shift_k = _best_shift(cards, pile, pile_n, seats, used, team)
     has_wild = _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_WILD_DOMAIN, -1) >= 0
-    flexible = shift_k > 0
-    for i in range(h):
-        if cards[CD_EFFECT, hand[i]] == EFFECT_BOOST and used[hand[i]] == 0:
-            flexible = True
     top_value = 0
     for j in range(nrow):
         top_value = max(top_value, cards[CD_VALUE, pile[P_ROW, j]])
-    f = np.zeros(NF)
-    f[C_PASS] = 1.0
-    f[C_NOISE] = _noise(w, phase, C_NOISE, rng)
-    best_score = _score_option(w, phase, f)
+    w_noise = w[b + C_NOISE] != 0.0
+    best_score = w[b + C_PASS] + (w[b + C_NOISE] * uniform(rng) if w_noise else 0.0)
     best_mask = 0
     best_cust = -1
-    sums = np.zeros(1 << h, np.int64)
-    for mask in range(1, 1 << h):
+    n_masks = 1 << h
+    if n_masks <= pile.shape[1]:
+        sums, doms, boosts, counts = pile[SCR_SUM], pile[SCR_DOMAINS], pile[SCR_BOOST], pile[SCR_COUNT]
+    else:  # a very large hand: rare, so allocating here is fine
+        sums = np.empty(n_masks, np.int64)
+        doms = np.empty(n_masks, np.int64)
+        boosts = np.empty(n_masks, np.int64)
+        counts = np.empty(n_masks, np.int64)
+    sums[0] = 0
+    doms[0] = 0
+    boosts[0] = 0
+    counts[0] = 0
+    for mask in range(1, n_masks):
+        # each subset = a smaller subset plus its lowest card (so the loop is O(1) per subset)
         low = mask & -mask
         slot = 0
         while (1 << slot) != low:
             slot += 1
-        sums[mask] = sums[mask ^ low] + cards[CD_VALUE, hand[slot]]
+        prev = mask ^ low
+        c = hand[slot]
+        total = sums[prev] + cards[CD_VALUE, c]
+        n_played = counts[prev] + 1
+        d = cards[CD_DOMAIN, c]
+        domains = doms[prev] | (ALL_DOMAINS if d == ANY else 1 << d)  # incl. dual_domain bits
+        boost = boosts[prev]
+        if used[c] == 0:
+            if cards[CD_EFFECT, c] == EFFECT_BOOST:
+                boost += cards[CD_ARG, c]
+            elif cards[CD_EFFECT, c] == EFFECT_DUAL_DOMAIN:
+                domains |= 1 << cards[CD_ARG, c]
+        sums[mask] = total
+        counts[mask] = n_played
+        doms[mask] = domains
+        boosts[mask] = boost
+        lowest = total - shift_k
+        highest = total + boost + shift_k
         for j in range(nrow):
             cust = pile[P_ROW, j]
-            if not flexible and sums[mask] != cards[CD_VALUE, cust]:
+            value = cards[CD_VALUE, cust]
+            if value < lowest or value > highest:
+                continue
+            d = cards[CD_DOMAIN, cust]
+            if d != ANY and not (domains >> d & 1) and not has_wild:
                 continue
             ok, sh_slot, _, use_wild, _, _ = eval_assist(cards, hand, mask, cust, used, shift_k,
                                                          has_wild, vals)
             if not ok:
                 continue
-            f[:] = 0.0
-            _commit_features(cards, pile, pile_n, hand, mask, cust, vals, rnd, arrival, patience,
-                             top_value, f)
-            f[C_EFFECTS] = (1.0 if sh_slot >= 0 else 0.0) + use_wild
-            f[C_NOISE] = _noise(w, phase, C_NOISE, rng)
-            sc = _score_option(w, phase, f)
+            waited = rnd - arrival[cust]
+            sc = _assist_score(
+                w, b, value, waited, 1.0 if waited + 1 >= patience else 0.0, n_played,
+                _highest(vals, mask) if w[b + C_HIGH] != 0.0 else 0,
+                (1.0 if sh_slot >= 0 else 0.0) + use_wild, 1.0 if value >= top_value else 0.0,
+                0.0, 0.0, _customer_has_effect(cards, cust), uniform(rng) if w_noise else 0.0)
             if sc > best_score:
                 best_score = sc
                 best_mask = mask
                 best_cust = cust
     return best_mask, best_cust
-
-
-@njit(cache=True)
-def _commit_features(cards, pile, pile_n, hand, mask, cust, vals, rnd, arrival, patience,
-                     top_value, f):
-    f[C_VALUE] = cards[CD_VALUE, cust]
-    f[C_WAITED] = rnd - arrival[cust]
-    f[C_URGENT] = 1.0 if rnd - arrival[cust] + 1 >= patience else 0.0
-    n = 0
-    high = 0
-    m = mask
-    slot = 0
-    while m:
-        if m & 1:
-            n += 1
-            high = max(high, vals[slot])
-        m >>= 1
-        slot += 1
-    f[C_CARDS] = n
-    f[C_HIGH] = high
-    f[C_TOP] = 1.0 if cards[CD_VALUE, cust] >= top_value else 0.0
-    f[C_CUST_EFFECT] = 1.0 if (cards[CD_KIND, cust] == VENTURE
-                               and cards[CD_EFFECT, cust] != EFFECT_NONE) else 0.0
 
 
 # ---------------------------------------------------------------- D4 / D5: placement
@@ -346,35 +401,26 @@ def _commit_features(cards, pile, pile_n, hand, mask, cust, vals, rnd, arrival, 
 def _place(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, trace):
     """D4 (and D5 on overflow): put a won customer somewhere (P2P-R2d)."""
     phase = _phase(w, pile_n)
+    b = phase * NF
     limit = rules[R_VENTURE_LIMIT]
-    f = np.zeros(NF)
-    carries = cards[CD_KIND, cust] == VENTURE and cards[CD_EFFECT, cust] != EFFECT_NONE
-    # option codes: 0 score, 1 + seat, 100 + develop target
-    f[D_SCORE] = 1.0
-    f[D_SCORE_VALUE] = cards[CD_VALUE, cust]
-    f[D_SCORE_REMAINING] = pile_n[P_CUST]
-    f[D_NOISE] = _noise(w, phase, D_NOISE, rng)
+    carries = 1.0 if (cards[CD_KIND, cust] == VENTURE and cards[CD_EFFECT, cust] != EFFECT_NONE) else 0.0
+    # option codes: 0 score, 1 + seat, 100 + develop target; scores summed in feature order
     best = 0
-    best_score = _score_option(w, phase, f)
+    best_score = (w[b + D_SCORE] + w[b + D_SCORE_VALUE] * cards[CD_VALUE, cust]
+                  + w[b + D_SCORE_REMAINING] * pile_n[P_CUST] + w[b + D_NOISE] * _noise(w, phase, D_NOISE, rng))
     for s in range(MAX_SEATS):
         if seats[SEAT_TEAM, s] != team:
             continue
-        f[:] = 0.0
-        f[D_VENTURE] = 1.0
-        f[D_OVERFLOW] = 1.0 if pile_n[P_SEAT + s] + 1 > limit else 0.0
-        f[D_VENTURE_EFFECT] = 1.0 if carries else 0.0
-        f[D_NOISE] = _noise(w, phase, D_NOISE, rng)
-        sc = _score_option(w, phase, f)
+        overflow = 1.0 if pile_n[P_SEAT + s] + 1 > limit else 0.0
+        sc = (w[b + D_VENTURE] + w[b + D_OVERFLOW] * overflow + w[b + D_VENTURE_EFFECT] * carries
+              + w[b + D_NOISE] * _noise(w, phase, D_NOISE, rng))
         if sc > best_score:
             best_score = sc
             best = 1 + s
     for target in range(3):
         if _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_DEVELOP, target) < 0:
             continue
-        f[:] = 0.0
-        f[D_DEVELOP_DECK + target] = 1.0
-        f[D_NOISE] = _noise(w, phase, D_NOISE, rng)
-        sc = _score_option(w, phase, f)
+        sc = w[b + D_DEVELOP_DECK + target] + w[b + D_NOISE] * _noise(w, phase, D_NOISE, rng)
         if sc > best_score:
             best_score = sc
             best = 100 + target
@@ -487,7 +533,8 @@ def _choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     top_value = 0
     for j in range(pile_n[P_ROW]):
         top_value = max(top_value, cards[CD_VALUE, pile[P_ROW, j]])
-    f = np.zeros(NF)
+    b = phase * NF
+    rnd = st[S_ROUND]
     best = declared
     best_score = -np.inf
     for j in range(pile_n[P_ROW]):
@@ -496,10 +543,8 @@ def _choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
                                                      has_wild, vals)
         if not ok:
             continue
-        f[:] = 0.0
-        _commit_features(cards, pile, pile_n, hand, mask, cust, vals, st[S_ROUND], arrival,
-                         rules[R_CUSTOMER_PATIENCE], top_value, f)
-        f[C_EFFECTS] = (1.0 if sh_slot >= 0 else 0.0) + use_wild
+        win = 0.0
+        lose = 0.0
         if cust == rival_cust:
             n = sorted_play(cards, rules, hand, mask, vals, keys)
             if team == 0:
@@ -507,11 +552,21 @@ def _choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
             else:
                 winner, _ = contest(rival_keys, n_rival, keys, n, tb_rival, tb_me, team)
             if winner == team:
-                f[C_CONTEST_WIN] = 1.0
+                win = 1.0
             else:
-                f[C_CONTEST_LOSE] = 1.0
-        f[C_NOISE] = _noise(w, phase, C_NOISE, rng)
-        sc = _score_option(w, phase, f)
+                lose = 1.0
+        value = cards[CD_VALUE, cust]
+        waited = rnd - arrival[cust]
+        n_played = 0
+        m = mask
+        while m:
+            n_played += m & 1
+            m >>= 1
+        sc = _assist_score(
+            w, b, value, waited, 1.0 if waited + 1 >= rules[R_CUSTOMER_PATIENCE] else 0.0,
+            n_played, _highest(vals, mask), (1.0 if sh_slot >= 0 else 0.0) + use_wild,
+            1.0 if value >= top_value else 0.0, win, lose, _customer_has_effect(cards, cust),
+            _noise(w, phase, C_NOISE, rng))
         if sc > best_score:
             best_score = sc
             best = cust
@@ -539,12 +594,12 @@ def _win(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, mask,
 def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, stats,
                  trace, debug):
     n_teams = 1 if rules[R_PLAYERS] == 1 else 2
-    n_cards = cards.shape[1]
-    vals_a = np.zeros(n_cards, np.int64)
-    vals_b = np.zeros(n_cards, np.int64)
-    keys_a = np.zeros(n_cards, np.int64)
-    keys_b = np.zeros(n_cards, np.int64)
-    used_before = np.zeros(n_cards, np.uint8)  # loser_effects_spent=false: undo the losing assist
+    vals_a = pile[SCR_VALS_A]
+    vals_b = pile[SCR_VALS_B]
+    keys_a = pile[SCR_KEYS_A]
+    keys_b = pile[SCR_KEYS_B]
+    used_before = pile[SCR_USED_BEFORE]  # loser_effects_spent=false: undo the losing assist
+    custs = pile[SCR_PAIR]
     rnd = st[S_ROUND]
     while True:
         # R2a: both teams commit at once, from the same state.
@@ -565,7 +620,8 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
         marker = st[S_MARKER] if n_teams == 2 else 0
         other = 1 - marker
         masks = (mask_a, mask_b)
-        custs = np.array([cust_a, cust_b])
+        custs[0] = cust_a
+        custs[1] = cust_b
         # R2b: the team without the marker reveals first ...
         n_other = 0
         other_keys = keys_a if other == 0 else keys_b
@@ -594,14 +650,13 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
             _ev(trace, st, rnd, EV_PASS, marker, 0, 0, 0)
         if n_teams == 2 and masks[0] and masks[1] and custs[0] == custs[1]:
             # R2c: a contest.
-            tb = np.zeros(2, np.int64)
-            for t in range(2):
-                tb[t] = _find_effect(cards, pile, pile_n, seats, used, t, EFFECT_TIEBREAK, -1)
+            tb_a = _find_effect(cards, pile, pile_n, seats, used, 0, EFFECT_TIEBREAK, -1)
+            tb_b = _find_effect(cards, pile, pile_n, seats, used, 1, EFFECT_TIEBREAK, -1)
             winner, why = contest(keys_a, n_marker if marker == 0 else n_other, keys_b,
-                                  n_marker if marker == 1 else n_other, tb[0] >= 0, tb[1] >= 0,
+                                  n_marker if marker == 1 else n_other, tb_a >= 0, tb_b >= 0,
                                   marker)
             if why == WHY_TIEBREAK:
-                _mark_used(used, st, tb[winner], trace, winner, EFFECT_TIEBREAK)
+                _mark_used(used, st, tb_a if winner == 0 else tb_b, trace, winner, EFFECT_TIEBREAK)
             stats[T_CONTESTS] += 1
             stats[T_CONTESTS_WON + winner] += 1
             if trace.shape[0]:
@@ -685,7 +740,8 @@ def _unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st
     """R4: customers that waited too long (or overflow row_capacity) turn unhappy; E6 saves."""
     nrow = pile_n[P_ROW]
     rnd = st[S_ROUND]
-    doomed = np.zeros(nrow, np.uint8)
+    doomed = pile[SCR_DOOMED]
+    doomed[:nrow] = 0
     n_doomed = 0
     for j in range(nrow):
         if rnd - arrival[pile[P_ROW, j]] + 1 >= rules[R_CUSTOMER_PATIENCE]:
@@ -701,7 +757,6 @@ def _unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st
             doomed[oldest] = 1
             n_doomed += 1
     if n_doomed:
-        f = np.zeros(NF)
         marker = st[S_MARKER]
         n_teams = 1 if rules[R_PLAYERS] == 1 else 2
         for k in range(n_teams):  # D6, the marker holder first
@@ -712,18 +767,14 @@ def _unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st
                 src = _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_PATIENCE, -1)
                 if src < 0:
                     break
-                f[:] = 0.0
-                f[S_NONE] = 1.0
-                f[S_NOISE] = _noise(w, phase, S_NOISE, rng)
+                b = phase * NF  # scores summed in feature order
                 best = -1
-                best_score = _score_option(w, phase, f)
+                best_score = w[b + S_NONE] + w[b + S_NOISE] * _noise(w, phase, S_NOISE, rng)
                 for j in range(nrow):
                     if doomed[j] == 0:
                         continue
-                    f[:] = 0.0
-                    f[S_VALUE] = cards[CD_VALUE, pile[P_ROW, j]]
-                    f[S_NOISE] = _noise(w, phase, S_NOISE, rng)
-                    sc = _score_option(w, phase, f)
+                    sc = (w[b + S_VALUE] * cards[CD_VALUE, pile[P_ROW, j]]
+                          + w[b + S_NOISE] * _noise(w, phase, S_NOISE, rng))
                     if sc > best_score:
                         best_score = sc
                         best = j
@@ -745,7 +796,8 @@ def _unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st
 @njit(cache=True)
 def _check(cards, rules, seats, pile, pile_n, st):
     """Debug invariants: every card in exactly one place; no seat over its limit."""
-    seen = np.zeros(cards.shape[1], np.int64)
+    seen = pile[SCR_SEEN]
+    seen[:] = 0
     for p in range(N_PILES):
         for i in range(pile_n[p]):
             seen[pile[p, i]] += 1
@@ -762,7 +814,8 @@ def _check(cards, rules, seats, pile, pile_n, st):
 @njit(cache=True)
 def _scoring(cards, rules, pile, pile_n):
     """P2P-W1/W2: returns the winner code for a two-team game."""
-    key = np.zeros((2, 6), np.int64)  # score, value sum, then domain counts by rank
+    key = pile[SCR_KEPT, :12].reshape((2, 6))  # score, value sum, then domain counts by rank
+    key[:] = 0
     for team in range(2):
         key[team, 0] = pile_n[P_SCORE + team]
         for i in range(pile_n[P_SCORE + team]):
@@ -778,20 +831,33 @@ def _scoring(cards, rules, pile, pile_n):
 
 
 @njit(cache=True)
+def new_state(n_cards):
+    """Per-game state arrays, allocated once per batch and reset by each game."""
+    return (np.empty(4, np.uint64), np.zeros((N_ROWS, n_cards), np.int64),
+            np.zeros(N_PILES, np.int64), np.zeros(n_cards, np.int64), np.zeros(n_cards, np.uint8),
+            np.zeros(N_STATE, np.int64), np.zeros(N_STATS, np.int64),
+            np.zeros(MAX_SEATS, np.int64))
+
+
+@njit(cache=True)
 def play_game(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug):
     """Play one game; write its result row into ``out`` (a record) and ``fates``.
 
     Returns the number of trace events written (0 when ``trace`` has no rows)."""
-    n_cards = cards.shape[1]
-    rng = np.empty(4, np.uint64)
+    rng, pile, pile_n, arrival, used, st, stats, starts = new_state(cards.shape[1])
+    return _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug,
+                 rng, pile, pile_n, arrival, used, st, stats, starts)
+
+
+@njit(cache=True)
+def _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug,
+          rng, pile, pile_n, arrival, used, st, stats, starts):
     seed_game(rng, seed, game_index)
-    pile = np.empty((N_PILES, n_cards), np.int64)
-    pile_n = np.zeros(N_PILES, np.int64)
-    arrival = np.zeros(n_cards, np.int64)
-    used = np.zeros(n_cards, np.uint8)
-    st = np.zeros(N_STATE, np.int64)
-    stats = np.zeros(N_STATS, np.int64)
-    starts = np.empty(MAX_SEATS, np.int64)
+    pile_n[:] = 0
+    arrival[:] = 0
+    used[:] = 0
+    st[:] = 0
+    stats[:] = 0
     _setup(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, starts, trace)
     solo = rules[R_PLAYERS] == 1
     winner = TIMEOUT
@@ -843,12 +909,14 @@ def _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_ind
     out.unhappy = pile_n[P_UNHAPPY]
     out.score_a = pile_n[P_SCORE]
     out.score_b = pile_n[P_SCORE + 1]
-    value = np.zeros(2, np.int64)
     for team in range(2):
+        value = 0
         for i in range(pile_n[P_SCORE + team]):
-            value[team] += cards[CD_VALUE, pile[P_SCORE + team, i]]
-    out.value_a = value[0]
-    out.value_b = value[1]
+            value += cards[CD_VALUE, pile[P_SCORE + team, i]]
+        if team == 0:
+            out.value_a = value
+        else:
+            out.value_b = value
     out.assists_a = stats[T_ASSISTS]
     out.assists_b = stats[T_ASSISTS + 1]
     out.contests = stats[T_CONTESTS]
@@ -891,8 +959,10 @@ def _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_ind
 def run_games(cards, rules, seats, w_a, w_b, seed, start, out, fates, debug):
     """Play games start .. start+len(out)-1 (serial, GIL released: callers use threads)."""
     trace = np.zeros((0, TRACE_FIELDS), np.int64)
+    rng, pile, pile_n, arrival, used, st, stats, starts = new_state(cards.shape[1])
     for i in range(out.shape[0]):
-        play_game(cards, rules, seats, w_a, w_b, seed, start + i, out[i], fates[i], trace, debug)
+        _play(cards, rules, seats, w_a, w_b, seed, start + i, out[i], fates[i], trace, debug,
+              rng, pile, pile_n, arrival, used, st, stats, starts)
 
 
 @njit(cache=True)
