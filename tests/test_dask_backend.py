@@ -171,6 +171,9 @@ def test_worker_refuses_another_configuration(tmp_path, cluster):
     future = client.submit(run_task, task, "client", False, None, "not-this-digest", pure=False)
     with pytest.raises(Exception, match="another configuration"):
         future.result()
+    future = client.submit(run_task, task, "client", False, "0" * 16, None, pure=False)
+    with pytest.raises(Exception, match="other simulator sources"):
+        future.result()
 
 
 # --------------------------------------------------------------------------- interruption

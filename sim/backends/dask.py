@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import sys
 import time
 import warnings
@@ -54,17 +55,21 @@ class WorkerUserError(Exception):
 
 
 # ----------------------------------------------------------------------------- worker side
-_hash_cache: dict[str, Any] = {}
+_hash_cache: dict[str, str] = {}
 
 
-def _worker_source_hash(expected: str) -> str:
-    """This worker's sim/ source hash, cached; recomputed (at most every 5 s) when it
-    differs from the client's, in case the files changed since it was cached."""
-    import sim
+def process_source_hash() -> str:
+    """The sim/ source hash this process plays: the one its numba cache directory is keyed
+    on (``numba-<hash>``, fixed when ``sim`` was first imported in this process or the
+    process that started it), else ``sim.source_hash()`` once. Workers on other machines
+    compute their own, so a different install is caught; a LocalCluster's workers inherit
+    the client's."""
+    if "hash" not in _hash_cache:
+        import sim
 
-    cached, when = _hash_cache.get("hash"), _hash_cache.get("when", 0.0)
-    if cached is None or (cached != expected and time.monotonic() - when > 5):
-        _hash_cache.update(hash=sim.source_hash(), when=time.monotonic())
+        name = os.path.basename(os.environ.get("NUMBA_CACHE_DIR", "").rstrip(os.sep))
+        digest = name[len("numba-"):] if name.startswith("numba-") else ""
+        _hash_cache["hash"] = digest if len(digest) == 16 else sim.source_hash()
     return _hash_cache["hash"]
 
 
@@ -107,10 +112,10 @@ def run_task(task: ChunkTask, write_parts: str, aggregate: bool, source_hash: st
     except (ImportError, ValueError):
         worker = None
     try:
-        if source_hash is not None and _worker_source_hash(source_hash) != source_hash:
+        if source_hash is not None and process_source_hash() != source_hash:
             raise UserError(f"Dask worker {worker} runs other simulator sources (hash "
-                            f"{_worker_source_hash(source_hash)}, client {source_hash}); install "
-                            "the same cardsim version on every worker", field="--scheduler")
+                            f"{process_source_hash()}, client {source_hash}); install the same "
+                            "cardsim version on every worker", field="--scheduler")
         config = configured(task.request)
         if digest is not None and _verified.get(task.request) != digest:
             mine = config_digest(config)
@@ -176,7 +181,6 @@ class DaskBackend(Backend):
         self.connect_timeout = connect_timeout or CONNECT_TIMEOUT
         self._client = client
         self._owns_client = client is None
-        self._source_hash: str | None = None
         if self.name == "dask":
             self.client  # connect now: an unreachable scheduler fails before a run dir exists
 
@@ -244,9 +248,7 @@ class DaskBackend(Backend):
         client = self.client
         source_hash = None
         if self.check_sources:
-            import sim
-
-            source_hash = self._source_hash = self._source_hash or sim.source_hash()
+            source_hash = process_source_hash()
         digests: dict[ConfigRequest, str] = {}
         pending = as_completed(loop=client.loop)
         live: set[Any] = set()
@@ -308,8 +310,8 @@ class LocalDaskBackend(DaskBackend):
 
     def __init__(self, workers: int | None = None, *, threads_per_worker: int = 1,
                  processes: bool = True, dashboard_address: str | None = "127.0.0.1:8787",
-                 check_sources: bool = False, **options: Any):
-        super().__init__(None, check_sources=check_sources, **options)
+                 **options: Any):
+        super().__init__(None, **options)
         if workers is not None and (isinstance(workers, bool) or int(workers) < 1):
             raise UserError(f"must be at least 1, got {workers}", field="--workers")
         self.workers = int(workers) if workers is not None else None
