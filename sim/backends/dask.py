@@ -115,7 +115,8 @@ def run_task(task: ChunkTask, write_parts: str, aggregate: bool, source_hash: st
         if source_hash is not None and process_source_hash() != source_hash:
             raise UserError(f"Dask worker {worker} runs other simulator sources (hash "
                             f"{process_source_hash()}, client {source_hash}); install the same "
-                            "cardsim version on every worker", field="--scheduler")
+                            "cardsim version on every worker and restart the workers after an "
+                            "update", field="--scheduler")
         config = configured(task.request)
         if digest is not None and _verified.get(task.request) != digest:
             mine = config_digest(config)
