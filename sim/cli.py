@@ -14,13 +14,14 @@ import click
 from sim import __version__
 from sim.errors import UserError
 
-_GAME_OPTIONS = ("game", "players", "cards", "rules", "rule", "team_a", "team_b", "debug")
+_GAME_OPTIONS = ("game", "players", "cards", "rules", "rule", "team_a", "team_b", "seat",
+                 "strategy", "debug")
 _RUN_ONLY_OPTIONS = ("games", "out", "threads", "chunk_size", "as_json", "resume_dir",
                      "with_report", "until_ci")
 _BACKEND_OPTIONS = ("backend", "scheduler", "workers", "write_parts")  # issue 8
 _RUN_ONLY_OPTIONS += _BACKEND_OPTIONS
 _RESUME_CONFLICTS = ("game", "players", "games", "seed", "cards", "rules", "rule", "team_a",
-                     "team_b", "out", "chunk_size", "debug", "until_ci")
+                     "team_b", "seat", "strategy", "out", "chunk_size", "debug", "until_ci")
 
 
 _RAW_ARGS: list[str] = []  # the arguments of the current invocation, for the manifest
@@ -109,6 +110,11 @@ def game_options(func):
                      help="Strategy of team A, with optional parameters."),
         click.option("--team-b", metavar="NAME[:k=v,...]", default=None,
                      help="Strategy of team B, with optional parameters."),
+        click.option("--seat", metavar="N=NAME[:k=v,...]", multiple=True,
+                     help="PLAI: strategy of seat N (0-based); repeatable, e.g. "
+                          "--seat 0=bluffer:rate=0.3 --seat 2=cautious."),
+        click.option("--strategy", metavar="NAME[:k=v,...]", default=None,
+                     help="PLAI: strategy of every seat not given by --seat."),
         click.option("--debug", is_flag=True,
                      help="Check game invariants while playing (slower)."),
     ]
@@ -117,9 +123,37 @@ def game_options(func):
     return func
 
 
+# Games whose strategies go by team (--team-a/--team-b) or by seat (--seat/--strategy);
+# other games (e.g. test games from CARDSIM_EXTRA_GAMES) get whatever is given.
+_TEAM_GAMES = ("peer-to-peer",)
+_SEAT_GAMES = ("plai",)
+
+
 def _strategies(opts: dict[str, Any]) -> dict[str, str] | None:
-    chosen = {team: opts[key] for team, key in (("A", "team_a"), ("B", "team_b")) if opts[key]}
-    return chosen or None
+    game = opts.get("game") or "peer-to-peer"
+    chosen = {team: opts[key] for team, key in (("A", "team_a"), ("B", "team_b")) if opts.get(key)}
+    seats: dict[str, str] = {}
+    for item in opts.get("seat") or ():
+        seat, eq, spec = (part.strip() for part in str(item).partition("="))
+        if not eq or not seat.isdigit() or not spec:
+            raise UserError(f"expected N=NAME[:k=v,...] such as 0=bluffer:rate=0.3, got '{item}'",
+                            field="--seat")
+        if f"seat{int(seat)}" in seats:
+            raise UserError(f"seat {int(seat)} is given twice", field="--seat")
+        seats[f"seat{int(seat)}"] = spec
+    if opts.get("strategy"):
+        seats["all"] = opts["strategy"]
+    if seats and game in _TEAM_GAMES:
+        raise UserError(f"--seat and --strategy choose PLAI seats; {game} has teams: use "
+                        "--team-a/--team-b", field="--seat" if opts.get("seat") else "--strategy")
+    if chosen and game in _SEAT_GAMES:
+        raise UserError(f"--team-a/--team-b choose Peer-to-Peer teams; {game} has seats: use "
+                        "--seat N=SPEC (repeatable) or --strategy SPEC (every seat)",
+                        field="--team-a" if opts.get("team_a") else "--team-b")
+    if seats and chosen:
+        raise UserError("give teams (--team-a/--team-b) or seats (--seat/--strategy), not both",
+                        field="--seat")
+    return {**chosen, **seats} or None
 
 
 def _given(ctx: click.Context, name: str) -> bool:
@@ -194,6 +228,7 @@ def main(ctx: click.Context, **opts: Any) -> None:
       simulate --games 1e6
       simulate --games 1e6 --players 3 --seed 7 --json
       simulate --games 5e5 --team-a builder:threshold=12 --rule hand_size=6
+      simulate --game plai --players 3 --games 1e6 --seat 0=bluffer:rate=0.3
       simulate --resume runs/peer-to-peer-4p-seed1-20250101-120000
       simulate --games 1e8 --backend dask --scheduler tcp://10.0.0.5:8786
       simulate trace --seed 1 --game-index 42
@@ -289,6 +324,7 @@ def trace(ctx: click.Context, **opts: Any) -> None:
     Examples:
       simulate trace --seed 1 --game-index 42
       simulate trace --seed 7 --game-index 0 --players 3 --team-a builder
+      simulate trace --game plai --players 2 --game-index 5 --strategy aggressive
     """
     from sim import api
 
@@ -310,6 +346,7 @@ def cards(ctx: click.Context, game: str) -> None:
     Example:
       simulate cards --game peer-to-peer > my_cards.csv
       simulate --cards my_cards.csv --games 1e5
+      simulate cards --game plai > plai_cards.csv
     """
     from sim import api
 
