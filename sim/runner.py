@@ -151,10 +151,15 @@ def run_chunks(config: Any, run: RunDir, manifest: dict[str, Any], *, threads: i
     t0 = time.perf_counter()
 
     def sync(status: str, *, strict: bool) -> None:
+        nonlocal done_games
         elapsed = time.perf_counter() - t0
         manifest["wall_seconds"] = round(base_wall + elapsed, 6)
+        if status == "running":
+            manifest["chunks_done"] = chunks_total - len(todo) + played_chunks
+        else:  # a part may have landed just before a signal: count what is on disk
+            remaining, done_games = pending_chunks(run, manifest)
+            manifest["chunks_done"] = chunks_total - len(remaining)
         manifest["games_done"] = done_games
-        manifest["chunks_done"] = chunks_total - len(todo) + played_chunks
         manifest["status"] = status
         manifest["complete"] = status == "complete"
         session.update(games_played=played_games, wall_seconds=round(elapsed, 6), status=status)
