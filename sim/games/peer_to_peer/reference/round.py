@@ -135,16 +135,17 @@ def choose_commit(t: Table, team: Team):
     if not hand or not t.row:
         # Nothing to decide: the team passes without a noise draw (features.py).
         return None
-    # Without a boost or a shift the played values are fixed: a quick sum test first.
-    flexible = (strongest_shift(team, t.used) is not None
-                or any(c.has(k.EFFECT_BOOST) and c not in t.used for c in hand))
+    # A quick range test first: boosts only add, a shift moves the sum by at most k.
+    shifter = strongest_shift(team, t.used)
+    reach = shifter.arg if shifter is not None else 0
     top = _top_value(t)
     options = [(None, {F.C_PASS: 1.0})]
     for mask in range(1, 1 << len(hand)):
         played = [c for i, c in enumerate(hand) if mask >> i & 1]
         total = sum(c.value for c in played)
+        boost = sum(c.arg for c in played if c.has(k.EFFECT_BOOST) and c not in t.used)
         for customer in t.row:
-            if not flexible and total != customer.value:
+            if not total - reach <= customer.value <= total + boost + reach:
                 continue
             assist = plan_assist(team, played, customer, t.used)
             if assist is not None:
