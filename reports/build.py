@@ -34,6 +34,10 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
         raise UserError(f"threshold must be a non-negative number of percentage points, got {threshold_pp}",
                         field="threshold_pp")
     rs = load_runs(list(run_dirs) if not isinstance(run_dirs, str) else [run_dirs], allow_mixed=allow_mixed)
+    if rs.game == "plai":  # per-card fight counts from replayed games (reports/plai_fights.py)
+        from reports.plai_fights import attach_card_fights
+
+        attach_card_fights(rs)
     ctx = Context(game=rs.game, threshold_pp=threshold_pp, card_ids=rs.card_ids,
                   card_names=rs.card_names)
     metrics, skipped = select_metrics(rs.game, rs.games.columns)

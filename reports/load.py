@@ -73,6 +73,10 @@ class Run:
 
     @property
     def pairing(self) -> str:
+        if self.manifest.get("game") == "plai":
+            from reports.metrics._plai import pairing
+
+            return pairing(self.manifest)
         names = self.strategy_names
         if self.players == 1 or len(names) == 1:
             return f"{names[0][1]} (solo)" if names else "solo"

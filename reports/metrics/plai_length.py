@@ -1,0 +1,77 @@
+"""PLAI: distribution of game length in turns."""
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from reports.metrics._common import keys, sort_groups
+from reports.metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE, PLAI
+from reports.plots import COLORS, MAX_PANELS, new_figure
+from reports.registry import Context, Metric
+from reports.stats import with_t_interval
+
+ENDED = {"all": None, "seat_win": OUT_SEAT, "maintainers": OUT_MAINTAINERS,
+         "stalemate": OUT_STALEMATE}
+QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+
+
+def _summary(df: pl.DataFrame, ctx: Context, label: str) -> pl.DataFrame:
+    r = pl.col("turns").cast(pl.Float64)
+    names = {0.5: "turns_median"}
+    t = (df.group_by(keys(ctx))
+         .agg(pl.len().cast(pl.Int64).alias("games"), r.mean().alias("turns_mean"),
+              r.std().alias("turns_sd"), r.min().alias("turns_min"),
+              *[r.quantile(q, "nearest").alias(names.get(q, f"turns_p{int(q * 100)}"))
+                for q in QUANTILES],
+              r.max().alias("turns_max")))
+    return t.with_columns(pl.lit(label).alias("ended"))
+
+
+def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
+    parts = [_summary(games if code is None else games.filter(pl.col("outcome") == code), ctx, label)
+             for label, code in ENDED.items()]
+    t = pl.concat(parts, how="vertical_relaxed")
+    t = with_t_interval(t, "turns_mean", "turns_sd", "games", prefix="turns_")
+    cols = [*keys(ctx), "ended", "games", "turns_mean", "turns_lo", "turns_hi", "turns_sd",
+            "turns_min", "turns_p10", "turns_p25", "turns_median", "turns_p75", "turns_p90",
+            "turns_max"]
+    order = {label: i for i, label in enumerate(ENDED)}
+    t = t.select(cols).with_columns(
+        pl.col("ended").replace_strict(order, return_dtype=pl.Int8).alias("_e"))
+    return sort_groups(t, ctx, "_e").drop("_e")
+
+
+def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
+    if games.height == 0:
+        return None
+    pairings = games["pairing"].unique().sort().to_list()[:MAX_PANELS]
+    fig, axes = new_figure(len(pairings))
+    lo, hi = int(games["turns"].min()), int(games["turns"].max())
+    bins = np.arange(lo - 0.5, hi + 1.5, 1.0) if hi - lo <= 80 else 60
+    for ax, pairing in zip(axes, pairings):
+        sub = games.filter(pl.col("pairing") == pairing)
+        for j, players in enumerate(sorted(sub["players"].unique().to_list())):
+            r = sub.filter(pl.col("players") == players)["turns"].to_numpy()
+            ax.hist(r, bins=bins, density=True, histtype="step", lw=1.5,
+                    color=COLORS[j % len(COLORS)], label=f"{players}p (n={r.size:,})")
+        ax.set_xlabel("turns played")
+        ax.set_ylabel("share of games")
+        ax.set_title(f"Game length: {pairing}", fontsize=10)
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+    return fig
+
+
+METRIC = Metric(
+    name="plai_length",
+    title="Game length (turns)",
+    games=PLAI,
+    requires=("outcome", "players", "turns"),
+    compute=compute,
+    plot=plot,
+    order=60,
+    description=("Turns per game (one turn = one startup's or maintainer's action) for all "
+                 "games and by how they ended: a seat won, the maintainers won, or max_turns "
+                 "was reached (stalemate, PLAI-T6). Mean with its Student t interval, standard "
+                 "deviation and quantiles; the histogram shows the whole distribution."),
+)

@@ -1,0 +1,66 @@
+"""PLAI: how games end: a seat wins, the Open Source Maintainers win, or stalemate."""
+from __future__ import annotations
+
+import polars as pl
+
+from reports.metrics._common import keys, sort_groups, where
+from reports.metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE, PLAI
+from reports.plots import category, grouped_points, new_figure
+from reports.registry import Context, Finding, Metric
+from reports.stats import with_wilson
+from reports.wording import pct
+
+
+def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
+    o = pl.col("outcome")
+    t = (games.group_by(keys(ctx))
+         .agg(pl.len().alias("games"), (o == OUT_SEAT).sum().alias("seat_wins"),
+              (o == OUT_MAINTAINERS).sum().alias("maintainer_wins"),
+              (o == OUT_STALEMATE).sum().alias("stalemates")))
+    t = t.with_columns(pl.col("games", "seat_wins", "maintainer_wins", "stalemates").cast(pl.Int64))
+    t = with_wilson(t, "seat_wins", "games", prefix="seat_win_", z=ctx.z)
+    t = with_wilson(t, "maintainer_wins", "games", prefix="maintainers_win_", z=ctx.z)
+    t = with_wilson(t, "stalemates", "games", prefix="stalemate_", z=ctx.z)
+    return sort_groups(t, ctx)
+
+
+def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
+    out = []
+    for row in table.iter_rows(named=True):
+        out.append(Finding("plai_outcomes", "info", (
+            f"{where(row)}: the maintainers win {pct(row['maintainers_win_rate'])} of games "
+            f"(95 % Wilson interval {pct(row['maintainers_win_lo'])} to "
+            f"{pct(row['maintainers_win_hi'])}); {pct(row['stalemate_rate'])} end in a "
+            f"stalemate at max_turns ({pct(row['stalemate_lo'])} to {pct(row['stalemate_hi'])}); "
+            f"n = {row['games']:,}.")))
+    return out
+
+
+def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
+    if table.height == 0:
+        return None
+    labels = [category(r["players"], None, r["games"]) for r in table.iter_rows(named=True)]
+    fig, (ax,) = new_figure(1)
+    grouped_points(ax, labels, [
+        ("maintainers win", table["maintainers_win_rate"], table["maintainers_win_lo"],
+         table["maintainers_win_hi"]),
+        ("stalemate", table["stalemate_rate"], table["stalemate_lo"], table["stalemate_hi"])],
+        ylabel="share of games (%)", xlabel="players")
+    ax.set_title("Maintainers' wins and stalemates, 95 % Wilson intervals", fontsize=10)
+    return fig
+
+
+METRIC = Metric(
+    name="plai_outcomes",
+    title="Maintainers' win rate and stalemate rate",
+    games=PLAI,
+    requires=("outcome", "players"),
+    compute=compute,
+    findings=findings,
+    plot=plot,
+    order=30,
+    description=("How games end (PLAI-T6): the last startup standing wins (seat_win); if "
+                 "every startup goes bankrupt the Open Source Maintainers win; a game still "
+                 "running at max_turns is a stalemate. Shares of all games with 95 % Wilson "
+                 "intervals."),
+)
