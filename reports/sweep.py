@@ -30,6 +30,9 @@ import numpy as np
 
 WIN_A, WIN_B, DRAW, ALL_LOSE, SOLO_WIN, TIMEOUT = 0, 1, 2, 3, 4, 5
 COLUMNS = ("game_index", "winner", "rounds")
+# PLAI (sim/games/plai/constants.py): outcome codes and the columns its metrics read
+OUT_SEAT, OUT_MAINTAINERS, OUT_STALEMATE = 0, 1, 2
+PLAI_COLUMNS = ("game_index", "winner", "outcome", "turns", "first_seat", "players")
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class SweepMetric:
     offset: float
     xy: Callable[[dict], tuple[np.ndarray, np.ndarray]]
     description: str
+    games: tuple[str, ...] = ("peer-to-peer",)   # games whose tables have its columns
 
 
 def _ind(mask) -> np.ndarray:
@@ -80,27 +84,77 @@ METRICS: dict[str, SweepMetric] = {m.name: m for m in (
 DEFAULT_METRICS = ("a_share", "all_lose_rate", "a_win_rate", "b_win_rate", "mean_rounds")
 
 
+def _seat_metric(seat: int) -> SweepMetric:
+    return SweepMetric(f"seat{seat}_win_rate", f"Seat {seat} win rate", "%", "rate", 100.0, 0.0,
+                       lambda g: (_ind((g["outcome"] == OUT_SEAT) & (g["winner"] == seat)),
+                                  _ones(g)),
+                       f"Share of all games seat {seat} won (PLAI).", ("plai",))
+
+
+def _first_player(g):
+    won = g["outcome"] == OUT_SEAT
+    first = won & (g["winner"] == g["first_seat"])
+    return _ind(first), _ind(won)
+
+
+PLAI_METRICS = (
+    *[_seat_metric(s) for s in range(5)],
+    SweepMetric("first_player_share", "First player's share of startup wins", "%", "rate",
+                100.0, 0.0, _first_player,
+                "Among games a startup won, the share the seat that moved first won (PLAI; "
+                "fair = 100/players).", ("plai",)),
+    SweepMetric("maintainers_win_rate", "Maintainers' win rate", "%", "rate", 100.0, 0.0,
+                lambda g: (_ind(g["outcome"] == OUT_MAINTAINERS), _ones(g)),
+                "Share of games every startup went bankrupt (PLAI-T6).", ("plai",)),
+    SweepMetric("stalemate_rate", "Stalemate rate", "%", "rate", 100.0, 0.0,
+                lambda g: (_ind(g["outcome"] == OUT_STALEMATE), _ones(g)),
+                "Share of games that reached max_turns (PLAI-T6).", ("plai",)),
+    SweepMetric("mean_turns", "Mean game length", "turns", "mean", 1.0, 0.0,
+                lambda g: (np.asarray(g["turns"], dtype=np.float64), _ones(g)),
+                "Turns per game (PLAI).", ("plai",)),
+)
+METRICS.update({m.name: m for m in PLAI_METRICS})
+PLAI_DEFAULT_METRICS = ("seat0_win_rate", "first_player_share", "maintainers_win_rate",
+                        "stalemate_rate", "mean_turns")
+
+
+def default_metrics(game: str) -> tuple[str, ...]:
+    return PLAI_DEFAULT_METRICS if game == "plai" else DEFAULT_METRICS
+
+
+def metrics_for(game: str) -> list[str]:
+    """Names of the metrics whose columns ``game``'s table has (test games count as
+    Peer-to-Peer)."""
+    wanted = "plai" if game == "plai" else "peer-to-peer"
+    return [name for name, m in METRICS.items() if wanted in m.games]
+
+
 def z_for(confidence: float) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2.0)
 
 
 # ----------------------------------------------------------------------------- loading
 def load_games(run_dir: str | Path) -> dict[str, np.ndarray]:
-    """game_index, winner and rounds of a run, sorted by game index."""
+    """The columns the sweep metrics read (game_index, winner and rounds; for PLAI
+    outcome, turns, first_seat and players), sorted by game index."""
     import polars as pl
 
-    frame = (pl.read_parquet(str(Path(run_dir) / "games" / "*.parquet"), columns=list(COLUMNS))
-             .sort("game_index"))
-    return {name: frame[name].to_numpy() for name in COLUMNS}
+    scan = pl.scan_parquet(str(Path(run_dir) / "games" / "*.parquet"))
+    return frame_games(scan.select(_columns(scan.collect_schema().names())).collect())
+
+
+def _columns(names) -> list[str]:
+    wanted = PLAI_COLUMNS if "outcome" in names else COLUMNS
+    return [c for c in wanted if c in names]
 
 
 def frame_games(frame) -> dict[str, np.ndarray]:
-    frame = frame.select(list(COLUMNS)).sort("game_index")
-    return {name: frame[name].to_numpy() for name in COLUMNS}
+    frame = frame.select(_columns(frame.columns)).sort("game_index")
+    return {name: frame[name].to_numpy() for name in frame.columns}
 
 
 def concat_games(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    return {name: np.concatenate([p[name] for p in parts]) for name in COLUMNS}
+    return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
 
 
 # ----------------------------------------------------------------------------- intervals

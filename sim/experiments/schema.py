@@ -155,7 +155,8 @@ class Axis:
         if self.kind == "card":
             return f"{self.target[0]}.{self.target[1]}"
         team, param = self.target
-        return f"{team}.{param}" if param else f"team_{team}"
+        label = f"team_{team}" if team in TEAMS else team
+        return f"{team}.{param}" if param else label
 
 
 @dataclass(frozen=True)
@@ -260,7 +261,8 @@ class Experiment:
                 if param is None:
                     teams[team] = split_spec(str(value))
                 else:
-                    name, params = teams.get(team, ("greedy", {}))
+                    default = "weighted" if self.game == "plai" else "greedy"
+                    name, params = teams.get(team, teams.get("all", (default, {})))
                     teams[team] = (name, {**params, param: float(value)})
         baseline = all(_same(values[a.key], self.baseline.get(a.key, a.values[0]))
                        for a in self.axes)
@@ -409,9 +411,7 @@ def _experiment(name: str, node: Y, path: Path) -> Experiment:
     if "strategies" in entries:
         teams = {}
         for team, spec in entries["strategies"].mapping().items():
-            if team.upper() not in TEAMS:
-                raise spec.error(f"expected team A or B, got '{team}'")
-            teams[team.upper()] = _strategy(spec)
+            teams[_strategy_key(team, exp.game, spec)] = _strategy(spec)
         exp.strategies = teams
     if "cards" in entries:
         cards = entries["cards"]
@@ -439,7 +439,8 @@ def _experiment(name: str, node: Y, path: Path) -> Experiment:
             rules.append((rule_override(option, count_value, value.plain()), value))
         exp.rules = tuple(rules)
     if "sweep" in entries:
-        exp.axes = tuple(_axis(key, value) for key, value in entries["sweep"].mapping().items())
+        exp.axes = tuple(_axis(key, value, exp.game)
+                         for key, value in entries["sweep"].mapping().items())
     if "baseline" in entries:
         baseline = {}
         axes = {axis.key: axis for axis in exp.axes}
@@ -453,12 +454,30 @@ def _experiment(name: str, node: Y, path: Path) -> Experiment:
             baseline[key] = value.v
         exp.baseline = baseline
     if "metrics" in entries:
-        exp.metrics = tuple(_metric_name(item) for item in entries["metrics"].items_list())
+        exp.metrics = tuple(_metric_name(item, exp.game) for item in entries["metrics"].items_list())
     if "checks" in entries:
         exp.checks = tuple(_condition(item, exp) for item in entries["checks"].items_list())
     if "autobalance" in entries:
         exp.autobalance = _autobalance(entries["autobalance"], exp)
+    if not exp.metrics and exp.game != "peer-to-peer":
+        from reports.sweep import default_metrics
+
+        exp.metrics = default_metrics(exp.game)
     return exp
+
+
+def _strategy_key(key: str, game: str, node: Y) -> str:
+    """A strategies key: team A or B (Peer-to-Peer); seatN, N or all (PLAI's seats)."""
+    if game == "plai":
+        seat = key[4:] if key.startswith("seat") else key
+        if key == "all":
+            return "all"
+        if not seat.isdigit():
+            raise node.error(f"expected a seat (seat0, 1, ...) or 'all', got '{key}'")
+        return f"seat{int(seat)}"
+    if key.upper() not in TEAMS:
+        raise node.error(f"expected team A or B, got '{key}'")
+    return key.upper()
 
 
 def _strategy(node: Y) -> tuple[str, dict]:
@@ -510,7 +529,7 @@ def _values(node: Y) -> tuple:
     return values
 
 
-def _axis(key: str, node: Y) -> Axis:
+def _axis(key: str, node: Y, game: str = "peer-to-peer") -> Axis:
     values = _values(node)
     head, _, rest = key.partition(".")
     if head in ("rule", "rules") and rest:
@@ -523,23 +542,33 @@ def _axis(key: str, node: Y) -> Axis:
         return Axis(key, "card", (ref, field_name), values, node)
     if head in ("strategy", "strategies") and rest:
         team, _, param = rest.partition(".")
-        if team.upper() not in TEAMS:
+        if game == "plai":
+            if team != "all" and not (team[4:] if team.startswith("seat") else team).isdigit():
+                raise node.error(f"expected strategy.all, strategy.seatN or strategy.seatN.PARAM, "
+                                 f"got '{key}'")
+            team = _strategy_key(team, game, node)
+        elif team.upper() not in TEAMS:
             raise node.error(f"expected strategy.A, strategy.B or strategy.A.PARAM, got '{key}'")
+        else:
+            team = team.upper()
         if param:
             for i, value in enumerate(values):
                 if isinstance(value, bool) or not isinstance(value, (int, float)):
                     raise node.v[i].error(f"a strategy parameter takes numbers, got {value!r}") \
                         if isinstance(node.v, list) else node.error("expected numbers")
-        return Axis(key, "strategy", (team.upper(), param or None), values, node)
+        return Axis(key, "strategy", (team, param or None), values, node)
     raise node.error(f"unknown sweep axis '{key}'; expected rule.OPTION[.N], card.CARD.FIELD, "
                      "strategy.TEAM or strategy.TEAM.PARAM")
 
 
-def _metric_name(node: Y) -> str:
-    from reports.sweep import METRICS
+def _metric_name(node: Y, game: str = "peer-to-peer") -> str:
+    from reports.sweep import METRICS, metrics_for
 
+    valid = metrics_for(game)
     if node.v not in METRICS:
-        raise node.error(f"unknown metric '{node.v}'; metrics: {', '.join(METRICS)}")
+        raise node.error(f"unknown metric '{node.v}'; metrics: {', '.join(valid)}")
+    if node.v not in valid:
+        raise node.error(f"metric '{node.v}' does not apply to {game}; metrics: {', '.join(valid)}")
     return node.v
 
 
@@ -547,7 +576,7 @@ def _condition(node: Y, exp: Experiment, *, target: bool = False) -> Condition:
     entries = node.known(CONDITION_KEYS)
     if "metric" not in entries:
         raise node.error("needs 'metric'")
-    metric = _metric_name(entries["metric"])
+    metric = _metric_name(entries["metric"], exp.game)
     players = None
     if "players" in entries:
         p = entries["players"]
