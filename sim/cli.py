@@ -197,7 +197,8 @@ def _inherit(ctx: click.Context, opts: dict[str, Any], names: tuple[str, ...]) -
 @click.option("--report", "with_report", is_flag=True,
               help="Also write the balance report into RUN_DIR/report/.")
 @click.option("--until-ci", "until_ci", metavar="W", default=None,
-              help="Stop once every headline interval (team win rates, all-lose rate) is "
+              help="Stop once every headline interval (team win rates, all-lose rate; PLAI: "
+                   "seat and maintainers' win rates) is "
                    "narrower than W percentage points, checked after each chunk with a "
                    "Bonferroni correction over the looks; --games is then the maximum "
                    "(default 1e7). Example: --until-ci 1")

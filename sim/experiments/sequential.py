@@ -1,7 +1,8 @@
 """``--until-ci W``: play chunk after chunk until every headline interval is narrower
 than W percentage points, or the planned games (--games, the maximum) are played.
 
-Headline intervals: team A's and team B's win rates and the all-lose rate (Wilson).
+Headline intervals: team A's and team B's win rates and the all-lose rate (Wilson); for
+PLAI every seat's win rate and the maintainers' win rate.
 
 Repeated looks: the run looks after every chunk, so it looks up to K times, K = the
 number of chunks of the maximum run. Each look's intervals are computed at level
@@ -52,15 +53,23 @@ def default_chunk(max_games: int) -> int:
 class Tally:
     """Winner counts so far and the corrected headline intervals."""
 
-    def __init__(self, players: int, z: float):
-        self.players, self.z = players, z
+    def __init__(self, players: int, z: float, game: str = "peer-to-peer"):
+        self.players, self.z, self.game = players, z, game
         self.n = self.a = self.b = self.all_lose = 0
+        self.seats = [0] * players      # PLAI: wins per seat
+        self.maintainers = 0            # PLAI: games every startup lost
 
-    def add(self, winners) -> None:
+    def add(self, winners, outcomes=None) -> None:
         import numpy as np
 
         w = np.asarray(winners)
         self.n += int(w.size)
+        if self.game == "plai":  # outcome 0 = a seat won, 1 = the maintainers won
+            o = np.asarray(outcomes)
+            for s in range(self.players):
+                self.seats[s] += int(np.sum((o == 0) & (w == s)))
+            self.maintainers += int(np.sum(o == 1))
+            return
         self.a += int(np.sum((w == WIN_A) | (w == SOLO_WIN)))
         self.b += int(np.sum(w == WIN_B))
         self.all_lose += int(np.sum(w == ALL_LOSE))
@@ -68,9 +77,13 @@ class Tally:
     def intervals(self) -> dict[str, dict[str, float]]:
         from reports.stats import wilson
 
-        counts = {"team A win rate": self.a, "all-lose rate": self.all_lose}
-        if self.players > 1:
-            counts["team B win rate"] = self.b
+        if self.game == "plai":
+            counts = {f"seat {s} win rate": n for s, n in enumerate(self.seats)}
+            counts["maintainers win rate"] = self.maintainers
+        else:
+            counts = {"team A win rate": self.a, "all-lose rate": self.all_lose}
+            if self.players > 1:
+                counts["team B win rate"] = self.b
         out = {}
         for name, count in counts.items():
             p, lo, hi = wilson(count, self.n, self.z)
@@ -105,7 +118,7 @@ def run_until_ci(width: Any, *, game: str, players: Any, games: Any, seed: Any,
         game=game, players=players, games=layout[0][1], seed=seed, cards=cards,
         rules_file=rules_file, rule_overrides=rule_overrides, strategies=strategies, out=out,
         chunk_size=chunk, debug=debug, command_line=command_line, extra={"until_ci": state})
-    tally = Tally(manifest["players"], z)
+    tally = Tally(manifest["players"], z, manifest["game"])
     bar = _bar(progress, max_games, f"{manifest['game']} {manifest['players']}p until CI < {width_pp:g} pp")
     try:
         with run:
@@ -115,8 +128,11 @@ def run_until_ci(width: Any, *, game: str, players: Any, games: Any, seed: Any,
                     manifest["chunks"].update(count=look, last_count=count)
                 result = play(config, run, manifest, threads=threads, command_line=command_line)
                 manifest = result.manifest
-                part = pl.read_parquet(run.part_path(manifest["seed"], start), columns=["winner"])
-                tally.add(part["winner"].to_numpy())
+                plai = manifest["game"] == "plai"
+                part = pl.read_parquet(run.part_path(manifest["seed"], start),
+                                       columns=["winner", "outcome"] if plai else ["winner"])
+                tally.add(part["winner"].to_numpy(),
+                          part["outcome"].to_numpy() if plai else None)
                 state["looks"] = look
                 state["intervals"] = tally.intervals()
                 if bar is not None:
