@@ -522,8 +522,15 @@ def _experiment_options(func):
 @click.option("--out", metavar="DIR", default=None,
               help="Output directory (default runs/experiment-<name>-<time>); an unfinished "
                    "one is continued.")
+@click.option("--backend", type=click.Choice(["local", "dask", "dask-local"]), default="local",
+              show_default=True, help="Where the points' chunks play (all points at once on Dask).")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="Dask scheduler for --backend dask, e.g. tcp://HOST:8786.")
+@click.option("--workers", type=Count(1024), default=None,
+              help="Worker processes for --backend dask-local.")
 def experiment(name: str, path: str, games: int | None, threads: int | None, progress: bool,
-               out: str | None) -> None:
+               out: str | None, backend: str, scheduler: str | None,
+               workers: int | None) -> None:
     """Run every point of EXPERIMENT (player counts x sweep values) into one directory, one
     sub-directory per point, and write the sweep report (OUT/report/sweep.html). Every
     point plays the same games (same seed and game indices), so the differences against
@@ -533,12 +540,18 @@ def experiment(name: str, path: str, games: int | None, threads: int | None, pro
     Examples:
       simulate experiment card_value_sweep
       simulate experiment three_vs_five --games 2000 --out runs/quick
+      simulate experiment all_lose_pressure --backend dask --scheduler tcp://HOST:8786
     """
     from sim import experiments
 
+    if (scheduler and backend != "dask") or (workers and backend != "dask-local"):
+        raise click.UsageError("--scheduler goes with --backend dask, --workers with "
+                               "--backend dask-local")
+    options = {"scheduler": scheduler, "workers": workers} if backend != "local" else None
     exp = experiments.get(name, path)
     result = experiments.run_experiment(exp, games=games, out=out, threads=threads,
-                                        progress=progress, command_line=_command_line())
+                                        progress=progress, command_line=_command_line(),
+                                        backend=backend, backend_options=options)
     click.echo(result.table_text())
     click.echo(f"experiment dir: {result.out}")
     click.echo(f"report: {result.report['html']}")

@@ -80,13 +80,22 @@ def point_cards(exp: Experiment, point: Point, directory: Path) -> str | None:
 
 def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                    threads: Any = None, progress: bool = True, only=None,
-                   command_line: str | None = None, report: bool = True) -> ExperimentResult:
+                   command_line: str | None = None, report: bool = True,
+                   backend: Any = None, backend_options: Any = None) -> ExperimentResult:
     """Run every point (or those ``only(point)`` keeps) and write the sweep report.
 
     An existing OUT from an earlier, interrupted call of the same experiment is continued:
-    finished points are kept and unfinished runs resumed."""
-    from sim import api
+    finished points are kept and unfinished runs resumed. With a cluster backend (``dask``,
+    ``dask-local``) the chunks of every new point go out as one list of tasks
+    (points x chunks), so the cluster works on all points at once."""
+    from sim import api, backends
     from sim.experiments.runs import new_run, play
+
+    chosen, owned = backends.resolve(backend, backend_options)
+    if chosen.in_process:
+        if owned:
+            chosen.close()
+        chosen = None
 
     games = exp.games if games is None else api.parse_count(games, field="--games")
     threads = api.default_threads() if threads is None else api.parse_count(threads, "--threads", 4096)
@@ -108,6 +117,7 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
     result = ExperimentResult(exp, out_path)
     total = games * len(points)
     bar = _bar(progress, total, f"{exp.name}: {len(points)} points")
+    waiting = []  # (config, run, manifest) of new points whose chunks go to the cluster
     try:
         for index, point in enumerate(points, 1):
             if bar is not None:
@@ -120,7 +130,8 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                 if bar is not None:
                     bar.update(games)
             elif done == "partial":
-                api.resume(run_dir, threads=threads, progress=False, command_line=command_line)
+                api.resume(run_dir, threads=threads, progress=False, command_line=command_line,
+                           backend=chosen)
                 if bar is not None:
                     bar.update(games)
             else:
@@ -131,14 +142,23 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                     debug=False, command_line=command_line,
                     extra={"experiment": {"name": exp.name, "point": point.name,
                                           "values": point.values}})
-                with run:
-                    play(config, run, manifest, threads=threads, command_line=command_line,
-                         after=(lambda t, s, c: bar.update(c)) if bar is not None else None)
+                if chosen is not None:
+                    waiting.append((config, run, manifest))
+                else:
+                    with run:
+                        play(config, run, manifest, threads=threads, command_line=command_line,
+                             after=(lambda t, s, c: bar.update(c)) if bar is not None else None)
             result.points.append({"name": point.name, "players": point.players,
                                   "values": point.values, "run_dir": str(run_dir),
                                   "baseline": exp.baseline_of(point).name,
                                   "is_baseline": point.is_baseline})
+        if waiting:
+            _play_on_cluster(chosen, waiting, bar, command_line)
     finally:
+        for _, run, _ in waiting:
+            run.close()
+        if chosen is not None and owned:
+            chosen.close()
         if bar is not None:
             bar.render_finish()
     from reports.sweep import DEFAULT_METRICS, load_games, write_sweep_report
@@ -153,6 +173,21 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                                            result.points, [a.key for a in exp.axes],
                                            exp.metrics or DEFAULT_METRICS, notes)
     return result
+
+
+def _play_on_cluster(backend: Any, waiting: list, bar: Any, command_line: str | None) -> None:
+    """Submit the chunks of every waiting point at once, then finish each run (its chunks
+    are on disk, so the runner only records the session and the summary is written)."""
+    from sim import backends
+    from sim.experiments.runs import play
+
+    tasks = [task for i, (_, run, manifest) in enumerate(waiting)
+             for task in backends.pending_tasks(run, manifest, tag=i)]
+    for result in backend.run_tasks(tasks):
+        if bar is not None:
+            bar.update(result.count)
+    for config, run, manifest in waiting:
+        play(config, run, manifest, threads=1, command_line=command_line)
 
 
 def _claim(out: Path, record: dict) -> None:
