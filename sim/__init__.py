@@ -1,11 +1,12 @@
 """cardsim: a Monte Carlo balance simulator for tabletop card games.
 
-Importing this package points numba's on-disk cache at a directory keyed on a hash
-of every Python source under ``sim/``, where all kernels live (``*_kernel.py``; they
-import only other kernel modules and the ``constants``/``features`` modules beside
-them). numba only notices edits to the file that holds a cached kernel, not to the
-modules it calls, so a stale cache could otherwise serve old rules after an edit
-(see shared engineering notes). Strategies and reports are plain Python.
+Importing this package points numba's on-disk cache at a directory keyed on a hash of
+the sources kernels are compiled from: every ``*_kernel.py`` module under ``sim/`` and
+the ``constants.py`` / ``features.py`` modules they import (tests/test_kernel_modules.py
+checks that kernels import nothing else from the project). numba only notices edits to
+the file that holds a cached kernel, not to the modules it calls, so without this a stale
+cache could serve old rules after an edit (see shared engineering notes). Editing
+non-kernel code (the CLI, reports, the reference engine) keeps the cache warm.
 """
 from __future__ import annotations
 
@@ -15,17 +16,23 @@ from pathlib import Path
 
 __version__ = "0.1.0"
 
-_KERNEL_PACKAGES = ("sim",)
+KERNEL_SOURCE_NAMES = ("constants.py", "features.py")
 
 
-def source_hash() -> str:
-    """SHA-256 (first 16 hex digits) over the Python sources that kernels can depend on."""
-    root = Path(__file__).resolve().parent.parent
+def kernel_sources(package: Path | None = None) -> list[Path]:
+    """The files whose edits must invalidate the compiled-kernel cache."""
+    package = package or Path(__file__).resolve().parent
+    return sorted(p for p in package.rglob("*.py")
+                  if p.name.endswith("_kernel.py") or p.name in KERNEL_SOURCE_NAMES)
+
+
+def source_hash(package: Path | None = None) -> str:
+    """SHA-256 (first 16 hex digits) over the kernel sources (see kernel_sources)."""
+    package = package or Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for package in _KERNEL_PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
-            digest.update(str(path.relative_to(root)).encode())
-            digest.update(path.read_bytes())
+    for path in kernel_sources(package):
+        digest.update(str(path.relative_to(package)).encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
