@@ -450,12 +450,15 @@ def strategies(ctx: click.Context, game: str) -> None:
 
 
 @main.command(short_help="Play every ordered pair of strategies; win-rate matrix.")
+@click.option("--game", default="peer-to-peer", show_default=True,
+              help="peer-to-peer (ordered pairs of teams) or plai (every strategy in every seat).")
 @click.option("--strategies", "specs", required=True, metavar="NAME[:k=v],...",
               help="Comma-separated strategies, e.g. random,greedy,builder (one alone plays itself).")
 @click.option("--players", type=Count(1000), default=4, show_default=True,
-              help="Number of players (2-6).")
+              help="Number of players (2-6; PLAI 2-5).")
 @click.option("--games", type=Count(), default="10000", show_default=True,
-              help="Games per ordered pair (half with each team holding the first marker).")
+              help="Games per ordered pair (half with each team holding the first marker); "
+                   "PLAI: per cell, split evenly over the seats.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
 @click.option("--out", metavar="DIR", default=None,
               help="New run directory (default: runs/matchups-<game>-<players>p-seed<seed>-<time>).")
@@ -475,21 +478,27 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
     both seatings; half of each pair's games start with the marker on each team. Writes
     matrix.csv, pairs.csv, matrix.txt and manifest.json into the run directory.
 
+    PLAI (--game plai): cell (row, column) = the row strategy's win rate over all games
+    with it in one seat and the column strategy in every other seat; it takes each seat in
+    turn, so the first player's advantage is balanced. The 'field' column puts the other
+    strategies in the other seats.
+
     \b
-    Example:
+    Examples:
       simulate matchups --strategies random,greedy,builder,cautious --players 4 --games 2e5
+      simulate matchups --game plai --strategies weighted,aggressive,cautious --players 3
     """
     from sim import matchups as matchups_api
 
-    opts = _inherit(ctx, opts, ("players", "cards", "rules", "rule", "debug"))
+    opts = _inherit(ctx, opts, ("game", "players", "cards", "rules", "rule", "debug"))
     result = matchups_api.run(opts["specs"], players=opts["players"], games=opts["games"],
                               seed=opts["seed"], out=opts["out"], threads=opts["threads"],
                               cards=opts["cards"], rules_file=opts["rules"],
                               rule_overrides=tuple(opts["rule"]), debug=opts["debug"],
-                              command_line=_command_line())
+                              command_line=_command_line(), game=opts["game"])
     click.echo(result.table())
     click.echo(f"run dir: {result.run_dir}")
-    click.echo(f"{len(result.pairs) * result.games // 2:,} games in {result.wall_seconds:.1f} s")
+    click.echo(f"{sum(p['games'] for p in result.pairs):,} games in {result.wall_seconds:.1f} s")
 
 
 # ---------------------------------------------------------------- experiments (issue 5)

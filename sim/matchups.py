@@ -188,9 +188,20 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
         seed: int = 1, out: str | Path | None = None, threads: int | None = None,
         cards: str | None = None, rules_file: str | None = None,
         rule_overrides: Sequence[str] = (), debug: bool = False,
-        command_line: str | None = None) -> MatchupResult:
+        command_line: str | None = None, game: str = GAME) -> MatchupResult:
     """Play every ordered pair of ``strategies`` (``games`` games each, marker balanced)
-    and write manifest.json, pairs.csv, matrix.csv and matrix.txt into a new run directory."""
+    and write manifest.json, pairs.csv, matrix.csv and matrix.txt into a new run directory.
+
+    ``game="plai"``: every strategy in every seat instead (see sim/matchups_plai.py)."""
+    if game == "plai":
+        from sim import matchups_plai
+
+        return matchups_plai.run(strategies, players=players, games=games, seed=seed, out=out,
+                                 threads=threads, cards=cards, rules_file=rules_file,
+                                 rule_overrides=rule_overrides, debug=debug,
+                                 command_line=command_line)
+    if game != GAME:
+        raise UserError(f"matchups know peer-to-peer and plai, not '{game}'", field="--game")
     import sim
     from sim import api
 

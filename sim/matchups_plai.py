@@ -1,0 +1,234 @@
+"""PLAI strategy matchups: every strategy in every seat.
+
+    >>> from sim import matchups
+    >>> result = matchups.run("weighted,aggressive,cautious", game="plai", players=4, games=20_000)
+    >>> print(result.table())
+
+PLAI has no teams, so a matchup puts one strategy X in one seat and fills the others:
+
+* cell (X, Y): X in one seat, Y in every other seat;
+* cell (X, field): X in one seat, the other strategies in the other seats (in the order
+  given, repeated as needed; X alone plays itself).
+
+Each cell plays ``games`` games, split evenly over the P seats X can hold (block s puts X
+in seat s), so the first player's advantage (seat 0 moves first unless
+``first_seat=random``) is balanced: every strategy moves first in 1/P of its games. The
+cell's win rate is X's wins over all games (maintainers' wins and stalemates count as
+losses), with a Wilson 95 % interval; a strategy no better than its opponents wins 1/P of
+the startup wins. The diagonal (X, X) is self-play, a check: it should be about
+(1 - maintainers - stalemates) / P.
+
+Block b (a cell and a seat) plays game indices ``b * ceil(games / P) ..``, recorded in
+pairs.csv, so any game can be replayed with ``simulate trace --game plai --seat ...``.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from sim.errors import UserError
+
+GAME = "plai"
+CHUNK = 100_000
+FIELD = "field"
+
+PAIR_COLUMNS = ("strategy", "opponent", "seat", "seats", "first_game_index", "games", "wins",
+                "field_wins", "maintainers", "stalemates", "errors")
+MATRIX_COLUMNS = ("strategy", "opponent", "games", "wins", "win_rate", "ci_low", "ci_high",
+                  "startup_wins", "share", "share_low", "share_high", "fair_share",
+                  "maintainers_rate", "stalemate_rate")
+
+
+def _canonical(spec: str) -> str:
+    from sim.strategy import parse_spec
+
+    strategy, params = parse_spec(spec, "plai", field_name="--strategies")
+    return strategy.name + "".join(f"{':' if i == 0 else ','}{k}={v:g}"
+                                   for i, (k, v) in enumerate(params.items()))
+
+
+def seating(strategy: str, opponent: str, seat: int, players: int,
+            names: Sequence[str]) -> list[str]:
+    """The spec of every seat when ``strategy`` sits in ``seat`` against ``opponent`` (a
+    strategy, or FIELD: the other strategies in the order given, repeated)."""
+    others = [n for n in names if n != strategy] or [strategy]
+    specs, j = [], 0
+    for s in range(players):
+        if s == seat:
+            specs.append(strategy)
+        elif opponent == FIELD:
+            specs.append(others[j % len(others)])
+            j += 1
+        else:
+            specs.append(opponent)
+    return specs
+
+
+@dataclass
+class PlaiMatchupResult:
+    run_dir: Path
+    players: int
+    games: int                     # per cell
+    strategies: list[str]
+    pairs: list[dict[str, Any]]    # one row per (cell, seat), PAIR_COLUMNS
+    matrix: list[dict[str, Any]]   # one row per cell, MATRIX_COLUMNS
+    wall_seconds: float = 0.0
+    manifest: dict[str, Any] = field(default_factory=dict)
+    game: str = GAME
+
+    def cell(self, strategy: str, opponent: str) -> dict[str, Any]:
+        return next(r for r in self.matrix
+                    if r["strategy"] == strategy and r["opponent"] == opponent)
+
+    def table(self) -> str:
+        """The row strategy's win rate (one seat, rotated) against the column strategy in
+        every other seat, and against the field of the others."""
+        cols = [*self.strategies, FIELD]
+        width = max(22, *(len(n) + 2 for n in cols))
+        lines = [f"PLAI, {self.players} players, {self.games:,} games per cell, the row strategy "
+                 f"in each seat in turn; cell = row's win rate over all games, 95 % Wilson "
+                 f"interval; fair = {100 / self.players:.1f} % of the startup wins",
+                 " " * width + "".join(f"{n:>{width}}" for n in cols)]
+        for row in self.strategies:
+            cells = []
+            for col in cols:
+                c = self.cell(row, col)
+                text = (f"{100 * c['win_rate']:.1f} [{100 * c['ci_low']:.1f}-"
+                        f"{100 * c['ci_high']:.1f}]")
+                cells.append(f"{text:>{width}}")
+            lines.append(f"{row:<{width}}" + "".join(cells))
+        lines.append("maintainers win / stalemate %:")
+        for row in self.strategies:
+            lines.append(f"{row:<{width}}" + "".join(
+                f"{100 * self.cell(row, col)['maintainers_rate']:>{width - 7}.1f} / "
+                f"{100 * self.cell(row, col)['stalemate_rate']:<4.1f}" for col in cols))
+        return "\n".join(lines)
+
+
+def _count(out, seat: int) -> dict[str, int]:
+    from sim.games.plai import constants as k
+
+    won = out["outcome"] == k.OUT_SEAT
+    mine = int((won & (out["winner"] == seat)).sum())
+    return {"wins": mine, "field_wins": int(won.sum()) - mine,
+            "maintainers": int((out["outcome"] == k.OUT_MAINTAINERS).sum()),
+            "stalemates": int((out["outcome"] == k.OUT_STALEMATE).sum()),
+            "errors": int((out["error"] != 0).sum())}
+
+
+def _play_block(strategy: str, opponent: str, seat: int, names: list[str], players: int,
+                games: int, seed: int, start: int, threads: int,
+                configure_args: dict[str, Any]) -> dict[str, Any]:
+    from sim.games.plai.game import GAME as PLAI
+
+    specs = seating(strategy, opponent, seat, players, names)
+    config = PLAI.configure(players=players, strategies={f"seat{s}": spec
+                                                         for s, spec in enumerate(specs)},
+                            **configure_args)
+    row: dict[str, Any] = {"strategy": strategy, "opponent": opponent, "seat": seat,
+                           "seats": " | ".join(specs), "first_game_index": start,
+                           "games": games}
+    totals = dict.fromkeys(("wins", "field_wins", "maintainers", "stalemates", "errors"), 0)
+    for lo in range(0, games, CHUNK):
+        out = config.play(seed, start + lo, min(CHUNK, games - lo), threads)
+        for key, value in _count(out, seat).items():
+            totals[key] += value
+    row.update(totals)
+    return row
+
+
+def matrix_rows(strategies: list[str], pairs: list[dict[str, Any]],
+                players: int) -> list[dict[str, Any]]:
+    """Pool the seats of every cell; see the module docstring."""
+    from reports.stats import wilson
+
+    rows = []
+    for x in strategies:
+        for y in [*strategies, FIELD]:
+            blocks = [p for p in pairs if p["strategy"] == x and p["opponent"] == y]
+            games = sum(p["games"] for p in blocks)
+            wins = sum(p["wins"] for p in blocks)
+            startup = wins + sum(p["field_wins"] for p in blocks)
+            rate, lo, hi = wilson(wins, games)
+            share, slo, shi = wilson(wins, startup)
+            rows.append({"strategy": x, "opponent": y, "games": games, "wins": wins,
+                         "win_rate": rate, "ci_low": lo, "ci_high": hi, "startup_wins": startup,
+                         "share": share, "share_low": slo, "share_high": shi,
+                         "fair_share": 1.0 / players,
+                         "maintainers_rate": sum(p["maintainers"] for p in blocks) / games
+                         if games else float("nan"),
+                         "stalemate_rate": sum(p["stalemates"] for p in blocks) / games
+                         if games else float("nan")})
+    return rows
+
+
+def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10_000,
+        seed: int = 1, out: str | Path | None = None, threads: int | None = None,
+        cards: str | None = None, rules_file: str | None = None,
+        rule_overrides: Sequence[str] = (), debug: bool = False,
+        command_line: str | None = None) -> PlaiMatchupResult:
+    """Play every cell (strategy x opponent, and strategy x field), every seat in turn;
+    write manifest.json, pairs.csv, matrix.csv and matrix.txt into a new run directory."""
+    import sim
+    from sim import api
+    from sim.games.plai.rules import PLAYER_COUNTS
+    from sim.matchups import _new_run_dir, _write_csv, split_specs
+
+    games = api.parse_count(games, field="--games")
+    players = api.parse_count(players, field="--players", maximum=1000)
+    if players not in PLAYER_COUNTS:
+        raise UserError(f"PLAI is played by 2 to 5 players, got {players}", field="--players")
+    if games < players:
+        raise UserError(f"must be at least {players} so every seat gets games", field="--games")
+    threads = api.default_threads() if threads is None else api.parse_count(threads, "--threads",
+                                                                           4096)
+    seed = api._seed(seed)
+    names = [_canonical(s) for s in split_specs(strategies)]
+    if not names:
+        raise UserError("give the strategies to match, e.g. weighted,aggressive (one alone "
+                        "plays itself)", field="--strategies")
+    if len(set(names)) != len(names):
+        raise UserError(f"a strategy is listed twice: {', '.join(names)}", field="--strategies")
+    configure_args = {"cards": cards, "rules_file": rules_file,
+                      "rule_overrides": tuple(rule_overrides), "debug": debug}
+    api.configure(GAME, players, cards, rules_file, tuple(rule_overrides), None, debug)
+    if out is None:
+        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        out = Path("runs") / f"matchups-{GAME}-{players}p-seed{seed}-{stamp}"
+    run_dir = _new_run_dir(out, players, seed)
+
+    per_seat = [games // players + (1 if s < games % players else 0) for s in range(players)]
+    stride = -(-games // players)
+    pairs, block, began = [], 0, time.perf_counter()
+    for x in names:
+        for y in [*names, FIELD]:
+            for seat in range(players):
+                pairs.append(_play_block(x, y, seat, names, players, per_seat[seat], seed,
+                                         block * stride, threads, configure_args))
+                block += 1
+    wall = time.perf_counter() - began
+    result = PlaiMatchupResult(run_dir=run_dir, players=players, games=games, strategies=names,
+                               pairs=pairs, matrix=matrix_rows(names, pairs, players),
+                               wall_seconds=wall)
+    result.manifest = {
+        "kind": "matchups", "game": GAME, "players": players, "games_per_cell": games,
+        "seed": seed, "strategies": names, "rule_overrides": list(rule_overrides),
+        "rules_file": rules_file and str(rules_file), "cards": cards and str(cards),
+        "debug": debug, "threads": threads,
+        "win_rate": "the row strategy's wins / all games of the cell; Wilson 95 % interval",
+        "seats": "the row strategy sits in each seat for an equal share of the cell's games; "
+                 "the opponent (or the field of the other strategies) fills the other seats",
+        "wall_seconds": round(wall, 3), "package_version": sim.__version__,
+        "source_hash": sim.source_hash(), "command_line": command_line,
+        "finished": _dt.datetime.now().isoformat(timespec="seconds"),
+    }
+    _write_csv(run_dir / "pairs.csv", PAIR_COLUMNS, pairs)
+    _write_csv(run_dir / "matrix.csv", MATRIX_COLUMNS, result.matrix)
+    (run_dir / "matrix.txt").write_text(result.table() + "\n", encoding="utf-8")
+    (run_dir / "manifest.json").write_text(json.dumps(result.manifest, indent=2) + "\n",
+                                           encoding="utf-8")
+    return result
