@@ -50,23 +50,28 @@ def run(name, games, ctx=CTX):
 
 # ------------------------------------------------------------------ registry
 def test_registry_lists_every_metric_module_in_order():
-    assert [m.name for m in list_metrics()] == [
+    p2p = [m for m in list_metrics() if m.games == ("peer-to-peer",)]
+    assert [m.name for m in p2p] == [
         "outcomes", "team_balance", "compensation", "first_marker", "all_lose", "game_length",
         "score_margin", "card_start_delta", "card_fate", "destinations"]
-    for m in list_metrics():
-        assert m.title and m.description and m.games == ("peer-to-peer",)
+    for m in list_metrics():  # the rest are PLAI's (tests/test_plai_report.py)
+        assert m.title and m.description
+        assert m.games == ("peer-to-peer",) or (m.games == ("plai",) and m.name.startswith("plai_"))
 
 
 def test_registry_skips_metrics_by_game_and_missing_columns():
     cols = table(W(0)).columns
     ok, skipped = select_metrics("plai", cols)
-    assert ok == [] and len(skipped) == 10
-    assert all("applies to peer-to-peer, not plai" in why for _, why in skipped)
+    p2p_skipped = [(n, why) for n, why in skipped if not n.startswith("plai_")]
+    assert ok == [] and len(p2p_skipped) == 10
+    assert all("applies to peer-to-peer, not plai" in why for _, why in p2p_skipped)
+    plai_only = lambda items: {n: why for n, why in items if not n.startswith("plai_")}  # noqa: E731
     ok, skipped = select_metrics("peer-to-peer", [c for c in cols if c != "first_marker"])
-    assert dict(skipped) == {"first_marker": "missing column(s): first_marker",
-                             "card_fate": "missing column(s): fate_*"}
+    assert plai_only(skipped) == {"first_marker": "missing column(s): first_marker",
+                                  "card_fate": "missing column(s): fate_*"}
     ok, skipped = select_metrics("peer-to-peer", cols + ["fate_c0"])
-    assert skipped == []
+    assert plai_only(skipped) == {}
+    assert all(why == "applies to plai, not peer-to-peer" for n, why in skipped)
 
 
 # ------------------------------------------------------------------ outcomes

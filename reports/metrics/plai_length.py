@@ -21,8 +21,8 @@ def _summary(df: pl.DataFrame, ctx: Context, label: str) -> pl.DataFrame:
     t = (df.group_by(keys(ctx))
          .agg(pl.len().cast(pl.Int64).alias("games"), r.mean().alias("turns_mean"),
               r.std().alias("turns_sd"), r.min().alias("turns_min"),
-              *[r.quantile(q, "nearest").alias(names.get(q, f"turns_p{int(q * 100)}"))
-                for q in QUANTILES],
+              *[(r.median() if q == 0.5 else r.quantile(q, "nearest"))
+                .alias(names.get(q, f"turns_p{int(q * 100)}")) for q in QUANTILES],
               r.max().alias("turns_max")))
     return t.with_columns(pl.lit(label).alias("ended"))
 
