@@ -1,8 +1,16 @@
 """Strategy decisions D1-D6 (PLAI-D) as weights . features, in numba.
 
-``w`` is one seat's float64 weight vector (features.py names every entry and documents
-the option order; the first option wins a tie). A strategy sees its own cards, hand sizes
-and the rival's revealed cards only, never other hands or the deck order.
+The engine passes the whole weight matrix ``W`` (float64[players, NF]) and the deciding
+seat's row ``ws``, so no row view is made per decision (features.py names every entry and
+documents the option order; the first option wins a tie). A strategy sees its own cards,
+hand sizes and the rival's revealed cards only, never other hands or the deck order.
+``decide_mode``, ``pick_cards`` and ``choose_action`` take one seat's vector ``w``: they
+are the single-seat entry points the tests call.
+
+Speed notes: the hot path allocates nothing and makes no array views (numba reference
+counts every view with atomic operations); "first copy of a card id" is a bitmask for ids
+below 64 (a rescan of the pile above that); one pass over a hand gives everything
+``decide_mode`` needs (``mode_powers``).
 """
 import numpy as np
 from numba import njit
@@ -12,7 +20,7 @@ from sim.games.plai.constants import (
     BUZZWORD, CD_EFFECT, CD_STRENGTH, CD_TYPE, EFFECT_DISCARD_RIVAL, EFFECT_NONE,
     EFFECT_STEAL_RANDOM, EFFECT_TARGET_DISCARDS, MAX_FIGHT_CARDS, MODE_BLUFF, MODE_NONE,
     MODE_REAL, P_ATTACK, P_HAND0, P_POOL, R_MAINTAINER_SPECIALS, R_PLAYERS,
-    R_TAKEOVER_THRESHOLD, SIDE_ATTACK, SPECIAL, USE_CASE,
+    R_TAKEOVER_THRESHOLD, SIDE_ATTACK, SIDE_DEFENSE, SPECIAL, USE_CASE,
 )
 from sim.games.plai.features import (
     F_ACT_ATTACK, F_ACT_ATTACKERS, F_ACT_DEFENSE, F_ACT_FAMILY, F_ACT_PASS, F_ACT_SPECIAL,
@@ -25,13 +33,15 @@ from sim.games.plai.piles_kernel import move
 from sim.rng_kernel import uniform
 
 NEG_INF = -1e300
+MASK_IDS = 64   # card ids below this are tracked in a uint64 bitmask
 
 
 @njit(cache=True)
-def noise(w, rng):
+def noise(W, ws, rng):
     """The NOISE feature: drawn only when its weight is not zero (keeps streams stable)."""
-    if w[F_NOISE] != 0.0:
-        return w[F_NOISE] * uniform(rng)
+    x = W[ws, F_NOISE]
+    if x != 0.0:
+        return x * uniform(rng)
     return 0.0
 
 
@@ -54,70 +64,117 @@ def fight_playable(cards, card, side, allow_real):
 
 
 @njit(cache=True)
-def best_power(cards, piles, pile_n, pile, side, mode):
-    """Highest strength the side can show in ``mode`` with up to 4 cards (0 if it cannot):
-    a real play takes its strongest real card, then the 3 strongest positive others."""
+def first_of_id(piles, pile, i, seen):
+    """Is slot i the first copy of its card id in the pile (options are ids)? Slots must be
+    asked in increasing order within one scan; ``seen`` carries the bitmask between calls.
+    Returns (first, seen)."""
+    card = piles[pile, i]
+    if card < MASK_IDS:
+        bit = np.uint64(1) << np.uint64(card)
+        if seen & bit:
+            return False, seen
+        return True, seen | bit
+    for j in range(i):
+        if piles[pile, j] == card:
+            return False, seen
+    return True, seen
+
+
+@njit(cache=True)
+def mode_powers(cards, piles, pile_n, pile, side):
+    """One pass over a pile: (holds a real card, holds a bluff card, best real power, best
+    bluff power). A real play takes its strongest real card (the first of equals), then the
+    3 strongest positive other fight cards; a bluff the 4 strongest positive non-real fight
+    cards; a power is 0 when the mode cannot be played."""
     rt = real_type(side)
-    best_real = -1
-    best_real_i = -1
-    if mode == MODE_REAL:
-        for i in range(pile_n[pile]):
-            card = piles[pile, i]
-            if cards[CD_TYPE, card] == rt and (best_real_i < 0
-                                               or cards[CD_STRENGTH, card] > best_real):
-                best_real = cards[CD_STRENGTH, card]
-                best_real_i = i
-        if best_real_i < 0:
-            return 0
-    top = np.zeros(MAX_FIGHT_CARDS, np.int64)  # strongest positive extras, descending
-    slots = MAX_FIGHT_CARDS - 1 if mode == MODE_REAL else MAX_FIGHT_CARDS
+    found_real = False
+    has_bluff = False
+    best_real = 0
+    a0 = a1 = a2 = a3 = 0   # strongest positive fight cards, real or not, descending
+    b0 = b1 = b2 = b3 = 0   # strongest positive non-real fight cards, descending
     for i in range(pile_n[pile]):
         card = piles[pile, i]
-        if i == best_real_i or not fight_playable(cards, card, side, mode == MODE_REAL):
+        t = cards[CD_TYPE, card]
+        if t == rt:
+            s = cards[CD_STRENGTH, card]
+            if not found_real or s > best_real:
+                best_real = s
+                found_real = True
+        elif t == BUZZWORD or (t == SPECIAL and (cards[CD_EFFECT, card] == EFFECT_NONE
+                                                 or cards[CD_EFFECT, card]
+                                                 == EFFECT_DISCARD_RIVAL)):
+            has_bluff = True
+            s = cards[CD_STRENGTH, card]
+            if s > b3:
+                if s > b0:
+                    b0, b1, b2, b3 = s, b0, b1, b2
+                elif s > b1:
+                    b1, b2, b3 = s, b1, b2
+                elif s > b2:
+                    b2, b3 = s, b2
+                else:
+                    b3 = s
+        else:
             continue
-        s = cards[CD_STRENGTH, card]
-        for k in range(slots):
-            if s > top[k]:
-                for j in range(slots - 1, k, -1):
-                    top[j] = top[j - 1]
-                top[k] = s
-                break
-    total = best_real if best_real_i >= 0 else 0
-    for k in range(slots):
-        total += top[k]
-    return total
+        if s > a3:
+            if s > a0:
+                a0, a1, a2, a3 = s, a0, a1, a2
+            elif s > a1:
+                a1, a2, a3 = s, a1, a2
+            elif s > a2:
+                a2, a3 = s, a2
+            else:
+                a3 = s
+    real_power = 0
+    if found_real:
+        # The 3 strongest others: the top 4 less one copy of the real card, if it is there.
+        if best_real > 0 and best_real >= a3:
+            real_power = a0 + a1 + a2 + a3
+        else:
+            real_power = best_real + a0 + a1 + a2
+    return found_real, has_bluff, real_power, b0 + b1 + b2 + b3
+
+
+@njit(cache=True)
+def best_power(cards, piles, pile_n, pile, side, mode):
+    """Highest strength the side can show in ``mode`` with up to 4 cards (0 if it cannot)."""
+    _, _, real_power, bluff_power = mode_powers(cards, piles, pile_n, pile, side)
+    return real_power if mode == MODE_REAL else bluff_power
 
 
 @njit(cache=True)
 def holds(cards, piles, pile_n, pile, side, mode):
     """Can the side play in ``mode``? REAL needs its real type; BLUFF a non-real card."""
-    for i in range(pile_n[pile]):
-        card = piles[pile, i]
-        if mode == MODE_REAL and cards[CD_TYPE, card] == real_type(side):
-            return True
-        if mode == MODE_BLUFF and fight_playable(cards, card, side, False):
-            return True
-    return False
+    has_real, has_bluff, _, _ = mode_powers(cards, piles, pile_n, pile, side)
+    return has_real if mode == MODE_REAL else has_bluff
 
 
 @njit(cache=True)
-def decide_mode(w, rng, cards, piles, pile_n, pile, side, allow_none, stake, rival_hand):
+def decide_mode_s(W, ws, rng, cards, piles, pile_n, pile, side, allow_none, stake,
+                  rival_hand):
     """D2 (side attack) / D3 (side defense): none, real or bluff. Returns MODE_*."""
     base = F_ATK_REAL if side == SIDE_ATTACK else F_DEF_REAL
     best = MODE_NONE
     best_score = NEG_INF
     if allow_none:
-        best_score = noise(w, rng)
+        best_score = noise(W, ws, rng)
+    has_real, has_bluff, real_power, bluff_power = mode_powers(cards, piles, pile_n, pile,
+                                                               side)
     for mode in (MODE_REAL, MODE_BLUFF):
-        if not holds(cards, piles, pile_n, pile, side, mode):
-            continue
-        score = w[base + mode - 1] + w[base + 3] * best_power(cards, piles, pile_n, pile,
-                                                               side, mode)
-        score += w[base + 4] * stake + noise(w, rng)
+        if mode == MODE_REAL:
+            if not has_real:
+                continue
+            power = real_power
+        else:
+            if not has_bluff:
+                continue
+            power = bluff_power
+        score = W[ws, base + mode - 1] + W[ws, base + 3] * power
+        score += W[ws, base + 4] * stake + noise(W, ws, rng)
         if side == SIDE_ATTACK:
-            score += w[F_ATK_DEF_HAND] * rival_hand
-        if mode == MODE_BLUFF and w[base + 2] != 0.0:
-            score += w[base + 2] * uniform(rng)   # the bluff coin
+            score += W[ws, F_ATK_DEF_HAND] * rival_hand
+        if mode == MODE_BLUFF and W[ws, base + 2] != 0.0:
+            score += W[ws, base + 2] * uniform(rng)   # the bluff coin
         if score > best_score:
             best_score = score
             best = mode
@@ -125,40 +182,41 @@ def decide_mode(w, rng, cards, piles, pile_n, pile, side, allow_none, stake, riv
 
 
 @njit(cache=True)
-def _first_of_id(piles, pile, i):
-    """True if slot i holds the first copy of its card id in the pile (options are ids)."""
-    for j in range(i):
-        if piles[pile, j] == piles[pile, i]:
-            return False
-    return True
-
-
-@njit(cache=True)
-def pick_cards(w, rng, cards, piles, pile_n, src, dst, side, mode, max_cards):
+def pick_cards_s(W, ws, rng, cards, piles, pile_n, src, dst, side, mode, max_cards):
     """D2/D3 cards: move up to ``max_cards`` cards from ``src`` to ``dst`` one pick at a
     time. A real play must end with a real card among them. Returns the number moved."""
     rt = real_type(side)
+    allow_real = mode == MODE_REAL
+    w_strength = W[ws, F_PICK_STRENGTH]
+    w_real = W[ws, F_PICK_REAL]
+    w_buzz = W[ws, F_PICK_BUZZWORD]
+    w_effect = W[ws, F_PICK_EFFECT]
     count = 0
     strength = 0
     has_real = False
     while count < max_cards:
-        need_real = mode == MODE_REAL and not has_real and count == max_cards - 1
+        need_real = allow_real and not has_real and count == max_cards - 1
         best = -1
         best_score = NEG_INF
         if count > 0 and (mode == MODE_BLUFF or has_real):
-            best_score = (w[F_STOP] + w[F_STOP_STRENGTH] * strength + w[F_STOP_COUNT] * count
-                          + noise(w, rng))
+            best_score = (W[ws, F_STOP] + W[ws, F_STOP_STRENGTH] * strength
+                          + W[ws, F_STOP_COUNT] * count + noise(W, ws, rng))
+        seen = np.uint64(0)
         for i in range(pile_n[src]):
             card = piles[src, i]
-            if not fight_playable(cards, card, side, mode == MODE_REAL):
+            if not fight_playable(cards, card, side, allow_real):
                 continue
-            is_real = cards[CD_TYPE, card] == rt
-            if (need_real and not is_real) or not _first_of_id(piles, src, i):
+            t = cards[CD_TYPE, card]
+            is_real = t == rt
+            if need_real and not is_real:
                 continue
-            score = (w[F_PICK_STRENGTH] * cards[CD_STRENGTH, card] + w[F_PICK_REAL] * is_real
-                     + w[F_PICK_BUZZWORD] * (cards[CD_TYPE, card] == BUZZWORD)
-                     + w[F_PICK_EFFECT] * (cards[CD_EFFECT, card] == EFFECT_DISCARD_RIVAL)
-                     + noise(w, rng))
+            first, seen = first_of_id(piles, src, i, seen)
+            if not first:
+                continue
+            score = (w_strength * cards[CD_STRENGTH, card] + w_real * is_real
+                     + w_buzz * (t == BUZZWORD)
+                     + w_effect * (cards[CD_EFFECT, card] == EFFECT_DISCARD_RIVAL)
+                     + noise(W, ws, rng))
             if score > best_score:
                 best_score = score
                 best = i
@@ -173,29 +231,31 @@ def pick_cards(w, rng, cards, piles, pile_n, src, dst, side, mode, max_cards):
 
 
 @njit(cache=True)
-def decide_negate(w, rng, stake):
+def decide_negate(W, ws, rng, stake):
     """D5: allow (first) or negate a rival effect that would cost ``stake`` cards."""
-    allow = noise(w, rng)
-    use = w[F_NEGATE] + w[F_NEGATE_STAKE] * stake + noise(w, rng)
+    allow = noise(W, ws, rng)
+    use = W[ws, F_NEGATE] + W[ws, F_NEGATE_STAKE] * stake + noise(W, ws, rng)
     return use > allow
 
 
 @njit(cache=True)
-def pick_help(w, rng, cards, piles, pile_n, max_help, takeover):
+def pick_help(W, ws, rng, cards, piles, pile_n, max_help, takeover):
     """D6: maintainers add up to ``max_help`` pool cards to the attacking side."""
     added = 0
     while added < max_help:
         best = -1
-        best_score = noise(w, rng)   # stop
+        best_score = noise(W, ws, rng)   # stop
+        seen = np.uint64(0)
         for i in range(pile_n[P_POOL]):
             card = piles[P_POOL, i]
             if not fight_playable(cards, card, SIDE_ATTACK, True):
                 continue
-            if not _first_of_id(piles, P_POOL, i):
+            first, seen = first_of_id(piles, P_POOL, i, seen)
+            if not first:
                 continue
-            score = (w[F_HELP] + w[F_HELP_STRENGTH] * cards[CD_STRENGTH, card]
-                     + w[F_HELP_REAL] * (cards[CD_TYPE, card] == ADVERSARY)
-                     + w[F_HELP_TAKEOVER] * takeover + noise(w, rng))
+            score = (W[ws, F_HELP] + W[ws, F_HELP_STRENGTH] * cards[CD_STRENGTH, card]
+                     + W[ws, F_HELP_REAL] * (cards[CD_TYPE, card] == ADVERSARY)
+                     + W[ws, F_HELP_TAKEOVER] * takeover + noise(W, ws, rng))
             if score > best_score:
                 best_score = score
                 best = i
@@ -214,7 +274,7 @@ def is_action_special(cards, card):
 
 
 @njit(cache=True)
-def choose_action(w, rng, cards, rules, piles, pile_n, bankrupt, seat):
+def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
     """D1 with D4: returns (action, card id or -1, target seat or -1)."""
     players = rules[R_PLAYERS]
     maintainer = bankrupt[seat] >= 0
@@ -232,11 +292,12 @@ def choose_action(w, rng, cards, rules, piles, pile_n, bankrupt, seat):
     best_score = NEG_INF
     if maintainer:
         best_action = ACT_PASS
-        best_score = w[F_ACT_PASS] + noise(w, rng)
+        best_score = W[ws, F_ACT_PASS] + noise(W, ws, rng)
         first, last = ACT_FAMILY, ACT_FAMILY
+        defense = 0
     else:
         first, last = ACT_FAMILY, ACT_VENTURE
-    defense = best_power(cards, piles, pile_n, own, 1, MODE_REAL) if not maintainer else 0
+        _, _, defense, _ = mode_powers(cards, piles, pile_n, own, SIDE_DEFENSE)
     for action in range(first, last + 1):
         attackers = 0
         if action == ACT_REGIONAL:
@@ -244,33 +305,58 @@ def choose_action(w, rng, cards, rules, piles, pile_n, bankrupt, seat):
         elif action == ACT_VENTURE:
             attackers = startups
         # act.family, act.regional, act.venture are consecutive, like the actions.
-        score = (w[F_ACT_FAMILY + action - ACT_FAMILY] + w[F_ACT_ATTACKERS] * attackers
-                 + w[F_ACT_DEFENSE] * (defense if attackers > 0 else 0) + noise(w, rng))
+        score = (W[ws, F_ACT_FAMILY + action - ACT_FAMILY] + W[ws, F_ACT_ATTACKERS] * attackers
+                 + W[ws, F_ACT_DEFENSE] * (defense if attackers > 0 else 0)
+                 + noise(W, ws, rng))
         if score > best_score:
             best_score, best_action, best_card, best_target = score, action, -1, -1
     if not maintainer or rules[R_MAINTAINER_SPECIALS]:
+        seen = np.uint64(0)
         for i in range(pile_n[own]):
             card = piles[own, i]
-            if not is_action_special(cards, card) or not _first_of_id(piles, own, i):
+            if not is_action_special(cards, card):
+                continue
+            first_copy, seen = first_of_id(piles, own, i, seen)
+            if not first_copy:
                 continue
             for t in range(players):
                 if t == seat or bankrupt[t] >= 0:
                     continue
                 hand = pile_n[P_HAND0 + t]
-                score = (w[F_ACT_SPECIAL] + w[F_TARGET_HAND] * hand
-                         + w[F_TARGET_LEADER] * (hand == most) + noise(w, rng))
+                score = (W[ws, F_ACT_SPECIAL] + W[ws, F_TARGET_HAND] * hand
+                         + W[ws, F_TARGET_LEADER] * (hand == most) + noise(W, ws, rng))
                 if score > best_score:
                     best_score, best_action, best_card, best_target = score, ACT_SPECIAL, card, t
-    if (not maintainer and pile_n[own] >= rules[R_TAKEOVER_THRESHOLD]
-            and (holds(cards, piles, pile_n, own, SIDE_ATTACK, MODE_REAL)
-                 or holds(cards, piles, pile_n, own, SIDE_ATTACK, MODE_BLUFF))):
-        power = best_power(cards, piles, pile_n, own, SIDE_ATTACK, MODE_REAL)
-        for t in range(players):
-            if t == seat or bankrupt[t] >= 0:
-                continue
-            hand = pile_n[P_HAND0 + t]
-            score = (w[F_ACT_TAKEOVER] + w[F_ACT_ATTACK] * power + w[F_TARGET_HAND] * hand
-                     + w[F_TARGET_LEADER] * (hand == most) + noise(w, rng))
-            if score > best_score:
-                best_score, best_action, best_card, best_target = score, ACT_TAKEOVER, -1, t
+    if not maintainer and pile_n[own] >= rules[R_TAKEOVER_THRESHOLD]:
+        has_real, has_bluff, power, _ = mode_powers(cards, piles, pile_n, own, SIDE_ATTACK)
+        if has_real or has_bluff:
+            for t in range(players):
+                if t == seat or bankrupt[t] >= 0:
+                    continue
+                hand = pile_n[P_HAND0 + t]
+                score = (W[ws, F_ACT_TAKEOVER] + W[ws, F_ACT_ATTACK] * power
+                         + W[ws, F_TARGET_HAND] * hand
+                         + W[ws, F_TARGET_LEADER] * (hand == most) + noise(W, ws, rng))
+                if score > best_score:
+                    best_score, best_action, best_card, best_target = (score, ACT_TAKEOVER,
+                                                                       -1, t)
     return best_action, best_card, best_target
+
+
+# Single-seat entry points (one weight vector ``w``), as the tests call them.
+@njit(cache=True)
+def decide_mode(w, rng, cards, piles, pile_n, pile, side, allow_none, stake, rival_hand):
+    return decide_mode_s(w.reshape((1, w.shape[0])), 0, rng, cards, piles, pile_n, pile,
+                         side, allow_none, stake, rival_hand)
+
+
+@njit(cache=True)
+def pick_cards(w, rng, cards, piles, pile_n, src, dst, side, mode, max_cards):
+    return pick_cards_s(w.reshape((1, w.shape[0])), 0, rng, cards, piles, pile_n, src, dst,
+                        side, mode, max_cards)
+
+
+@njit(cache=True)
+def choose_action(w, rng, cards, rules, piles, pile_n, bankrupt, seat):
+    return choose_action_s(w.reshape((1, w.shape[0])), 0, rng, cards, rules, piles, pile_n,
+                           bankrupt, seat)

@@ -24,14 +24,14 @@ from sim.games.plai.constants import (
     S_TRACE_N, S_TURNS, S_VENTURE_ATTACKED, S_VENTURE_ATTACK_WON, WHY_BLUFF_CALLED,
 )
 from sim.games.plai.decide_kernel import (
-    choose_action, decide_mode, decide_negate, pick_cards, pick_help,
+    choose_action_s, decide_mode_s, decide_negate, pick_cards_s, pick_help,
 )
 from sim.games.plai.fight_kernel import resolve_fight
 from sim.games.plai.piles_kernel import (
     discard_random_from, draw, enforce_pool_cap, log, move, move_all, move_random,
-    resolve_events,
+    resolve_events, shuffle_pile,
 )
-from sim.rng_kernel import bounded, seed_game, shuffle
+from sim.rng_kernel import bounded, seed_game
 
 
 @njit(cache=True)
@@ -58,11 +58,11 @@ def _spend_negates(cards, piles, pile_n, pile, n, seat, st, trace):
 
 
 @njit(cache=True)
-def _negate_budget(w, rng, cards, piles, pile_n, hand, rival_pile):
+def _negate_budget(weights, ws, rng, cards, piles, pile_n, hand, rival_pile):
     """D5 in a fight: seeing the rival's revealed cards, negate up to this many effects."""
     held, _ = _count_effect(cards, piles, pile_n, hand, EFFECT_NEGATE)
     effects, stake = _count_effect(cards, piles, pile_n, rival_pile, EFFECT_DISCARD_RIVAL)
-    if held == 0 or effects == 0 or not decide_negate(w, rng, stake):
+    if held == 0 or effects == 0 or not decide_negate(weights, ws, rng, stake):
         return 0
     return min(held, effects)
 
@@ -85,50 +85,54 @@ def fight(kind, attacker, defender, att_mode, weights, rng, cards, rules, piles,
     a_hand = P_HAND0 + attacker
     d_hand = P_HAND0 + defender
     log(trace, st, EV_ATTACK, attacker, defender, att_mode, kind)
-    n_own = pick_cards(weights[attacker], rng, cards, piles, pile_n, a_hand, P_ATTACK,
-                       SIDE_ATTACK, att_mode, MAX_FIGHT_CARDS)
+    n_own = pick_cards_s(weights, attacker, rng, cards, piles, pile_n, a_hand, P_ATTACK,
+                         SIDE_ATTACK, att_mode, MAX_FIGHT_CARDS)
     lead = lead_maintainer(bankrupt, players)
     if lead >= 0 and rules[R_HELP_CARDS] > 0:     # PLAI-T7 / D6
         max_help = rules[R_HELP_CARDS]
         if rules[R_HELP_IN_FOUR]:
             max_help = min(max_help, MAX_FIGHT_CARDS - n_own)
-        st[S_HELP_CARDS] += pick_help(weights[lead], rng, cards, piles, pile_n, max_help,
+        st[S_HELP_CARDS] += pick_help(weights, lead, rng, cards, piles, pile_n, max_help,
                                       kind == FIGHT_TAKEOVER)
     for i in range(pile_n[P_ATTACK]):
         log(trace, st, EV_PLAY, SIDE_ATTACK, piles[P_ATTACK, i], attacker if i < n_own else -1, 0)
     stake = pile_n[d_hand] if kind == FIGHT_TAKEOVER else pile_n[P_FUNDING]
-    d_mode = decide_mode(weights[defender], rng, cards, piles, pile_n, d_hand, SIDE_DEFENSE,
-                         True, stake, 0)
+    d_mode = decide_mode_s(weights, defender, rng, cards, piles, pile_n, d_hand, SIDE_DEFENSE,
+                           True, stake, 0)
     log(trace, st, EV_DEFEND, defender, d_mode, 0, 0)
     if d_mode != MODE_NONE:
-        pick_cards(weights[defender], rng, cards, piles, pile_n, d_hand, P_DEFENSE,
-                   SIDE_DEFENSE, d_mode, MAX_FIGHT_CARDS)
+        pick_cards_s(weights, defender, rng, cards, piles, pile_n, d_hand, P_DEFENSE,
+                     SIDE_DEFENSE, d_mode, MAX_FIGHT_CARDS)
         for i in range(pile_n[P_DEFENSE]):
             log(trace, st, EV_PLAY, SIDE_DEFENSE, piles[P_DEFENSE, i], defender, 0)
     defended = pile_n[P_DEFENSE] > 0
     att_neg = 0
     def_neg = 0
     if defended:
-        att_neg = _negate_budget(weights[attacker], rng, cards, piles, pile_n, a_hand, P_DEFENSE)
-        def_neg = _negate_budget(weights[defender], rng, cards, piles, pile_n, d_hand, P_ATTACK)
-    att_removed = scratch[0]
-    def_removed = scratch[1]
-    out = scratch[2]
-    resolve_fight(cards, piles[P_ATTACK], pile_n[P_ATTACK], piles[P_DEFENSE],
-                  pile_n[P_DEFENSE], defended, att_neg, def_neg, rng, att_removed,
-                  def_removed, out)
-    _spend_negates(cards, piles, pile_n, a_hand, out[FO_ATT_NEGATES], attacker, st, trace)
-    _spend_negates(cards, piles, pile_n, d_hand, out[FO_DEF_NEGATES], defender, st, trace)
-    for i in range(pile_n[P_ATTACK]):
-        if att_removed[i]:
-            log(trace, st, EV_EFFECT_DISCARD, SIDE_ATTACK, piles[P_ATTACK, i], 0, 0)
-    for i in range(pile_n[P_DEFENSE]):
-        if def_removed[i]:
-            log(trace, st, EV_EFFECT_DISCARD, SIDE_DEFENSE, piles[P_DEFENSE, i], 0, 0)
-    winner = out[FO_WINNER]
-    if out[FO_REASON] == WHY_BLUFF_CALLED:
+        att_neg = _negate_budget(weights, attacker, rng, cards, piles, pile_n, a_hand,
+                                 P_DEFENSE)
+        def_neg = _negate_budget(weights, defender, rng, cards, piles, pile_n, d_hand,
+                                 P_ATTACK)
+    # scratch rows: 0 attack cards removed, 1 defense cards removed, 2 the outcome.
+    resolve_fight(cards, piles, P_ATTACK, pile_n[P_ATTACK], piles, P_DEFENSE,
+                  pile_n[P_DEFENSE], defended, att_neg, def_neg, rng, scratch, 0, scratch, 1,
+                  scratch, 2)
+    _spend_negates(cards, piles, pile_n, a_hand, scratch[2, FO_ATT_NEGATES], attacker, st,
+                   trace)
+    _spend_negates(cards, piles, pile_n, d_hand, scratch[2, FO_DEF_NEGATES], defender, st,
+                   trace)
+    if trace.shape[0] > 0:
+        for i in range(pile_n[P_ATTACK]):
+            if scratch[0, i]:
+                log(trace, st, EV_EFFECT_DISCARD, SIDE_ATTACK, piles[P_ATTACK, i], 0, 0)
+        for i in range(pile_n[P_DEFENSE]):
+            if scratch[1, i]:
+                log(trace, st, EV_EFFECT_DISCARD, SIDE_DEFENSE, piles[P_DEFENSE, i], 0, 0)
+    winner = scratch[2, FO_WINNER]
+    if scratch[2, FO_REASON] == WHY_BLUFF_CALLED:
         st[S_BLUFFS_CALLED] += 1
-    log(trace, st, EV_FIGHT, winner, out[FO_ATT_STRENGTH], out[FO_DEF_STRENGTH], out[FO_REASON])
+    log(trace, st, EV_FIGHT, winner, scratch[2, FO_ATT_STRENGTH], scratch[2, FO_DEF_STRENGTH],
+        scratch[2, FO_REASON])
     # F5: every played card is discarded (those an effect discarded already are, in effect).
     move_all(piles, pile_n, P_ATTACK, P_DISCARD)
     move_all(piles, pile_n, P_DEFENSE, P_DISCARD)
@@ -177,8 +181,8 @@ def funding(action, seat, weights, rng, cards, rules, piles, pile_n, bankrupt, s
         other = (seat + k) % players
         if bankrupt[other] >= 0:
             continue
-        mode = decide_mode(weights[other], rng, cards, piles, pile_n, P_HAND0 + other,
-                           SIDE_ATTACK, True, prize, pile_n[hand])
+        mode = decide_mode_s(weights, other, rng, cards, piles, pile_n, P_HAND0 + other,
+                             SIDE_ATTACK, True, prize, pile_n[hand])
         if mode != MODE_NONE:
             attacker = other
             break
@@ -218,7 +222,7 @@ def play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, 
     n = cards[CD_ARG, card]
     if rules[R_NEGATE_SPECIALS]:
         held, _ = _count_effect(cards, piles, pile_n, t_hand, EFFECT_NEGATE)
-        if held > 0 and decide_negate(weights[target], rng, n):
+        if held > 0 and decide_negate(weights, target, rng, n):
             _spend_negates(cards, piles, pile_n, t_hand, 1, target, st, trace)
             return
     if cards[CD_EFFECT, card] == EFFECT_TARGET_DISCARDS:
@@ -239,8 +243,8 @@ def take_turn(seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, tra
     maintainer = bankrupt[seat] >= 0
     own = P_POOL if maintainer else P_HAND0 + seat
     log(trace, st, EV_TURN, seat, 1 if maintainer else 0, pile_n[own], pile_n[P_DECK])
-    action, card, target = choose_action(weights[seat], rng, cards, rules, piles, pile_n,
-                                         bankrupt, seat)
+    action, card, target = choose_action_s(weights, seat, rng, cards, rules, piles, pile_n,
+                                           bankrupt, seat)
     log(trace, st, EV_ACTION, seat, action, card, target)
     if action == ACT_PASS:
         return
@@ -250,8 +254,8 @@ def take_turn(seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, tra
     elif action == ACT_TAKEOVER:
         st[S_TAKEOVERS] += 1
         t_hand = pile_n[P_HAND0 + target]
-        mode = decide_mode(weights[seat], rng, cards, piles, pile_n, own, SIDE_ATTACK, False,
-                           t_hand, t_hand)
+        mode = decide_mode_s(weights, seat, rng, cards, piles, pile_n, own, SIDE_ATTACK,
+                             False, t_hand, t_hand)
         if fight(FIGHT_TAKEOVER, seat, target, mode, weights, rng, cards, rules, piles, pile_n,
                  bankrupt, st, trace, scratch) == SIDE_ATTACK:
             st[S_TAKEOVERS_WON] += 1
@@ -291,18 +295,20 @@ def setup(deck, cards, rules, rng, piles, pile_n):
     first = rules[R_FIRST_SEAT]
     if first < 0:
         first = bounded(rng, players)
-    pile_n[:] = 0
-    for card in deck:
+    for p in range(pile_n.shape[0]):
+        pile_n[p] = 0
+    for i in range(deck.shape[0]):
+        card = deck[i]
         pile = P_EVENTS if cards[CD_TYPE, card] == MARKET_EVENT else P_DECK
         piles[pile, pile_n[pile]] = card
         pile_n[pile] += 1
-    shuffle(rng, piles[P_DECK], pile_n[P_DECK])
+    shuffle_pile(rng, piles, P_DECK, pile_n[P_DECK])
     for _ in range(rules[R_STARTING_HAND]):
         for k in range(players):
             if pile_n[P_DECK] > 0:
                 move(piles, pile_n, P_DECK, pile_n[P_DECK] - 1, P_HAND0 + (first + k) % players)
     move_all(piles, pile_n, P_EVENTS, P_DECK)
-    shuffle(rng, piles[P_DECK], pile_n[P_DECK])
+    shuffle_pile(rng, piles, P_DECK, pile_n[P_DECK])
     return first
 
 
@@ -312,8 +318,10 @@ def play_game(seed, game_index, deck, cards, rules, weights, piles, pile_n, bank
     """One game; returns (outcome, winner seat or -1, first seat)."""
     players = rules[R_PLAYERS]
     seed_game(rng, seed, game_index)
-    st[:] = 0
-    bankrupt[:] = -1
+    for i in range(st.shape[0]):
+        st[i] = 0
+    for s in range(bankrupt.shape[0]):
+        bankrupt[s] = -1
     first = setup(deck, cards, rules, rng, piles, pile_n)
     seat = first
     outcome = OUT_STALEMATE

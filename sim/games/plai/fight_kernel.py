@@ -18,85 +18,91 @@ from sim.rng_kernel import bounded, seed_game
 
 
 @njit(cache=True)
-def _discard_random_played(played, n_played, removed, n, rng):
-    """``discard_random_rival_played n``: n of the rival's remaining played cards, chosen
-    uniformly at random one after another (index among the remaining, in play order)."""
+def _discard_random_played(P, pr, n_played, R, rr, n, rng):
+    """``discard_random_rival_played n``: n of the rival's remaining played cards (row
+    ``pr`` of ``P``; removal marks in row ``rr`` of ``R``), chosen uniformly at random one
+    after another (index among the remaining, in play order)."""
     for _ in range(n):
         remaining = 0
         for i in range(n_played):
-            remaining += 1 - removed[i]
+            remaining += 1 - R[rr, i]
         if remaining == 0:
             return
         pick = bounded(rng, remaining)
         for i in range(n_played):
-            if removed[i] == 0:
+            if R[rr, i] == 0:
                 if pick == 0:
-                    removed[i] = 1
+                    R[rr, i] = 1
                     break
                 pick -= 1
 
 
 @njit(cache=True)
-def _apply_effects(cards, own, n_own, own_removed, rival, n_rival, rival_removed,
-                   rival_negates, rng):
-    """Apply one side's effects in play order; the rival cancels up to ``rival_negates``
-    of them (PLAI-F2). Returns the number of negates the rival used."""
+def _apply_effects(cards, P, pr, n_own, R, rr, Q, qr, n_rival, S, sr, rival_negates, rng):
+    """Apply one side's effects (cards in row ``pr`` of ``P``, removal marks in row ``rr``
+    of ``R``) in play order on the rival (``Q[qr]``, marks ``S[sr]``); the rival cancels up
+    to ``rival_negates`` of them (PLAI-F2). Returns the number of negates the rival used."""
     used = 0
     for i in range(n_own):
-        card = own[i]
-        if own_removed[i] or cards[CD_EFFECT, card] != EFFECT_DISCARD_RIVAL:
+        card = P[pr, i]
+        if R[rr, i] or cards[CD_EFFECT, card] != EFFECT_DISCARD_RIVAL:
             continue  # a card discarded before it was revealed has no effect
         if used < rival_negates:
             used += 1
             continue
-        _discard_random_played(rival, n_rival, rival_removed, cards[CD_ARG, card], rng)
+        _discard_random_played(Q, qr, n_rival, S, sr, cards[CD_ARG, card], rng)
     return used
 
 
 @njit(cache=True)
-def _count(cards, played, n_played, removed, real_type):
+def _count(cards, P, pr, n_played, R, rr, real_type):
     strength = 0
     real = 0
     for i in range(n_played):
-        if removed[i] == 0:
-            strength += cards[CD_STRENGTH, played[i]]
-            if cards[CD_TYPE, played[i]] == real_type:
+        if R[rr, i] == 0:
+            strength += cards[CD_STRENGTH, P[pr, i]]
+            if cards[CD_TYPE, P[pr, i]] == real_type:
                 real = 1
     return strength, real
 
 
 @njit(cache=True)
-def resolve_fight(cards, att, n_att, dfn, n_def, defended, att_negates, def_negates, rng,
-                  att_removed, def_removed, out):
-    """Resolve one fight. ``att_removed``/``def_removed`` (uint8, zeroed here) come back
-    with 1 for every played card an effect discarded."""
-    att_removed[:n_att] = 0
-    def_removed[:n_def] = 0
-    out[FO_ATT_NEGATES] = 0
-    out[FO_DEF_NEGATES] = 0
+def resolve_fight(cards, A, ar, n_att, D, dr, n_def, defended, att_negates, def_negates, rng,
+                  AR, arr, DR, drr, O, orow):
+    """Resolve one fight: the attack is row ``ar`` of ``A``, the defense row ``dr`` of ``D``
+    (rows of 2-D arrays, so the engine passes its piles without making views). Rows ``arr``
+    of ``AR`` and ``drr`` of ``DR`` (zeroed here) come back with 1 for every played card an
+    effect discarded; the outcome goes to row ``orow`` of ``O`` (``FO_*``)."""
+    for i in range(n_att):
+        AR[arr, i] = 0
+    for i in range(n_def):
+        DR[drr, i] = 0
+    O[orow, FO_ATT_NEGATES] = 0
+    O[orow, FO_DEF_NEGATES] = 0
     if defended and n_def > 0:
         # F2: the defense is revealed first and its effects applied, then the attack's.
-        out[FO_ATT_NEGATES] = _apply_effects(cards, dfn, n_def, def_removed, att, n_att,
-                                             att_removed, att_negates, rng)
-        out[FO_DEF_NEGATES] = _apply_effects(cards, att, n_att, att_removed, dfn, n_def,
-                                             def_removed, def_negates, rng)
-    att_strength, att_real = _count(cards, att, n_att, att_removed, ADVERSARY)
-    def_strength, def_real = _count(cards, dfn, n_def, def_removed, USE_CASE)
-    out[FO_ATT_STRENGTH] = att_strength
-    out[FO_DEF_STRENGTH] = def_strength
-    out[FO_ATT_REAL] = att_real
-    out[FO_DEF_REAL] = def_real
+        O[orow, FO_ATT_NEGATES] = _apply_effects(cards, D, dr, n_def, DR, drr, A, ar, n_att,
+                                                 AR, arr, att_negates, rng)
+        O[orow, FO_DEF_NEGATES] = _apply_effects(cards, A, ar, n_att, AR, arr, D, dr, n_def,
+                                                 DR, drr, def_negates, rng)
+    att_strength, att_real = _count(cards, A, ar, n_att, AR, arr, ADVERSARY)
+    def_strength, def_real = _count(cards, D, dr, n_def, DR, drr, USE_CASE)
+    O[orow, FO_ATT_STRENGTH] = att_strength
+    O[orow, FO_DEF_STRENGTH] = def_strength
+    O[orow, FO_ATT_REAL] = att_real
+    O[orow, FO_DEF_REAL] = def_real
     if not defended or n_def == 0:
-        out[FO_WINNER] = SIDE_ATTACK       # F4: an undefended attack wins
-        out[FO_REASON] = WHY_UNDEFENDED
+        O[orow, FO_WINNER] = SIDE_ATTACK       # F4: an undefended attack wins
+        O[orow, FO_REASON] = WHY_UNDEFENDED
     elif att_real != def_real:
-        out[FO_WINNER] = SIDE_ATTACK if att_real else SIDE_DEFENSE  # F4: the bluff is called
-        out[FO_REASON] = WHY_BLUFF_CALLED
+        # F4: the bluff is called
+        O[orow, FO_WINNER] = SIDE_ATTACK if att_real else SIDE_DEFENSE
+        O[orow, FO_REASON] = WHY_BLUFF_CALLED
     else:
         # F4: the higher strength wins; equal strength goes to the defender.
-        out[FO_WINNER] = SIDE_ATTACK if att_strength > def_strength else SIDE_DEFENSE
-        out[FO_REASON] = WHY_STRENGTH
-    return out[FO_WINNER]
+        O[orow, FO_WINNER] = SIDE_ATTACK if att_strength > def_strength else SIDE_DEFENSE
+        O[orow, FO_REASON] = WHY_STRENGTH
+    return O[orow, FO_WINNER]
 
 
 @njit(cache=True)
@@ -107,5 +113,5 @@ def resolve_fights_batch(cards, att, n_att, dfn, n_def, defended, att_negates, d
     rng = np.zeros(4, np.uint64)
     for i in range(att.shape[0]):
         seed_game(rng, seed, i)
-        resolve_fight(cards, att[i], n_att[i], dfn[i], n_def[i], defended[i], att_negates[i],
-                      def_negates[i], rng, att_removed[i], def_removed[i], out[i])
+        resolve_fight(cards, att, i, n_att[i], dfn, i, n_def[i], defended[i], att_negates[i],
+                      def_negates[i], rng, att_removed, i, def_removed, i, out, i)

@@ -14,7 +14,7 @@ from sim.games.plai.constants import (
     MARKET_EVENT, P_DECK, P_DISCARD, P_EVENTS, P_HAND0, P_POOL, R_PLAYERS, R_POOL_CAP,
     R_RESHUFFLE, S_EVENTS, S_MAX_POOL, S_RESHUFFLES, S_TRACE_N, S_TURNS,
 )
-from sim.rng_kernel import bounded, shuffle
+from sim.rng_kernel import bounded
 
 
 @njit(cache=True)
@@ -32,6 +32,17 @@ def log(trace, st, code, a, b, c, d):
     trace[n, 4] = c
     trace[n, 5] = d
     st[S_TRACE_N] = n + 1
+
+
+@njit(cache=True)
+def shuffle_pile(rng, piles, pile, n):
+    """Fisher-Yates shuffle of ``piles[pile, :n]`` in place, exactly as
+    ``sim.rng_kernel.shuffle`` (from the back), without making a row view."""
+    for i in range(n - 1, 0, -1):
+        j = bounded(rng, i + 1)
+        tmp = piles[pile, i]
+        piles[pile, i] = piles[pile, j]
+        piles[pile, j] = tmp
 
 
 @njit(cache=True)
@@ -67,7 +78,7 @@ def draw(piles, pile_n, cards, rules, rng, st, trace, dst):
         if rules[R_RESHUFFLE] == 0 or pile_n[P_DISCARD] == 0:
             return -1
         move_all(piles, pile_n, P_DISCARD, P_DECK)
-        shuffle(rng, piles[P_DECK], pile_n[P_DECK])
+        shuffle_pile(rng, piles, P_DECK, pile_n[P_DECK])
         st[S_RESHUFFLES] += 1
         log(trace, st, EV_RESHUFFLE, pile_n[P_DECK], 0, 0, 0)
     top = pile_n[P_DECK] - 1
