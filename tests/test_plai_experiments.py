@@ -1,0 +1,150 @@
+"""Experiments, checks and --until-ci with game: plai."""
+import textwrap
+
+import numpy as np
+import polars as pl
+import pytest
+
+from sim import experiments
+from sim.errors import UserError
+from sim.experiments import schema
+from sim.experiments.sequential import Tally
+
+EXP = """
+small:
+  game: plai
+  players: [2]
+  games: 120
+  seed: 4
+  strategies: {all: aggressive, seat1: "bluffer:rate=0.4"}
+  sweep:
+    rule.takeover_threshold: [7, 9]
+  baseline: {rule.takeover_threshold: 9}
+  checks:
+    - metric: stalemate_rate
+      max: 100
+    - metric: maintainers_win_rate
+      min: 50
+defaults:
+  game: plai
+  players: [3]
+  games: 50
+"""
+
+
+@pytest.fixture(scope="module")
+def exp_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("plai_exp") / "experiments.yaml"
+    path.write_text(EXP)
+    return path
+
+
+@pytest.fixture(scope="module")
+def ran(exp_file, tmp_path_factory):
+    exp = experiments.get("small", exp_file)
+    out = tmp_path_factory.mktemp("plai_exp_run") / "out"
+    return experiments.run_experiment(exp, out=out, threads=1, progress=False)
+
+
+def test_plai_experiment_parses_seats_and_default_metrics(exp_file):
+    exp = experiments.get("small", exp_file)
+    assert exp.game == "plai"
+    assert exp.strategies == {"all": ("aggressive", {}), "seat1": ("bluffer", {"rate": 0.4})}
+    assert exp.metrics == ("seat0_win_rate", "first_player_share", "maintainers_win_rate",
+                           "stalemate_rate", "mean_turns")
+    point = exp.points()[0]
+    assert point.strategies == {"all": "aggressive", "seat1": "bluffer:rate=0.4"}
+    assert experiments.get("defaults", exp_file).metrics[0] == "seat0_win_rate"
+
+
+def test_plai_experiment_runs_every_point_with_paired_metrics(ran):
+    assert [p["name"] for p in ran.points] == ["2p-takeover_threshold=7", "2p-takeover_threshold=9"]
+    from reports.sweep import estimate, sweep_tables
+
+    for p in ran.points:
+        games = pl.read_parquet(f"{p['run_dir']}/games/*.parquet")
+        assert games.height == 120
+        seat0 = int(((games["outcome"] == 0) & (games["winner"] == 0)).sum())
+        assert estimate("seat0_win_rate", p["games"])["est"] == pytest.approx(100 * seat0 / 120)
+        first = int(((games["outcome"] == 0) & (games["winner"] == games["first_seat"])).sum())
+        decided = int((games["outcome"] == 0).sum())
+        assert estimate("first_player_share", p["games"])["est"] == pytest.approx(100 * first / decided)
+        assert estimate("mean_turns", p["games"])["est"] == pytest.approx(games["turns"].mean())
+    table, diffs = sweep_tables(ran.points, ran.experiment.metrics)
+    assert table.height == 2 and set(diffs["metric"]) == set(ran.experiment.metrics)
+    assert ran.report["html"].is_file()
+    assert "Seat 0 win rate" in ran.table_text()
+
+
+def test_plai_checks(exp_file, tmp_path):
+    from sim.experiments.check import evaluate
+
+    exp = experiments.get("small", exp_file)
+    rows = evaluate(exp.checks, [{"name": "p", "players": 2, "values": {"rule.takeover_threshold": 9},
+                                  "games": _games([0, 1, 0] * 10, [0, 0, 0] * 10)}])
+    assert [r.status for r in rows] == ["pass", "fail"]
+
+
+def _games(winners, outcomes):
+    n = len(winners)
+    return {"game_index": np.arange(n), "winner": np.asarray(winners),
+            "outcome": np.asarray(outcomes), "turns": np.full(n, 10),
+            "first_seat": np.zeros(n, dtype=int), "players": np.full(n, 2)}
+
+
+@pytest.mark.parametrize("body,needle", [
+    ("metrics: [a_share]", "does not apply to plai"),
+    ("strategies: {A: aggressive}", "expected a seat"),
+    ("sweep: {strategy.A: [aggressive]}", "strategy.seatN"),
+    ("metrics: [nosuch]", "unknown metric 'nosuch'"),
+])
+def test_plai_schema_errors_name_the_line(tmp_path, body, needle):
+    path = tmp_path / "e.yaml"
+    path.write_text(textwrap.dedent(f"""\
+        bad:
+          game: plai
+          players: [2]
+          {body}
+        """))
+    with pytest.raises(UserError, match=needle) as info:
+        schema.load(path)
+    assert f"{path}:4" in str(info.value)
+
+
+def test_peer_to_peer_rejects_plai_metrics(tmp_path):
+    path = tmp_path / "e.yaml"
+    path.write_text("bad:\n  players: [4]\n  metrics: [stalemate_rate]\n")
+    with pytest.raises(UserError, match="does not apply to peer-to-peer"):
+        schema.load(path)
+
+
+def test_strategy_axis_by_seat(tmp_path):
+    path = tmp_path / "e.yaml"
+    path.write_text(textwrap.dedent("""\
+        seats:
+          game: plai
+          players: [3]
+          sweep:
+            strategy.seat2: [aggressive, cautious]
+            strategy.all.rate: [0.2]
+          strategies: {all: bluffer}
+        """))
+    exp = schema.load(path)["seats"]
+    names = [p.name for p in exp.points()]
+    assert names == ["3p-seat2=aggressive-all.rate=0.2", "3p-seat2=cautious-all.rate=0.2"]
+    assert exp.points()[1].strategies == {"all": "bluffer:rate=0.2", "seat2": "cautious"}
+
+
+def test_the_shipped_plai_experiment_is_valid():
+    exp = experiments.get("plai_first_player", "experiments.yaml")
+    assert exp.game == "plai" and exp.players == (2, 3, 4, 5)
+    assert exp.checks[0].metric == "first_player_share"
+
+
+def test_until_ci_tally_for_plai():
+    tally = Tally(players=3, z=1.959964, game="plai")
+    tally.add([0, 2, 2, -1, -1, 1], [0, 0, 0, 1, 2, 0])
+    got = tally.intervals()
+    assert list(got) == ["seat 0 win rate", "seat 1 win rate", "seat 2 win rate",
+                         "maintainers win rate"]
+    assert [round(v["rate"], 4) for v in got.values()] == [round(x / 6, 4) for x in (1, 1, 2, 1)]
