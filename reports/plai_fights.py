@@ -24,7 +24,9 @@ def attach_card_fights(rs, sample: int = DEFAULT_SAMPLE) -> None:
     from sim import api
     from sim.games.plai.fight_stats import FIELDS, card_fight_table
 
-    if rs.game != "plai" or any(col.startswith("card_att_") for col in rs.games.columns):
+    columns = set(rs.games.columns)
+    if rs.game != "plai" or any(col.startswith("card_att_") for col in columns) \
+            or not {"run", "game_index", "turns"} <= columns:
         return
     parts = []
     for k, run in enumerate(rs.runs):

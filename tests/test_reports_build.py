@@ -39,10 +39,13 @@ def report(runs, tmp_path_factory):
 def test_writes_html_markdown_and_one_csv_per_metric(report):
     out, result = report
     assert (out / "report.html").is_file() and (out / "report.md").is_file()
-    assert sorted(result["tables"]) == sorted(METRIC_NAMES)
-    for name in METRIC_NAMES:
+    p2p = [name for name in METRIC_NAMES if not name.startswith("plai_")]
+    assert sorted(result["tables"]) == sorted(p2p)
+    for name in p2p:
         assert (out / f"{name}.csv").is_file()
-    assert result["runs"] == 5 and result["games"] == 1200 and result["skipped"] == {}
+    assert result["runs"] == 5 and result["games"] == 1200
+    assert result["skipped"] == {name: "applies to plai, not peer-to-peer"
+                                 for name in METRIC_NAMES if name.startswith("plai_")}
     assert set(result["plots"]) >= {"outcomes", "all_lose", "game_length", "card_start_delta",
                                     "compensation"}
 
