@@ -44,9 +44,11 @@ N_PILES = P_SEAT + MAX_SEATS
 # N_ROWS rows (every loop over piles stops at N_PILES).
 SCR_VALS_A, SCR_VALS_B, SCR_KEYS_A, SCR_KEYS_B, SCR_USED_BEFORE = range(N_PILES, N_PILES + 5)
 SCR_DECK, SCR_KEPT, SCR_DOOMED, SCR_SEEN, SCR_PAIR = range(N_PILES + 5, N_PILES + 10)
-# Per-subset aggregates of D2 (used while 2**hand_size fits in a row).
-SCR_SUM, SCR_DOMAINS, SCR_BOOST, SCR_COUNT = range(N_PILES + 10, N_PILES + 14)
-N_ROWS = N_PILES + 14
+# Per-subset aggregates of D2 (N_AGG runs of 2**hand_size values), in the rows from
+# SCR_AGG on read as one flat run (hands of up to 8 cards fit for a 54-card deck).
+SCR_AGG = N_PILES + 10
+N_AGG = 6
+N_ROWS = SCR_AGG + 30
 
 # Scalar state
 S_ROUND, S_MARKER, S_TRACE_N, S_ERROR, S_FIRST_MARKER = 0, 1, 2, 3, 4
@@ -315,13 +317,16 @@ def _customer_has_effect(cards, cust):
 def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, vals):
     """D2: returns (mask, customer) or (0, -1) for pass.
 
-    Every (subset, customer) pair is an option; a cheap range and domain test rejects
-    the pairs no effect could make legal before the exact check (the hot loop)."""
+    Every (subset, customer) pair is an option, in (subset mask ascending, row order).
+    Per-subset aggregates (sum, natural and dual_domain bits, boost, count, highest card)
+    decide most pairs without eval_assist: a subset without a usable boost card is legal
+    exactly when its sum, or its sum with the team's best shift, hits the customer's value
+    and a domain (natural, dual_domain, then wild_domain) matches. Subsets with a boost card
+    go through eval_assist (the exact check)."""
     h = pile_n[P_HAND + team]
     nrow = pile_n[P_ROW]
     if h == 0 or nrow == 0:
         return 0, -1
-    hand = pile[P_HAND + team]
     b = _phase(w, pile_n) * NF
     rnd = st[S_ROUND]
     patience = rules[R_CUSTOMER_PATIENCE]
@@ -331,21 +336,30 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     for j in range(nrow):
         top_value = max(top_value, cards[CD_VALUE, pile[P_ROW, j]])
     w_noise = w[b + C_NOISE] != 0.0
+    w_high = w[b + C_HIGH] != 0.0
     best_score = w[b + C_PASS] + (w[b + C_NOISE] * uniform(rng) if w_noise else 0.0)
     best_mask = 0
     best_cust = -1
     n_masks = 1 << h
-    if n_masks <= pile.shape[1]:
-        sums, doms, boosts, counts = pile[SCR_SUM], pile[SCR_DOMAINS], pile[SCR_BOOST], pile[SCR_COUNT]
-    else:  # a very large hand: rare, so allocating here is fine
-        sums = np.empty(n_masks, np.int64)
-        doms = np.empty(n_masks, np.int64)
-        boosts = np.empty(n_masks, np.int64)
-        counts = np.empty(n_masks, np.int64)
-    sums[0] = 0
-    doms[0] = 0
-    boosts[0] = 0
-    counts[0] = 0
+    if N_AGG * n_masks <= (N_ROWS - SCR_AGG) * pile.shape[1]:
+        agg = pile.reshape(-1)  # the scratch rows from SCR_AGG on, as one flat run
+        a0 = SCR_AGG * pile.shape[1]
+    else:  # a very large hand (over 8 cards): rare, so allocating here is fine
+        agg = np.empty(N_AGG * n_masks, np.int64)
+        a0 = 0
+    a_sum = a0
+    a_nat = a0 + n_masks
+    a_dual = a0 + 2 * n_masks
+    a_boost = a0 + 3 * n_masks
+    a_count = a0 + 4 * n_masks
+    a_max = a0 + 5 * n_masks
+    agg[a_sum] = 0
+    agg[a_nat] = 0
+    agg[a_dual] = 0
+    agg[a_boost] = 0
+    agg[a_count] = 0
+    agg[a_max] = -1
+    hp = P_HAND + team
     for mask in range(1, n_masks):
         # each subset = a smaller subset plus its lowest card (so the loop is O(1) per subset)
         low = mask & -mask
@@ -353,21 +367,26 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
         while (1 << slot) != low:
             slot += 1
         prev = mask ^ low
-        c = hand[slot]
-        total = sums[prev] + cards[CD_VALUE, c]
-        n_played = counts[prev] + 1
+        c = pile[hp, slot]
+        cv = cards[CD_VALUE, c]
+        total = agg[a_sum + prev] + cv
+        n_played = agg[a_count + prev] + 1
         d = cards[CD_DOMAIN, c]
-        domains = doms[prev] | (ALL_DOMAINS if d == ANY else 1 << d)  # incl. dual_domain bits
-        boost = boosts[prev]
+        nat = agg[a_nat + prev] | (ALL_DOMAINS if d == ANY else 1 << d)
+        dual = agg[a_dual + prev]
+        boost = agg[a_boost + prev]
         if used[c] == 0:
             if cards[CD_EFFECT, c] == EFFECT_BOOST:
                 boost += cards[CD_ARG, c]
             elif cards[CD_EFFECT, c] == EFFECT_DUAL_DOMAIN:
-                domains |= 1 << cards[CD_ARG, c]
-        sums[mask] = total
-        counts[mask] = n_played
-        doms[mask] = domains
-        boosts[mask] = boost
+                dual |= 1 << cards[CD_ARG, c]
+        high = max(agg[a_max + prev], cv)
+        agg[a_sum + mask] = total
+        agg[a_count + mask] = n_played
+        agg[a_nat + mask] = nat
+        agg[a_dual + mask] = dual
+        agg[a_boost + mask] = boost
+        agg[a_max + mask] = high
         lowest = total - shift_k
         highest = total + boost + shift_k
         for j in range(nrow):
@@ -376,17 +395,31 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
             if value < lowest or value > highest:
                 continue
             d = cards[CD_DOMAIN, cust]
-            if d != ANY and not (domains >> d & 1) and not has_wild:
+            natural = d == ANY or (nat >> d & 1) != 0
+            if not natural and not (dual >> d & 1) and not has_wild:
                 continue
-            ok, sh_slot, _, use_wild, _, _ = eval_assist(cards, hand, mask, cust, used, shift_k,
-                                                         has_wild, vals)
-            if not ok:
-                continue
+            if boost == 0:
+                # no boost card: the exact check of eval_assist, from the aggregates
+                delta = value - total
+                if delta != 0 and not (delta > 0 or high + delta >= 0):
+                    continue
+                effects = (0.0 if delta == 0 else 1.0) + (
+                    0.0 if natural or (dual >> d & 1) else 1.0)
+                high_f = 0
+                if w_high:
+                    eval_assist(cards, pile[hp], mask, cust, used, shift_k, has_wild, vals)
+                    high_f = _highest(vals, mask)
+            else:
+                ok, sh_slot, _, use_wild, _, _ = eval_assist(cards, pile[hp], mask, cust, used,
+                                                             shift_k, has_wild, vals)
+                if not ok:
+                    continue
+                effects = (1.0 if sh_slot >= 0 else 0.0) + use_wild
+                high_f = _highest(vals, mask) if w_high else 0
             waited = rnd - arrival[cust]
             sc = _assist_score(
                 w, b, value, waited, 1.0 if waited + 1 >= patience else 0.0, n_played,
-                _highest(vals, mask) if w[b + C_HIGH] != 0.0 else 0,
-                (1.0 if sh_slot >= 0 else 0.0) + use_wild, 1.0 if value >= top_value else 0.0,
+                high_f, effects, 1.0 if value >= top_value else 0.0,
                 0.0, 0.0, _customer_has_effect(cards, cust), uniform(rng) if w_noise else 0.0)
             if sc > best_score:
                 best_score = sc
