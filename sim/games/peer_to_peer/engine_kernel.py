@@ -314,8 +314,13 @@ def _customer_has_effect(cards, cust):
 
 
 @njit(cache=True)
-def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, vals):
-    """D2: returns (mask, customer) or (0, -1) for pass.
+def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, vals,
+                   none_legal):
+    """D2: returns (mask, customer, any option legal); mask 0 and customer -1 for pass.
+
+    ``none_legal``: the caller knows no option can be legal (the team had none earlier in
+    this round and its hand, seats and effects have not changed since, while the row only
+    lost customers), so only the pass option is scored (its noise drawn as usual).
 
     Every (subset, customer) pair is an option, in (subset mask ascending, row order).
     Per-subset aggregates (sum, natural and dual_domain bits, boost, count, highest card)
@@ -326,8 +331,12 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     h = pile_n[P_HAND + team]
     nrow = pile_n[P_ROW]
     if h == 0 or nrow == 0:
-        return 0, -1
+        return 0, -1, False
     b = _phase(w, pile_n) * NF
+    if none_legal:
+        if w[b + C_NOISE] != 0.0:
+            uniform(rng)  # the pass option's noise draw
+        return 0, -1, False
     rnd = st[S_ROUND]
     patience = rules[R_CUSTOMER_PATIENCE]
     shift_card, shift_k = _best_shift(cards, pile, pile_n, seats, used, team)
@@ -340,6 +349,7 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     best_score = w[b + C_PASS] + (w[b + C_NOISE] * uniform(rng) if w_noise else 0.0)
     best_mask = 0
     best_cust = -1
+    legal = False
     n_masks = 1 << h
     if N_AGG * n_masks <= (N_ROWS - SCR_AGG) * pile.shape[1]:
         agg = pile.reshape(-1)  # the scratch rows from SCR_AGG on, as one flat run
@@ -416,6 +426,7 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
                     continue
                 effects = (1.0 if sh_slot >= 0 else 0.0) + use_wild
                 high_f = _highest(vals, mask) if w_high else 0
+            legal = True
             waited = rnd - arrival[cust]
             sc = _assist_score(
                 w, b, value, waited, 1.0 if waited + 1 >= patience else 0.0, n_played,
@@ -425,7 +436,7 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
                 best_score = sc
                 best_mask = mask
                 best_cust = cust
-    return best_mask, best_cust
+    return best_mask, best_cust, legal
 
 
 # ---------------------------------------------------------------- D4 / D5: placement
@@ -634,14 +645,21 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
     used_before = pile[SCR_USED_BEFORE]  # loser_effects_spent=false: undo the losing assist
     custs = pile[SCR_PAIR]
     rnd = st[S_ROUND]
+    # A team that passed with no legal option cannot have one later this round: only the
+    # winner's hand, seats and effects change, and the row only loses customers.
+    none_a = False
+    none_b = False
     while True:
         # R2a: both teams commit at once, from the same state.
-        mask_a, cust_a = _choose_commit(cards, rules, seats, w_a, rng, pile, pile_n, arrival,
-                                        used, st, 0, vals_a)
+        mask_a, cust_a, legal_a = _choose_commit(cards, rules, seats, w_a, rng, pile, pile_n,
+                                                 arrival, used, st, 0, vals_a, none_a)
+        none_a = not legal_a
         mask_b, cust_b = 0, -1
         if n_teams == 2:
-            mask_b, cust_b = _choose_commit(cards, rules, seats, w_b, rng, pile, pile_n, arrival,
-                                            used, st, 1, vals_b)
+            mask_b, cust_b, legal_b = _choose_commit(cards, rules, seats, w_b, rng, pile,
+                                                     pile_n, arrival, used, st, 1, vals_b,
+                                                     none_b)
+            none_b = not legal_b
         if mask_a == 0 and mask_b == 0:
             if trace.shape[0]:
                 _ev(trace, st, rnd, EV_PASS, 0, 0, 0, 0)
@@ -671,9 +689,16 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
         n_marker = 0
         if masks[marker]:
             w_m = w_a if marker == 0 else w_b
-            new_cust = _choose_target(cards, rules, seats, w_m, rng, pile, pile_n, arrival, used,
-                                      st, marker, masks[marker], custs[marker], custs[other],
-                                      other_keys, n_other, m_vals, m_keys)
+            bm = _phase(w_m, pile_n) * NF
+            if w_m[bm + C_NOISE] == 0.0 and (masks[other] == 0 or (
+                    w_m[bm + C_CONTEST_WIN] == 0.0 and w_m[bm + C_CONTEST_LOSE] == 0.0)):
+                # D3 without noise or contest features scores each customer as D2 did for
+                # this subset, so it keeps the customer declared in D2 (the first maximum).
+                new_cust = custs[marker]
+            else:
+                new_cust = _choose_target(cards, rules, seats, w_m, rng, pile, pile_n, arrival,
+                                          used, st, marker, masks[marker], custs[marker],
+                                          custs[other], other_keys, n_other, m_vals, m_keys)
             if new_cust != custs[marker] and trace.shape[0]:
                 _ev(trace, st, rnd, EV_RETARGET, marker, custs[marker], new_cust, 0)
             custs[marker] = new_cust
