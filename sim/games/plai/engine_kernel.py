@@ -29,7 +29,7 @@ from sim.games.plai.decide_kernel import (
 from sim.games.plai.fight_kernel import resolve_fight
 from sim.games.plai.piles_kernel import (
     discard_random_from, draw, enforce_pool_cap, log, move, move_all, move_random,
-    resolve_events, shuffle_pile,
+    resolve_events, shuffle_pile, unowned,
 )
 from sim.rng_kernel import bounded, seed_game
 
@@ -354,10 +354,32 @@ def play_games(seed, start, deck, cards, rules, weights, out):
     scratch = np.zeros((3, max(N_FIGHT_OUT, n)), np.int64)
     trace = np.zeros((0, 6), np.int32)
     rng = np.zeros(4, np.uint64)
+    deck_c = np.ascontiguousarray(deck)
+    cards_c = np.ascontiguousarray(cards)
+    rules_c = np.ascontiguousarray(rules)
+    weights_c = np.ascontiguousarray(weights)
+    # The game loop works on unowned views (see piles_kernel.unowned): no atomic reference
+    # counting per call. ``owned`` keeps the arrays alive until the loop is done.
+    owned = (piles, pile_n, bankrupt, st, scratch, trace, rng, deck_c, cards_c, rules_c,
+             weights_c)
+    u_piles = unowned(piles)
+    u_pile_n = unowned(pile_n)
+    u_bankrupt = unowned(bankrupt)
+    u_st = unowned(st)
+    u_scratch = unowned(scratch)
+    u_trace = unowned(trace)
+    u_rng = unowned(rng)
+    u_deck = unowned(deck_c)
+    u_cards = unowned(cards_c)
+    u_rules = unowned(rules_c)
+    u_weights = unowned(weights_c)
     for i in range(out.shape[0]):
-        outcome, winner, first = play_game(seed, start + i, deck, cards, rules, weights, piles,
-                                           pile_n, bankrupt, st, trace, scratch, rng)
-        _record(out[i], start + i, players, n, outcome, winner, first, pile_n, bankrupt, st)
+        outcome, winner, first = play_game(seed, start + i, u_deck, u_cards, u_rules,
+                                           u_weights, u_piles, u_pile_n, u_bankrupt, u_st,
+                                           u_trace, u_scratch, u_rng)
+        _record(out[i], start + i, players, n, outcome, winner, first, u_pile_n, u_bankrupt,
+                u_st)
+    return len(owned)
 
 
 @njit(cache=True)
