@@ -47,6 +47,10 @@ SCR_DECK, SCR_KEPT, SCR_DOOMED, SCR_SEEN, SCR_PAIR = range(N_PILES + 5, N_PILES 
 # Per-subset aggregates of D2 (N_AGG runs of 2**hand_size values), in the rows from
 # SCR_AGG on read as one flat run (hands of up to 8 cards fit for a 54-card deck).
 SCR_AGG = N_PILES + 10
+# Functions on the per-round hot path are compiled with ``_nrt=False`` (no reference
+# counting): they allocate nothing, so numba's per-call incref/decref of every array
+# argument (atomic operations, about a quarter of the run time) is pure overhead there.
+# Their arrays are the caller's and outlive the call.
 N_AGG = 6
 N_ROWS = SCR_AGG + 30
 
@@ -80,7 +84,7 @@ EV_SETUP = 18         # customers in the deck, group deck A, group deck B
 TRACE_FIELDS = 6
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _ev(trace, st, rnd, code, a, b, c, d):
     n = st[S_TRACE_N]
     if n < trace.shape[0]:
@@ -93,19 +97,19 @@ def _ev(trace, st, rnd, code, a, b, c, d):
         st[S_TRACE_N] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _push(pile, pile_n, p, card):
     pile[p, pile_n[p]] = card
     pile_n[p] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pop(pile, pile_n, p):
     pile_n[p] -= 1
     return pile[p, pile_n[p]]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _remove_at(pile, pile_n, p, i):
     card = pile[p, i]
     for j in range(i, pile_n[p] - 1):
@@ -124,19 +128,19 @@ def _score_option(w, phase, f):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _noise(w, phase, idx, rng):
     if w[phase * NF + idx] != 0.0:
         return uniform(rng)
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _phase(w, pile_n):
     return 1 if pile_n[P_CUST] <= w[SWITCH] else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _mark_used(used, st, card, trace, team, code):
     if used[card]:
         st[S_ERROR] = ERR_EFFECT_TWICE
@@ -147,7 +151,7 @@ def _mark_used(used, st, card, trace, team, code):
 
 # ---------------------------------------------------------------- venture effects
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _find_effect(cards, pile, pile_n, seats, used, team, effect, arg):
     """First unused venture card of ``team`` with ``effect`` (and ``arg`` if >= 0), or -1."""
     for s in range(MAX_SEATS):
@@ -161,7 +165,7 @@ def _find_effect(cards, pile, pile_n, seats, used, team, effect, arg):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _best_shift(cards, pile, pile_n, seats, used, team):
     """The strongest unused `shift` venture of ``team``: (card, k) or (-1, 0)."""
     best = -1
@@ -276,7 +280,7 @@ def _setup(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, starts
 ALL_DOMAINS = (1 << 5) - 1  # domain bits of a card whose domain is `any`
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _assist_score(w, b, value, waited, urgent, n_cards, high, effects, top, win, lose,
                   customer_effect, noise):
     """weights . features of a commit/retarget option, summed in feature order."""
@@ -295,7 +299,7 @@ def _assist_score(w, b, value, waited, urgent, n_cards, high, effects, top, win,
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _highest(vals, mask):
     high = 0
     m = mask
@@ -308,12 +312,12 @@ def _highest(vals, mask):
     return high
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _customer_has_effect(cards, cust):
     return 1.0 if (cards[CD_KIND, cust] == VENTURE and cards[CD_EFFECT, cust] != EFFECT_NONE) else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, vals,
                    none_legal):
     """D2: returns (mask, customer, any option legal); mask 0 and customer -1 for pass.
@@ -351,18 +355,21 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     best_cust = -1
     legal = False
     n_masks = 1 << h
-    if N_AGG * n_masks <= (N_ROWS - SCR_AGG) * pile.shape[1]:
-        agg = pile.reshape(-1)  # the scratch rows from SCR_AGG on, as one flat run
-        a0 = SCR_AGG * pile.shape[1]
-    else:  # a very large hand (over 8 cards): rare, so allocating here is fine
-        agg = np.empty(N_AGG * n_masks, np.int64)
-        a0 = 0
+    agg = pile.reshape(-1)  # the scratch rows from SCR_AGG on, as one flat run
+    a0 = SCR_AGG * pile.shape[1]
+    # a very large hand (over 8 cards for 54 cards) does not fit: each subset's aggregates
+    # are then summed from its cards (slower, rare)
+    incremental = N_AGG * n_masks <= (N_ROWS - SCR_AGG) * pile.shape[1]
+    if not incremental:
+        n_masks_stored = 1
+    else:
+        n_masks_stored = n_masks
     a_sum = a0
-    a_nat = a0 + n_masks
-    a_dual = a0 + 2 * n_masks
-    a_boost = a0 + 3 * n_masks
-    a_count = a0 + 4 * n_masks
-    a_max = a0 + 5 * n_masks
+    a_nat = a0 + n_masks_stored
+    a_dual = a0 + 2 * n_masks_stored
+    a_boost = a0 + 3 * n_masks_stored
+    a_count = a0 + 4 * n_masks_stored
+    a_max = a0 + 5 * n_masks_stored
     agg[a_sum] = 0
     agg[a_nat] = 0
     agg[a_dual] = 0
@@ -377,26 +384,54 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
         while (1 << slot) != low:
             slot += 1
         prev = mask ^ low
+        if incremental:
+            pm = prev
+        else:  # aggregates of ``prev`` summed from its cards into entry 0
+            pm = 0
+            agg[a_sum] = 0
+            agg[a_nat] = 0
+            agg[a_dual] = 0
+            agg[a_boost] = 0
+            agg[a_count] = 0
+            agg[a_max] = -1
+            rest = prev
+            k = 0
+            while rest:
+                if rest & 1:
+                    c = pile[hp, k]
+                    agg[a_sum] += cards[CD_VALUE, c]
+                    agg[a_count] += 1
+                    d = cards[CD_DOMAIN, c]
+                    agg[a_nat] |= ALL_DOMAINS if d == ANY else 1 << d
+                    if used[c] == 0:
+                        if cards[CD_EFFECT, c] == EFFECT_BOOST:
+                            agg[a_boost] += cards[CD_ARG, c]
+                        elif cards[CD_EFFECT, c] == EFFECT_DUAL_DOMAIN:
+                            agg[a_dual] |= 1 << cards[CD_ARG, c]
+                    agg[a_max] = max(agg[a_max], cards[CD_VALUE, c])
+                rest >>= 1
+                k += 1
         c = pile[hp, slot]
         cv = cards[CD_VALUE, c]
-        total = agg[a_sum + prev] + cv
-        n_played = agg[a_count + prev] + 1
+        total = agg[a_sum + pm] + cv
+        n_played = agg[a_count + pm] + 1
         d = cards[CD_DOMAIN, c]
-        nat = agg[a_nat + prev] | (ALL_DOMAINS if d == ANY else 1 << d)
-        dual = agg[a_dual + prev]
-        boost = agg[a_boost + prev]
+        nat = agg[a_nat + pm] | (ALL_DOMAINS if d == ANY else 1 << d)
+        dual = agg[a_dual + pm]
+        boost = agg[a_boost + pm]
         if used[c] == 0:
             if cards[CD_EFFECT, c] == EFFECT_BOOST:
                 boost += cards[CD_ARG, c]
             elif cards[CD_EFFECT, c] == EFFECT_DUAL_DOMAIN:
                 dual |= 1 << cards[CD_ARG, c]
-        high = max(agg[a_max + prev], cv)
-        agg[a_sum + mask] = total
-        agg[a_count + mask] = n_played
-        agg[a_nat + mask] = nat
-        agg[a_dual + mask] = dual
-        agg[a_boost + mask] = boost
-        agg[a_max + mask] = high
+        high = max(agg[a_max + pm], cv)
+        if incremental:
+            agg[a_sum + mask] = total
+            agg[a_count + mask] = n_played
+            agg[a_nat + mask] = nat
+            agg[a_dual + mask] = dual
+            agg[a_boost + mask] = boost
+            agg[a_max + mask] = high
         lowest = total - shift_k
         highest = total + boost + shift_k
         for j in range(nrow):
@@ -441,7 +476,7 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
 
 # ---------------------------------------------------------------- D4 / D5: placement
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _place(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, trace):
     """D4 (and D5 on overflow): put a won customer somewhere (P2P-R2d)."""
     phase = _phase(w, pile_n)
@@ -498,22 +533,29 @@ def _place(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cus
             _ev(trace, st, rnd, EV_PLACE, team, cust, 2 + target, -1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _overflow(cards, w, phase, rng, pile, pile_n, st, team, s, trace):
     """D5: one of the seat's venture cards moves to the team's score pile."""
     p = P_SEAT + s
-    f = np.zeros(NF)
+    b = phase * NF
     best = 0
     best_score = -np.inf
     for i in range(pile_n[p]):
         c = pile[p, i]
-        f[:] = 0.0
         # a venture effect: a group card's effect does not work in a venture (P2P-E)
-        f[L_HAS_EFFECT] = 1.0 if (cards[CD_EFFECT, c] != EFFECT_NONE and cards[CD_KIND, c] == VENTURE) else 0.0
-        f[L_VALUE] = cards[CD_VALUE, c]
-        f[L_IS_NEW] = 1.0 if i == pile_n[p] - 1 else 0.0
-        f[L_NOISE] = _noise(w, phase, L_NOISE, rng)
-        sc = _score_option(w, phase, f)
+        has_effect = 1.0 if (cards[CD_EFFECT, c] != EFFECT_NONE and cards[CD_KIND, c] == VENTURE) else 0.0
+        value = float(cards[CD_VALUE, c])
+        is_new = 1.0 if i == pile_n[p] - 1 else 0.0
+        noise = _noise(w, phase, L_NOISE, rng)
+        sc = 0.0  # as _score_option: the non-zero features, in feature order
+        if has_effect != 0.0:
+            sc += w[b + L_HAS_EFFECT] * has_effect
+        if value != 0.0:
+            sc += w[b + L_VALUE] * value
+        if is_new != 0.0:
+            sc += w[b + L_IS_NEW] * is_new
+        if noise != 0.0:
+            sc += w[b + L_NOISE] * noise
         if sc > best_score:
             best_score = sc
             best = i
@@ -525,7 +567,7 @@ def _overflow(cards, w, phase, rng, pile, pile_n, st, team, s, trace):
 
 # ---------------------------------------------------------------- R2: the assist loop
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals, keys, trace,
             mark):
     """Apply the effects of an assist; returns the number of sorted keys (P2P-R2b/R2f)."""
@@ -564,7 +606,7 @@ def _reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals,
     return sorted_play(cards, rules, hand, mask, vals, keys)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, mask,
                    declared, rival_cust, rival_keys, n_rival, vals, keys):
     """D3: the marker holder picks any customer its committed cards can legally assist."""
@@ -617,7 +659,7 @@ def _choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _win(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, mask, cust, trace):
     """The winner's played cards go to its discard and it places the customer (R2d)."""
     p = P_HAND + team
@@ -634,7 +676,7 @@ def _win(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, mask,
     _place(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, trace)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, stats,
                  trace, debug):
     n_teams = 1 if rules[R_PLAYERS] == 1 else 2
@@ -667,7 +709,8 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
                     _ev(trace, st, rnd, EV_PASS, 1, 0, 0, 0)
             return
         if rules[R_LOSER_EFFECTS_SPENT] == 0:
-            used_before[:] = used
+            for c in range(used.shape[0]):
+                used_before[c] = used[c]
         marker = st[S_MARKER] if n_teams == 2 else 0
         other = 1 - marker
         masks = (mask_a, mask_b)
@@ -736,7 +779,7 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
             _check(cards, rules, seats, pile, pile_n, st)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _unmark_assist(cards, pile, pile_n, seats, used, used_before, team, mask):
     """Reading loser_effects_spent=false: a contest loser's effects stay available.
 
@@ -762,7 +805,7 @@ def _unmark_assist(cards, pile, pile_n, seats, used, used_before, team, mask):
 
 # ---------------------------------------------------------------- R3, R4: end of round
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace):
     """R3: discard the hand, draw hand_size plus extra_draw, reshuffling the discard."""
     while pile_n[P_HAND + team]:
@@ -793,7 +836,7 @@ def _refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace):
         _ev(trace, st, st[S_ROUND], EV_REFRESH, team, drawn, reshuffles, extra)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, trace):
     """R4: customers that waited too long (or overflow row_capacity) turn unhappy; E6 saves."""
     nrow = pile_n[P_ROW]
