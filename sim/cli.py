@@ -537,9 +537,11 @@ def _experiment_options(func):
               help="Dask scheduler for --backend dask, e.g. tcp://HOST:8786.")
 @click.option("--workers", type=Count(1024), default=None,
               help="Worker processes for --backend dask-local.")
+@click.option("--report/--no-report", "with_report", default=True, show_default=True,
+              help="Write the sweep report (plots) after the runs.")
 def experiment(name: str, path: str, games: int | None, threads: int | None, progress: bool,
                out: str | None, backend: str, scheduler: str | None,
-               workers: int | None) -> None:
+               workers: int | None, with_report: bool) -> None:
     """Run every point of EXPERIMENT (player counts x sweep values) into one directory, one
     sub-directory per point, and write the sweep report (OUT/report/sweep.html). Every
     point plays the same games (same seed and game indices), so the differences against
@@ -560,10 +562,12 @@ def experiment(name: str, path: str, games: int | None, threads: int | None, pro
     exp = experiments.get(name, path)
     result = experiments.run_experiment(exp, games=games, out=out, threads=threads,
                                         progress=progress, command_line=_command_line(),
-                                        backend=backend, backend_options=options)
+                                        backend=backend, backend_options=options,
+                                        report=with_report)
     click.echo(result.table_text())
     click.echo(f"experiment dir: {result.out}")
-    click.echo(f"report: {result.report['html']}")
+    if with_report:
+        click.echo(f"report: {result.report['html']}")
 
 
 @main.command(short_help="Balance gate: exit 0 if the experiment's checks hold, 1 if not.")

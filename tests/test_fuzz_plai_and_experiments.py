@@ -118,7 +118,7 @@ def test_malformed_experiments_yaml(text):
     path = out.parent / "experiments.yaml"
     path.write_text(text)
     result = run_cli(["experiment", "fz", "--file", str(path), "--games", "3", "--out", str(out),
-                      "--no-progress"])
+                      "--no-progress", "--no-report"])
     assert result.exception is None or isinstance(result.exception, SystemExit), (
         f"crashed with {result.exception!r} on:\n{text}")
     assert result.exit_code in (0, 2), f"exit {result.exit_code}: {result.output}\n{text}"

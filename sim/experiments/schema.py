@@ -390,7 +390,7 @@ def _experiment(name: str, node: Y, path: Path) -> Experiment:
         from sim.api import game_modules
 
         game = entries["game"]
-        if game.v not in game_modules():
+        if not isinstance(game.v, str) or game.v not in game_modules():
             raise game.error(f"unknown game '{game.v}'; choose one of: {', '.join(game_modules())}")
         exp.game = game.v
     if "players" in entries:
