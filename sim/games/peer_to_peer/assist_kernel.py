@@ -16,7 +16,7 @@ from sim.games.peer_to_peer.constants import (
 
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _boost_total(cards, hand, subset):
     """Sum of the boost amounts of the hand slots in ``subset``."""
     total = 0
@@ -29,7 +29,7 @@ def _boost_total(cards, hand, subset):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _next_submask(sub, full):
     """Submasks of ``full`` in ascending order: 0, ..., full; returns -1 after ``full``."""
     if sub == full:
@@ -37,7 +37,7 @@ def _next_submask(sub, full):
     return ((sub | ~full) + 1) & full
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def eval_assist(cards, hand, mask, customer, used, shift_k, has_wild, out_vals):
     """Can the hand cards in ``mask`` legally assist ``customer``?
 
@@ -113,7 +113,7 @@ def eval_assist(cards, hand, mask, customer, used, shift_k, has_wild, out_vals):
     return True, shift_slot, shift_delta, use_wild, dual_slot, found
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _highest_after_boost(cards, hand, mask, boosted):
     """The highest played card after the boosts in ``boosted``: (slot, value), first on ties."""
     best_slot = -1
@@ -133,7 +133,7 @@ def _highest_after_boost(cards, hand, mask, boosted):
     return best_slot, best_val
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sorted_play(cards, rules, hand, mask, vals, out_keys):
     """The played cards as keys value*8 + domain rank + 1, highest first; returns count."""
     n = 0
@@ -156,7 +156,7 @@ def sorted_play(cards, rules, hand, mask, vals, out_keys):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def contest(keys_a, n_a, keys_b, n_b, tiebreak_a, tiebreak_b, marker):
     """P2P-R2c: returns (winning team 0/1, why). Keys come from sorted_play."""
     for i in range(min(n_a, n_b)):

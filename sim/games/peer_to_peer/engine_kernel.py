@@ -118,7 +118,7 @@ def _remove_at(pile, pile_n, p, i):
     return card
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _score_option(w, phase, f):
     base = phase * NF
     s = 0.0
@@ -184,7 +184,7 @@ def _best_shift(cards, pile, pile_n, seats, used, team):
 
 # ---------------------------------------------------------------- setup (P2P-S)
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _setup(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, starts, trace):
     n_cards = cards.shape[1]
     solo = rules[R_PLAYERS] == 1
@@ -199,7 +199,6 @@ def _setup(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, starts
     kept = pile[SCR_KEPT]
     kept[:] = 0
     pos = 0
-    f = np.zeros(NF)
     for s in range(MAX_SEATS):
         starts[s] = -1
         if seats[SEAT_TEAM, s] < 0 or seats[SEAT_DEALT, s] == 0:
@@ -219,11 +218,16 @@ def _setup(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, starts
         best_score = -np.inf
         for k in range(2):  # D1
             c = first if k == 0 else second
-            f[:] = 0.0
-            f[V_HAS_EFFECT] = 1.0 if cards[CD_EFFECT, c] != EFFECT_NONE else 0.0
-            f[V_VALUE] = cards[CD_VALUE, c]
-            f[V_NOISE] = _noise(w, 0, V_NOISE, rng)
-            sc = _score_option(w, 0, f)
+            has_effect = 1.0 if cards[CD_EFFECT, c] != EFFECT_NONE else 0.0
+            value = float(cards[CD_VALUE, c])
+            noise = _noise(w, 0, V_NOISE, rng)
+            sc = 0.0  # as _score_option: the non-zero features, in feature order
+            if has_effect != 0.0:
+                sc += w[V_HAS_EFFECT] * has_effect
+            if value != 0.0:
+                sc += w[V_VALUE] * value
+            if noise != 0.0:
+                sc += w[V_NOISE] * noise
             if sc > best_score:
                 best_score = sc
                 best = c
@@ -894,7 +898,7 @@ def _unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st
                 _ev(trace, st, rnd, EV_UNHAPPY, c, 0, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _check(cards, rules, seats, pile, pile_n, st):
     """Debug invariants: every card in exactly one place; no seat over its limit."""
     seen = pile[SCR_SEEN]
@@ -912,7 +916,7 @@ def _check(cards, rules, seats, pile, pile_n, st):
 
 # ---------------------------------------------------------------- a whole game
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _scoring(cards, rules, pile, pile_n):
     """P2P-W1/W2: returns the winner code for a two-team game."""
     key = pile[SCR_KEPT, :12].reshape((2, 6))  # score, value sum, then domain counts by rank
@@ -950,7 +954,7 @@ def play_game(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace
                  rng, pile, pile_n, arrival, used, st, stats, starts)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug,
           rng, pile, pile_n, arrival, used, st, stats, starts):
     seed_game(rng, seed, game_index)
@@ -999,7 +1003,7 @@ def _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, de
     return st[S_TRACE_N]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_index, winner, rnd, out,
                   fates):
     out.game_index = game_index
