@@ -255,3 +255,10 @@ def with_t_interval(df: pl.DataFrame, mean: str, sd: str, n: str, prefix: str = 
                            df[n].to_numpy(), level)
     return df.with_columns(pl.Series(f"{prefix}lo", np.atleast_1d(lo)),
                            pl.Series(f"{prefix}hi", np.atleast_1d(hi)))
+
+
+def win_rate_ci(successes, n, z: float = Z95) -> dict:
+    """``{"win_rate", "ci_low", "ci_high"}`` with a Wilson interval: the shape of every
+    rate in the --json summaries."""
+    p, lo, hi = wilson(successes, n, z)
+    return {"win_rate": p, "ci_low": lo, "ci_high": hi}

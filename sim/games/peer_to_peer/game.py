@@ -122,7 +122,7 @@ class PeerToPeerConfig:
         return name + (":" + ",".join(f"{p}={v:g}" for p, v in params.items()) if params else "")
 
     def summarize(self, games: pl.LazyFrame) -> dict[str, Any]:
-        from reports.stats import wilson
+        from reports.stats import wilson, win_rate_ci
 
         totals = games.select(
             pl.len().alias("n"),
@@ -138,8 +138,7 @@ class PeerToPeerConfig:
         n = totals["n"]
 
         def rate(count):
-            p, lo, hi = wilson(count, n)
-            return {"win_rate": p, "ci_low": lo, "ci_high": hi}
+            return win_rate_ci(count, n)
 
         teams = {"A": rate(totals["a"] + totals["solo"])}
         if self.players > 1:

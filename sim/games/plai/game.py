@@ -116,7 +116,7 @@ class PlaiConfig:
         return self.specs.get(f"seat{seat}") or self.strategies[f"seat{seat}"][0]
 
     def summarize(self, games: pl.LazyFrame) -> dict[str, Any]:
-        from reports.stats import wilson
+        from reports.stats import win_rate_ci
 
         seat_wins = [((pl.col("outcome") == c.OUT_SEAT) & (pl.col("winner") == s)).sum()
                      .alias(f"seat{s}") for s in range(self.players)]
@@ -130,8 +130,7 @@ class PlaiConfig:
         n = totals["n"]
 
         def rate(count):
-            p, lo, hi = wilson(count, n)
-            return {"win_rate": p, "ci_low": lo, "ci_high": hi}
+            return win_rate_ci(count, n)
 
         maintainers = rate(totals["maintainers"])
         return {
