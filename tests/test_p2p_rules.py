@@ -11,7 +11,7 @@ from sim.games.peer_to_peer import constants as c
 from sim.games.peer_to_peer.rules import OPTIONS, rules_array
 
 RULES_TEXT = Path("/work/shared/rules/peer-to-peer.md")
-ENGINE_READINGS = {"first_marker", "loser_effects_spent"}
+ENGINE_READINGS = {"first_marker", "loser_effects_spent", "end_when"}
 
 
 def test_every_option_in_the_rules_file_is_declared():

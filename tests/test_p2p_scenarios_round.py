@@ -572,3 +572,34 @@ def test_R6_max_rounds_reached_is_a_timeout():
     row, _, _ = Game(players=4, rules={**NO_END, "max_rounds": 5},
                      strategies={"A": PASSIVE, "B": PASSIVE}).traced()
     assert (k.WINNER_NAMES[row["winner"]], row["rounds"]) == ("timeout", 5)
+
+
+def test_R5_end_when_row_empty_serves_the_last_customers_first():
+    """P2P-R5 reading `end_when`: with deck_empty (default) a scored game can end with
+    customers still waiting in the row; with row_empty it ends only once the row is empty
+    too, so no customer's fate is 'row' and such games last longer."""
+    from sim.game import get_game
+    from sim.games.peer_to_peer import constants as k
+
+    results = {}
+    for mode in ("deck_empty", "row_empty"):
+        config = get_game("peer-to-peer").configure(
+            players=4, strategies={"A": "builder", "B": "greedy"},
+            rule_overrides=(f"end_when={mode}", "unhappy_limit=99"), debug=True)
+        out, fates = config.play(3, 0, 400)
+        assert (out["error"] == 0).all()
+        scored = np.isin(out["winner"], (k.WIN_A, k.WIN_B, k.DRAW))
+        results[mode] = (out, fates, scored)
+    out, fates, scored = results["deck_empty"]
+    left_waiting = (fates[scored] == k.FATE_ROW).any(axis=1)
+    assert left_waiting.mean() > 0.5  # two customers arrive in the last round
+    out_r, fates_r, scored_r = results["row_empty"]
+    assert scored_r.mean() > 0.8
+    assert not (fates_r[scored_r] == k.FATE_ROW).any()
+    # the rest wait forever: `patience` (E6) saves the same customer every round, so the
+    # row never empties and the game reaches max_rounds (a documented consequence)
+    assert (out_r["winner"][~scored_r] == k.TIMEOUT).all()
+    assert (out_r["rounds"][~scored_r] == 200).all()
+    both = scored & scored_r
+    assert (out_r["rounds"][both] >= out["rounds"][both]).all()
+    assert (out_r["rounds"][both] > out["rounds"][both]).any()

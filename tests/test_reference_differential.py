@@ -24,6 +24,8 @@ OPTION_CASES = [  # rule options off their defaults: (players, A, B, overrides)
     (3, "random", "random", ("loser_effects_spent=false",)),
     (4, "cautious", "builder", ("loser_effects_spent=false",)),
     (4, "random", "random", ("row_capacity=2",)),
+    (4, "builder", "greedy", ("end_when=row_empty", "unhappy_limit=99")),
+    (1, "builder", "builder", ("end_when=row_empty",)),
     (6, "cautious", "greedy", ("row_capacity=3", "customer_patience=3")),
     (3, "random", "builder", ("odd_team_compensation=extra_venture_empty",)),
     (5, "builder", "random", ("odd_team_compensation=none",)),

@@ -55,7 +55,13 @@ R_ODD_COMP = 11
 R_FIRST_MARKER = 12
 R_LOSER_EFFECTS_SPENT = 13
 R_DOMAIN_RANK = 14           # 5 entries: rank of each domain id, higher wins; `any` = -1
-N_RULES = R_DOMAIN_RANK + 5
+R_END_WHEN = R_DOMAIN_RANK + 5
+N_RULES = R_END_WHEN + 1
+
+# end_when (P2P-R5 reading): the game ends once the customer deck is empty, or once the
+# deck and the row are both empty (the last customers are served or turn unhappy first).
+END_DECK_EMPTY, END_ROW_EMPTY = 0, 1
+END_WHEN_NAMES = ("deck_empty", "row_empty")
 
 # Winner codes (P2P "What a game must report")
 WIN_A, WIN_B, DRAW, ALL_LOSE, SOLO_WIN, TIMEOUT = 0, 1, 2, 3, 4, 5

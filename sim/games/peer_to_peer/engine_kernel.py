@@ -19,7 +19,7 @@ from numba import njit
 
 from sim.games.peer_to_peer.assist_kernel import contest, eval_assist, sorted_play
 from sim.games.peer_to_peer.constants import (
-    ALL_LOSE, ANY, CD_DOMAIN, EFFECT_BOOST, EFFECT_DUAL_DOMAIN, WHY_TIEBREAK, CD_ARG, CD_EFFECT, CD_KIND, CD_START, CD_VALUE, DEVELOP_DECK,
+    ALL_LOSE, ANY, CD_DOMAIN, END_DECK_EMPTY, R_END_WHEN, EFFECT_BOOST, EFFECT_DUAL_DOMAIN, WHY_TIEBREAK, CD_ARG, CD_EFFECT, CD_KIND, CD_START, CD_VALUE, DEVELOP_DECK,
     DEVELOP_HAND, DRAW, EFFECT_DEVELOP, EFFECT_EXTRA_DRAW, EFFECT_NONE,
     EFFECT_PATIENCE, EFFECT_SHIFT, EFFECT_TIEBREAK, EFFECT_WILD_DOMAIN, ERR_CONSERVATION,
     ERR_EFFECT_TWICE, ERR_ILLEGAL_ASSIST, ERR_VENTURE_LIMIT, FATE_CUSTOMER_DECK, FATE_GROUP_A,
@@ -991,7 +991,7 @@ def _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, de
         if pile_n[P_UNHAPPY] >= rules[R_UNHAPPY_LIMIT]:  # R5
             winner = ALL_LOSE
             break
-        if pile_n[P_CUST] == 0:
+        if pile_n[P_CUST] == 0 and (rules[R_END_WHEN] == END_DECK_EMPTY or pile_n[P_ROW] == 0):
             winner = SOLO_WIN if solo else _scoring(cards, rules, pile, pile_n)
             break
         if not solo:  # R5: the marker passes to the other team (there is none in solo)

@@ -53,6 +53,10 @@ OPTIONS = OptionSet([
     Option("first_marker", "random", "choice",
            "Which team starts with the first team marker (fixed values are for experiments).",
            "P2P-S6", choices=c.MARKER_NAMES),
+    Option("end_when", "deck_empty", "choice",
+           "The game ends at the end of a round once the customer deck is empty "
+           "(`deck_empty`), or once the deck and the row are both empty (`row_empty`).",
+           "P2P-R5", choices=c.END_WHEN_NAMES),
     Option("loser_effects_spent", True, "bool",
            "Effects a contest loser used stay used for the round.", "P2P-R2e, P2P-R2f"),
 ])
@@ -82,6 +86,7 @@ def rules_array(resolved: Mapping[str, Any], players: int) -> np.ndarray:
     rules[c.R_ODD_COMP] = c.COMP_NAMES.index(value("odd_team_compensation"))
     rules[c.R_FIRST_MARKER] = c.MARKER_NAMES.index(value("first_marker"))
     rules[c.R_LOSER_EFFECTS_SPENT] = int(value("loser_effects_spent"))
+    rules[c.R_END_WHEN] = c.END_WHEN_NAMES.index(value("end_when"))
     order = value("domain_order")  # highest first
     for position, name in enumerate(order):
         rules[c.R_DOMAIN_RANK + c.DOMAIN_NAMES.index(name)] = len(order) - 1 - position

@@ -120,7 +120,7 @@ class Reference:
             if len(t.unhappy) >= rules.unhappy_limit:
                 winner = k.ALL_LOSE
                 break
-            if not t.customer_deck:
+            if not t.customer_deck and (rules.end_when == "deck_empty" or not t.row):
                 winner = k.SOLO_WIN if rules.solo else self._scoring(t)
                 break
             if not rules.solo:

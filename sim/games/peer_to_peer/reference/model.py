@@ -150,6 +150,7 @@ class Rules:
     max_rounds: int
     first_marker: str
     loser_effects_spent: bool
+    end_when: str = "deck_empty"      # P2P-R5 reading: or "row_empty"
 
     @classmethod
     def from_resolved(cls, resolved: dict, players: int) -> "Rules":
@@ -171,7 +172,8 @@ class Rules:
                    unhappy_limit=int(value("unhappy_limit")),
                    max_rounds=int(value("max_rounds")),
                    first_marker=value("first_marker"),
-                   loser_effects_spent=bool(value("loser_effects_spent")))
+                   loser_effects_spent=bool(value("loser_effects_spent")),
+                   end_when=value("end_when"))
 
     @property
     def solo(self) -> bool:
