@@ -105,8 +105,9 @@ def test_p2p_e_effects_match_the_rules_text(deck, reconstruction_section):
 
 
 def test_default_deck_supports_every_player_count(deck):
+    """P2P-S1/S2/S3: a UserError here would mean the default deck cannot be set up."""
     for players in range(1, 7):
-        validate_for_players(deck, players, OPTIONS.defaults())
+        assert validate_for_players(deck, players, OPTIONS.defaults()) is None
 
 
 # -- bad card files: one UserError naming file, line and field ---------------------------
