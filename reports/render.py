@@ -128,22 +128,28 @@ def header_facts(rs: RunSet, ctx: Context) -> list[tuple[str, str]]:
 
 
 def runs_table(rs: RunSet) -> tuple[list[str], list[list[str]]]:
-    headers = ["#", "run directory", "players", "pairing", "odd_team_compensation", "seed",
-               "games", "complete", "card sha256"]
+    teams = _has_compensation(rs)  # a Peer-to-Peer option; PLAI runs have no such column
+    headers = ["#", "run directory", "players", "pairing"] + (["odd_team_compensation"] if teams else []) + [
+        "seed", "games", "complete", "card sha256"]
     rows = []
     for i, r in enumerate(rs.runs):
         m = r.manifest
         planned = int(m.get("games", r.games_found))
         games = f"{r.games_found:,}" + ("" if planned == r.games_found else f" of {planned:,}")
-        rows.append([str(i), r.path, str(r.players), r.pairing,
-                     str(r.rules.get("odd_team_compensation", "–")), str(m["seed"]), games,
+        mode = [str(r.rules.get("odd_team_compensation", "–"))] if teams else []
+        rows.append([str(i), r.path, str(r.players), r.pairing, *mode, str(m["seed"]), games,
                      "yes" if m.get("complete", True) else "no", r.sha256[:16] + "…"])
     return headers, rows
 
 
+def _has_compensation(rs: RunSet) -> bool:
+    return any("odd_team_compensation" in r.rules for r in rs.runs)
+
+
 def rules_rows(rs: RunSet) -> list[tuple[str, str]]:
     rows = [(k, json.dumps(v, sort_keys=True, default=str)) for k, v in sorted(rs.common_rules.items())]
-    rows.append(("odd_team_compensation", "see the runs table (compared on purpose)"))
+    if _has_compensation(rs):
+        rows.append(("odd_team_compensation", "see the runs table (compared on purpose)"))
     differing = sorted({k for r in rs.runs for k in r.rules} - set(rs.common_rules)
                        - {"odd_team_compensation", "players"})
     for k in differing:

@@ -256,6 +256,7 @@ def test_report_from_a_real_run_embeds_every_plai_plot(real_report):
     assert set(written["skipped"]) >= {"team_balance", "first_marker", "card_fate"}
     assert written["games"] == 300
     assert "aggressive x2" in html and "aggressive x3" in html
+    assert "odd_team_compensation" not in html  # a Peer-to-Peer option, not shown for PLAI
 
 
 def test_real_card_fights_agree_with_the_per_game_counters(real_report):
