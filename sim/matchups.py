@@ -60,13 +60,24 @@ def split_specs(text: str | Sequence[str]) -> list[str]:
     return specs
 
 
-def _canonical(spec: str) -> str:
+def _canonical(spec: str, game_pkg: str = GAME_PKG) -> str:
     """Validate a spec (unknown names/parameters list the valid ones) and write it in one form."""
     from sim.strategy import parse_spec
 
-    strategy, params = parse_spec(spec, GAME_PKG, field_name="--strategies")
+    strategy, params = parse_spec(spec, game_pkg, field_name="--strategies")
     return strategy.name + ("".join(f"{':' if i == 0 else ','}{k}={v:g}"
                                     for i, (k, v) in enumerate(params.items())))
+
+
+def strategy_names(strategies: str | Sequence[str], game_pkg: str, example: str) -> list[str]:
+    """The --strategies list, validated and canonical; empty or repeated lists are errors."""
+    names = [_canonical(s, game_pkg) for s in split_specs(strategies)]
+    if not names:
+        raise UserError(f"give the strategies to match, e.g. {example} (one alone plays "
+                        "itself)", field="--strategies")
+    if len(set(names)) != len(names):
+        raise UserError(f"a strategy is listed twice: {', '.join(names)}", field="--strategies")
+    return names
 
 
 @dataclass
@@ -216,12 +227,7 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
     if any(o.split("=")[0].strip() == "first_marker" for o in rule_overrides):
         raise UserError("matchups balance the first marker themselves; drop first_marker",
                         field="--rule")
-    names = [_canonical(s) for s in split_specs(strategies)]
-    if not names:
-        raise UserError("give the strategies to match, e.g. random,greedy (one alone plays "
-                        "itself)", field="--strategies")
-    if len(set(names)) != len(names):
-        raise UserError(f"a strategy is listed twice: {', '.join(names)}", field="--strategies")
+    names = strategy_names(strategies, GAME_PKG, "random,greedy")
     configure_args = {"cards": cards, "rules_file": rules_file,
                       "rule_overrides": tuple(rule_overrides), "debug": debug}
     # Validate every input before the first game: a bad rule must not fail half way.

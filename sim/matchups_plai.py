@@ -43,14 +43,6 @@ MATRIX_COLUMNS = ("strategy", "opponent", "games", "wins", "win_rate", "ci_low",
                   "maintainers_rate", "stalemate_rate")
 
 
-def _canonical(spec: str) -> str:
-    from sim.strategy import parse_spec
-
-    strategy, params = parse_spec(spec, "plai", field_name="--strategies")
-    return strategy.name + "".join(f"{':' if i == 0 else ','}{k}={v:g}"
-                                   for i, (k, v) in enumerate(params.items()))
-
-
 def seating(strategy: str, opponent: str, seat: int, players: int,
             names: Sequence[str]) -> list[str]:
     """The spec of every seat when ``strategy`` sits in ``seat`` against ``opponent`` (a
@@ -176,7 +168,7 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
     import sim
     from sim import api
     from sim.games.plai.rules import PLAYER_COUNTS
-    from sim.matchups import _new_run_dir, _write_csv, split_specs
+    from sim.matchups import _new_run_dir, _write_csv, strategy_names
 
     games = api.parse_count(games, field="--games")
     players = api.parse_count(players, field="--players", maximum=1000)
@@ -187,12 +179,7 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
     threads = api.default_threads() if threads is None else api.parse_count(threads, "--threads",
                                                                            4096)
     seed = api._seed(seed)
-    names = [_canonical(s) for s in split_specs(strategies)]
-    if not names:
-        raise UserError("give the strategies to match, e.g. weighted,aggressive (one alone "
-                        "plays itself)", field="--strategies")
-    if len(set(names)) != len(names):
-        raise UserError(f"a strategy is listed twice: {', '.join(names)}", field="--strategies")
+    names = strategy_names(strategies, "plai", "weighted,aggressive")
     configure_args = {"cards": cards, "rules_file": rules_file,
                       "rule_overrides": tuple(rule_overrides), "debug": debug}
     api.configure(GAME, players, cards, rules_file, tuple(rule_overrides), None, debug)
