@@ -109,7 +109,8 @@ class _Evaluator:
         if all_changes:
             self.count += 1
             path = self.workdir / f"cards-{self.count}.csv"
-            apply_card_changes(self.exp.base_cards_path(), all_changes).write(path)
+            apply_card_changes(self.exp.base_cards_path(), all_changes,
+                               game=self.exp.game).write(path)
             cards = str(path)
         return configure(game=self.exp.game, players=point.players, cards=cards,
                          rule_overrides=point.rule_overrides,
@@ -181,11 +182,14 @@ def autobalance(exp: Experiment, *, games: Any = None, out: Any = None, threads:
                         file=exp.file, line=exp.loc.line, field=f"{exp.name}.autobalance.targets")
     log = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None)
 
-    start_table = apply_card_changes(exp.base_cards_path(), exp.card_overrides)
+    start_table = apply_card_changes(exp.base_cards_path(), exp.card_overrides, game=exp.game)
     start_values = {}
     for v in spec.vary:
         try:
-            start_values[(v.ref, v.field)] = _typed(start_table.get(start_table.find(v.ref), v.field), v.choices)
+            # a ref naming several rows (a PLAI card under several numerals) starts from
+            # its first row's value; a candidate value is written to every row
+            rows = start_table.find_all(v.ref)
+            start_values[(v.ref, v.field)] = _typed(start_table.get(rows[0], v.field), v.choices)
         except KeyError as exc:
             raise v.loc.error(str(exc.args[0])) from None
 
@@ -232,7 +236,7 @@ def autobalance(exp: Experiment, *, games: Any = None, out: Any = None, threads:
 
     final = start_table.copy()
     for ref, fld, value in best.changes:
-        final.set(final.find(ref), fld, value)
+        final.set_all(final.find_all(ref), fld, value)
     start_text, best_text = start_table.text(), final.text()
     card_file = None
     if out is not None or best.changes:

@@ -1,5 +1,26 @@
-"""Card-file edits for experiments: find a card by id (``TE12``) or by its domain-value
-name (``Technology-12``), change one field, write the modified CSV, diff two files.
+"""Card-file edits for experiments: find a card by a reference, change one field, write
+the modified CSV, diff two files. Used for every game's card file.
+
+References (``ref`` in ``card_overrides: {REF.FIELD: value}``, sweep axes
+``card.REF.FIELD`` and ``autobalance.vary``), tried in this order:
+
+1. an **id** (any case; numeric ids compare as numbers): ``TE12``, ``te12`` (Peer-to-Peer),
+   ``5`` (PLAI). One row.
+2. a **name** (any case, spaces as printed): ``Service 10``, ``Daily Standups``. A name
+   printed on several rows means **every row of that card**: PLAI prints a card once per
+   numeral (``Daily Standups`` is id 1 at numeral I and id 21 at numeral II), so
+   ``Daily Standups.strength: 4`` changes both rows. To change one row, use its id.
+3. a **Domain-Value** name (Peer-to-Peer files, which have domain and value columns):
+   ``Technology-12``; it must name one card.
+
+Cards are found by what the file printed, so ``Technology-12`` still names TE12 after
+its value was changed, and a renamed card keeps its printed name as its reference.
+
+Editable fields are the game's card-file columns other than ``id`` (from the game's
+``cards`` module: Peer-to-Peer value, effect, domain, kind, start, name; PLAI strength,
+copies, numeral, type, effect, name); for a game without such a module, the file's own
+columns other than ``id``. Values are checked by loading the changed file with the game's
+own loader (``sim.experiments.schema.validate_experiment``).
 
 The file keeps its comment lines and column order, so a written file differs from the
 starting one only in the cells that were changed (what ``simulate autobalance`` prints).
@@ -8,21 +29,69 @@ from __future__ import annotations
 
 import csv
 import difflib
+import importlib
 import io
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from sim.errors import UserError
 
+# Peer-to-Peer's editable fields, in the order its messages have always listed them.
 EDITABLE_FIELDS = ("value", "effect", "domain", "kind", "start", "name")
 _DOMAIN_VALUE = re.compile(r"([A-Za-z]+)-(\d+)")
+_SHOWN = 4  # how many example ids / names an unknown reference lists
+
+
+@lru_cache(maxsize=None)
+def game_card_columns(game: str) -> tuple[str, ...] | None:
+    """The columns ``game``'s card files may have (its ``cards`` module's ``COLUMNS``, or
+    ``REQUIRED_COLUMNS`` + ``OPTIONAL_COLUMNS``), or None when the game has no such module
+    (games plugged in with CARDSIM_EXTRA_GAMES)."""
+    from sim.api import game_modules
+
+    module_name = game_modules().get(game)
+    if module_name is None or "." not in module_name:
+        return None
+    try:
+        module = importlib.import_module(module_name.rsplit(".", 1)[0] + ".cards")
+    except ImportError:
+        return None
+    if hasattr(module, "COLUMNS"):
+        return tuple(module.COLUMNS)
+    if hasattr(module, "REQUIRED_COLUMNS"):
+        return tuple(module.REQUIRED_COLUMNS) + tuple(getattr(module, "OPTIONAL_COLUMNS", ()))
+    return None
+
+
+def editable_fields(game: str | None) -> tuple[str, ...] | None:
+    """The fields a card edit may change for ``game``: its card columns other than id
+    (Peer-to-Peer in its historical order); None when the game does not declare its
+    columns (then the card file's own header decides, see ``CardCsv``)."""
+    if game in (None, "peer-to-peer"):
+        return EDITABLE_FIELDS
+    columns = game_card_columns(game)
+    if columns is None:
+        return None
+    return tuple(c for c in columns if c != "id")
+
+
+def _same_id(a: str, b: str) -> bool:
+    if a.isdigit() and b.isdigit():
+        return int(a) == int(b)
+    return a.lower() == b.lower()
+
+
+def _norm(name: str) -> str:
+    return " ".join(name.split()).lower()
 
 
 class CardCsv:
     """A card file as text lines: comments and blank lines kept, data rows editable."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, game: str | None = "peer-to-peer"):
         self.path = str(path)
+        self.game = game
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
@@ -43,6 +112,9 @@ class CardCsv:
                 self.rows[index] = cells
         if self.header is None or "id" not in self.header:
             raise UserError("the card file has no header with an 'id' column", file=self.path)
+        declared = editable_fields(game)
+        self.fields: tuple[str, ...] = declared if declared is not None else tuple(
+            c for c in self.header if c != "id")
         self._edited: set[int] = set()
         # cards are found by what the file printed (Technology-12 stays Technology-12
         # after its value is changed)
@@ -51,6 +123,7 @@ class CardCsv:
     def copy(self) -> "CardCsv":
         other = object.__new__(CardCsv)
         other.path, other.lines, other.header = self.path, list(self.lines), list(self.header)
+        other.game, other.fields = self.game, self.fields
         other.header_index = self.header_index
         other.rows = {k: list(v) for k, v in self.rows.items()}
         other._edited = set(self._edited)
@@ -61,17 +134,19 @@ class CardCsv:
         i = self.header.index(column)
         return cells[i].strip() if i < len(cells) else ""
 
-    def find(self, ref: str) -> int:
-        """The line index of the card ``ref``: an id (any case), a name, or Domain-Value."""
-        ref = str(ref).strip()
-        by_id = [i for i, cells in self._printed.items() if self._cell(cells, "id").lower() == ref.lower()]
+    def find_all(self, ref: str) -> list[int]:
+        """The line indices of the rows ``ref`` names (module docstring): one row for an
+        id or a Domain-Value name, every row printed with that name for a name. An unknown
+        ref raises KeyError with a few valid ones."""
+        ref = " ".join(str(ref).split())
+        by_id = [i for i, cells in self._printed.items() if _same_id(self._cell(cells, "id"), ref)]
         if by_id:
-            return by_id[0]
+            return by_id[:1]
         if "name" in self.header:
             by_name = [i for i, cells in self._printed.items()
-                       if self._cell(cells, "name").lower() == ref.lower()]
-            if len(by_name) == 1:
-                return by_name[0]
+                       if _norm(self._cell(cells, "name")) == ref.lower()]
+            if by_name:
+                return by_name
         match = _DOMAIN_VALUE.fullmatch(ref)
         if match and {"domain", "value"} <= set(self.header):
             domain, value = match.group(1).lower(), match.group(2)
@@ -79,12 +154,41 @@ class CardCsv:
                      if self._cell(cells, "domain").lower() == domain
                      and self._cell(cells, "value").lstrip("+0") == value.lstrip("0")]
             if len(found) == 1:
-                return found[0]
+                return found
             if len(found) > 1:
                 ids = ", ".join(self._cell(self._printed[i], "id") for i in found)
                 raise KeyError(f"'{ref}' matches several cards ({ids}); use a card id")
-        raise KeyError(f"no card '{ref}' in {self.path} (use an id such as TE12 or a "
-                       "domain-value name such as Technology-12)")
+        raise KeyError(self._unknown(ref))
+
+    def find(self, ref: str) -> int:
+        """The line index of the one row ``ref`` names (KeyError when it names several)."""
+        found = self.find_all(ref)
+        if len(found) > 1:
+            ids = ", ".join(self.card_id(i) for i in found)
+            raise KeyError(f"'{ref}' names {len(found)} rows (ids {ids}); use an id for one")
+        return found[0]
+
+    def _unknown(self, ref: str) -> str:
+        rows = list(self._printed.values())
+        ids = [self._cell(cells, "id") for cells in rows]
+        names = list(dict.fromkeys(self._cell(cells, "name") for cells in rows)) \
+            if "name" in self.header else []
+        close = difflib.get_close_matches(ref, ids + names, n=1, cutoff=0.6)
+        text = f"no card '{ref}' in {self.path}"
+        if close:
+            text += f" (did you mean '{close[0]}'?)"
+
+        def some(items):
+            return ", ".join(items[:_SHOWN]) + (", ..." if len(items) > _SHOWN else "")
+
+        text += f"; a card is an id ({some(ids)})"
+        if names:
+            text += f" or a name ({some(names)})"
+        if {"domain", "value"} <= set(self.header) and rows:
+            first = rows[0]
+            text += (f" or Domain-Value ({self._cell(first, 'domain')}-"
+                     f"{self._cell(first, 'value')}, ...)")
+        return text
 
     def card_id(self, index: int) -> str:
         return self._cell(self.rows[index], "id")
@@ -93,9 +197,10 @@ class CardCsv:
         return self._cell(self.rows[index], field) if field in self.header else ""
 
     def set(self, index: int, field: str, value) -> None:
-        if field not in EDITABLE_FIELDS:
-            raise KeyError(f"cannot change field '{field}'; editable fields: "
-                           f"{', '.join(EDITABLE_FIELDS)}")
+        if field not in self.fields:
+            raise KeyError(f"cannot change field '{field}'; editable fields"
+                           + (f" for {self.game}" if self.game else "")
+                           + f": {', '.join(self.fields)}")
         cells = self.rows[index]
         if field not in self.header:  # e.g. a file without the optional effect column
             self.header.append(field)
@@ -109,6 +214,11 @@ class CardCsv:
             cells.append("")
         cells[column] = "" if value is None else str(value)
         self._edited.add(index)
+
+    def set_all(self, indices, field: str, value) -> None:
+        """``set`` on every row of ``indices`` (the rows one ref names)."""
+        for index in indices:
+            self.set(index, field, value)
 
     def text(self) -> str:
         lines = list(self.lines)

@@ -67,7 +67,7 @@ def point_cards(exp: Experiment, point: Point, directory: Path) -> str | None:
     point changes cards, the modified file written to ``directory/cards.csv``."""
     if not point.card_changes:
         return exp.cards
-    table = apply_card_changes(exp.base_cards_path(), point.card_changes)
+    table = apply_card_changes(exp.base_cards_path(), point.card_changes, game=exp.game)
     target = directory / "cards.csv"
     text = table.text()
     if target.exists() and target.read_text(encoding="utf-8") != text:

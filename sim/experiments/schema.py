@@ -424,7 +424,7 @@ def _experiment(name: str, node: Y, path: Path) -> Experiment:
     if "card_overrides" in entries:
         changes = []
         for key, value in entries["card_overrides"].mapping().items():
-            ref, field_name = _card_key(key, value)
+            ref, field_name = _card_key(key, value, exp.game)
             changes.append(CardChange(ref, field_name, value.v, value))
         exp.card_overrides = tuple(changes)
     if "rules" in entries:
@@ -490,15 +490,25 @@ def _strategy(node: Y) -> tuple[str, dict]:
     return str(entries["name"].v), params
 
 
-def _card_key(key: str, node: Y) -> tuple[str, str]:
-    ref, dot, field_name = key.rpartition(".")
-    if not dot or not ref:
-        raise node.error(f"expected CARD.FIELD (e.g. TE12.value or Technology-12.value), got '{key}'")
-    from sim.experiments.cardfile import EDITABLE_FIELDS
+_CARD_EXAMPLES = {"peer-to-peer": "TE12.value or Technology-12.value",
+                  "plai": "5.strength or Daily Standups.strength"}
 
-    if field_name not in EDITABLE_FIELDS:
-        raise node.error(f"unknown card field '{field_name}'; editable fields: "
-                         f"{', '.join(EDITABLE_FIELDS)}")
+
+def _card_key(key: str, node: Y, game: str = "peer-to-peer") -> tuple[str, str]:
+    """REF.FIELD of a card change: the field is what follows the last dot (so a ref may be
+    a name with spaces, or a numeric PLAI id: ``5.strength``), and must be one of the
+    game's editable fields (sim.experiments.cardfile)."""
+    from sim.experiments.cardfile import editable_fields
+
+    ref, dot, field_name = str(key).rpartition(".")
+    ref = ref.strip()
+    if not dot or not ref:
+        example = _CARD_EXAMPLES.get(game, "ID.FIELD or NAME.FIELD")
+        raise node.error(f"expected CARD.FIELD (e.g. {example}), got '{key}'")
+    fields = editable_fields(game)
+    if fields is not None and field_name not in fields:
+        raise node.error(f"unknown card field '{field_name}'; editable fields for {game}: "
+                         f"{', '.join(fields)}")
     return ref, field_name
 
 
@@ -538,7 +548,7 @@ def _axis(key: str, node: Y, game: str = "peer-to-peer") -> Axis:
             raise node.error(f"expected rule.OPTION or rule.OPTION.N, got '{key}'")
         return Axis(key, "rule", (option, int(count) if count else None), values, node)
     if head in ("card", "cards") and rest:
-        ref, field_name = _card_key(rest, node)
+        ref, field_name = _card_key(rest, node, game)
         return Axis(key, "card", (ref, field_name), values, node)
     if head in ("strategy", "strategies") and rest:
         team, _, param = rest.partition(".")
@@ -643,7 +653,7 @@ def _autobalance(node: Y, exp: Experiment) -> AutobalanceSpec:
         raise node.error("autobalance needs 'vary' (the card changes allowed) and 'targets'")
     vary = []
     for key, value in entries["vary"].mapping().items():
-        ref, field_name = _card_key(key, value)
+        ref, field_name = _card_key(key, value, exp.game)
         if isinstance(value.v, dict):
             bounds = value.known(("min", "max", "step"))
             if "min" not in bounds or "max" not in bounds:
@@ -671,21 +681,32 @@ def _autobalance(node: Y, exp: Experiment) -> AutobalanceSpec:
 
 
 # ----------------------------------------------------------------------------- validation
-def _relocate(exc: UserError, node: Y) -> UserError:
-    where = f" (in {exc.file}" + (f":{exc.line}" if exc.line else "") + ")" if exc.file and exc.file != node.file else ""
+def _relocate(exc: UserError, node: Y, renamed: dict | None = None) -> UserError:
+    """``exc`` (from configuring a point) at ``node``'s line of the YAML file, with where
+    the game's loader found it; a changed card file written for the check is named as
+    the card file it was made from (its lines are the same)."""
+    file = exc.file
+    changed = ""
+    if renamed and file in renamed:
+        file, changed = renamed[file], " after the change"
+    where = ""
+    if file and file != node.file:
+        where = f" (in {file}" + (f":{exc.line}" if exc.line else "") + (
+            f", field '{exc.field}'" if exc.field and changed else "") + changed + ")"
     return node.error(exc.message + where)
 
 
-def apply_card_changes(base_path: str, changes, *, strict: bool = True):
+def apply_card_changes(base_path: str, changes, *, game: str | None = "peer-to-peer",
+                       strict: bool = True):
     """The base card file with ``changes`` applied, as a CardCsv; bad refs raise UserError
-    at the change's YAML line."""
+    at the change's YAML line. A ref that names several rows (a PLAI card printed under
+    several numerals) changes every one of them (sim.experiments.cardfile)."""
     from sim.experiments.cardfile import CardCsv
 
-    table = CardCsv(base_path)
+    table = CardCsv(base_path, game)
     for change in changes:
         try:
-            index = table.find(change.ref)
-            table.set(index, change.field, change.value)
+            table.set_all(table.find_all(change.ref), change.field, change.value)
         except KeyError as exc:
             raise change.loc.error(str(exc.args[0])) from None
     return table
@@ -697,19 +718,22 @@ def validate_experiment(exp: Experiment) -> None:
     from sim.api import configure
 
     base = exp.base_cards_path()
+    renamed: dict[str, str] = {}   # written card file -> the file it was made from
     with tempfile.TemporaryDirectory(prefix="cardsim-exp-") as tmp:
         def cards_for(changes) -> str | None:
             if not changes:
                 return exp.cards
-            table = apply_card_changes(base, changes)
-            return str(table.write(Path(tmp) / f"cards-{abs(hash(tuple((c.ref, c.field, str(c.value)) for c in changes)))}.csv"))
+            table = apply_card_changes(base, changes, game=exp.game)
+            path = str(table.write(Path(tmp) / f"cards-{abs(hash(tuple((c.ref, c.field, str(c.value)) for c in changes)))}.csv"))
+            renamed[path] = base
+            return path
 
         def attempt(node: Y, **kwargs) -> None:
             try:
                 configure(game=exp.game, players=kwargs.pop("players", exp.players[0]),
                           cards=kwargs.pop("cards", exp.cards), **kwargs)
             except UserError as exc:
-                raise _relocate(exc, node) from None
+                raise _relocate(exc, node, renamed) from None
 
         for count in exp.players:
             attempt(exp.loc, players=count)
