@@ -85,10 +85,16 @@ DEFAULT_METRICS = ("a_share", "all_lose_rate", "a_win_rate", "b_win_rate", "mean
 
 
 def _seat_metric(seat: int) -> SweepMetric:
+    def xy(g):
+        won = _ind((g["outcome"] == OUT_SEAT) & (g["winner"] == seat))
+        # games with no seat ``seat`` (fewer players) are not in the denominator, so the
+        # metric is n/a rather than 0 % at a player count without that seat
+        present = _ind(g["players"] > seat) if "players" in g else _ones(g)
+        return won * present, present
+
     return SweepMetric(f"seat{seat}_win_rate", f"Seat {seat} win rate", "%", "rate", 100.0, 0.0,
-                       lambda g: (_ind((g["outcome"] == OUT_SEAT) & (g["winner"] == seat)),
-                                  _ones(g)),
-                       f"Share of all games seat {seat} won (PLAI).", ("plai",))
+                       xy, f"Share of all games seat {seat} won (PLAI; n/a where the game has "
+                       f"no seat {seat}).", ("plai",))
 
 
 def _first_player(g):
@@ -97,12 +103,32 @@ def _first_player(g):
     return _ind(first), _ind(won)
 
 
+def _place_advantage(place: str):
+    """x, y with sum x / sum y = (the share of startup wins taken by the seat that moved
+    first, or last, in turn order) - 1/players: 0 when fair at any player count."""
+    def xy(g):
+        won = g["outcome"] == OUT_SEAT
+        players = np.asarray(g["players"], dtype=np.int64)
+        seat = g["first_seat"] if place == "first" else (g["first_seat"] + players - 1) % players
+        return _ind(won & (g["winner"] == seat)) - _ind(won) / players, _ind(won)
+    return xy
+
+
 PLAI_METRICS = (
     *[_seat_metric(s) for s in range(5)],
     SweepMetric("first_player_share", "First player's share of startup wins", "%", "rate",
                 100.0, 0.0, _first_player,
                 "Among games a startup won, the share the seat that moved first won (PLAI; "
                 "fair = 100/players).", ("plai",)),
+    SweepMetric("first_player_advantage", "First player's advantage", "pp", "mean", 100.0,
+                0.0, _place_advantage("first"),
+                "The first mover's share of startup wins minus the fair share 100/players, in "
+                "percentage points (0 is fair at every player count; PLAI). Delta-method "
+                "interval.", ("plai",)),
+    SweepMetric("last_player_advantage", "Last player's advantage", "pp", "mean", 100.0,
+                0.0, _place_advantage("last"),
+                "The share of startup wins taken by the seat that moves last in turn order, "
+                "minus 100/players, in percentage points (0 is fair; PLAI).", ("plai",)),
     SweepMetric("maintainers_win_rate", "Maintainers' win rate", "%", "rate", 100.0, 0.0,
                 lambda g: (_ind(g["outcome"] == OUT_MAINTAINERS), _ones(g)),
                 "Share of games every startup went bankrupt (PLAI-T6).", ("plai",)),
@@ -114,12 +140,18 @@ PLAI_METRICS = (
                 "Turns per game (PLAI).", ("plai",)),
 )
 METRICS.update({m.name: m for m in PLAI_METRICS})
-PLAI_DEFAULT_METRICS = ("seat0_win_rate", "first_player_share", "maintainers_win_rate",
-                        "stalemate_rate", "mean_turns")
+PLAI_DEFAULT_METRICS = ("first_player_advantage", "last_player_advantage",
+                        "maintainers_win_rate", "stalemate_rate", "mean_turns")
 
 
-def default_metrics(game: str) -> tuple[str, ...]:
-    return PLAI_DEFAULT_METRICS if game == "plai" else DEFAULT_METRICS
+def default_metrics(game: str, players=None) -> tuple[str, ...]:
+    """The sweep report's metrics when an experiment names none. PLAI: the win rate of
+    every seat the experiment's largest player count has, the first and last player's
+    advantage, the maintainers' win rate, the stalemate rate and the mean length."""
+    if game != "plai":
+        return DEFAULT_METRICS
+    seats = max(players) if players else 5
+    return tuple(f"seat{s}_win_rate" for s in range(seats)) + PLAI_DEFAULT_METRICS
 
 
 def metrics_for(game: str) -> list[str]:
@@ -283,7 +315,7 @@ def plot_metric(table, metric: str, axes_keys: list[str]):
         ax.set_xticks(list(position.values()), x_values)
     if metric in ("a_share",):
         ax.axhline(50, color="black", linewidth=0.8, linestyle=":")
-    if metric == "imbalance":
+    if metric == "imbalance" or metric.endswith("_advantage"):  # 0 is even
         ax.axhline(0, color="black", linewidth=0.8, linestyle=":")
     ax.set_xlabel(x_key)
     ax.set_ylabel(f"{m.title} ({m.unit})")

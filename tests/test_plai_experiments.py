@@ -50,8 +50,10 @@ def test_plai_experiment_parses_seats_and_default_metrics(exp_file):
     exp = experiments.get("small", exp_file)
     assert exp.game == "plai"
     assert exp.strategies == {"all": ("aggressive", {}), "seat1": ("bluffer", {"rate": 0.4})}
-    assert exp.metrics == ("seat0_win_rate", "first_player_share", "maintainers_win_rate",
-                           "stalemate_rate", "mean_turns")
+    # every seat of the largest player count (2 here), then the turn-order advantages
+    assert exp.metrics == ("seat0_win_rate", "seat1_win_rate", "first_player_advantage",
+                           "last_player_advantage", "maintainers_win_rate", "stalemate_rate",
+                           "mean_turns")
     point = exp.points()[0]
     assert point.strategies == {"all": "aggressive", "seat1": "bluffer:rate=0.4"}
     assert experiments.get("defaults", exp_file).metrics[0] == "seat0_win_rate"

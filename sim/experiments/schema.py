@@ -462,7 +462,7 @@ def _experiment(name: str, node: Y, path: Path) -> Experiment:
     if not exp.metrics and exp.game != "peer-to-peer":
         from reports.sweep import default_metrics
 
-        exp.metrics = default_metrics(exp.game)
+        exp.metrics = default_metrics(exp.game, exp.players)
     return exp
 
 
