@@ -347,7 +347,7 @@ def display_tables(table, diffs, metrics, axes_keys):
         unit = "pp" if METRICS[r["metric"]].unit in ("%", "pp") else METRICS[r["metric"]].unit
         drows.append([r["point"], r["baseline"], r["metric"],
                       f"{_fmt_est(r['diff'], r['lo'], r['hi'])} {unit}",
-                      f"[{r['unpaired_lo']:.2f}, {r['unpaired_hi']:.2f}]",
+                      _fmt_est(r["diff"], r["unpaired_lo"], r["unpaired_hi"]).split(" ", 1)[-1],
                       f"{100 * r['identical_games']:.1f} %"])
     return (head, rows), (dhead, drows)
 
