@@ -2,7 +2,14 @@
 set that brings its target metrics into their bands.
 
 * **Search space**: ``autobalance.vary`` lists card fields (``TE12.value``,
-  ``Service-10.effect``) and the values each may take (a ``{min, max}`` range or a list).
+  ``Service-10.effect``; PLAI ``Daily Standups.strength``, ``"9.copies"``) and the values
+  each may take (a ``{min, max}`` range or a list). Refs and fields are those of
+  ``sim.experiments.cardfile``: a name printed on several rows (a PLAI card under several
+  numerals) writes each candidate value to every one of its rows, and starts from its
+  first row's value (a candidate equal to that value leaves the rows as printed).
+* **Targets** are any sweep metric of the game (``reports.sweep``): for PLAI e.g.
+  ``first_player_advantage`` (0 is fair), ``last_player_advantage``, ``seatN_win_rate``,
+  ``maintainers_win_rate``, ``stalemate_rate``, ``mean_turns``.
 * **Objective**: the loss of a card set is the sum, over targets and the points each
   selects, of how far the metric's estimate lies outside its band (0 inside), in the
   metric's units (percentage points for rates). Ties go to the set with fewer changes.

@@ -133,8 +133,8 @@ def _convert(node, key: str, path: str, constructor) -> Y:
 # ----------------------------------------------------------------------------- the model
 @dataclass(frozen=True)
 class CardChange:
-    ref: str          # as written: TE12 or Technology-12
-    field: str        # value, effect, ...
+    ref: str          # as written: TE12, Technology-12, 5, Daily Standups (cardfile.CardCsv.find_all)
+    field: str        # one of the game's editable fields: value, effect, ... / strength, copies, ...
     value: Any
     loc: Y = field(compare=False, repr=False)
 
