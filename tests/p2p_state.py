@@ -127,7 +127,7 @@ class State:
         self.w_b = weights(strategies.get("B", "greedy"))
         n = self.table.n
         self.index = {cid: i for i, cid in enumerate(self.table.ids)}
-        self.pile = np.zeros((e.N_ROWS, n), np.int64)  # piles + kernel scratch rows
+        self.pile = np.zeros((e.N_ROWS, max(n, e.PILE_WIDTH_MIN)), np.int64)  # piles + scratch rows
         self.pile_n = np.zeros(e.N_PILES, np.int64)
         self.arrival = np.zeros(n, np.int64)
         self.used = np.zeros(n, np.uint8)
