@@ -531,7 +531,7 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
 
 # ---------------------------------------------------------------- D4 / D5: placement
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _place(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, trace):
     """D4 (and D5 on overflow): put a won customer somewhere (P2P-R2d)."""
     phase = _phase(w, pile_n)
@@ -714,7 +714,7 @@ def _choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _win(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, mask, cust, trace):
     """The winner's played cards go to its discard and it places the customer (R2d)."""
     p = P_HAND + team
@@ -862,7 +862,7 @@ def _unmark_assist(cards, pile, pile_n, seats, used, used_before, team, mask):
 
 # ---------------------------------------------------------------- R3, R4: end of round
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace):
     """R3: discard the hand, draw hand_size plus extra_draw, reshuffling the discard."""
     while pile_n[P_HAND + team]:
