@@ -181,20 +181,34 @@ def _find_effect(cards, pile, pile_n, seats, used, team, effect, arg):
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def _best_shift(cards, pile, pile_n, seats, used, team):
-    """The strongest unused `shift` venture of ``team``: (card, k) or (-1, 0)."""
-    best = -1
-    best_k = 0
+def _venture_effects(cards, pile, pile_n, seats, used, team):
+    """One pass over ``team``'s unused venture effects: (shift card, k, wild card, develop).
+
+    The strongest `shift` (first in seat order on ties, -1 and 0 if none), the first
+    `wild_domain` card (-1 if none), both as _find_effect would find them, and a bitmask
+    of the `develop` targets (1 << DEVELOP_*) a card allows (P2P-E1/E2/E3)."""
+    shift = -1
+    shift_k = 0
+    wild = -1
+    develop = 0
     for s in range(MAX_SEATS):
         if seats[SEAT_TEAM, s] != team:
             continue
         for i in range(pile_n[P_SEAT + s]):
             c = pile[P_SEAT + s, i]
-            if (cards[CD_EFFECT, c] == EFFECT_SHIFT and used[c] == 0
-                    and cards[CD_KIND, c] == VENTURE and cards[CD_ARG, c] > best_k):
-                best = c
-                best_k = cards[CD_ARG, c]
-    return best, best_k
+            if used[c] != 0 or cards[CD_KIND, c] != VENTURE:
+                continue
+            effect = cards[CD_EFFECT, c]
+            if effect == EFFECT_SHIFT:
+                if cards[CD_ARG, c] > shift_k:
+                    shift = c
+                    shift_k = cards[CD_ARG, c]
+            elif effect == EFFECT_WILD_DOMAIN:
+                if wild < 0:
+                    wild = c
+            elif effect == EFFECT_DEVELOP:
+                develop |= 1 << cards[CD_ARG, c]
+    return shift, shift_k, wild, develop
 
 
 # ---------------------------------------------------------------- setup (P2P-S)
@@ -399,8 +413,8 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
         return 0, -1, False
     rnd = st[S_ROUND]
     patience = rules[R_CUSTOMER_PATIENCE]
-    shift_card, shift_k = _best_shift(cards, pile, pile_n, seats, used, team)
-    has_wild = _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_WILD_DOMAIN, -1) >= 0
+    shift_card, shift_k, wild, _ = _venture_effects(cards, pile, pile_n, seats, used, team)
+    has_wild = wild >= 0
     w_noise = w[b + C_NOISE] != 0.0
     w_high = w[b + C_HIGH] != 0.0
     best_score = w[b + C_PASS] + (w[b + C_NOISE] * uniform(rng) if w_noise else 0.0)
@@ -551,8 +565,9 @@ def _place(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cus
         if sc > best_score:
             best_score = sc
             best = 1 + s
+    develop = _venture_effects(cards, pile, pile_n, seats, used, team)[3]
     for target in range(3):
-        if _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_DEVELOP, target) < 0:
+        if not develop >> target & 1:
             continue
         sc = w[b + D_DEVELOP_DECK + target] + w[b + D_NOISE] * _noise(w, phase, D_NOISE, rng)
         if sc > best_score:
@@ -627,8 +642,7 @@ def _reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals,
             mark):
     """Apply the effects of an assist; returns the number of sorted keys (P2P-R2b/R2f)."""
     hand = pile[P_HAND + team]
-    shift_card, shift_k = _best_shift(cards, pile, pile_n, seats, used, team)
-    wild = _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_WILD_DOMAIN, -1)
+    shift_card, shift_k, wild, _ = _venture_effects(cards, pile, pile_n, seats, used, team)
     ok, sh_slot, sh_delta, use_wild, dual_slot, boost_mask = eval_assist(
         cards, hand, mask, cust, used, shift_k, wild >= 0, vals)
     if not ok:
@@ -667,8 +681,8 @@ def _choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     """D3: the marker holder picks any customer its committed cards can legally assist."""
     phase = _phase(w, pile_n)
     hand = pile[P_HAND + team]
-    shift_card, shift_k = _best_shift(cards, pile, pile_n, seats, used, team)
-    has_wild = _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_WILD_DOMAIN, -1) >= 0
+    shift_card, shift_k, wild, _ = _venture_effects(cards, pile, pile_n, seats, used, team)
+    has_wild = wild >= 0
     tb_me = _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_TIEBREAK, -1) >= 0
     tb_rival = _find_effect(cards, pile, pile_n, seats, used, 1 - team, EFFECT_TIEBREAK, -1) >= 0
     top_value = 0
