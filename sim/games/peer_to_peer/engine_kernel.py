@@ -45,21 +45,18 @@ N_PILES = P_SEAT + MAX_SEATS
 SCR_VALS_A, SCR_VALS_B, SCR_KEYS_A, SCR_KEYS_B, SCR_USED_BEFORE = range(N_PILES, N_PILES + 5)
 SCR_DECK, SCR_KEPT, SCR_DOOMED, SCR_SEEN, SCR_PAIR = range(N_PILES + 5, N_PILES + 10)
 # D2 scratch (see _choose_commit), one row each: per hand slot its value, domain bits,
-# dual_domain bits and boost; per row position the customer's value and domain; row
-# positions by customer value (a bitmask per value 0-99); then LOW_N rows of per-subset
-# aggregates over the hand's first LOW_BITS slots.
+# dual_domain bits and boost; per row position the customer's value and domain; then
+# LOW_N rows of per-subset aggregates over the hand's first LOW_BITS slots.
 SCR_HV, SCR_HNAT, SCR_HDUAL, SCR_HBOOST = range(N_PILES + 10, N_PILES + 14)
-SCR_ROWV, SCR_ROWD, SCR_BYVAL = range(N_PILES + 14, N_PILES + 17)
-SCR_LOW = N_PILES + 17
+SCR_ROWV, SCR_ROWD = N_PILES + 14, N_PILES + 15
+SCR_LOW = N_PILES + 16
 LOW_SUM, LOW_COUNT, LOW_NAT, LOW_DUAL, LOW_BOOST, LOW_MAX = range(6)
 LOW_N = 6
 LOW_BITS = 8
 N_ROWS = SCR_LOW + LOW_N
 # Rows are at least this wide (the card count may be smaller): room for 2**LOW_BITS
-# subsets and for every card value (0-99, P2P-C1).
+# subsets.
 PILE_WIDTH_MIN = 1 << LOW_BITS
-# Row positions fit one int64 bitmask up to here; a longer row is scanned instead.
-ROW_BITS_MAX = 63
 # Functions on the per-round hot path are compiled with ``_nrt=False`` (no reference
 # counting): they allocate nothing, so numba's per-call incref/decref of every array
 # argument (atomic operations, about a quarter of the run time) is pure overhead there.
@@ -400,8 +397,8 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     decide most pairs without eval_assist: a subset without a usable boost card is legal
     exactly when its sum, or its sum with the team's best shift, hits the customer's value
     and a domain (natural, dual_domain, then wild_domain) matches. Subsets with a boost card
-    go through eval_assist (the exact check). Only customers whose value the subset can
-    reach are looked at: the row positions are bucketed by customer value."""
+    go through eval_assist (the exact check). (Bucketing the row by customer value was
+    slower: rows hold about two customers.)"""
     h = pile_n[P_HAND + team]
     nrow = pile_n[P_ROW]
     if h == 0 or nrow == 0:
@@ -421,10 +418,9 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     best_mask = 0
     best_cust = -1
     legal = False
-    # The row: each position's value and domain, and the positions by value.
+    # The row: each position's value and domain.
     row_v = pile[SCR_ROWV]
     row_d = pile[SCR_ROWD]
-    by_value = pile[SCR_BYVAL]
     top_value = 0
     v_min = cards[CD_VALUE, pile[P_ROW, 0]]
     for j in range(nrow):
@@ -434,12 +430,6 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
         row_d[j] = cards[CD_DOMAIN, cust]
         top_value = max(top_value, v)
         v_min = min(v_min, v)
-    bucketed = nrow <= ROW_BITS_MAX
-    if bucketed:
-        for v in range(v_min, top_value + 1):
-            by_value[v] = 0
-        for j in range(nrow):
-            by_value[row_v[j]] |= 1 << j
     # Each hand slot's part of the aggregates (boost and dual_domain only while unused).
     hp = P_HAND + team
     h_val = pile[SCR_HV]
@@ -513,22 +503,8 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
             nat = l_nat[lo] | hi_nat
             dual = l_dual[lo] | hi_dual
             high = max(l_max[lo], hi_max)
-            reach = 0
-            if bucketed:
-                for v in range(max(lowest, v_min), min(highest, top_value) + 1):
-                    reach |= by_value[v]
-            j = 0
-            while j < nrow:  # row order
-                if bucketed:
-                    if reach == 0:
-                        break
-                    hit = reach & 1
-                    reach >>= 1
-                    if not hit:
-                        j += 1
-                        continue
-                elif row_v[j] < lowest or row_v[j] > highest:
-                    j += 1
+            for j in range(nrow):  # row order
+                if row_v[j] < lowest or row_v[j] > highest:
                     continue
                 ok, sc = _commit_option(cards, w, b, rng, pile, arrival, used, rnd, patience,
                                         top_value, hp, mask, j, total, n_played, nat, dual, boost,
@@ -539,7 +515,6 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
                         best_score = sc
                         best_mask = mask
                         best_cust = pile[P_ROW, j]
-                j += 1
     return best_mask, best_cust, legal
 
 
