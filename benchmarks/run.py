@@ -93,6 +93,13 @@ def reference_rate(games: int) -> tuple[float, str]:
     return float(out.stdout.strip().splitlines()[-1]), "kernel with NUMBA_DISABLE_JIT=1"
 
 
+def tree_env(**extra: str) -> dict[str, str]:
+    """The environment for `simulate` subprocesses: they run in a temporary directory, where
+    `import sim` would find whichever checkout is installed, so put this tree first."""
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    return {**os.environ, "PYTHONPATH": path, **extra}
+
+
 def peak_rss_mb(games: str, workdir: Path) -> tuple[float, float]:
     """(peak RSS in MB, wall seconds) of `simulate --games N` in a fresh process."""
     out = workdir / f"rss-{games}"
@@ -103,13 +110,13 @@ def peak_rss_mb(games: str, workdir: Path) -> tuple[float, float]:
     cmd = [sys.executable, "-c", code, sys.executable, "-m", "sim.cli", "--games", games,
            "--out", str(out), "--no-progress", "--json"]
     rss, wall = subprocess.run(cmd, capture_output=True, text=True, check=True,
-                               cwd=workdir).stdout.split()
+                               cwd=workdir, env=tree_env()).stdout.split()
     return float(rss), float(wall)
 
 
 def start_times(workdir: Path) -> tuple[float, float]:
     """Cold (empty numba cache) and warm wall time of `simulate --games 1000`."""
-    env = {**os.environ, "CARDSIM_CACHE_ROOT": str(workdir / "cache")}
+    env = tree_env(CARDSIM_CACHE_ROOT=str(workdir / "cache"))
     times = []
     for name in ("cold", "warm", "warm2"):
         start = time.perf_counter()

@@ -127,7 +127,7 @@ class State:
         self.w_b = weights(strategies.get("B", "greedy"))
         n = self.table.n
         self.index = {cid: i for i, cid in enumerate(self.table.ids)}
-        self.pile = np.zeros((e.N_ROWS, n), np.int64)  # piles + kernel scratch rows
+        self.pile = np.zeros((e.N_ROWS, max(n, e.PILE_WIDTH_MIN)), np.int64)  # piles + scratch rows
         self.pile_n = np.zeros(e.N_PILES, np.int64)
         self.arrival = np.zeros(n, np.int64)
         self.used = np.zeros(n, np.uint8)
@@ -337,9 +337,9 @@ class State:
         hand = self.pile[e.P_HAND + t]
         in_hand = [self.name(c) for c in hand[:self.pile_n[e.P_HAND + t]]]
         mask = sum(1 << in_hand.index(cid) for cid in cards)
-        _, shift_k = e._best_shift(self.cards, self.pile, self.pile_n, self.seats, self.used, t)
-        wild = e._find_effect(self.cards, self.pile, self.pile_n, self.seats, self.used, t,
-                              k.EFFECT_WILD_DOMAIN, -1) >= 0
+        _, shift_k, wild, _ = e._venture_effects(self.cards, self.pile, self.pile_n, self.seats,
+                                                 self.used, t)
+        wild = wild >= 0
         vals = np.zeros(self.table.n, np.int64)
         ok, *_ = _eval_assist(self.cards, hand, mask, self.id(customer), self.used, shift_k,
                               wild, vals)

@@ -133,7 +133,7 @@ def _highest_after_boost(cards, hand, mask, boosted):
     return best_slot, best_val
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def sorted_play(cards, rules, hand, mask, vals, out_keys):
     """The played cards as keys value*8 + domain rank + 1, highest first; returns count."""
     n = 0
@@ -156,7 +156,7 @@ def sorted_play(cards, rules, hand, mask, vals, out_keys):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def contest(keys_a, n_a, keys_b, n_b, tiebreak_a, tiebreak_b, marker):
     """P2P-R2c: returns (winning team 0/1, why). Keys come from sorted_play."""
     for i in range(min(n_a, n_b)):

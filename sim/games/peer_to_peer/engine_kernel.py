@@ -44,15 +44,27 @@ N_PILES = P_SEAT + MAX_SEATS
 # N_ROWS rows (every loop over piles stops at N_PILES).
 SCR_VALS_A, SCR_VALS_B, SCR_KEYS_A, SCR_KEYS_B, SCR_USED_BEFORE = range(N_PILES, N_PILES + 5)
 SCR_DECK, SCR_KEPT, SCR_DOOMED, SCR_SEEN, SCR_PAIR = range(N_PILES + 5, N_PILES + 10)
-# Per-subset aggregates of D2 (N_AGG runs of 2**hand_size values), in the rows from
-# SCR_AGG on read as one flat run (hands of up to 8 cards fit for a 54-card deck).
-SCR_AGG = N_PILES + 10
+# D2 scratch (see _choose_commit), one row each: per hand slot its value, domain bits,
+# dual_domain bits and boost; per row position the customer's value and domain; then
+# LOW_N rows of per-subset aggregates over the hand's first LOW_BITS slots.
+SCR_HV, SCR_HNAT, SCR_HDUAL, SCR_HBOOST = range(N_PILES + 10, N_PILES + 14)
+SCR_ROWV, SCR_ROWD = N_PILES + 14, N_PILES + 15
+SCR_LOW = N_PILES + 16
+LOW_SUM, LOW_COUNT, LOW_NAT, LOW_DUAL, LOW_BOOST, LOW_MAX = range(6)
+LOW_N = 6
+LOW_BITS = 8
+N_ROWS = SCR_LOW + LOW_N
+# Rows are at least this wide (the card count may be smaller): room for 2**LOW_BITS
+# subsets.
+PILE_WIDTH_MIN = 1 << LOW_BITS
 # Functions on the per-round hot path are compiled with ``_nrt=False`` (no reference
 # counting): they allocate nothing, so numba's per-call incref/decref of every array
 # argument (atomic operations, about a quarter of the run time) is pure overhead there.
 # Their arrays are the caller's and outlive the call.
-N_AGG = 6
-N_ROWS = SCR_AGG + 30
+# Small helpers and the D2 / reveal functions (few call sites) are also compiled with
+# ``inline='always'``: numba passes every array as 7-9 machine words, so one call of
+# _choose_commit cost about 50 ns before any work. Inlining everything made the cold
+# compile take minutes, so the rest stay calls.
 
 # Scalar state
 S_ROUND, S_MARKER, S_TRACE_N, S_ERROR, S_FIRST_MARKER = 0, 1, 2, 3, 4
@@ -97,19 +109,19 @@ def _ev(trace, st, rnd, code, a, b, c, d):
         st[S_TRACE_N] = n + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _push(pile, pile_n, p, card):
     pile[p, pile_n[p]] = card
     pile_n[p] += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _pop(pile, pile_n, p):
     pile_n[p] -= 1
     return pile[p, pile_n[p]]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _remove_at(pile, pile_n, p, i):
     card = pile[p, i]
     for j in range(i, pile_n[p] - 1):
@@ -128,19 +140,19 @@ def _score_option(w, phase, f):
     return s
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _noise(w, phase, idx, rng):
     if w[phase * NF + idx] != 0.0:
         return uniform(rng)
     return 0.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _phase(w, pile_n):
     return 1 if pile_n[P_CUST] <= w[SWITCH] else 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _mark_used(used, st, card, trace, team, code):
     if used[card]:
         st[S_ERROR] = ERR_EFFECT_TWICE
@@ -151,7 +163,7 @@ def _mark_used(used, st, card, trace, team, code):
 
 # ---------------------------------------------------------------- venture effects
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _find_effect(cards, pile, pile_n, seats, used, team, effect, arg):
     """First unused venture card of ``team`` with ``effect`` (and ``arg`` if >= 0), or -1."""
     for s in range(MAX_SEATS):
@@ -165,21 +177,35 @@ def _find_effect(cards, pile, pile_n, seats, used, team, effect, arg):
     return -1
 
 
-@njit(cache=True, _nrt=False)
-def _best_shift(cards, pile, pile_n, seats, used, team):
-    """The strongest unused `shift` venture of ``team``: (card, k) or (-1, 0)."""
-    best = -1
-    best_k = 0
+@njit(cache=True, _nrt=False, inline='always')
+def _venture_effects(cards, pile, pile_n, seats, used, team):
+    """One pass over ``team``'s unused venture effects: (shift card, k, wild card, develop).
+
+    The strongest `shift` (first in seat order on ties, -1 and 0 if none), the first
+    `wild_domain` card (-1 if none), both as _find_effect would find them, and a bitmask
+    of the `develop` targets (1 << DEVELOP_*) a card allows (P2P-E1/E2/E3)."""
+    shift = -1
+    shift_k = 0
+    wild = -1
+    develop = 0
     for s in range(MAX_SEATS):
         if seats[SEAT_TEAM, s] != team:
             continue
         for i in range(pile_n[P_SEAT + s]):
             c = pile[P_SEAT + s, i]
-            if (cards[CD_EFFECT, c] == EFFECT_SHIFT and used[c] == 0
-                    and cards[CD_KIND, c] == VENTURE and cards[CD_ARG, c] > best_k):
-                best = c
-                best_k = cards[CD_ARG, c]
-    return best, best_k
+            if used[c] != 0 or cards[CD_KIND, c] != VENTURE:
+                continue
+            effect = cards[CD_EFFECT, c]
+            if effect == EFFECT_SHIFT:
+                if cards[CD_ARG, c] > shift_k:
+                    shift = c
+                    shift_k = cards[CD_ARG, c]
+            elif effect == EFFECT_WILD_DOMAIN:
+                if wild < 0:
+                    wild = c
+            elif effect == EFFECT_DEVELOP:
+                develop |= 1 << cards[CD_ARG, c]
+    return shift, shift_k, wild, develop
 
 
 # ---------------------------------------------------------------- setup (P2P-S)
@@ -284,7 +310,7 @@ def _setup(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, starts
 ALL_DOMAINS = (1 << 5) - 1  # domain bits of a card whose domain is `any`
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _assist_score(w, b, value, waited, urgent, n_cards, high, effects, top, win, lose,
                   customer_effect, noise):
     """weights . features of a commit/retarget option, summed in feature order."""
@@ -303,7 +329,7 @@ def _assist_score(w, b, value, waited, urgent, n_cards, high, effects, top, win,
     return s
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _highest(vals, mask):
     high = 0
     m = mask
@@ -316,12 +342,48 @@ def _highest(vals, mask):
     return high
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _customer_has_effect(cards, cust):
     return 1.0 if (cards[CD_KIND, cust] == VENTURE and cards[CD_EFFECT, cust] != EFFECT_NONE) else 0.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
+def _commit_option(cards, w, b, rng, pile, arrival, used, rnd, patience, top_value, hp, mask, j,
+                   total, n_played, nat, dual, boost, high, shift_k, has_wild, w_high, w_noise,
+                   vals):
+    """D2: (legal, score) of committing hand subset ``mask`` to row position ``j``, whose
+    value lies within reach of the subset (sum - shift .. sum + boosts + shift)."""
+    cust = pile[P_ROW, j]
+    value = pile[SCR_ROWV, j]
+    d = pile[SCR_ROWD, j]
+    natural = d == ANY or (nat >> d & 1) != 0
+    if not natural and not (dual >> d & 1) and not has_wild:
+        return False, 0.0
+    if boost == 0:
+        # no boost card: the exact check of eval_assist, from the aggregates
+        delta = value - total
+        if delta != 0 and not (delta > 0 or high + delta >= 0):
+            return False, 0.0
+        effects = (0.0 if delta == 0 else 1.0) + (0.0 if natural or (dual >> d & 1) else 1.0)
+        high_f = 0
+        if w_high:
+            eval_assist(cards, pile[hp], mask, cust, used, shift_k, has_wild, vals)
+            high_f = _highest(vals, mask)
+    else:
+        ok, sh_slot, _, use_wild, _, _ = eval_assist(cards, pile[hp], mask, cust, used,
+                                                     shift_k, has_wild, vals)
+        if not ok:
+            return False, 0.0
+        effects = (1.0 if sh_slot >= 0 else 0.0) + use_wild
+        high_f = _highest(vals, mask) if w_high else 0
+    waited = rnd - arrival[cust]
+    return True, _assist_score(
+        w, b, value, waited, 1.0 if waited + 1 >= patience else 0.0, n_played, high_f, effects,
+        1.0 if value >= top_value else 0.0, 0.0, 0.0, _customer_has_effect(cards, cust),
+        uniform(rng) if w_noise else 0.0)
+
+
+@njit(cache=True, _nrt=False, inline='always')
 def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, vals,
                    none_legal):
     """D2: returns (mask, customer, any option legal); mask 0 and customer -1 for pass.
@@ -335,7 +397,8 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     decide most pairs without eval_assist: a subset without a usable boost card is legal
     exactly when its sum, or its sum with the team's best shift, hits the customer's value
     and a domain (natural, dual_domain, then wild_domain) matches. Subsets with a boost card
-    go through eval_assist (the exact check)."""
+    go through eval_assist (the exact check). (Bucketing the row by customer value was
+    slower: rows hold about two customers.)"""
     h = pile_n[P_HAND + team]
     nrow = pile_n[P_ROW]
     if h == 0 or nrow == 0:
@@ -347,140 +410,117 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
         return 0, -1, False
     rnd = st[S_ROUND]
     patience = rules[R_CUSTOMER_PATIENCE]
-    shift_card, shift_k = _best_shift(cards, pile, pile_n, seats, used, team)
-    has_wild = _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_WILD_DOMAIN, -1) >= 0
-    top_value = 0
-    for j in range(nrow):
-        top_value = max(top_value, cards[CD_VALUE, pile[P_ROW, j]])
+    shift_card, shift_k, wild, _ = _venture_effects(cards, pile, pile_n, seats, used, team)
+    has_wild = wild >= 0
     w_noise = w[b + C_NOISE] != 0.0
     w_high = w[b + C_HIGH] != 0.0
     best_score = w[b + C_PASS] + (w[b + C_NOISE] * uniform(rng) if w_noise else 0.0)
     best_mask = 0
     best_cust = -1
     legal = False
-    n_masks = 1 << h
-    agg = pile.reshape(-1)  # the scratch rows from SCR_AGG on, as one flat run
-    a0 = SCR_AGG * pile.shape[1]
-    # a very large hand (over 8 cards for 54 cards) does not fit: each subset's aggregates
-    # are then summed from its cards (slower, rare)
-    incremental = N_AGG * n_masks <= (N_ROWS - SCR_AGG) * pile.shape[1]
-    if not incremental:
-        n_masks_stored = 1
-    else:
-        n_masks_stored = n_masks
-    a_sum = a0
-    a_nat = a0 + n_masks_stored
-    a_dual = a0 + 2 * n_masks_stored
-    a_boost = a0 + 3 * n_masks_stored
-    a_count = a0 + 4 * n_masks_stored
-    a_max = a0 + 5 * n_masks_stored
-    agg[a_sum] = 0
-    agg[a_nat] = 0
-    agg[a_dual] = 0
-    agg[a_boost] = 0
-    agg[a_count] = 0
-    agg[a_max] = -1
+    # The row: each position's value and domain.
+    row_v = pile[SCR_ROWV]
+    row_d = pile[SCR_ROWD]
+    top_value = 0
+    v_min = cards[CD_VALUE, pile[P_ROW, 0]]
+    for j in range(nrow):
+        cust = pile[P_ROW, j]
+        v = cards[CD_VALUE, cust]
+        row_v[j] = v
+        row_d[j] = cards[CD_DOMAIN, cust]
+        top_value = max(top_value, v)
+        v_min = min(v_min, v)
+    # Each hand slot's part of the aggregates (boost and dual_domain only while unused).
     hp = P_HAND + team
-    for mask in range(1, n_masks):
-        # each subset = a smaller subset plus its lowest card (so the loop is O(1) per subset)
-        low = mask & -mask
-        slot = 0
-        while (1 << slot) != low:
-            slot += 1
-        prev = mask ^ low
-        if incremental:
-            pm = prev
-        else:  # aggregates of ``prev`` summed from its cards into entry 0
-            pm = 0
-            agg[a_sum] = 0
-            agg[a_nat] = 0
-            agg[a_dual] = 0
-            agg[a_boost] = 0
-            agg[a_count] = 0
-            agg[a_max] = -1
-            rest = prev
-            k = 0
-            while rest:
-                if rest & 1:
-                    c = pile[hp, k]
-                    agg[a_sum] += cards[CD_VALUE, c]
-                    agg[a_count] += 1
-                    d = cards[CD_DOMAIN, c]
-                    agg[a_nat] |= ALL_DOMAINS if d == ANY else 1 << d
-                    if used[c] == 0:
-                        if cards[CD_EFFECT, c] == EFFECT_BOOST:
-                            agg[a_boost] += cards[CD_ARG, c]
-                        elif cards[CD_EFFECT, c] == EFFECT_DUAL_DOMAIN:
-                            agg[a_dual] |= 1 << cards[CD_ARG, c]
-                    agg[a_max] = max(agg[a_max], cards[CD_VALUE, c])
-                rest >>= 1
-                k += 1
-        c = pile[hp, slot]
-        cv = cards[CD_VALUE, c]
-        total = agg[a_sum + pm] + cv
-        n_played = agg[a_count + pm] + 1
+    h_val = pile[SCR_HV]
+    h_nat = pile[SCR_HNAT]
+    h_dual = pile[SCR_HDUAL]
+    h_boost = pile[SCR_HBOOST]
+    for s in range(h):
+        c = pile[hp, s]
+        h_val[s] = cards[CD_VALUE, c]
         d = cards[CD_DOMAIN, c]
-        nat = agg[a_nat + pm] | (ALL_DOMAINS if d == ANY else 1 << d)
-        dual = agg[a_dual + pm]
-        boost = agg[a_boost + pm]
+        h_nat[s] = ALL_DOMAINS if d == ANY else 1 << d
+        h_dual[s] = 0
+        h_boost[s] = 0
         if used[c] == 0:
             if cards[CD_EFFECT, c] == EFFECT_BOOST:
-                boost += cards[CD_ARG, c]
+                h_boost[s] = cards[CD_ARG, c]
             elif cards[CD_EFFECT, c] == EFFECT_DUAL_DOMAIN:
-                dual |= 1 << cards[CD_ARG, c]
-        high = max(agg[a_max + pm], cv)
-        if incremental:
-            agg[a_sum + mask] = total
-            agg[a_count + mask] = n_played
-            agg[a_nat + mask] = nat
-            agg[a_dual + mask] = dual
-            agg[a_boost + mask] = boost
-            agg[a_max + mask] = high
-        lowest = total - shift_k
-        highest = total + boost + shift_k
-        for j in range(nrow):
-            cust = pile[P_ROW, j]
-            value = cards[CD_VALUE, cust]
-            if value < lowest or value > highest:
-                continue
-            d = cards[CD_DOMAIN, cust]
-            natural = d == ANY or (nat >> d & 1) != 0
-            if not natural and not (dual >> d & 1) and not has_wild:
-                continue
-            if boost == 0:
-                # no boost card: the exact check of eval_assist, from the aggregates
-                delta = value - total
-                if delta != 0 and not (delta > 0 or high + delta >= 0):
+                h_dual[s] = 1 << cards[CD_ARG, c]
+    # Aggregates of every subset of the first LOW_BITS slots: subset = a smaller one plus
+    # its highest slot, so O(1) each.
+    low_bits = min(h, LOW_BITS)
+    l_sum = pile[SCR_LOW + LOW_SUM]
+    l_count = pile[SCR_LOW + LOW_COUNT]
+    l_nat = pile[SCR_LOW + LOW_NAT]
+    l_dual = pile[SCR_LOW + LOW_DUAL]
+    l_boost = pile[SCR_LOW + LOW_BOOST]
+    l_max = pile[SCR_LOW + LOW_MAX]
+    l_sum[0] = 0
+    l_count[0] = 0
+    l_nat[0] = 0
+    l_dual[0] = 0
+    l_boost[0] = 0
+    l_max[0] = -1
+    for k in range(low_bits):
+        bit = 1 << k
+        for prev in range(bit):
+            m = bit | prev
+            l_sum[m] = l_sum[prev] + h_val[k]
+            l_count[m] = l_count[prev] + 1
+            l_nat[m] = l_nat[prev] | h_nat[k]
+            l_dual[m] = l_dual[prev] | h_dual[k]
+            l_boost[m] = l_boost[prev] + h_boost[k]
+            l_max[m] = max(l_max[prev], h_val[k])
+    # Masks in ascending order = (slots beyond LOW_BITS, low slots) in ascending order; the
+    # high part (only for hands over LOW_BITS cards) is summed once per run of low parts.
+    n_low = 1 << low_bits
+    for hi in range(1 << (h - low_bits)):
+        hi_sum = 0
+        hi_count = 0
+        hi_nat = 0
+        hi_dual = 0
+        hi_boost = 0
+        hi_max = -1
+        for k in range(low_bits, h):
+            if hi >> (k - low_bits) & 1:
+                hi_sum += h_val[k]
+                hi_count += 1
+                hi_nat |= h_nat[k]
+                hi_dual |= h_dual[k]
+                hi_boost += h_boost[k]
+                hi_max = max(hi_max, h_val[k])
+        for lo in range(1 if hi == 0 else 0, n_low):
+            mask = hi << low_bits | lo
+            total = l_sum[lo] + hi_sum
+            boost = l_boost[lo] + hi_boost
+            lowest = total - shift_k
+            highest = total + boost + shift_k
+            if highest < v_min or lowest > top_value:
+                continue  # no customer in reach
+            n_played = l_count[lo] + hi_count
+            nat = l_nat[lo] | hi_nat
+            dual = l_dual[lo] | hi_dual
+            high = max(l_max[lo], hi_max)
+            for j in range(nrow):  # row order
+                if row_v[j] < lowest or row_v[j] > highest:
                     continue
-                effects = (0.0 if delta == 0 else 1.0) + (
-                    0.0 if natural or (dual >> d & 1) else 1.0)
-                high_f = 0
-                if w_high:
-                    eval_assist(cards, pile[hp], mask, cust, used, shift_k, has_wild, vals)
-                    high_f = _highest(vals, mask)
-            else:
-                ok, sh_slot, _, use_wild, _, _ = eval_assist(cards, pile[hp], mask, cust, used,
-                                                             shift_k, has_wild, vals)
-                if not ok:
-                    continue
-                effects = (1.0 if sh_slot >= 0 else 0.0) + use_wild
-                high_f = _highest(vals, mask) if w_high else 0
-            legal = True
-            waited = rnd - arrival[cust]
-            sc = _assist_score(
-                w, b, value, waited, 1.0 if waited + 1 >= patience else 0.0, n_played,
-                high_f, effects, 1.0 if value >= top_value else 0.0,
-                0.0, 0.0, _customer_has_effect(cards, cust), uniform(rng) if w_noise else 0.0)
-            if sc > best_score:
-                best_score = sc
-                best_mask = mask
-                best_cust = cust
+                ok, sc = _commit_option(cards, w, b, rng, pile, arrival, used, rnd, patience,
+                                        top_value, hp, mask, j, total, n_played, nat, dual, boost,
+                                        high, shift_k, has_wild, w_high, w_noise, vals)
+                if ok:
+                    legal = True
+                    if sc > best_score:
+                        best_score = sc
+                        best_mask = mask
+                        best_cust = pile[P_ROW, j]
     return best_mask, best_cust, legal
 
 
 # ---------------------------------------------------------------- D4 / D5: placement
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _place(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, trace):
     """D4 (and D5 on overflow): put a won customer somewhere (P2P-R2d)."""
     phase = _phase(w, pile_n)
@@ -500,8 +540,9 @@ def _place(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cus
         if sc > best_score:
             best_score = sc
             best = 1 + s
+    develop = _venture_effects(cards, pile, pile_n, seats, used, team)[3]
     for target in range(3):
-        if _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_DEVELOP, target) < 0:
+        if not develop >> target & 1:
             continue
         sc = w[b + D_DEVELOP_DECK + target] + w[b + D_NOISE] * _noise(w, phase, D_NOISE, rng)
         if sc > best_score:
@@ -571,13 +612,12 @@ def _overflow(cards, w, phase, rng, pile, pile_n, st, team, s, trace):
 
 # ---------------------------------------------------------------- R2: the assist loop
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals, keys, trace,
             mark):
     """Apply the effects of an assist; returns the number of sorted keys (P2P-R2b/R2f)."""
     hand = pile[P_HAND + team]
-    shift_card, shift_k = _best_shift(cards, pile, pile_n, seats, used, team)
-    wild = _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_WILD_DOMAIN, -1)
+    shift_card, shift_k, wild, _ = _venture_effects(cards, pile, pile_n, seats, used, team)
     ok, sh_slot, sh_delta, use_wild, dual_slot, boost_mask = eval_assist(
         cards, hand, mask, cust, used, shift_k, wild >= 0, vals)
     if not ok:
@@ -616,8 +656,8 @@ def _choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     """D3: the marker holder picks any customer its committed cards can legally assist."""
     phase = _phase(w, pile_n)
     hand = pile[P_HAND + team]
-    shift_card, shift_k = _best_shift(cards, pile, pile_n, seats, used, team)
-    has_wild = _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_WILD_DOMAIN, -1) >= 0
+    shift_card, shift_k, wild, _ = _venture_effects(cards, pile, pile_n, seats, used, team)
+    has_wild = wild >= 0
     tb_me = _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_TIEBREAK, -1) >= 0
     tb_rival = _find_effect(cards, pile, pile_n, seats, used, 1 - team, EFFECT_TIEBREAK, -1) >= 0
     top_value = 0
@@ -663,7 +703,7 @@ def _choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _win(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, mask, cust, trace):
     """The winner's played cards go to its discard and it places the customer (R2d)."""
     p = P_HAND + team
@@ -697,15 +737,17 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
     none_b = False
     while True:
         # R2a: both teams commit at once, from the same state.
-        mask_a, cust_a, legal_a = _choose_commit(cards, rules, seats, w_a, rng, pile, pile_n,
-                                                 arrival, used, st, 0, vals_a, none_a)
-        none_a = not legal_a
-        mask_b, cust_b = 0, -1
-        if n_teams == 2:
-            mask_b, cust_b, legal_b = _choose_commit(cards, rules, seats, w_b, rng, pile,
-                                                     pile_n, arrival, used, st, 1, vals_b,
-                                                     none_b)
-            none_b = not legal_b
+        # (one call site: _choose_commit is inlined)
+        mask_a, cust_a, mask_b, cust_b = 0, -1, 0, -1
+        for t in range(n_teams):
+            mask, cust, legal = _choose_commit(cards, rules, seats, w_a if t == 0 else w_b, rng,
+                                               pile, pile_n, arrival, used, st, t,
+                                               vals_a if t == 0 else vals_b,
+                                               none_a if t == 0 else none_b)
+            if t == 0:
+                mask_a, cust_a, none_a = mask, cust, not legal
+            else:
+                mask_b, cust_b, none_b = mask, cust, not legal
         if mask_a == 0 and mask_b == 0:
             if trace.shape[0]:
                 _ev(trace, st, rnd, EV_PASS, 0, 0, 0, 0)
@@ -809,7 +851,7 @@ def _unmark_assist(cards, pile, pile_n, seats, used, used_before, team, mask):
 
 # ---------------------------------------------------------------- R3, R4: end of round
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace):
     """R3: discard the hand, draw hand_size plus extra_draw, reshuffling the discard."""
     while pile_n[P_HAND + team]:
@@ -938,7 +980,7 @@ def _scoring(cards, rules, pile, pile_n):
 @njit(cache=True)
 def new_state(n_cards):
     """Per-game state arrays, allocated once per batch and reset by each game."""
-    return (np.empty(4, np.uint64), np.zeros((N_ROWS, n_cards), np.int64),
+    return (np.empty(4, np.uint64), np.zeros((N_ROWS, max(n_cards, PILE_WIDTH_MIN)), np.int64),
             np.zeros(N_PILES, np.int64), np.zeros(n_cards, np.int64), np.zeros(n_cards, np.uint8),
             np.zeros(N_STATE, np.int64), np.zeros(N_STATS, np.int64),
             np.zeros(MAX_SEATS, np.int64))
