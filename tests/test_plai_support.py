@@ -59,7 +59,7 @@ class State:
         self.st = np.zeros(c.N_STATS, np.int64)
         self.st[c.S_TURNS] = turn
         self.trace = np.zeros((trace_rows, c.TRACE_WIDTH), np.int32)
-        self.scratch = np.zeros((3, max(c.N_FIGHT_OUT, size)), np.int64)
+        self.scratch = np.zeros((c.N_SCRATCH, max(c.N_FIGHT_OUT, size)), np.int64)
         self.rng = np.zeros(4, np.uint64)
         self.put(c.P_DECK, deck)          # the last name is the top card
         self.put(c.P_DISCARD, discard)

@@ -29,7 +29,7 @@ import polars as pl
 
 from sim.games.plai import constants as c
 
-FIELDS = ("card_att", "card_att_won", "card_def", "card_def_won")
+FIELDS = c.CARD_FIGHT_FIELDS
 
 
 def fights_of_trace(rows: np.ndarray, n_cards: int) -> tuple[np.ndarray, int, int]:
