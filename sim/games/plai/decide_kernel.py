@@ -36,7 +36,7 @@ NEG_INF = -1e300
 MASK_IDS = 64   # card ids below this are tracked in a uint64 bitmask
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def noise(W, ws, rng):
     """The NOISE feature: drawn only when its weight is not zero (keeps streams stable)."""
     x = W[ws, F_NOISE]
@@ -45,12 +45,12 @@ def noise(W, ws, rng):
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def real_type(side):
     return ADVERSARY if side == SIDE_ATTACK else USE_CASE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fight_playable(cards, card, side, allow_real):
     """PLAI-F1: the side's real type (if allowed), buzzwords, and specials that act in a
     fight (an effect like GDPR Fine's, or none). Action specials and negate are not."""
@@ -63,7 +63,7 @@ def fight_playable(cards, card, side, allow_real):
     return allow_real and t == real_type(side)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def first_of_id(piles, pile, i, seen):
     """Is slot i the first copy of its card id in the pile (options are ids)? Slots must be
     asked in increasing order within one scan; ``seen`` carries the bitmask between calls.
@@ -80,7 +80,7 @@ def first_of_id(piles, pile, i, seen):
     return True, seen
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mode_powers(cards, piles, pile_n, pile, side):
     """One pass over a pile: (holds a real card, holds a bluff card, best real power, best
     bluff power). A real play takes its strongest real card (the first of equals), then the
@@ -135,21 +135,21 @@ def mode_powers(cards, piles, pile_n, pile, side):
     return found_real, has_bluff, real_power, b0 + b1 + b2 + b3
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_power(cards, piles, pile_n, pile, side, mode):
     """Highest strength the side can show in ``mode`` with up to 4 cards (0 if it cannot)."""
     _, _, real_power, bluff_power = mode_powers(cards, piles, pile_n, pile, side)
     return real_power if mode == MODE_REAL else bluff_power
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def holds(cards, piles, pile_n, pile, side, mode):
     """Can the side play in ``mode``? REAL needs its real type; BLUFF a non-real card."""
     has_real, has_bluff, _, _ = mode_powers(cards, piles, pile_n, pile, side)
     return has_real if mode == MODE_REAL else has_bluff
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decide_mode_s(W, ws, rng, cards, piles, pile_n, pile, side, allow_none, stake,
                   rival_hand):
     """D2 (side attack) / D3 (side defense): none, real or bluff. Returns MODE_*."""
@@ -181,7 +181,7 @@ def decide_mode_s(W, ws, rng, cards, piles, pile_n, pile, side, allow_none, stak
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pick_cards_s(W, ws, rng, cards, piles, pile_n, src, dst, side, mode, max_cards):
     """D2/D3 cards: move up to ``max_cards`` cards from ``src`` to ``dst`` one pick at a
     time. A real play must end with a real card among them. Returns the number moved."""
@@ -230,7 +230,7 @@ def pick_cards_s(W, ws, rng, cards, piles, pile_n, src, dst, side, mode, max_car
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decide_negate(W, ws, rng, stake):
     """D5: allow (first) or negate a rival effect that would cost ``stake`` cards."""
     allow = noise(W, ws, rng)
@@ -238,7 +238,7 @@ def decide_negate(W, ws, rng, stake):
     return use > allow
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pick_help(W, ws, rng, cards, piles, pile_n, max_help, takeover):
     """D6: maintainers add up to ``max_help`` pool cards to the attacking side."""
     added = 0
@@ -266,14 +266,14 @@ def pick_help(W, ws, rng, cards, piles, pile_n, max_help, takeover):
     return added
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_action_special(cards, card):
     e = cards[CD_EFFECT, card]
     return cards[CD_TYPE, card] == SPECIAL and (e == EFFECT_TARGET_DISCARDS
                                                 or e == EFFECT_STEAL_RANDOM)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
     """D1 with D4: returns (action, card id or -1, target seat or -1)."""
     players = rules[R_PLAYERS]

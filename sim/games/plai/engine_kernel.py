@@ -35,7 +35,7 @@ from sim.games.plai.piles_kernel import (
 from sim.rng_kernel import bounded, seed_game
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _count_effect(cards, piles, pile_n, pile, effect):
     """(cards with ``effect`` in the pile, sum of their arguments)."""
     n = 0
@@ -47,7 +47,7 @@ def _count_effect(cards, piles, pile_n, pile, effect):
     return n, total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _tally(scratch, st, side, card, won):
     """Per-card fight counts (fight_stats.FIELDS): ``card`` took part in the current fight
     (S_FIGHTS) on ``side``; a card counts once per fight and side (two copies: once)."""
@@ -61,7 +61,7 @@ def _tally(scratch, st, side, card, won):
         scratch[row + 1, card] += 1   # CF_ATT_WON / CF_DEF_WON
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _spend_negate(cards, piles, pile_n, pile, seat, st, trace):
     """Discard one negate card of ``pile`` (PLAI-F2); returns it (-1 if none)."""
     for i in range(pile_n[pile]):
@@ -73,7 +73,7 @@ def _spend_negate(cards, piles, pile_n, pile, seat, st, trace):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _spend_negates(cards, piles, pile_n, pile, n, seat, st, trace, scratch, side, won):
     """Discard ``n`` negate cards of ``pile`` in a fight; each counts for ``side`` (the
     side that played it) in the per-card fight counts."""
@@ -83,7 +83,7 @@ def _spend_negates(cards, piles, pile_n, pile, n, seat, st, trace, scratch, side
             _tally(scratch, st, side, card, won)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _negate_budget(weights, ws, rng, cards, piles, pile_n, hand, rival_pile):
     """D5 in a fight: seeing the rival's revealed cards, negate up to this many effects."""
     held, _ = _count_effect(cards, piles, pile_n, hand, EFFECT_NEGATE)
@@ -93,7 +93,7 @@ def _negate_budget(weights, ws, rng, cards, piles, pile_n, hand, rival_pile):
     return min(held, effects)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lead_maintainer(bankrupt, players):
     """D6 is decided by the maintainer who went bankrupt first (lowest seat on a tie)."""
     lead = -1
@@ -103,7 +103,7 @@ def lead_maintainer(bankrupt, players):
     return lead
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fight(kind, attacker, defender, att_mode, weights, rng, cards, rules, piles, pile_n,
           bankrupt, st, trace, scratch):
     """PLAI-F1..F5 between two startups; returns the winning side."""
@@ -181,7 +181,7 @@ def fight(kind, attacker, defender, att_mode, weights, rng, cards, rules, piles,
     return winner
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, dst, n):
     """Draw n times into ``dst``, resolving Market Events at once (PLAI-T3)."""
     for _ in range(n):
@@ -191,7 +191,7 @@ def _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, dst,
             resolve_events(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, seat)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def funding(action, seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace,
             scratch):
     """PLAI-T1/T2: family, regional pitch or venture capital."""
@@ -239,7 +239,7 @@ def funding(action, seat, weights, rng, cards, rules, piles, pile_n, bankrupt, s
         st[S_VENTURE_ATTACK_WON] += won
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, bankrupt, st,
                  trace):
     """PLAI-T1/T7: an action special on a target startup; the target may negate it (D5).
@@ -270,7 +270,7 @@ def play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, 
             enforce_pool_cap(piles, pile_n, rules, st, trace)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def take_turn(seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace, scratch):
     maintainer = bankrupt[seat] >= 0
     own = P_POOL if maintainer else P_HAND0 + seat
@@ -302,7 +302,7 @@ def take_turn(seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, tra
                 scratch)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size):
     """PLAI-T5 bankruptcies, then the invariants. Returns the number of startups left."""
     players = rules[R_PLAYERS]
@@ -320,7 +320,7 @@ def end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size):
     return left
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def setup(deck, cards, rules, rng, piles, pile_n):
     """PLAI-S2: events aside, shuffle, deal, events back, shuffle. Returns the first seat."""
     players = rules[R_PLAYERS]
@@ -344,7 +344,7 @@ def setup(deck, cards, rules, rng, piles, pile_n):
     return first
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_game(seed, game_index, deck, cards, rules, weights, piles, pile_n, bankrupt, st,
               trace, scratch, rng):
     """One game; returns (outcome, winner seat or -1, first seat)."""
@@ -441,7 +441,7 @@ def trace_game(seed, game_index, deck, cards, rules, weights, trace, out):
     return st[S_TRACE_N]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _record(r, game_index, players, deck_size, outcome, winner, first, pile_n, bankrupt, st):
     r['game_index'] = game_index
     r['players'] = players
