@@ -173,7 +173,7 @@ def decide_mode_s(W, ws, rng, cards, piles, pile_n, pile, side, allow_none, stak
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def pick_cards_s(W, ws, rng, cards, piles, pile_n, src, dst, side, mode, max_cards):
     """D2/D3 cards: move up to ``max_cards`` cards from ``src`` to ``dst`` one pick at a
     time. A real play must end with a real card among them. Returns the number moved."""
@@ -294,7 +294,7 @@ def is_action_special(cards, card):
                                                 or e == EFFECT_STEAL_RANDOM)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
     """D1 with D4: returns (action, card id or -1, target seat or -1)."""
     players = rules[R_PLAYERS]

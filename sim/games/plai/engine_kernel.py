@@ -85,10 +85,14 @@ def _spend_negates(cards, piles, pile_n, pile, n, seat, st, trace, scratch, side
 
 @njit(cache=True, _nrt=False)
 def _negate_budget(weights, ws, rng, cards, piles, pile_n, hand, rival_pile):
-    """D5 in a fight: seeing the rival's revealed cards, negate up to this many effects."""
-    held, _ = _count_effect(cards, piles, pile_n, hand, EFFECT_NEGATE)
+    """D5 in a fight: seeing the rival's revealed cards, negate up to this many effects.
+    (The rival's few played cards are looked at first: without an effect there, the hand
+    is not scanned; both counts are pure, so the order changes nothing.)"""
     effects, stake = _count_effect(cards, piles, pile_n, rival_pile, EFFECT_DISCARD_RIVAL)
-    if held == 0 or effects == 0 or not decide_negate(weights, ws, rng, stake):
+    if effects == 0:
+        return 0
+    held, _ = _count_effect(cards, piles, pile_n, hand, EFFECT_NEGATE)
+    if held == 0 or not decide_negate(weights, ws, rng, stake):
         return 0
     return min(held, effects)
 
@@ -121,8 +125,10 @@ def fight(kind, attacker, defender, att_mode, weights, rng, cards, rules, piles,
             max_help = min(max_help, MAX_FIGHT_CARDS - n_own)
         st[S_HELP_CARDS] += pick_help(weights, lead, rng, cards, piles, pile_n, max_help,
                                       kind == FIGHT_TAKEOVER)
-    for i in range(pile_n[P_ATTACK]):
-        log(trace, st, EV_PLAY, SIDE_ATTACK, piles[P_ATTACK, i], attacker if i < n_own else -1, 0)
+    if trace.shape[0] > 0:
+        for i in range(pile_n[P_ATTACK]):
+            log(trace, st, EV_PLAY, SIDE_ATTACK, piles[P_ATTACK, i],
+                attacker if i < n_own else -1, 0)
     stake = pile_n[d_hand] if kind == FIGHT_TAKEOVER else pile_n[P_FUNDING]
     d_mode = decide_mode_s(weights, defender, rng, cards, piles, pile_n, d_hand, SIDE_DEFENSE,
                            True, stake, 0)
@@ -130,8 +136,9 @@ def fight(kind, attacker, defender, att_mode, weights, rng, cards, rules, piles,
     if d_mode != MODE_NONE:
         pick_cards_s(weights, defender, rng, cards, piles, pile_n, d_hand, P_DEFENSE,
                      SIDE_DEFENSE, d_mode, MAX_FIGHT_CARDS)
-        for i in range(pile_n[P_DEFENSE]):
-            log(trace, st, EV_PLAY, SIDE_DEFENSE, piles[P_DEFENSE, i], defender, 0)
+        if trace.shape[0] > 0:
+            for i in range(pile_n[P_DEFENSE]):
+                log(trace, st, EV_PLAY, SIDE_DEFENSE, piles[P_DEFENSE, i], defender, 0)
     defended = pile_n[P_DEFENSE] > 0
     att_neg = 0
     def_neg = 0
