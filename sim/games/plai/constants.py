@@ -53,7 +53,8 @@ R_HELP_CARDS = 7            # PLAI-T7
 R_HELP_IN_FOUR = 8          # reading of T7/F1: help cards count against the attacker's 4
 R_NEGATE_SPECIALS = 9       # reading of C3/F2: a target may negate a special action
 R_MAINTAINER_SPECIALS = 10  # reading of T7: maintainers may play specials from the pool
-N_RULES = 11
+R_DEBUG = 11                # not a rule: 1 = check the invariants after every turn (--debug)
+N_RULES = 12
 
 # Actions (PLAI-T1, T7), in the option order of decision D1.
 ACT_PASS, ACT_FAMILY, ACT_REGIONAL, ACT_VENTURE, ACT_SPECIAL, ACT_TAKEOVER = 0, 1, 2, 3, 4, 5
@@ -98,7 +99,8 @@ S_MAINT_FAMILY = 19        # family fundings by maintainers into the pool
 S_FIGHTS = 20              # fights so far (stamps the per-card fight counts, see SCR_*)
 N_STATS = 21
 
-# Invariant violations (the `error` column); checked after every turn.
+# Invariant violations (the `error` column); checked after every turn in debug mode
+# (R_DEBUG, ``--debug``), 0 otherwise.
 ERR_NONE, ERR_CONSERVATION, ERR_POOL_CAP = 0, 1, 2
 ERROR_NAMES = ("", "card count changed", "maintainer pool above its cap")
 

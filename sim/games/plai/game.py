@@ -38,6 +38,7 @@ class PlaiConfig:
     def __post_init__(self):
         self.card_table = self.cards.matrix
         self.rules_vector = rules_array(self.rules, self.players)
+        self.rules_vector[c.R_DEBUG] = int(self.debug)   # invariants after every turn
         self.deck = self.cards.deck_for(self.players)
 
     def manifest(self) -> dict[str, Any]:
