@@ -259,7 +259,7 @@ def decide_negate(W, ws, rng, stake):
     return use > allow
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def pick_help(W, ws, rng, cards, piles, pile_n, max_help, takeover):
     """D6: maintainers add up to ``max_help`` pool cards to the attacking side."""
     added = 0

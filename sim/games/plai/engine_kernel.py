@@ -73,7 +73,7 @@ def _spend_negate(cards, piles, pile_n, pile, seat, st, trace):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _spend_negates(cards, piles, pile_n, pile, n, seat, st, trace, scratch, side, won):
     """Discard ``n`` negate cards of ``pile`` in a fight; each counts for ``side`` (the
     side that played it) in the per-card fight counts."""
@@ -83,7 +83,7 @@ def _spend_negates(cards, piles, pile_n, pile, n, seat, st, trace, scratch, side
             _tally(scratch, st, side, card, won)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _negate_budget(weights, ws, rng, cards, piles, pile_n, hand, rival_pile):
     """D5 in a fight: seeing the rival's revealed cards, negate up to this many effects.
     (The rival's few played cards are looked at first: without an effect there, the hand
@@ -246,7 +246,7 @@ def funding(action, seat, weights, rng, cards, rules, piles, pile_n, bankrupt, s
         st[S_VENTURE_ATTACK_WON] += won
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, bankrupt, st,
                  trace):
     """PLAI-T1/T7: an action special on a target startup; the target may negate it (D5).

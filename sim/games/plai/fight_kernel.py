@@ -37,7 +37,7 @@ def _discard_random_played(P, pr, n_played, R, rr, n, rng):
                 pick -= 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _apply_effects(cards, P, pr, n_own, R, rr, Q, qr, n_rival, S, sr, rival_negates, rng):
     """Apply one side's effects (cards in row ``pr`` of ``P``, removal marks in row ``rr``
     of ``R``) in play order on the rival (``Q[qr]``, marks ``S[sr]``); the rival cancels up
@@ -66,7 +66,7 @@ def _count(cards, P, pr, n_played, R, rr, real_type):
     return strength, real
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def resolve_fight(cards, A, ar, n_att, D, dr, n_def, defended, att_negates, def_negates, rng,
                   AR, arr, DR, drr, O, orow):
     """Resolve one fight: the attack is row ``ar`` of ``A``, the defense row ``dr`` of ``D``
