@@ -18,17 +18,20 @@ from sim.errors import UserError
 
 DEFAULT_SAMPLE = 2000
 PREFIXES = ("card_att_", "card_att_won_", "card_def_", "card_def_won_")
-CARD_COLUMNS = r"^card_(att|att_won|def|def_won)_\d+$"
 
 
 def _runs_without_columns(rs) -> list[int]:
-    """Indices of the runs whose games carry no per-card fight counts."""
-    if not any(col.startswith("card_att_") for col in rs.games.columns):
-        return list(range(len(rs.runs)))
-    has = rs.games.group_by("run").agg(
-        pl.any_horizontal(pl.col(CARD_COLUMNS).is_not_null()).any().alias("has"))
-    with_counts = set(has.filter(pl.col("has"))["run"].to_list())
-    return [k for k in range(len(rs.runs)) if k not in with_counts]
+    """Indices of the runs whose games carry no per-card fight counts (read from each
+    run's Parquet schema, so nothing of the merged table is copied)."""
+    from pathlib import Path
+
+    out = []
+    for k, run in enumerate(rs.runs):
+        parts = sorted(Path(run.path, "games").glob("*.parquet"))
+        names = pl.read_parquet_schema(parts[0]).keys() if parts else ()
+        if not any(name.startswith("card_att_") for name in names):
+            out.append(k)
+    return out
 
 
 def attach_card_fights(rs, sample: int = DEFAULT_SAMPLE) -> None:
