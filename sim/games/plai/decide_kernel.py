@@ -97,7 +97,7 @@ def mode_powers(cards, piles, pile_n, pile, side):
     a0 = a1 = a2 = a3 = 0   # strongest positive fight cards, real or not, descending
     b0 = b1 = b2 = b3 = 0   # strongest positive non-real fight cards, descending
     for i in range(pile_n[pile]):
-        card = piles[pile, i]
+        card = np.uint64(piles[pile, i])   # never negative: no wraparound code
         t = cards[CD_TYPE, card]
         e = cards[CD_EFFECT, card]
         s = cards[CD_STRENGTH, card]
@@ -235,7 +235,7 @@ def _best_pick_no_noise(cards, piles, pile_n, src, rt, allow_real, need_real, w_
     copy in hand order wins the strict comparison anyway and ``first_of_id`` is not needed;
     the checks are written with ``&``/``|`` (no short-circuit branches)."""
     for i in range(pile_n[src]):
-        card = piles[src, i]
+        card = np.uint64(piles[src, i])   # never negative: no wraparound code
         t = cards[CD_TYPE, card]
         e = cards[CD_EFFECT, card]
         is_real = t == rt
