@@ -5,6 +5,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from reports.load import load_runs
 from reports.plots import to_png
 from reports.registry import Context, select_metrics
@@ -47,15 +49,21 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     sections: list[Section] = []
     tables: dict[str, str] = {}
     plots: dict[str, str] = {}
+    # PLAI's per-card fight columns (4 per card) are most of a PLAI table; metrics that do
+    # not ask for them get a zero-copy selection without them, so their filters stay small.
+    card_fights = r"^card_(att|att_won|def|def_won)_\d+$"
+    slim = rs.games.select(pl.exclude(card_fights)) if any(
+        c.startswith("card_att_") for c in rs.games.columns) else rs.games
     for metric in metrics:
-        table = metric.compute(rs.games, ctx)
+        games = rs.games if any(r.startswith("card_att") for r in metric.requires) else slim
+        table = metric.compute(games, ctx)
         csv_path = out / f"{metric.name}.csv"
         table.write_csv(csv_path)
         tables[metric.name] = str(csv_path)
         findings = metric.findings(table, ctx) if metric.findings else []
         png = plot_name = None
         if metric.plot is not None:
-            fig = metric.plot(table, rs.games, ctx)
+            fig = metric.plot(table, games, ctx)
             if fig is not None:
                 png = to_png(fig)
                 plot_name = f"plots/{metric.name}.png"

@@ -11,13 +11,15 @@ The merged table gets these columns in addition to the per-game ones:
 ``strategy_a``, ``strategy_b``, ``compensation`` (the odd_team_compensation mode for
 3 and 5 players, ``"n/a"`` otherwise), and, when the manifest has ``seat_teams``,
 ``seat_team_0..5`` (0 = A, 1 = B, -1 = no seat), ``seats_a`` and ``seats_b``.
-``start_card_*`` are re-indexed into one card list shared by all runs
-(:attr:`RunSet.card_ids`), which only matters when runs use different card files.
+``start_card_*`` and PLAI's per-card fight columns (``card_att_<k>`` and the like) are
+re-indexed into one card list shared by all runs (:attr:`RunSet.card_ids`), which only
+matters when runs use different card files.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,6 +149,22 @@ def _compare(runs: list[Run]) -> list[str]:
     return diffs
 
 
+# PLAI's per-card fight columns (sim.games.plai.fight_stats.FIELDS): <prefix><card index>
+CARD_COLUMN = re.compile(r"(card_att_won_|card_att_|card_def_won_|card_def_)(\d+)")
+
+
+def _reindex_card_columns(df: pl.DataFrame, mapping: dict[int, int]) -> pl.DataFrame:
+    """Rename per-card columns from the run's card indices to the shared card list."""
+    rename = {}
+    for col in df.columns:
+        m = CARD_COLUMN.fullmatch(col)
+        if m and int(m.group(2)) in mapping:
+            rename[col] = f"{m.group(1)}{mapping[int(m.group(2))]}"
+    if not rename:
+        return df
+    return df.select(pl.col(c).alias(rename.get(c, c)) for c in df.columns)
+
+
 def load_runs(run_dirs: list[str], allow_mixed: bool = False) -> RunSet:
     if isinstance(run_dirs, (str, os.PathLike)):
         run_dirs = [run_dirs]
@@ -231,7 +249,10 @@ def load_runs(run_dirs: list[str], allow_mixed: bool = False) -> RunSet:
                 col = f"start_card_{s}"
                 if col in df.columns:
                     extra.append(pl.col(col).replace(mapping).alias(col))
-        frames.append(df.with_columns(extra))
+        df = df.with_columns(extra)
+        if any(i != j for i, j in mapping.items()):
+            df = _reindex_card_columns(df, mapping)
+        frames.append(df)
 
     merged = pl.concat(frames, how="diagonal_relaxed") if len(frames) > 1 else frames[0]
     if "players" in merged.columns:

@@ -1,12 +1,14 @@
-"""PLAI: add per-card fight columns to a merged games table (see sim.games.plai.fight_stats).
+"""PLAI: per-card fight columns for runs made before the kernel wrote them.
 
-The engine's per-game table has no per-card fight data, so for PLAI reports the first
-``sample`` games of every run (by game index) are replayed from their manifest (same seed,
-cards, rules and strategies) and their ``card_att_<k>``, ``card_att_won_<k>``,
-``card_def_<k>``, ``card_def_won_<k>`` columns (k = index into ``RunSet.card_ids``) are
-joined in; other games get nulls. Runs whose games table already has these columns are
-left alone. A replay that does not reproduce a game (different turn count) or a run
-that cannot be rebuilt (its card file moved) is skipped and named in ``RunSet.notes``.
+The engine writes ``card_att_<k>``, ``card_att_won_<k>``, ``card_def_<k>`` and
+``card_def_won_<k>`` for every game (k = card index; reports.load re-indexes them into
+``RunSet.card_ids``), so the report uses every game. Older run directories lack these
+columns: for those runs only, the first ``sample`` games (by game index) are replayed
+from their manifest (same seed, cards, rules and strategies; see
+sim.games.plai.fight_stats) and their counts filled in; their other games stay null and
+the report says how many games it used. A replay that does not reproduce a game
+(different turn count) or a run that cannot be rebuilt (its card file moved) is skipped
+and named in ``RunSet.notes``.
 """
 from __future__ import annotations
 
@@ -18,18 +20,32 @@ DEFAULT_SAMPLE = 2000
 PREFIXES = ("card_att_", "card_att_won_", "card_def_", "card_def_won_")
 
 
+def _runs_without_columns(rs) -> list[int]:
+    """Indices of the runs whose games carry no per-card fight counts (read from each
+    run's Parquet schema, so nothing of the merged table is copied)."""
+    from pathlib import Path
+
+    out = []
+    for k, run in enumerate(rs.runs):
+        parts = sorted(Path(run.path, "games").glob("*.parquet"))
+        names = pl.read_parquet_schema(parts[0]).keys() if parts else ()
+        if not any(name.startswith("card_att_") for name in names):
+            out.append(k)
+    return out
+
+
 def attach_card_fights(rs, sample: int = DEFAULT_SAMPLE) -> None:
-    """Replay up to ``sample`` games per run and join their per-card fight columns into
-    ``rs.games`` (in place)."""
+    """Replay up to ``sample`` games of every run without per-card fight columns and
+    fill their counts into ``rs.games`` (in place)."""
     from sim import api
     from sim.games.plai.fight_stats import FIELDS, card_fight_table
 
     columns = set(rs.games.columns)
-    if rs.game != "plai" or any(col.startswith("card_att_") for col in columns) \
-            or not {"run", "game_index", "turns"} <= columns:
+    if rs.game != "plai" or not {"run", "game_index", "turns"} <= columns:
         return
     parts = []
-    for k, run in enumerate(rs.runs):
+    for k in _runs_without_columns(rs):
+        run = rs.runs[k]
         m = run.manifest
         games = rs.games.filter(pl.col("run") == k)
         indices = games["game_index"].sort().head(sample).to_list()
@@ -48,6 +64,9 @@ def attach_card_fights(rs, sample: int = DEFAULT_SAMPLE) -> None:
             rs.notes.append(f"{run.path}: per-card fight counts skipped (a replayed game "
                             "differs from the stored one; was the simulator changed?)")
             continue
+        rs.notes.append(f"{run.path} has no per-card fight columns (made before the engine "
+                        f"wrote them): its card fight counts come from its first "
+                        f"{len(indices):,} games, replayed.")
         ids = [str(i) for i in m["cards"].get("ids", [])]
         rename = {f"{name}_{j}": f"{name}_{rs.card_ids.index(cid)}"
                   for name in FIELDS for j, cid in enumerate(ids)}
@@ -57,4 +76,10 @@ def attach_card_fights(rs, sample: int = DEFAULT_SAMPLE) -> None:
         return
     fights = pl.concat(parts, how="diagonal_relaxed")
     fights = fights.with_columns(pl.col("^card_.*$").fill_null(0))
-    rs.games = rs.games.join(fights, on=["run", "game_index"], how="left")
+    new = [col for col in fights.columns if col.startswith("card_")]
+    clash = [col for col in new if col in columns]
+    games = rs.games.join(fights.rename({col: col + "__replay" for col in clash}),
+                          on=["run", "game_index"], how="left")
+    rs.games = games.with_columns(
+        pl.coalesce(pl.col(col), pl.col(col + "__replay")).alias(col) for col in clash
+    ).drop([col + "__replay" for col in clash])

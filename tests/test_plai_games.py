@@ -20,10 +20,11 @@ MIXES = {  # seats' strategies per player count, so every decision path is exerc
 
 @pytest.fixture(scope="module")
 def results():
-    """2,500 games per player count (10,000 in all)."""
+    """2,500 games per player count (10,000 in all), in debug mode: the kernel checks
+    card conservation and the pool cap (PLAI-T7) after every turn."""
     frames = {}
     for players, strategies in MIXES.items():
-        config = GAME.configure(players=players, strategies=strategies)
+        config = GAME.configure(players=players, strategies=strategies, debug=True)
         frames[players] = config.run_chunk(seed=11, start=0, count=2500, threads=1)
     return frames
 
@@ -32,7 +33,7 @@ def results():
 def test_invariants_over_games(results, players):
     df = results[players]
     seats = [f"hand_{s}" for s in range(players)]
-    assert (df["error"] == 0).all()              # checked after every turn in the kernel
+    assert (df["error"] == 0).all()              # checked after every turn (debug mode)
     held = df.select(pl.sum_horizontal(seats)).to_series()
     # Card conservation: hands + deck + discard + pool = the deck used.
     assert (held + df["deck_left"] + df["discard_left"] + df["pool_left"]
@@ -55,6 +56,28 @@ def test_invariants_over_games(results, players):
     assert (df["regional_attacked"] <= df["fund_regional"]).all()
     assert (df["venture_attacked"] <= df["fund_venture"]).all()
     assert (df["takeovers_won"] <= df["takeovers"]).all()
+
+
+def test_debug_mode_checks_the_invariants_after_every_turn():
+    """The error column: card conservation and the pool cap (PLAI-T7), checked by
+    end_of_turn only in debug mode (R_DEBUG); a broken state is caught there."""
+    import numpy as np
+
+    from sim.games.plai import engine_kernel as ek
+    from test_plai_support import State, rules
+
+    for debug, expected in ((1, c.ERR_CONSERVATION), (0, c.ERR_NONE)):
+        s = State(2, hands={0: ["Daily Standups"], 1: ["Chatbot"]})
+        r = rules(2)
+        r[c.R_DEBUG] = debug
+        assert ek.end_of_turn(r, s.piles, s.pile_n, s.bankrupt, s.st, s.trace, 3) == 2
+        assert s.st[c.S_ERROR] == expected          # 2 cards held, 3 in the deck used
+    s = State(2, hands={0: ["Daily Standups"], 1: ["Chatbot"]}, pool=["Synergy"] * 7)
+    ek.end_of_turn(rules(2), s.piles, s.pile_n, s.bankrupt, s.st, s.trace, 9)
+    assert s.st[c.S_ERROR] == c.ERR_POOL_CAP
+    config = GAME.configure(players=2, debug=True)
+    assert config.rules_vector[c.R_DEBUG] == 1
+    assert np.array_equal(config.play(3, 0, 200), GAME.configure(players=2).play(3, 0, 200))
 
 
 def test_d1_cautious_only_takes_family_funding():

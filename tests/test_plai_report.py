@@ -217,8 +217,8 @@ def test_card_fight_contribution_with_against_without():
     rows = {(r["side"], r["card"]): r for r in t.iter_rows(named=True)}
     assert list(rows) == [("attack", "a"), ("defense", "b")]   # never-played pairs dropped
     att, dfn = rows[("attack", "a")], rows[("defense", "b")]
-    assert (att["name"], att["games_replayed"], att["fights"], att["played"], att["won"]) == \
-        ("Alpha", 2, 4, 3, 3)
+    assert (att["name"], att["games"], att["games_counted"], att["fights"], att["played"],
+            att["won"]) == ("Alpha", 3, 2, 4, 3, 3)
     assert att["with_rate"] == 1.0 and att["without_rate"] == 0.0
     assert att["contribution_diff"] == 1.0
     assert (dfn["played"], dfn["won"]) == (2, 1)
@@ -226,9 +226,13 @@ def test_card_fight_contribution_with_against_without():
     assert dfn["contribution_diff"] == 0.5
     assert dfn["contribution_lo"] <= 0.5 <= dfn["contribution_hi"]
     texts = [f.text for f in METRICS["plai_card_fights"].findings(t, CTX)]
-    assert "Alpha (card a)" in texts[0] and "+100.0 pp" in texts[0] and "2 replayed" in texts[0]
+    assert "Alpha (card a)" in texts[0] and "+100.0 pp" in texts[0] and "2 of 3 games, replayed" in texts[0]
     fig = METRICS["plai_card_fights"].plot(t, games, CTX)
     assert fig is not None
+    every = run("plai_card_fights", games.filter(pl.col("game_index") < 2))
+    assert every["games"].to_list() == every["games_counted"].to_list() == [2, 2]
+    text = METRICS["plai_card_fights"].findings(every, CTX)[0].text
+    assert "in all 2 games" in text and "replayed" not in text
 
 
 # ------------------------------------------------------------------ a real run, rendered
@@ -262,9 +266,49 @@ def test_report_from_a_real_run_embeds_every_plai_plot(real_report):
 def test_real_card_fights_agree_with_the_per_game_counters(real_report):
     written, base = real_report
     cards = pl.read_csv(base / "report" / "plai_card_fights.csv")
-    assert cards["games_replayed"].max() == 150
+    # the engine counted every game: nothing replayed
+    assert (cards["games_counted"] == cards["games"]).all() and cards["games"].max() == 150
+    assert "all 150 games" in html_text(base)
     games = pl.concat([pl.read_parquet(base / f"{p}p" / "games" / "*.parquet") for p in (2, 3)])
     fights = games.select((pl.col("regional_attacked").cast(pl.Int64) + pl.col("venture_attacked")
                            + pl.col("takeovers")).sum()).item()
     assert cards.group_by("players").agg(pl.col("fights").first())["fights"].sum() == fights
     assert (cards["won"] <= cards["played"]).all()
+
+
+def html_text(base):
+    return (base / "report" / "report.html").read_text()
+
+
+def test_an_old_run_without_card_columns_is_replayed_and_merged_with_a_new_one(real_report,
+                                                                                tmp_path):
+    """A run made before the engine wrote the per-card columns: its first games are
+    replayed (reports/plai_fights.py) and say so; the other run keeps every game."""
+    import shutil
+
+    from reports.load import load_runs
+    from reports.plai_fights import attach_card_fights
+
+    _, base = real_report
+    old = tmp_path / "old"
+    shutil.copytree(base / "2p", old)
+    for part in (old / "games").glob("*.parquet"):
+        t = pl.read_parquet(part)
+        t.drop([col for col in t.columns if col.startswith("card_")]).write_parquet(part)
+    new = pl.concat([pl.read_parquet(p) for p in sorted((base / "2p" / "games").glob("*.parquet"))])
+    rs = load_runs([str(old), str(base / "3p")])
+    attach_card_fights(rs, sample=40)
+    assert any("first 40 games, replayed" in note for note in rs.notes)
+    games = rs.games
+    replayed = games.filter((pl.col("run") == 0) & pl.col("card_att_0").is_not_null())
+    assert replayed.height == 40
+    cols = [col for col in new.columns if col.startswith("card_")]
+    want = new.filter(pl.col("game_index").is_in(replayed["game_index"].implode())).sort("game_index")
+    got = replayed.sort("game_index")
+    for col in cols:   # the replay gives the counts the engine wrote for the same games
+        assert got[col].cast(pl.Int64).to_list() == want[col].cast(pl.Int64).to_list(), col
+    assert games.filter(pl.col("run") == 1)["card_att_0"].null_count() == 0
+    t = METRICS["plai_card_fights"].compute(games, Context(game="plai", card_ids=rs.card_ids,
+                                                           card_names=rs.card_names))
+    by_players = dict(t.group_by("players").agg(pl.col("games_counted").max()).rows())
+    assert by_players == {2: 40, 3: 150}

@@ -30,7 +30,9 @@ def card(name: str, numeral: str = "I") -> int:
 def rules(players: int, **overrides) -> np.ndarray:
     resolved = OPTIONS.defaults()
     resolved.update(overrides)
-    return rules_array(resolved, players)
+    out = rules_array(resolved, players)
+    out[c.R_DEBUG] = 1   # scenario tests check the invariants after every turn
+    return out
 
 
 def weights(players: int, per_seat: dict[int, dict[str, float]] | None = None,
@@ -59,7 +61,7 @@ class State:
         self.st = np.zeros(c.N_STATS, np.int64)
         self.st[c.S_TURNS] = turn
         self.trace = np.zeros((trace_rows, c.TRACE_WIDTH), np.int32)
-        self.scratch = np.zeros((3, max(c.N_FIGHT_OUT, size)), np.int64)
+        self.scratch = np.zeros((c.N_SCRATCH, max(c.N_FIGHT_OUT, size)), np.int64)
         self.rng = np.zeros(4, np.uint64)
         self.put(c.P_DECK, deck)          # the last name is the top card
         self.put(c.P_DISCARD, discard)

@@ -1,4 +1,5 @@
-"""PLAI: the fight-win contribution of each card (from replayed games, see
+"""PLAI: the fight-win contribution of each card, from the per-card fight columns the
+engine writes for every game (runs made before it did: a replayed sample, see
 reports/plai_fights.py)."""
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 import polars as pl
 
 from reports.metrics._common import keys, sort_groups
-from reports.metrics._plai import PLAI, ratio_aggs, with_ratio
+from reports.metrics._plai import PLAI, with_ratio
 from reports.plots import COLORS, new_figure
 from reports.registry import Context, Finding, Metric
 from reports.wording import pp
@@ -23,28 +24,65 @@ def card_indices(columns) -> list[int]:
     return sorted(int(m.group(1)) for c in columns if (m := re.fullmatch(r"card_att_(\d+)", c)))
 
 
+def _ints(games: pl.DataFrame, expr: pl.Expr) -> np.ndarray:
+    return games.select(expr.fill_null(0).cast(pl.Int64)).to_series().to_numpy()
+
+
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     cards = card_indices(games.columns)
     if not cards:
         return pl.DataFrame()
-    sample = games.filter(pl.col(f"card_att_{cards[0]}").is_not_null())
+    # Per group (ctx keys) and card, a handful of sums over the games, one card column at a
+    # time with numpy (np.bincount by group), so that a report on millions of games with 4
+    # columns per card needs no copy of the table. Sums of integers: exact.
+    key = pl.concat_str([pl.col(k).cast(pl.Utf8) for k in keys(ctx)], separator="\x1f")
+    index = games.select((key.rank("dense") - 1).cast(pl.Int64).alias("_g"), *keys(ctx))
+    groups = index.unique("_g").sort("_g")
+    n_groups = groups.height
+    gid = index["_g"].to_numpy().copy()
+    counted = games.select(pl.any_horizontal(pl.col(f"card_att_{k}").is_not_null()
+                                             for k in cards)).to_series().to_numpy()
+    total = np.bincount(gid, minlength=n_groups)
+    gid[~counted] = n_groups                 # games without card counts: a bin left out
+
+    one = n_groups == 1 and bool(counted.all())   # the usual case: one run, all counted
+
+    def sums(x):
+        if one:
+            return np.array([x.sum()], dtype=np.float64)
+        return np.bincount(gid, weights=x.astype(np.float64), minlength=n_groups + 1)[:n_groups]
+
+    def dots(x, y):
+        if one:
+            return np.array([np.dot(x, y)], dtype=np.float64)
+        return sums(x * y)
+
+    def ratio_sums(x, y, stem):
+        return {f"_{stem}_x": sums(x), f"_{stem}_xx": dots(x, x), f"_{stem}_xy": dots(x, y),
+                f"_{stem}_y": sums(y), f"_{stem}_yy": dots(y, y)}
+
+    n_counted = np.bincount(gid, minlength=n_groups + 1)[:n_groups]
+    fights = _ints(games, FIGHTS)
+    fights_sum = sums(fights)
     parts = []
-    for side, (prefix, side_won) in SIDES.items():
+    for side, (prefix, side_won_expr) in SIDES.items():
+        side_won = _ints(games, side_won_expr)
         for k in cards:
-            played, won = pl.col(f"{prefix}_{k}"), pl.col(f"{prefix}_won_{k}")
-            t = sample.group_by(keys(ctx)).agg(
-                pl.len().cast(pl.Int64).alias("games_replayed"),
-                FIGHTS.sum().cast(pl.Int64).alias("fights"),
-                played.sum().cast(pl.Int64).alias("played"),
-                won.sum().cast(pl.Int64).alias("won"),
-                *ratio_aggs(won, played, "with"),
-                *ratio_aggs(side_won - won, FIGHTS - played, "without"))
-            t = with_ratio(with_ratio(t, "with", ctx.z), "without", ctx.z)
+            played = _ints(games, pl.col(f"{prefix}_{k}"))
+            won = _ints(games, pl.col(f"{prefix}_won_{k}"))
             card_id = ctx.card_ids[k] if k < len(ctx.card_ids) else str(k)
-            parts.append(t.with_columns(pl.lit(side).alias("side"), pl.lit(k).alias("_k"),
-                                        pl.lit(card_id).alias("card"),
-                                        pl.lit(ctx.card_name(card_id)).alias("name")))
-    t = pl.concat(parts, how="vertical_relaxed").filter(pl.col("played") > 0)
+            columns = {"games": total, "games_counted": n_counted,
+                       "fights": fights_sum.astype(np.int64),
+                       "played": sums(played).astype(np.int64), "won": sums(won).astype(np.int64),
+                       **ratio_sums(won, played, "with"), "_with_n": n_counted,
+                       **ratio_sums(side_won - won, fights - played, "without"),
+                       "_without_n": n_counted}
+            parts.append(groups.drop("_g").with_columns(
+                *(pl.Series(name, values) for name, values in columns.items()),
+                pl.lit(side).alias("side"), pl.lit(k).alias("_k"), pl.lit(card_id).alias("card"),
+                pl.lit(ctx.card_name(card_id)).alias("name")))
+    t = pl.concat(parts, how="vertical_relaxed").filter(pl.col("games_counted") > 0)
+    t = with_ratio(with_ratio(t, "with", ctx.z), "without", ctx.z).filter(pl.col("played") > 0)
     # MOVER (Newcombe-style) interval of the difference from the two intervals
     d = pl.col("with_rate") - pl.col("without_rate")
     t = t.with_columns(
@@ -53,7 +91,7 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
               + (pl.col("without_hi") - pl.col("without_rate")) ** 2).sqrt()).alias("contribution_lo"),
         (d + ((pl.col("with_hi") - pl.col("with_rate")) ** 2
               + (pl.col("without_rate") - pl.col("without_lo")) ** 2).sqrt()).alias("contribution_hi"))
-    cols = [*keys(ctx), "side", "card", "name", "games_replayed", "fights", "played", "won",
+    cols = [*keys(ctx), "side", "card", "name", "games", "games_counted", "fights", "played", "won",
             "with_rate", "with_lo", "with_hi", "without_rate", "without_lo", "without_hi",
             "contribution_diff", "contribution_lo", "contribution_hi"]
     t = t.with_columns(pl.when(pl.col("side") == "attack").then(0).otherwise(1).alias("_s"))
@@ -64,7 +102,6 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
     if table.height == 0:
         return []
     out = []
-    n = int(table["games_replayed"].max())
     for side in SIDES:
         sub = table.filter((pl.col("side") == side) & pl.col("contribution_diff").is_not_nan())
         if sub.height == 0:
@@ -74,9 +111,16 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
             f"{best['players']} players, {best['pairing']}: on the {side}, {best['name']} "
             f"(card {best['card']}) adds the most: its side wins {pp(best['contribution_diff'])} "
             f"more often with it than without it (95 % interval {pp(best['contribution_lo'])} to "
-            f"{pp(best['contribution_hi'])}; {best['played']:,} fights in {n:,} replayed "
-            "games). This is an association: strategies choose when to play a card.")))
+            f"{pp(best['contribution_hi'])}; {best['played']:,} fights in "
+            f"{_games_text(best['games_counted'], best['games'])}). This is an association: "
+            "strategies choose when to play a card.")))
     return out
+
+
+def _games_text(counted: int, games: int) -> str:
+    if counted == games:
+        return f"all {games:,} games"
+    return f"{counted:,} of {games:,} games, replayed (a run made before the engine counted cards)"
 
 
 def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
@@ -103,9 +147,11 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
         ax.set_yticks(y, [f"{name} ({cid})" for cid, name in labels], fontsize=7)
         ax.invert_yaxis()
         ax.set_xlabel("side's fight-win rate with the card minus without it (pp)")
-        n = int(sub["games_replayed"].max()) if sub.height else 0
+        n = int(sub["games_counted"].max()) if sub.height else 0
+        total = int(sub["games"].max()) if sub.height else 0
+        n_text = f"all {total:,} games" if n == total else f"{n:,} of {total:,} games, replayed"
         ax.set_title(f"{p} players, {pair}: fight-win contribution by card "
-                     f"(n = {n:,} replayed games)", fontsize=10)
+                     f"(n = {n_text})", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
         ax.legend(fontsize=8)
     return fig
@@ -127,8 +173,8 @@ METRIC = Metric(
                  "in fights without it (without), and the difference (contribution). Rates are "
                  "ratios of sums over games with delta-method 95 % intervals (games as the "
                  "unit); the difference's interval combines the two (MOVER, as Newcombe's). "
-                 "The per-game table has no per-card fight data, so these come from replaying "
-                 "the first games of every run (games_replayed; reports/plai_fights.py). A "
+                 "The engine counts every game (games_counted = games); only runs made before it "
+                 "did are covered by replaying their first 2,000 games (reports/plai_fights.py). A "
                  "contribution is an association, not a causal effect: strategies choose when "
                  "to play a card."),
 )

@@ -53,7 +53,8 @@ R_HELP_CARDS = 7            # PLAI-T7
 R_HELP_IN_FOUR = 8          # reading of T7/F1: help cards count against the attacker's 4
 R_NEGATE_SPECIALS = 9       # reading of C3/F2: a target may negate a special action
 R_MAINTAINER_SPECIALS = 10  # reading of T7: maintainers may play specials from the pool
-N_RULES = 11
+R_DEBUG = 11                # not a rule: 1 = check the invariants after every turn (--debug)
+N_RULES = 12
 
 # Actions (PLAI-T1, T7), in the option order of decision D1.
 ACT_PASS, ACT_FAMILY, ACT_REGIONAL, ACT_VENTURE, ACT_SPECIAL, ACT_TAKEOVER = 0, 1, 2, 3, 4, 5
@@ -95,9 +96,11 @@ S_MAX_POOL = 16
 S_RESHUFFLES = 17
 S_TRACE_N = 18             # rows written to the trace matrix
 S_MAINT_FAMILY = 19        # family fundings by maintainers into the pool
-N_STATS = 20
+S_FIGHTS = 20              # fights so far (stamps the per-card fight counts, see SCR_*)
+N_STATS = 21
 
-# Invariant violations (the `error` column); checked after every turn.
+# Invariant violations (the `error` column); checked after every turn in debug mode
+# (R_DEBUG, ``--debug``), 0 otherwise.
 ERR_NONE, ERR_CONSERVATION, ERR_POOL_CAP = 0, 1, 2
 ERROR_NAMES = ("", "card count changed", "maintainer pool above its cap")
 
@@ -142,6 +145,18 @@ TRACE_WIDTH = 6
 (EV_TURN, EV_ACTION, EV_DRAW, EV_MARKET_EVENT, EV_EVENT_LOSS, EV_EVENT_GAIN, EV_ATTACK,
  EV_PLAY, EV_DEFEND, EV_HELP, EV_NEGATE, EV_EFFECT_DISCARD, EV_FIGHT, EV_SPOILS,
  EV_SPECIAL_LOSS, EV_BANKRUPT, EV_END, EV_RESHUFFLE, EV_POOL_EXCESS) = range(19)
+
+# Rows of the engine's int64 scratch matrix (width: max(N_FIGHT_OUT, deck size, cards)).
+SCR_ATT_REMOVED, SCR_DEF_REMOVED, SCR_OUT = 0, 1, 2   # resolve_fight's marks and outcome
+# Per-card fight counts of the current game, one row per CARD_FIGHT_FIELDS entry, indexed
+# by card id (row of the card file); copied into the card_fights output after each game.
+SCR_CARD_FIGHTS = 3
+CARD_FIGHT_FIELDS = ("card_att", "card_att_won", "card_def", "card_def_won")
+CF_ATT, CF_ATT_WON, CF_DEF, CF_DEF_WON = 0, 1, 2, 3
+# The fight (S_FIGHTS) in which a card was last counted for the attack / the defense, so
+# a card counts once per fight and side however many copies a side used.
+SCR_STAMP_ATT, SCR_STAMP_DEF = 7, 8
+N_SCRATCH = 9
 
 # What resolve_fight reports: out[FO_*].
 FO_WINNER = 0            # SIDE_ATTACK or SIDE_DEFENSE

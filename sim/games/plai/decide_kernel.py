@@ -36,7 +36,7 @@ NEG_INF = -1e300
 MASK_IDS = 64   # card ids below this are tracked in a uint64 bitmask
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def noise(W, ws, rng):
     """The NOISE feature: drawn only when its weight is not zero (keeps streams stable)."""
     x = W[ws, F_NOISE]
@@ -45,12 +45,12 @@ def noise(W, ws, rng):
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def real_type(side):
     return ADVERSARY if side == SIDE_ATTACK else USE_CASE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fight_playable(cards, card, side, allow_real):
     """PLAI-F1: the side's real type (if allowed), buzzwords, and specials that act in a
     fight (an effect like GDPR Fine's, or none). Action specials and negate are not."""
@@ -63,7 +63,7 @@ def fight_playable(cards, card, side, allow_real):
     return allow_real and t == real_type(side)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def first_of_id(piles, pile, i, seen):
     """Is slot i the first copy of its card id in the pile (options are ids)? Slots must be
     asked in increasing order within one scan; ``seen`` carries the bitmask between calls.
@@ -80,51 +80,43 @@ def first_of_id(piles, pile, i, seen):
     return True, seen
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def mode_powers(cards, piles, pile_n, pile, side):
     """One pass over a pile: (holds a real card, holds a bluff card, best real power, best
     bluff power). A real play takes its strongest real card (the first of equals), then the
     3 strongest positive other fight cards; a bluff the 4 strongest positive non-real fight
-    cards; a power is 0 when the mode cannot be played."""
+    cards; a power is 0 when the mode cannot be played.
+
+    Written without branches on the cards (it is the hottest scan of the engine): the top
+    four strengths are kept by a max/min insertion network, where a card that does not
+    count enters as 0 and changes nothing (every kept value is >= 0)."""
     rt = real_type(side)
     found_real = False
     has_bluff = False
-    best_real = 0
+    best_real = -(1 << 62)   # the strongest real card, once found_real
     a0 = a1 = a2 = a3 = 0   # strongest positive fight cards, real or not, descending
     b0 = b1 = b2 = b3 = 0   # strongest positive non-real fight cards, descending
     for i in range(pile_n[pile]):
-        card = piles[pile, i]
+        card = np.uint64(piles[pile, i])   # never negative: no wraparound code
         t = cards[CD_TYPE, card]
-        if t == rt:
-            s = cards[CD_STRENGTH, card]
-            if not found_real or s > best_real:
-                best_real = s
-                found_real = True
-        elif t == BUZZWORD or (t == SPECIAL and (cards[CD_EFFECT, card] == EFFECT_NONE
-                                                 or cards[CD_EFFECT, card]
-                                                 == EFFECT_DISCARD_RIVAL)):
-            has_bluff = True
-            s = cards[CD_STRENGTH, card]
-            if s > b3:
-                if s > b0:
-                    b0, b1, b2, b3 = s, b0, b1, b2
-                elif s > b1:
-                    b1, b2, b3 = s, b1, b2
-                elif s > b2:
-                    b2, b3 = s, b2
-                else:
-                    b3 = s
-        else:
-            continue
-        if s > a3:
-            if s > a0:
-                a0, a1, a2, a3 = s, a0, a1, a2
-            elif s > a1:
-                a1, a2, a3 = s, a1, a2
-            elif s > a2:
-                a2, a3 = s, a2
-            else:
-                a3 = s
+        e = cards[CD_EFFECT, card]
+        s = cards[CD_STRENGTH, card]
+        is_real = t == rt
+        is_bluff = (t == BUZZWORD) | ((t == SPECIAL) & ((e == EFFECT_NONE)
+                                                        | (e == EFFECT_DISCARD_RIVAL)))
+        found_real |= is_real
+        has_bluff |= is_bluff
+        best_real = max(best_real, s if is_real else -(1 << 62))
+        x = s if is_real | is_bluff else 0
+        a0, x = max(a0, x), min(a0, x)
+        a1, x = max(a1, x), min(a1, x)
+        a2, x = max(a2, x), min(a2, x)
+        a3 = max(a3, x)
+        y = s if is_bluff else 0
+        b0, y = max(b0, y), min(b0, y)
+        b1, y = max(b1, y), min(b1, y)
+        b2, y = max(b2, y), min(b2, y)
+        b3 = max(b3, y)
     real_power = 0
     if found_real:
         # The 3 strongest others: the top 4 less one copy of the real card, if it is there.
@@ -135,21 +127,21 @@ def mode_powers(cards, piles, pile_n, pile, side):
     return found_real, has_bluff, real_power, b0 + b1 + b2 + b3
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_power(cards, piles, pile_n, pile, side, mode):
     """Highest strength the side can show in ``mode`` with up to 4 cards (0 if it cannot)."""
     _, _, real_power, bluff_power = mode_powers(cards, piles, pile_n, pile, side)
     return real_power if mode == MODE_REAL else bluff_power
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def holds(cards, piles, pile_n, pile, side, mode):
     """Can the side play in ``mode``? REAL needs its real type; BLUFF a non-real card."""
     has_real, has_bluff, _, _ = mode_powers(cards, piles, pile_n, pile, side)
     return has_real if mode == MODE_REAL else has_bluff
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def decide_mode_s(W, ws, rng, cards, piles, pile_n, pile, side, allow_none, stake,
                   rival_hand):
     """D2 (side attack) / D3 (side defense): none, real or bluff. Returns MODE_*."""
@@ -181,7 +173,7 @@ def decide_mode_s(W, ws, rng, cards, piles, pile_n, pile, side, allow_none, stak
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def pick_cards_s(W, ws, rng, cards, piles, pile_n, src, dst, side, mode, max_cards):
     """D2/D3 cards: move up to ``max_cards`` cards from ``src`` to ``dst`` one pick at a
     time. A real play must end with a real card among them. Returns the number moved."""
@@ -201,25 +193,30 @@ def pick_cards_s(W, ws, rng, cards, piles, pile_n, src, dst, side, mode, max_car
         if count > 0 and (mode == MODE_BLUFF or has_real):
             best_score = (W[ws, F_STOP] + W[ws, F_STOP_STRENGTH] * strength
                           + W[ws, F_STOP_COUNT] * count + noise(W, ws, rng))
-        seen = np.uint64(0)
-        for i in range(pile_n[src]):
-            card = piles[src, i]
-            if not fight_playable(cards, card, side, allow_real):
-                continue
-            t = cards[CD_TYPE, card]
-            is_real = t == rt
-            if need_real and not is_real:
-                continue
-            first, seen = first_of_id(piles, src, i, seen)
-            if not first:
-                continue
-            score = (w_strength * cards[CD_STRENGTH, card] + w_real * is_real
-                     + w_buzz * (t == BUZZWORD)
-                     + w_effect * (cards[CD_EFFECT, card] == EFFECT_DISCARD_RIVAL)
-                     + noise(W, ws, rng))
-            if score > best_score:
-                best_score = score
-                best = i
+        if W[ws, F_NOISE] == 0.0:
+            best, best_score = _best_pick_no_noise(cards, piles, pile_n, src, rt, allow_real,
+                                                   need_real, w_strength, w_real, w_buzz,
+                                                   w_effect, best, best_score)
+        else:
+            seen = np.uint64(0)
+            for i in range(pile_n[src]):
+                card = piles[src, i]
+                if not fight_playable(cards, card, side, allow_real):
+                    continue
+                t = cards[CD_TYPE, card]
+                is_real = t == rt
+                if need_real and not is_real:
+                    continue
+                first, seen = first_of_id(piles, src, i, seen)
+                if not first:
+                    continue
+                score = (w_strength * cards[CD_STRENGTH, card] + w_real * is_real
+                         + w_buzz * (t == BUZZWORD)
+                         + w_effect * (cards[CD_EFFECT, card] == EFFECT_DISCARD_RIVAL)
+                         + noise(W, ws, rng))
+                if score > best_score:
+                    best_score = score
+                    best = i
         if best < 0:
             break  # stop chosen, or nothing left to play
         card = piles[src, best]
@@ -230,7 +227,31 @@ def pick_cards_s(W, ws, rng, cards, piles, pile_n, src, dst, side, mode, max_car
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
+def _best_pick_no_noise(cards, piles, pile_n, src, rt, allow_real, need_real, w_strength,
+                        w_real, w_buzz, w_effect, best, best_score):
+    """One pick of ``pick_cards_s`` when the seat's noise weight is 0 (no draws): the same
+    choice as the general loop. Copies of one card id score the same there, so the first
+    copy in hand order wins the strict comparison anyway and ``first_of_id`` is not needed;
+    the checks are written with ``&``/``|`` (no short-circuit branches)."""
+    for i in range(pile_n[src]):
+        card = np.uint64(piles[src, i])   # never negative: no wraparound code
+        t = cards[CD_TYPE, card]
+        e = cards[CD_EFFECT, card]
+        is_real = t == rt
+        is_buzz = t == BUZZWORD
+        playable = (is_buzz | ((t == SPECIAL) & ((e == EFFECT_NONE)
+                                                 | (e == EFFECT_DISCARD_RIVAL)))
+                    | (allow_real & is_real))
+        score = (w_strength * cards[CD_STRENGTH, card] + w_real * is_real + w_buzz * is_buzz
+                 + w_effect * (e == EFFECT_DISCARD_RIVAL))
+        if playable & (is_real | (not need_real)) & (score > best_score):
+            best_score = score
+            best = i
+    return best, best_score
+
+
+@njit(cache=True, _nrt=False)
 def decide_negate(W, ws, rng, stake):
     """D5: allow (first) or negate a rival effect that would cost ``stake`` cards."""
     allow = noise(W, ws, rng)
@@ -238,7 +259,7 @@ def decide_negate(W, ws, rng, stake):
     return use > allow
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def pick_help(W, ws, rng, cards, piles, pile_n, max_help, takeover):
     """D6: maintainers add up to ``max_help`` pool cards to the attacking side."""
     added = 0
@@ -266,14 +287,14 @@ def pick_help(W, ws, rng, cards, piles, pile_n, max_help, takeover):
     return added
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_action_special(cards, card):
     e = cards[CD_EFFECT, card]
     return cards[CD_TYPE, card] == SPECIAL and (e == EFFECT_TARGET_DISCARDS
                                                 or e == EFFECT_STEAL_RANDOM)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
     """D1 with D4: returns (action, card id or -1, target seat or -1)."""
     players = rules[R_PLAYERS]
@@ -310,7 +331,24 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
                  + noise(W, ws, rng))
         if score > best_score:
             best_score, best_action, best_card, best_target = score, action, -1, -1
-    if not maintainer or rules[R_MAINTAINER_SPECIALS]:
+    if (not maintainer or rules[R_MAINTAINER_SPECIALS]) and W[ws, F_NOISE] == 0.0:
+        # Without noise a special's score depends on the target only, so the first action
+        # special in hand order is the one any later special would have to beat strictly:
+        # scoring the others too cannot change the choice.
+        for i in range(pile_n[own]):
+            card = piles[own, i]
+            if not is_action_special(cards, card):
+                continue
+            for t in range(players):
+                if t == seat or bankrupt[t] >= 0:
+                    continue
+                hand = pile_n[P_HAND0 + t]
+                score = (W[ws, F_ACT_SPECIAL] + W[ws, F_TARGET_HAND] * hand
+                         + W[ws, F_TARGET_LEADER] * (hand == most) + 0.0)
+                if score > best_score:
+                    best_score, best_action, best_card, best_target = score, ACT_SPECIAL, card, t
+            break
+    elif not maintainer or rules[R_MAINTAINER_SPECIALS]:
         seen = np.uint64(0)
         for i in range(pile_n[own]):
             card = piles[own, i]

@@ -17,8 +17,9 @@ from sim.games.plai.constants import (
     FO_REASON, FO_WINNER, MARKET_EVENT, MAX_FIGHT_CARDS, MODE_NONE, N_FIGHT_OUT, N_STATS,
     OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE, P_ATTACK, P_DECK, P_DEFENSE, P_DISCARD,
     P_EVENTS, P_FUNDING, P_HAND0, P_POOL, R_FIRST_SEAT, R_HELP_CARDS, R_HELP_IN_FOUR,
-    R_MAX_TURNS, R_NEGATE_SPECIALS, R_PLAYERS, R_POOL_CAP, R_STARTING_HAND, SIDE_ATTACK,
-    SIDE_DEFENSE, S_BLUFFS_CALLED, S_ERROR, S_EVENTS, S_FUND_FAMILY, S_FUND_REGIONAL,
+    R_DEBUG, R_MAX_TURNS, R_NEGATE_SPECIALS, R_PLAYERS, R_POOL_CAP, R_STARTING_HAND, SIDE_ATTACK,
+    SIDE_DEFENSE, CF_ATT, CF_DEF, N_SCRATCH, SCR_CARD_FIGHTS, SCR_STAMP_ATT, SCR_STAMP_DEF,
+    S_FIGHTS, S_BLUFFS_CALLED, S_ERROR, S_EVENTS, S_FUND_FAMILY, S_FUND_REGIONAL,
     S_FUND_VENTURE, S_HELP_CARDS, S_MAINT_FAMILY, S_MAX_POOL, S_NEGATES, S_REGIONAL_ATTACKED,
     S_REGIONAL_ATTACK_WON, S_RESHUFFLES, S_SPECIALS, S_TAKEOVERS, S_TAKEOVERS_WON,
     S_TRACE_N, S_TURNS, S_VENTURE_ATTACKED, S_VENTURE_ATTACK_WON, WHY_BLUFF_CALLED,
@@ -34,7 +35,7 @@ from sim.games.plai.piles_kernel import (
 from sim.rng_kernel import bounded, seed_game
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _count_effect(cards, piles, pile_n, pile, effect):
     """(cards with ``effect`` in the pile, sum of their arguments)."""
     n = 0
@@ -46,28 +47,57 @@ def _count_effect(cards, piles, pile_n, pile, effect):
     return n, total
 
 
-@njit(cache=True)
-def _spend_negates(cards, piles, pile_n, pile, n, seat, st, trace):
+@njit(cache=True, _nrt=False)
+def _tally(scratch, st, side, card, won):
+    """Per-card fight counts (fight_stats.FIELDS): ``card`` took part in the current fight
+    (S_FIGHTS) on ``side``; a card counts once per fight and side (two copies: once)."""
+    stamp = SCR_STAMP_ATT if side == SIDE_ATTACK else SCR_STAMP_DEF
+    if scratch[stamp, card] == st[S_FIGHTS]:
+        return
+    scratch[stamp, card] = st[S_FIGHTS]
+    row = SCR_CARD_FIGHTS + (CF_ATT if side == SIDE_ATTACK else CF_DEF)
+    scratch[row, card] += 1
+    if won:
+        scratch[row + 1, card] += 1   # CF_ATT_WON / CF_DEF_WON
+
+
+@njit(cache=True, _nrt=False)
+def _spend_negate(cards, piles, pile_n, pile, seat, st, trace):
+    """Discard one negate card of ``pile`` (PLAI-F2); returns it (-1 if none)."""
+    for i in range(pile_n[pile]):
+        if cards[CD_EFFECT, piles[pile, i]] == EFFECT_NEGATE:
+            card = move(piles, pile_n, pile, i, P_DISCARD)
+            log(trace, st, EV_NEGATE, seat, card, 0, 0)
+            st[S_NEGATES] += 1
+            return card
+    return -1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _spend_negates(cards, piles, pile_n, pile, n, seat, st, trace, scratch, side, won):
+    """Discard ``n`` negate cards of ``pile`` in a fight; each counts for ``side`` (the
+    side that played it) in the per-card fight counts."""
     for _ in range(n):
-        for i in range(pile_n[pile]):
-            if cards[CD_EFFECT, piles[pile, i]] == EFFECT_NEGATE:
-                card = move(piles, pile_n, pile, i, P_DISCARD)
-                log(trace, st, EV_NEGATE, seat, card, 0, 0)
-                st[S_NEGATES] += 1
-                break
+        card = _spend_negate(cards, piles, pile_n, pile, seat, st, trace)
+        if card >= 0:
+            _tally(scratch, st, side, card, won)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def _negate_budget(weights, ws, rng, cards, piles, pile_n, hand, rival_pile):
-    """D5 in a fight: seeing the rival's revealed cards, negate up to this many effects."""
-    held, _ = _count_effect(cards, piles, pile_n, hand, EFFECT_NEGATE)
+    """D5 in a fight: seeing the rival's revealed cards, negate up to this many effects.
+    (The rival's few played cards are looked at first: without an effect there, the hand
+    is not scanned; both counts are pure, so the order changes nothing.)"""
     effects, stake = _count_effect(cards, piles, pile_n, rival_pile, EFFECT_DISCARD_RIVAL)
-    if held == 0 or effects == 0 or not decide_negate(weights, ws, rng, stake):
+    if effects == 0:
+        return 0
+    held, _ = _count_effect(cards, piles, pile_n, hand, EFFECT_NEGATE)
+    if held == 0 or not decide_negate(weights, ws, rng, stake):
         return 0
     return min(held, effects)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lead_maintainer(bankrupt, players):
     """D6 is decided by the maintainer who went bankrupt first (lowest seat on a tie)."""
     lead = -1
@@ -77,13 +107,14 @@ def lead_maintainer(bankrupt, players):
     return lead
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fight(kind, attacker, defender, att_mode, weights, rng, cards, rules, piles, pile_n,
           bankrupt, st, trace, scratch):
     """PLAI-F1..F5 between two startups; returns the winning side."""
     players = rules[R_PLAYERS]
     a_hand = P_HAND0 + attacker
     d_hand = P_HAND0 + defender
+    st[S_FIGHTS] += 1
     log(trace, st, EV_ATTACK, attacker, defender, att_mode, kind)
     n_own = pick_cards_s(weights, attacker, rng, cards, piles, pile_n, a_hand, P_ATTACK,
                          SIDE_ATTACK, att_mode, MAX_FIGHT_CARDS)
@@ -94,8 +125,10 @@ def fight(kind, attacker, defender, att_mode, weights, rng, cards, rules, piles,
             max_help = min(max_help, MAX_FIGHT_CARDS - n_own)
         st[S_HELP_CARDS] += pick_help(weights, lead, rng, cards, piles, pile_n, max_help,
                                       kind == FIGHT_TAKEOVER)
-    for i in range(pile_n[P_ATTACK]):
-        log(trace, st, EV_PLAY, SIDE_ATTACK, piles[P_ATTACK, i], attacker if i < n_own else -1, 0)
+    if trace.shape[0] > 0:
+        for i in range(pile_n[P_ATTACK]):
+            log(trace, st, EV_PLAY, SIDE_ATTACK, piles[P_ATTACK, i],
+                attacker if i < n_own else -1, 0)
     stake = pile_n[d_hand] if kind == FIGHT_TAKEOVER else pile_n[P_FUNDING]
     d_mode = decide_mode_s(weights, defender, rng, cards, piles, pile_n, d_hand, SIDE_DEFENSE,
                            True, stake, 0)
@@ -103,8 +136,9 @@ def fight(kind, attacker, defender, att_mode, weights, rng, cards, rules, piles,
     if d_mode != MODE_NONE:
         pick_cards_s(weights, defender, rng, cards, piles, pile_n, d_hand, P_DEFENSE,
                      SIDE_DEFENSE, d_mode, MAX_FIGHT_CARDS)
-        for i in range(pile_n[P_DEFENSE]):
-            log(trace, st, EV_PLAY, SIDE_DEFENSE, piles[P_DEFENSE, i], defender, 0)
+        if trace.shape[0] > 0:
+            for i in range(pile_n[P_DEFENSE]):
+                log(trace, st, EV_PLAY, SIDE_DEFENSE, piles[P_DEFENSE, i], defender, 0)
     defended = pile_n[P_DEFENSE] > 0
     att_neg = 0
     def_neg = 0
@@ -117,10 +151,16 @@ def fight(kind, attacker, defender, att_mode, weights, rng, cards, rules, piles,
     resolve_fight(cards, piles, P_ATTACK, pile_n[P_ATTACK], piles, P_DEFENSE,
                   pile_n[P_DEFENSE], defended, att_neg, def_neg, rng, scratch, 0, scratch, 1,
                   scratch, 2)
+    winner = scratch[2, FO_WINNER]
     _spend_negates(cards, piles, pile_n, a_hand, scratch[2, FO_ATT_NEGATES], attacker, st,
-                   trace)
+                   trace, scratch, SIDE_ATTACK, winner == SIDE_ATTACK)
     _spend_negates(cards, piles, pile_n, d_hand, scratch[2, FO_DEF_NEGATES], defender, st,
-                   trace)
+                   trace, scratch, SIDE_DEFENSE, winner == SIDE_DEFENSE)
+    # Per-card fight counts: every played card, the maintainers' help with the attack.
+    for i in range(pile_n[P_ATTACK]):
+        _tally(scratch, st, SIDE_ATTACK, piles[P_ATTACK, i], winner == SIDE_ATTACK)
+    for i in range(pile_n[P_DEFENSE]):
+        _tally(scratch, st, SIDE_DEFENSE, piles[P_DEFENSE, i], winner == SIDE_DEFENSE)
     if trace.shape[0] > 0:
         for i in range(pile_n[P_ATTACK]):
             if scratch[0, i]:
@@ -128,7 +168,6 @@ def fight(kind, attacker, defender, att_mode, weights, rng, cards, rules, piles,
         for i in range(pile_n[P_DEFENSE]):
             if scratch[1, i]:
                 log(trace, st, EV_EFFECT_DISCARD, SIDE_DEFENSE, piles[P_DEFENSE, i], 0, 0)
-    winner = scratch[2, FO_WINNER]
     if scratch[2, FO_REASON] == WHY_BLUFF_CALLED:
         st[S_BLUFFS_CALLED] += 1
     log(trace, st, EV_FIGHT, winner, scratch[2, FO_ATT_STRENGTH], scratch[2, FO_DEF_STRENGTH],
@@ -149,7 +188,7 @@ def fight(kind, attacker, defender, att_mode, weights, rng, cards, rules, piles,
     return winner
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, dst, n):
     """Draw n times into ``dst``, resolving Market Events at once (PLAI-T3)."""
     for _ in range(n):
@@ -159,7 +198,7 @@ def _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, dst,
             resolve_events(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, seat)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def funding(action, seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace,
             scratch):
     """PLAI-T1/T2: family, regional pitch or venture capital."""
@@ -207,7 +246,7 @@ def funding(action, seat, weights, rng, cards, rules, piles, pile_n, bankrupt, s
         st[S_VENTURE_ATTACK_WON] += won
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, bankrupt, st,
                  trace):
     """PLAI-T1/T7: an action special on a target startup; the target may negate it (D5).
@@ -223,7 +262,7 @@ def play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, 
     if rules[R_NEGATE_SPECIALS]:
         held, _ = _count_effect(cards, piles, pile_n, t_hand, EFFECT_NEGATE)
         if held > 0 and decide_negate(weights, target, rng, n):
-            _spend_negates(cards, piles, pile_n, t_hand, 1, target, st, trace)
+            _spend_negate(cards, piles, pile_n, t_hand, target, st, trace)
             return
     if cards[CD_EFFECT, card] == EFFECT_TARGET_DISCARDS:
         lost = discard_random_from(piles, pile_n, t_hand, n, rng)
@@ -238,7 +277,7 @@ def play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, 
             enforce_pool_cap(piles, pile_n, rules, st, trace)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def take_turn(seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace, scratch):
     maintainer = bankrupt[seat] >= 0
     own = P_POOL if maintainer else P_HAND0 + seat
@@ -270,9 +309,10 @@ def take_turn(seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, tra
                 scratch)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size):
-    """PLAI-T5 bankruptcies, then the invariants. Returns the number of startups left."""
+    """PLAI-T5 bankruptcies, then (in debug mode) the invariants: card conservation and
+    the pool cap (PLAI-T7). Returns the number of startups left."""
     players = rules[R_PLAYERS]
     left = 0
     for s in range(players):
@@ -281,14 +321,15 @@ def end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size):
             log(trace, st, EV_BANKRUPT, s, 0, 0, 0)
         if bankrupt[s] < 0:
             left += 1
-    if pile_n.sum() != deck_size:
-        st[S_ERROR] = ERR_CONSERVATION
-    if pile_n[P_POOL] > rules[R_POOL_CAP]:
-        st[S_ERROR] = ERR_POOL_CAP
+    if rules[R_DEBUG]:   # about 4 % of the run time at 4 players, so only when asked
+        if pile_n.sum() != deck_size:
+            st[S_ERROR] = ERR_CONSERVATION
+        if pile_n[P_POOL] > rules[R_POOL_CAP]:
+            st[S_ERROR] = ERR_POOL_CAP
     return left
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def setup(deck, cards, rules, rng, piles, pile_n):
     """PLAI-S2: events aside, shuffle, deal, events back, shuffle. Returns the first seat."""
     players = rules[R_PLAYERS]
@@ -312,7 +353,7 @@ def setup(deck, cards, rules, rng, piles, pile_n):
     return first
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_game(seed, game_index, deck, cards, rules, weights, piles, pile_n, bankrupt, st,
               trace, scratch, rng):
     """One game; returns (outcome, winner seat or -1, first seat)."""
@@ -322,6 +363,9 @@ def play_game(seed, game_index, deck, cards, rules, weights, piles, pile_n, bank
         st[i] = 0
     for s in range(bankrupt.shape[0]):
         bankrupt[s] = -1
+    for r in range(SCR_CARD_FIGHTS, N_SCRATCH):
+        for k in range(scratch.shape[1]):
+            scratch[r, k] = 0
     first = setup(deck, cards, rules, rng, piles, pile_n)
     seat = first
     outcome = OUT_STALEMATE
@@ -343,15 +387,18 @@ def play_game(seed, game_index, deck, cards, rules, weights, piles, pile_n, bank
 
 
 @njit(cache=True, nogil=True)
-def play_games(seed, start, deck, cards, rules, weights, out):
-    """Play games start .. start+len(out)-1 into the RESULT_DTYPE records ``out``."""
+def play_games(seed, start, deck, cards, rules, weights, out, card_fights):
+    """Play games start .. start+len(out)-1 into the RESULT_DTYPE records ``out``.
+
+    ``card_fights`` (int16[len(out), 4, cards], or with 0 rows when not wanted) gets each
+    game's per-card fight counts: [CF_ATT, CF_ATT_WON, CF_DEF, CF_DEF_WON] x card id."""
     players = rules[R_PLAYERS]
     n = deck.shape[0]
     piles = np.zeros((P_HAND0 + players, n), np.int16)
     pile_n = np.zeros(P_HAND0 + players, np.int64)
     bankrupt = np.zeros(players, np.int64)
     st = np.zeros(N_STATS, np.int64)
-    scratch = np.zeros((3, max(N_FIGHT_OUT, n)), np.int64)
+    scratch = np.zeros((N_SCRATCH, max(N_FIGHT_OUT, n, cards.shape[1])), np.int64)
     trace = np.zeros((0, 6), np.int32)
     rng = np.zeros(4, np.uint64)
     deck_c = np.ascontiguousarray(deck)
@@ -379,6 +426,10 @@ def play_games(seed, start, deck, cards, rules, weights, out):
                                            u_trace, u_scratch, u_rng)
         _record(out[i], start + i, players, n, outcome, winner, first, u_pile_n, u_bankrupt,
                 u_st)
+        if card_fights.shape[0] > 0:
+            for f in range(4):
+                for k in range(card_fights.shape[2]):
+                    card_fights[i, f, k] = u_scratch[SCR_CARD_FIGHTS + f, k]
     return len(owned)
 
 
@@ -391,7 +442,7 @@ def trace_game(seed, game_index, deck, cards, rules, weights, trace, out):
     pile_n = np.zeros(P_HAND0 + players, np.int64)
     bankrupt = np.zeros(players, np.int64)
     st = np.zeros(N_STATS, np.int64)
-    scratch = np.zeros((3, max(N_FIGHT_OUT, n)), np.int64)
+    scratch = np.zeros((N_SCRATCH, max(N_FIGHT_OUT, n, cards.shape[1])), np.int64)
     rng = np.zeros(4, np.uint64)
     outcome, winner, first = play_game(seed, game_index, deck, cards, rules, weights, piles,
                                        pile_n, bankrupt, st, trace, scratch, rng)
@@ -399,7 +450,7 @@ def trace_game(seed, game_index, deck, cards, rules, weights, trace, out):
     return st[S_TRACE_N]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _record(r, game_index, players, deck_size, outcome, winner, first, pile_n, bankrupt, st):
     r['game_index'] = game_index
     r['players'] = players

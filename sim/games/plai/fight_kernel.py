@@ -17,7 +17,7 @@ from sim.games.plai.constants import (
 from sim.rng_kernel import bounded, seed_game
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _discard_random_played(P, pr, n_played, R, rr, n, rng):
     """``discard_random_rival_played n``: n of the rival's remaining played cards (row
     ``pr`` of ``P``; removal marks in row ``rr`` of ``R``), chosen uniformly at random one
@@ -37,7 +37,7 @@ def _discard_random_played(P, pr, n_played, R, rr, n, rng):
                 pick -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def _apply_effects(cards, P, pr, n_own, R, rr, Q, qr, n_rival, S, sr, rival_negates, rng):
     """Apply one side's effects (cards in row ``pr`` of ``P``, removal marks in row ``rr``
     of ``R``) in play order on the rival (``Q[qr]``, marks ``S[sr]``); the rival cancels up
@@ -54,7 +54,7 @@ def _apply_effects(cards, P, pr, n_own, R, rr, Q, qr, n_rival, S, sr, rival_nega
     return used
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _count(cards, P, pr, n_played, R, rr, real_type):
     strength = 0
     real = 0
@@ -66,7 +66,7 @@ def _count(cards, P, pr, n_played, R, rr, real_type):
     return strength, real
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def resolve_fight(cards, A, ar, n_att, D, dr, n_def, defended, att_negates, def_negates, rng,
                   AR, arr, DR, drr, O, orow):
     """Resolve one fight: the attack is row ``ar`` of ``A``, the defense row ``dr`` of ``D``

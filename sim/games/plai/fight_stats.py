@@ -1,9 +1,11 @@
-"""Per-card fight counts for PLAI, computed after a run from replayed traces (pure Python).
+"""Per-card fight counts for PLAI from replayed traces (pure Python): the test oracle of the
+kernel's own counts, and the fallback for runs made before the kernel wrote them.
 
-The per-game table (constants.RESULT_DTYPE) counts fights and their winners but not which
-cards were played, so "the fight-win contribution of each card" cannot come from it.
-Game i of seed s is the same game in every replay, so this module replays a sample of a
-run's games with ``trace_game`` and reads the trace rows:
+The engine writes, for every game, the columns below (engine_kernel: ``_tally``, copied out
+of ``play_games``'s ``card_fights`` array; ``PlaiConfig.run_chunk``). This module derives
+the same numbers from a game's trace: tests/test_plai_card_fights.py checks that both agree,
+and reports/plai_fights.py replays a sample of an old run's games with ``trace_game``
+(game i of seed s is the same game in every replay) when its table lacks the columns:
 
 * a fight is the rows from ``EV_ATTACK`` (attacker seat in column A) to its ``EV_FIGHT``
   (winning side in column A);
@@ -16,9 +18,6 @@ Per game and card index k (row of the card file) the columns are ``card_att_<k>`
 with k on the attack), ``card_att_won_<k>`` (of those, fights the attack won),
 ``card_def_<k>`` and ``card_def_won_<k>`` (the same for the defense), plus ``fights`` and
 ``fights_att_won`` for the whole game.
-
-If the kernel one day writes these columns itself (one int16 per card and field), the
-report uses them for every game instead of a replayed sample.
 """
 from __future__ import annotations
 
@@ -29,7 +28,7 @@ import polars as pl
 
 from sim.games.plai import constants as c
 
-FIELDS = ("card_att", "card_att_won", "card_def", "card_def_won")
+FIELDS = c.CARD_FIGHT_FIELDS
 
 
 def fights_of_trace(rows: np.ndarray, n_cards: int) -> tuple[np.ndarray, int, int]:

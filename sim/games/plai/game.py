@@ -38,6 +38,7 @@ class PlaiConfig:
     def __post_init__(self):
         self.card_table = self.cards.matrix
         self.rules_vector = rules_array(self.rules, self.players)
+        self.rules_vector[c.R_DEBUG] = int(self.debug)   # invariants after every turn
         self.deck = self.cards.deck_for(self.players)
 
     def manifest(self) -> dict[str, Any]:
@@ -56,27 +57,36 @@ class PlaiConfig:
     def _args(self):
         return self.deck, self.card_table, self.rules_vector, self.weights
 
-    def play(self, seed: int, start: int, count: int, threads: int = 1) -> np.ndarray:
-        """Raw results: a RESULT_DTYPE record array, one row per game."""
+    def play(self, seed: int, start: int, count: int, threads: int = 1,
+             card_fights: bool = False):
+        """Raw results: a RESULT_DTYPE record array, one row per game. With
+        ``card_fights``, also the per-card fight counts: int16[count, 4, cards] in
+        constants.CARD_FIGHT_FIELDS order, by card id (row of the card file)."""
         from sim.games.plai.engine_kernel import play_games
 
         out = np.zeros(count, dtype=c.RESULT_DTYPE)
+        n_cards = self.card_table.shape[1]
+        fights = np.zeros((count if card_fights else 0, 4, n_cards), dtype=np.int16)
         threads = max(1, min(int(threads or 1), count))
         bounds = np.linspace(0, count, threads + 1).astype(int)
 
         def work(i):
             lo, hi = bounds[i], bounds[i + 1]
-            play_games(seed, start + lo, *self._args(), out[lo:hi])
+            play_games(seed, start + lo, *self._args(), out[lo:hi],
+                       fights[lo:hi] if card_fights else fights)
 
         if threads == 1:
             work(0)
         else:  # the kernel releases the GIL; each game seeds itself, so splits don't matter
             with ThreadPoolExecutor(threads) as pool:
                 list(pool.map(work, range(threads)))
-        return out
+        return (out, fights) if card_fights else out
 
     def run_chunk(self, seed: int, start: int, count: int, threads: int = 1) -> pl.DataFrame:
-        out = self.play(seed, start, count, threads)
+        """The per-game table: RESULT_DTYPE's fields (per-seat ones as ``name_<seat>``),
+        then the per-card fight counts ``card_att_<k>``, ``card_att_won_<k>``,
+        ``card_def_<k>``, ``card_def_won_<k>`` for every card id k (see fight_stats)."""
+        out, fights = self.play(seed, start, count, threads, card_fights=True)
         columns = {}
         for name in c.RESULT_DTYPE.names:
             if name in SEAT_FIELDS:
@@ -84,6 +94,9 @@ class PlaiConfig:
                     columns[f"{name}_{s}"] = out[name][:, s]
             else:
                 columns[name] = out[name]
+        for f, name in enumerate(c.CARD_FIGHT_FIELDS):
+            for k in range(fights.shape[2]):
+                columns[f"{name}_{k}"] = fights[:, f, k]
         return pl.DataFrame(columns)
 
     def trace(self, seed: int, game_index: int) -> str:

@@ -40,7 +40,7 @@ def unowned(a):
     return numba.carray(_as_voidptr(a.ctypes.data), a.shape, a.dtype)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def log(trace, st, code, a, b, c, d):
     """Append one trace row (no-op when the trace matrix has no rows)."""
     n = st[S_TRACE_N]
@@ -57,7 +57,7 @@ def log(trace, st, code, a, b, c, d):
     st[S_TRACE_N] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shuffle_pile(rng, piles, pile, n):
     """Fisher-Yates shuffle of ``piles[pile, :n]`` in place, exactly as
     ``sim.rng_kernel.shuffle`` (from the back), without making a row view."""
@@ -68,7 +68,7 @@ def shuffle_pile(rng, piles, pile, n):
         piles[pile, j] = tmp
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def move(piles, pile_n, src, i, dst):
     """Move the card at index ``i`` of pile ``src`` onto pile ``dst``; returns it."""
     card = piles[src, i]
@@ -80,19 +80,19 @@ def move(piles, pile_n, src, i, dst):
     return card
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def move_random(piles, pile_n, src, dst, rng):
     """Move a card chosen uniformly at random from ``src`` (which must not be empty)."""
     return move(piles, pile_n, src, bounded(rng, pile_n[src]), dst)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def move_all(piles, pile_n, src, dst):
     while pile_n[src] > 0:
         move(piles, pile_n, src, pile_n[src] - 1, dst)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def draw(piles, pile_n, cards, rules, rng, st, trace, dst):
     """PLAI-T4: draw the top card into ``dst``; refill from the discard when the deck is
     empty. A Market Event goes to the P_EVENTS stack instead (PLAI-T3): the caller must
@@ -110,7 +110,7 @@ def draw(piles, pile_n, cards, rules, rng, st, trace, dst):
     return move(piles, pile_n, P_DECK, top, dst)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def enforce_pool_cap(piles, pile_n, rules, st, trace):
     """PLAI-T7: excess pool cards are discarded at once; the newest ones are the excess."""
     while pile_n[P_POOL] > rules[R_POOL_CAP]:
@@ -120,7 +120,7 @@ def enforce_pool_cap(piles, pile_n, rules, st, trace):
         st[S_MAX_POOL] = pile_n[P_POOL]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def discard_random_from(piles, pile_n, pile, n, rng):
     """Discard ``n`` random cards of ``pile`` (fewer if it holds fewer); returns how many."""
     lost = 0
@@ -130,7 +130,7 @@ def discard_random_from(piles, pile_n, pile, n, rng):
     return lost
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def resolve_events(piles, pile_n, cards, rules, rng, st, trace, bankrupt, first_seat, drawer):
     """PLAI-T3: resolve the Market Event waiting in P_EVENTS, then discard it.
 
