@@ -9,7 +9,8 @@ Every rate in a report carries a 95 % interval:
   (Newcombe 1998, method 10), built from the two Wilson intervals (:func:`diff_ci`);
 * a ratio of sums over games (a share of customers pooled over many games):
   a delta-method (linearised) interval that treats the game as the sampling unit
-  (:func:`ratio_ci`), because customers within one game are not independent.
+  (:func:`ratio_ci`), because customers within one game are not independent; it is never
+  narrower than the Wilson interval of the pooled counts.
 
 Everything is vectorised over numpy arrays; scalars in give Python floats out.
 ``n == 0`` gives ``nan`` for the estimate and both bounds. No SciPy: the t quantile is
@@ -202,7 +203,8 @@ def mean_ci(values, level: float = 0.95):
     return t_interval(float(np.mean(x)), sd, n, level)
 
 
-def ratio_ci(num_sum, num_sq, cross, den_sum, den_sq, n, z: float = Z95):
+def ratio_ci(num_sum, num_sq, cross, den_sum, den_sq, n, z: float = Z95,
+             wilson_floor: bool = True):
     """Ratio ``R = sum(x) / sum(y)`` over ``n`` games with a delta-method interval.
 
     Needs per-group sums: ``num_sum = sum(x)``, ``num_sq = sum(x^2)``,
@@ -210,6 +212,12 @@ def ratio_ci(num_sum, num_sq, cross, den_sum, den_sq, n, z: float = Z95):
     Variance of the linearised residual ``x - R y`` over games, divided by
     ``n * ybar^2``. Games are the sampling unit. Bounds are clipped to [0, 1] (the
     ratios here are shares). Returns ``(R, lo, hi)``; nan when n < 2 or sum(y) == 0.
+
+    With ``wilson_floor`` (the default) the interval is widened to contain the Wilson
+    interval of ``sum(x)`` out of ``sum(y)``: the delta method estimates its variance from
+    the games, and when a few games hold all the events it collapses (one fight in one
+    game of thousands gives zero width). Wilson's interval treats every event as
+    independent, the least uncertainty the data can have; both assume x <= y counts.
     """
     scalar = _is_scalar(num_sum, den_sum, n)
     sx, sxx, sxy = (np.asarray(a, dtype=np.float64) for a in (num_sum, num_sq, cross))
@@ -225,6 +233,9 @@ def ratio_ci(num_sum, num_sq, cross, den_sum, den_sq, n, z: float = Z95):
         ok = (m >= 2) & (sy > 0)
         lo = np.where(ok, np.clip(r - z * se, 0.0, 1.0), np.nan)
         hi = np.where(ok, np.clip(r + z * se, 0.0, 1.0), np.nan)
+    if wilson_floor:
+        _, wlo, whi = wilson(np.minimum(sx, sy), sy, z)
+        lo, hi = np.fmin(lo, np.where(ok, wlo, np.nan)), np.fmax(hi, np.where(ok, whi, np.nan))
     return _out(r, lo, hi, scalar=scalar)
 
 

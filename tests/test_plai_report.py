@@ -235,6 +235,26 @@ def test_card_fight_contribution_with_against_without():
     assert "in all 2 games" in text and "replayed" not in text
 
 
+def test_card_fight_finding_ranks_by_the_intervals_lower_end():
+    # 200 games, 2 fights each, the attack wins one. Beta is on the attack in 150 games
+    # (100 times in the won fight, 50 in the lost one): with 2/3, without 100/250 = 0.4,
+    # +26.7 pp over many games. Alpha is on the attack once, in a won fight: with 1/1,
+    # without 199/399, +50.1 pp from a single fight - a larger estimate, a far wider interval.
+    def game(att0=0, won0=0, att1=0, won1=0):
+        return dict(regional_attacked=2, regional_attack_won=1, card_att_0=att0,
+                    card_att_won_0=won0, card_def_0=0, card_def_won_0=0, card_att_1=att1,
+                    card_att_won_1=won1, card_def_1=0, card_def_won_1=0)
+    games = table([game(1, 1, 1, 1)] + [game(0, 0, 1, 1)] * 99 + [game(0, 0, 1, 0)] * 50
+                  + [game()] * 50)
+    t = run("plai_card_fights", games)
+    att = {r["card"]: r for r in t.filter(pl.col("side") == "attack").iter_rows(named=True)}
+    assert att["a"]["contribution_diff"] == pytest.approx(1 - 199 / 399)
+    assert att["b"]["contribution_diff"] == pytest.approx(2 / 3 - 0.4)
+    assert att["a"]["contribution_lo"] < 0 < att["b"]["contribution_lo"]   # one fight: wide
+    text = METRICS["plai_card_fights"].findings(t, CTX)[0].text
+    assert "Beta (card b)" in text and "+26.7 pp" in text
+
+
 # ------------------------------------------------------------------ a real run, rendered
 @pytest.fixture(scope="module")
 def real_report(tmp_path_factory):

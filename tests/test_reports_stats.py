@@ -77,12 +77,35 @@ def test_t_interval_vectorised_matches_mean_ci():
 def test_ratio_ci_delta_method():
     x = np.array([1, 2, 0, 3.0])
     y = np.array([2, 2, 1, 4.0])
-    r, lo, hi = ratio_ci(x.sum(), (x * x).sum(), (x * y).sum(), y.sum(), (y * y).sum(), 4)
+    r, lo, hi = ratio_ci(x.sum(), (x * x).sum(), (x * y).sum(), y.sum(), (y * y).sum(), 4,
+                         wilson_floor=False)
     assert r == pytest.approx(6 / 9)
     # residuals e = x - r y = [-1/3, 2/3, -2/3, 1/3]; var = (10/9)/3; se = sqrt(var/4)/2.25
     se = math.sqrt((10 / 9) / 3 / 4) / 2.25
     assert lo == pytest.approx(6 / 9 - 1.959964 * se)
     assert hi == pytest.approx(6 / 9 + 1.959964 * se)
+
+
+def test_ratio_ci_never_narrower_than_wilson_of_the_pooled_counts():
+    # one fight, won, in one game of 1,000: the delta method's residuals are all 0, so
+    # alone it would give a zero-width interval at 100 %
+    x = np.zeros(1000)
+    y = np.zeros(1000)
+    x[7] = y[7] = 1.0
+    sums = (x.sum(), (x * x).sum(), (x * y).sum(), y.sum(), (y * y).sum(), 1000)
+    r, lo, hi = ratio_ci(*sums, wilson_floor=False)
+    assert (r, lo, hi) == (1.0, 1.0, 1.0)
+    r, lo, hi = ratio_ci(*sums)
+    _, wlo, whi = wilson(1, 1)
+    assert (r, lo, hi) == (1.0, pytest.approx(wlo), whi) and lo < 0.25
+    # the worked example above: Wilson (6 of 9) reaches lower than the delta method
+    x = np.array([1, 2, 0, 3.0])
+    y = np.array([2, 2, 1, 4.0])
+    sums = (x.sum(), (x * x).sum(), (x * y).sum(), y.sum(), (y * y).sum(), 4)
+    _, dlo, dhi = ratio_ci(*sums, wilson_floor=False)
+    _, lo, hi = ratio_ci(*sums)
+    _, wlo, whi = wilson(6, 9)
+    assert wlo < dlo and lo == pytest.approx(wlo) and hi == pytest.approx(max(dhi, whi))
 
 
 def test_polars_helpers():

@@ -103,10 +103,12 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
         return []
     out = []
     for side in SIDES:
-        sub = table.filter((pl.col("side") == side) & pl.col("contribution_diff").is_not_nan())
+        sub = table.filter((pl.col("side") == side) & pl.col("contribution_lo").is_not_nan())
         if sub.height == 0:
             continue
-        best = sub.sort("contribution_diff", descending=True).row(0, named=True)
+        # ranked by the interval's lower end: the card that surely adds the most, not a
+        # card whose large estimate comes from a handful of fights
+        best = sub.sort("contribution_lo", "contribution_diff", descending=True).row(0, named=True)
         out.append(Finding("plai_card_fights", "info", (
             f"{best['players']} players, {best['pairing']}: on the {side}, {best['name']} "
             f"(card {best['card']}) adds the most: its side wins {pp(best['contribution_diff'])} "
@@ -172,7 +174,8 @@ METRIC = Metric(
                  "for the attack), the share its side won (with), the share the same side won "
                  "in fights without it (without), and the difference (contribution). Rates are "
                  "ratios of sums over games with delta-method 95 % intervals (games as the "
-                 "unit); the difference's interval combines the two (MOVER, as Newcombe's). "
+                 "unit; never narrower than Wilson's over the pooled fights); the finding "
+                 "names the card whose contribution has the highest lower bound; the difference's interval combines the two (MOVER, as Newcombe's). "
                  "The engine counts every game (games_counted = games); only runs made before it "
                  "did are covered by replaying their first 2,000 games (reports/plai_fights.py). A "
                  "contribution is an association, not a causal effect: strategies choose when "
