@@ -85,7 +85,10 @@ def mode_powers(cards, piles, pile_n, pile, side):
     """One pass over a pile: (holds a real card, holds a bluff card, best real power, best
     bluff power). A real play takes its strongest real card (the first of equals), then the
     3 strongest positive other fight cards; a bluff the 4 strongest positive non-real fight
-    cards; a power is 0 when the mode cannot be played.
+    cards; a power is 0 when the mode cannot be played. The fifth value is the index of
+    the first action special in the pile (the pile's size if none): ``choose_action_s``
+    needs it from the same pass, and callers that ignore it do not pay for it (the
+    function is inlined and the unused value compiled away).
 
     Written without branches on the cards (it is the hottest scan of the engine): the top
     four strengths are kept by a max/min insertion network, where a card that does not
@@ -96,7 +99,9 @@ def mode_powers(cards, piles, pile_n, pile, side):
     best_real = -(1 << 62)   # the strongest real card, once found_real
     a0 = a1 = a2 = a3 = 0   # strongest positive fight cards, real or not, descending
     b0 = b1 = b2 = b3 = 0   # strongest positive non-real fight cards, descending
-    for i in range(pile_n[pile]):
+    n = pile_n[pile]
+    first_special = n
+    for i in range(n):
         card = np.uint64(piles[pile, i])   # never negative: no wraparound code
         t = cards[CD_TYPE, card]
         e = cards[CD_EFFECT, card]
@@ -104,6 +109,9 @@ def mode_powers(cards, piles, pile_n, pile, side):
         is_real = t == rt
         is_bluff = (t == BUZZWORD) | ((t == SPECIAL) & ((e == EFFECT_NONE)
                                                         | (e == EFFECT_DISCARD_RIVAL)))
+        is_action = (t == SPECIAL) & ((e == EFFECT_TARGET_DISCARDS)
+                                      | (e == EFFECT_STEAL_RANDOM))
+        first_special = min(first_special, i if is_action else n)
         found_real |= is_real
         has_bluff |= is_bluff
         best_real = max(best_real, s if is_real else -(1 << 62))
@@ -124,20 +132,20 @@ def mode_powers(cards, piles, pile_n, pile, side):
             real_power = a0 + a1 + a2 + a3
         else:
             real_power = best_real + a0 + a1 + a2
-    return found_real, has_bluff, real_power, b0 + b1 + b2 + b3
+    return found_real, has_bluff, real_power, b0 + b1 + b2 + b3, first_special
 
 
 @njit(cache=True, _nrt=False)
 def best_power(cards, piles, pile_n, pile, side, mode):
     """Highest strength the side can show in ``mode`` with up to 4 cards (0 if it cannot)."""
-    _, _, real_power, bluff_power = mode_powers(cards, piles, pile_n, pile, side)
+    _, _, real_power, bluff_power, _ = mode_powers(cards, piles, pile_n, pile, side)
     return real_power if mode == MODE_REAL else bluff_power
 
 
 @njit(cache=True, _nrt=False)
 def holds(cards, piles, pile_n, pile, side, mode):
     """Can the side play in ``mode``? REAL needs its real type; BLUFF a non-real card."""
-    has_real, has_bluff, _, _ = mode_powers(cards, piles, pile_n, pile, side)
+    has_real, has_bluff, _, _, _ = mode_powers(cards, piles, pile_n, pile, side)
     return has_real if mode == MODE_REAL else has_bluff
 
 
@@ -150,8 +158,8 @@ def decide_mode_s(W, ws, rng, cards, piles, pile_n, pile, side, allow_none, stak
     best_score = NEG_INF
     if allow_none:
         best_score = noise(W, ws, rng)
-    has_real, has_bluff, real_power, bluff_power = mode_powers(cards, piles, pile_n, pile,
-                                                               side)
+    has_real, has_bluff, real_power, bluff_power, _ = mode_powers(cards, piles, pile_n, pile,
+                                                                  side)
     for mode in (MODE_REAL, MODE_BLUFF):
         if mode == MODE_REAL:
             if not has_real:
@@ -316,9 +324,11 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
         best_score = W[ws, F_ACT_PASS] + noise(W, ws, rng)
         first, last = ACT_FAMILY, ACT_FAMILY
         defense = 0
+        special = 0   # the pool is scanned below
     else:
         first, last = ACT_FAMILY, ACT_VENTURE
-        _, _, defense, _ = mode_powers(cards, piles, pile_n, own, SIDE_DEFENSE)
+        # One pass: the defense power and where the first action special is.
+        _, _, defense, _, special = mode_powers(cards, piles, pile_n, own, SIDE_DEFENSE)
     for action in range(first, last + 1):
         attackers = 0
         if action == ACT_REGIONAL:
@@ -334,8 +344,9 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
     if (not maintainer or rules[R_MAINTAINER_SPECIALS]) and W[ws, F_NOISE] == 0.0:
         # Without noise a special's score depends on the target only, so the first action
         # special in hand order is the one any later special would have to beat strictly:
-        # scoring the others too cannot change the choice.
-        for i in range(pile_n[own]):
+        # scoring the others too cannot change the choice. A startup's mode_powers pass
+        # above found that special already; the pool is scanned from the start.
+        for i in range(special, pile_n[own]):
             card = piles[own, i]
             if not is_action_special(cards, card):
                 continue
@@ -366,7 +377,7 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
                 if score > best_score:
                     best_score, best_action, best_card, best_target = score, ACT_SPECIAL, card, t
     if not maintainer and pile_n[own] >= rules[R_TAKEOVER_THRESHOLD]:
-        has_real, has_bluff, power, _ = mode_powers(cards, piles, pile_n, own, SIDE_ATTACK)
+        has_real, has_bluff, power, _, _ = mode_powers(cards, piles, pile_n, own, SIDE_ATTACK)
         if has_real or has_bluff:
             for t in range(players):
                 if t == seat or bankrupt[t] >= 0:
