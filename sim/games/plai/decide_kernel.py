@@ -17,7 +17,9 @@ from numba import njit
 
 from sim.games.plai.constants import (
     ACT_FAMILY, ACT_PASS, ACT_REGIONAL, ACT_SPECIAL, ACT_TAKEOVER, ACT_VENTURE, ADVERSARY,
-    BUZZWORD, CD_EFFECT, CD_STRENGTH, CD_TYPE, EFFECT_DISCARD_RIVAL, EFFECT_NONE,
+    BUZZWORD, CD_EFFECT, CD_FLAGS, CD_POWER_ATT, CD_POWER_BLUFF, CD_POWER_DEF, CD_STRENGTH,
+    CD_TYPE, FL_ACTION, FL_ADVERSARY, FL_BLUFF, FL_BUZZWORD, FL_FIGHT_EFFECT, FL_USE_CASE,
+    EFFECT_DISCARD_RIVAL, EFFECT_NONE,
     EFFECT_STEAL_RANDOM, EFFECT_TARGET_DISCARDS, MAX_FIGHT_CARDS, MODE_BLUFF, MODE_NONE,
     MODE_REAL, P_ATTACK, P_HAND0, P_POOL, R_MAINTAINER_SPECIALS, R_PLAYERS,
     R_TAKEOVER_THRESHOLD, SIDE_ATTACK, SIDE_DEFENSE, SPECIAL, USE_CASE,
@@ -93,9 +95,13 @@ def mode_powers(cards, piles, pile_n, pile, side):
     Written without branches on the cards (it is the hottest scan of the engine): the top
     four strengths are kept by a max/min insertion network, where a card that does not
     count enters as 0 and changes nothing (every kept value is >= 0)."""
-    rt = real_type(side)
-    found_real = False
-    has_bluff = False
+    # The card table's derived rows (cards.derived_rows) give each card's role: its flags
+    # and its strength as this side's fight card / as a bluff card (0 if it is not one;
+    # a negative strength is 0 too, which the network below treats the same).
+    real_bit = FL_ADVERSARY if side == SIDE_ATTACK else FL_USE_CASE
+    power_row = CD_POWER_ATT if side == SIDE_ATTACK else CD_POWER_DEF
+    found_real = 0
+    has_bluff = 0
     best_real = -(1 << 62)   # the strongest real card, once found_real
     a0 = a1 = a2 = a3 = 0   # strongest positive fight cards, real or not, descending
     b0 = b1 = b2 = b3 = 0   # strongest positive non-real fight cards, descending
@@ -103,24 +109,18 @@ def mode_powers(cards, piles, pile_n, pile, side):
     first_special = n
     for i in range(n):
         card = np.uint64(piles[pile, i])   # never negative: no wraparound code
-        t = cards[CD_TYPE, card]
-        e = cards[CD_EFFECT, card]
-        s = cards[CD_STRENGTH, card]
-        is_real = t == rt
-        is_bluff = (t == BUZZWORD) | ((t == SPECIAL) & ((e == EFFECT_NONE)
-                                                        | (e == EFFECT_DISCARD_RIVAL)))
-        is_action = (t == SPECIAL) & ((e == EFFECT_TARGET_DISCARDS)
-                                      | (e == EFFECT_STEAL_RANDOM))
-        first_special = min(first_special, i if is_action else n)
+        flags = cards[CD_FLAGS, card]
+        is_real = flags & real_bit
         found_real |= is_real
-        has_bluff |= is_bluff
-        best_real = max(best_real, s if is_real else -(1 << 62))
-        x = s if is_real | is_bluff else 0
+        has_bluff |= flags & FL_BLUFF
+        first_special = min(first_special, i if flags & FL_ACTION else n)
+        best_real = max(best_real, cards[CD_STRENGTH, card] if is_real else -(1 << 62))
+        x = cards[power_row, card]
         a0, x = max(a0, x), min(a0, x)
         a1, x = max(a1, x), min(a1, x)
         a2, x = max(a2, x), min(a2, x)
         a3 = max(a3, x)
-        y = s if is_bluff else 0
+        y = cards[CD_POWER_BLUFF, card]
         b0, y = max(b0, y), min(b0, y)
         b1, y = max(b1, y), min(b1, y)
         b2, y = max(b2, y), min(b2, y)
@@ -132,7 +132,7 @@ def mode_powers(cards, piles, pile_n, pile, side):
             real_power = a0 + a1 + a2 + a3
         else:
             real_power = best_real + a0 + a1 + a2
-    return found_real, has_bluff, real_power, b0 + b1 + b2 + b3, first_special
+    return found_real != 0, has_bluff != 0, real_power, b0 + b1 + b2 + b3, first_special
 
 
 @njit(cache=True, _nrt=False)
@@ -242,17 +242,15 @@ def _best_pick_no_noise(cards, piles, pile_n, src, rt, allow_real, need_real, w_
     choice as the general loop. Copies of one card id score the same there, so the first
     copy in hand order wins the strict comparison anyway and ``first_of_id`` is not needed;
     the checks are written with ``&``/``|`` (no short-circuit branches)."""
+    real_bit = FL_ADVERSARY if rt == ADVERSARY else FL_USE_CASE
     for i in range(pile_n[src]):
         card = np.uint64(piles[src, i])   # never negative: no wraparound code
-        t = cards[CD_TYPE, card]
-        e = cards[CD_EFFECT, card]
-        is_real = t == rt
-        is_buzz = t == BUZZWORD
-        playable = (is_buzz | ((t == SPECIAL) & ((e == EFFECT_NONE)
-                                                 | (e == EFFECT_DISCARD_RIVAL)))
-                    | (allow_real & is_real))
+        flags = cards[CD_FLAGS, card]     # the card's role (cards.derived_rows)
+        is_real = (flags & real_bit) != 0
+        is_buzz = (flags & FL_BUZZWORD) != 0
+        playable = ((flags & FL_BLUFF) != 0) | (allow_real & is_real)
         score = (w_strength * cards[CD_STRENGTH, card] + w_real * is_real + w_buzz * is_buzz
-                 + w_effect * (e == EFFECT_DISCARD_RIVAL))
+                 + w_effect * ((flags & FL_FIGHT_EFFECT) != 0))
         if playable & (is_real | (not need_real)) & (score > best_score):
             best_score = score
             best = i
