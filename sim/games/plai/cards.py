@@ -150,6 +150,7 @@ def derived_rows(base: np.ndarray) -> np.ndarray:
              | np.where(e == c.EFFECT_DISCARD_RIVAL, c.FL_FIGHT_EFFECT, 0))
     pos = np.maximum(s, 0)
     rows = [flags, np.where((t == c.ADVERSARY) | bluff, pos, 0),
-            np.where((t == c.USE_CASE) | bluff, pos, 0), np.where(bluff, pos, 0)]
+            np.where((t == c.USE_CASE) | bluff, pos, 0), np.where(bluff, pos, 0),
+            np.where(t == c.ADVERSARY, s, c.NOT_REAL), np.where(t == c.USE_CASE, s, c.NOT_REAL)]
     assert len(rows) == c.N_CARD_FIELDS - c.CD_FLAGS
     return np.stack(rows).astype(np.int64)

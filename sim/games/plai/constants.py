@@ -36,7 +36,10 @@ CD_FLAGS = 4        # FL_* bits
 CD_POWER_ATT = 5    # max(strength, 0) if the card can be played in an attack, else 0
 CD_POWER_DEF = 6    # the same for a defense
 CD_POWER_BLUFF = 7  # max(strength, 0) if it is a non-real fight card (a bluff card), else 0
-N_CARD_FIELDS = 8
+CD_REAL_ATT = 8     # strength if the card is the attack's real type, else NOT_REAL
+CD_REAL_DEF = 9     # the same for the defense
+N_CARD_FIELDS = 10
+NOT_REAL = -(1 << 62)   # below every strength (the card file allows -99 .. 99)
 # CD_FLAGS bits. A side's real type is bit ``1 << side`` (SIDE_ATTACK 0, SIDE_DEFENSE 1).
 FL_ADVERSARY = 1    # the attack's real type
 FL_USE_CASE = 2     # the defense's real type

@@ -17,12 +17,12 @@ from numba import njit
 
 from sim.games.plai.constants import (
     ACT_FAMILY, ACT_PASS, ACT_REGIONAL, ACT_SPECIAL, ACT_TAKEOVER, ACT_VENTURE, ADVERSARY,
-    BUZZWORD, CD_EFFECT, CD_FLAGS, CD_POWER_ATT, CD_POWER_BLUFF, CD_POWER_DEF, CD_STRENGTH,
-    CD_TYPE, FL_ACTION, FL_ADVERSARY, FL_BLUFF, FL_BUZZWORD, FL_FIGHT_EFFECT, FL_USE_CASE,
-    EFFECT_DISCARD_RIVAL, EFFECT_NONE,
-    EFFECT_STEAL_RANDOM, EFFECT_TARGET_DISCARDS, MAX_FIGHT_CARDS, MODE_BLUFF, MODE_NONE,
-    MODE_REAL, P_ATTACK, P_HAND0, P_POOL, R_MAINTAINER_SPECIALS, R_PLAYERS,
-    R_TAKEOVER_THRESHOLD, SIDE_ATTACK, SIDE_DEFENSE, SPECIAL, USE_CASE,
+    BUZZWORD, CD_EFFECT, CD_FLAGS, CD_POWER_ATT, CD_POWER_BLUFF, CD_POWER_DEF, CD_REAL_ATT,
+    CD_REAL_DEF, CD_STRENGTH, CD_TYPE, EFFECT_DISCARD_RIVAL, EFFECT_NONE, EFFECT_STEAL_RANDOM,
+    EFFECT_TARGET_DISCARDS, FL_ACTION, FL_ADVERSARY, FL_BLUFF, FL_BUZZWORD, FL_FIGHT_EFFECT,
+    FL_USE_CASE, MAX_FIGHT_CARDS, MODE_BLUFF, MODE_NONE, MODE_REAL, NOT_REAL, P_ATTACK,
+    P_HAND0, P_POOL, R_MAINTAINER_SPECIALS, R_PLAYERS, R_TAKEOVER_THRESHOLD, SIDE_ATTACK,
+    SIDE_DEFENSE, SPECIAL, USE_CASE,
 )
 from sim.games.plai.features import (
     F_ACT_ATTACK, F_ACT_ATTACKERS, F_ACT_DEFENSE, F_ACT_FAMILY, F_ACT_PASS, F_ACT_SPECIAL,
@@ -98,11 +98,10 @@ def mode_powers(cards, piles, pile_n, pile, side):
     # The card table's derived rows (cards.derived_rows) give each card's role: its flags
     # and its strength as this side's fight card / as a bluff card (0 if it is not one;
     # a negative strength is 0 too, which the network below treats the same).
-    real_bit = FL_ADVERSARY if side == SIDE_ATTACK else FL_USE_CASE
     power_row = CD_POWER_ATT if side == SIDE_ATTACK else CD_POWER_DEF
-    found_real = 0
+    real_row = CD_REAL_ATT if side == SIDE_ATTACK else CD_REAL_DEF
     has_bluff = 0
-    best_real = -(1 << 62)   # the strongest real card, once found_real
+    best_real = NOT_REAL   # the strongest real card, NOT_REAL while none is found
     a0 = a1 = a2 = a3 = 0   # strongest positive fight cards, real or not, descending
     b0 = b1 = b2 = b3 = 0   # strongest positive non-real fight cards, descending
     n = pile_n[pile]
@@ -110,11 +109,10 @@ def mode_powers(cards, piles, pile_n, pile, side):
     for i in range(n):
         card = np.uint64(piles[pile, i])   # never negative: no wraparound code
         flags = cards[CD_FLAGS, card]
-        is_real = flags & real_bit
-        found_real |= is_real
         has_bluff |= flags & FL_BLUFF
         first_special = min(first_special, i if flags & FL_ACTION else n)
-        best_real = max(best_real, cards[CD_STRENGTH, card] if is_real else -(1 << 62))
+        # A row load, not "strength if real": LLVM made that a branch on the card's type.
+        best_real = max(best_real, cards[real_row, card])
         x = cards[power_row, card]
         a0, x = max(a0, x), min(a0, x)
         a1, x = max(a1, x), min(a1, x)
@@ -125,6 +123,7 @@ def mode_powers(cards, piles, pile_n, pile, side):
         b1, y = max(b1, y), min(b1, y)
         b2, y = max(b2, y), min(b2, y)
         b3 = max(b3, y)
+    found_real = best_real != NOT_REAL
     real_power = 0
     if found_real:
         # The 3 strongest others: the top 4 less one copy of the real card, if it is there.
@@ -132,7 +131,7 @@ def mode_powers(cards, piles, pile_n, pile, side):
             real_power = a0 + a1 + a2 + a3
         else:
             real_power = best_real + a0 + a1 + a2
-    return found_real != 0, has_bluff != 0, real_power, b0 + b1 + b2 + b3, first_special
+    return found_real, has_bluff != 0, real_power, b0 + b1 + b2 + b3, first_special
 
 
 @njit(cache=True, _nrt=False)
