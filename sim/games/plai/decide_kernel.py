@@ -309,9 +309,11 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
     most = -1
     startups = 0
     for t in range(players):
-        if t != seat and bankrupt[t] < 0:
-            startups += 1
-            most = max(most, pile_n[P_HAND0 + t])
+        # Without branches: "is t a target" moves round the table every turn, so a branch
+        # on it is mispredicted often.
+        target = (t != seat) & (bankrupt[t] < 0)
+        startups += target
+        most = max(most, pile_n[P_HAND0 + t] if target else -1)
     best_action = -1
     best_card = -1
     best_target = -1
