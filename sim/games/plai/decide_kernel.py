@@ -235,55 +235,25 @@ def pick_cards_s(W, ws, rng, cards, piles, pile_n, src, dst, side, mode, max_car
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _pick_score(cards, piles, src, i, real_bit, allow_real, need_real, w_strength, w_real,
-                w_buzz, w_effect):
-    """(may slot i be picked, its score) for ``_best_pick_no_noise``; the checks are
-    written with ``&``/``|`` (no short-circuit branches)."""
-    card = np.uint64(piles[src, i])   # never negative: no wraparound code
-    flags = cards[CD_FLAGS, card]     # the card's role (cards.derived_rows)
-    is_real = (flags & real_bit) != 0
-    is_buzz = (flags & FL_BUZZWORD) != 0
-    playable = ((flags & FL_BLUFF) != 0) | (allow_real & is_real)
-    score = (w_strength * cards[CD_STRENGTH, card] + w_real * is_real + w_buzz * is_buzz
-             + w_effect * ((flags & FL_FIGHT_EFFECT) != 0))
-    return playable & (is_real | (not need_real)), score
-
-
-@njit(cache=True, _nrt=False, inline="always")
 def _best_pick_no_noise(cards, piles, pile_n, src, rt, allow_real, need_real, w_strength,
                         w_real, w_buzz, w_effect, best, best_score):
     """One pick of ``pick_cards_s`` when the seat's noise weight is 0 (no draws): the same
-    choice as the general loop (the first slot in hand order with the highest score above
-    ``best_score``). Copies of one card id score the same there, so the first copy wins
-    the strict comparison anyway and ``first_of_id`` is not needed.
-
-    The even and the odd slots are scanned as two independent running maxima, merged at
-    the end (a tie goes to the lower slot): the compare-and-select on the best score is a
-    chain from card to card, and two chains run side by side."""
+    choice as the general loop. Copies of one card id score the same there, so the first
+    copy in hand order wins the strict comparison anyway and ``first_of_id`` is not needed;
+    the checks are written with ``&``/``|`` (no short-circuit branches)."""
     real_bit = FL_ADVERSARY if rt == ADVERSARY else FL_USE_CASE
-    n = pile_n[src]
-    b0 = b1 = best
-    s0 = s1 = best_score
-    for i in range(0, n - 1, 2):
-        ok, score = _pick_score(cards, piles, src, i, real_bit, allow_real, need_real,
-                                w_strength, w_real, w_buzz, w_effect)
-        if ok & (score > s0):
-            s0 = score
-            b0 = i
-        ok, score = _pick_score(cards, piles, src, i + 1, real_bit, allow_real, need_real,
-                                w_strength, w_real, w_buzz, w_effect)
-        if ok & (score > s1):
-            s1 = score
-            b1 = i + 1
-    if n & 1:   # the last slot of an odd-sized hand joins the even chain
-        ok, score = _pick_score(cards, piles, src, n - 1, real_bit, allow_real, need_real,
-                                w_strength, w_real, w_buzz, w_effect)
-        if ok & (score > s0):
-            s0 = score
-            b0 = n - 1
-    if b1 >= 0 and (b0 < 0 or s1 > s0 or (s1 == s0 and b1 < b0)):
-        return b1, s1
-    return b0, s0
+    for i in range(pile_n[src]):
+        card = np.uint64(piles[src, i])   # never negative: no wraparound code
+        flags = cards[CD_FLAGS, card]     # the card's role (cards.derived_rows)
+        is_real = (flags & real_bit) != 0
+        is_buzz = (flags & FL_BUZZWORD) != 0
+        playable = ((flags & FL_BLUFF) != 0) | (allow_real & is_real)
+        score = (w_strength * cards[CD_STRENGTH, card] + w_real * is_real + w_buzz * is_buzz
+                 + w_effect * ((flags & FL_FIGHT_EFFECT) != 0))
+        if playable & (is_real | (not need_real)) & (score > best_score):
+            best_score = score
+            best = i
+    return best, best_score
 
 
 @njit(cache=True, _nrt=False)
