@@ -105,4 +105,9 @@ def test_branch_free_mode_powers_equal_the_plain_rule():
         side = int(gen.integers(0, 2))
         s = State(2, hands={0: hand})
         got = dk.mode_powers(CARDS, s.piles, s.pile_n, c.P_HAND0, side)
-        assert tuple(int(x) for x in got) == reference_powers(hand, side), (hand, side)
+        assert tuple(int(x) for x in got[:4]) == reference_powers(hand, side), (hand, side)
+        # The fifth value: the first action special in hand order (the hand size if none).
+        specials = [i for i, k in enumerate(hand) if CARDS[c.CD_TYPE, k] == c.SPECIAL
+                    and CARDS[c.CD_EFFECT, k] in (c.EFFECT_TARGET_DISCARDS,
+                                                  c.EFFECT_STEAL_RANDOM)]
+        assert int(got[4]) == (specials[0] if specials else len(hand)), (hand, side)

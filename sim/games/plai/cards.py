@@ -48,8 +48,8 @@ class CardTable:
     @property
     def matrix(self) -> np.ndarray:
         """cards[CD_*, card] as the kernels take it."""
-        return np.ascontiguousarray(np.stack([self.types, self.strengths, self.effects,
-                                              self.args]).astype(np.int64))
+        base = np.stack([self.types, self.strengths, self.effects, self.args]).astype(np.int64)
+        return np.ascontiguousarray(np.concatenate([base, derived_rows(base)]))
 
     def deck_for(self, players: int) -> np.ndarray:
         """PLAI-C2: card instances (card row indices, int16) for ``players`` players."""
@@ -133,3 +133,24 @@ def load_cards(path=None) -> CardTable:
               if k not in ("ids", "names")}
     return CardTable(path=path, sha256=file_sha256(path), ids=tuple(fields["ids"]),
                      names=tuple(fields["names"]), **arrays)
+
+
+def derived_rows(base: np.ndarray) -> np.ndarray:
+    """Rows CD_FLAGS .. CD_POWER_BLUFF of the kernel's card table from rows CD_TYPE ..
+    CD_ARG (PLAI-F1: a side plays its real type, buzzwords and the specials that act in a
+    fight; action specials and negate are never among the 4 cards)."""
+    t, s, e = base[c.CD_TYPE], base[c.CD_STRENGTH], base[c.CD_EFFECT]
+    bluff = (t == c.BUZZWORD) | ((t == c.SPECIAL) & ((e == c.EFFECT_NONE)
+                                                     | (e == c.EFFECT_DISCARD_RIVAL)))
+    action = (t == c.SPECIAL) & ((e == c.EFFECT_TARGET_DISCARDS) | (e == c.EFFECT_STEAL_RANDOM))
+    flags = (np.where(t == c.ADVERSARY, c.FL_ADVERSARY, 0)
+             | np.where(t == c.USE_CASE, c.FL_USE_CASE, 0)
+             | np.where(bluff, c.FL_BLUFF, 0) | np.where(action, c.FL_ACTION, 0)
+             | np.where(t == c.BUZZWORD, c.FL_BUZZWORD, 0)
+             | np.where(e == c.EFFECT_DISCARD_RIVAL, c.FL_FIGHT_EFFECT, 0))
+    pos = np.maximum(s, 0)
+    rows = [flags, np.where((t == c.ADVERSARY) | bluff, pos, 0),
+            np.where((t == c.USE_CASE) | bluff, pos, 0), np.where(bluff, pos, 0),
+            np.where(t == c.ADVERSARY, s, c.NOT_REAL), np.where(t == c.USE_CASE, s, c.NOT_REAL)]
+    assert len(rows) == c.N_CARD_FIELDS - c.CD_FLAGS
+    return np.stack(rows).astype(np.int64)

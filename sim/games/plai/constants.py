@@ -30,7 +30,23 @@ EVENT_EFFECTS = (EFFECT_ALL_DISCARD, EFFECT_ALL_DRAW, EFFECT_RICH_DISCARD)
 
 # The card table: cards[CD_*, card_id].
 CD_TYPE, CD_STRENGTH, CD_EFFECT, CD_ARG = 0, 1, 2, 3
-N_CARD_FIELDS = 4
+# Rows derived from the four above (cards.derived_rows), so the hottest scans of the
+# decisions read a card's role in a fight without re-deriving it from type and effect:
+CD_FLAGS = 4        # FL_* bits
+CD_POWER_ATT = 5    # max(strength, 0) if the card can be played in an attack, else 0
+CD_POWER_DEF = 6    # the same for a defense
+CD_POWER_BLUFF = 7  # max(strength, 0) if it is a non-real fight card (a bluff card), else 0
+CD_REAL_ATT = 8     # strength if the card is the attack's real type, else NOT_REAL
+CD_REAL_DEF = 9     # the same for the defense
+N_CARD_FIELDS = 10
+NOT_REAL = -(1 << 62)   # below every strength (the card file allows -99 .. 99)
+# CD_FLAGS bits. A side's real type is bit ``1 << side`` (SIDE_ATTACK 0, SIDE_DEFENSE 1).
+FL_ADVERSARY = 1    # the attack's real type
+FL_USE_CASE = 2     # the defense's real type
+FL_BLUFF = 4        # a buzzword or a fight special (effect none or discard_random_rival)
+FL_ACTION = 8       # an action special (target_discards, steal_random)
+FL_BUZZWORD = 16
+FL_FIGHT_EFFECT = 32  # effect discard_random_rival_played
 
 # Card locations: piles[P_*, i] holds card ids, pile_n[P_*] how many. Hands follow.
 P_DECK, P_DISCARD, P_POOL, P_FUNDING, P_EVENTS, P_ATTACK, P_DEFENSE = 0, 1, 2, 3, 4, 5, 6

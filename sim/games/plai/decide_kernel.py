@@ -17,10 +17,12 @@ from numba import njit
 
 from sim.games.plai.constants import (
     ACT_FAMILY, ACT_PASS, ACT_REGIONAL, ACT_SPECIAL, ACT_TAKEOVER, ACT_VENTURE, ADVERSARY,
-    BUZZWORD, CD_EFFECT, CD_STRENGTH, CD_TYPE, EFFECT_DISCARD_RIVAL, EFFECT_NONE,
-    EFFECT_STEAL_RANDOM, EFFECT_TARGET_DISCARDS, MAX_FIGHT_CARDS, MODE_BLUFF, MODE_NONE,
-    MODE_REAL, P_ATTACK, P_HAND0, P_POOL, R_MAINTAINER_SPECIALS, R_PLAYERS,
-    R_TAKEOVER_THRESHOLD, SIDE_ATTACK, SIDE_DEFENSE, SPECIAL, USE_CASE,
+    BUZZWORD, CD_EFFECT, CD_FLAGS, CD_POWER_ATT, CD_POWER_BLUFF, CD_POWER_DEF, CD_REAL_ATT,
+    CD_REAL_DEF, CD_STRENGTH, CD_TYPE, EFFECT_DISCARD_RIVAL, EFFECT_NONE, EFFECT_STEAL_RANDOM,
+    EFFECT_TARGET_DISCARDS, FL_ACTION, FL_ADVERSARY, FL_BLUFF, FL_BUZZWORD, FL_FIGHT_EFFECT,
+    FL_USE_CASE, MAX_FIGHT_CARDS, MODE_BLUFF, MODE_NONE, MODE_REAL, NOT_REAL, P_ATTACK,
+    P_HAND0, P_POOL, R_MAINTAINER_SPECIALS, R_PLAYERS, R_TAKEOVER_THRESHOLD, SIDE_ATTACK,
+    SIDE_DEFENSE, SPECIAL, USE_CASE,
 )
 from sim.games.plai.features import (
     F_ACT_ATTACK, F_ACT_ATTACKERS, F_ACT_DEFENSE, F_ACT_FAMILY, F_ACT_PASS, F_ACT_SPECIAL,
@@ -85,38 +87,43 @@ def mode_powers(cards, piles, pile_n, pile, side):
     """One pass over a pile: (holds a real card, holds a bluff card, best real power, best
     bluff power). A real play takes its strongest real card (the first of equals), then the
     3 strongest positive other fight cards; a bluff the 4 strongest positive non-real fight
-    cards; a power is 0 when the mode cannot be played.
+    cards; a power is 0 when the mode cannot be played. The fifth value is the index of
+    the first action special in the pile (the pile's size if none): ``choose_action_s``
+    needs it from the same pass, and callers that ignore it do not pay for it (the
+    function is inlined and the unused value compiled away).
 
     Written without branches on the cards (it is the hottest scan of the engine): the top
     four strengths are kept by a max/min insertion network, where a card that does not
     count enters as 0 and changes nothing (every kept value is >= 0)."""
-    rt = real_type(side)
-    found_real = False
-    has_bluff = False
-    best_real = -(1 << 62)   # the strongest real card, once found_real
+    # The card table's derived rows (cards.derived_rows) give each card's role: its flags
+    # and its strength as this side's fight card / as a bluff card (0 if it is not one;
+    # a negative strength is 0 too, which the network below treats the same).
+    power_row = CD_POWER_ATT if side == SIDE_ATTACK else CD_POWER_DEF
+    real_row = CD_REAL_ATT if side == SIDE_ATTACK else CD_REAL_DEF
+    has_bluff = 0
+    best_real = NOT_REAL   # the strongest real card, NOT_REAL while none is found
     a0 = a1 = a2 = a3 = 0   # strongest positive fight cards, real or not, descending
     b0 = b1 = b2 = b3 = 0   # strongest positive non-real fight cards, descending
-    for i in range(pile_n[pile]):
+    n = pile_n[pile]
+    first_special = n
+    for i in range(n):
         card = np.uint64(piles[pile, i])   # never negative: no wraparound code
-        t = cards[CD_TYPE, card]
-        e = cards[CD_EFFECT, card]
-        s = cards[CD_STRENGTH, card]
-        is_real = t == rt
-        is_bluff = (t == BUZZWORD) | ((t == SPECIAL) & ((e == EFFECT_NONE)
-                                                        | (e == EFFECT_DISCARD_RIVAL)))
-        found_real |= is_real
-        has_bluff |= is_bluff
-        best_real = max(best_real, s if is_real else -(1 << 62))
-        x = s if is_real | is_bluff else 0
+        flags = cards[CD_FLAGS, card]
+        has_bluff |= flags & FL_BLUFF
+        first_special = min(first_special, i if flags & FL_ACTION else n)
+        # A row load, not "strength if real": LLVM made that a branch on the card's type.
+        best_real = max(best_real, cards[real_row, card])
+        x = cards[power_row, card]
         a0, x = max(a0, x), min(a0, x)
         a1, x = max(a1, x), min(a1, x)
         a2, x = max(a2, x), min(a2, x)
         a3 = max(a3, x)
-        y = s if is_bluff else 0
+        y = cards[CD_POWER_BLUFF, card]
         b0, y = max(b0, y), min(b0, y)
         b1, y = max(b1, y), min(b1, y)
         b2, y = max(b2, y), min(b2, y)
         b3 = max(b3, y)
+    found_real = best_real != NOT_REAL
     real_power = 0
     if found_real:
         # The 3 strongest others: the top 4 less one copy of the real card, if it is there.
@@ -124,20 +131,20 @@ def mode_powers(cards, piles, pile_n, pile, side):
             real_power = a0 + a1 + a2 + a3
         else:
             real_power = best_real + a0 + a1 + a2
-    return found_real, has_bluff, real_power, b0 + b1 + b2 + b3
+    return found_real, has_bluff != 0, real_power, b0 + b1 + b2 + b3, first_special
 
 
 @njit(cache=True, _nrt=False)
 def best_power(cards, piles, pile_n, pile, side, mode):
     """Highest strength the side can show in ``mode`` with up to 4 cards (0 if it cannot)."""
-    _, _, real_power, bluff_power = mode_powers(cards, piles, pile_n, pile, side)
+    _, _, real_power, bluff_power, _ = mode_powers(cards, piles, pile_n, pile, side)
     return real_power if mode == MODE_REAL else bluff_power
 
 
 @njit(cache=True, _nrt=False)
 def holds(cards, piles, pile_n, pile, side, mode):
     """Can the side play in ``mode``? REAL needs its real type; BLUFF a non-real card."""
-    has_real, has_bluff, _, _ = mode_powers(cards, piles, pile_n, pile, side)
+    has_real, has_bluff, _, _, _ = mode_powers(cards, piles, pile_n, pile, side)
     return has_real if mode == MODE_REAL else has_bluff
 
 
@@ -150,8 +157,8 @@ def decide_mode_s(W, ws, rng, cards, piles, pile_n, pile, side, allow_none, stak
     best_score = NEG_INF
     if allow_none:
         best_score = noise(W, ws, rng)
-    has_real, has_bluff, real_power, bluff_power = mode_powers(cards, piles, pile_n, pile,
-                                                               side)
+    has_real, has_bluff, real_power, bluff_power, _ = mode_powers(cards, piles, pile_n, pile,
+                                                                  side)
     for mode in (MODE_REAL, MODE_BLUFF):
         if mode == MODE_REAL:
             if not has_real:
@@ -234,17 +241,15 @@ def _best_pick_no_noise(cards, piles, pile_n, src, rt, allow_real, need_real, w_
     choice as the general loop. Copies of one card id score the same there, so the first
     copy in hand order wins the strict comparison anyway and ``first_of_id`` is not needed;
     the checks are written with ``&``/``|`` (no short-circuit branches)."""
+    real_bit = FL_ADVERSARY if rt == ADVERSARY else FL_USE_CASE
     for i in range(pile_n[src]):
         card = np.uint64(piles[src, i])   # never negative: no wraparound code
-        t = cards[CD_TYPE, card]
-        e = cards[CD_EFFECT, card]
-        is_real = t == rt
-        is_buzz = t == BUZZWORD
-        playable = (is_buzz | ((t == SPECIAL) & ((e == EFFECT_NONE)
-                                                 | (e == EFFECT_DISCARD_RIVAL)))
-                    | (allow_real & is_real))
+        flags = cards[CD_FLAGS, card]     # the card's role (cards.derived_rows)
+        is_real = (flags & real_bit) != 0
+        is_buzz = (flags & FL_BUZZWORD) != 0
+        playable = ((flags & FL_BLUFF) != 0) | (allow_real & is_real)
         score = (w_strength * cards[CD_STRENGTH, card] + w_real * is_real + w_buzz * is_buzz
-                 + w_effect * (e == EFFECT_DISCARD_RIVAL))
+                 + w_effect * ((flags & FL_FIGHT_EFFECT) != 0))
         if playable & (is_real | (not need_real)) & (score > best_score):
             best_score = score
             best = i
@@ -304,9 +309,11 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
     most = -1
     startups = 0
     for t in range(players):
-        if t != seat and bankrupt[t] < 0:
-            startups += 1
-            most = max(most, pile_n[P_HAND0 + t])
+        # Without branches: "is t a target" moves round the table every turn, so a branch
+        # on it is mispredicted often.
+        target = (t != seat) & (bankrupt[t] < 0)
+        startups += target
+        most = max(most, pile_n[P_HAND0 + t] if target else -1)
     best_action = -1
     best_card = -1
     best_target = -1
@@ -316,9 +323,11 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
         best_score = W[ws, F_ACT_PASS] + noise(W, ws, rng)
         first, last = ACT_FAMILY, ACT_FAMILY
         defense = 0
+        special = 0   # the pool is scanned below
     else:
         first, last = ACT_FAMILY, ACT_VENTURE
-        _, _, defense, _ = mode_powers(cards, piles, pile_n, own, SIDE_DEFENSE)
+        # One pass: the defense power and where the first action special is.
+        _, _, defense, _, special = mode_powers(cards, piles, pile_n, own, SIDE_DEFENSE)
     for action in range(first, last + 1):
         attackers = 0
         if action == ACT_REGIONAL:
@@ -334,8 +343,9 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
     if (not maintainer or rules[R_MAINTAINER_SPECIALS]) and W[ws, F_NOISE] == 0.0:
         # Without noise a special's score depends on the target only, so the first action
         # special in hand order is the one any later special would have to beat strictly:
-        # scoring the others too cannot change the choice.
-        for i in range(pile_n[own]):
+        # scoring the others too cannot change the choice. A startup's mode_powers pass
+        # above found that special already; the pool is scanned from the start.
+        for i in range(special, pile_n[own]):
             card = piles[own, i]
             if not is_action_special(cards, card):
                 continue
@@ -366,7 +376,7 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
                 if score > best_score:
                     best_score, best_action, best_card, best_target = score, ACT_SPECIAL, card, t
     if not maintainer and pile_n[own] >= rules[R_TAKEOVER_THRESHOLD]:
-        has_real, has_bluff, power, _ = mode_powers(cards, piles, pile_n, own, SIDE_ATTACK)
+        has_real, has_bluff, power, _, _ = mode_powers(cards, piles, pile_n, own, SIDE_ATTACK)
         if has_real or has_bluff:
             for t in range(players):
                 if t == seat or bankrupt[t] >= 0:

@@ -30,7 +30,7 @@ from sim.games.plai.decide_kernel import (
 from sim.games.plai.fight_kernel import resolve_fight
 from sim.games.plai.piles_kernel import (
     discard_random_from, draw, enforce_pool_cap, log, move, move_all, move_random,
-    resolve_events, shuffle_pile, unowned,
+    resolve_events, seat_after, shuffle_pile, unowned,
 )
 from sim.rng_kernel import bounded, seed_game
 
@@ -217,7 +217,7 @@ def funding(action, seat, weights, rng, cards, rules, piles, pile_n, bankrupt, s
     attacker = -1
     mode = MODE_NONE
     for k in range(1, players):
-        other = (seat + k) % players
+        other = seat_after(seat, k, players)
         if bankrupt[other] >= 0:
             continue
         mode = decide_mode_s(weights, other, rng, cards, piles, pile_n, P_HAND0 + other,
@@ -347,7 +347,8 @@ def setup(deck, cards, rules, rng, piles, pile_n):
     for _ in range(rules[R_STARTING_HAND]):
         for k in range(players):
             if pile_n[P_DECK] > 0:
-                move(piles, pile_n, P_DECK, pile_n[P_DECK] - 1, P_HAND0 + (first + k) % players)
+                move(piles, pile_n, P_DECK, pile_n[P_DECK] - 1,
+                     P_HAND0 + seat_after(first, k, players))
     move_all(piles, pile_n, P_EVENTS, P_DECK)
     shuffle_pile(rng, piles, P_DECK, pile_n[P_DECK])
     return first
@@ -381,7 +382,7 @@ def play_game(seed, game_index, deck, cards, rules, weights, piles, pile_n, bank
                     outcome = OUT_SEAT
                     winner = s
             break
-        seat = (seat + 1) % players
+        seat = seat_after(seat, 1, players)
     log(trace, st, EV_END, outcome, winner, 0, 0)
     return outcome, winner, first
 

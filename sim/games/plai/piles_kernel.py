@@ -69,6 +69,15 @@ def shuffle_pile(rng, piles, pile, n):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def seat_after(seat, k, players):
+    """``(seat + k) % players`` for 0 <= seat, k < players, without the integer division
+    (tens of cycles, and the turn loop, the funding asks and every Market Event step
+    through seats this way)."""
+    s = seat + k
+    return s - players if s >= players else s
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def move(piles, pile_n, src, i, dst):
     """Move the card at index ``i`` of pile ``src`` onto pile ``dst``; returns it."""
     card = piles[src, i]
@@ -145,7 +154,7 @@ def resolve_events(piles, pile_n, cards, rules, rng, st, trace, bankrupt, first_
         effect = cards[CD_EFFECT, event]
         arg = cards[CD_ARG, event]
         for k in range(players):
-            seat = (first_seat + k) % players
+            seat = seat_after(first_seat, k, players)
             if bankrupt[seat] >= 0:
                 continue
             hand = P_HAND0 + seat
