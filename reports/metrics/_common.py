@@ -1,6 +1,7 @@
 """Helpers shared by the Peer-to-Peer metric modules (not a metric itself)."""
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from reports.registry import Context, Finding
@@ -43,3 +44,30 @@ def judged(metric: str, row_where: str, quantity: str, est, lo, hi, n, ctx: Cont
 
 def n_of(df: pl.DataFrame, col: str = "games") -> str:
     return f"n = {int(df[col].sum()):,}" if df.height else "n = 0"
+
+
+def length_histograms(games: pl.DataFrame, column: str, unit: str):
+    """One panel per strategy pairing: the distribution of ``column`` (rounds or turns) per
+    player count (and odd-team compensation where it applies), as step histograms."""
+    from reports.plots import COLORS, MAX_PANELS, new_figure
+
+    if games.height == 0:
+        return None
+    pairings = games["pairing"].unique().sort().to_list()[:MAX_PANELS]
+    fig, axes = new_figure(len(pairings))
+    lo, hi = int(games[column].min()), int(games[column].max())
+    bins = np.arange(lo - 0.5, hi + 1.5, 1.0) if hi - lo <= 80 else 60
+    for ax, pairing in zip(axes, pairings):
+        sub = games.filter(pl.col("pairing") == pairing)
+        groups = sub.select("players", "compensation").unique().sort("players", "compensation").rows()
+        for j, (players, comp) in enumerate(groups):
+            r = sub.filter((pl.col("players") == players) & (pl.col("compensation") == comp))[column].to_numpy()
+            label = f"{players}p" + (f" {comp}" if comp != "n/a" else "") + f" (n={r.size:,})"
+            ax.hist(r, bins=bins, density=True, histtype="step", lw=1.5,
+                    color=COLORS[j % len(COLORS)], label=label)
+        ax.set_xlabel(f"{unit} played")
+        ax.set_ylabel("share of games")
+        ax.set_title(f"Game length: {pairing}", fontsize=10)
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+    return fig

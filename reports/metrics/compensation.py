@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import (ALL_LOSE, DRAW, P2P, WIN_A, WIN_B, add_verdict, judged,
-                                     sort_groups)
-from reports.plots import MAX_PANELS, category, grouped_points, new_figure, threshold_band
+from reports.metrics._common import (ALL_LOSE, DRAW, P2P, WIN_A, WIN_B, add_verdict, judged)
+from reports.plots import MAX_PANELS, grouped_points, new_figure, threshold_band
 from reports.registry import Context, Finding, Metric
 from reports.stats import diff_ci, with_wilson
 from reports.wording import pp

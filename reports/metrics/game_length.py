@@ -1,11 +1,16 @@
 """Distribution of game length in rounds."""
 from __future__ import annotations
 
-import numpy as np
 import polars as pl
 
-from reports.metrics._common import ALL_LOSE, P2P, TIMEOUT, keys, sort_groups
-from reports.plots import COLORS, MAX_PANELS, new_figure
+from reports.metrics._common import (
+    ALL_LOSE,
+    P2P,
+    TIMEOUT,
+    keys,
+    length_histograms,
+    sort_groups,
+)
 from reports.registry import Context, Metric
 from reports.stats import with_t_interval
 
@@ -41,26 +46,7 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
 
 
 def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
-    if games.height == 0:
-        return None
-    pairings = games["pairing"].unique(maintain_order=True).sort().to_list()[:MAX_PANELS]
-    fig, axes = new_figure(len(pairings))
-    lo, hi = int(games["rounds"].min()), int(games["rounds"].max())
-    bins = np.arange(lo - 0.5, hi + 1.5, 1.0) if hi - lo <= 80 else 60
-    for ax, pairing in zip(axes, pairings):
-        sub = games.filter(pl.col("pairing") == pairing)
-        groups = sub.select("players", "compensation").unique().sort("players", "compensation").rows()
-        for j, (players, comp) in enumerate(groups):
-            r = sub.filter((pl.col("players") == players) & (pl.col("compensation") == comp))["rounds"].to_numpy()
-            label = f"{players}p" + (f" {comp}" if comp != "n/a" else "") + f" (n={r.size:,})"
-            ax.hist(r, bins=bins, density=True, histtype="step", lw=1.5,
-                    color=COLORS[j % len(COLORS)], label=label)
-        ax.set_xlabel("rounds played")
-        ax.set_ylabel("share of games")
-        ax.set_title(f"Game length: {pairing}", fontsize=10)
-        ax.legend(fontsize=8)
-        ax.grid(alpha=0.3)
-    return fig
+    return length_histograms(games, "rounds", "rounds")
 
 
 METRIC = Metric(

@@ -1,12 +1,10 @@
 """PLAI: distribution of game length in turns."""
 from __future__ import annotations
 
-import numpy as np
 import polars as pl
 
-from reports.metrics._common import keys, sort_groups
+from reports.metrics._common import keys, length_histograms, sort_groups
 from reports.metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE, PLAI
-from reports.plots import COLORS, MAX_PANELS, new_figure
 from reports.registry import Context, Metric
 from reports.stats import with_t_interval
 
@@ -42,24 +40,7 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
 
 
 def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
-    if games.height == 0:
-        return None
-    pairings = games["pairing"].unique().sort().to_list()[:MAX_PANELS]
-    fig, axes = new_figure(len(pairings))
-    lo, hi = int(games["turns"].min()), int(games["turns"].max())
-    bins = np.arange(lo - 0.5, hi + 1.5, 1.0) if hi - lo <= 80 else 60
-    for ax, pairing in zip(axes, pairings):
-        sub = games.filter(pl.col("pairing") == pairing)
-        for j, players in enumerate(sorted(sub["players"].unique().to_list())):
-            r = sub.filter(pl.col("players") == players)["turns"].to_numpy()
-            ax.hist(r, bins=bins, density=True, histtype="step", lw=1.5,
-                    color=COLORS[j % len(COLORS)], label=f"{players}p (n={r.size:,})")
-        ax.set_xlabel("turns played")
-        ax.set_ylabel("share of games")
-        ax.set_title(f"Game length: {pairing}", fontsize=10)
-        ax.legend(fontsize=8)
-        ax.grid(alpha=0.3)
-    return fig
+    return length_histograms(games, "turns", "turns")
 
 
 METRIC = Metric(
