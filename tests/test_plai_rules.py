@@ -24,19 +24,20 @@ def warm_kernels():
     """Load (or compile) each kernel used here once per module."""
     s = State(2, hands={0: ["Synergy"], 1: ["Chatbot"]}, deck=["Tech Debt"] * 4)
     w = weights(2)
-    ek.funding(c.ACT_FAMILY, 0, w, s.rng, CARDS, rules(2), s.piles, s.pile_n, s.bankrupt, s.st,
-               s.trace, s.scratch)
+    ek.funding(c.ACT_FAMILY, 0, w, dk.pick_table(w, CARDS), s.rng, CARDS, rules(2), s.piles,
+               s.pile_n, s.bankrupt, s.st, s.trace, s.scratch)
     ek.play_special(0, card("Layoffs"), 1, w, s.rng, CARDS, rules(2), s.piles, s.pile_n,
                     s.bankrupt, s.st, s.trace)
 
 
 def funding(s, action, seat, w, **rule_overrides):
-    ek.funding(action, seat, w, s.rng, CARDS, rules(s.players, **rule_overrides), s.piles,
-               s.pile_n, s.bankrupt, s.st, s.trace, s.scratch)
+    ek.funding(action, seat, w, dk.pick_table(w, CARDS), s.rng, CARDS,
+               rules(s.players, **rule_overrides), s.piles, s.pile_n, s.bankrupt, s.st, s.trace,
+               s.scratch)
 
 
 def fight(s, kind, attacker, defender, mode, w, **rule_overrides):
-    return ek.fight(kind, attacker, defender, mode, w, s.rng, CARDS,
+    return ek.fight(kind, attacker, defender, mode, w, dk.pick_table(w, CARDS), s.rng, CARDS,
                     rules(s.players, **rule_overrides), s.piles, s.pile_n, s.bankrupt, s.st,
                     s.trace, s.scratch)
 
@@ -201,8 +202,9 @@ def test_t5_conservation_check_flags_a_lost_card():
 def test_t7_pool_cap_discards_the_excess_at_once():
     s = State(3, hands={0: ["Synergy"], 1: ["Chatbot"]}, bankrupt=[2],
               pool=["Tech Debt"] * 6, deck=["Vendor Lock-in"])
-    ek.take_turn(2, weights(3), s.rng, CARDS, rules(3), s.piles, s.pile_n, s.bankrupt, s.st,
-                 s.trace, s.scratch)
+    w = weights(3)
+    ek.take_turn(2, w, dk.pick_table(w, CARDS), s.rng, CARDS, rules(3), s.piles, s.pile_n,
+                 s.bankrupt, s.st, s.trace, s.scratch)
     assert s.names(c.P_POOL) == ["Tech Debt"] * 6 and s.names(c.P_DISCARD) == ["Vendor Lock-in"]
     assert s.st[c.S_MAINT_FAMILY] == 1
 
@@ -211,8 +213,8 @@ def test_t7_maintainers_play_specials_from_the_pool():
     s = State(3, hands={0: ["Synergy"], 1: ["Chatbot", "Tech Debt"]}, bankrupt=[2],
               pool=["Acqui-hire"])
     w = weights(3, **{"act.special": 10.0, "negate.use": -100.0})
-    ek.take_turn(2, w, s.rng, CARDS, rules(3), s.piles, s.pile_n, s.bankrupt, s.st, s.trace,
-                 s.scratch)
+    ek.take_turn(2, w, dk.pick_table(w, CARDS), s.rng, CARDS, rules(3), s.piles, s.pile_n,
+                 s.bankrupt, s.st, s.trace, s.scratch)
     assert s.pile_n[c.P_POOL] == 1 and s.st[c.S_SPECIALS] == 1   # a stolen card, capped pool
     assert s.total() == 4
 

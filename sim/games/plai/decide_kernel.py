@@ -36,6 +36,14 @@ from sim.rng_kernel import uniform
 
 NEG_INF = -1e300
 MASK_IDS = 64   # card ids below this are tracked in a uint64 bitmask
+# pick_table rows: per (seat, side) one row per case of what a pick may take (PLAI-F1).
+PICK_BLUFF = 0   # non-real fight cards only (a bluff)
+PICK_ANY = 1     # real or non-real fight cards (a real play)
+PICK_REAL = 2    # real cards only (the last card of a real play without one yet)
+N_PICK_CASES = 3
+PICK_SLOT_BITS = 16                    # hand indices stay below 2**16 (decks <= 30000)
+PICK_SLOT_MASK = (1 << PICK_SLOT_BITS) - 1
+PICK_NONE = -(1 << 40)                 # below every key, with any slot added
 
 
 @njit(cache=True, _nrt=False)
@@ -181,9 +189,56 @@ def decide_mode_s(W, ws, rng, cards, piles, pile_n, pile, side, allow_none, stak
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def pick_cards_s(W, ws, rng, cards, piles, pile_n, src, dst, side, mode, max_cards):
+def _pick_score(cards, card, real_bit, w_strength, w_real, w_buzz, w_effect):
+    """A card's D2/D3 pick score without noise (``real_bit``: the side's real-type flag)."""
+    flags = cards[CD_FLAGS, card]     # the card's role (cards.derived_rows)
+    is_real = (flags & real_bit) != 0
+    is_buzz = (flags & FL_BUZZWORD) != 0
+    return (w_strength * cards[CD_STRENGTH, card] + w_real * is_real + w_buzz * is_buzz
+            + w_effect * ((flags & FL_FIGHT_EFFECT) != 0))
+
+
+@njit(cache=True)
+def pick_table(W, cards):
+    """Pick keys for the no-noise D2/D3 card picks, once per weight matrix (a batch).
+
+    Without noise a card's pick score depends on the card, the seat and the side only, so
+    each (seat, side, PICK_* case) row holds, per card id, the card's rank among all card
+    scores (equal scores, equal ranks) shifted left by PICK_SLOT_BITS, or PICK_NONE if the
+    case may not pick it. ``_best_pick_no_noise`` adds each hand slot's (PICK_SLOT_MASK -
+    index) and takes the largest key: the best score, and the first slot among equals."""
+    n_cards = cards.shape[1]
+    keys = np.empty((W.shape[0] * 2 * N_PICK_CASES, n_cards), np.int64)
+    score = np.empty(n_cards, np.float64)
+    for ws in range(W.shape[0]):
+        for side in (SIDE_ATTACK, SIDE_DEFENSE):
+            real_bit = FL_ADVERSARY if side == SIDE_ATTACK else FL_USE_CASE
+            for card in range(n_cards):
+                score[card] = _pick_score(cards, card, real_bit, W[ws, F_PICK_STRENGTH],
+                                          W[ws, F_PICK_REAL], W[ws, F_PICK_BUZZWORD],
+                                          W[ws, F_PICK_EFFECT])
+            for card in range(n_cards):
+                rank = 0
+                for other in range(n_cards):
+                    rank += score[other] < score[card]
+                flags = cards[CD_FLAGS, card]
+                is_real = (flags & real_bit) != 0
+                is_bluff = (flags & FL_BLUFF) != 0
+                # A NaN score never beats anything in the general loop: never picked.
+                ok = score[card] == score[card]
+                row = (ws * 2 + side) * N_PICK_CASES
+                key = rank << PICK_SLOT_BITS
+                keys[row + PICK_BLUFF, card] = key if ok and is_bluff else PICK_NONE
+                keys[row + PICK_ANY, card] = key if ok and (is_bluff or is_real) else PICK_NONE
+                keys[row + PICK_REAL, card] = key if ok and is_real else PICK_NONE
+    return keys
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def pick_cards_s(W, ws, picks, rng, cards, piles, pile_n, src, dst, side, mode, max_cards):
     """D2/D3 cards: move up to ``max_cards`` cards from ``src`` to ``dst`` one pick at a
-    time. A real play must end with a real card among them. Returns the number moved."""
+    time. A real play must end with a real card among them. Returns the number moved.
+    ``picks`` is ``pick_table(W, cards)`` (used when the seat's noise weight is 0)."""
     rt = real_type(side)
     allow_real = mode == MODE_REAL
     w_strength = W[ws, F_PICK_STRENGTH]
@@ -201,9 +256,10 @@ def pick_cards_s(W, ws, rng, cards, piles, pile_n, src, dst, side, mode, max_car
             best_score = (W[ws, F_STOP] + W[ws, F_STOP_STRENGTH] * strength
                           + W[ws, F_STOP_COUNT] * count + noise(W, ws, rng))
         if W[ws, F_NOISE] == 0.0:
-            best, best_score = _best_pick_no_noise(cards, piles, pile_n, src, rt, allow_real,
-                                                   need_real, w_strength, w_real, w_buzz,
-                                                   w_effect, best, best_score)
+            case = PICK_REAL if need_real else (PICK_ANY if allow_real else PICK_BLUFF)
+            best, best_score = _best_pick_no_noise(
+                picks, (ws * 2 + side) * N_PICK_CASES + case, cards, piles, pile_n, src, rt,
+                w_strength, w_real, w_buzz, w_effect, best, best_score)
         else:
             seen = np.uint64(0)
             for i in range(pile_n[src]):
@@ -235,24 +291,25 @@ def pick_cards_s(W, ws, rng, cards, piles, pile_n, src, dst, side, mode, max_car
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _best_pick_no_noise(cards, piles, pile_n, src, rt, allow_real, need_real, w_strength,
-                        w_real, w_buzz, w_effect, best, best_score):
+def _best_pick_no_noise(picks, row, cards, piles, pile_n, src, rt, w_strength, w_real,
+                        w_buzz, w_effect, best, best_score):
     """One pick of ``pick_cards_s`` when the seat's noise weight is 0 (no draws): the same
     choice as the general loop. Copies of one card id score the same there, so the first
-    copy in hand order wins the strict comparison anyway and ``first_of_id`` is not needed;
-    the checks are written with ``&``/``|`` (no short-circuit branches)."""
-    real_bit = FL_ADVERSARY if rt == ADVERSARY else FL_USE_CASE
+    copy in hand order wins the strict comparison anyway and ``first_of_id`` is not needed.
+    The scan is one integer max over the ``pick_table`` keys (no float compare chain per
+    card); only the winner's score is computed, to compare with the stop option."""
+    top = PICK_NONE
     for i in range(pile_n[src]):
         card = np.uint64(piles[src, i])   # never negative: no wraparound code
-        flags = cards[CD_FLAGS, card]     # the card's role (cards.derived_rows)
-        is_real = (flags & real_bit) != 0
-        is_buzz = (flags & FL_BUZZWORD) != 0
-        playable = ((flags & FL_BLUFF) != 0) | (allow_real & is_real)
-        score = (w_strength * cards[CD_STRENGTH, card] + w_real * is_real + w_buzz * is_buzz
-                 + w_effect * ((flags & FL_FIGHT_EFFECT) != 0))
-        if playable & (is_real | (not need_real)) & (score > best_score):
-            best_score = score
-            best = i
+        top = max(top, picks[row, card] + (PICK_SLOT_MASK - i))
+    if top < 0:
+        return best, best_score   # nothing this case may pick
+    i = PICK_SLOT_MASK - (top & PICK_SLOT_MASK)
+    real_bit = FL_ADVERSARY if rt == ADVERSARY else FL_USE_CASE
+    score = _pick_score(cards, np.uint64(piles[src, i]), real_bit, w_strength, w_real, w_buzz,
+                        w_effect)
+    if score > best_score:
+        return i, score
     return best, best_score
 
 
@@ -400,7 +457,8 @@ def decide_mode(w, rng, cards, piles, pile_n, pile, side, allow_none, stake, riv
 
 @njit(cache=True)
 def pick_cards(w, rng, cards, piles, pile_n, src, dst, side, mode, max_cards):
-    return pick_cards_s(w.reshape((1, w.shape[0])), 0, rng, cards, piles, pile_n, src, dst,
+    W = w.reshape((1, w.shape[0]))
+    return pick_cards_s(W, 0, pick_table(W, cards), rng, cards, piles, pile_n, src, dst,
                         side, mode, max_cards)
 
 

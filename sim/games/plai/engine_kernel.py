@@ -25,7 +25,7 @@ from sim.games.plai.constants import (
     S_TRACE_N, S_TURNS, S_VENTURE_ATTACKED, S_VENTURE_ATTACK_WON, WHY_BLUFF_CALLED,
 )
 from sim.games.plai.decide_kernel import (
-    choose_action_s, decide_mode_s, decide_negate, pick_cards_s, pick_help,
+    choose_action_s, decide_mode_s, decide_negate, pick_cards_s, pick_help, pick_table,
 )
 from sim.games.plai.fight_kernel import resolve_fight
 from sim.games.plai.piles_kernel import (
@@ -108,16 +108,17 @@ def lead_maintainer(bankrupt, players):
 
 
 @njit(cache=True, _nrt=False)
-def fight(kind, attacker, defender, att_mode, weights, rng, cards, rules, piles, pile_n,
-          bankrupt, st, trace, scratch):
-    """PLAI-F1..F5 between two startups; returns the winning side."""
+def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules, piles,
+          pile_n, bankrupt, st, trace, scratch):
+    """PLAI-F1..F5 between two startups; returns the winning side. ``picks`` is
+    ``decide_kernel.pick_table(weights, cards)``."""
     players = rules[R_PLAYERS]
     a_hand = P_HAND0 + attacker
     d_hand = P_HAND0 + defender
     st[S_FIGHTS] += 1
     log(trace, st, EV_ATTACK, attacker, defender, att_mode, kind)
-    n_own = pick_cards_s(weights, attacker, rng, cards, piles, pile_n, a_hand, P_ATTACK,
-                         SIDE_ATTACK, att_mode, MAX_FIGHT_CARDS)
+    n_own = pick_cards_s(weights, attacker, picks, rng, cards, piles, pile_n, a_hand,
+                         P_ATTACK, SIDE_ATTACK, att_mode, MAX_FIGHT_CARDS)
     lead = lead_maintainer(bankrupt, players)
     if lead >= 0 and rules[R_HELP_CARDS] > 0:     # PLAI-T7 / D6
         max_help = rules[R_HELP_CARDS]
@@ -134,7 +135,7 @@ def fight(kind, attacker, defender, att_mode, weights, rng, cards, rules, piles,
                            True, stake, 0)
     log(trace, st, EV_DEFEND, defender, d_mode, 0, 0)
     if d_mode != MODE_NONE:
-        pick_cards_s(weights, defender, rng, cards, piles, pile_n, d_hand, P_DEFENSE,
+        pick_cards_s(weights, defender, picks, rng, cards, piles, pile_n, d_hand, P_DEFENSE,
                      SIDE_DEFENSE, d_mode, MAX_FIGHT_CARDS)
         if trace.shape[0] > 0:
             for i in range(pile_n[P_DEFENSE]):
@@ -199,8 +200,8 @@ def _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, dst,
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def funding(action, seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace,
-            scratch):
+def funding(action, seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st,
+            trace, scratch):
     """PLAI-T1/T2: family, regional pitch or venture capital."""
     players = rules[R_PLAYERS]
     hand = P_HAND0 + seat
@@ -235,8 +236,8 @@ def funding(action, seat, weights, rng, cards, rules, piles, pile_n, bankrupt, s
         move_all(piles, pile_n, P_FUNDING, hand)
         return
     kind = FIGHT_REGIONAL if action == ACT_REGIONAL else FIGHT_VENTURE
-    winner = fight(kind, attacker, seat, mode, weights, rng, cards, rules, piles, pile_n,
-                   bankrupt, st, trace, scratch)
+    winner = fight(kind, attacker, seat, mode, weights, picks, rng, cards, rules, piles,
+                   pile_n, bankrupt, st, trace, scratch)
     won = 1 if winner == SIDE_ATTACK else 0
     if action == ACT_REGIONAL:
         st[S_REGIONAL_ATTACKED] += 1
@@ -278,7 +279,8 @@ def play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, 
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def take_turn(seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace, scratch):
+def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st, trace,
+              scratch):
     maintainer = bankrupt[seat] >= 0
     own = P_POOL if maintainer else P_HAND0 + seat
     log(trace, st, EV_TURN, seat, 1 if maintainer else 0, pile_n[own], pile_n[P_DECK])
@@ -295,8 +297,8 @@ def take_turn(seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, tra
         t_hand = pile_n[P_HAND0 + target]
         mode = decide_mode_s(weights, seat, rng, cards, piles, pile_n, own, SIDE_ATTACK,
                              False, t_hand, t_hand)
-        if fight(FIGHT_TAKEOVER, seat, target, mode, weights, rng, cards, rules, piles, pile_n,
-                 bankrupt, st, trace, scratch) == SIDE_ATTACK:
+        if fight(FIGHT_TAKEOVER, seat, target, mode, weights, picks, rng, cards, rules, piles,
+                 pile_n, bankrupt, st, trace, scratch) == SIDE_ATTACK:
             st[S_TAKEOVERS_WON] += 1
     elif maintainer:   # family funding into the shared pool (T7)
         st[S_MAINT_FAMILY] += 1
@@ -305,8 +307,8 @@ def take_turn(seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, tra
         log(trace, st, EV_DRAW, seat, pile_n[P_POOL] - before, ACT_FAMILY, 1)
         enforce_pool_cap(piles, pile_n, rules, st, trace)
     else:
-        funding(action, seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace,
-                scratch)
+        funding(action, seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st,
+                trace, scratch)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -355,9 +357,10 @@ def setup(deck, cards, rules, rng, piles, pile_n):
 
 
 @njit(cache=True, _nrt=False)
-def play_game(seed, game_index, deck, cards, rules, weights, piles, pile_n, bankrupt, st,
-              trace, scratch, rng):
-    """One game; returns (outcome, winner seat or -1, first seat)."""
+def play_game(seed, game_index, deck, cards, rules, weights, picks, piles, pile_n, bankrupt,
+              st, trace, scratch, rng):
+    """One game; returns (outcome, winner seat or -1, first seat). ``picks`` is
+    ``decide_kernel.pick_table(weights, cards)``."""
     players = rules[R_PLAYERS]
     seed_game(rng, seed, game_index)
     for i in range(st.shape[0]):
@@ -373,7 +376,8 @@ def play_game(seed, game_index, deck, cards, rules, weights, piles, pile_n, bank
     winner = -1
     while st[S_TURNS] < rules[R_MAX_TURNS]:
         st[S_TURNS] += 1
-        take_turn(seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace, scratch)
+        take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st, trace,
+                  scratch)
         left = end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck.shape[0])
         if left <= 1:   # PLAI-T6
             outcome = OUT_MAINTAINERS
@@ -406,10 +410,11 @@ def play_games(seed, start, deck, cards, rules, weights, out, card_fights):
     cards_c = np.ascontiguousarray(cards)
     rules_c = np.ascontiguousarray(rules)
     weights_c = np.ascontiguousarray(weights)
+    picks = pick_table(weights_c, cards_c)
     # The game loop works on unowned views (see piles_kernel.unowned): no atomic reference
     # counting per call. ``owned`` keeps the arrays alive until the loop is done.
     owned = (piles, pile_n, bankrupt, st, scratch, trace, rng, deck_c, cards_c, rules_c,
-             weights_c)
+             weights_c, picks)
     u_piles = unowned(piles)
     u_pile_n = unowned(pile_n)
     u_bankrupt = unowned(bankrupt)
@@ -421,10 +426,11 @@ def play_games(seed, start, deck, cards, rules, weights, out, card_fights):
     u_cards = unowned(cards_c)
     u_rules = unowned(rules_c)
     u_weights = unowned(weights_c)
+    u_picks = unowned(picks)
     for i in range(out.shape[0]):
         outcome, winner, first = play_game(seed, start + i, u_deck, u_cards, u_rules,
-                                           u_weights, u_piles, u_pile_n, u_bankrupt, u_st,
-                                           u_trace, u_scratch, u_rng)
+                                           u_weights, u_picks, u_piles, u_pile_n, u_bankrupt,
+                                           u_st, u_trace, u_scratch, u_rng)
         _record(out[i], start + i, players, n, outcome, winner, first, u_pile_n, u_bankrupt,
                 u_st)
         if card_fights.shape[0] > 0:
@@ -445,8 +451,9 @@ def trace_game(seed, game_index, deck, cards, rules, weights, trace, out):
     st = np.zeros(N_STATS, np.int64)
     scratch = np.zeros((N_SCRATCH, max(N_FIGHT_OUT, n, cards.shape[1])), np.int64)
     rng = np.zeros(4, np.uint64)
-    outcome, winner, first = play_game(seed, game_index, deck, cards, rules, weights, piles,
-                                       pile_n, bankrupt, st, trace, scratch, rng)
+    picks = pick_table(weights, cards)
+    outcome, winner, first = play_game(seed, game_index, deck, cards, rules, weights, picks,
+                                       piles, pile_n, bankrupt, st, trace, scratch, rng)
     _record(out[0], game_index, players, n, outcome, winner, first, pile_n, bankrupt, st)
     return st[S_TRACE_N]
 
