@@ -367,10 +367,10 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
     startups = 0
     for t in range(players):
         # Without branches: "is t a target" moves round the table every turn, so a branch
-        # on it is mispredicted often.
-        target = (t != seat) & (bankrupt[t] < 0)
+        # on it is mispredicted often (and LLVM made "hand if target else -1" a branch).
+        target = np.int64((t != seat) & (bankrupt[t] < 0))
         startups += target
-        most = max(most, pile_n[P_HAND0 + t] if target else -1)
+        most = max(most, (pile_n[P_HAND0 + t] + 1) * target - 1)
     best_action = -1
     best_card = -1
     best_target = -1

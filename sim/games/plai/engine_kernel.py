@@ -297,8 +297,9 @@ def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, 
         t_hand = pile_n[P_HAND0 + target]
         mode = decide_mode_s(weights, seat, rng, cards, piles, pile_n, own, SIDE_ATTACK,
                              False, t_hand, t_hand)
-        if fight(FIGHT_TAKEOVER, seat, target, mode, weights, picks, rng, cards, rules, piles,
-                 pile_n, bankrupt, st, trace, scratch) == SIDE_ATTACK:
+        # np.int64: a literal FIGHT_TAKEOVER would make numba compile a second fight.
+        if fight(np.int64(FIGHT_TAKEOVER), seat, target, mode, weights, picks, rng, cards,
+                 rules, piles, pile_n, bankrupt, st, trace, scratch) == SIDE_ATTACK:
             st[S_TAKEOVERS_WON] += 1
     elif maintainer:   # family funding into the shared pool (T7)
         st[S_MAINT_FAMILY] += 1
