@@ -36,14 +36,18 @@ from sim.rng_kernel import uniform
 
 NEG_INF = -1e300
 MASK_IDS = 64   # card ids below this are tracked in a uint64 bitmask
-# pick_table rows: per (seat, side) one row per case of what a pick may take (PLAI-F1).
+NOT_A_TARGET = 1 << 40   # subtracted from a hand size that is not a target's
+# pick_table key rows: per (seat, side) one row per case of what a pick may take (PLAI-F1).
 PICK_BLUFF = 0   # non-real fight cards only (a bluff)
 PICK_ANY = 1     # real or non-real fight cards (a real play)
 PICK_REAL = 2    # real cards only (the last card of a real play without one yet)
 N_PICK_CASES = 3
-PICK_SLOT_BITS = 16                    # hand indices stay below 2**16 (decks <= 30000)
-PICK_SLOT_MASK = (1 << PICK_SLOT_BITS) - 1
-PICK_NONE = -(1 << 40)                 # below every key, with any slot added
+# A pick key: score rank << 32 | (PICK_FIELD - hand index) << 16 | card id. Hand indices
+# and card ids stay below 2**16 (decks <= 30000 cards, ids are rows of the card file).
+PICK_FIELD = (1 << 16) - 1
+PICK_SLOT_SHIFT = 16
+PICK_RANK_SHIFT = 32
+PICK_NONE = -(1 << 60)   # a card the case may not pick: below every key, with any slot added
 
 
 @njit(cache=True, _nrt=False)
@@ -200,19 +204,21 @@ def _pick_score(cards, card, real_bit, w_strength, w_real, w_buzz, w_effect):
 
 @njit(cache=True)
 def pick_table(W, cards):
-    """Pick keys for the no-noise D2/D3 card picks, once per weight matrix (a batch).
+    """(keys, scores) for the no-noise D2/D3 card picks, once per weight matrix (a batch).
 
-    Without noise a card's pick score depends on the card, the seat and the side only, so
-    each (seat, side, PICK_* case) row holds, per card id, the card's rank among all card
-    scores (equal scores, equal ranks) shifted left by PICK_SLOT_BITS, or PICK_NONE if the
-    case may not pick it. ``_best_pick_no_noise`` adds each hand slot's (PICK_SLOT_MASK -
-    index) and takes the largest key: the best score, and the first slot among equals."""
+    Without noise a card's pick score depends on the card, the seat and the side only:
+    ``scores[seat * 2 + side, card]`` is that score, and each (seat, side, PICK_* case) row
+    of ``keys`` holds per card id its rank among all card scores (equal scores, equal
+    ranks) and its id, or PICK_NONE if the case may not pick it (see PICK_FIELD).
+    ``_best_pick_no_noise`` adds each hand slot's index and takes the largest key: the best
+    score, the first slot among equals."""
     n_cards = cards.shape[1]
     keys = np.empty((W.shape[0] * 2 * N_PICK_CASES, n_cards), np.int64)
-    score = np.empty(n_cards, np.float64)
+    scores = np.empty((W.shape[0] * 2, n_cards), np.float64)
     for ws in range(W.shape[0]):
         for side in (SIDE_ATTACK, SIDE_DEFENSE):
             real_bit = FL_ADVERSARY if side == SIDE_ATTACK else FL_USE_CASE
+            score = scores[ws * 2 + side]
             for card in range(n_cards):
                 score[card] = _pick_score(cards, card, real_bit, W[ws, F_PICK_STRENGTH],
                                           W[ws, F_PICK_REAL], W[ws, F_PICK_BUZZWORD],
@@ -227,11 +233,11 @@ def pick_table(W, cards):
                 # A NaN score never beats anything in the general loop: never picked.
                 ok = score[card] == score[card]
                 row = (ws * 2 + side) * N_PICK_CASES
-                key = rank << PICK_SLOT_BITS
+                key = (rank << PICK_RANK_SHIFT) | card
                 keys[row + PICK_BLUFF, card] = key if ok and is_bluff else PICK_NONE
                 keys[row + PICK_ANY, card] = key if ok and (is_bluff or is_real) else PICK_NONE
                 keys[row + PICK_REAL, card] = key if ok and is_real else PICK_NONE
-    return keys
+    return keys, scores
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -257,9 +263,8 @@ def pick_cards_s(W, ws, picks, rng, cards, piles, pile_n, src, dst, side, mode, 
                           + W[ws, F_STOP_COUNT] * count + noise(W, ws, rng))
         if W[ws, F_NOISE] == 0.0:
             case = PICK_REAL if need_real else (PICK_ANY if allow_real else PICK_BLUFF)
-            best, best_score = _best_pick_no_noise(
-                picks, (ws * 2 + side) * N_PICK_CASES + case, cards, piles, pile_n, src, rt,
-                w_strength, w_real, w_buzz, w_effect, best, best_score)
+            best, best_score = _best_pick_no_noise(picks[0], picks[1], ws * 2 + side, case,
+                                                   piles, pile_n, src, best, best_score)
         else:
             seen = np.uint64(0)
             for i in range(pile_n[src]):
@@ -291,25 +296,24 @@ def pick_cards_s(W, ws, picks, rng, cards, piles, pile_n, src, dst, side, mode, 
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _best_pick_no_noise(picks, row, cards, piles, pile_n, src, rt, w_strength, w_real,
-                        w_buzz, w_effect, best, best_score):
+def _best_pick_no_noise(keys, scores, seat_side, case, piles, pile_n, src, best, best_score):
     """One pick of ``pick_cards_s`` when the seat's noise weight is 0 (no draws): the same
     choice as the general loop. Copies of one card id score the same there, so the first
     copy in hand order wins the strict comparison anyway and ``first_of_id`` is not needed.
     The scan is one integer max over the ``pick_table`` keys (no float compare chain per
-    card); only the winner's score is computed, to compare with the stop option."""
+    card); only the winner's score is compared with ``best_score`` (the stop option)."""
+    row = seat_side * N_PICK_CASES + case
     top = PICK_NONE
+    slot = PICK_FIELD << PICK_SLOT_SHIFT
     for i in range(pile_n[src]):
         card = np.uint64(piles[src, i])   # never negative: no wraparound code
-        top = max(top, picks[row, card] + (PICK_SLOT_MASK - i))
+        top = max(top, keys[row, card] + slot)
+        slot -= 1 << PICK_SLOT_SHIFT
     if top < 0:
         return best, best_score   # nothing this case may pick
-    i = PICK_SLOT_MASK - (top & PICK_SLOT_MASK)
-    real_bit = FL_ADVERSARY if rt == ADVERSARY else FL_USE_CASE
-    score = _pick_score(cards, np.uint64(piles[src, i]), real_bit, w_strength, w_real, w_buzz,
-                        w_effect)
+    score = scores[seat_side, np.uint64(top & PICK_FIELD)]
     if score > best_score:
-        return i, score
+        return PICK_FIELD - ((top >> PICK_SLOT_SHIFT) & PICK_FIELD), score
     return best, best_score
 
 
@@ -367,10 +371,11 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
     startups = 0
     for t in range(players):
         # Without branches: "is t a target" moves round the table every turn, so a branch
-        # on it is mispredicted often (and LLVM made "hand if target else -1" a branch).
+        # on it is mispredicted often. A non-target's hand counts as hugely negative (most
+        # starts at -1): written as "hand if target else -1", LLVM made it a branch again.
         target = np.int64((t != seat) & (bankrupt[t] < 0))
         startups += target
-        most = max(most, (pile_n[P_HAND0 + t] + 1) * target - 1)
+        most = max(most, pile_n[P_HAND0 + t] - (1 - target) * NOT_A_TARGET)
     best_action = -1
     best_card = -1
     best_target = -1
