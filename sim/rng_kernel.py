@@ -35,6 +35,21 @@ def seed_game(rng, seed, game_index):
         rng[i] = out
 
 
+@njit(cache=True, inline="always")
+def step(s0, s1, s2, s3):
+    """``next_u64`` on a state held in local variables: (output, s0, s1, s2, s3). For
+    loops of many draws, which can keep the state out of memory."""
+    result = _rotl(s0 + s3, 23) + s0
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, 45)
+    return result, s0, s1, s2, s3
+
+
 @njit(cache=True)
 def next_u64(rng):
     """xoshiro256++ step."""
@@ -49,6 +64,12 @@ def next_u64(rng):
     s3 = _rotl(s3, 45)
     rng[0], rng[1], rng[2], rng[3] = s0, s1, s2, s3
     return result
+
+
+@njit(cache=True, inline="always")
+def bounded_of(x, n):
+    """``bounded``'s integer in [0, n) from the generator output ``x``."""
+    return np.int64(((x >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
 @njit(cache=True)

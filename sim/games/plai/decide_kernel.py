@@ -326,12 +326,38 @@ def decide_negate(W, ws, rng, stake):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _best_help_no_noise(W, ws, cards, piles, pile_n, takeover, best, best_score):
+    """One D6 pick of ``pick_help`` when the seat's noise weight is 0: the same choice as
+    the general loop (the first copy of an id wins the strict comparison anyway), with the
+    card's role read from its flags (FL_BLUFF or the attack's real type: PLAI-F1)."""
+    for i in range(pile_n[P_POOL]):
+        card = np.uint64(piles[P_POOL, i])   # never negative: no wraparound code
+        flags = cards[CD_FLAGS, card]
+        playable = (flags & (FL_BLUFF | FL_ADVERSARY)) != 0
+        score = (W[ws, F_HELP] + W[ws, F_HELP_STRENGTH] * cards[CD_STRENGTH, card]
+                 + W[ws, F_HELP_REAL] * ((flags & FL_ADVERSARY) != 0)
+                 + W[ws, F_HELP_TAKEOVER] * takeover + 0.0)
+        if playable & (score > best_score):
+            best_score = score
+            best = i
+    return best, best_score
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def pick_help(W, ws, rng, cards, piles, pile_n, max_help, takeover):
     """D6: maintainers add up to ``max_help`` pool cards to the attacking side."""
     added = 0
     while added < max_help:
         best = -1
         best_score = noise(W, ws, rng)   # stop
+        if W[ws, F_NOISE] == 0.0:
+            best, best_score = _best_help_no_noise(W, ws, cards, piles, pile_n, takeover,
+                                                   best, best_score)
+            if best < 0:
+                break
+            move(piles, pile_n, P_POOL, best, P_ATTACK)
+            added += 1
+            continue
         seen = np.uint64(0)
         for i in range(pile_n[P_POOL]):
             card = piles[P_POOL, i]

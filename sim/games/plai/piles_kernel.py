@@ -17,7 +17,7 @@ from sim.games.plai.constants import (
     MARKET_EVENT, P_DECK, P_DISCARD, P_EVENTS, P_HAND0, P_POOL, R_PLAYERS, R_POOL_CAP,
     R_RESHUFFLE, S_EVENTS, S_MAX_POOL, S_RESHUFFLES, S_TRACE_N, S_TURNS,
 )
-from sim.rng_kernel import bounded
+from sim.rng_kernel import bounded, bounded_of, step
 
 
 @intrinsic
@@ -60,12 +60,17 @@ def log(trace, st, code, a, b, c, d):
 @njit(cache=True, _nrt=False)
 def shuffle_pile(rng, piles, pile, n):
     """Fisher-Yates shuffle of ``piles[pile, :n]`` in place, exactly as
-    ``sim.rng_kernel.shuffle`` (from the back), without making a row view."""
+    ``sim.rng_kernel.shuffle`` (from the back), without making a row view. The generator
+    state stays in local variables: through ``rng`` every draw would load and store it
+    (numba cannot tell that ``piles`` does not overlap it), a chain of memory round trips."""
+    s0, s1, s2, s3 = rng[0], rng[1], rng[2], rng[3]
     for i in range(n - 1, 0, -1):
-        j = bounded(rng, i + 1)
+        x, s0, s1, s2, s3 = step(s0, s1, s2, s3)
+        j = bounded_of(x, i + 1)
         tmp = piles[pile, i]
         piles[pile, i] = piles[pile, j]
         piles[pile, j] = tmp
+    rng[0], rng[1], rng[2], rng[3] = s0, s1, s2, s3
 
 
 @njit(cache=True, _nrt=False, inline="always")
