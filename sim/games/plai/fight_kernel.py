@@ -59,11 +59,12 @@ def _count(cards, P, pr, n_played, R, rr, real_type):
     strength = 0
     real = 0
     for i in range(n_played):
-        if R[rr, i] == 0:
-            strength += cards[CD_STRENGTH, P[pr, i]]
-            if cards[CD_TYPE, P[pr, i]] == real_type:
-                real = 1
-    return strength, real
+        # Without branches: whether a card is real is data the predictor cannot learn.
+        kept = R[rr, i] == 0
+        card = P[pr, i]
+        strength += kept * cards[CD_STRENGTH, card]
+        real |= kept & (cards[CD_TYPE, card] == real_type)
+    return strength, np.int64(real)
 
 
 @njit(cache=True, _nrt=False, inline="always")
