@@ -215,6 +215,7 @@ def pick_table(W, cards):
     n_cards = cards.shape[1]
     keys = np.empty((W.shape[0] * 2 * N_PICK_CASES, n_cards), np.int64)
     scores = np.empty((W.shape[0] * 2, n_cards), np.float64)
+    ranks = np.empty(n_cards, np.int64)
     for ws in range(W.shape[0]):
         for side in (SIDE_ATTACK, SIDE_DEFENSE):
             real_bit = FL_ADVERSARY if side == SIDE_ATTACK else FL_USE_CASE
@@ -223,10 +224,16 @@ def pick_table(W, cards):
                 score[card] = _pick_score(cards, card, real_bit, W[ws, F_PICK_STRENGTH],
                                           W[ws, F_PICK_REAL], W[ws, F_PICK_BUZZWORD],
                                           W[ws, F_PICK_EFFECT])
+            # A card's rank: how many scores are below its own (sorted, so that large card
+            # files stay fast; NaN scores sort last and are never picked anyway).
+            order = np.argsort(score)
+            rank = 0
+            for k in range(n_cards):
+                if k > 0 and score[order[k]] != score[order[k - 1]]:
+                    rank = k
+                ranks[order[k]] = rank
             for card in range(n_cards):
-                rank = 0
-                for other in range(n_cards):
-                    rank += score[other] < score[card]
+                rank = ranks[card]
                 flags = cards[CD_FLAGS, card]
                 is_real = (flags & real_bit) != 0
                 is_bluff = (flags & FL_BLUFF) != 0
