@@ -53,6 +53,7 @@ def length_histograms(games: pl.DataFrame, column: str, unit: str):
 
     if games.height == 0:
         return None
+    games = games.select("pairing", "players", "compensation", column)  # filters copy these only
     pairings = games["pairing"].unique().sort().to_list()[:MAX_PANELS]
     fig, axes = new_figure(len(pairings))
     lo, hi = int(games[column].min()), int(games[column].max())

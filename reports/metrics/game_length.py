@@ -32,6 +32,7 @@ def _summary(df: pl.DataFrame, ctx: Context, label: str) -> pl.DataFrame:
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     w = pl.col("winner")
+    games = games.select(*keys(ctx), "winner", "rounds")  # filters below copy only these
     parts = [_summary(games, ctx, "all"),
              _summary(games.filter(~w.is_in([ALL_LOSE, TIMEOUT])), ctx, "scored"),
              _summary(games.filter(w == ALL_LOSE), ctx, "all_lose")]

@@ -26,6 +26,9 @@ def _summary(df: pl.DataFrame, ctx: Context, label: str) -> pl.DataFrame:
 
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
+    # Only the columns used: filtering the whole table (with its per-card columns) would
+    # copy every column of the matching rows.
+    games = games.select(*keys(ctx), "outcome", "turns")
     parts = [_summary(games if code is None else games.filter(pl.col("outcome") == code), ctx, label)
              for label, code in ENDED.items()]
     t = pl.concat(parts, how="vertical_relaxed")
