@@ -54,6 +54,9 @@ LOW_SUM, LOW_COUNT, LOW_NAT, LOW_DUAL, LOW_BOOST, LOW_MAX = range(6)
 LOW_N = 6
 LOW_BITS = 8
 N_ROWS = SCR_LOW + LOW_N
+# Float scratch ``fscr`` (same width): D2's per-customer score parts (see _choose_commit).
+F_CUST, F_TOP, F_CUST_EFFECT = 0, 1, 2
+N_FROWS = 3
 # Rows are at least this wide (the card count may be smaller): room for 2**LOW_BITS
 # subsets.
 PILE_WIDTH_MIN = 1 << LOW_BITS
@@ -348,12 +351,11 @@ def _customer_has_effect(cards, cust):
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def _commit_option(cards, w, b, rng, pile, arrival, used, rnd, patience, top_value, hp, mask, j,
-                   total, n_played, nat, dual, boost, high, shift_k, has_wild, w_high, w_noise,
-                   vals):
-    """D2: (legal, score) of committing hand subset ``mask`` to row position ``j``, whose
-    value lies within reach of the subset (sum - shift .. sum + boosts + shift)."""
-    cust = pile[P_ROW, j]
+def _commit_legal(cards, pile, used, hp, mask, j, total, nat, dual, boost, high, shift_k,
+                  has_wild, vals):
+    """D2: (legal, venture effects used) of committing hand subset ``mask`` to row position
+    ``j``, whose value lies within reach of the subset (sum - shift .. sum + boosts + shift).
+    For a subset with a boost card ``vals`` then holds the played values (eval_assist)."""
     value = pile[SCR_ROWV, j]
     d = pile[SCR_ROWD, j]
     natural = d == ANY or (nat >> d & 1) != 0
@@ -364,20 +366,25 @@ def _commit_option(cards, w, b, rng, pile, arrival, used, rnd, patience, top_val
         delta = value - total
         if delta != 0 and not (delta > 0 or high + delta >= 0):
             return False, 0.0
-        effects = (0.0 if delta == 0 else 1.0) + (0.0 if natural or (dual >> d & 1) else 1.0)
-        high_f = 0
-        if w_high:
+        return True, (0.0 if delta == 0 else 1.0) + (0.0 if natural or (dual >> d & 1) else 1.0)
+    ok, sh_slot, _, use_wild, _, _ = eval_assist(cards, pile[hp], mask, pile[P_ROW, j], used,
+                                                 shift_k, has_wild, vals)
+    return ok, (1.0 if sh_slot >= 0 else 0.0) + use_wild
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _commit_score(cards, w, b, rng, pile, arrival, used, rnd, patience, top_value, hp, mask, j,
+                  n_played, boost, shift_k, has_wild, effects, w_high, w_noise, vals):
+    """D2: the score of a legal option (hand subset ``mask``, row position ``j``)."""
+    cust = pile[P_ROW, j]
+    high_f = 0
+    if w_high:
+        if boost == 0:  # _commit_legal left vals alone
             eval_assist(cards, pile[hp], mask, cust, used, shift_k, has_wild, vals)
-            high_f = _highest(vals, mask)
-    else:
-        ok, sh_slot, _, use_wild, _, _ = eval_assist(cards, pile[hp], mask, cust, used,
-                                                     shift_k, has_wild, vals)
-        if not ok:
-            return False, 0.0
-        effects = (1.0 if sh_slot >= 0 else 0.0) + use_wild
-        high_f = _highest(vals, mask) if w_high else 0
+        high_f = _highest(vals, mask)
+    value = pile[SCR_ROWV, j]
     waited = rnd - arrival[cust]
-    return True, _assist_score(
+    return _assist_score(
         w, b, value, waited, 1.0 if waited + 1 >= patience else 0.0, n_played, high_f, effects,
         1.0 if value >= top_value else 0.0, 0.0, 0.0, _customer_has_effect(cards, cust),
         uniform(rng) if w_noise else 0.0)
@@ -385,7 +392,7 @@ def _commit_option(cards, w, b, rng, pile, arrival, used, rnd, patience, top_val
 
 @njit(cache=True, _nrt=False, inline='always')
 def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, vals,
-                   none_legal):
+                   none_legal, fscr):
     """D2: returns (mask, customer, any option legal); mask 0 and customer -1 for pass.
 
     ``none_legal``: the caller knows no option can be legal (the team had none earlier in
@@ -430,6 +437,22 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
         row_d[j] = cards[CD_DOMAIN, cust]
         top_value = max(top_value, v)
         v_min = min(v_min, v)
+    # Separable scores: without the high card, effects and noise features an option's score
+    # is a per-customer part plus the cards part, summed in _assist_score's order (the
+    # zero-weight features add zeros), so it is known before the legality check.
+    separable = (not w_noise and not w_high and w[b + C_EFFECTS] == 0.0
+                 and np.isfinite(w[b + C_CONTEST_WIN]) and np.isfinite(w[b + C_CONTEST_LOSE]))
+    cust_part = fscr[F_CUST]
+    top_part = fscr[F_TOP]
+    effect_part = fscr[F_CUST_EFFECT]
+    if separable:
+        for j in range(nrow):
+            cust = pile[P_ROW, j]
+            waited = rnd - arrival[cust]
+            cust_part[j] = (w[b + C_VALUE] * row_v[j] + w[b + C_WAITED] * waited
+                            + w[b + C_URGENT] * (1.0 if waited + 1 >= patience else 0.0))
+            top_part[j] = w[b + C_TOP] * (1.0 if row_v[j] >= top_value else 0.0)
+            effect_part[j] = w[b + C_CUST_EFFECT] * _customer_has_effect(cards, cust)
     # Each hand slot's part of the aggregates (boost and dual_domain only while unused).
     hp = P_HAND + team
     h_val = pile[SCR_HV]
@@ -503,18 +526,28 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
             nat = l_nat[lo] | hi_nat
             dual = l_dual[lo] | hi_dual
             high = max(l_max[lo], hi_max)
+            count_part = w[b + C_CARDS] * n_played
             for j in range(nrow):  # row order
                 if row_v[j] < lowest or row_v[j] > highest:
                     continue
-                ok, sc = _commit_option(cards, w, b, rng, pile, arrival, used, rnd, patience,
-                                        top_value, hp, mask, j, total, n_played, nat, dual, boost,
-                                        high, shift_k, has_wild, w_high, w_noise, vals)
-                if ok:
-                    legal = True
-                    if sc > best_score:
-                        best_score = sc
-                        best_mask = mask
-                        best_cust = pile[P_ROW, j]
+                sc = 0.0
+                if separable:
+                    sc = cust_part[j] + count_part + top_part[j] + effect_part[j]
+                    if legal and sc <= best_score:
+                        continue  # cannot be the first maximum: skip the legality check
+                ok, effects = _commit_legal(cards, pile, used, hp, mask, j, total, nat, dual,
+                                            boost, high, shift_k, has_wild, vals)
+                if not ok:
+                    continue
+                legal = True
+                if not separable:
+                    sc = _commit_score(cards, w, b, rng, pile, arrival, used, rnd, patience,
+                                       top_value, hp, mask, j, n_played, boost, shift_k,
+                                       has_wild, effects, w_high, w_noise, vals)
+                if sc > best_score:
+                    best_score = sc
+                    best_mask = mask
+                    best_cust = pile[P_ROW, j]
     return best_mask, best_cust, legal
 
 
@@ -722,7 +755,7 @@ def _win(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, mask,
 
 @njit(cache=True, _nrt=False)
 def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, stats,
-                 trace, debug):
+                 trace, debug, fscr):
     n_teams = 1 if rules[R_PLAYERS] == 1 else 2
     vals_a = pile[SCR_VALS_A]
     vals_b = pile[SCR_VALS_B]
@@ -743,7 +776,7 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
             mask, cust, legal = _choose_commit(cards, rules, seats, w_a if t == 0 else w_b, rng,
                                                pile, pile_n, arrival, used, st, t,
                                                vals_a if t == 0 else vals_b,
-                                               none_a if t == 0 else none_b)
+                                               none_a if t == 0 else none_b, fscr)
             if t == 0:
                 mask_a, cust_a, none_a = mask, cust, not legal
             else:
@@ -980,10 +1013,11 @@ def _scoring(cards, rules, pile, pile_n):
 @njit(cache=True)
 def new_state(n_cards):
     """Per-game state arrays, allocated once per batch and reset by each game."""
-    return (np.empty(4, np.uint64), np.zeros((N_ROWS, max(n_cards, PILE_WIDTH_MIN)), np.int64),
+    width = max(n_cards, PILE_WIDTH_MIN)
+    return (np.empty(4, np.uint64), np.zeros((N_ROWS, width), np.int64),
             np.zeros(N_PILES, np.int64), np.zeros(n_cards, np.int64), np.zeros(n_cards, np.uint8),
             np.zeros(N_STATE, np.int64), np.zeros(N_STATS, np.int64),
-            np.zeros(MAX_SEATS, np.int64))
+            np.zeros(MAX_SEATS, np.int64), np.zeros((N_FROWS, width)))
 
 
 @njit(cache=True)
@@ -991,14 +1025,14 @@ def play_game(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace
     """Play one game; write its result row into ``out`` (a record) and ``fates``.
 
     Returns the number of trace events written (0 when ``trace`` has no rows)."""
-    rng, pile, pile_n, arrival, used, st, stats, starts = new_state(cards.shape[1])
+    rng, pile, pile_n, arrival, used, st, stats, starts, fscr = new_state(cards.shape[1])
     return _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug,
-                 rng, pile, pile_n, arrival, used, st, stats, starts)
+                 rng, pile, pile_n, arrival, used, st, stats, starts, fscr)
 
 
 @njit(cache=True, _nrt=False)
 def _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug,
-          rng, pile, pile_n, arrival, used, st, stats, starts):
+          rng, pile, pile_n, arrival, used, st, stats, starts, fscr):
     seed_game(rng, seed, game_index)
     pile_n[:] = 0
     arrival[:] = 0
@@ -1024,7 +1058,7 @@ def _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, de
                     _ev(trace, st, rnd, EV_DEAL, c, 0, 0, 0)
         used[:] = 0
         _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, stats,
-                     trace, debug)
+                     trace, debug, fscr)
         for team in range(1 if solo else 2):  # R3
             _refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace)
         _unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, trace)  # R4
@@ -1106,10 +1140,10 @@ def _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_ind
 def run_games(cards, rules, seats, w_a, w_b, seed, start, out, fates, debug):
     """Play games start .. start+len(out)-1 (serial, GIL released: callers use threads)."""
     trace = np.zeros((0, TRACE_FIELDS), np.int64)
-    rng, pile, pile_n, arrival, used, st, stats, starts = new_state(cards.shape[1])
+    rng, pile, pile_n, arrival, used, st, stats, starts, fscr = new_state(cards.shape[1])
     for i in range(out.shape[0]):
         _play(cards, rules, seats, w_a, w_b, seed, start + i, out[i], fates[i], trace, debug,
-              rng, pile, pile_n, arrival, used, st, stats, starts)
+              rng, pile, pile_n, arrival, used, st, stats, starts, fscr)
 
 
 @njit(cache=True)
