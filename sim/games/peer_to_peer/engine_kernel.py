@@ -45,11 +45,12 @@ N_PILES = P_SEAT + MAX_SEATS
 SCR_VALS_A, SCR_VALS_B, SCR_KEYS_A, SCR_KEYS_B, SCR_USED_BEFORE = range(N_PILES, N_PILES + 5)
 SCR_DECK, SCR_KEPT, SCR_DOOMED, SCR_SEEN, SCR_PAIR = range(N_PILES + 5, N_PILES + 10)
 # D2 scratch (see _choose_commit), one row each: per hand slot its value, domain bits,
-# dual_domain bits and boost; per row position the customer's value and domain; then
+# dual_domain bits and boost; per row position the customer's value, domain and domain
+# bits; then
 # LOW_N rows of per-subset aggregates over the hand's first LOW_BITS slots.
 SCR_HV, SCR_HNAT, SCR_HDUAL, SCR_HBOOST = range(N_PILES + 10, N_PILES + 14)
-SCR_ROWV, SCR_ROWD = N_PILES + 14, N_PILES + 15
-SCR_LOW = N_PILES + 16
+SCR_ROWV, SCR_ROWD, SCR_ROW_BITS = N_PILES + 14, N_PILES + 15, N_PILES + 16
+SCR_LOW = N_PILES + 17
 LOW_SUM, LOW_COUNT, LOW_NAT, LOW_DUAL, LOW_BOOST, LOW_MAX = range(6)
 LOW_N = 6
 LOW_BITS = 8
@@ -428,6 +429,7 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     # The row: each position's value and domain.
     row_v = pile[SCR_ROWV]
     row_d = pile[SCR_ROWD]
+    row_bits = pile[SCR_ROW_BITS]  # matched by a card of any of these domains
     top_value = 0
     v_min = cards[CD_VALUE, pile[P_ROW, 0]]
     for j in range(nrow):
@@ -435,6 +437,7 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
         v = cards[CD_VALUE, cust]
         row_v[j] = v
         row_d[j] = cards[CD_DOMAIN, cust]
+        row_bits[j] = ALL_DOMAINS if row_d[j] == ANY else 1 << row_d[j]
         top_value = max(top_value, v)
         v_min = min(v_min, v)
     # Separable scores: without the high card, effects and noise features an option's score
@@ -471,9 +474,10 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
                 h_boost[s] = cards[CD_ARG, c]
             elif cards[CD_EFFECT, c] == EFFECT_DUAL_DOMAIN:
                 h_dual[s] = 1 << cards[CD_ARG, c]
-    # Aggregates of every subset of the first LOW_BITS slots: subset = a smaller one plus
-    # its highest slot, so O(1) each.
+    # Aggregates of every subset of the first LOW_BITS slots, built in the first run of
+    # the mask loop below: subset = a smaller one plus its highest slot, so O(1) each.
     low_bits = min(h, LOW_BITS)
+    n_low = 1 << low_bits
     l_sum = pile[SCR_LOW + LOW_SUM]
     l_count = pile[SCR_LOW + LOW_COUNT]
     l_nat = pile[SCR_LOW + LOW_NAT]
@@ -486,68 +490,99 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     l_dual[0] = 0
     l_boost[0] = 0
     l_max[0] = -1
-    for k in range(low_bits):
-        bit = 1 << k
-        for prev in range(bit):
-            m = bit | prev
-            l_sum[m] = l_sum[prev] + h_val[k]
-            l_count[m] = l_count[prev] + 1
-            l_nat[m] = l_nat[prev] | h_nat[k]
-            l_dual[m] = l_dual[prev] | h_dual[k]
-            l_boost[m] = l_boost[prev] + h_boost[k]
-            l_max[m] = max(l_max[prev], h_val[k])
-    # Masks in ascending order = (slots beyond LOW_BITS, low slots) in ascending order; the
-    # high part (only for hands over LOW_BITS cards) is summed once per run of low parts.
-    n_low = 1 << low_bits
-    for hi in range(1 << (h - low_bits)):
-        hi_sum = 0
-        hi_count = 0
-        hi_nat = 0
-        hi_dual = 0
-        hi_boost = 0
-        hi_max = -1
-        for k in range(low_bits, h):
-            if hi >> (k - low_bits) & 1:
-                hi_sum += h_val[k]
-                hi_count += 1
-                hi_nat |= h_nat[k]
-                hi_dual |= h_dual[k]
-                hi_boost += h_boost[k]
-                hi_max = max(hi_max, h_val[k])
-        for lo in range(1 if hi == 0 else 0, n_low):
-            mask = hi << low_bits | lo
+    low_top = -1  # the highest slot of the low subsets being built
+    hi_sum = 0
+    hi_count = 0
+    hi_nat = 0
+    hi_dual = 0
+    hi_boost = 0
+    hi_max = -1
+    # One flat loop (few mispredicted loop exits): masks in ascending order = (slots beyond
+    # LOW_BITS, low slots) in ascending order; the high part (hands over LOW_BITS cards
+    # only) is summed once per run of low parts.
+    for mask in range(1, 1 << h):
+        lo = mask & (n_low - 1)
+        if mask < n_low:
+            if lo & (lo - 1) == 0:
+                low_top += 1
+            prev = lo ^ (1 << low_top)
+            total = l_sum[prev] + h_val[low_top]
+            n_played = l_count[prev] + 1
+            nat = l_nat[prev] | h_nat[low_top]
+            dual = l_dual[prev] | h_dual[low_top]
+            boost = l_boost[prev] + h_boost[low_top]
+            high = max(l_max[prev], h_val[low_top])
+            l_sum[lo] = total
+            l_count[lo] = n_played
+            l_nat[lo] = nat
+            l_dual[lo] = dual
+            l_boost[lo] = boost
+            l_max[lo] = high
+        else:
+            if lo == 0:
+                hi_sum = 0
+                hi_count = 0
+                hi_nat = 0
+                hi_dual = 0
+                hi_boost = 0
+                hi_max = -1
+                for k in range(low_bits, h):
+                    if mask >> k & 1:
+                        hi_sum += h_val[k]
+                        hi_count += 1
+                        hi_nat |= h_nat[k]
+                        hi_dual |= h_dual[k]
+                        hi_boost += h_boost[k]
+                        hi_max = max(hi_max, h_val[k])
             total = l_sum[lo] + hi_sum
-            boost = l_boost[lo] + hi_boost
-            lowest = total - shift_k
-            highest = total + boost + shift_k
-            if highest < v_min or lowest > top_value:
-                continue  # no customer in reach
             n_played = l_count[lo] + hi_count
             nat = l_nat[lo] | hi_nat
             dual = l_dual[lo] | hi_dual
+            boost = l_boost[lo] + hi_boost
             high = max(l_max[lo], hi_max)
-            count_part = w[b + C_CARDS] * n_played
+        count_part = w[b + C_CARDS] * n_played
+        if separable and boost == 0:
+            # The exact check of eval_assist from the aggregates, without branches on the
+            # data (they mispredict): the sum hits the value, or the best shift does and
+            # leaves the highest card >= 0 (P2P-E2); a domain matches (natural,
+            # dual_domain, then wild_domain).
+            domains = nat | dual
             for j in range(nrow):  # row order
-                if row_v[j] < lowest or row_v[j] > highest:
-                    continue
-                sc = 0.0
-                if separable:
-                    sc = cust_part[j] + count_part + top_part[j] + effect_part[j]
-                    if legal and sc <= best_score:
-                        continue  # cannot be the first maximum: skip the legality check
-                ok, effects = _commit_legal(cards, pile, used, hp, mask, j, total, nat, dual,
-                                            boost, high, shift_k, has_wild, vals)
-                if not ok:
-                    continue
-                legal = True
-                if not separable:
-                    sc = _commit_score(cards, w, b, rng, pile, arrival, used, rnd, patience,
-                                       top_value, hp, mask, j, n_played, boost, shift_k,
-                                       has_wild, effects, w_high, w_noise, vals)
-                if sc > best_score:
+                delta = row_v[j] - total
+                ok = (((delta == 0) | ((abs(delta) <= shift_k) & ((delta > 0) | (high + delta >= 0))))
+                      & (((domains & row_bits[j]) != 0) | has_wild))
+                sc = cust_part[j] + count_part + top_part[j] + effect_part[j]
+                legal |= ok
+                if ok & (sc > best_score):
                     best_score = sc
                     best_mask = mask
                     best_cust = pile[P_ROW, j]
+            continue
+        lowest = total - shift_k
+        highest = total + boost + shift_k
+        if highest < v_min or lowest > top_value:
+            continue  # no customer in reach
+        for j in range(nrow):  # row order
+            if row_v[j] < lowest or row_v[j] > highest:
+                continue
+            sc = 0.0
+            if separable:
+                sc = cust_part[j] + count_part + top_part[j] + effect_part[j]
+                if legal and sc <= best_score:
+                    continue  # cannot be the first maximum: skip the legality check
+            ok, effects = _commit_legal(cards, pile, used, hp, mask, j, total, nat, dual,
+                                        boost, high, shift_k, has_wild, vals)
+            if not ok:
+                continue
+            legal = True
+            if not separable:
+                sc = _commit_score(cards, w, b, rng, pile, arrival, used, rnd, patience,
+                                   top_value, hp, mask, j, n_played, boost, shift_k,
+                                   has_wild, effects, w_high, w_noise, vals)
+            if sc > best_score:
+                best_score = sc
+                best_mask = mask
+                best_cust = pile[P_ROW, j]
     return best_mask, best_cust, legal
 
 
