@@ -65,10 +65,11 @@ PILE_WIDTH_MIN = 1 << LOW_BITS
 # counting): they allocate nothing, so numba's per-call incref/decref of every array
 # argument (atomic operations, about a quarter of the run time) is pure overhead there.
 # Their arrays are the caller's and outlive the call.
-# Small helpers and the D2 / reveal functions (few call sites) are also compiled with
-# ``inline='always'``: numba passes every array as 7-9 machine words, so one call of
-# _choose_commit cost about 50 ns before any work. Inlining everything made the cold
-# compile take minutes, so the rest stay calls.
+# Small helpers, the D2 / reveal / win functions and the assist loop (one call site each)
+# are also compiled with ``inline='always'``: numba passes every array as 7-9 machine
+# words, so one call of _choose_commit cost about 50 ns before any work. Inlining a
+# function at several call sites multiplies the cold compile time (inlining everything
+# took minutes), so the rest stay calls.
 
 # Scalar state
 S_ROUND, S_MARKER, S_TRACE_N, S_ERROR, S_FIRST_MARKER = 0, 1, 2, 3, 4
@@ -788,7 +789,7 @@ def _win(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, mask,
     _place(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, trace)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, stats,
                  trace, debug, fscr):
     n_teams = 1 if rules[R_PLAYERS] == 1 else 2
@@ -830,39 +831,45 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
         masks = (mask_a, mask_b)
         custs[0] = cust_a
         custs[1] = cust_b
-        # R2b: the team without the marker reveals first ...
-        n_other = 0
+        # R2b: the team without the marker reveals first, then the marker holder, who may
+        # retarget (D3). (One _reveal and one _win call site each: they are inlined.)
         other_keys = keys_a if other == 0 else keys_b
-        other_vals = vals_a if other == 0 else vals_b
-        if n_teams == 2:
-            if masks[other]:
-                n_other = _reveal(cards, rules, pile, pile_n, seats, used, st, other,
-                                  masks[other], custs[other], other_vals, other_keys, trace, True)
-            elif trace.shape[0]:
-                _ev(trace, st, rnd, EV_PASS, other, 0, 0, 0)
-        # ... then the marker holder, who may retarget (D3).
-        m_keys = keys_a if marker == 0 else keys_b
-        m_vals = vals_a if marker == 0 else vals_b
+        n_other = 0
         n_marker = 0
-        if masks[marker]:
-            w_m = w_a if marker == 0 else w_b
-            bm = _phase(w_m, pile_n) * NF
-            if w_m[bm + C_NOISE] == 0.0 and (masks[other] == 0 or (
-                    w_m[bm + C_CONTEST_WIN] == 0.0 and w_m[bm + C_CONTEST_LOSE] == 0.0)):
-                # D3 without noise or contest features scores each customer as D2 did for
-                # this subset, so it keeps the customer declared in D2 (the first maximum).
-                new_cust = custs[marker]
+        for k in range(2):
+            t = other if k == 0 else marker
+            if t >= n_teams:
+                continue
+            if masks[t] == 0:
+                if trace.shape[0]:
+                    _ev(trace, st, rnd, EV_PASS, t, 0, 0, 0)
+                continue
+            t_keys = keys_a if t == 0 else keys_b
+            t_vals = vals_a if t == 0 else vals_b
+            if k == 1:
+                w_m = w_a if marker == 0 else w_b
+                bm = _phase(w_m, pile_n) * NF
+                if w_m[bm + C_NOISE] == 0.0 and (masks[other] == 0 or (
+                        w_m[bm + C_CONTEST_WIN] == 0.0 and w_m[bm + C_CONTEST_LOSE] == 0.0)):
+                    # D3 without noise or contest features scores each customer as D2 did
+                    # for this subset, so it keeps the customer declared in D2 (the first
+                    # maximum).
+                    new_cust = custs[marker]
+                else:
+                    new_cust = _choose_target(cards, rules, seats, w_m, rng, pile, pile_n,
+                                              arrival, used, st, marker, masks[marker],
+                                              custs[marker], custs[other], other_keys, n_other,
+                                              t_vals, t_keys)
+                if new_cust != custs[marker] and trace.shape[0]:
+                    _ev(trace, st, rnd, EV_RETARGET, marker, custs[marker], new_cust, 0)
+                custs[marker] = new_cust
+            n = _reveal(cards, rules, pile, pile_n, seats, used, st, t, masks[t], custs[t],
+                        t_vals, t_keys, trace, True)
+            if k == 0:
+                n_other = n
             else:
-                new_cust = _choose_target(cards, rules, seats, w_m, rng, pile, pile_n, arrival,
-                                          used, st, marker, masks[marker], custs[marker],
-                                          custs[other], other_keys, n_other, m_vals, m_keys)
-            if new_cust != custs[marker] and trace.shape[0]:
-                _ev(trace, st, rnd, EV_RETARGET, marker, custs[marker], new_cust, 0)
-            custs[marker] = new_cust
-            n_marker = _reveal(cards, rules, pile, pile_n, seats, used, st, marker, masks[marker],
-                               custs[marker], m_vals, m_keys, trace, True)
-        elif trace.shape[0]:
-            _ev(trace, st, rnd, EV_PASS, marker, 0, 0, 0)
+                n_marker = n
+        contest_winner = -1
         if n_teams == 2 and masks[0] and masks[1] and custs[0] == custs[1]:
             # R2c: a contest.
             tb_a = _find_effect(cards, pile, pile_n, seats, used, 0, EFFECT_TIEBREAK, -1)
@@ -880,15 +887,12 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
             if rules[R_LOSER_EFFECTS_SPENT] == 0:
                 _unmark_assist(cards, pile, pile_n, seats, used, used_before, 1 - winner,
                                masks[1 - winner])
-            w_win = w_a if winner == 0 else w_b
-            _win(cards, rules, seats, w_win, rng, pile, pile_n, used, st, stats, winner,
-                 masks[winner], custs[winner], trace)
-        else:
-            for t in (other, marker):  # resolved in reveal order
-                if t < n_teams and masks[t]:
-                    w_t = w_a if t == 0 else w_b
-                    _win(cards, rules, seats, w_t, rng, pile, pile_n, used, st, stats, t,
-                         masks[t], custs[t], trace)
+            contest_winner = winner
+        for t in (other, marker):  # resolved in reveal order; after a contest only its winner
+            if t < n_teams and masks[t] and (contest_winner < 0 or t == contest_winner):
+                w_t = w_a if t == 0 else w_b
+                _win(cards, rules, seats, w_t, rng, pile, pile_n, used, st, stats, t,
+                     masks[t], custs[t], trace)
         if debug:
             _check(cards, rules, seats, pile, pile_n, st)
 
