@@ -31,7 +31,8 @@ from sim.games.peer_to_peer.constants import (
 )
 from sim.games.peer_to_peer.features import (
     C_CARDS, C_CONTEST_LOSE, C_CONTEST_WIN, C_CUST_EFFECT, C_EFFECTS, C_HIGH, C_NOISE, C_PASS,
-    C_TOP, C_URGENT, C_VALUE, C_WAITED, D_DEVELOP_DECK, D_NOISE, D_OVERFLOW, D_SCORE,
+    C_TOP, C_URGENT, C_VALUE, C_WAITED, D_DEVELOP_DECK, D_DEVELOP_DISCARD, D_DEVELOP_HAND,
+    D_NOISE, D_OVERFLOW, D_SCORE,
     D_SCORE_REMAINING, D_SCORE_VALUE, D_VENTURE, D_VENTURE_EFFECT, L_HAS_EFFECT, L_IS_NEW,
     L_NOISE, L_VALUE, NF, S_NOISE, S_NONE, S_VALUE, SWITCH, V_HAS_EFFECT, V_NOISE, V_VALUE,
 )
@@ -73,7 +74,8 @@ PILE_WIDTH_MIN = 1 << LOW_BITS
 
 # Scalar state
 S_ROUND, S_MARKER, S_TRACE_N, S_ERROR, S_FIRST_MARKER = 0, 1, 2, 3, 4
-N_STATE = 5
+S_SHIFT_CARD, S_SHIFT_K, S_WILD = 5, 7, 9  # per team (+0 / +1): D2's venture effects
+N_STATE = 11
 
 # Counters for the result row (team offsets +0 / +1)
 T_ASSISTS, T_CONTESTS_WON, T_SENT_SCORE, T_SENT_VENTURE, T_SENT_DECK, T_CONTESTS = 0, 2, 4, 6, 8, 10
@@ -420,6 +422,9 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     rnd = st[S_ROUND]
     patience = rules[R_CUSTOMER_PATIENCE]
     shift_card, shift_k, wild, _ = _venture_effects(cards, pile, pile_n, seats, used, team)
+    st[S_SHIFT_CARD + team] = shift_card  # for _reveal
+    st[S_SHIFT_K + team] = shift_k
+    st[S_WILD + team] = wild
     has_wild = wild >= 0
     w_noise = w[b + C_NOISE] != 0.0
     w_high = w[b + C_HIGH] != 0.0
@@ -609,7 +614,12 @@ def _place(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cus
         if sc > best_score:
             best_score = sc
             best = 1 + s
-    develop = _venture_effects(cards, pile, pile_n, seats, used, team)[3]
+    # Without noise a develop option scores its weight alone: when none beats the best so
+    # far, the team's develop effects do not matter and its seats need no scan.
+    develop = 0
+    if (w[b + D_NOISE] != 0.0 or w[b + D_DEVELOP_DECK] > best_score
+            or w[b + D_DEVELOP_HAND] > best_score or w[b + D_DEVELOP_DISCARD] > best_score):
+        develop = _venture_effects(cards, pile, pile_n, seats, used, team)[3]
     for target in range(3):
         if not develop >> target & 1:
             continue
@@ -684,9 +694,14 @@ def _overflow(cards, w, phase, rng, pile, pile_n, st, team, s, trace):
 @njit(cache=True, _nrt=False, inline='always')
 def _reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals, keys, trace,
             mark):
-    """Apply the effects of an assist; returns the number of sorted keys (P2P-R2b/R2f)."""
+    """Apply the effects of an assist; returns the number of sorted keys (P2P-R2b/R2f).
+
+    The team's venture effects are those its D2 found (st[S_SHIFT_CARD + team] ...): only
+    the other team's reveal ran since, and it marks only that team's cards."""
     hand = pile[P_HAND + team]
-    shift_card, shift_k, wild, _ = _venture_effects(cards, pile, pile_n, seats, used, team)
+    shift_card = st[S_SHIFT_CARD + team]
+    shift_k = st[S_SHIFT_K + team]
+    wild = st[S_WILD + team]
     ok, sh_slot, sh_delta, use_wild, dual_slot, boost_mask = eval_assist(
         cards, hand, mask, cust, used, shift_k, wild >= 0, vals)
     if not ok:
