@@ -969,6 +969,18 @@ def _refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace):
         _ev(trace, st, st[S_ROUND], EV_REFRESH, team, drawn, reshuffles, extra)
 
 
+@njit(cache=True, _nrt=False, inline='always')
+def _any_unhappy(rules, pile, pile_n, arrival, rnd):
+    """Would R4 turn any customer unhappy (before E6 saves)? As _unhappy decides."""
+    nrow = pile_n[P_ROW]
+    if rules[R_ROW_CAPACITY] > 0 and nrow > rules[R_ROW_CAPACITY]:
+        return True
+    for j in range(nrow):
+        if rnd - arrival[pile[P_ROW, j]] + 1 >= rules[R_CUSTOMER_PATIENCE]:
+            return True
+    return False
+
+
 @njit(cache=True, _nrt=False)
 def _unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, trace):
     """R4: customers that waited too long (or overflow row_capacity) turn unhappy; E6 saves."""
@@ -1115,7 +1127,8 @@ def _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, de
                      trace, debug, fscr)
         for team in range(1 if solo else 2):  # R3
             _refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace)
-        _unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, trace)  # R4
+        if _any_unhappy(rules, pile, pile_n, arrival, rnd):  # R4 (most rounds have none)
+            _unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, trace)
         if debug:
             _check(cards, rules, seats, pile, pile_n, st)
         if pile_n[P_UNHAPPY] >= rules[R_UNHAPPY_LIMIT]:  # R5
