@@ -128,6 +128,7 @@ class State:
         n = self.table.n
         self.index = {cid: i for i, cid in enumerate(self.table.ids)}
         self.pile = np.zeros((e.N_ROWS, max(n, e.PILE_WIDTH_MIN)), np.int64)  # piles + scratch rows
+        self.fscr = np.zeros((e.N_FROWS, max(n, e.PILE_WIDTH_MIN)))  # float scratch rows
         self.pile_n = np.zeros(e.N_PILES, np.int64)
         self.arrival = np.zeros(n, np.int64)
         self.used = np.zeros(n, np.uint8)
@@ -279,7 +280,7 @@ class State:
         self._fill()
         e._assist_loop(self.cards, self.rules, self.seats, self.w_a, self.w_b, self.rng,
                        self.pile, self.pile_n, self.arrival, self.used, self.st, self.stats,
-                       self.trace, True)
+                       self.trace, True, self.fscr)
         self._after(check)
         return self
 

@@ -37,13 +37,13 @@ def _next_submask(sub, full):
     return ((sub | ~full) + 1) & full
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def eval_assist(cards, hand, mask, customer, used, shift_k, has_wild, out_vals):
     """Can the hand cards in ``mask`` legally assist ``customer``?
 
     Returns (ok, shift_slot, shift_delta, use_wild, dual_slot, boost_slots_mask) and fills
-    ``out_vals[slot]`` with each played card's value after effects. Allocation-free: it
-    runs for every (subset, customer) pair of every decision.
+    ``out_vals[slot]`` with each played card's value after effects. Allocation-free.
+    Inlined (four call sites, +10 s cold compile): its call cost about 5 % of a game.
     """
     target = cards[CD_VALUE, customer]
     domain = cards[CD_DOMAIN, customer]

@@ -31,7 +31,8 @@ from sim.games.peer_to_peer.constants import (
 )
 from sim.games.peer_to_peer.features import (
     C_CARDS, C_CONTEST_LOSE, C_CONTEST_WIN, C_CUST_EFFECT, C_EFFECTS, C_HIGH, C_NOISE, C_PASS,
-    C_TOP, C_URGENT, C_VALUE, C_WAITED, D_DEVELOP_DECK, D_NOISE, D_OVERFLOW, D_SCORE,
+    C_TOP, C_URGENT, C_VALUE, C_WAITED, D_DEVELOP_DECK, D_DEVELOP_DISCARD, D_DEVELOP_HAND,
+    D_NOISE, D_OVERFLOW, D_SCORE,
     D_SCORE_REMAINING, D_SCORE_VALUE, D_VENTURE, D_VENTURE_EFFECT, L_HAS_EFFECT, L_IS_NEW,
     L_NOISE, L_VALUE, NF, S_NOISE, S_NONE, S_VALUE, SWITCH, V_HAS_EFFECT, V_NOISE, V_VALUE,
 )
@@ -45,15 +46,19 @@ N_PILES = P_SEAT + MAX_SEATS
 SCR_VALS_A, SCR_VALS_B, SCR_KEYS_A, SCR_KEYS_B, SCR_USED_BEFORE = range(N_PILES, N_PILES + 5)
 SCR_DECK, SCR_KEPT, SCR_DOOMED, SCR_SEEN, SCR_PAIR = range(N_PILES + 5, N_PILES + 10)
 # D2 scratch (see _choose_commit), one row each: per hand slot its value, domain bits,
-# dual_domain bits and boost; per row position the customer's value and domain; then
+# dual_domain bits and boost; per row position the customer's value, domain and domain
+# bits; then
 # LOW_N rows of per-subset aggregates over the hand's first LOW_BITS slots.
 SCR_HV, SCR_HNAT, SCR_HDUAL, SCR_HBOOST = range(N_PILES + 10, N_PILES + 14)
-SCR_ROWV, SCR_ROWD = N_PILES + 14, N_PILES + 15
-SCR_LOW = N_PILES + 16
+SCR_ROWV, SCR_ROWD, SCR_ROW_BITS = N_PILES + 14, N_PILES + 15, N_PILES + 16
+SCR_LOW = N_PILES + 17
 LOW_SUM, LOW_COUNT, LOW_NAT, LOW_DUAL, LOW_BOOST, LOW_MAX = range(6)
 LOW_N = 6
 LOW_BITS = 8
 N_ROWS = SCR_LOW + LOW_N
+# Float scratch ``fscr`` (same width): D2's per-customer score parts (see _choose_commit).
+F_CUST, F_TOP, F_CUST_EFFECT = 0, 1, 2
+N_FROWS = 3
 # Rows are at least this wide (the card count may be smaller): room for 2**LOW_BITS
 # subsets.
 PILE_WIDTH_MIN = 1 << LOW_BITS
@@ -61,14 +66,16 @@ PILE_WIDTH_MIN = 1 << LOW_BITS
 # counting): they allocate nothing, so numba's per-call incref/decref of every array
 # argument (atomic operations, about a quarter of the run time) is pure overhead there.
 # Their arrays are the caller's and outlive the call.
-# Small helpers and the D2 / reveal functions (few call sites) are also compiled with
-# ``inline='always'``: numba passes every array as 7-9 machine words, so one call of
-# _choose_commit cost about 50 ns before any work. Inlining everything made the cold
-# compile take minutes, so the rest stay calls.
+# Small helpers, the D2 / reveal / win functions and the assist loop (one call site each)
+# are also compiled with ``inline='always'``: numba passes every array as 7-9 machine
+# words, so one call of _choose_commit cost about 50 ns before any work. Inlining a
+# function at several call sites multiplies the cold compile time (inlining everything
+# took minutes), so the rest stay calls.
 
 # Scalar state
 S_ROUND, S_MARKER, S_TRACE_N, S_ERROR, S_FIRST_MARKER = 0, 1, 2, 3, 4
-N_STATE = 5
+S_SHIFT_CARD, S_SHIFT_K, S_WILD = 5, 7, 9  # per team (+0 / +1): D2's venture effects
+N_STATE = 11
 
 # Counters for the result row (team offsets +0 / +1)
 T_ASSISTS, T_CONTESTS_WON, T_SENT_SCORE, T_SENT_VENTURE, T_SENT_DECK, T_CONTESTS = 0, 2, 4, 6, 8, 10
@@ -348,12 +355,11 @@ def _customer_has_effect(cards, cust):
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def _commit_option(cards, w, b, rng, pile, arrival, used, rnd, patience, top_value, hp, mask, j,
-                   total, n_played, nat, dual, boost, high, shift_k, has_wild, w_high, w_noise,
-                   vals):
-    """D2: (legal, score) of committing hand subset ``mask`` to row position ``j``, whose
-    value lies within reach of the subset (sum - shift .. sum + boosts + shift)."""
-    cust = pile[P_ROW, j]
+def _commit_legal(cards, pile, used, hp, mask, j, total, nat, dual, boost, high, shift_k,
+                  has_wild, vals):
+    """D2: (legal, venture effects used) of committing hand subset ``mask`` to row position
+    ``j``, whose value lies within reach of the subset (sum - shift .. sum + boosts + shift).
+    For a subset with a boost card ``vals`` then holds the played values (eval_assist)."""
     value = pile[SCR_ROWV, j]
     d = pile[SCR_ROWD, j]
     natural = d == ANY or (nat >> d & 1) != 0
@@ -364,20 +370,25 @@ def _commit_option(cards, w, b, rng, pile, arrival, used, rnd, patience, top_val
         delta = value - total
         if delta != 0 and not (delta > 0 or high + delta >= 0):
             return False, 0.0
-        effects = (0.0 if delta == 0 else 1.0) + (0.0 if natural or (dual >> d & 1) else 1.0)
-        high_f = 0
-        if w_high:
+        return True, (0.0 if delta == 0 else 1.0) + (0.0 if natural or (dual >> d & 1) else 1.0)
+    ok, sh_slot, _, use_wild, _, _ = eval_assist(cards, pile[hp], mask, pile[P_ROW, j], used,
+                                                 shift_k, has_wild, vals)
+    return ok, (1.0 if sh_slot >= 0 else 0.0) + use_wild
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _commit_score(cards, w, b, rng, pile, arrival, used, rnd, patience, top_value, hp, mask, j,
+                  n_played, boost, shift_k, has_wild, effects, w_high, w_noise, vals):
+    """D2: the score of a legal option (hand subset ``mask``, row position ``j``)."""
+    cust = pile[P_ROW, j]
+    high_f = 0
+    if w_high:
+        if boost == 0:  # _commit_legal left vals alone
             eval_assist(cards, pile[hp], mask, cust, used, shift_k, has_wild, vals)
-            high_f = _highest(vals, mask)
-    else:
-        ok, sh_slot, _, use_wild, _, _ = eval_assist(cards, pile[hp], mask, cust, used,
-                                                     shift_k, has_wild, vals)
-        if not ok:
-            return False, 0.0
-        effects = (1.0 if sh_slot >= 0 else 0.0) + use_wild
-        high_f = _highest(vals, mask) if w_high else 0
+        high_f = _highest(vals, mask)
+    value = pile[SCR_ROWV, j]
     waited = rnd - arrival[cust]
-    return True, _assist_score(
+    return _assist_score(
         w, b, value, waited, 1.0 if waited + 1 >= patience else 0.0, n_played, high_f, effects,
         1.0 if value >= top_value else 0.0, 0.0, 0.0, _customer_has_effect(cards, cust),
         uniform(rng) if w_noise else 0.0)
@@ -385,7 +396,7 @@ def _commit_option(cards, w, b, rng, pile, arrival, used, rnd, patience, top_val
 
 @njit(cache=True, _nrt=False, inline='always')
 def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, vals,
-                   none_legal):
+                   none_legal, fscr):
     """D2: returns (mask, customer, any option legal); mask 0 and customer -1 for pass.
 
     ``none_legal``: the caller knows no option can be legal (the team had none earlier in
@@ -411,6 +422,9 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     rnd = st[S_ROUND]
     patience = rules[R_CUSTOMER_PATIENCE]
     shift_card, shift_k, wild, _ = _venture_effects(cards, pile, pile_n, seats, used, team)
+    st[S_SHIFT_CARD + team] = shift_card  # for _reveal
+    st[S_SHIFT_K + team] = shift_k
+    st[S_WILD + team] = wild
     has_wild = wild >= 0
     w_noise = w[b + C_NOISE] != 0.0
     w_high = w[b + C_HIGH] != 0.0
@@ -421,6 +435,7 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     # The row: each position's value and domain.
     row_v = pile[SCR_ROWV]
     row_d = pile[SCR_ROWD]
+    row_bits = pile[SCR_ROW_BITS]  # matched by a card of any of these domains
     top_value = 0
     v_min = cards[CD_VALUE, pile[P_ROW, 0]]
     for j in range(nrow):
@@ -428,8 +443,25 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
         v = cards[CD_VALUE, cust]
         row_v[j] = v
         row_d[j] = cards[CD_DOMAIN, cust]
+        row_bits[j] = ALL_DOMAINS if row_d[j] == ANY else 1 << row_d[j]
         top_value = max(top_value, v)
         v_min = min(v_min, v)
+    # Separable scores: without the high card, effects and noise features an option's score
+    # is a per-customer part plus the cards part, summed in _assist_score's order (the
+    # zero-weight features add zeros), so it is known before the legality check.
+    separable = (not w_noise and not w_high and w[b + C_EFFECTS] == 0.0
+                 and np.isfinite(w[b + C_CONTEST_WIN]) and np.isfinite(w[b + C_CONTEST_LOSE]))
+    cust_part = fscr[F_CUST]
+    top_part = fscr[F_TOP]
+    effect_part = fscr[F_CUST_EFFECT]
+    if separable:
+        for j in range(nrow):
+            cust = pile[P_ROW, j]
+            waited = rnd - arrival[cust]
+            cust_part[j] = (w[b + C_VALUE] * row_v[j] + w[b + C_WAITED] * waited
+                            + w[b + C_URGENT] * (1.0 if waited + 1 >= patience else 0.0))
+            top_part[j] = w[b + C_TOP] * (1.0 if row_v[j] >= top_value else 0.0)
+            effect_part[j] = w[b + C_CUST_EFFECT] * _customer_has_effect(cards, cust)
     # Each hand slot's part of the aggregates (boost and dual_domain only while unused).
     hp = P_HAND + team
     h_val = pile[SCR_HV]
@@ -448,9 +480,10 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
                 h_boost[s] = cards[CD_ARG, c]
             elif cards[CD_EFFECT, c] == EFFECT_DUAL_DOMAIN:
                 h_dual[s] = 1 << cards[CD_ARG, c]
-    # Aggregates of every subset of the first LOW_BITS slots: subset = a smaller one plus
-    # its highest slot, so O(1) each.
+    # Aggregates of every subset of the first LOW_BITS slots, built in the first run of
+    # the mask loop below: subset = a smaller one plus its highest slot, so O(1) each.
     low_bits = min(h, LOW_BITS)
+    n_low = 1 << low_bits
     l_sum = pile[SCR_LOW + LOW_SUM]
     l_count = pile[SCR_LOW + LOW_COUNT]
     l_nat = pile[SCR_LOW + LOW_NAT]
@@ -463,58 +496,99 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     l_dual[0] = 0
     l_boost[0] = 0
     l_max[0] = -1
-    for k in range(low_bits):
-        bit = 1 << k
-        for prev in range(bit):
-            m = bit | prev
-            l_sum[m] = l_sum[prev] + h_val[k]
-            l_count[m] = l_count[prev] + 1
-            l_nat[m] = l_nat[prev] | h_nat[k]
-            l_dual[m] = l_dual[prev] | h_dual[k]
-            l_boost[m] = l_boost[prev] + h_boost[k]
-            l_max[m] = max(l_max[prev], h_val[k])
-    # Masks in ascending order = (slots beyond LOW_BITS, low slots) in ascending order; the
-    # high part (only for hands over LOW_BITS cards) is summed once per run of low parts.
-    n_low = 1 << low_bits
-    for hi in range(1 << (h - low_bits)):
-        hi_sum = 0
-        hi_count = 0
-        hi_nat = 0
-        hi_dual = 0
-        hi_boost = 0
-        hi_max = -1
-        for k in range(low_bits, h):
-            if hi >> (k - low_bits) & 1:
-                hi_sum += h_val[k]
-                hi_count += 1
-                hi_nat |= h_nat[k]
-                hi_dual |= h_dual[k]
-                hi_boost += h_boost[k]
-                hi_max = max(hi_max, h_val[k])
-        for lo in range(1 if hi == 0 else 0, n_low):
-            mask = hi << low_bits | lo
+    low_top = -1  # the highest slot of the low subsets being built
+    hi_sum = 0
+    hi_count = 0
+    hi_nat = 0
+    hi_dual = 0
+    hi_boost = 0
+    hi_max = -1
+    # One flat loop (few mispredicted loop exits): masks in ascending order = (slots beyond
+    # LOW_BITS, low slots) in ascending order; the high part (hands over LOW_BITS cards
+    # only) is summed once per run of low parts.
+    for mask in range(1, 1 << h):
+        lo = mask & (n_low - 1)
+        if mask < n_low:
+            if lo & (lo - 1) == 0:
+                low_top += 1
+            prev = lo ^ (1 << low_top)
+            total = l_sum[prev] + h_val[low_top]
+            n_played = l_count[prev] + 1
+            nat = l_nat[prev] | h_nat[low_top]
+            dual = l_dual[prev] | h_dual[low_top]
+            boost = l_boost[prev] + h_boost[low_top]
+            high = max(l_max[prev], h_val[low_top])
+            l_sum[lo] = total
+            l_count[lo] = n_played
+            l_nat[lo] = nat
+            l_dual[lo] = dual
+            l_boost[lo] = boost
+            l_max[lo] = high
+        else:
+            if lo == 0:
+                hi_sum = 0
+                hi_count = 0
+                hi_nat = 0
+                hi_dual = 0
+                hi_boost = 0
+                hi_max = -1
+                for k in range(low_bits, h):
+                    if mask >> k & 1:
+                        hi_sum += h_val[k]
+                        hi_count += 1
+                        hi_nat |= h_nat[k]
+                        hi_dual |= h_dual[k]
+                        hi_boost += h_boost[k]
+                        hi_max = max(hi_max, h_val[k])
             total = l_sum[lo] + hi_sum
-            boost = l_boost[lo] + hi_boost
-            lowest = total - shift_k
-            highest = total + boost + shift_k
-            if highest < v_min or lowest > top_value:
-                continue  # no customer in reach
             n_played = l_count[lo] + hi_count
             nat = l_nat[lo] | hi_nat
             dual = l_dual[lo] | hi_dual
+            boost = l_boost[lo] + hi_boost
             high = max(l_max[lo], hi_max)
+        count_part = w[b + C_CARDS] * n_played
+        if separable and boost == 0:
+            # The exact check of eval_assist from the aggregates, without branches on the
+            # data (they mispredict): the sum hits the value, or the best shift does and
+            # leaves the highest card >= 0 (P2P-E2); a domain matches (natural,
+            # dual_domain, then wild_domain).
+            domains = nat | dual
             for j in range(nrow):  # row order
-                if row_v[j] < lowest or row_v[j] > highest:
-                    continue
-                ok, sc = _commit_option(cards, w, b, rng, pile, arrival, used, rnd, patience,
-                                        top_value, hp, mask, j, total, n_played, nat, dual, boost,
-                                        high, shift_k, has_wild, w_high, w_noise, vals)
-                if ok:
-                    legal = True
-                    if sc > best_score:
-                        best_score = sc
-                        best_mask = mask
-                        best_cust = pile[P_ROW, j]
+                delta = row_v[j] - total
+                ok = (((delta == 0) | ((abs(delta) <= shift_k) & ((delta > 0) | (high + delta >= 0))))
+                      & (((domains & row_bits[j]) != 0) | has_wild))
+                sc = cust_part[j] + count_part + top_part[j] + effect_part[j]
+                legal |= ok
+                if ok & (sc > best_score):
+                    best_score = sc
+                    best_mask = mask
+                    best_cust = pile[P_ROW, j]
+            continue
+        lowest = total - shift_k
+        highest = total + boost + shift_k
+        if highest < v_min or lowest > top_value:
+            continue  # no customer in reach
+        for j in range(nrow):  # row order
+            if row_v[j] < lowest or row_v[j] > highest:
+                continue
+            sc = 0.0
+            if separable:
+                sc = cust_part[j] + count_part + top_part[j] + effect_part[j]
+                if legal and sc <= best_score:
+                    continue  # cannot be the first maximum: skip the legality check
+            ok, effects = _commit_legal(cards, pile, used, hp, mask, j, total, nat, dual,
+                                        boost, high, shift_k, has_wild, vals)
+            if not ok:
+                continue
+            legal = True
+            if not separable:
+                sc = _commit_score(cards, w, b, rng, pile, arrival, used, rnd, patience,
+                                   top_value, hp, mask, j, n_played, boost, shift_k,
+                                   has_wild, effects, w_high, w_noise, vals)
+            if sc > best_score:
+                best_score = sc
+                best_mask = mask
+                best_cust = pile[P_ROW, j]
     return best_mask, best_cust, legal
 
 
@@ -540,7 +614,12 @@ def _place(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cus
         if sc > best_score:
             best_score = sc
             best = 1 + s
-    develop = _venture_effects(cards, pile, pile_n, seats, used, team)[3]
+    # Without noise a develop option scores its weight alone: when none beats the best so
+    # far, the team's develop effects do not matter and its seats need no scan.
+    develop = 0
+    if (w[b + D_NOISE] != 0.0 or w[b + D_DEVELOP_DECK] > best_score
+            or w[b + D_DEVELOP_HAND] > best_score or w[b + D_DEVELOP_DISCARD] > best_score):
+        develop = _venture_effects(cards, pile, pile_n, seats, used, team)[3]
     for target in range(3):
         if not develop >> target & 1:
             continue
@@ -615,9 +694,14 @@ def _overflow(cards, w, phase, rng, pile, pile_n, st, team, s, trace):
 @njit(cache=True, _nrt=False, inline='always')
 def _reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals, keys, trace,
             mark):
-    """Apply the effects of an assist; returns the number of sorted keys (P2P-R2b/R2f)."""
+    """Apply the effects of an assist; returns the number of sorted keys (P2P-R2b/R2f).
+
+    The team's venture effects are those its D2 found (st[S_SHIFT_CARD + team] ...): only
+    the other team's reveal ran since, and it marks only that team's cards."""
     hand = pile[P_HAND + team]
-    shift_card, shift_k, wild, _ = _venture_effects(cards, pile, pile_n, seats, used, team)
+    shift_card = st[S_SHIFT_CARD + team]
+    shift_k = st[S_SHIFT_K + team]
+    wild = st[S_WILD + team]
     ok, sh_slot, sh_delta, use_wild, dual_slot, boost_mask = eval_assist(
         cards, hand, mask, cust, used, shift_k, wild >= 0, vals)
     if not ok:
@@ -720,9 +804,9 @@ def _win(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, mask,
     _place(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, trace)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, stats,
-                 trace, debug):
+                 trace, debug, fscr):
     n_teams = 1 if rules[R_PLAYERS] == 1 else 2
     vals_a = pile[SCR_VALS_A]
     vals_b = pile[SCR_VALS_B]
@@ -743,7 +827,7 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
             mask, cust, legal = _choose_commit(cards, rules, seats, w_a if t == 0 else w_b, rng,
                                                pile, pile_n, arrival, used, st, t,
                                                vals_a if t == 0 else vals_b,
-                                               none_a if t == 0 else none_b)
+                                               none_a if t == 0 else none_b, fscr)
             if t == 0:
                 mask_a, cust_a, none_a = mask, cust, not legal
             else:
@@ -762,39 +846,45 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
         masks = (mask_a, mask_b)
         custs[0] = cust_a
         custs[1] = cust_b
-        # R2b: the team without the marker reveals first ...
-        n_other = 0
+        # R2b: the team without the marker reveals first, then the marker holder, who may
+        # retarget (D3). (One _reveal and one _win call site each: they are inlined.)
         other_keys = keys_a if other == 0 else keys_b
-        other_vals = vals_a if other == 0 else vals_b
-        if n_teams == 2:
-            if masks[other]:
-                n_other = _reveal(cards, rules, pile, pile_n, seats, used, st, other,
-                                  masks[other], custs[other], other_vals, other_keys, trace, True)
-            elif trace.shape[0]:
-                _ev(trace, st, rnd, EV_PASS, other, 0, 0, 0)
-        # ... then the marker holder, who may retarget (D3).
-        m_keys = keys_a if marker == 0 else keys_b
-        m_vals = vals_a if marker == 0 else vals_b
+        n_other = 0
         n_marker = 0
-        if masks[marker]:
-            w_m = w_a if marker == 0 else w_b
-            bm = _phase(w_m, pile_n) * NF
-            if w_m[bm + C_NOISE] == 0.0 and (masks[other] == 0 or (
-                    w_m[bm + C_CONTEST_WIN] == 0.0 and w_m[bm + C_CONTEST_LOSE] == 0.0)):
-                # D3 without noise or contest features scores each customer as D2 did for
-                # this subset, so it keeps the customer declared in D2 (the first maximum).
-                new_cust = custs[marker]
+        for k in range(2):
+            t = other if k == 0 else marker
+            if t >= n_teams:
+                continue
+            if masks[t] == 0:
+                if trace.shape[0]:
+                    _ev(trace, st, rnd, EV_PASS, t, 0, 0, 0)
+                continue
+            t_keys = keys_a if t == 0 else keys_b
+            t_vals = vals_a if t == 0 else vals_b
+            if k == 1:
+                w_m = w_a if marker == 0 else w_b
+                bm = _phase(w_m, pile_n) * NF
+                if w_m[bm + C_NOISE] == 0.0 and (masks[other] == 0 or (
+                        w_m[bm + C_CONTEST_WIN] == 0.0 and w_m[bm + C_CONTEST_LOSE] == 0.0)):
+                    # D3 without noise or contest features scores each customer as D2 did
+                    # for this subset, so it keeps the customer declared in D2 (the first
+                    # maximum).
+                    new_cust = custs[marker]
+                else:
+                    new_cust = _choose_target(cards, rules, seats, w_m, rng, pile, pile_n,
+                                              arrival, used, st, marker, masks[marker],
+                                              custs[marker], custs[other], other_keys, n_other,
+                                              t_vals, t_keys)
+                if new_cust != custs[marker] and trace.shape[0]:
+                    _ev(trace, st, rnd, EV_RETARGET, marker, custs[marker], new_cust, 0)
+                custs[marker] = new_cust
+            n = _reveal(cards, rules, pile, pile_n, seats, used, st, t, masks[t], custs[t],
+                        t_vals, t_keys, trace, True)
+            if k == 0:
+                n_other = n
             else:
-                new_cust = _choose_target(cards, rules, seats, w_m, rng, pile, pile_n, arrival,
-                                          used, st, marker, masks[marker], custs[marker],
-                                          custs[other], other_keys, n_other, m_vals, m_keys)
-            if new_cust != custs[marker] and trace.shape[0]:
-                _ev(trace, st, rnd, EV_RETARGET, marker, custs[marker], new_cust, 0)
-            custs[marker] = new_cust
-            n_marker = _reveal(cards, rules, pile, pile_n, seats, used, st, marker, masks[marker],
-                               custs[marker], m_vals, m_keys, trace, True)
-        elif trace.shape[0]:
-            _ev(trace, st, rnd, EV_PASS, marker, 0, 0, 0)
+                n_marker = n
+        contest_winner = -1
         if n_teams == 2 and masks[0] and masks[1] and custs[0] == custs[1]:
             # R2c: a contest.
             tb_a = _find_effect(cards, pile, pile_n, seats, used, 0, EFFECT_TIEBREAK, -1)
@@ -812,15 +902,12 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
             if rules[R_LOSER_EFFECTS_SPENT] == 0:
                 _unmark_assist(cards, pile, pile_n, seats, used, used_before, 1 - winner,
                                masks[1 - winner])
-            w_win = w_a if winner == 0 else w_b
-            _win(cards, rules, seats, w_win, rng, pile, pile_n, used, st, stats, winner,
-                 masks[winner], custs[winner], trace)
-        else:
-            for t in (other, marker):  # resolved in reveal order
-                if t < n_teams and masks[t]:
-                    w_t = w_a if t == 0 else w_b
-                    _win(cards, rules, seats, w_t, rng, pile, pile_n, used, st, stats, t,
-                         masks[t], custs[t], trace)
+            contest_winner = winner
+        for t in (other, marker):  # resolved in reveal order; after a contest only its winner
+            if t < n_teams and masks[t] and (contest_winner < 0 or t == contest_winner):
+                w_t = w_a if t == 0 else w_b
+                _win(cards, rules, seats, w_t, rng, pile, pile_n, used, st, stats, t,
+                     masks[t], custs[t], trace)
         if debug:
             _check(cards, rules, seats, pile, pile_n, st)
 
@@ -880,6 +967,18 @@ def _refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace):
         drawn += 1
     if trace.shape[0]:
         _ev(trace, st, st[S_ROUND], EV_REFRESH, team, drawn, reshuffles, extra)
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _any_unhappy(rules, pile, pile_n, arrival, rnd):
+    """Would R4 turn any customer unhappy (before E6 saves)? As _unhappy decides."""
+    nrow = pile_n[P_ROW]
+    if rules[R_ROW_CAPACITY] > 0 and nrow > rules[R_ROW_CAPACITY]:
+        return True
+    for j in range(nrow):
+        if rnd - arrival[pile[P_ROW, j]] + 1 >= rules[R_CUSTOMER_PATIENCE]:
+            return True
+    return False
 
 
 @njit(cache=True, _nrt=False)
@@ -980,10 +1079,11 @@ def _scoring(cards, rules, pile, pile_n):
 @njit(cache=True)
 def new_state(n_cards):
     """Per-game state arrays, allocated once per batch and reset by each game."""
-    return (np.empty(4, np.uint64), np.zeros((N_ROWS, max(n_cards, PILE_WIDTH_MIN)), np.int64),
+    width = max(n_cards, PILE_WIDTH_MIN)
+    return (np.empty(4, np.uint64), np.zeros((N_ROWS, width), np.int64),
             np.zeros(N_PILES, np.int64), np.zeros(n_cards, np.int64), np.zeros(n_cards, np.uint8),
             np.zeros(N_STATE, np.int64), np.zeros(N_STATS, np.int64),
-            np.zeros(MAX_SEATS, np.int64))
+            np.zeros(MAX_SEATS, np.int64), np.zeros((N_FROWS, width)))
 
 
 @njit(cache=True)
@@ -991,14 +1091,14 @@ def play_game(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace
     """Play one game; write its result row into ``out`` (a record) and ``fates``.
 
     Returns the number of trace events written (0 when ``trace`` has no rows)."""
-    rng, pile, pile_n, arrival, used, st, stats, starts = new_state(cards.shape[1])
+    rng, pile, pile_n, arrival, used, st, stats, starts, fscr = new_state(cards.shape[1])
     return _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug,
-                 rng, pile, pile_n, arrival, used, st, stats, starts)
+                 rng, pile, pile_n, arrival, used, st, stats, starts, fscr)
 
 
 @njit(cache=True, _nrt=False)
 def _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug,
-          rng, pile, pile_n, arrival, used, st, stats, starts):
+          rng, pile, pile_n, arrival, used, st, stats, starts, fscr):
     seed_game(rng, seed, game_index)
     pile_n[:] = 0
     arrival[:] = 0
@@ -1024,10 +1124,11 @@ def _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, de
                     _ev(trace, st, rnd, EV_DEAL, c, 0, 0, 0)
         used[:] = 0
         _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, stats,
-                     trace, debug)
+                     trace, debug, fscr)
         for team in range(1 if solo else 2):  # R3
             _refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace)
-        _unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, trace)  # R4
+        if _any_unhappy(rules, pile, pile_n, arrival, rnd):  # R4 (most rounds have none)
+            _unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, trace)
         if debug:
             _check(cards, rules, seats, pile, pile_n, st)
         if pile_n[P_UNHAPPY] >= rules[R_UNHAPPY_LIMIT]:  # R5
@@ -1106,10 +1207,10 @@ def _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_ind
 def run_games(cards, rules, seats, w_a, w_b, seed, start, out, fates, debug):
     """Play games start .. start+len(out)-1 (serial, GIL released: callers use threads)."""
     trace = np.zeros((0, TRACE_FIELDS), np.int64)
-    rng, pile, pile_n, arrival, used, st, stats, starts = new_state(cards.shape[1])
+    rng, pile, pile_n, arrival, used, st, stats, starts, fscr = new_state(cards.shape[1])
     for i in range(out.shape[0]):
         _play(cards, rules, seats, w_a, w_b, seed, start + i, out[i], fates[i], trace, debug,
-              rng, pile, pile_n, arrival, used, st, stats, starts)
+              rng, pile, pile_n, arrival, used, st, stats, starts, fscr)
 
 
 @njit(cache=True)
