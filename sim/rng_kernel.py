@@ -52,16 +52,8 @@ def step(s0, s1, s2, s3):
 
 @njit(cache=True)
 def next_u64(rng):
-    """xoshiro256++ step."""
-    s0, s1, s2, s3 = rng[0], rng[1], rng[2], rng[3]
-    result = _rotl(s0 + s3, 23) + s0
-    t = s1 << np.uint64(17)
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = _rotl(s3, 45)
+    """xoshiro256++ step on the state array ``rng``."""
+    result, s0, s1, s2, s3 = step(rng[0], rng[1], rng[2], rng[3])
     rng[0], rng[1], rng[2], rng[3] = s0, s1, s2, s3
     return result
 
