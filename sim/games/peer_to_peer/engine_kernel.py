@@ -497,11 +497,8 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     l_boost[0] = 0
     l_max[0] = -1
     low_top = -1  # the highest slot of the low subsets being built
-    hi_sum = 0
-    hi_count = 0
-    hi_nat = 0
-    hi_dual = 0
-    hi_boost = 0
+    # The high part's aggregates, reset at each run of low parts in the loop.
+    hi_sum = hi_count = hi_nat = hi_dual = hi_boost = 0
     hi_max = -1
     # One flat loop (few mispredicted loop exits): masks in ascending order = (slots beyond
     # LOW_BITS, low slots) in ascending order; the high part (hands over LOW_BITS cards

@@ -360,25 +360,21 @@ def pick_help(W, ws, rng, cards, piles, pile_n, max_help, takeover):
         if W[ws, F_NOISE] == 0.0:
             best, best_score = _best_help_no_noise(W, ws, cards, piles, pile_n, takeover,
                                                    best, best_score)
-            if best < 0:
-                break
-            move(piles, pile_n, P_POOL, best, P_ATTACK)
-            added += 1
-            continue
-        seen = np.uint64(0)
-        for i in range(pile_n[P_POOL]):
-            card = piles[P_POOL, i]
-            if not fight_playable(cards, card, SIDE_ATTACK, True):
-                continue
-            first, seen = first_of_id(piles, P_POOL, i, seen)
-            if not first:
-                continue
-            score = (W[ws, F_HELP] + W[ws, F_HELP_STRENGTH] * cards[CD_STRENGTH, card]
-                     + W[ws, F_HELP_REAL] * (cards[CD_TYPE, card] == ADVERSARY)
-                     + W[ws, F_HELP_TAKEOVER] * takeover + noise(W, ws, rng))
-            if score > best_score:
-                best_score = score
-                best = i
+        else:
+            seen = np.uint64(0)
+            for i in range(pile_n[P_POOL]):
+                card = piles[P_POOL, i]
+                if not fight_playable(cards, card, SIDE_ATTACK, True):
+                    continue
+                first, seen = first_of_id(piles, P_POOL, i, seen)
+                if not first:
+                    continue
+                score = (W[ws, F_HELP] + W[ws, F_HELP_STRENGTH] * cards[CD_STRENGTH, card]
+                         + W[ws, F_HELP_REAL] * (cards[CD_TYPE, card] == ADVERSARY)
+                         + W[ws, F_HELP_TAKEOVER] * takeover + noise(W, ws, rng))
+                if score > best_score:
+                    best_score = score
+                    best = i
         if best < 0:
             break
         move(piles, pile_n, P_POOL, best, P_ATTACK)
