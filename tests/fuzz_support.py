@@ -1,9 +1,23 @@
 """Shared checks for the malformed-input fuzz tests (issue 10)."""
+import itertools
+import tempfile
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from sim.cli import main
+
+# One temporary root per test session, removed when the session ends (mkdtemp per example
+# left one directory per Hypothesis example behind in /tmp).
+_ROOT = tempfile.TemporaryDirectory(prefix="fuzz_")
+_counter = itertools.count()
+
+
+def fresh_dir() -> Path:
+    """A run directory that does not exist yet, in its own parent (for side files)."""
+    parent = Path(_ROOT.name) / f"case{next(_counter)}"
+    parent.mkdir()
+    return parent / "run"
 
 
 def run_cli(args: list[str]):

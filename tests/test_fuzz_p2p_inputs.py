@@ -3,22 +3,18 @@
 Every generated input either gives one clean error line and exit code 2 (and no run
 directory), or is valid and runs. Nothing crashes, hangs or leaves a partial run.
 """
-import itertools
-import tempfile
-from pathlib import Path
 
 import pytest
+from fuzz_support import assert_clean_outcome, fresh_dir, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sim.games.peer_to_peer.cards import default_cards_path
 from sim.games.peer_to_peer.rules import OPTIONS
-from fuzz_support import assert_clean_outcome, run_cli
 
 FUZZ = settings(max_examples=500, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 DEFAULT_LINES = default_cards_path().read_text().splitlines()
-_counter = itertools.count()
 
 cell_text = st.one_of(
     st.sampled_from(["", "0", "-1", "99", "100", "1e3", "x", "A", "B", "C", "venture", "group",
@@ -58,20 +54,17 @@ def mutated_card_file(draw):
     return "\n".join(lines) + draw(st.sampled_from(["\n", "", "\n\n"]))
 
 
-def _fresh_dir() -> Path:
-    return Path(tempfile.mkdtemp(prefix="fuzz_")) / f"run{next(_counter)}"
-
 
 @pytest.fixture(scope="module", autouse=True)
 def warm_kernel():
-    result = run_cli(["--games", "3", "--out", str(_fresh_dir()), "--no-progress"])
+    result = run_cli(["--games", "3", "--out", str(fresh_dir()), "--no-progress"])
     assert result.exit_code == 0, result.output
 
 
 @FUZZ
 @given(text=mutated_card_file())
 def test_malformed_card_files(text):
-    out = _fresh_dir()
+    out = fresh_dir()
     path = out.parent / "cards.csv"
     path.write_text(text, encoding="utf-8", errors="surrogatepass")
     result = run_cli(["--games", "3", "--cards", str(path), "--out", str(out), "--no-progress"])
@@ -81,7 +74,7 @@ def test_malformed_card_files(text):
 @FUZZ
 @given(data=st.binary(max_size=300))
 def test_arbitrary_bytes_as_card_file(data):
-    out = _fresh_dir()
+    out = fresh_dir()
     path = out.parent / "cards.csv"
     path.write_bytes(data)
     result = run_cli(["--games", "3", "--cards", str(path), "--out", str(out), "--no-progress"])
@@ -109,7 +102,7 @@ def _yaml_line(key, value) -> str:
 @given(entries=st.lists(st.tuples(option_key, yaml_value), max_size=4),
        garbage=st.one_of(st.just(""), st.text(max_size=30)))
 def test_malformed_rules_yaml(entries, garbage):
-    out = _fresh_dir()
+    out = fresh_dir()
     path = out.parent / "rules.yaml"
     body = "\n".join(_yaml_line(k, v) for k, v in entries)
     path.write_text(body + ("\n" + garbage if garbage else "") + "\n")

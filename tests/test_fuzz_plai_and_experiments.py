@@ -3,13 +3,11 @@
 Every generated input either gives one clean error line and exit code 2 (and no run
 directory), or is valid and runs. Nothing crashes, hangs or leaves a partial run.
 """
-import itertools
-import tempfile
 from pathlib import Path
 
 import pytest
 import yaml
-from fuzz_support import assert_clean_outcome, run_cli
+from fuzz_support import assert_clean_outcome, fresh_dir, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +16,6 @@ from sim.games.plai.game import GAME as PLAI
 FUZZ = settings(max_examples=500, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 PLAI_LINES = Path(PLAI.default_cards_path()).read_text().splitlines()
-_counter = itertools.count()
 
 cell_text = st.one_of(
     st.sampled_from(["", "0", "-1", "-99", "3", "1e3", "x", "I", "II", "III", "IV", "adversary",
@@ -29,15 +26,12 @@ cell_text = st.one_of(
 )
 
 
-def _fresh_dir() -> Path:
-    return Path(tempfile.mkdtemp(prefix="fuzz_")) / f"run{next(_counter)}"
-
 
 @pytest.fixture(scope="module", autouse=True)
 def warm_kernels():
     for game, players in (("plai", "3"), ("peer-to-peer", "2")):
         result = run_cli(["--game", game, "--players", players, "--games", "3", "--out",
-                          str(_fresh_dir()), "--no-progress"])
+                          str(fresh_dir()), "--no-progress"])
         assert result.exit_code == 0, result.output
 
 
@@ -66,7 +60,7 @@ def mutated_plai_file(draw):
 @FUZZ
 @given(text=mutated_plai_file(), players=st.sampled_from(["2", "3", "5"]))
 def test_malformed_plai_card_files(text, players):
-    out = _fresh_dir()
+    out = fresh_dir()
     path = out.parent / "plai.csv"
     path.write_text(text, encoding="utf-8", errors="surrogatepass")
     result = run_cli(["--game", "plai", "--players", players, "--games", "3", "--cards",
@@ -114,7 +108,7 @@ def mutated_experiment(draw):
 @FUZZ
 @given(text=mutated_experiment())
 def test_malformed_experiments_yaml(text):
-    out = _fresh_dir()
+    out = fresh_dir()
     path = out.parent / "experiments.yaml"
     path.write_text(text)
     result = run_cli(["experiment", "fz", "--file", str(path), "--games", "3", "--out", str(out),
