@@ -26,6 +26,7 @@ one tiny game so the first test does not pay for the compile.
 """
 from __future__ import annotations
 
+import itertools
 import tempfile
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
@@ -38,7 +39,11 @@ from sim.games.peer_to_peer.assist_kernel import contest as _contest
 from sim.games.peer_to_peer.assist_kernel import eval_assist as _eval_assist
 from sim.games.peer_to_peer.assist_kernel import sorted_play as _sorted_play
 from sim.games.peer_to_peer.cards import CardTable, default_cards_path, load_cards
-from sim.games.peer_to_peer.features import DEFAULT_WEIGHTS, WEIGHT_NAMES, expand_weight_key
+from sim.games.peer_to_peer.features import (
+    DEFAULT_WEIGHTS,
+    WEIGHT_NAMES,
+    expand_weight_key,
+)
 from sim.games.peer_to_peer.game import card_matrix
 from sim.games.peer_to_peer.rules import OPTIONS, rules_array
 from sim.games.peer_to_peer.seats import seat_layout
@@ -59,16 +64,20 @@ def cards_table(path: str | Path | None = None) -> CardTable:
     return _TABLES[key]
 
 
+# Card files written by deck_with, removed when the test session ends.
+_CARD_FILES = tempfile.TemporaryDirectory(prefix="p2p_cards_")
+_card_file_ids = itertools.count()
+
+
 def deck_with(*rows: str) -> str:
     """A card file: the default deck plus ``rows`` (CSV lines ``id,name,domain,value,kind,start,effect``).
 
     Used where a scenario needs two cards with the same domain and value, or a second
     card with some effect, which the default deck does not have."""
     text = default_cards_path().read_text().rstrip("\n") + "\n" + "\n".join(rows) + "\n"
-    handle = tempfile.NamedTemporaryFile("w", suffix=".csv", prefix="p2p_cards_", delete=False)
-    with handle:
-        handle.write(text)
-    return handle.name
+    path = Path(_CARD_FILES.name) / f"cards{next(_card_file_ids)}.csv"
+    path.write_text(text)
+    return str(path)
 
 
 def rule_overrides(rules: Mapping[str, object] | None) -> list[str]:
