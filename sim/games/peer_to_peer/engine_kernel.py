@@ -52,8 +52,8 @@ SCR_DECK, SCR_KEPT, SCR_DOOMED, SCR_SEEN, SCR_PAIR = range(N_PILES + 5, N_PILES 
 SCR_HV, SCR_HNAT, SCR_HDUAL, SCR_HBOOST = range(N_PILES + 10, N_PILES + 14)
 SCR_ROWV, SCR_ROWD, SCR_ROW_BITS = N_PILES + 14, N_PILES + 15, N_PILES + 16
 SCR_LOW = N_PILES + 17
-LOW_SUM, LOW_COUNT, LOW_NAT, LOW_DUAL, LOW_BOOST, LOW_MAX = range(6)
-LOW_N = 6
+LOW_SUM, LOW_CAND, LOW_CAND_SUM = range(3)
+LOW_N = 3
 LOW_BITS = 8
 N_ROWS = SCR_LOW + LOW_N
 # Float scratch ``fscr`` (same width): D2's per-customer score parts (see _choose_commit).
@@ -62,6 +62,9 @@ N_FROWS = 3
 # Rows are at least this wide (the card count may be smaller): room for 2**LOW_BITS
 # subsets.
 PILE_WIDTH_MIN = 1 << LOW_BITS
+# LOWEST_SLOT[m]: the lowest set bit of m (m > 0), for D2's subset sums.
+LOWEST_SLOT = np.array([0] + [(m & -m).bit_length() - 1 for m in range(1, 1 << LOW_BITS)],
+                       dtype=np.int64)
 # Functions on the per-round hot path are compiled with ``_nrt=False`` (no reference
 # counting): they allocate nothing, so numba's per-call incref/decref of every array
 # argument (atomic operations, about a quarter of the run time) is pure overhead there.
@@ -438,6 +441,7 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     row_bits = pile[SCR_ROW_BITS]  # matched by a card of any of these domains
     top_value = 0
     v_min = cards[CD_VALUE, pile[P_ROW, 0]]
+    row_values = 0  # bit v: a customer of value v is in the row
     for j in range(nrow):
         cust = pile[P_ROW, j]
         v = cards[CD_VALUE, cust]
@@ -446,6 +450,8 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
         row_bits[j] = ALL_DOMAINS if row_d[j] == ANY else 1 << row_d[j]
         top_value = max(top_value, v)
         v_min = min(v_min, v)
+        row_values |= 1 << min(v, 63)
+    unfiltered = top_value >= 63  # row_values holds values up to 62 (files allow 99)
     # Separable scores: without the high card, effects and noise features an option's score
     # is a per-customer part plus the cards part, summed in _assist_score's order (the
     # zero-weight features add zeros), so it is known before the legality check.
@@ -480,112 +486,99 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
                 h_boost[s] = cards[CD_ARG, c]
             elif cards[CD_EFFECT, c] == EFFECT_DUAL_DOMAIN:
                 h_dual[s] = 1 << cards[CD_ARG, c]
-    # Aggregates of every subset of the first LOW_BITS slots, built in the first run of
-    # the mask loop below: subset = a smaller one plus its highest slot, so O(1) each.
+    boost_slots = 0  # the slots holding an unused boost card
+    boost_all = 0
+    for s in range(h):
+        boost_slots |= (1 if h_boost[s] else 0) << s
+        boost_all += h_boost[s]
+    # Masks in ascending order, in runs of 2**LOW_BITS: (slots beyond LOW_BITS, low slots).
+    # Pass 1 of a run sums each subset and lists, without branches (a filter branch
+    # mispredicts), the subsets with a row customer's value within reach of the sum (sum -
+    # shift .. sum + boosts + shift); pass 2 checks only those (about 4 of 14 at 4 players).
     low_bits = min(h, LOW_BITS)
     n_low = 1 << low_bits
-    l_sum = pile[SCR_LOW + LOW_SUM]
-    l_count = pile[SCR_LOW + LOW_COUNT]
-    l_nat = pile[SCR_LOW + LOW_NAT]
-    l_dual = pile[SCR_LOW + LOW_DUAL]
-    l_boost = pile[SCR_LOW + LOW_BOOST]
-    l_max = pile[SCR_LOW + LOW_MAX]
+    l_sum = pile[SCR_LOW + LOW_SUM]  # sums of the low subsets, built in the first run
     l_sum[0] = 0
-    l_count[0] = 0
-    l_nat[0] = 0
-    l_dual[0] = 0
-    l_boost[0] = 0
-    l_max[0] = -1
-    low_top = -1  # the highest slot of the low subsets being built
-    # The high part's aggregates, reset at each run of low parts in the loop.
-    hi_sum = hi_count = hi_nat = hi_dual = hi_boost = 0
-    hi_max = -1
-    # One flat loop (few mispredicted loop exits): masks in ascending order = (slots beyond
-    # LOW_BITS, low slots) in ascending order; the high part (hands over LOW_BITS cards
-    # only) is summed once per run of low parts.
-    for mask in range(1, 1 << h):
-        lo = mask & (n_low - 1)
-        if mask < n_low:
-            if lo & (lo - 1) == 0:
-                low_top += 1
-            prev = lo ^ (1 << low_top)
-            total = l_sum[prev] + h_val[low_top]
-            n_played = l_count[prev] + 1
-            nat = l_nat[prev] | h_nat[low_top]
-            dual = l_dual[prev] | h_dual[low_top]
-            boost = l_boost[prev] + h_boost[low_top]
-            high = max(l_max[prev], h_val[low_top])
-            l_sum[lo] = total
-            l_count[lo] = n_played
-            l_nat[lo] = nat
-            l_dual[lo] = dual
-            l_boost[lo] = boost
-            l_max[lo] = high
-        else:
-            if lo == 0:
-                hi_sum = 0
-                hi_count = 0
-                hi_nat = 0
-                hi_dual = 0
-                hi_boost = 0
-                hi_max = -1
-                for k in range(low_bits, h):
-                    if mask >> k & 1:
-                        hi_sum += h_val[k]
-                        hi_count += 1
-                        hi_nat |= h_nat[k]
-                        hi_dual |= h_dual[k]
-                        hi_boost += h_boost[k]
-                        hi_max = max(hi_max, h_val[k])
+    cand = pile[SCR_LOW + LOW_CAND]
+    cand_sum = pile[SCR_LOW + LOW_CAND_SUM]
+    for run in range(1 << (h - low_bits)):
+        hi_mask = run << low_bits
+        hi_sum = 0
+        for k in range(low_bits, h):
+            hi_sum += h_val[k] * (hi_mask >> k & 1)
+        n_cand = 0
+        for lo in range(1 if run == 0 else 0, n_low):
+            if run == 0:
+                # a subset = a smaller one (without its lowest slot) + that slot
+                l_sum[lo] = l_sum[lo & (lo - 1)] + h_val[LOWEST_SLOT[lo]]
+            mask = hi_mask | lo
             total = l_sum[lo] + hi_sum
-            n_played = l_count[lo] + hi_count
-            nat = l_nat[lo] | hi_nat
-            dual = l_dual[lo] | hi_dual
-            boost = l_boost[lo] + hi_boost
-            high = max(l_max[lo], hi_max)
-        count_part = w[b + C_CARDS] * n_played
-        if separable and boost == 0:
-            # The exact check of eval_assist from the aggregates, without branches on the
-            # data (they mispredict): the sum hits the value, or the best shift does and
-            # leaves the highest card >= 0 (P2P-E2); a domain matches (natural,
-            # dual_domain, then wild_domain).
-            domains = nat | dual
+            reach_lo = max(total - shift_k, 0)
+            reach_hi = min(total + (boost_all if mask & boost_slots else 0) + shift_k, 63)
+            in_reach = ((reach_lo <= reach_hi)
+                        & (((row_values >> reach_lo) & ((2 << max(reach_hi - reach_lo, 0)) - 1)) != 0))
+            cand[n_cand] = mask
+            cand_sum[n_cand] = total
+            n_cand += in_reach | unfiltered
+        for i in range(n_cand):
+            mask = cand[i]
+            total = cand_sum[i]
+            # the subset's other aggregates, without branches on the data
+            n_played = 0
+            nat = 0
+            dual = 0
+            boost = 0
+            high = -1
+            for k in range(h):
+                bit = mask >> k & 1
+                n_played += bit
+                nat |= h_nat[k] * bit
+                dual |= h_dual[k] * bit
+                boost += h_boost[k] * bit
+                high = max(high, h_val[k] * bit - (1 - bit))
+            count_part = w[b + C_CARDS] * n_played
+            if separable and boost == 0:
+                # The exact check of eval_assist from the aggregates, without branches on the
+                # data (they mispredict): the sum hits the value, or the best shift does and
+                # leaves the highest card >= 0 (P2P-E2); a domain matches (natural,
+                # dual_domain, then wild_domain).
+                domains = nat | dual
+                for j in range(nrow):  # row order
+                    delta = row_v[j] - total
+                    ok = (((delta == 0) | ((abs(delta) <= shift_k) & ((delta > 0) | (high + delta >= 0))))
+                          & (((domains & row_bits[j]) != 0) | has_wild))
+                    sc = cust_part[j] + count_part + top_part[j] + effect_part[j]
+                    legal |= ok
+                    if ok & (sc > best_score):
+                        best_score = sc
+                        best_mask = mask
+                        best_cust = pile[P_ROW, j]
+                continue
+            lowest = total - shift_k
+            highest = total + boost + shift_k
+            if highest < v_min or lowest > top_value:
+                continue  # no customer in reach
             for j in range(nrow):  # row order
-                delta = row_v[j] - total
-                ok = (((delta == 0) | ((abs(delta) <= shift_k) & ((delta > 0) | (high + delta >= 0))))
-                      & (((domains & row_bits[j]) != 0) | has_wild))
-                sc = cust_part[j] + count_part + top_part[j] + effect_part[j]
-                legal |= ok
-                if ok & (sc > best_score):
+                if row_v[j] < lowest or row_v[j] > highest:
+                    continue
+                sc = 0.0
+                if separable:
+                    sc = cust_part[j] + count_part + top_part[j] + effect_part[j]
+                    if legal and sc <= best_score:
+                        continue  # cannot be the first maximum: skip the legality check
+                ok, effects = _commit_legal(cards, pile, used, hp, mask, j, total, nat, dual,
+                                            boost, high, shift_k, has_wild, vals)
+                if not ok:
+                    continue
+                legal = True
+                if not separable:
+                    sc = _commit_score(cards, w, b, rng, pile, arrival, used, rnd, patience,
+                                       top_value, hp, mask, j, n_played, boost, shift_k,
+                                       has_wild, effects, w_high, w_noise, vals)
+                if sc > best_score:
                     best_score = sc
                     best_mask = mask
                     best_cust = pile[P_ROW, j]
-            continue
-        lowest = total - shift_k
-        highest = total + boost + shift_k
-        if highest < v_min or lowest > top_value:
-            continue  # no customer in reach
-        for j in range(nrow):  # row order
-            if row_v[j] < lowest or row_v[j] > highest:
-                continue
-            sc = 0.0
-            if separable:
-                sc = cust_part[j] + count_part + top_part[j] + effect_part[j]
-                if legal and sc <= best_score:
-                    continue  # cannot be the first maximum: skip the legality check
-            ok, effects = _commit_legal(cards, pile, used, hp, mask, j, total, nat, dual,
-                                        boost, high, shift_k, has_wild, vals)
-            if not ok:
-                continue
-            legal = True
-            if not separable:
-                sc = _commit_score(cards, w, b, rng, pile, arrival, used, rnd, patience,
-                                   top_value, hp, mask, j, n_played, boost, shift_k,
-                                   has_wild, effects, w_high, w_noise, vals)
-            if sc > best_score:
-                best_score = sc
-                best_mask = mask
-                best_cust = pile[P_ROW, j]
     return best_mask, best_cust, legal
 
 
