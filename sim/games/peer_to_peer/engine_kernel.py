@@ -451,7 +451,6 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
         top_value = max(top_value, v)
         v_min = min(v_min, v)
         row_values |= 1 << min(v, 63)
-    unfiltered = top_value >= 63  # row_values holds values up to 62 (files allow 99)
     # Separable scores: without the high card, effects and noise features an option's score
     # is a per-customer part plus the cards part, summed in _assist_score's order (the
     # zero-weight features add zeros), so it is known before the legality check.
@@ -491,6 +490,13 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     for s in range(h):
         boost_slots |= (1 if h_boost[s] else 0) << s
         boost_all += h_boost[s]
+    # A customer of value v is within reach of a subset with sum t when t - shift <= v <=
+    # t + boosts + shift: bit v + shift of reach_values lies in the window of width
+    # 2 shift + boosts (+ 1) above bit t. With values too high for 64 bits, every
+    # subset is in reach (card files allow values up to 99).
+    reach_values = row_values << shift_k if top_value + shift_k < 63 else -1
+    reach_plain = (2 << min(2 * shift_k, 62)) - 1
+    reach_boost = (2 << min(2 * shift_k + boost_all, 62)) - 1
     # Masks in ascending order, in runs of 2**LOW_BITS: (slots beyond LOW_BITS, low slots).
     # Pass 1 of a run sums each subset and lists, without branches (a filter branch
     # mispredicts), the subsets with a row customer's value within reach of the sum (sum -
@@ -513,13 +519,10 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
                 l_sum[lo] = l_sum[lo & (lo - 1)] + h_val[LOWEST_SLOT[lo]]
             mask = hi_mask | lo
             total = l_sum[lo] + hi_sum
-            reach_lo = max(total - shift_k, 0)
-            reach_hi = min(total + (boost_all if mask & boost_slots else 0) + shift_k, 63)
-            in_reach = ((reach_lo <= reach_hi)
-                        & (((row_values >> reach_lo) & ((2 << max(reach_hi - reach_lo, 0)) - 1)) != 0))
+            reach = reach_boost if mask & boost_slots else reach_plain
             cand[n_cand] = mask
             cand_sum[n_cand] = total
-            n_cand += in_reach | unfiltered
+            n_cand += ((reach_values >> min(total, 63)) & reach) != 0
         for i in range(n_cand):
             mask = cand[i]
             total = cand_sum[i]
