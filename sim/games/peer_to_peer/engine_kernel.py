@@ -47,8 +47,8 @@ SCR_VALS_A, SCR_VALS_B, SCR_KEYS_A, SCR_KEYS_B, SCR_USED_BEFORE = range(N_PILES,
 SCR_DECK, SCR_KEPT, SCR_DOOMED, SCR_SEEN, SCR_PAIR = range(N_PILES + 5, N_PILES + 10)
 # D2 scratch (see _choose_commit), one row each: per hand slot its value, domain bits,
 # dual_domain bits and boost; per row position the customer's value, domain and domain
-# bits; then
-# LOW_N rows of per-subset aggregates over the hand's first LOW_BITS slots.
+# bits; then LOW_N rows: the sums of the subsets of the hand's first LOW_BITS slots, and
+# the subsets (with their sums) whose sum is within reach of a row customer.
 SCR_HV, SCR_HNAT, SCR_HDUAL, SCR_HBOOST = range(N_PILES + 10, N_PILES + 14)
 SCR_ROWV, SCR_ROWD, SCR_ROW_BITS = N_PILES + 14, N_PILES + 15, N_PILES + 16
 SCR_LOW = N_PILES + 17
@@ -407,8 +407,10 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     lost customers), so only the pass option is scored (its noise drawn as usual).
 
     Every (subset, customer) pair is an option, in (subset mask ascending, row order).
-    Per-subset aggregates (sum, natural and dual_domain bits, boost, count, highest card)
-    decide most pairs without eval_assist: a subset without a usable boost card is legal
+    Only subsets whose sum is within reach of some customer's value can be legal; a cheap
+    first pass lists them. For those, per-subset aggregates (sum, natural and dual_domain
+    bits, boost, count, highest card) decide most pairs without eval_assist: a subset
+    without a usable boost card is legal
     exactly when its sum, or its sum with the team's best shift, hits the customer's value
     and a domain (natural, dual_domain, then wild_domain) matches. Subsets with a boost card
     go through eval_assist (the exact check). (Bucketing the row by customer value was
