@@ -435,7 +435,7 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     w_high = w[b + C_HIGH] != 0.0
     best_score = w[b + C_PASS] + (w[b + C_NOISE] * uniform(rng) if w_noise else 0.0)
     best_mask = 0
-    best_cust = -1
+    best_j = 0  # the row position of the best option's customer
     legal = False
     # The row: each position's value and domain.
     row_v = pile[SCR_ROWV]
@@ -554,10 +554,11 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
                           & (((domains & row_bits[j]) != 0) | has_wild))
                     sc = cust_part[j] + count_part + top_part[j] + effect_part[j]
                     legal |= ok
-                    if ok & (sc > best_score):
-                        best_score = sc
-                        best_mask = mask
-                        best_cust = pile[P_ROW, j]
+                    # the first maximum, as selects (a branch here mispredicts)
+                    better = ok & (sc > best_score)
+                    best_score = sc if better else best_score
+                    best_mask = mask if better else best_mask
+                    best_j = j if better else best_j
                 continue
             lowest = total - shift_k
             highest = total + boost + shift_k
@@ -583,8 +584,8 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
                 if sc > best_score:
                     best_score = sc
                     best_mask = mask
-                    best_cust = pile[P_ROW, j]
-    return best_mask, best_cust, legal
+                    best_j = j
+    return best_mask, (pile[P_ROW, best_j] if best_mask else -1), legal
 
 
 # ---------------------------------------------------------------- D4 / D5: placement
