@@ -7,6 +7,7 @@ a natural domain match before `dual_domain` before `wild_domain`; boosts off bef
 on the highest card (first slot on ties). A team uses at most one instance of each venture
 effect per assist: its strongest unused `shift` and any unused `wild_domain`.
 """
+import numpy as np
 from numba import njit
 
 from sim.games.peer_to_peer.constants import (
@@ -14,6 +15,19 @@ from sim.games.peer_to_peer.constants import (
     R_DOMAIN_RANK, WHY_DOMAIN, WHY_HIGHER_CARD, WHY_LONGER, WHY_MARKER, WHY_TIEBREAK,
 )
 
+# Set bits of a mask are visited lowest first with lowest_slot, without a branch per bit
+# (a branch on each bit of a hand mask mispredicts): a de Bruijn sequence maps the lowest
+# set bit to its index.
+_DE_BRUIJN = 0x03F79D71B4CB0A89
+_DE_BRUIJN_SLOT = np.zeros(64, np.int64)
+for _k in range(64):
+    _DE_BRUIJN_SLOT[((_DE_BRUIJN << _k) & (2**64 - 1)) >> 58] = _k
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def lowest_slot(m):
+    """The index of the lowest set bit of ``m`` (m > 0)."""
+    return _DE_BRUIJN_SLOT[((m & -m) * _DE_BRUIJN >> 58) & 63]
 
 
 @njit(cache=True, _nrt=False)
@@ -52,22 +66,20 @@ def eval_assist(cards, hand, mask, customer, used, shift_k, has_wild, out_vals):
     boosts = 0  # bitmask over hand slots of usable boost cards
     base = 0
     m = mask
-    slot = 0
     while m:
-        if m & 1:
-            c = hand[slot]
-            base += cards[CD_VALUE, c]
-            out_vals[slot] = cards[CD_VALUE, c]
-            d = cards[CD_DOMAIN, c]
-            if d == domain or d == ANY:
-                natural = True
-            elif (dual_slot < 0 and cards[CD_EFFECT, c] == EFFECT_DUAL_DOMAIN
-                  and cards[CD_ARG, c] == domain and used[c] == 0):
-                dual_slot = slot
-            if cards[CD_EFFECT, c] == EFFECT_BOOST and used[c] == 0:
-                boosts |= 1 << slot
-        m >>= 1
-        slot += 1
+        slot = lowest_slot(m)
+        m &= m - 1
+        c = hand[slot]
+        base += cards[CD_VALUE, c]
+        out_vals[slot] = cards[CD_VALUE, c]
+        d = cards[CD_DOMAIN, c]
+        if d == domain or d == ANY:
+            natural = True
+        elif (dual_slot < 0 and cards[CD_EFFECT, c] == EFFECT_DUAL_DOMAIN
+              and cards[CD_ARG, c] == domain and used[c] == 0):
+            dual_slot = slot
+        if cards[CD_EFFECT, c] == EFFECT_BOOST and used[c] == 0:
+            boosts |= 1 << slot
     if natural:
         dual_slot = -1
     use_wild = 0
@@ -138,14 +150,12 @@ def sorted_play(cards, rules, hand, mask, vals, out_keys):
     """The played cards as keys value*8 + domain rank + 1, highest first; returns count."""
     n = 0
     m = mask
-    slot = 0
     while m:
-        if m & 1:
-            rank = rules[R_DOMAIN_RANK + cards[CD_DOMAIN, hand[slot]]]
-            out_keys[n] = vals[slot] * 8 + rank + 1
-            n += 1
-        m >>= 1
-        slot += 1
+        slot = lowest_slot(m)
+        m &= m - 1
+        rank = rules[R_DOMAIN_RANK + cards[CD_DOMAIN, hand[slot]]]
+        out_keys[n] = vals[slot] * 8 + rank + 1
+        n += 1
     for i in range(1, n):  # insertion sort, highest first: a handful of cards, no allocation
         key = out_keys[i]
         j = i - 1

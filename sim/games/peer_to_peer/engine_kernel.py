@@ -17,7 +17,7 @@ reshuffles, in the order they happen. The customer deck is the deck shuffled in 
 import numpy as np
 from numba import njit
 
-from sim.games.peer_to_peer.assist_kernel import contest, eval_assist, sorted_play
+from sim.games.peer_to_peer.assist_kernel import contest, eval_assist, lowest_slot, sorted_play
 from sim.games.peer_to_peer.constants import (
     ALL_LOSE, ANY, CD_DOMAIN, END_DECK_EMPTY, R_END_WHEN, EFFECT_BOOST, EFFECT_DUAL_DOMAIN, WHY_TIEBREAK, CD_ARG, CD_EFFECT, CD_KIND, CD_START, CD_VALUE, DEVELOP_DECK,
     DEVELOP_HAND, DRAW, EFFECT_DEVELOP, EFFECT_EXTRA_DRAW, EFFECT_NONE,
@@ -714,14 +714,12 @@ def _reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals,
                 _mark_used(used, st, hand[slot], trace, team, EFFECT_BOOST)
     total = 0
     m = mask
-    slot = 0
     while m:
-        if m & 1:
-            total += vals[slot]
-            if trace.shape[0] and mark:
-                _ev(trace, st, st[S_ROUND], EV_PLAY, team, hand[slot], vals[slot], 0)
-        m >>= 1
-        slot += 1
+        slot = lowest_slot(m)
+        m &= m - 1
+        total += vals[slot]
+        if trace.shape[0] and mark:
+            _ev(trace, st, st[S_ROUND], EV_PLAY, team, hand[slot], vals[slot], 0)
     if total != cards[CD_VALUE, cust]:
         st[S_ERROR] = ERR_ILLEGAL_ASSIST
     if trace.shape[0] and mark:
