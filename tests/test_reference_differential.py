@@ -213,3 +213,36 @@ def test_engines_agree_for_weight_vectors_slow(case):
     config = _with_weights(_config(players, "greedy", "greedy"), weights_a, weights_b)
     problems = compare(config, SEED, 0, 1000)
     assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------- card values up to 99
+
+def test_engines_agree_when_customers_are_worth_up_to_99(tmp_path):
+    """Card files allow values up to 99 (P2P-C); the kernel's D2 filters subsets by value
+    only for rows below 63, so these rows take its unfiltered path. Ventures x7 (capped
+    at 99), group cards x3: hands still reach the high customers."""
+    import numpy as np
+
+    from sim.games.peer_to_peer.cards import default_cards_path
+
+    lines = default_cards_path().read_text().splitlines()
+    header = lines[1].split(",")
+    value, kind = header.index("value"), header.index("kind")
+    rows = []
+    for line in lines[2:]:
+        cells = line.split(",")
+        scale = 7 if cells[kind] == "venture" else 3
+        cells[value] = str(min(99, int(cells[value]) * scale))
+        rows.append(",".join(cells))
+    path = tmp_path / "high.csv"
+    path.write_text("\n".join(lines[:2] + rows) + "\n")
+    config = GAME.configure(players=4, strategies={"A": "greedy", "B": "builder"},
+                            cards=str(path))
+    problems = compare(config, SEED, 0, 150)
+    assert not problems, "\n".join(problems)
+    # the high customers were in play: some worth 63 or more were won
+    _, fates = config.play(SEED, 0, 150)
+    high = config.cards.value >= 63
+    won = np.isin(fates[:, high], [k.FATE_SCORE_A, k.FATE_SCORE_A + 1, k.FATE_VENTURE_A,
+                                   k.FATE_VENTURE_A + 1])
+    assert high.any() and won.any()
