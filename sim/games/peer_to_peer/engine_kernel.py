@@ -410,11 +410,11 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     Only subsets whose sum is within reach of some customer's value can be legal; a cheap
     first pass lists them. For those, per-subset aggregates (sum, natural and dual_domain
     bits, boost, count, highest card) decide most pairs without eval_assist: a subset
-    without a usable boost card is legal
-    exactly when its sum, or its sum with the team's best shift, hits the customer's value
-    and a domain (natural, dual_domain, then wild_domain) matches. Subsets with a boost card
-    go through eval_assist (the exact check). (Bucketing the row by customer value was
-    slower: rows hold about two customers.)"""
+    without a usable boost card is legal exactly when its sum, or its sum with the team's
+    best shift, hits the customer's value and a domain (natural, dual_domain, then
+    wild_domain) matches. Subsets with a boost card go through eval_assist (the exact
+    check). (Bucketing the row by customer value was slower: rows hold about two
+    customers.)"""
     h = pile_n[P_HAND + team]
     nrow = pile_n[P_ROW]
     if h == 0 or nrow == 0:
