@@ -82,6 +82,28 @@ def test_E2_shifted_value_counts_in_a_contest():
     assert (ev[2], ev[4]) == (0, k.WHY_DOMAIN) and s.ids("score A") == ["TE8"]
 
 
+def test_E2_D2_commits_a_card_shifted_down_to_zero_but_not_below():
+    """P2P-E2 / D2: SV0 (a customer worth 0, from a card file) can take SV2 shifted down
+    by 2 to 0 with TE12 (shift 2); SV3 would need -3 and cannot."""
+    cards = deck_with("SV0,Service 0,Service,0,venture,,")
+    s = State(players=2, cards=cards).row("SV0").hand("A", "SV2").seat(0, "TE12")
+    s.assist_loop()
+    assert s.ids("score A") == ["SV0"] and s.used[s.id("TE12")] == 1
+    s = State(players=2, cards=cards).row("SV0").hand("A", "SV3").seat(0, "TE12")
+    s.assist_loop()
+    assert s.ids("row") == ["SV0"] and s.ids("hand A") == ["SV3"]
+
+
+def test_D2_equal_scores_go_to_the_smallest_hand_subset_first():
+    """D2: options are ordered (hand subset mask, row position) and ties keep the first.
+    SV1+SV5 (slots 0, 1: mask 3) can assist only SV6, TE2+TE4 (mask 12) only TE6; both
+    score 6 - 2 cards. TE6 comes first in the row, but mask 3 < 12: A takes SV6."""
+    s = State(players=2).row("TE6", "SV6").hand("A", "SV1", "SV5", "TE2", "TE4")
+    s.assist_loop()
+    declared = [ev[3] for ev in s.events(e.EV_DECLARE)]
+    assert declared == [s.id("SV6"), s.id("TE6")] and s.ids("score A") == ["SV6", "TE6"]
+
+
 # ---------------------------------------------------------------- E3 develop
 
 @pytest.mark.parametrize("card,target,weight", [

@@ -55,7 +55,8 @@ SCR_LOW = N_PILES + 17
 LOW_SUM, LOW_CAND, LOW_CAND_SUM = range(3)
 LOW_N = 3
 LOW_BITS = 8
-N_ROWS = SCR_LOW + LOW_N
+SCR_BY_SUM = SCR_LOW + LOW_N  # _best_by_sums: per sum, the bitset of subsets with that sum
+N_ROWS = SCR_BY_SUM + 1
 # Float scratch ``fscr`` (same width): D2's per-customer score parts (see _choose_commit).
 F_CUST, F_TOP, F_CUST_EFFECT = 0, 1, 2
 N_FROWS = 3
@@ -317,6 +318,14 @@ def _setup(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, starts
 
 # ---------------------------------------------------------------- D2: commit
 
+# D2 by subset bitsets (hands of up to SUBSET_BITS cards): bit m of a word stands for hand
+# subset m. CONTAINS[k]: the subsets holding slot k; SUBSETS_OF_SIZE[n]: those of n cards.
+SUBSET_BITS = 6
+CONTAINS = np.array([sum(1 << m for m in range(64) if m >> k & 1) for k in range(SUBSET_BITS)],
+                    dtype=np.uint64).view(np.int64)
+SUBSETS_OF_SIZE = np.array([sum(1 << m for m in range(64) if bin(m).count("1") == n)
+                            for n in range(SUBSET_BITS + 1)], dtype=np.uint64).view(np.int64)
+
 ALL_DOMAINS = (1 << 5) - 1  # domain bits of a card whose domain is `any`
 
 
@@ -398,6 +407,70 @@ def _commit_score(cards, w, b, rng, pile, arrival, used, rnd, patience, top_valu
 
 
 @njit(cache=True, _nrt=False, inline='always')
+def _best_by_sums(pile, h, nrow, hand_total, shift_k, has_wild, w_cards, cust_part, top_part,
+                  effect_part, best_score):
+    """D2 for separable scores and a hand of up to SUBSET_BITS cards without a usable
+    boost: returns (best mask, its row position, any option legal), the pass option
+    (``best_score``) kept unless beaten.
+
+    Bit m of a word stands for hand subset m. One pass over the subsets files each under
+    its sum; then per customer, the subsets that assist it legally are a few word
+    operations: those whose sum hits its value (or the value within the team's shift,
+    where shifting down needs a card at least that high, P2P-E2), and that hold a card of
+    its domain (natural or dual_domain) unless the team has a wild_domain. An option's
+    score depends only on the customer and the card count, so per customer and count
+    only the smallest subset can be the first maximum: options are ordered (mask, row
+    position) and ties keep the first."""
+    h_val = pile[SCR_HV]
+    h_nat = pile[SCR_HNAT]
+    h_dual = pile[SCR_HDUAL]
+    row_v = pile[SCR_ROWV]
+    row_bits = pile[SCR_ROW_BITS]
+    by_sum = pile[SCR_BY_SUM]
+    l_sum = pile[SCR_LOW + LOW_SUM]
+    for t in range(hand_total + 1):
+        by_sum[t] = 0
+    l_sum[0] = 0
+    for m in range(1, 1 << h):
+        # a subset = a smaller one (without its lowest slot) + that slot
+        total = l_sum[m & (m - 1)] + h_val[LOWEST_SLOT[m]]
+        l_sum[m] = total
+        by_sum[total] |= 1 << m
+    subsets = ((2 << ((1 << h) - 1)) - 1) & ~1  # the non-empty subsets
+    best_mask = 0
+    best_j = 0
+    legal = False
+    for j in range(nrow):
+        v = row_v[j]
+        domain_ok = subsets if has_wild else 0
+        for k in range(h):
+            domain_ok |= CONTAINS[k] & -(((h_nat[k] | h_dual[k]) & row_bits[j]) != 0)
+        ok = by_sum[v] if v <= hand_total else 0
+        for d in range(1, shift_k + 1):
+            if 0 <= v - d <= hand_total:
+                ok |= by_sum[v - d]  # shifted up by d
+            if v + d <= hand_total:
+                high_enough = 0  # shifted down by d: the highest card stays >= 0
+                for k in range(h):
+                    high_enough |= CONTAINS[k] & -(h_val[k] >= d)
+                ok |= by_sum[v + d] & high_enough
+        ok &= domain_ok & subsets
+        legal |= ok != 0
+        for n in range(1, h + 1):
+            of_size = ok & SUBSETS_OF_SIZE[n]
+            if of_size == 0:
+                continue
+            m = lowest_slot(of_size)
+            sc = cust_part[j] + w_cards * n + top_part[j] + effect_part[j]
+            if sc > best_score or (sc == best_score and best_mask != 0 and (
+                    m < best_mask or (m == best_mask and j < best_j))):
+                best_score = sc
+                best_mask = m
+                best_j = j
+    return best_mask, best_j, legal
+
+
+@njit(cache=True, _nrt=False, inline='always')
 def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, vals,
                    none_legal, fscr):
     """D2: returns (mask, customer, any option legal); mask 0 and customer -1 for pass.
@@ -414,7 +487,8 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     best shift, hits the customer's value and a domain (natural, dual_domain, then
     wild_domain) matches. Subsets with a boost card go through eval_assist (the exact
     check). (Bucketing the row by customer value was slower: rows hold about two
-    customers.)"""
+    customers.) With separable scores and a hand of up to SUBSET_BITS cards without a usable
+    boost (nearly every call), _best_by_sums does the same search with subset bitsets."""
     h = pile_n[P_HAND + team]
     nrow = pile_n[P_ROW]
     if h == 0 or nrow == 0:
@@ -489,9 +563,16 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
                 h_dual[s] = 1 << cards[CD_ARG, c]
     boost_slots = 0  # the slots holding an unused boost card
     boost_all = 0
+    hand_total = 0
     for s in range(h):
         boost_slots |= (1 if h_boost[s] else 0) << s
         boost_all += h_boost[s]
+        hand_total += h_val[s]
+    if separable and boost_slots == 0 and h <= SUBSET_BITS and hand_total < pile.shape[1]:
+        best_mask, best_j, legal = _best_by_sums(
+            pile, h, nrow, hand_total, shift_k, has_wild, w[b + C_CARDS], cust_part, top_part,
+            effect_part, best_score)
+        return best_mask, (pile[P_ROW, best_j] if best_mask else -1), legal
     # A customer of value v is within reach of a subset with sum t when t - shift <= v <=
     # t + boosts + shift: bit v + shift of reach_values lies in the window of width
     # 2 shift + boosts (+ 1) above bit t. With values too high for 64 bits, every
