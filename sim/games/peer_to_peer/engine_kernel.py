@@ -79,7 +79,10 @@ LOWEST_SLOT = np.array([0] + [(m & -m).bit_length() - 1 for m in range(1, 1 << L
 # Scalar state
 S_ROUND, S_MARKER, S_TRACE_N, S_ERROR, S_FIRST_MARKER = 0, 1, 2, 3, 4
 S_SHIFT_CARD, S_SHIFT_K, S_WILD = 5, 7, 9  # per team (+0 / +1): D2's venture effects
-N_STATE = 11
+# per team: 1 while S_SHIFT_CARD .. S_WILD are current. Cleared whenever the team's seats or
+# the used marks of its cards change (_mark_used, _place, _unmark_assist, a new round).
+S_EFFECTS_KNOWN = 11
+N_STATE = 13
 
 # Counters for the result row (team offsets +0 / +1)
 T_ASSISTS, T_CONTESTS_WON, T_SENT_SCORE, T_SENT_VENTURE, T_SENT_DECK, T_CONTESTS = 0, 2, 4, 6, 8, 10
@@ -168,6 +171,7 @@ def _mark_used(used, st, card, trace, team, code):
     if used[card]:
         st[S_ERROR] = ERR_EFFECT_TWICE
     used[card] = 1
+    st[S_EFFECTS_KNOWN + team] = 0
     if trace.shape[0]:
         _ev(trace, st, st[S_ROUND], EV_EFFECT, team, card, code, 0)
 
@@ -500,11 +504,14 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
         return 0, -1, False
     rnd = st[S_ROUND]
     patience = rules[R_CUSTOMER_PATIENCE]
-    shift_card, shift_k, wild, _ = _venture_effects(cards, pile, pile_n, seats, used, team)
-    st[S_SHIFT_CARD + team] = shift_card  # for _reveal
-    st[S_SHIFT_K + team] = shift_k
-    st[S_WILD + team] = wild
-    has_wild = wild >= 0
+    if st[S_EFFECTS_KNOWN + team] == 0:  # (also read by _reveal)
+        shift_card, shift_k, wild, _ = _venture_effects(cards, pile, pile_n, seats, used, team)
+        st[S_SHIFT_CARD + team] = shift_card
+        st[S_SHIFT_K + team] = shift_k
+        st[S_WILD + team] = wild
+        st[S_EFFECTS_KNOWN + team] = 1
+    shift_k = st[S_SHIFT_K + team]
+    has_wild = st[S_WILD + team] >= 0
     w_noise = w[b + C_NOISE] != 0.0
     w_high = w[b + C_HIGH] != 0.0
     best_score = w[b + C_PASS] + (w[b + C_NOISE] * uniform(rng) if w_noise else 0.0)
@@ -718,6 +725,7 @@ def _place(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cus
             _ev(trace, st, rnd, EV_PLACE, team, cust, 1, s)
         while pile_n[P_SEAT + s] > limit:
             _overflow(cards, w, phase, rng, pile, pile_n, st, team, s, trace)
+        st[S_EFFECTS_KNOWN + team] = 0
     else:
         target = best - 100
         src = _find_effect(cards, pile, pile_n, seats, used, team, EFFECT_DEVELOP, target)
@@ -975,7 +983,7 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
                 _ev(trace, st, rnd, EV_CONTEST, winner, custs[0], why, 0)
                 _ev(trace, st, rnd, EV_RETURN, 1 - winner, 0, 0, 0)
             if rules[R_LOSER_EFFECTS_SPENT] == 0:
-                _unmark_assist(cards, pile, pile_n, seats, used, used_before, 1 - winner,
+                _unmark_assist(cards, pile, pile_n, seats, used, used_before, st, 1 - winner,
                                masks[1 - winner])
             contest_winner = winner
         for t in (other, marker):  # resolved in reveal order; after a contest only its winner
@@ -988,12 +996,13 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
 
 
 @njit(cache=True, _nrt=False)
-def _unmark_assist(cards, pile, pile_n, seats, used, used_before, team, mask):
+def _unmark_assist(cards, pile, pile_n, seats, used, used_before, st, team, mask):
     """Reading loser_effects_spent=false: a contest loser's effects stay available.
 
     Restores the loser's assist venture effects and played group cards to ``used_before``
     (taken before this pass's reveals), so an effect spent earlier in the round stays
     spent (P2P-E: once per round)."""
+    st[S_EFFECTS_KNOWN + team] = 0
     for s in range(MAX_SEATS):
         if seats[SEAT_TEAM, s] != team:
             continue
@@ -1198,6 +1207,8 @@ def _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, de
                 if trace.shape[0]:
                     _ev(trace, st, rnd, EV_DEAL, c, 0, 0, 0)
         used[:] = 0
+        st[S_EFFECTS_KNOWN] = 0
+        st[S_EFFECTS_KNOWN + 1] = 0
         _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, stats,
                      trace, debug, fscr)
         for team in range(1 if solo else 2):  # R3
