@@ -460,12 +460,19 @@ def _best_by_sums(pile, h, nrow, hand_total, shift_k, has_wild, w_cards, cust_pa
                 ok |= by_sum[v + d] & high_enough
         ok &= domain_ok & subsets
         legal |= ok != 0
-        for n in range(1, h + 1):
+        if ok == 0:
+            continue
+        # Scores fall (or stay) as the count moves away from the preferred end: the first
+        # count scoring below the best so far ends the search for this customer.
+        for i in range(h):
+            n = i + 1 if w_cards <= 0.0 else h - i
             of_size = ok & SUBSETS_OF_SIZE[n]
             if of_size == 0:
                 continue
             m = lowest_slot(of_size)
             sc = cust_part[j] + w_cards * n + top_part[j] + effect_part[j]
+            if sc < best_score:
+                break
             if sc > best_score or (sc == best_score and best_mask != 0 and (
                     m < best_mask or (m == best_mask and j < best_j))):
                 best_score = sc
