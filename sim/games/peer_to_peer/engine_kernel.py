@@ -785,8 +785,9 @@ def _overflow(cards, w, phase, rng, pile, pile_n, st, team, s, trace):
 
 @njit(cache=True, _nrt=False, inline='always')
 def _reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals, keys, trace,
-            mark):
-    """Apply the effects of an assist; returns the number of sorted keys (P2P-R2b/R2f).
+            mark, need_keys):
+    """Apply the effects of an assist (P2P-R2b/R2f); with ``need_keys``, sort its contest
+    keys into ``keys`` and return their number (else 0).
 
     The team's venture effects are those its D2 found (st[S_SHIFT_CARD + team] ...): only
     the other team's reveal ran since, and it marks only that team's cards."""
@@ -821,6 +822,8 @@ def _reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals,
     if trace.shape[0] and mark:
         _ev(trace, st, st[S_ROUND], EV_DECLARE, team, cust,
             shift_card if sh_slot >= 0 else -1, wild if use_wild else -1)
+    if not need_keys:
+        return 0
     return sorted_play(cards, rules, hand, mask, vals, keys)
 
 
@@ -968,8 +971,10 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
                 if new_cust != custs[marker] and trace.shape[0]:
                     _ev(trace, st, rnd, EV_RETARGET, marker, custs[marker], new_cust, 0)
                 custs[marker] = new_cust
+            # contest keys only where a contest may follow (R2c; D3 scores it)
             n = _reveal(cards, rules, pile, pile_n, seats, used, st, t, masks[t], custs[t],
-                        t_vals, t_keys, trace, True)
+                        t_vals, t_keys, trace, True,
+                        masks[1 - t] != 0 if k == 0 else custs[0] == custs[1] and masks[other] != 0)
             if k == 0:
                 n_other = n
             else:
