@@ -75,7 +75,7 @@ def test_no_noise_card_picks_equal_the_general_rule(seed):
         assert not s.rng.any()   # no noise: no random draws
 
 
-def reference_powers(hand, side):
+def reference_powers(hand, side, CARDS=CARDS):
     """(has real, has bluff, real power, bluff power) as D2/D3 describe them (PLAI-F1)."""
     rt = c.ADVERSARY if side == c.SIDE_ATTACK else c.USE_CASE
     real = [CARDS[c.CD_STRENGTH, k] for k in hand if CARDS[c.CD_TYPE, k] == rt]
@@ -111,3 +111,27 @@ def test_branch_free_mode_powers_equal_the_plain_rule():
                     and CARDS[c.CD_EFFECT, k] in (c.EFFECT_TARGET_DISCARDS,
                                                   c.EFFECT_STEAL_RANDOM)]
         assert int(got[4]) == (specials[0] if specials else len(hand)), (hand, side)
+
+
+def test_mode_powers_beyond_the_byte_histogram():
+    """mode_powers counts powers 0 .. HIST_MAX_POWER in bytes of a histogram for piles of
+    up to HIST_MAX_CARDS cards; a card file with larger strengths (up to 99) or a bigger
+    pile takes the insertion network. Both give the plain rule's powers."""
+    from sim.games.plai.cards import derived_rows
+    gen = np.random.default_rng(11)
+    for trial in range(40):
+        n_ids = 30
+        types = gen.integers(0, 5, n_ids)
+        top = (8, 12, 99)[trial % 3] if trial % 2 else c.HIST_MAX_POWER
+        base = np.stack([types, gen.integers(-3, top + 1, n_ids),
+                         np.where(types == c.SPECIAL, gen.integers(0, 5, n_ids), 0),
+                         np.ones(n_ids, np.int64)]).astype(np.int64)
+        cards = np.ascontiguousarray(np.concatenate([base, derived_rows(base)]))
+        for _ in range(25):
+            size = int(gen.choice([gen.integers(0, 10), gen.integers(55, 90)]))
+            hand = [int(x) for x in gen.integers(0, n_ids, size)]
+            side = int(gen.integers(0, 2))
+            s = State(2, hands={0: hand}, size=96)
+            got = dk.mode_powers(cards, s.piles, s.pile_n, c.P_HAND0, side)
+            assert tuple(int(x) for x in got[:4]) == reference_powers(hand, side, cards), (
+                hand, side)

@@ -136,7 +136,7 @@ def load_cards(path=None) -> CardTable:
 
 
 def derived_rows(base: np.ndarray) -> np.ndarray:
-    """Rows CD_FLAGS .. CD_POWER_BLUFF of the kernel's card table from rows CD_TYPE ..
+    """Rows CD_FLAGS .. CD_HIST_BLUFF of the kernel's card table from rows CD_TYPE ..
     CD_ARG (PLAI-F1: a side plays its real type, buzzwords and the specials that act in a
     fight; action specials and negate are never among the 4 cards)."""
     t, s, e = base[c.CD_TYPE], base[c.CD_STRENGTH], base[c.CD_EFFECT]
@@ -149,8 +149,13 @@ def derived_rows(base: np.ndarray) -> np.ndarray:
              | np.where(t == c.BUZZWORD, c.FL_BUZZWORD, 0)
              | np.where(e == c.EFFECT_DISCARD_RIVAL, c.FL_FIGHT_EFFECT, 0))
     pos = np.maximum(s, 0)
-    rows = [flags, np.where((t == c.ADVERSARY) | bluff, pos, 0),
-            np.where((t == c.USE_CASE) | bluff, pos, 0), np.where(bluff, pos, 0),
-            np.where(t == c.ADVERSARY, s, c.NOT_REAL), np.where(t == c.USE_CASE, s, c.NOT_REAL)]
+    flags |= np.where(pos > c.HIST_MAX_POWER, c.FL_BIG_POWER, 0)
+    powers = [np.where((t == c.ADVERSARY) | bluff, pos, 0),
+              np.where((t == c.USE_CASE) | bluff, pos, 0), np.where(bluff, pos, 0)]
+    counts = [np.where(p <= c.HIST_MAX_POWER, np.left_shift(1, 8 * np.minimum(p, c.HIST_MAX_POWER)),
+                       0) for p in powers]
+    rows = [flags, *powers,
+            np.where(t == c.ADVERSARY, s, c.NOT_REAL), np.where(t == c.USE_CASE, s, c.NOT_REAL),
+            *counts]
     assert len(rows) == c.N_CARD_FIELDS - c.CD_FLAGS
     return np.stack(rows).astype(np.int64)

@@ -38,7 +38,13 @@ CD_POWER_DEF = 6    # the same for a defense
 CD_POWER_BLUFF = 7  # max(strength, 0) if it is a non-real fight card (a bluff card), else 0
 CD_REAL_ATT = 8     # strength if the card is the attack's real type, else NOT_REAL
 CD_REAL_DEF = 9     # the same for the defense
-N_CARD_FIELDS = 10
+# A card's power as a count in a byte histogram: 1 << (8 * power) for powers 0 .. 7, 0 above
+# (FL_BIG_POWER marks those). mode_powers adds them up per hand (see HIST_MAX_POWER).
+CD_HIST_ATT = 10    # of CD_POWER_ATT
+CD_HIST_DEF = 11    # of CD_POWER_DEF
+CD_HIST_BLUFF = 12  # of CD_POWER_BLUFF
+N_CARD_FIELDS = 13
+HIST_MAX_POWER = 7
 NOT_REAL = -(1 << 62)   # below every strength (the card file allows -99 .. 99)
 # CD_FLAGS bits. A side's real type is bit ``1 << side`` (SIDE_ATTACK 0, SIDE_DEFENSE 1).
 FL_ADVERSARY = 1    # the attack's real type
@@ -47,6 +53,7 @@ FL_BLUFF = 4        # a buzzword or a fight special (effect none or discard_rand
 FL_ACTION = 8       # an action special (target_discards, steal_random)
 FL_BUZZWORD = 16
 FL_FIGHT_EFFECT = 32  # effect discard_random_rival_played
+FL_BIG_POWER = 64   # a power above HIST_MAX_POWER: mode_powers cannot count it in bytes
 
 # Card locations: piles[P_*, i] holds card ids, pile_n[P_*] how many. Hands follow.
 P_DECK, P_DISCARD, P_POOL, P_FUNDING, P_EVENTS, P_ATTACK, P_DEFENSE = 0, 1, 2, 3, 4, 5, 6

@@ -17,9 +17,10 @@ from numba import njit
 
 from sim.games.plai.constants import (
     ACT_FAMILY, ACT_PASS, ACT_REGIONAL, ACT_SPECIAL, ACT_TAKEOVER, ACT_VENTURE, ADVERSARY,
-    BUZZWORD, CD_EFFECT, CD_FLAGS, CD_POWER_ATT, CD_POWER_BLUFF, CD_POWER_DEF, CD_REAL_ATT,
-    CD_REAL_DEF, CD_STRENGTH, CD_TYPE, EFFECT_DISCARD_RIVAL, EFFECT_NONE, EFFECT_STEAL_RANDOM,
-    EFFECT_TARGET_DISCARDS, FL_ACTION, FL_ADVERSARY, FL_BLUFF, FL_BUZZWORD, FL_FIGHT_EFFECT,
+    BUZZWORD, CD_EFFECT, CD_FLAGS, CD_HIST_ATT, CD_HIST_BLUFF, CD_HIST_DEF, CD_POWER_ATT,
+    CD_POWER_BLUFF, CD_POWER_DEF, CD_REAL_ATT, CD_REAL_DEF, CD_STRENGTH, CD_TYPE,
+    EFFECT_DISCARD_RIVAL, EFFECT_NONE, EFFECT_STEAL_RANDOM, EFFECT_TARGET_DISCARDS, FL_ACTION,
+    FL_ADVERSARY, FL_BIG_POWER, FL_BLUFF, FL_BUZZWORD, FL_FIGHT_EFFECT,
     FL_USE_CASE, MAX_FIGHT_CARDS, MODE_BLUFF, MODE_NONE, MODE_REAL, NOT_REAL, P_ATTACK,
     P_HAND0, P_POOL, R_MAINTAINER_SPECIALS, R_PLAYERS, R_TAKEOVER_THRESHOLD, SIDE_ATTACK,
     SIDE_DEFENSE, SPECIAL, USE_CASE,
@@ -48,6 +49,11 @@ PICK_FIELD = (1 << 16) - 1
 PICK_SLOT_SHIFT = 16
 PICK_RANK_SHIFT = 32
 PICK_NONE = -(1 << 60)   # a card the case may not pick: below every key, with any slot added
+# mode_powers' byte histograms (cards.derived_rows: CD_HIST_*): a byte per power 0 .. 7.
+HIST_MAX_CARDS = 63          # byte counts stay below 64 (bit 6 is the "4 or more" test)
+HIST_ONES = 0x0101010101010101
+HIST_FOURS = 4 * HIST_ONES
+HIST_BIT6 = 0x40 * HIST_ONES
 
 
 @njit(cache=True, _nrt=False)
@@ -95,36 +101,38 @@ def first_of_id(piles, pile, i, seen):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def mode_powers(cards, piles, pile_n, pile, side):
-    """One pass over a pile: (holds a real card, holds a bluff card, best real power, best
-    bluff power). A real play takes its strongest real card (the first of equals), then the
-    3 strongest positive other fight cards; a bluff the 4 strongest positive non-real fight
-    cards; a power is 0 when the mode cannot be played. The fifth value is the index of
-    the first action special in the pile (the pile's size if none): ``choose_action_s``
-    needs it from the same pass, and callers that ignore it do not pay for it (the
-    function is inlined and the unused value compiled away).
+def _top4_from_hist(hist):
+    """(sum of the 4 largest, the 4th largest) of the powers counted in ``hist``, byte v
+    holding how many cards have power v (at most HIST_MAX_CARDS), with zeros added when
+    fewer than 4 cards count: what the insertion network of ``_top4_network`` keeps.
 
-    Written without branches on the cards (it is the hottest scan of the engine): the top
-    four strengths are kept by a max/min insertion network, where a card that does not
-    count enters as 0 and changes nothing (every kept value is >= 0)."""
-    # The card table's derived rows (cards.derived_rows) give each card's role: its flags
-    # and its strength as this side's fight card / as a bluff card (0 if it is not one;
-    # a negative strength is 0 too, which the network below treats the same).
+    Branch-free on the bytes: the sum of the top 4 is the sum over v >= 1 of
+    min(cards with power >= v, 4), and the 4th largest is how many v >= 1 have 4 or more."""
+    at_least = hist + (hist >> 8)       # byte v: cards with power >= v (suffix sums)
+    at_least += at_least >> 16
+    at_least += at_least >> 32
+    # 1 in the bytes with 4 or more: bit 6 of (count + 64 - 4), counts being below 64
+    four = (((at_least | HIST_BIT6) - HIST_FOURS) & HIST_BIT6) >> 6
+    mask = four * 0xFF
+    capped = (at_least & ~mask) | (HIST_FOURS & mask)
+    # A byte sum is the top byte of a product by 0x0101...01 (the sums stay below 128).
+    top = ((capped & ~0xFF) * HIST_ONES) >> 56
+    fourth = ((four & ~0xFF) * HIST_ONES) >> 56
+    return top, fourth
+
+
+@njit(cache=True, _nrt=False)
+def _top4_network(cards, piles, pile_n, pile, side):
+    """``mode_powers``' top-4 values without the byte histogram, for card files with
+    powers above HIST_MAX_POWER or piles above HIST_MAX_CARDS cards: (sum of the 4 largest
+    fight powers, the 4th largest, sum of the 4 largest bluff powers). The top four are
+    kept by a max/min insertion network, where a card that does not count enters as 0
+    and changes nothing (every kept value is >= 0)."""
     power_row = CD_POWER_ATT if side == SIDE_ATTACK else CD_POWER_DEF
-    real_row = CD_REAL_ATT if side == SIDE_ATTACK else CD_REAL_DEF
-    has_bluff = 0
-    best_real = NOT_REAL   # the strongest real card, NOT_REAL while none is found
     a0 = a1 = a2 = a3 = 0   # strongest positive fight cards, real or not, descending
     b0 = b1 = b2 = b3 = 0   # strongest positive non-real fight cards, descending
-    n = pile_n[pile]
-    first_special = n
-    for i in range(n):
+    for i in range(pile_n[pile]):
         card = np.uint64(piles[pile, i])   # never negative: no wraparound code
-        flags = cards[CD_FLAGS, card]
-        has_bluff |= flags & FL_BLUFF
-        first_special = min(first_special, i if flags & FL_ACTION else n)
-        # A row load, not "strength if real": LLVM made that a branch on the card's type.
-        best_real = max(best_real, cards[real_row, card])
         x = cards[power_row, card]
         a0, x = max(a0, x), min(a0, x)
         a1, x = max(a1, x), min(a1, x)
@@ -135,15 +143,56 @@ def mode_powers(cards, piles, pile_n, pile, side):
         b1, y = max(b1, y), min(b1, y)
         b2, y = max(b2, y), min(b2, y)
         b3 = max(b3, y)
+    return a0 + a1 + a2 + a3, a3, b0 + b1 + b2 + b3
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def mode_powers(cards, piles, pile_n, pile, side):
+    """One pass over a pile: (holds a real card, holds a bluff card, best real power, best
+    bluff power). A real play takes its strongest real card (the first of equals), then the
+    3 strongest positive other fight cards; a bluff the 4 strongest positive non-real fight
+    cards; a power is 0 when the mode cannot be played. The fifth value is the index of
+    the first action special in the pile (the pile's size if none): ``choose_action_s``
+    needs it from the same pass, and callers that ignore it do not pay for it (the
+    function is inlined and the unused value compiled away).
+
+    It is the hottest scan of the engine (about 240 calls a game at 4 players, 5.7 cards
+    each). The pass only adds up byte histograms of the powers (``_top4_from_hist`` reads
+    the top four from them once); a max/min network per card cost three times the
+    instructions. Card files with larger powers take ``_top4_network``."""
+    # The card table's derived rows (cards.derived_rows) give each card's role: its flags,
+    # its strength if it is the side's real type, and its power counts (PLAI-F1).
+    hist_row = CD_HIST_ATT if side == SIDE_ATTACK else CD_HIST_DEF
+    real_row = CD_REAL_ATT if side == SIDE_ATTACK else CD_REAL_DEF
+    seen = 0                # the flags of all cards, or-ed
+    best_real = NOT_REAL    # the strongest real card, NOT_REAL while none is found
+    hist = 0                # byte v: the side's fight cards (real or not) of power v
+    bluff_hist = 0          # byte v: non-real fight cards of power v
+    n = pile_n[pile]
+    first_special = n
+    for i in range(n):
+        card = np.uint64(piles[pile, i])   # never negative: no wraparound code
+        flags = cards[CD_FLAGS, card]
+        seen |= flags
+        first_special = min(first_special, i if flags & FL_ACTION else n)
+        # A row load, not "strength if real": LLVM made that a branch on the card's type.
+        best_real = max(best_real, cards[real_row, card])
+        hist += cards[hist_row, card]
+        bluff_hist += cards[CD_HIST_BLUFF, card]
+    if (seen & FL_BIG_POWER) or n > HIST_MAX_CARDS:
+        top, fourth, bluff_power = _top4_network(cards, piles, pile_n, pile, side)
+    else:
+        top, fourth = _top4_from_hist(hist)
+        bluff_power, _ = _top4_from_hist(bluff_hist)
     found_real = best_real != NOT_REAL
     real_power = 0
     if found_real:
         # The 3 strongest others: the top 4 less one copy of the real card, if it is there.
-        if best_real > 0 and best_real >= a3:
-            real_power = a0 + a1 + a2 + a3
+        if best_real > 0 and best_real >= fourth:
+            real_power = top
         else:
-            real_power = best_real + a0 + a1 + a2
-    return found_real, has_bluff != 0, real_power, b0 + b1 + b2 + b3, first_special
+            real_power = best_real + top - fourth
+    return found_real, (seen & FL_BLUFF) != 0, real_power, bluff_power, first_special
 
 
 @njit(cache=True, _nrt=False)

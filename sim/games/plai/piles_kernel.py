@@ -106,6 +106,21 @@ def move_all(piles, pile_n, src, dst):
         move(piles, pile_n, src, pile_n[src] - 1, dst)
 
 
+@njit(cache=True, _nrt=False)
+def refill_deck(rng, piles, pile_n):
+    """PLAI-T4: the discard pile becomes the (empty) deck and is shuffled. The cards go
+    over as ``move_all`` moves them, top card first (the deck holds the discard pile
+    reversed), but in one copy loop: ``move`` stores and reloads both pile sizes per card,
+    as numba cannot tell that ``pile_n`` and ``piles`` do not overlap."""
+    n = pile_n[P_DISCARD]
+    base = pile_n[P_DECK]
+    for k in range(n):
+        piles[P_DECK, base + k] = piles[P_DISCARD, n - 1 - k]
+    pile_n[P_DECK] = base + n
+    pile_n[P_DISCARD] = 0
+    shuffle_pile(rng, piles, P_DECK, pile_n[P_DECK])
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def draw(piles, pile_n, cards, rules, rng, st, trace, dst):
     """PLAI-T4: draw the top card into ``dst``; refill from the discard when the deck is
@@ -114,8 +129,7 @@ def draw(piles, pile_n, cards, rules, rng, st, trace, dst):
     if pile_n[P_DECK] == 0:
         if rules[R_RESHUFFLE] == 0 or pile_n[P_DISCARD] == 0:
             return -1
-        move_all(piles, pile_n, P_DISCARD, P_DECK)
-        shuffle_pile(rng, piles, P_DECK, pile_n[P_DECK])
+        refill_deck(rng, piles, pile_n)
         st[S_RESHUFFLES] += 1
         log(trace, st, EV_RESHUFFLE, pile_n[P_DECK], 0, 0, 0)
     top = pile_n[P_DECK] - 1
