@@ -411,8 +411,22 @@ def _commit_score(cards, w, b, rng, pile, arrival, used, rnd, patience, top_valu
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def _best_by_sums(pile, h, nrow, hand_total, shift_k, has_wild, w_cards, cust_part, top_part,
-                  effect_part, best_score):
+def _customer_parts(cards, w, b, pile, arrival, rnd, patience, top_value, j):
+    """D2 with separable scores: the parts of an option's score that depend on its
+    customer (row position ``j``): (value, waited and urgent; top; customer effect), each
+    summed in _assist_score's order (the zero-weight features add zeros)."""
+    cust = pile[P_ROW, j]
+    value = pile[SCR_ROWV, j]
+    waited = rnd - arrival[cust]
+    return ((w[b + C_VALUE] * value + w[b + C_WAITED] * waited
+             + w[b + C_URGENT] * (1.0 if waited + 1 >= patience else 0.0)),
+            w[b + C_TOP] * (1.0 if value >= top_value else 0.0),
+            w[b + C_CUST_EFFECT] * _customer_has_effect(cards, cust))
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _best_by_sums(cards, w, b, pile, arrival, rnd, patience, top_value, h, nrow, hand_total,
+                  shift_k, has_wild, best_score):
     """D2 for separable scores and a hand of up to SUBSET_BITS cards without a usable
     boost: returns (best mask, its row position, any option legal), the pass option
     (``best_score``) kept unless beaten.
@@ -425,6 +439,7 @@ def _best_by_sums(pile, h, nrow, hand_total, shift_k, has_wild, w_cards, cust_pa
     score depends only on the customer and the card count, so per customer and count
     only the smallest subset can be the first maximum: options are ordered (mask, row
     position) and ties keep the first."""
+    w_cards = w[b + C_CARDS]
     h_val = pile[SCR_HV]
     h_nat = pile[SCR_HNAT]
     h_dual = pile[SCR_HDUAL]
@@ -462,6 +477,8 @@ def _best_by_sums(pile, h, nrow, hand_total, shift_k, has_wild, w_cards, cust_pa
         legal |= ok != 0
         if ok == 0:
             continue
+        cust_part, top_part, effect_part = _customer_parts(cards, w, b, pile, arrival, rnd,
+                                                           patience, top_value, j)
         # Scores fall (or stay) as the count moves away from the preferred end: the first
         # count scoring below the best so far ends the search for this customer.
         for i in range(h):
@@ -470,7 +487,7 @@ def _best_by_sums(pile, h, nrow, hand_total, shift_k, has_wild, w_cards, cust_pa
             if of_size == 0:
                 continue
             m = lowest_slot(of_size)
-            sc = cust_part[j] + w_cards * n + top_part[j] + effect_part[j]
+            sc = cust_part + w_cards * n + top_part + effect_part
             if sc < best_score:
                 break
             if sc > best_score or (sc == best_score and best_mask != 0 and (
@@ -664,17 +681,6 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     # zero-weight features add zeros), so it is known before the legality check.
     separable = (not w_noise and not w_high and w[b + C_EFFECTS] == 0.0
                  and np.isfinite(w[b + C_CONTEST_WIN]) and np.isfinite(w[b + C_CONTEST_LOSE]))
-    cust_part = fscr[F_CUST]
-    top_part = fscr[F_TOP]
-    effect_part = fscr[F_CUST_EFFECT]
-    if separable:
-        for j in range(nrow):
-            cust = pile[P_ROW, j]
-            waited = rnd - arrival[cust]
-            cust_part[j] = (w[b + C_VALUE] * row_v[j] + w[b + C_WAITED] * waited
-                            + w[b + C_URGENT] * (1.0 if waited + 1 >= patience else 0.0))
-            top_part[j] = w[b + C_TOP] * (1.0 if row_v[j] >= top_value else 0.0)
-            effect_part[j] = w[b + C_CUST_EFFECT] * _customer_has_effect(cards, cust)
     # Each hand slot's part of the aggregates (boost and dual_domain only while unused).
     hp = P_HAND + team
     h_val = pile[SCR_HV]
@@ -702,9 +708,13 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
         hand_total += h_val[s]
     if separable and boost_slots == 0 and h <= SUBSET_BITS and hand_total < pile.shape[1]:
         best_mask, best_j, legal = _best_by_sums(
-            pile, h, nrow, hand_total, shift_k, has_wild, w[b + C_CARDS], cust_part, top_part,
-            effect_part, best_score)
+            cards, w, b, pile, arrival, rnd, patience, top_value, h, nrow, hand_total, shift_k,
+            has_wild, best_score)
         return best_mask, (pile[P_ROW, best_j] if best_mask else -1), legal
+    if separable:
+        for j in range(nrow):
+            fscr[F_CUST, j], fscr[F_TOP, j], fscr[F_CUST_EFFECT, j] = _customer_parts(
+                cards, w, b, pile, arrival, rnd, patience, top_value, j)
     best_mask, best_j, legal = _commit_by_passes(
         cards, w, b, rng, pile, arrival, used, rnd, patience, top_value, v_min, row_values,
         h, nrow, hp, shift_k, has_wild, w_noise, w_high, separable, boost_slots, boost_all,
