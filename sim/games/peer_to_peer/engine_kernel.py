@@ -735,7 +735,13 @@ def _place(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cus
     best = 0
     best_score = (w[b + D_SCORE] + w[b + D_SCORE_VALUE] * cards[CD_VALUE, cust]
                   + w[b + D_SCORE_REMAINING] * pile_n[P_CUST] + w[b + D_NOISE] * _noise(w, phase, D_NOISE, rng))
-    for s in range(MAX_SEATS):
+    # Without noise a seat scores one of two values (with or without overflow): when neither
+    # beats the score option, the seats need no scan.
+    seats_may_win = (w[b + D_NOISE] != 0.0
+                     or w[b + D_VENTURE] + w[b + D_VENTURE_EFFECT] * carries > best_score
+                     or (w[b + D_VENTURE] + w[b + D_OVERFLOW]
+                         + w[b + D_VENTURE_EFFECT] * carries) > best_score)
+    for s in range(MAX_SEATS if seats_may_win else 0):
         if seats[SEAT_TEAM, s] != team:
             continue
         overflow = 1.0 if pile_n[P_SEAT + s] + 1 > limit else 0.0
