@@ -1,10 +1,12 @@
 """Measure everything issue 6 asks for and write a Markdown table.
 
-    python benchmarks/run.py            # full: ~10 minutes on 2 cores
+    python benchmarks/run.py            # full: ~5 minutes on 2 cores
     python benchmarks/run.py --quick    # smaller runs, ~3 minutes
 
 Results go to stdout and to benchmarks/results.md. Every games/s figure is the median of
-several runs after a warm-up (compile) run. Single-thread figures are CPU time
+several runs after a warm-up (compile) run, except the engine/reference ratio: the
+reference engine and the engine alternate over the same minutes, each pooled (see
+reference_rate). Single-thread figures are CPU time
 (time.process_time), so other work on a shared machine does not count against them; wall
 time is shown beside them. The 2-thread speed-up needs wall time (CPU time adds up both
 threads), so it is only meaningful on an otherwise idle machine. Nothing here is run by
@@ -74,8 +76,13 @@ def limit_rate(games: int, repeats: int) -> float:
     return median_rate(lambda n: limit_games(values, domains, 1, 0, n), games, repeats)
 
 
-def reference_rate(games: int) -> tuple[float, str]:
-    """The pure-Python reference engine (issue 7); without it, the kernel with JIT off."""
+def reference_rate(games: int, engine_games: int, rounds: int) -> tuple[float, float, str]:
+    """The pure-Python reference engine (issue 7) at 4 players: (its games/s, the engine's
+    games/s over the same minutes, what ran). The two alternate in ``rounds`` rounds (the
+    reference on the next ``games`` game indices each round, the engine on its first
+    ``engine_games``), each pooled by CPU time: on a shared machine the speed drifts by
+    tens of percent within minutes, and measured apart the ratio mixed that in. Without
+    the reference module: the kernel with JIT off, measured once."""
     try:
         from sim.games.peer_to_peer.reference import play_games
     except ImportError:
@@ -84,13 +91,24 @@ def reference_rate(games: int) -> tuple[float, str]:
 
     config = get_game("peer-to-peer").configure(players=4)
     if play_games is not None:
-        return median_rate(lambda n: play_games(config, 1, 0, n), games, 1), "reference engine"
+        config.play(1, 0, 100)  # warm-up / compile
+        ref_cpu = engine_cpu = 0.0
+        for r in range(rounds):
+            start = time.process_time()
+            play_games(config, 1, r * games, games)
+            ref_cpu += time.process_time() - start
+            start = time.process_time()
+            config.play(1, 0, engine_games, 1)
+            engine_cpu += time.process_time() - start
+        return (rounds * games / ref_cpu, rounds * engine_games / engine_cpu,
+                "reference engine")
     code = ("import time, sim; from sim.game import get_game; "
             "c = get_game('peer-to-peer').configure(players=4); t = time.perf_counter(); "
             f"c.play(1, 0, {games}); print({games} / (time.perf_counter() - t))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, check=True, cwd=ROOT)
-    return float(out.stdout.strip().splitlines()[-1]), "kernel with NUMBA_DISABLE_JIT=1"
+    return (float(out.stdout.strip().splitlines()[-1]), None,
+            "kernel with NUMBA_DISABLE_JIT=1")
 
 
 def tree_env(**extra: str) -> dict[str, str]:
@@ -152,14 +170,16 @@ def main() -> None:
 
     rates = p2p_rates(games, repeats)
     limit = limit_rate(games * 5, repeats)
-    ref, ref_kind = reference_rate(200 if args.quick else 2000)
+    ref, engine_beside_ref, ref_kind = (reference_rate(100, games, 3) if args.quick
+                                        else reference_rate(400, games // 2, 5))
     plai = plai_rates(games // 4, repeats)
     with tempfile.TemporaryDirectory() as tmp:
         rss = {size: peak_rss_mb(size, Path(tmp)) for size in rss_sizes}
         cold, warm = start_times(Path(tmp))
 
     engine4 = rates[(4, "cpu")]
-    ratios = {"engine_vs_limit": engine4 / limit, "engine_vs_reference": engine4 / ref,
+    ratios = {"engine_vs_limit": engine4 / limit,
+              "engine_vs_reference": (engine_beside_ref or engine4) / ref,
               "two_vs_one_thread": rates[(4, "wall2")] / rates[(4, "wall")],
               "rss_1e7_mb": rss[rss_sizes[-1]][0], "warm_start_s": warm}
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
@@ -178,6 +198,9 @@ def main() -> None:
               f"| limit kernel, 1 thread (CPU time) | {limit:,.0f} games/s "
               f"({1e6 / limit:.2f} us/game) |",
               f"| {ref_kind}, 4 players (CPU time) | {ref:,.1f} games/s |"]
+    if engine_beside_ref:
+        lines.append(f"| engine, 4 players, 1 thread, alternating with the reference (CPU "
+                     f"time) | {engine_beside_ref:,.0f} games/s |")
     for size, (mb, wall) in rss.items():
         lines.append(f"| peak RSS, `simulate --games {size}` | {mb:,.0f} MB ({wall:.1f} s) |")
     lines += [f"| cold start, `simulate --games 1000` (empty cache) | {cold:.2f} s |",
@@ -195,7 +218,8 @@ def main() -> None:
     text = "\n".join(lines) + "\n"
     print(text)
     Path(args.out).write_text(text)
-    print(json.dumps({"p2p_4p_1thread": engine4, "limit": limit, "reference": ref}))
+    print(json.dumps({"p2p_4p_1thread": engine4, "limit": limit, "reference": ref,
+                      "engine_beside_reference": engine_beside_ref}))
 
 
 if __name__ == "__main__":
