@@ -36,6 +36,7 @@ from sim.games.peer_to_peer.features import (
     D_SCORE_REMAINING, D_SCORE_VALUE, D_VENTURE, D_VENTURE_EFFECT, L_HAS_EFFECT, L_IS_NEW,
     L_NOISE, L_VALUE, NF, S_NOISE, S_NONE, S_VALUE, SWITCH, V_HAS_EFFECT, V_NOISE, V_VALUE,
 )
+from sim.lanes_kernel import LANES, equal_lanes
 from sim.rng_kernel import seed_game, shuffle, uniform
 
 # Piles
@@ -55,8 +56,8 @@ SCR_LOW = N_PILES + 17
 LOW_SUM, LOW_CAND, LOW_CAND_SUM = range(3)
 LOW_N = 3
 LOW_BITS = 8
-SCR_BY_SUM = SCR_LOW + LOW_N  # _best_by_sums: per sum, the bitset of subsets with that sum
-N_ROWS = SCR_BY_SUM + 1
+SCR_SUBSET_SUMS = SCR_LOW + LOW_N  # _best_by_sums: per hand subset its sum (int16 lanes)
+N_ROWS = SCR_SUBSET_SUMS + 1
 # Float scratch ``fscr`` (same width): D2's per-customer score parts (see _choose_commit).
 F_CUST, F_TOP, F_CUST_EFFECT = 0, 1, 2
 N_FROWS = 3
@@ -330,6 +331,12 @@ CONTAINS = np.array([sum(1 << m for m in range(64) if m >> k & 1) for k in range
 SUBSETS_OF_SIZE = np.array([sum(1 << m for m in range(64) if bin(m).count("1") == n)
                             for n in range(SUBSET_BITS + 1)], dtype=np.uint64).view(np.int64)
 
+# SUBSET_HOLDS[k, m]: all ones where subset m holds slot k, so that summing
+# ``SUBSET_HOLDS[k] & value of slot k`` over the slots gives every subset's sum at once.
+SUBSET_HOLDS = np.array([[-1 if m >> k & 1 else 0 for m in range(LANES)]
+                         for k in range(SUBSET_BITS)], dtype=np.int16)
+SUBSET_SUM_MAX = 1 << 15  # subset sums are int16 lanes
+
 ALL_DOMAINS = (1 << 5) - 1  # domain bits of a card whose domain is `any`
 
 
@@ -431,9 +438,9 @@ def _best_by_sums(cards, w, b, pile, arrival, rnd, patience, top_value, h, nrow,
     boost: returns (best mask, its row position, any option legal), the pass option
     (``best_score``) kept unless beaten.
 
-    Bit m of a word stands for hand subset m. One pass over the subsets files each under
-    its sum; then per customer, the subsets that assist it legally are a few word
-    operations: those whose sum hits its value (or the value within the team's shift,
+    Bit m of a word stands for hand subset m, and lane m of ``sums`` holds its sum, so
+    per customer the subsets that assist it legally are a vector compare (equal_lanes)
+    and a few word operations: those whose sum hits its value (or the value within the team's shift,
     where shifting down needs a card at least that high, P2P-E2), and that hold a card of
     its domain (natural or dual_domain) unless the team has a wild_domain. An option's
     score depends only on the customer and the card count, so per customer and count
@@ -445,16 +452,13 @@ def _best_by_sums(cards, w, b, pile, arrival, rnd, patience, top_value, h, nrow,
     h_dual = pile[SCR_HDUAL]
     row_v = pile[SCR_ROWV]
     row_bits = pile[SCR_ROW_BITS]
-    by_sum = pile[SCR_BY_SUM]
-    l_sum = pile[SCR_LOW + LOW_SUM]
-    for t in range(hand_total + 1):
-        by_sum[t] = 0
-    l_sum[0] = 0
-    for m in range(1, 1 << h):
-        # a subset = a smaller one (without its lowest slot) + that slot
-        total = l_sum[m & (m - 1)] + h_val[LOWEST_SLOT[m]]
-        l_sum[m] = total
-        by_sum[total] |= 1 << m
+    sums = pile[SCR_SUBSET_SUMS].view(np.int16)
+    for m in range(LANES):  # (fixed-length loops: numba turns them into vector code)
+        sums[m] = 0
+    for k in range(h):
+        value = h_val[k]
+        for m in range(LANES):
+            sums[m] += SUBSET_HOLDS[k, m] & value
     subsets = ((2 << ((1 << h) - 1)) - 1) & ~1  # the non-empty subsets
     best_mask = 0
     best_j = 0
@@ -464,15 +468,15 @@ def _best_by_sums(cards, w, b, pile, arrival, rnd, patience, top_value, h, nrow,
         domain_ok = subsets if has_wild else 0
         for k in range(h):
             domain_ok |= CONTAINS[k] & -(((h_nat[k] | h_dual[k]) & row_bits[j]) != 0)
-        ok = by_sum[v] if v <= hand_total else 0
+        ok = equal_lanes(sums, v) if v <= hand_total else 0
         for d in range(1, shift_k + 1):
             if 0 <= v - d <= hand_total:
-                ok |= by_sum[v - d]  # shifted up by d
+                ok |= equal_lanes(sums, v - d)  # shifted up by d
             if v + d <= hand_total:
                 high_enough = 0  # shifted down by d: the highest card stays >= 0
                 for k in range(h):
                     high_enough |= CONTAINS[k] & -(h_val[k] >= d)
-                ok |= by_sum[v + d] & high_enough
+                ok |= equal_lanes(sums, v + d) & high_enough
         ok &= domain_ok & subsets
         legal |= ok != 0
         if ok == 0:
@@ -706,7 +710,7 @@ def _choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
         boost_slots |= (1 if h_boost[s] else 0) << s
         boost_all += h_boost[s]
         hand_total += h_val[s]
-    if separable and boost_slots == 0 and h <= SUBSET_BITS and hand_total < pile.shape[1]:
+    if separable and boost_slots == 0 and h <= SUBSET_BITS and hand_total < SUBSET_SUM_MAX:
         best_mask, best_j, legal = _best_by_sums(
             cards, w, b, pile, arrival, rnd, patience, top_value, h, nrow, hand_total, shift_k,
             has_wild, best_score)
