@@ -991,6 +991,12 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
         # R2b: the team without the marker reveals first, then the marker holder, who may
         # retarget (D3). (One _reveal and one _win call site each: they are inlined.)
         other_keys = keys_a if other == 0 else keys_b
+        w_m = w_a if marker == 0 else w_b
+        bm = _phase(w_m, pile_n) * NF
+        # D3 without noise or contest features scores each customer as D2 did for this
+        # subset, so it keeps the customer declared in D2 (the first maximum).
+        keeps_declared = w_m[bm + C_NOISE] == 0.0 and (masks[other] == 0 or (
+            w_m[bm + C_CONTEST_WIN] == 0.0 and w_m[bm + C_CONTEST_LOSE] == 0.0))
         n_other = 0
         n_marker = 0
         for k in range(2):
@@ -1004,13 +1010,7 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
             t_keys = keys_a if t == 0 else keys_b
             t_vals = vals_a if t == 0 else vals_b
             if k == 1:
-                w_m = w_a if marker == 0 else w_b
-                bm = _phase(w_m, pile_n) * NF
-                if w_m[bm + C_NOISE] == 0.0 and (masks[other] == 0 or (
-                        w_m[bm + C_CONTEST_WIN] == 0.0 and w_m[bm + C_CONTEST_LOSE] == 0.0)):
-                    # D3 without noise or contest features scores each customer as D2 did
-                    # for this subset, so it keeps the customer declared in D2 (the first
-                    # maximum).
+                if keeps_declared:
                     new_cust = custs[marker]
                 else:
                     new_cust = _choose_target(cards, rules, seats, w_m, rng, pile, pile_n,
@@ -1020,10 +1020,13 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
                 if new_cust != custs[marker] and trace.shape[0]:
                     _ev(trace, st, rnd, EV_RETARGET, marker, custs[marker], new_cust, 0)
                 custs[marker] = new_cust
-            # contest keys only where a contest may follow (R2c; D3 scores it)
+            # contest keys only where a contest may follow (R2c) or D3 scores one
+            if k == 0:
+                need_keys = masks[marker] != 0 and (custs[0] == custs[1] or not keeps_declared)
+            else:
+                need_keys = custs[0] == custs[1] and masks[other] != 0
             n = _reveal(cards, rules, pile, pile_n, seats, used, st, t, masks[t], custs[t],
-                        t_vals, t_keys, trace, True,
-                        masks[1 - t] != 0 if k == 0 else custs[0] == custs[1] and masks[other] != 0)
+                        t_vals, t_keys, trace, True, need_keys)
             if k == 0:
                 n_other = n
             else:
