@@ -107,7 +107,7 @@ def lead_maintainer(bankrupt, players):
     return lead
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules, piles,
           pile_n, bankrupt, st, trace, scratch):
     """PLAI-F1..F5 between two startups; returns the winning side. ``picks`` is
@@ -200,19 +200,35 @@ def _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, dst,
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def funding(action, seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st,
-            trace, scratch):
-    """PLAI-T1/T2: family, regional pitch or venture capital."""
+def fund(action, seat, maintainer, weights, rng, cards, rules, piles, pile_n, bankrupt, st,
+         trace):
+    """PLAI-T1/T2/T7: family funding (a maintainer's into the pool), regional pitch or
+    venture capital: the draws, then for the last two the asks (D2). Returns (attacker,
+    its mode); attacker -1 if nobody attacks, and then the funder keeps the cards.
+
+    The fight, if any, is the caller's: ``take_turn`` has a single call of ``fight`` (for
+    fundings and takeovers) and this function a single draw site, so both inline once.
+    Not inlined, each call passed some 60-120 words of array arguments on the stack."""
     players = rules[R_PLAYERS]
     hand = P_HAND0 + seat
+    if maintainer:
+        dst = P_POOL
+    elif action == ACT_FAMILY:
+        dst = hand
+    else:
+        dst = P_FUNDING
+    draws = 1 if action == ACT_FAMILY else (2 if action == ACT_REGIONAL else 3)
+    before = pile_n[dst]
+    _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, dst, draws)
+    if maintainer:
+        st[S_MAINT_FAMILY] += 1
+        log(trace, st, EV_DRAW, seat, pile_n[P_POOL] - before, ACT_FAMILY, 1)
+        enforce_pool_cap(piles, pile_n, rules, st, trace)
+        return -1, MODE_NONE
     if action == ACT_FAMILY:
         st[S_FUND_FAMILY] += 1
-        before = pile_n[hand]
-        _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, hand, 1)
         log(trace, st, EV_DRAW, seat, pile_n[hand] - before, action, 0)
-        return
-    draws = 2 if action == ACT_REGIONAL else 3
-    _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, P_FUNDING, draws)
+        return -1, MODE_NONE
     log(trace, st, EV_DRAW, seat, pile_n[P_FUNDING], action, 0)
     prize = pile_n[P_FUNDING]
     attacker = -1
@@ -234,17 +250,35 @@ def funding(action, seat, weights, picks, rng, cards, rules, piles, pile_n, bank
         st[S_FUND_VENTURE] += 1
     if attacker < 0:
         move_all(piles, pile_n, P_FUNDING, hand)
-        return
-    kind = FIGHT_REGIONAL if action == ACT_REGIONAL else FIGHT_VENTURE
-    winner = fight(kind, attacker, seat, mode, weights, picks, rng, cards, rules, piles,
-                   pile_n, bankrupt, st, trace, scratch)
+    return attacker, mode
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _count_fight(kind, winner, st):
+    """The per-game counters of a fight's outcome."""
     won = 1 if winner == SIDE_ATTACK else 0
-    if action == ACT_REGIONAL:
+    if kind == FIGHT_REGIONAL:
         st[S_REGIONAL_ATTACKED] += 1
         st[S_REGIONAL_ATTACK_WON] += won
-    else:
+    elif kind == FIGHT_VENTURE:
         st[S_VENTURE_ATTACKED] += 1
         st[S_VENTURE_ATTACK_WON] += won
+    else:
+        st[S_TAKEOVERS_WON] += won
+
+
+@njit(cache=True, _nrt=False)
+def funding(action, seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st,
+            trace, scratch):
+    """A startup's family, regional pitch or venture capital with its fight, in one call
+    (for tests; ``take_turn`` calls ``fund`` and ``fight`` itself)."""
+    attacker, mode = fund(action, seat, False, weights, rng, cards, rules, piles, pile_n,
+                          bankrupt, st, trace)
+    if attacker >= 0:
+        kind = FIGHT_REGIONAL if action == ACT_REGIONAL else FIGHT_VENTURE
+        winner = fight(kind, attacker, seat, mode, weights, picks, rng, cards, rules, piles,
+                       pile_n, bankrupt, st, trace, scratch)
+        _count_fight(kind, winner, st)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -289,6 +323,10 @@ def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, 
     log(trace, st, EV_ACTION, seat, action, card, target)
     if action == ACT_PASS:
         return
+    kind = -1          # the fight this action leads to (FIGHT_*), -1 for none
+    attacker = seat
+    defender = target
+    mode = MODE_NONE
     if action == ACT_SPECIAL:
         play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, bankrupt,
                      st, trace)
@@ -297,19 +335,17 @@ def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, 
         t_hand = pile_n[P_HAND0 + target]
         mode = decide_mode_s(weights, seat, rng, cards, piles, pile_n, own, SIDE_ATTACK,
                              False, t_hand, t_hand)
-        # np.int64: a literal FIGHT_TAKEOVER would make numba compile a second fight.
-        if fight(np.int64(FIGHT_TAKEOVER), seat, target, mode, weights, picks, rng, cards,
-                 rules, piles, pile_n, bankrupt, st, trace, scratch) == SIDE_ATTACK:
-            st[S_TAKEOVERS_WON] += 1
-    elif maintainer:   # family funding into the shared pool (T7)
-        st[S_MAINT_FAMILY] += 1
-        before = pile_n[P_POOL]
-        _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, P_POOL, 1)
-        log(trace, st, EV_DRAW, seat, pile_n[P_POOL] - before, ACT_FAMILY, 1)
-        enforce_pool_cap(piles, pile_n, rules, st, trace)
-    else:
-        funding(action, seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st,
-                trace, scratch)
+        kind = FIGHT_TAKEOVER
+    else:   # a funding; a maintainer's family funding goes into the shared pool (T7)
+        attacker, mode = fund(action, seat, maintainer, weights, rng, cards, rules, piles,
+                              pile_n, bankrupt, st, trace)
+        if attacker >= 0:
+            kind = FIGHT_REGIONAL if action == ACT_REGIONAL else FIGHT_VENTURE
+            defender = seat
+    if kind >= 0:
+        winner = fight(kind, attacker, defender, mode, weights, picks, rng, cards, rules,
+                       piles, pile_n, bankrupt, st, trace, scratch)
+        _count_fight(kind, winner, st)
 
 
 @njit(cache=True, _nrt=False, inline="always")
