@@ -100,24 +100,28 @@ def move_random(piles, pile_n, src, dst, rng):
     return move(piles, pile_n, src, bounded(rng, pile_n[src]), dst)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def move_all(piles, pile_n, src, dst):
-    while pile_n[src] > 0:
-        move(piles, pile_n, src, pile_n[src] - 1, dst)
+    """Move every card of ``src`` onto ``dst`` as ``move`` would one by one, top card
+    first (``dst`` gets them in reverse order), in one copy loop with the pile sizes in
+    locals: ``move`` stores and reloads both sizes per card, as numba cannot tell that
+    ``pile_n`` and ``piles`` do not overlap."""
+    n = pile_n[src]
+    base = pile_n[dst]
+    for k in range(n):
+        card = piles[src, n - 1 - k]
+        if card < 0:
+            break   # never taken (decide_kernel.SCALAR_LOOP)
+        piles[dst, base + k] = card
+    pile_n[dst] = base + n
+    pile_n[src] = 0
 
 
 @njit(cache=True, _nrt=False)
 def refill_deck(rng, piles, pile_n):
     """PLAI-T4: the discard pile becomes the (empty) deck and is shuffled. The cards go
-    over as ``move_all`` moves them, top card first (the deck holds the discard pile
-    reversed), but in one copy loop: ``move`` stores and reloads both pile sizes per card,
-    as numba cannot tell that ``pile_n`` and ``piles`` do not overlap."""
-    n = pile_n[P_DISCARD]
-    base = pile_n[P_DECK]
-    for k in range(n):
-        piles[P_DECK, base + k] = piles[P_DISCARD, n - 1 - k]
-    pile_n[P_DECK] = base + n
-    pile_n[P_DISCARD] = 0
+    over top card first (``move_all``: the deck holds the discard pile reversed)."""
+    move_all(piles, pile_n, P_DISCARD, P_DECK)
     shuffle_pile(rng, piles, P_DECK, pile_n[P_DECK])
 
 
