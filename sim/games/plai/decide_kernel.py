@@ -459,6 +459,8 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
     most = -1
     startups = 0
     for t in range(players):
+        if pile_n[P_HAND0 + t] < 0:
+            break   # never taken (see SCALAR_LOOP; a vector loop for 5 seats at most)
         # Without branches: "is t a target" moves round the table every turn, so a branch
         # on it is mispredicted often. A non-target's hand counts as hugely negative (most
         # starts at -1): written as "hand if target else -1", LLVM made it a branch again.

@@ -41,6 +41,8 @@ def _count_effect(cards, piles, pile_n, pile, effect):
     n = 0
     total = 0
     for i in range(pile_n[pile]):
+        if piles[pile, i] < 0:
+            break   # never taken (decide_kernel.SCALAR_LOOP)
         if cards[CD_EFFECT, piles[pile, i]] == effect:
             n += 1
             total += cards[CD_ARG, piles[pile, i]]
