@@ -5,8 +5,8 @@ per row customer, "which subsets sum to this value?". numba does not turn a loop
 builds a bitmask from 64 comparisons into vector code, so ``equal_lanes`` writes the
 LLVM IR itself: load 64 lanes, compare each with the value, and read the 64 results as
 the bits of one integer (on AVX-512 a compare into a mask register; LLVM picks the
-instructions for other CPUs). Measured on 4-5 card hands: 8 ns per call of D2's subset
-work against 34 ns for the scalar loops.
+instructions for other CPUs). In a micro-benchmark on 4-5 card hands, D2's subset work
+took 8 ns this way against 34 ns with the by-sum table it replaced.
 """
 from llvmlite import ir
 from numba import types
