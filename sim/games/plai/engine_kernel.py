@@ -9,7 +9,8 @@ from numba import njit
 
 from sim.games.plai.constants import (
     ACT_FAMILY, ACT_PASS, ACT_REGIONAL, ACT_SPECIAL, ACT_TAKEOVER, CD_ARG, CD_EFFECT,
-    CD_TYPE, EFFECT_DISCARD_RIVAL, EFFECT_NEGATE, EFFECT_STEAL_RANDOM,
+    CD_FLAGS, CD_STRENGTH, CD_TYPE, FL_ADVERSARY, FL_FIGHT_EFFECT, FL_USE_CASE,
+    EFFECT_DISCARD_RIVAL, EFFECT_NEGATE, EFFECT_STEAL_RANDOM,
     EFFECT_TARGET_DISCARDS, ERR_CONSERVATION, ERR_POOL_CAP, EV_ACTION, EV_ATTACK,
     EV_BANKRUPT, EV_DEFEND, EV_DRAW, EV_EFFECT_DISCARD, EV_END, EV_FIGHT, EV_NEGATE,
     EV_PLAY, EV_SPECIAL_LOSS, EV_SPOILS, EV_TURN, FIGHT_REGIONAL, FIGHT_TAKEOVER,
@@ -27,7 +28,7 @@ from sim.games.plai.constants import (
 from sim.games.plai.decide_kernel import (
     choose_action_s, decide_mode_s, decide_negate, pick_cards_s, pick_help, pick_table,
 )
-from sim.games.plai.fight_kernel import resolve_fight
+from sim.games.plai.fight_kernel import resolve_fight, verdict
 from sim.games.plai.piles_kernel import (
     discard_random_from, draw, enforce_pool_cap, log, move, move_all, move_random,
     resolve_events, seat_after, shuffle_pile, unowned,
@@ -61,6 +62,20 @@ def _tally(scratch, st, side, card, won):
     scratch[row, card] += 1
     if won:
         scratch[row + 1, card] += 1   # CF_ATT_WON / CF_DEF_WON
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _played(cards, piles, pile_n, pile):
+    """(total strength, or of the flags) of a side's played cards (PLAI-F3 without effects)."""
+    strength = 0
+    flags = 0
+    for i in range(pile_n[pile]):
+        if piles[pile, i] < 0:
+            break   # never taken (decide_kernel.SCALAR_LOOP)
+        card = np.uint64(piles[pile, i])   # never negative: no wraparound code
+        strength += cards[CD_STRENGTH, card]
+        flags |= cards[CD_FLAGS, card]
+    return strength, flags
 
 
 @njit(cache=True, _nrt=False)
@@ -143,38 +158,47 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
             for i in range(pile_n[P_DEFENSE]):
                 log(trace, st, EV_PLAY, SIDE_DEFENSE, piles[P_DEFENSE, i], defender, 0)
     defended = pile_n[P_DEFENSE] > 0
-    att_neg = 0
-    def_neg = 0
-    if defended:
+    att_strength, att_flags = _played(cards, piles, pile_n, P_ATTACK)
+    def_strength, def_flags = _played(cards, piles, pile_n, P_DEFENSE)
+    # Most fights have no effect in play: then no negate is asked for (D5), no card is
+    # discarded and no draw made, and resolve_fight would only count the cards counted above.
+    effects = defended and ((att_flags | def_flags) & FL_FIGHT_EFFECT) != 0
+    if effects:
         att_neg = _negate_budget(weights, attacker, rng, cards, piles, pile_n, a_hand,
                                  P_DEFENSE)
         def_neg = _negate_budget(weights, defender, rng, cards, piles, pile_n, d_hand,
                                  P_ATTACK)
-    # scratch rows: 0 attack cards removed, 1 defense cards removed, 2 the outcome.
-    resolve_fight(cards, piles, P_ATTACK, pile_n[P_ATTACK], piles, P_DEFENSE,
-                  pile_n[P_DEFENSE], defended, att_neg, def_neg, rng, scratch, 0, scratch, 1,
-                  scratch, 2)
-    winner = scratch[2, FO_WINNER]
-    _spend_negates(cards, piles, pile_n, a_hand, scratch[2, FO_ATT_NEGATES], attacker, st,
-                   trace, scratch, SIDE_ATTACK, winner == SIDE_ATTACK)
-    _spend_negates(cards, piles, pile_n, d_hand, scratch[2, FO_DEF_NEGATES], defender, st,
-                   trace, scratch, SIDE_DEFENSE, winner == SIDE_DEFENSE)
+        # scratch rows: 0 attack cards removed, 1 defense cards removed, 2 the outcome.
+        resolve_fight(cards, piles, P_ATTACK, pile_n[P_ATTACK], piles, P_DEFENSE,
+                      pile_n[P_DEFENSE], defended, att_neg, def_neg, rng, scratch, 0, scratch,
+                      1, scratch, 2)
+        winner = scratch[2, FO_WINNER]
+        reason = scratch[2, FO_REASON]
+        att_strength = scratch[2, FO_ATT_STRENGTH]
+        def_strength = scratch[2, FO_DEF_STRENGTH]
+        _spend_negates(cards, piles, pile_n, a_hand, scratch[2, FO_ATT_NEGATES], attacker, st,
+                       trace, scratch, SIDE_ATTACK, winner == SIDE_ATTACK)
+        _spend_negates(cards, piles, pile_n, d_hand, scratch[2, FO_DEF_NEGATES], defender, st,
+                       trace, scratch, SIDE_DEFENSE, winner == SIDE_DEFENSE)
+    else:
+        att_real = np.int64((att_flags & FL_ADVERSARY) != 0)   # PLAI-F4: a real card shown
+        def_real = np.int64((def_flags & FL_USE_CASE) != 0)
+        winner, reason = verdict(defended, att_strength, att_real, def_strength, def_real)
     # Per-card fight counts: every played card, the maintainers' help with the attack.
     for i in range(pile_n[P_ATTACK]):
         _tally(scratch, st, SIDE_ATTACK, piles[P_ATTACK, i], winner == SIDE_ATTACK)
     for i in range(pile_n[P_DEFENSE]):
         _tally(scratch, st, SIDE_DEFENSE, piles[P_DEFENSE, i], winner == SIDE_DEFENSE)
-    if trace.shape[0] > 0:
+    if trace.shape[0] > 0 and effects:
         for i in range(pile_n[P_ATTACK]):
             if scratch[0, i]:
                 log(trace, st, EV_EFFECT_DISCARD, SIDE_ATTACK, piles[P_ATTACK, i], 0, 0)
         for i in range(pile_n[P_DEFENSE]):
             if scratch[1, i]:
                 log(trace, st, EV_EFFECT_DISCARD, SIDE_DEFENSE, piles[P_DEFENSE, i], 0, 0)
-    if scratch[2, FO_REASON] == WHY_BLUFF_CALLED:
+    if reason == WHY_BLUFF_CALLED:
         st[S_BLUFFS_CALLED] += 1
-    log(trace, st, EV_FIGHT, winner, scratch[2, FO_ATT_STRENGTH], scratch[2, FO_DEF_STRENGTH],
-        scratch[2, FO_REASON])
+    log(trace, st, EV_FIGHT, winner, att_strength, def_strength, reason)
     # F5: every played card is discarded (those an effect discarded already are, in effect).
     move_all(piles, pile_n, P_ATTACK, P_DISCARD)
     move_all(piles, pile_n, P_DEFENSE, P_DISCARD)

@@ -92,18 +92,22 @@ def resolve_fight(cards, A, ar, n_att, D, dr, n_def, defended, att_negates, def_
     O[orow, FO_DEF_STRENGTH] = def_strength
     O[orow, FO_ATT_REAL] = att_real
     O[orow, FO_DEF_REAL] = def_real
-    if not defended or n_def == 0:
-        O[orow, FO_WINNER] = SIDE_ATTACK       # F4: an undefended attack wins
-        O[orow, FO_REASON] = WHY_UNDEFENDED
-    elif att_real != def_real:
-        # F4: the bluff is called
-        O[orow, FO_WINNER] = SIDE_ATTACK if att_real else SIDE_DEFENSE
-        O[orow, FO_REASON] = WHY_BLUFF_CALLED
-    else:
-        # F4: the higher strength wins; equal strength goes to the defender.
-        O[orow, FO_WINNER] = SIDE_ATTACK if att_strength > def_strength else SIDE_DEFENSE
-        O[orow, FO_REASON] = WHY_STRENGTH
-    return O[orow, FO_WINNER]
+    winner, reason = verdict(defended and n_def > 0, att_strength, att_real, def_strength,
+                             def_real)
+    O[orow, FO_WINNER] = winner
+    O[orow, FO_REASON] = reason
+    return winner
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def verdict(defended, att_strength, att_real, def_strength, def_real):
+    """PLAI-F4 on the counted cards: (winning side, WHY_*)."""
+    if not defended:
+        return SIDE_ATTACK, WHY_UNDEFENDED      # an undefended attack wins
+    if att_real != def_real:
+        return (SIDE_ATTACK if att_real else SIDE_DEFENSE), WHY_BLUFF_CALLED
+    # the higher strength wins; equal strength goes to the defender
+    return (SIDE_ATTACK if att_strength > def_strength else SIDE_DEFENSE), WHY_STRENGTH
 
 
 @njit(cache=True)
