@@ -245,3 +245,51 @@ def test_reference_resolver_agrees_with_the_kernel_on_100k_fights():
                   out[i, c.FO_DEF_STRENGTH])
         mismatches += kernel != (wins, a_str, d_str)
     assert mismatches == 0
+
+
+# ---------------------------------------------------------------- fights inside games
+def _traced_fights(config, seed, games):
+    """Per fight of ``games`` traced games: (attack cards, defense cards, EV_FIGHT row)."""
+    from sim.games.plai.engine_kernel import trace_game
+    from sim.games.plai.game import TRACE_CAPACITY
+
+    rows = np.zeros((TRACE_CAPACITY, c.TRACE_WIDTH), dtype=np.int32)
+    out = np.zeros(1, dtype=c.RESULT_DTYPE)
+    fights_seen = []
+    for game in range(games):
+        n = trace_game(seed, game, *config._args(), rows, out)
+        attack, defense = [], []
+        for row in rows[:n]:
+            code = row[c.TR_CODE]
+            if code == c.EV_ATTACK:
+                attack, defense = [], []
+            elif code == c.EV_PLAY:
+                (attack if row[c.TR_A] == c.SIDE_ATTACK else defense).append(int(row[c.TR_B]))
+            elif code == c.EV_FIGHT:
+                fights_seen.append((attack, defense, row.copy()))
+    return fights_seen
+
+
+@pytest.mark.parametrize("players", (2, 4, 5))
+def test_game_fights_without_effects_agree_with_the_reference_resolver(players):
+    """The engine decides a fight with no fight effect in play itself (without
+    resolve_fight): its outcome must be PLAI-F3/F4 as the reference reads them."""
+    from sim import api
+
+    config = api.configure(game="plai", players=players,
+                           strategies={"all": "weighted", "seat1": "bluffer"})
+    cards = config.card_table
+    plain = with_effect = 0
+    for attack, defense, fight in _traced_fights(config, 5, 150):
+        if any(cards[c.CD_EFFECT, x] == c.EFFECT_DISCARD_RIVAL for x in attack + defense):
+            with_effect += 1
+            continue
+        plain += 1
+        wins, a_str, d_str = reference_fight(cards, attack, defense or None, 0, 0, rng=None)
+        a_real = any(cards[c.CD_TYPE, x] == c.ADVERSARY for x in attack)
+        d_real = any(cards[c.CD_TYPE, x] == c.USE_CASE for x in defense)
+        reason = (c.WHY_UNDEFENDED if not defense else
+                  c.WHY_BLUFF_CALLED if a_real != d_real else c.WHY_STRENGTH)
+        assert (fight[c.TR_A] == c.SIDE_ATTACK, fight[c.TR_B], fight[c.TR_C],
+                fight[c.TR_D]) == (wins, a_str, d_str, reason)
+    assert plain > 100 and with_effect > 10   # both paths of the engine were played
