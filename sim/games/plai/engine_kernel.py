@@ -31,7 +31,7 @@ from sim.games.plai.decide_kernel import (
 from sim.games.plai.fight_kernel import resolve_fight, verdict
 from sim.games.plai.piles_kernel import (
     discard_random_from, draw, enforce_pool_cap, log, move, move_all, move_random,
-    resolve_events, seat_after, shuffle_pile, unowned,
+    resolve_events, seat_after, shuffle_pile, tracing, unowned,
 )
 from sim.rng_kernel import bounded, seed_game
 
@@ -143,7 +143,7 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
             max_help = min(max_help, MAX_FIGHT_CARDS - n_own)
         st[S_HELP_CARDS] += pick_help(weights, lead, rng, cards, piles, pile_n, max_help,
                                       kind == FIGHT_TAKEOVER)
-    if trace.shape[0] > 0:
+    if tracing(trace) and trace.shape[0] > 0:
         for i in range(pile_n[P_ATTACK]):
             log(trace, st, EV_PLAY, SIDE_ATTACK, piles[P_ATTACK, i],
                 attacker if i < n_own else -1, 0)
@@ -154,7 +154,7 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
     if d_mode != MODE_NONE:
         pick_cards_s(weights, defender, picks, rng, cards, piles, pile_n, d_hand, P_DEFENSE,
                      SIDE_DEFENSE, d_mode, MAX_FIGHT_CARDS)
-        if trace.shape[0] > 0:
+        if tracing(trace) and trace.shape[0] > 0:
             for i in range(pile_n[P_DEFENSE]):
                 log(trace, st, EV_PLAY, SIDE_DEFENSE, piles[P_DEFENSE, i], defender, 0)
     defended = pile_n[P_DEFENSE] > 0
@@ -189,7 +189,7 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
         _tally(scratch, st, SIDE_ATTACK, piles[P_ATTACK, i], winner == SIDE_ATTACK)
     for i in range(pile_n[P_DEFENSE]):
         _tally(scratch, st, SIDE_DEFENSE, piles[P_DEFENSE, i], winner == SIDE_DEFENSE)
-    if trace.shape[0] > 0 and effects:
+    if tracing(trace) and trace.shape[0] > 0 and effects:
         for i in range(pile_n[P_ATTACK]):
             if scratch[0, i]:
                 log(trace, st, EV_EFFECT_DISCARD, SIDE_ATTACK, piles[P_ATTACK, i], 0, 0)
@@ -467,7 +467,7 @@ def play_games(seed, start, deck, cards, rules, weights, out, card_fights):
     bankrupt = np.zeros(players, np.int64)
     st = np.zeros(N_STATS, np.int64)
     scratch = np.zeros((N_SCRATCH, max(N_FIGHT_OUT, n, cards.shape[1])), np.int64)
-    trace = np.zeros((0, 6), np.int32)
+    trace = np.zeros((0, 6), np.int8)   # no trace, compiled away (tracing)
     rng = np.zeros(4, np.uint64)
     deck_c = np.ascontiguousarray(deck)
     cards_c = np.ascontiguousarray(cards)

@@ -7,9 +7,10 @@ the pile's last card into the gap: hands have no order in PLAI, only sizes.
 when no trace is wanted.
 """
 import numba
+import numpy as np
 from numba import njit, types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from sim.games.plai.constants import (
     CD_ARG, CD_EFFECT, CD_TYPE, EFFECT_ALL_DISCARD, EFFECT_ALL_DRAW, EFFECT_RICH_DISCARD,
@@ -40,9 +41,24 @@ def unowned(a):
     return numba.carray(_as_voidptr(a.ctypes.data), a.shape, a.dtype)
 
 
+def tracing(trace):
+    """Is ``trace`` a trace matrix (int32)? The untraced engine passes an empty int8 matrix
+    instead: decided by the type, when numba compiles, so that version has no trace writes
+    at all (some 60 of them were inlined into the game loop, each behind a test)."""
+    return trace.dtype == np.int32
+
+
+@overload(tracing)
+def _tracing(trace):
+    on = trace.dtype == types.int32   # a constant of each compiled version
+    return lambda trace: on
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def log(trace, st, code, a, b, c, d):
     """Append one trace row (no-op when the trace matrix has no rows)."""
+    if not tracing(trace):
+        return
     n = st[S_TRACE_N]
     if trace.shape[0] == 0:
         return
