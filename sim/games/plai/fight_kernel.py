@@ -3,7 +3,8 @@
 It sees only the played cards, whether the defender defended, how many rival effects
 each side has decided to negate (D5, made before the call) and the game's random stream.
 It marks the cards that effects discard and reports the outcome in ``out[FO_*]``; the
-engine moves the cards and hands out the spoils (PLAI-F5).
+engine moves the cards and hands out the spoils (PLAI-F5). A fight with no fight effect in
+play needs none of this: the engine counts the cards itself and calls ``verdict`` (F4).
 """
 import numpy as np
 from numba import njit

@@ -3,8 +3,9 @@
 Every card location is a row of ``piles`` (see constants.P_*), with its size in
 ``pile_n``; the top of a pile is its last entry. Removing from the middle of a pile moves
 the pile's last card into the gap: hands have no order in PLAI, only sizes.
-``st`` holds the per-game counters (constants.S_*); ``trace`` is an int32 matrix, empty
-when no trace is wanted.
+``st`` holds the per-game counters (constants.S_*); ``trace`` is an int32 matrix (with no
+rows for a test that wants none), or an empty int8 matrix when the game is played without
+one: then numba compiles the trace writes away (``tracing``).
 """
 import numba
 import numpy as np
