@@ -446,10 +446,10 @@ def _best_by_sums(cards, w, b, pile, arrival, rnd, patience, top_value, h, nrow,
     per customer the subsets that assist it legally are a vector compare (equal_lanes)
     and a few word operations: those whose sum hits its value (or the value within the
     team's shift, where shifting down needs a card at least that high, P2P-E2), and that
-    hold a card of its domain (natural or dual_domain) unless the team has a wild_domain. An option's
-    score depends only on the customer and the card count, so per customer and count
-    only the smallest subset can be the first maximum: options are ordered (mask, row
-    position) and ties keep the first."""
+    hold a card of its domain (natural or dual_domain) unless the team has a
+    wild_domain. An option's score depends only on the customer and the card count, so
+    per customer and count only the smallest subset can be the first maximum: options are
+    ordered (mask, row position) and ties keep the first."""
     w_cards = w[b + C_CARDS]
     h_val = pile[SCR_HV]
     h_nat = pile[SCR_HNAT]

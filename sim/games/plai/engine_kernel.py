@@ -31,7 +31,7 @@ from sim.games.plai.decide_kernel import (
 from sim.games.plai.fight_kernel import resolve_fight, verdict
 from sim.games.plai.piles_kernel import (
     discard_random_from, draw, enforce_pool_cap, log, move, move_all, move_random,
-    resolve_events, seat_after, shuffle_pile, tracing, unowned,
+    resolve_events, seat_after, shuffle_pile, traced, unowned,
 )
 from sim.rng_kernel import bounded, seed_game
 
@@ -143,7 +143,7 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
             max_help = min(max_help, MAX_FIGHT_CARDS - n_own)
         st[S_HELP_CARDS] += pick_help(weights, lead, rng, cards, piles, pile_n, max_help,
                                       kind == FIGHT_TAKEOVER)
-    if tracing(trace) and trace.shape[0] > 0:
+    if traced(trace):
         for i in range(pile_n[P_ATTACK]):
             log(trace, st, EV_PLAY, SIDE_ATTACK, piles[P_ATTACK, i],
                 attacker if i < n_own else -1, 0)
@@ -154,7 +154,7 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
     if d_mode != MODE_NONE:
         pick_cards_s(weights, defender, picks, rng, cards, piles, pile_n, d_hand, P_DEFENSE,
                      SIDE_DEFENSE, d_mode, MAX_FIGHT_CARDS)
-        if tracing(trace) and trace.shape[0] > 0:
+        if traced(trace):
             for i in range(pile_n[P_DEFENSE]):
                 log(trace, st, EV_PLAY, SIDE_DEFENSE, piles[P_DEFENSE, i], defender, 0)
     defended = pile_n[P_DEFENSE] > 0
@@ -189,7 +189,7 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
         _tally(scratch, st, SIDE_ATTACK, piles[P_ATTACK, i], winner == SIDE_ATTACK)
     for i in range(pile_n[P_DEFENSE]):
         _tally(scratch, st, SIDE_DEFENSE, piles[P_DEFENSE, i], winner == SIDE_DEFENSE)
-    if tracing(trace) and trace.shape[0] > 0 and effects:
+    if traced(trace) and effects:
         for i in range(pile_n[P_ATTACK]):
             if scratch[0, i]:
                 log(trace, st, EV_EFFECT_DISCARD, SIDE_ATTACK, piles[P_ATTACK, i], 0, 0)

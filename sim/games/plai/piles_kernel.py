@@ -56,13 +56,18 @@ def _tracing(trace):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def traced(trace):
+    """Does this game write a trace? (An int32 matrix with rows; False at compile time for
+    the int8 no-trace matrix.)"""
+    return tracing(trace) and trace.shape[0] > 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def log(trace, st, code, a, b, c, d):
-    """Append one trace row (no-op when the trace matrix has no rows)."""
-    if not tracing(trace):
+    """Append one trace row (no-op when the game writes no trace)."""
+    if not traced(trace):
         return
     n = st[S_TRACE_N]
-    if trace.shape[0] == 0:
-        return
     if n >= trace.shape[0]:
         return  # full: Python reports the trace as cut short
     trace[n, 0] = st[S_TURNS]
