@@ -33,6 +33,7 @@ from sim.games.plai.piles_kernel import (
     discard_random_from, draw, enforce_pool_cap, log, move, move_all, move_random,
     resolve_events, seat_after, shuffle_pile, traced, unowned,
 )
+from sim.noalias import NoAliasCompiler
 from sim.rng_kernel import bounded, seed_game
 
 
@@ -419,11 +420,13 @@ def setup(deck, cards, rules, rng, piles, pile_n):
     return first
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, pipeline_class=NoAliasCompiler)
 def play_game(seed, game_index, deck, cards, rules, weights, picks, piles, pile_n, bankrupt,
               st, trace, scratch, rng):
     """One game; returns (outcome, winner seat or -1, first seat). ``picks`` is
-    ``decide_kernel.pick_table(weights, cards)``."""
+    ``decide_kernel.pick_table(weights, cards)``. Every array argument must be its own
+    memory (``NoAliasCompiler``: about 2 % faster at 4 players), as ``play_games`` and
+    ``trace_game`` allocate them."""
     players = rules[R_PLAYERS]
     seed_game(rng, seed, game_index)
     for i in range(st.shape[0]):
