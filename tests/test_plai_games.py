@@ -70,10 +70,11 @@ def test_debug_mode_checks_the_invariants_after_every_turn():
         s = State(2, hands={0: ["Daily Standups"], 1: ["Chatbot"]})
         r = rules(2)
         r[c.R_DEBUG] = debug
-        assert ek.end_of_turn(r, s.piles, s.pile_n, s.bankrupt, s.st, s.trace, 3) == 2
+        assert ek.end_of_turn(r, s.piles, s.pile_n, s.bankrupt, s.st, s.trace, 3,
+                              s.startups()) == 2
         assert s.st[c.S_ERROR] == expected          # 2 cards held, 3 in the deck used
     s = State(2, hands={0: ["Daily Standups"], 1: ["Chatbot"]}, pool=["Synergy"] * 7)
-    ek.end_of_turn(rules(2), s.piles, s.pile_n, s.bankrupt, s.st, s.trace, 9)
+    ek.end_of_turn(rules(2), s.piles, s.pile_n, s.bankrupt, s.st, s.trace, 9, s.startups())
     assert s.st[c.S_ERROR] == c.ERR_POOL_CAP
     config = GAME.configure(players=2, debug=True)
     assert config.rules_vector[c.R_DEBUG] == 1

@@ -189,13 +189,27 @@ def test_t4_empty_deck_is_refilled_from_the_discard():
 # ---------------------------------------------------------------- PLAI-T5 / T6 / T7
 def test_t5_startups_without_cards_go_bankrupt_at_end_of_turn():
     s = State(3, hands={0: ["Synergy"], 2: ["Chatbot"]}, turn=17)
-    left = ek.end_of_turn(rules(3), s.piles, s.pile_n, s.bankrupt, s.st, s.trace, s.total())
+    left = ek.end_of_turn(rules(3), s.piles, s.pile_n, s.bankrupt, s.st, s.trace, s.total(),
+                          s.startups())
     assert left == 2 and list(s.bankrupt) == [-1, 17, -1] and s.st[c.S_ERROR] == 0
+    # A turn that empties no hand changes nothing: the count passed in comes back.
+    s.st[c.S_TURNS] = 18
+    assert ek.end_of_turn(rules(3), s.piles, s.pile_n, s.bankrupt, s.st, s.trace, s.total(),
+                          left) == 2
+    assert list(s.bankrupt) == [-1, 17, -1]
+    # PLAI-T6: the next bankruptcy leaves one startup.
+    s.piles[c.P_DISCARD, s.pile_n[c.P_DISCARD]] = s.piles[c.P_HAND0, 0]
+    s.pile_n[c.P_DISCARD] += 1
+    s.pile_n[c.P_HAND0] = 0
+    assert ek.end_of_turn(rules(3), s.piles, s.pile_n, s.bankrupt, s.st, s.trace, s.total(),
+                          left) == 1
+    assert list(s.bankrupt) == [18, 17, -1]
 
 
 def test_t5_conservation_check_flags_a_lost_card():
     s = State(2, hands={0: ["Synergy"], 1: ["Chatbot"]})
-    ek.end_of_turn(rules(2), s.piles, s.pile_n, s.bankrupt, s.st, s.trace, s.total() + 1)
+    ek.end_of_turn(rules(2), s.piles, s.pile_n, s.bankrupt, s.st, s.trace, s.total() + 1,
+                   s.startups())
     assert s.st[c.S_ERROR] == c.ERR_CONSERVATION
 
 
@@ -204,7 +218,7 @@ def test_t7_pool_cap_discards_the_excess_at_once():
               pool=["Tech Debt"] * 6, deck=["Vendor Lock-in"])
     w = weights(3)
     ek.take_turn(2, w, dk.pick_table(w, CARDS), s.rng, CARDS, rules(3), s.piles, s.pile_n,
-                 s.bankrupt, s.st, s.trace, s.scratch)
+                 s.bankrupt, s.st, s.trace, s.scratch, s.startups())
     assert s.names(c.P_POOL) == ["Tech Debt"] * 6 and s.names(c.P_DISCARD) == ["Vendor Lock-in"]
     assert s.st[c.S_MAINT_FAMILY] == 1
 
@@ -214,7 +228,7 @@ def test_t7_maintainers_play_specials_from_the_pool():
               pool=["Acqui-hire"])
     w = weights(3, **{"act.special": 10.0, "negate.use": -100.0})
     ek.take_turn(2, w, dk.pick_table(w, CARDS), s.rng, CARDS, rules(3), s.piles, s.pile_n,
-                 s.bankrupt, s.st, s.trace, s.scratch)
+                 s.bankrupt, s.st, s.trace, s.scratch, s.startups())
     assert s.pile_n[c.P_POOL] == 1 and s.st[c.S_SPECIALS] == 1   # a stolen card, capped pool
     assert s.total() == 4
 

@@ -84,6 +84,10 @@ class State:
     def total(self) -> int:
         return int(self.pile_n.sum())
 
+    def startups(self) -> int:
+        """Seats not bankrupt (PLAI-T5)."""
+        return int((self.bankrupt < 0).sum())
+
     def seed(self, seed: int, index: int = 0) -> "State":
         from sim.rng_kernel import seed_game
 

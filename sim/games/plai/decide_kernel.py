@@ -450,14 +450,9 @@ def is_action_special(cards, card):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
-    """D1 with D4: returns (action, card id or -1, target seat or -1)."""
-    players = rules[R_PLAYERS]
-    maintainer = bankrupt[seat] >= 0
-    own = P_POOL if maintainer else P_HAND0 + seat
-    # Targets: every startup but me; the leader holds the most cards among them.
+def leader_hand(pile_n, bankrupt, players, seat):
+    """The most cards held by a possible target (every startup but ``seat``), -1 if none."""
     most = -1
-    startups = 0
     for t in range(players):
         if pile_n[P_HAND0 + t] < 0:
             break   # never taken (see SCALAR_LOOP; a vector loop for 5 seats at most)
@@ -465,8 +460,19 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
         # on it is mispredicted often. A non-target's hand counts as hugely negative (most
         # starts at -1): written as "hand if target else -1", LLVM made it a branch again.
         target = np.int64((t != seat) & (bankrupt[t] < 0))
-        startups += target
         most = max(most, pile_n[P_HAND0 + t] - (1 - target) * NOT_A_TARGET)
+    return most
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left):
+    """D1 with D4: returns (action, card id or -1, target seat or -1). ``left`` is the
+    number of startups in the game (PLAI-T5); the leader's hand (D4) is looked up only
+    when a special or a takeover is scored."""
+    players = rules[R_PLAYERS]
+    maintainer = bankrupt[seat] >= 0
+    own = P_POOL if maintainer else P_HAND0 + seat
+    startups = left if maintainer else left - 1   # the startups that could be targets
     best_action = -1
     best_card = -1
     best_target = -1
@@ -502,6 +508,7 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
             card = piles[own, i]
             if not is_action_special(cards, card):
                 continue
+            most = leader_hand(pile_n, bankrupt, players, seat)
             for t in range(players):
                 if t == seat or bankrupt[t] >= 0:
                     continue
@@ -512,6 +519,7 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
                     best_score, best_action, best_card, best_target = score, ACT_SPECIAL, card, t
             break
     elif not maintainer or rules[R_MAINTAINER_SPECIALS]:
+        most = leader_hand(pile_n, bankrupt, players, seat)
         seen = np.uint64(0)
         for i in range(pile_n[own]):
             card = piles[own, i]
@@ -531,6 +539,7 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat):
     if not maintainer and pile_n[own] >= rules[R_TAKEOVER_THRESHOLD]:
         has_real, has_bluff, power, _, _ = mode_powers(cards, piles, pile_n, own, SIDE_ATTACK)
         if has_real or has_bluff:
+            most = leader_hand(pile_n, bankrupt, players, seat)
             for t in range(players):
                 if t == seat or bankrupt[t] >= 0:
                     continue
@@ -560,5 +569,8 @@ def pick_cards(w, rng, cards, piles, pile_n, src, dst, side, mode, max_cards):
 
 @njit(cache=True)
 def choose_action(w, rng, cards, rules, piles, pile_n, bankrupt, seat):
+    left = 0
+    for s in range(rules[R_PLAYERS]):
+        left += bankrupt[s] < 0
     return choose_action_s(w.reshape((1, w.shape[0])), 0, rng, cards, rules, piles, pile_n,
-                           bankrupt, seat)
+                           bankrupt, seat, left)

@@ -341,12 +341,13 @@ def play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, 
 
 @njit(cache=True, _nrt=False, inline="always")
 def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st, trace,
-              scratch):
+              scratch, left):
+    """One turn of ``seat`` (PLAI-T1), ``left`` startups being in the game."""
     maintainer = bankrupt[seat] >= 0
     own = P_POOL if maintainer else P_HAND0 + seat
     log(trace, st, EV_TURN, seat, 1 if maintainer else 0, pile_n[own], pile_n[P_DECK])
     action, card, target = choose_action_s(weights, seat, rng, cards, rules, piles, pile_n,
-                                           bankrupt, seat)
+                                           bankrupt, seat, left)
     log(trace, st, EV_ACTION, seat, action, card, target)
     if action == ACT_PASS:
         return
@@ -376,17 +377,24 @@ def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, 
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size):
+def end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size, left):
     """PLAI-T5 bankruptcies, then (in debug mode) the invariants: card conservation and
-    the pool cap (PLAI-T7). Returns the number of startups left."""
+    the pool cap (PLAI-T7). ``left`` startups were in the game; returns how many are now."""
     players = rules[R_PLAYERS]
-    left = 0
+    # Most turns bankrupt nobody: one branch-free pass asks whether a startup's hand is
+    # empty, and only then are seats marked and counted.
+    empty = False
     for s in range(players):
-        # "&", not "and": one branch per seat, and it is rarely taken.
-        if (bankrupt[s] < 0) & (pile_n[P_HAND0 + s] == 0):
-            bankrupt[s] = st[S_TURNS]
-            log(trace, st, EV_BANKRUPT, s, 0, 0, 0)
-        left += bankrupt[s] < 0
+        if pile_n[P_HAND0 + s] < 0:
+            break   # never taken (see decide_kernel.SCALAR_LOOP)
+        empty |= (bankrupt[s] < 0) & (pile_n[P_HAND0 + s] == 0)
+    if empty:
+        left = 0
+        for s in range(players):
+            if bankrupt[s] < 0 and pile_n[P_HAND0 + s] == 0:
+                bankrupt[s] = st[S_TURNS]
+                log(trace, st, EV_BANKRUPT, s, 0, 0, 0)
+            left += bankrupt[s] < 0
     if rules[R_DEBUG]:   # about 4 % of the run time at 4 players, so only when asked
         if pile_n.sum() != deck_size:
             st[S_ERROR] = ERR_CONSERVATION
@@ -440,11 +448,12 @@ def play_game(seed, game_index, deck, cards, rules, weights, picks, piles, pile_
     seat = first
     outcome = OUT_STALEMATE
     winner = -1
+    left = players
     while st[S_TURNS] < rules[R_MAX_TURNS]:
         st[S_TURNS] += 1
         take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st, trace,
-                  scratch)
-        left = end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck.shape[0])
+                  scratch, left)
+        left = end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck.shape[0], left)
         if left <= 1:   # PLAI-T6
             outcome = OUT_MAINTAINERS
             for s in range(players):
