@@ -56,3 +56,25 @@ def test_run_chunk_has_every_card_column_in_fields_order():
     _, kernel = config.play(SEED, 40, 30, card_fights=True)
     assert np.array_equal(table["card_def_won_4"].to_numpy(), kernel[:, 3, 4])
     assert (table["card_att_won_0"] <= table["card_att_0"]).all()
+
+
+def test_card_ids_above_the_bitmask_are_counted_once_per_fight(tmp_path):
+    """A card file with more than 64 cards (ids are card rows): ids of 64 and more take
+    the stamped path instead of the bitmask, and the counts still equal the trace oracle."""
+    from sim.games.plai.game import PlaiGame
+
+    lines = PlaiGame().default_cards_path().read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("id,"))
+    rows = []
+    for copy in range(3):   # every card three times over, as three different cards
+        for line in lines[header + 1:]:
+            card_id, name, rest = line.split(",", 2)
+            rows.append(f"{int(card_id) + 100 * copy},{name} {copy},{rest}")
+    path = tmp_path / "triple.csv"
+    path.write_text("\n".join(lines[:header + 1] + rows) + "\n")
+    config = api.configure(game="plai", players=4, cards=str(path))
+    assert config.card_table.shape[1] > 64
+    _, kernel = config.play(SEED, 0, 60, card_fights=True)
+    expected, fights = _oracle(config, 0, 60)
+    assert fights.sum() > 0 and expected[:, :, 64:].sum() > 0
+    assert np.array_equal(kernel.astype(np.int64), expected)

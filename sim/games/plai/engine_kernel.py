@@ -26,7 +26,7 @@ from sim.games.plai.constants import (
     S_TRACE_N, S_TURNS, S_VENTURE_ATTACKED, S_VENTURE_ATTACK_WON, WHY_BLUFF_CALLED,
 )
 from sim.games.plai.decide_kernel import (
-    choose_action_s, decide_mode_s, decide_negate, pick_cards_s, pick_help, pick_table,
+    MASK_IDS, choose_action_s, decide_mode_s, decide_negate, pick_cards_s, pick_help, pick_table,
 )
 from sim.games.plai.fight_kernel import resolve_fight, verdict
 from sim.games.plai.piles_kernel import (
@@ -63,6 +63,26 @@ def _tally(scratch, st, side, card, won):
     scratch[row, card] += 1
     if won:
         scratch[row + 1, card] += 1   # CF_ATT_WON / CF_DEF_WON
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _tally_played(scratch, st, piles, pile_n, pile, side, won):
+    """``_tally`` for every card of a played pile. Ids below MASK_IDS are told apart by a
+    bitmask in a register instead of the stamps' loads and stores (a played pile never
+    holds a negate card, PLAI-F1, so these never meet the stamps of ``_spend_negates``)."""
+    row = SCR_CARD_FIGHTS + (CF_ATT if side == SIDE_ATTACK else CF_DEF)
+    seen = np.uint64(0)
+    for i in range(pile_n[pile]):
+        card = piles[pile, i]
+        if card >= MASK_IDS:
+            _tally(scratch, st, side, card, won)
+            continue
+        bit = np.uint64(1) << np.uint64(card)
+        if seen & bit:
+            continue   # a second copy in this fight
+        seen |= bit
+        scratch[row, card] += 1
+        scratch[row + 1, card] += np.int64(won)   # CF_ATT_WON / CF_DEF_WON
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -186,10 +206,8 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
         def_real = np.int64((def_flags & FL_USE_CASE) != 0)
         winner, reason = verdict(defended, att_strength, att_real, def_strength, def_real)
     # Per-card fight counts: every played card, the maintainers' help with the attack.
-    for i in range(pile_n[P_ATTACK]):
-        _tally(scratch, st, SIDE_ATTACK, piles[P_ATTACK, i], winner == SIDE_ATTACK)
-    for i in range(pile_n[P_DEFENSE]):
-        _tally(scratch, st, SIDE_DEFENSE, piles[P_DEFENSE, i], winner == SIDE_DEFENSE)
+    _tally_played(scratch, st, piles, pile_n, P_ATTACK, SIDE_ATTACK, winner == SIDE_ATTACK)
+    _tally_played(scratch, st, piles, pile_n, P_DEFENSE, SIDE_DEFENSE, winner == SIDE_DEFENSE)
     if traced(trace) and effects:
         for i in range(pile_n[P_ATTACK]):
             if scratch[0, i]:
