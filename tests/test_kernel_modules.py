@@ -2,8 +2,8 @@
 
 - every numba-compiled function in sim/ lives in a ``*_kernel.py`` module;
 - kernel modules import from the project only other kernel modules and the
-  ``constants`` / ``features`` modules, so sim.source_hash() covers everything a cached
-  kernel is compiled from.
+  ``constants`` / ``features`` / ``noalias`` modules, so sim.source_hash() covers
+  everything a cached kernel is compiled from.
 """
 import ast
 from pathlib import Path
