@@ -8,7 +8,7 @@ comes to the least possible work.
 import numpy as np
 from numba import njit
 
-from sim.rng_kernel import seed_game, shuffle
+from sim.core.rng_kernel import seed_game, shuffle
 
 ROUNDS, TEAMS, HAND, CUSTOMERS = 20, 2, 4, 2
 

@@ -53,7 +53,7 @@ def median_rate(fn, games: int, repeats: int) -> float:
 
 def p2p_rates(games: int, repeats: int) -> dict[tuple[int, str], float]:
     """Per player count: "cpu" and "wall" games/s on 1 thread, "wall2" on 2 threads."""
-    from sim.game import get_game
+    from sim.core.game import get_game
 
     rates = {}
     for players in range(1, 7):
@@ -87,7 +87,7 @@ def reference_rate(games: int, engine_games: int, rounds: int) -> tuple[float, f
         from sim.games.peer_to_peer.reference import play_games
     except ImportError:
         play_games = None
-    from sim.game import get_game
+    from sim.core.game import get_game
 
     config = get_game("peer-to-peer").configure(players=4)
     if play_games is not None:
@@ -102,7 +102,7 @@ def reference_rate(games: int, engine_games: int, rounds: int) -> tuple[float, f
             engine_cpu += time.process_time() - start
         return (rounds * games / ref_cpu, rounds * engine_games / engine_cpu,
                 "reference engine")
-    code = ("import time, sim; from sim.game import get_game; "
+    code = ("import time, sim; from sim.core.game import get_game; "
             "c = get_game('peer-to-peer').configure(players=4); t = time.perf_counter(); "
             f"c.play(1, 0, {games}); print({games} / (time.perf_counter() - t))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -150,7 +150,7 @@ def plai_rates(games: int, repeats: int) -> dict[int, tuple[float, float]]:
     as the Peer-to-Peer rows measure the engine with its per-card fates; the same games
     turned into the per-game table, ``run_chunk``)."""
     try:
-        from sim.game import get_game
+        from sim.core.game import get_game
 
         game = get_game("plai")
     except Exception:  # noqa: BLE001 - PLAI not built yet

@@ -11,7 +11,7 @@ from reports.load import load_runs
 from reports.plots import to_png
 from reports.registry import Context, select_metrics
 from reports.render import Section, key_findings, render_html, render_markdown
-from sim.errors import UserError
+from sim.core.errors import UserError
 
 
 def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
@@ -19,7 +19,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     """Write ``report.html``, ``report.md``, one ``<metric>.csv`` per metric and
     ``plots/<metric>.png`` into ``out_dir``.
 
-    Raises :class:`sim.errors.UserError` for unreadable runs, runs of different games, and
+    Raises :class:`sim.core.errors.UserError` for unreadable runs, runs of different games, and
     (unless ``allow_mixed``) runs whose card file sha256 or rule options differ in anything
     but ``odd_team_compensation`` and ``players``.
 

@@ -3,7 +3,7 @@
 Runs are merged only when they describe the same experiment apart from what a report
 compares on purpose: player count, strategy pairing and ``odd_team_compensation``.
 A different card file (sha256) or any other different rule option raises
-:class:`sim.errors.UserError` unless ``allow_mixed=True``; then the differences are
+:class:`sim.core.errors.UserError` unless ``allow_mixed=True``; then the differences are
 listed in :attr:`RunSet.mixed` and the report says so.
 
 The merged table gets these columns in addition to the per-game ones:
@@ -26,7 +26,7 @@ from typing import Any
 
 import polars as pl
 
-from sim.errors import UserError
+from sim.core.errors import UserError
 
 COMPARED_ON_PURPOSE = ("odd_team_compensation", "players")
 ODD_TEAM_COUNTS = (3, 5)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sim.errors import UserError
+from sim.core.errors import UserError
 
 DEFAULT_SAMPLE = 2000
 PREFIXES = ("card_att_", "card_att_won_", "card_def_", "card_def_won_")
@@ -37,8 +37,8 @@ def _runs_without_columns(rs) -> list[int]:
 def attach_card_fights(rs, sample: int = DEFAULT_SAMPLE) -> None:
     """Replay up to ``sample`` games of every run without per-card fight columns and
     fill their counts into ``rs.games`` (in place)."""
-    from sim import api
     from sim.games.plai.fight_stats import FIELDS, card_fight_table
+    from sim.runs.setup import configure_from_manifest
 
     columns = set(rs.games.columns)
     if rs.game != "plai" or not {"run", "game_index", "turns"} <= columns:
@@ -52,7 +52,7 @@ def attach_card_fights(rs, sample: int = DEFAULT_SAMPLE) -> None:
         if not indices:
             continue
         try:
-            config = api._configure(api.resolve_game("plai"), int(m["players"]), m["request"])
+            config = configure_from_manifest(m)
         except (UserError, KeyError) as exc:
             rs.notes.append(f"{run.path}: per-card fight counts skipped (cannot rebuild the "
                             f"run's configuration: {exc})")

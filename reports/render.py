@@ -16,6 +16,7 @@ import polars as pl
 
 from reports.load import RunSet
 from reports.registry import Context, Finding, Metric
+from reports.tables import html_table, markdown_table
 
 MAX_ROWS = 80
 LEVEL_ORDER = {"imbalance": 0, "undecided": 1, "within": 2, "info": 3}
@@ -204,22 +205,6 @@ def _e(x) -> str:
     return html.escape(str(x), quote=True)
 
 
-def _html_table(headers, rows, limit=MAX_ROWS, verdict_col: int | None = None) -> str:
-    out = ['<div class="tablewrap"><table><thead><tr>']
-    out += [f"<th>{_e(h)}</th>" for h in headers]
-    out.append("</tr></thead><tbody>")
-    for row in rows[:limit]:
-        out.append("<tr>")
-        for j, cell in enumerate(row):
-            cls = f' class="v-{_e(cell)}"' if j == verdict_col else ""
-            out.append(f"<td{cls}>{_e(cell)}</td>")
-        out.append("</tr>")
-    out.append("</tbody></table></div>")
-    if len(rows) > limit:
-        out.append(f'<p class="muted">First {limit} of {len(rows):,} rows shown.</p>')
-    return "".join(out)
-
-
 def render_html(rs: RunSet, ctx: Context, sections: list[Section],
                 skipped: list[tuple[str, str]]) -> str:
     title = f"Balance report: {rs.game}"
@@ -230,10 +215,10 @@ def render_html(rs: RunSet, ctx: Context, sections: list[Section],
         p.append(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>")
     p.append("</dl>")
     p.append("<h3>Rule options</h3>")
-    p.append(_html_table(["option", "value"], [list(r) for r in rules_rows(rs)], limit=10**6))
+    p.append(html_table(["option", "value"], [list(r) for r in rules_rows(rs)], wrap=True))
     p.append("<h3>Runs</h3>")
     h, rows = runs_table(rs)
-    p.append(_html_table(h, rows, limit=10**6))
+    p.append(html_table(h, rows, wrap=True))
     p.append("</header>")
     if rs.mixed:
         p.append('<div class="box warn"><strong>Mixed runs merged on request (allow_mixed).</strong> '
@@ -269,7 +254,7 @@ def render_html(rs: RunSet, ctx: Context, sections: list[Section],
         else:
             h, rows = format_table(s.display)
             vcol = h.index("verdict") if "verdict" in h else None
-            p.append(_html_table(h, rows, verdict_col=vcol))
+            p.append(html_table(h, rows, limit=MAX_ROWS, verdict_col=vcol, wrap=True))
         p.append(f'<p class="muted">Full table: {_e(s.csv_name)}</p></section>')
     if skipped:
         p.append("<h2>Metrics not applicable</h2><ul>" + "".join(
@@ -279,25 +264,12 @@ def render_html(rs: RunSet, ctx: Context, sections: list[Section],
 
 
 # ----------------------------------------------------------------------------- Markdown
-def _md_cell(x: str) -> str:
-    return str(x).replace("|", "\\|").replace("\n", " ")
-
-
-def _md_table(headers, rows, limit=MAX_ROWS) -> str:
-    out = ["| " + " | ".join(_md_cell(h) for h in headers) + " |",
-           "|" + "|".join("---" for _ in headers) + "|"]
-    out += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows[:limit]]
-    if len(rows) > limit:
-        out.append(f"\n_First {limit} of {len(rows):,} rows shown._")
-    return "\n".join(out)
-
-
 def render_markdown(rs: RunSet, ctx: Context, sections: list[Section],
                     skipped: list[tuple[str, str]]) -> str:
     p = [f"# Balance report: {rs.game}", ""]
     p += [f"- **{k}:** {v}" for k, v in header_facts(rs, ctx)]
-    p += ["", "## Rule options", "", _md_table(["option", "value"], [list(r) for r in rules_rows(rs)], 10**6),
-          "", "## Runs", "", _md_table(*runs_table(rs), limit=10**6), ""]
+    p += ["", "## Rule options", "", markdown_table(["option", "value"], [list(r) for r in rules_rows(rs)]),
+          "", "## Runs", "", markdown_table(*runs_table(rs)), ""]
     if rs.mixed:
         p.append("> **Mixed runs merged on request (allow_mixed).** Pooled numbers mix different games:")
         p += [f"> - {d}" for d in rs.mixed]
@@ -319,7 +291,7 @@ def render_markdown(rs: RunSet, ctx: Context, sections: list[Section],
         if s.findings:
             p.append("")
         if s.display.height:
-            p.append(_md_table(*format_table(s.display)))
+            p.append(markdown_table(*format_table(s.display), limit=MAX_ROWS))
         else:
             p.append("_No rows for these runs._")
         p += ["", f"Full table: `{s.csv_name}`"]

@@ -28,6 +28,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from reports.tables import html_table, markdown_table
+
 WIN_A, WIN_B, DRAW, ALL_LOSE, SOLO_WIN, TIMEOUT = 0, 1, 2, 3, 4, 5
 COLUMNS = ("game_index", "winner", "rounds")
 # PLAI (sim/games/plai/constants.py): outcome codes and the columns its metrics read
@@ -201,7 +203,7 @@ def _influence(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
 def estimate(metric: str | SweepMetric, games: dict, z: float = 1.959964) -> dict[str, float]:
     """The metric with its interval (display units): {est, lo, hi, n}; n counts the
     games in the denominator (decisive games for a_share)."""
-    from reports.stats import wilson
+    from sim.core.stats import wilson
 
     m = METRICS[metric] if isinstance(metric, str) else metric
     x, y = m.xy(games)
@@ -352,19 +354,6 @@ def display_tables(table, diffs, metrics, axes_keys):
     return (head, rows), (dhead, drows)
 
 
-def _md(headers, rows) -> str:
-    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
-    return "\n".join(out)
-
-
-def _html_table(headers, rows) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
-                   for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
 def write_sweep_report(out_dir: str | Path, title: str, points: list[dict],
                        axes_keys: list[str], metrics: tuple[str, ...] = DEFAULT_METRICS,
                        notes: list[str] = ()) -> dict[str, Any]:
@@ -385,12 +374,12 @@ def write_sweep_report(out_dir: str | Path, title: str, points: list[dict],
     (head, rows), (dhead, drows) = display_tables(table, diffs, metrics, axes_keys)
     md = [f"# {title}", "", *notes, "",
           "Point estimates with 95 % intervals (Wilson for rates, normal for means).", "",
-          _md(head, rows), ""]
+          markdown_table(head, rows), ""]
     if drows:
         md += ["## Paired differences against the baseline point", "",
                "Every point plays the same (seed, game index) games, so differences are paired "
                "(common random numbers); the unpaired interval is shown for comparison.", "",
-               _md(dhead, drows), ""]
+               markdown_table(dhead, drows), ""]
     md += [f"![{m}](sweep-{m}.png)" for m in metrics]
     (out / "sweep.md").write_text("\n".join(md) + "\n", encoding="utf-8")
     figs = "".join(f"<h3>{html.escape(METRICS[m].title)}</h3><img alt='{m}' "
@@ -401,8 +390,8 @@ def write_sweep_report(out_dir: str | Path, title: str, points: list[dict],
             "font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}"
             "img{max-width:100%}</style></head><body>"
             f"<h1>{html.escape(title)}</h1>" + "".join(f"<p>{html.escape(n)}</p>" for n in notes)
-            + _html_table(head, rows)
-            + ("<h2>Paired differences against the baseline point</h2>" + _html_table(dhead, drows)
+            + html_table(head, rows)
+            + ("<h2>Paired differences against the baseline point</h2>" + html_table(dhead, drows)
                if drows else "")
             + figs + "</body></html>")
     (out / "sweep.html").write_text(page, encoding="utf-8")

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from sim import __version__
-from sim.errors import UserError
+from sim.core.errors import UserError
 
 _GAME_OPTIONS = ("game", "players", "cards", "rules", "rule", "team_a", "team_b", "seat",
                  "strategy", "debug")
@@ -69,7 +69,7 @@ class _Main(click.Group):
     ONE line on stderr with exit code 2 (no traceback), and interruptions exit 130/143."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        from sim.runner import RunInterrupted
+        from sim.runs.runner import RunInterrupted
 
         global _RAW_ARGS
         _RAW_ARGS = list(sys.argv[1:] if args is None else args)
@@ -257,8 +257,6 @@ def _backend_options(ctx: click.Context, opts: dict[str, Any]) -> dict[str, Any]
                                    f"--backend {backend}", ctx=ctx)
     if backend == "local":
         return {}
-    if opts.get("until_ci") is not None:
-        raise click.UsageError(f"--until-ci plays locally; drop --backend {backend}", ctx=ctx)
     return {**{name: opts[name] for name in allowed}, "announce": opts["progress"]}
 
 
@@ -298,7 +296,7 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
         return
     click.echo(result.config.format_summary(result.summary))
     if "until_ci" in result.summary:
-        from sim.experiments.sequential import describe
+        from sim.studies.sequential import describe
 
         click.echo(describe(result.summary["until_ci"]))
     click.echo(f"run dir: {result.run_dir}")
@@ -488,7 +486,7 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
       simulate matchups --strategies random,greedy,builder,cautious --players 4 --games 2e5
       simulate matchups --game plai --strategies weighted,aggressive,cautious --players 3
     """
-    from sim import matchups as matchups_api
+    from sim.studies import matchups as matchups_api
 
     opts = _inherit(ctx, opts, ("game", "players", "cards", "rules", "rule", "debug"))
     result = matchups_api.run(opts["specs"], players=opts["players"], games=opts["games"],
@@ -505,7 +503,7 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
 def _until_ci_games(ctx: click.Context, opts: dict[str, Any]) -> None:
     """--until-ci W: without an explicit --games the run may go up to 1e7 games."""
     if opts.get("until_ci") is not None and not _given(ctx, "games"):
-        from sim.experiments.sequential import DEFAULT_MAX_GAMES
+        from sim.studies.sequential import DEFAULT_MAX_GAMES
 
         opts["games"] = DEFAULT_MAX_GAMES
 
@@ -553,7 +551,7 @@ def experiment(name: str, path: str, games: int | None, threads: int | None, pro
       simulate experiment three_vs_five --games 2000 --out runs/quick
       simulate experiment all_lose_pressure --backend dask --scheduler tcp://HOST:8786
     """
-    from sim import experiments
+    from sim.studies import experiments
 
     if (scheduler and backend != "dask") or (workers and backend != "dask-local"):
         raise click.UsageError("--scheduler goes with --backend dask, --workers with "
@@ -585,7 +583,7 @@ def check(name: str, path: str, games: int | None, threads: int | None, progress
       simulate check three_vs_five
       simulate check three_vs_five --games 20000
     """
-    from sim import experiments
+    from sim.studies import experiments
 
     exp = experiments.get(name, path)
     result = experiments.check_experiment(exp, games=games, out=out, threads=threads,
@@ -610,8 +608,8 @@ def autobalance(name: str, path: str, games: int | None, threads: int | None, pr
       simulate autobalance three_player_balance
       simulate autobalance three_player_balance --games 5000 --out balanced.csv
     """
-    from sim import autobalance as search
-    from sim import experiments
+    from sim.studies import autobalance as search
+    from sim.studies import experiments
 
     exp = experiments.get(name, path)
     result = search.autobalance(exp, games=games, out=out, threads=threads,

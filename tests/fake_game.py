@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from sim.errors import UserError
+from sim.core.errors import UserError
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 CALLS: list[tuple[int, int, int]] = []  # (seed, start, count) of every run_chunk call

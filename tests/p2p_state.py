@@ -47,8 +47,8 @@ from sim.games.peer_to_peer.features import (
 from sim.games.peer_to_peer.game import card_matrix
 from sim.games.peer_to_peer.rules import OPTIONS, rules_array
 from sim.games.peer_to_peer.seats import seat_layout
-from sim.rng_kernel import seed_game
-from sim.strategy import parse_spec
+from sim.core.rng_kernel import seed_game
+from sim.core.strategy import parse_spec
 
 TRACE_ROWS = 20_000
 _TABLES: dict[str, CardTable] = {}

@@ -6,8 +6,8 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from sim import autobalance as ab
-from sim import experiments
+from sim.studies import autobalance as ab
+from sim.studies import experiments
 from sim.cli import main
 from sim.games.peer_to_peer.cards import load_cards
 

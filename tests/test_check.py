@@ -5,9 +5,9 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from sim import experiments
+from sim.studies import experiments
 from sim.cli import main
-from sim.experiments.check import judge
+from sim.studies.experiments.check import judge
 
 
 def _cond(text, tmp_path):
@@ -40,7 +40,7 @@ def test_judge_uses_the_whole_interval(tmp_path, bounds, lo, hi, expected):
 
 
 def test_bounds_need_a_bound_and_target_needs_tolerance(tmp_path):
-    from sim.errors import UserError
+    from sim.core.errors import UserError
 
     with pytest.raises(UserError, match="needs a bound"):
         _cond("e:\n  checks:\n    - metric: imbalance\n", tmp_path)

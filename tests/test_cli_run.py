@@ -22,11 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _fake_game():
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv(api.EXTRA_GAMES_ENV, "fake=fake_game")
-        yield
+pytestmark = pytest.mark.usefixtures("fake_game_registered")
 
 
 def invoke(*args: str):
@@ -191,7 +187,7 @@ def test_help_has_examples(args):
 def test_help_does_not_import_heavy_modules():
     code = ("import sys, sim.cli; from click.testing import CliRunner; "
             "r = CliRunner().invoke(sim.cli.main, ['--help']); assert r.exit_code == 0; "
-            "print(sorted(m for m in ('numba', 'polars', 'numpy', 'pyarrow', 'sim.game') "
+            "print(sorted(m for m in ('numba', 'polars', 'numpy', 'pyarrow', 'sim.core.game') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})

@@ -1,10 +1,10 @@
-"""sim.csvfile: comments, physical line numbers and one-line errors naming file/line/field."""
+"""sim.core.csvfile: comments, physical line numbers and one-line errors naming file/line/field."""
 import hashlib
 
 import pytest
 
-from sim.csvfile import file_sha256, read_rows
-from sim.errors import UserError
+from sim.core.csvfile import file_sha256, read_rows
+from sim.core.errors import UserError
 
 REQUIRED = ("id", "value")
 OPTIONAL = ("note",)

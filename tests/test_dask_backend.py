@@ -22,23 +22,20 @@ from click.testing import CliRunner
 pytest.importorskip("distributed")
 
 import fake_game  # noqa: E402
-from sim import api, backends, cli  # noqa: E402
-from sim.game import GAME_MODULES  # noqa: E402
+from sim import api, cli  # noqa: E402
+from sim.core.game import game_request  # noqa: E402
+from sim.runs import backends, setup  # noqa: E402
+from sim.core.game import GAME_MODULES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _fake_game():
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv(api.EXTRA_GAMES_ENV, "fake=fake_game")
-        mp.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), str(TESTS)]))
-        yield
+pytestmark = pytest.mark.usefixtures("fake_game_registered")
 
 
 @pytest.fixture(scope="module")
-def cluster(_fake_game):
+def cluster(fake_game_registered):
     from distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
@@ -119,7 +116,7 @@ def test_in_process_local_cluster_backend(tmp_path):
 # --------------------------------------------------------------------------- API for sweeps
 def test_run_tasks_points_times_chunks(tmp_path, cluster):
     address, client = cluster
-    points = {bonus: backends.ConfigRequest.build("fake", 2, api._request(
+    points = {bonus: backends.ConfigRequest.build("fake", 2, game_request(
         None, None, (f"bonus={bonus}",), None, False)) for bonus in (0, 3)}
     for bonus in points:
         (tmp_path / str(bonus) / "games").mkdir(parents=True)
@@ -142,13 +139,13 @@ def test_run_tasks_points_times_chunks(tmp_path, cluster):
 def test_runner_on_chunk_hook_with_a_dask_backend(tmp_path, cluster):
     """How experiments hook in: their own RunDir + manifest, runner.run_chunks(backend=...,
     on_chunk=...); the aggregates of the chunks add up to the table."""
-    from sim import rundir, runner
+    from sim.runs import rundir, runner
 
     _, client = cluster
     game = api.resolve_game("fake")
-    request = api._request(None, None, ("bonus=2",), None, False)
-    config = api._configure(game, 2, request)
-    manifest = api._new_manifest("fake", 2, 5000, 6, 1000, config, request, None)
+    request = game_request(None, None, ("bonus=2",), None, False)
+    config = setup.configure_request(game, 2, request)
+    manifest = setup.new_manifest("fake", 2, 5000, 6, 1000, config, request, None)
     seen = []
     with rundir.RunDir.create(tmp_path / "run", manifest) as run, \
             backends.create("dask", client=client) as backend:
@@ -163,10 +160,10 @@ def test_runner_on_chunk_hook_with_a_dask_backend(tmp_path, cluster):
 def test_worker_refuses_another_configuration(tmp_path, cluster):
     """A worker that builds a different configuration (e.g. its card file differs) stops
     the run with one clear line instead of writing other games."""
-    from sim.backends.dask import run_task
+    from sim.runs.backends.dask import run_task
 
     _, client = cluster
-    request = backends.ConfigRequest.build("fake", 2, api._request(None, None, (), None, False))
+    request = backends.ConfigRequest.build("fake", 2, game_request(None, None, (), None, False))
     task = backends.ChunkTask(request, str(tmp_path), 1, 0, 10)
     future = client.submit(run_task, task, "client", False, None, "not-this-digest", pure=False)
     with pytest.raises(Exception, match="another configuration"):
@@ -284,7 +281,7 @@ def test_dask_not_installed_is_one_line(tmp_path, monkeypatch):
 ])
 def test_backend_option_errors(tmp_path, args, needles, monkeypatch):
     monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
-    monkeypatch.setattr("sim.backends.dask.CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr("sim.runs.backends.dask.CONNECT_TIMEOUT", "1s")
     result = CliRunner().invoke(cli.main, ["--game", "fake", "--games", "10",
                                            "--out", str(tmp_path / "r"), *args])
     _one_line_error(result, *needles)

@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from reports import sweep
-from sim import experiments
+from sim.studies import experiments
 from sim.cli import main
-from sim.errors import UserError
-from sim.experiments.cardfile import CardCsv
+from sim.core.errors import UserError
+from sim.studies.experiments.cardfile import CardCsv
 from sim.games.peer_to_peer.cards import default_cards_path, load_cards
 
 

@@ -4,7 +4,8 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from sim import backends, experiments  # noqa: E402
+from sim.runs import backends  # noqa: E402
+from sim.studies import experiments  # noqa: E402
 
 YAML = """
 sweep_on_cluster:

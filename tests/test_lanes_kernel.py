@@ -1,9 +1,9 @@
-"""equal_lanes (sim/lanes_kernel.py): 64 int16 comparisons read as one integer's bits."""
+"""equal_lanes (sim/core/lanes_kernel.py): 64 int16 comparisons read as one integer's bits."""
 import numpy as np
 import pytest
 from numba import njit
 
-from sim.lanes_kernel import LANES, equal_lanes
+from sim.core.lanes_kernel import LANES, equal_lanes
 
 
 @njit(cache=True)

@@ -1,4 +1,4 @@
-"""simulate matchups / sim.matchups and simulate strategies: layout, balance, errors."""
+"""simulate matchups / sim.studies.matchups and simulate strategies: layout, balance, errors."""
 from __future__ import annotations
 
 import csv
@@ -7,8 +7,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from sim import cli, matchups
-from sim.strategy import registry
+from sim import cli
+from sim.studies import matchups
+from sim.core.strategy import registry
 
 
 def invoke(*args: str):

@@ -1,9 +1,9 @@
-"""sim.noalias.NoAliasCompiler: numba's own noalias flag, set by a pipeline class (the
+"""sim.core.noalias.NoAliasCompiler: numba's own noalias flag, set by a pipeline class (the
 PLAI game kernel, engine_kernel.play_game, is compiled with it)."""
 import numpy as np
 from numba import njit
 
-from sim.noalias import NoAliasCompiler
+from sim.core.noalias import NoAliasCompiler
 
 
 def _add_into(a, b):

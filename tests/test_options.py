@@ -1,9 +1,9 @@
-"""sim.options: defaults, rules YAML (errors with line numbers), key=value and key.N=value."""
+"""sim.core.options: defaults, rules YAML (errors with line numbers), key=value and key.N=value."""
 import pytest
 from hypothesis import given, strategies as st
 
-from sim.errors import UserError
-from sim.options import Option, OptionSet
+from sim.core.errors import UserError
+from sim.core.options import Option, OptionSet
 
 COLOURS = ("red", "green", "blue")
 

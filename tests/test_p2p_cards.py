@@ -7,12 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim.errors import UserError
+from sim.core.errors import UserError
 from sim.games.peer_to_peer import constants as c
 from sim.games.peer_to_peer.cards import default_cards_path, load_cards, validate_for_players
 from sim.games.peer_to_peer.rules import OPTIONS
 
-RULES_TEXT = Path("/work/shared/rules/peer-to-peer.md")
 DOMAIN_WORD = r"(Service|Technology|Science|Information)"
 
 
@@ -22,11 +21,9 @@ def deck():
 
 
 @pytest.fixture(scope="module")
-def reconstruction_section() -> str:
+def reconstruction_section(rules_text) -> str:
     """The rules file's "default card file (a reconstruction)" section, one line."""
-    if not RULES_TEXT.exists():
-        pytest.skip("shared rules file not available")
-    text = RULES_TEXT.read_text()
+    text = rules_text("peer-to-peer.md")
     section = text.split("### The default card file (a reconstruction)")[1].split("###")[0]
     return " ".join(section.split())
 

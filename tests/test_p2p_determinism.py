@@ -3,7 +3,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from sim.game import get_game
+from sim.core.game import get_game
 
 
 @pytest.fixture(scope="module", params=[2, 3, 4, 5])

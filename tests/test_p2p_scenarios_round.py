@@ -1,5 +1,5 @@
 """Peer-to-Peer round scenarios, P2P-R1 .. P2P-R6 and decisions D3-D6
-(rules: /work/shared/rules/peer-to-peer.md).
+(rules: ../shared/rules/peer-to-peer.md).
 
 Each scenario is a hand-made state (tests/p2p_state.py) or a whole game with passive
 teams, with the outcome worked out from the rules file. Team weights are the real
@@ -578,7 +578,7 @@ def test_R5_end_when_row_empty_serves_the_last_customers_first():
     """P2P-R5 reading `end_when`: with deck_empty (default) a scored game can end with
     customers still waiting in the row; with row_empty it ends only once the row is empty
     too, so no customer's fate is 'row' and such games last longer."""
-    from sim.game import get_game
+    from sim.core.game import get_game
     from sim.games.peer_to_peer import constants as k
 
     results = {}

@@ -1,4 +1,4 @@
-"""Peer-to-Peer setup scenarios, P2P-S1 .. P2P-S6 (rules: /work/shared/rules/peer-to-peer.md).
+"""Peer-to-Peer setup scenarios, P2P-S1 .. P2P-S6 (rules: ../shared/rules/peer-to-peer.md).
 
 Expected values are worked out from the rules file and the default card file's
 description there (54 cards: 10 S cards, 16 ventures with values 10-13, every venture
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from sim.games.peer_to_peer import constants as k
-from sim.rng_kernel import seed_game, shuffle
+from sim.core.rng_kernel import seed_game, shuffle
 
 try:  # tests/ as a package (tests/__init__.py) or as a plain directory on sys.path
     from tests.p2p_state import PASSIVE, Game, State, rounds_of, warm_up

@@ -11,10 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from reports.sweep import estimate
-from sim import api, experiments
-from sim import autobalance as ab
+from sim import api
+from sim.studies import experiments
+from sim.studies import autobalance as ab
 from sim.cli import main
-from sim.experiments.cardfile import EDITABLE_FIELDS, CardCsv, editable_fields
+from sim.studies.experiments.cardfile import EDITABLE_FIELDS, CardCsv, editable_fields
 from sim.games.plai.cards import COLUMNS, DEFAULT_CARDS, load_cards
 
 PLAI_CARDS = str(DEFAULT_CARDS)

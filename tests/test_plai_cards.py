@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from sim.errors import UserError
+from sim.core.errors import UserError
 from sim.games.plai import constants as c
 from sim.games.plai.cards import DEFAULT_CARDS, load_cards
 from sim.games.plai.rules import OPTIONS, rules_array

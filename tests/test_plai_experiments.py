@@ -5,10 +5,10 @@ import numpy as np
 import polars as pl
 import pytest
 
-from sim import experiments
-from sim.errors import UserError
-from sim.experiments import schema
-from sim.experiments.sequential import Tally
+from sim.studies import experiments
+from sim.core.errors import UserError
+from sim.studies.experiments import schema
+from sim.studies.sequential import Tally
 
 EXP = """
 small:
@@ -79,7 +79,7 @@ def test_plai_experiment_runs_every_point_with_paired_metrics(ran):
 
 
 def test_plai_checks(exp_file, tmp_path):
-    from sim.experiments.check import evaluate
+    from sim.studies.experiments.check import evaluate
 
     exp = experiments.get("small", exp_file)
     rows = evaluate(exp.checks, [{"name": "p", "players": 2, "values": {"rule.takeover_threshold": 9},

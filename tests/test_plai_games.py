@@ -4,8 +4,8 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from sim.errors import UserError
-from sim.game import get_game
+from sim.core.errors import UserError
+from sim.core.game import get_game
 from sim.games.plai import constants as c
 
 GAME = get_game("plai")

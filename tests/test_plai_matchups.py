@@ -1,15 +1,15 @@
-"""PLAI matchups: every strategy in every seat (sim/matchups_plai.py)."""
+"""PLAI matchups: every strategy in every seat (sim/studies/matchups_plai.py)."""
 import csv
 import json
 
 import pytest
 from click.testing import CliRunner
 
-from reports.stats import wilson
-from sim import matchups
+from sim.core.stats import wilson
+from sim.studies import matchups
 from sim.cli import main
-from sim.errors import UserError
-from sim.matchups_plai import FIELD, seating
+from sim.core.errors import UserError
+from sim.studies.matchups_plai import FIELD, seating
 
 NAMES = ["aggressive", "bluffer:rate=0.3"]
 

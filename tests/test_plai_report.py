@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 
 from reports.registry import Context, list_metrics, select_metrics
-from reports.stats import wilson
+from sim.core.stats import wilson
 from sim.games.plai import constants as c
 from sim.games.plai.fight_stats import FIELDS, fights_of_trace
 

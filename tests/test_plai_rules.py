@@ -1,7 +1,7 @@
 """PLAI scenario tests from hand-made states, one or more per rule id (PLAI-S, T, F, D).
 
 Each test builds the piles by hand (test_plai_support.State), calls one engine kernel and
-checks the outcome worked out from /work/shared/rules/plai.md.
+checks the outcome worked out from ../shared/rules/plai.md.
 """
 from __future__ import annotations
 
@@ -291,7 +291,7 @@ def _mode_counts(w, hand, trials=400):
 
 
 def test_d3_bluffer_bluffs_at_its_rate_and_cautious_always_defends():
-    from sim.strategy import parse_spec
+    from sim.core.strategy import parse_spec
 
     def vector(spec):
         strategy, params = parse_spec(spec, "plai")

@@ -89,7 +89,7 @@ class State:
         return int((self.bankrupt < 0).sum())
 
     def seed(self, seed: int, index: int = 0) -> "State":
-        from sim.rng_kernel import seed_game
+        from sim.core.rng_kernel import seed_game
 
         seed_game(self.rng, seed, index)
         return self

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim import rng_kernel as kr
+from sim.core import rng_kernel as kr
 from sim.games.peer_to_peer import engine_kernel as ek
 from sim.games.peer_to_peer.game import GAME
 from sim.games.peer_to_peer.reference import events as ev

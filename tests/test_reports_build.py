@@ -12,7 +12,7 @@ from reports.build import write_report
 from reports.load import load_runs
 from reports.registry import list_metrics
 from reports.synthetic import CARD_IDS, write_run
-from sim.errors import UserError
+from sim.core.errors import UserError
 
 METRIC_NAMES = [m.name for m in list_metrics()]
 

@@ -5,7 +5,7 @@ import polars as pl
 import pytest
 
 from reports.registry import Context, list_metrics, select_metrics
-from reports.stats import diff_ci, wilson
+from sim.core.stats import diff_ci, wilson
 from reports.wording import ABOVE, BELOW, UNDECIDED, WITHIN, judge, verdict
 
 CARDS = ["c0", "c1", "c2", "c3"]

@@ -1,11 +1,11 @@
-"""reports.stats: interval arithmetic checked against published values."""
+"""sim.core.stats: interval arithmetic checked against published values."""
 import math
 
 import numpy as np
 import polars as pl
 import pytest
 
-from reports.stats import (diff_ci, mean_ci, ratio_ci, t_interval, t_ppf, wilson, with_diff,
+from sim.core.stats import (diff_ci, mean_ci, ratio_ci, t_interval, t_ppf, wilson, with_diff,
                            with_t_interval, with_wilson)
 
 

@@ -10,13 +10,12 @@ import polars as pl
 import pytest
 
 import fake_game
-from sim import api, rundir
-from sim.errors import UserError
+from sim import api
+from sim.runs import rundir
+from sim.core.errors import UserError
 
 
-@pytest.fixture(autouse=True)
-def _fake_game(monkeypatch):
-    monkeypatch.setenv(api.EXTRA_GAMES_ENV, "fake=fake_game")
+pytestmark = pytest.mark.usefixtures("fake_game_registered")
 
 
 @pytest.mark.parametrize("games,chunk", [(1, 1), (10, 3), (100_000, 100_000), (250_001, 100_000),

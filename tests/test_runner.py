@@ -12,17 +12,14 @@ import polars as pl
 import pytest
 
 import fake_game
-from sim import api, runner
-from sim.errors import UserError
+from sim import api
+from sim.runs import runner, setup
+from sim.core.errors import UserError
 
 GAMES = 20_000
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _fake_game():
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv(api.EXTRA_GAMES_ENV, "fake=fake_game")
-        yield
+pytestmark = pytest.mark.usefixtures("fake_game_registered")
 
 
 @pytest.fixture(scope="module")
@@ -149,8 +146,8 @@ class _SignalOnThirdChunk:
 @pytest.mark.parametrize("signum,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_signal_stops_the_run_and_keeps_finished_chunks(tmp_path, monkeypatch, reference,
                                                         signum, code):
-    real_configure = api._configure
-    monkeypatch.setattr(api, "_configure", lambda *a: _SignalOnThirdChunk(real_configure(*a),
+    real_configure = setup.configure_request
+    monkeypatch.setattr(setup, "configure_request", lambda *a: _SignalOnThirdChunk(real_configure(*a),
                                                                           signum))
     before = signal.getsignal(signum)
     out = tmp_path / "run"
@@ -164,13 +161,13 @@ def test_signal_stops_the_run_and_keeps_finished_chunks(tmp_path, monkeypatch, r
     manifest = json.loads((out / "manifest.json").read_text())
     assert (manifest["complete"], manifest["status"], manifest["games_done"]) == \
         (False, "interrupted", 2000)
-    monkeypatch.setattr(api, "_configure", real_configure)
+    monkeypatch.setattr(setup, "configure_request", real_configure)
     api.resume(out, progress=False)
     assert pl.read_parquet(f"{out}/games/*.parquet").equals(reference.head(5000))
 
 
 def test_bad_game_output_is_caught_before_writing(tmp_path, monkeypatch):
-    real_configure = api._configure
+    real_configure = setup.configure_request
 
     class Short:
         def __init__(self, config):
@@ -182,7 +179,7 @@ def test_bad_game_output_is_caught_before_writing(tmp_path, monkeypatch):
         def run_chunk(self, seed, start, count, threads=1):
             return self.config.run_chunk(seed, start + 1, count, threads)
 
-    monkeypatch.setattr(api, "_configure", lambda *a: Short(real_configure(*a)))
+    monkeypatch.setattr(setup, "configure_request", lambda *a: Short(real_configure(*a)))
     with pytest.raises(RuntimeError, match="game_index 1..1000"):
         api.run(game="fake", games=2000, chunk_size=1000, out=tmp_path / "r", progress=False)
     assert not list((tmp_path / "r" / "games").iterdir())

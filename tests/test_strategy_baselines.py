@@ -1,7 +1,7 @@
 """The baseline strategies do what their descriptions say, and their parameters matter.
 
 Win rates here are head-to-head: wins / (wins + losses) among games with a winner
-(all_lose and draws excluded), as in sim/matchups.py, with 95 % Wilson intervals.
+(all_lose and draws excluded), as in sim/studies/matchups.py, with 95 % Wilson intervals.
 """
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reports.stats import diff_ci
-from sim import matchups
+from sim.core.stats import diff_ci
+from sim.studies import matchups
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer.cards import default_cards_path
 from sim.games.peer_to_peer.game import GAME

@@ -1,5 +1,5 @@
 """Every registered Peer-to-Peer strategy, at every player count, keeps every engine
-invariant (sim/conformance.py). Strategies are found through the registry, so a new file
+invariant (sim/studies/conformance.py). Strategies are found through the registry, so a new file
 in strategies/peer_to_peer/ is tested here just by existing."""
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import strategies.peer_to_peer as p2p_strategies
-from sim.conformance import check_results, check_strategy
-from sim.errors import UserError
+from sim.studies.conformance import check_results, check_strategy
+from sim.core.errors import UserError
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer import features
 from sim.games.peer_to_peer.game import GAME
-from sim.strategy import parse_spec, registry
+from sim.core.strategy import parse_spec, registry
 
 REGISTERED = sorted(registry("peer_to_peer"))
 GAMES_PER_CASE = 600  # x 5 strategies x 6 player counts = 18,000 debug games
@@ -79,7 +79,7 @@ def test_unknown_names_and_parameters_list_the_valid_ones():
 
 def test_a_new_strategy_file_is_registered_and_checked_by_existing(tmp_path, monkeypatch):
     (tmp_path / "zz_eager.py").write_text(textwrap.dedent('''
-        from sim.strategy import Strategy
+        from sim.core.strategy import Strategy
         STRATEGY = Strategy(name="zz_eager", summary="greedy, plus a bonus for urgent customers",
                             weights=lambda p: {"commit.urgent": p["eager"]},
                             params={"eager": 1.0})

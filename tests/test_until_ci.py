@@ -8,10 +8,10 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from reports.stats import wilson
+from sim.core.stats import wilson
 from sim.cli import main
-from sim.errors import UserError
-from sim.experiments.sequential import Tally, parse_width, z_for_looks
+from sim.core.errors import UserError
+from sim.studies.sequential import Tally, parse_width, z_for_looks
 
 
 @pytest.mark.parametrize("text, width", [("1", 1.0), ("0.5", 0.5), ("2pp", 2.0), ("1.5%", 1.5)])

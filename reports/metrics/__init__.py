@@ -6,7 +6,7 @@ A new metric is one new file, for example ``reports/metrics/contest_rate.py``::
     import polars as pl
     from reports.metrics._common import P2P, keys, sort_groups
     from reports.registry import Context, Metric
-    from reports.stats import with_wilson
+    from sim.core.stats import with_wilson
 
     def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
         t = games.group_by(keys(ctx)).agg(pl.len().alias("games"),

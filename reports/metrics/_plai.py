@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from reports.stats import ratio_ci
+from sim.core.stats import ratio_ci
 
 PLAI = ("plai",)
 
@@ -23,7 +23,7 @@ def ratio_aggs(x: pl.Expr, y: pl.Expr, stem: str) -> list[pl.Expr]:
 
 def with_ratio(df: pl.DataFrame, stem: str, z: float) -> pl.DataFrame:
     """Turn the ``ratio_aggs`` sums into ``<stem>_rate``, ``<stem>_lo``, ``<stem>_hi``
-    (delta-method interval of reports.stats.ratio_ci) and drop the sums."""
+    (delta-method interval of sim.core.stats.ratio_ci) and drop the sums."""
     cols = [f"_{stem}_{s}" for s in ("x", "xx", "xy", "y", "yy", "n")]
     if df.height == 0:
         return df.drop(cols).with_columns(*(pl.lit(None, dtype=pl.Float64).alias(f"{stem}_{s}")
@@ -38,11 +38,13 @@ def pairing(manifest: dict) -> str:
     """A short label for a PLAI run's seats, from the specs as given (the manifest's
     strategies also list every default weight): "weighted x4" or "bluffer:rate=0.3 vs
     cautious vs cautious"."""
-    from sim.games.plai.game import _seat_specs
+    from sim.core.strategy import seat_specs
+    from sim.games.plai.game import DEFAULT_KEYS, DEFAULT_STRATEGY
 
     request = (manifest.get("request") or {}).get("strategies") or None
     try:
-        specs = list(_seat_specs(int(manifest["players"]), request).values())
+        specs = list(seat_specs(int(manifest["players"]), request, DEFAULT_STRATEGY,
+                                DEFAULT_KEYS).values())
     except Exception:  # noqa: BLE001 - an odd manifest still gets a label
         specs = [str(v.get("name", "?")) if isinstance(v, dict) else str(v)
                  for v in (manifest.get("strategies") or {}).values()]

@@ -6,7 +6,7 @@ import polars as pl
 from reports.metrics._common import ALL_LOSE, P2P, keys, sort_groups, where
 from reports.plots import MAX_PANELS, category, grouped_points, new_figure
 from reports.registry import Context, Finding, Metric
-from reports.stats import with_t_interval, with_wilson
+from sim.core.stats import with_t_interval, with_wilson
 from reports.wording import count, pct
 
 

@@ -5,7 +5,7 @@ import polars as pl
 
 from reports.metrics._common import P2P, keys, sort_groups
 from reports.registry import Context, Metric
-from reports.stats import with_wilson
+from sim.core.stats import with_wilson
 
 # fate codes (data contract) grouped into what a designer asks about
 FATES = (("scored", (3, 4)), ("venture", (5, 6)), ("group_deck", (7, 8)), ("unhappy", (2,)),

@@ -7,7 +7,7 @@ import polars as pl
 from reports.metrics._common import P2P, SOLO_WIN, WIN_A, WIN_B, keys, sort_groups, where
 from reports.plots import MAX_PANELS, threshold_band
 from reports.registry import Context, Finding, Metric
-from reports.stats import with_diff, with_wilson
+from sim.core.stats import with_diff, with_wilson
 from reports.wording import ABOVE, BELOW, NO_DATA, UNDECIDED, WITHIN, judge, level_of, verdict
 
 SEATS = 6

@@ -6,7 +6,7 @@ import polars as pl
 from reports.metrics._common import (ALL_LOSE, DRAW, P2P, WIN_A, WIN_B, add_verdict, judged)
 from reports.plots import MAX_PANELS, grouped_points, new_figure, threshold_band
 from reports.registry import Context, Finding, Metric
-from reports.stats import diff_ci, with_wilson
+from sim.core.stats import diff_ci, with_wilson
 from reports.wording import pp
 
 MODE_ORDER = ("extra_venture", "extra_venture_empty", "none")

@@ -6,7 +6,7 @@ import polars as pl
 from reports.metrics._common import P2P, keys, sort_groups
 from reports.plots import COLORS, MAX_PANELS, new_figure
 from reports.registry import Context, Finding, Metric
-from reports.stats import ratio_ci, t_interval
+from sim.core.stats import ratio_ci, t_interval
 from reports.wording import pct, plural
 
 DESTS = ("score", "venture", "deck")

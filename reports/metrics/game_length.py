@@ -12,7 +12,7 @@ from reports.metrics._common import (
     sort_groups,
 )
 from reports.registry import Context, Metric
-from reports.stats import with_t_interval
+from sim.core.stats import with_t_interval
 
 CLASSES = ("all", "scored", "all_lose")
 

@@ -7,7 +7,7 @@ from reports.metrics._common import (ALL_LOSE, DRAW, P2P, SOLO_WIN, TIMEOUT, WIN
                                      keys, sort_groups)
 from reports.plots import MAX_PANELS, category, grouped_points, new_figure
 from reports.registry import Context, Metric
-from reports.stats import with_wilson
+from sim.core.stats import with_wilson
 
 OUTCOMES = (("A_win", WIN_A), ("B_win", WIN_B), ("draw", DRAW), ("all_lose", ALL_LOSE),
             ("solo_win", SOLO_WIN), ("timeout", TIMEOUT))

@@ -6,7 +6,7 @@ import polars as pl
 from reports.metrics._common import keys, length_histograms, sort_groups
 from reports.metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE, PLAI
 from reports.registry import Context, Metric
-from reports.stats import with_t_interval
+from sim.core.stats import with_t_interval
 
 ENDED = {"all": None, "seat_win": OUT_SEAT, "maintainers": OUT_MAINTAINERS,
          "stalemate": OUT_STALEMATE}

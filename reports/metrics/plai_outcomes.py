@@ -7,7 +7,7 @@ from reports.metrics._common import keys, sort_groups, where
 from reports.metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE, PLAI
 from reports.plots import category, grouped_points, new_figure
 from reports.registry import Context, Finding, Metric
-from reports.stats import with_wilson
+from sim.core.stats import with_wilson
 from reports.wording import pct
 
 

@@ -7,7 +7,7 @@ from reports.metrics._common import add_verdict, judged, keys, sort_groups, wher
 from reports.metrics._plai import MAX_SEATS, OUT_SEAT, PLAI
 from reports.plots import category, grouped_points, new_figure
 from reports.registry import Context, Finding, Metric
-from reports.stats import with_wilson
+from sim.core.stats import with_wilson
 
 
 def by_place(games: pl.DataFrame, ctx: Context, place: pl.Expr, name: str) -> pl.DataFrame:

@@ -7,7 +7,7 @@ from reports.metrics._common import keys, sort_groups
 from reports.metrics._plai import PLAI, ratio_aggs, with_ratio
 from reports.plots import category, grouped_points, new_figure
 from reports.registry import Context, Metric
-from reports.stats import with_t_interval, with_wilson
+from sim.core.stats import with_t_interval, with_wilson
 
 FIGHTS = pl.col("regional_attacked") + pl.col("venture_attacked") + pl.col("takeovers")
 

@@ -7,7 +7,7 @@ import polars as pl
 from reports.metrics._common import DRAW, P2P, WIN_A, WIN_B, keys, sort_groups
 from reports.plots import COLORS, MAX_PANELS, new_figure
 from reports.registry import Context, Metric
-from reports.stats import with_t_interval, with_wilson
+from sim.core.stats import with_t_interval, with_wilson
 
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:

@@ -6,7 +6,7 @@ import polars as pl
 from reports.metrics._common import (P2P, TEAM_PLAYERS, WIN_A, WIN_B, add_verdict, judged, keys,
                                      sort_groups, where)
 from reports.registry import Context, Finding, Metric
-from reports.stats import with_wilson
+from sim.core.stats import with_wilson
 from reports.wording import plural
 
 

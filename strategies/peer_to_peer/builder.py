@@ -4,7 +4,7 @@ Early in the game a won customer goes into the group deck (where a `develop` ven
 allows) or onto a seat; once the customer deck holds at most `threshold` cards, it
 scores everything. `threshold` is the switch-over point.
 """
-from sim.strategy import Strategy
+from sim.core.strategy import Strategy
 
 
 def _weights(p):

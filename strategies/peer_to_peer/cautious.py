@@ -10,7 +10,7 @@ Contests: as the marker holder it has seen the rival's play and retargets away f
 contest it would lose (P2P-R2b, D3). Without the marker it cannot know, so it shies
 away from the row's most valuable customer, the one a greedy rival goes for, by `risk`.
 """
-from sim.strategy import Strategy
+from sim.core.strategy import Strategy
 
 
 def _weights(p):

@@ -2,7 +2,7 @@
 
 It is the default policy (sim/games/peer_to_peer/features.py), so it overrides nothing.
 """
-from sim.strategy import Strategy
+from sim.core.strategy import Strategy
 
 STRATEGY = Strategy(
     name="greedy",

@@ -4,7 +4,7 @@ Every weight is zero except each decision's noise feature, so the best option is
 with the highest independent uniform draw: a uniform pick among the legal options.
 """
 from sim.games.peer_to_peer.features import FEATURE_NAMES
-from sim.strategy import Strategy
+from sim.core.strategy import Strategy
 
 
 def _weights(params):

@@ -3,7 +3,7 @@
 Each parameter is one weight (both phases); the defaults reproduce greedy. Features are
 documented in sim/games/peer_to_peer/features.py.
 """
-from sim.strategy import Strategy
+from sim.core.strategy import Strategy
 
 PARAMS = {
     "value": 1.0,          # customer value

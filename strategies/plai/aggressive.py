@@ -3,7 +3,7 @@
 A takeover (legal only at the threshold) outscores everything; otherwise venture capital.
 Attacking a funding with an adversary outscores passing at any stake.
 """
-from sim.strategy import Strategy
+from sim.core.strategy import Strategy
 
 STRATEGY = Strategy(
     name="aggressive",

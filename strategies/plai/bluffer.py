@@ -5,7 +5,7 @@ probability ``rate``: the bluff option scores ``1000 * (u - (1 - rate))`` for a 
 draw u (the bluff_coin feature), which beats every other option when u > 1 - rate and
 loses to them otherwise. Its cards are buzzwords, strongest first (no GDPR Fine).
 """
-from sim.strategy import Strategy
+from sim.core.strategy import Strategy
 
 BIG = 1000.0
 

@@ -4,7 +4,7 @@ Family funding (nobody can attack it) outscores every other action but a very st
 takeover; the real defense outscores not defending whenever a use case is in hand (the
 option is only legal then).
 """
-from sim.strategy import Strategy
+from sim.core.strategy import Strategy
 
 STRATEGY = Strategy(
     name="cautious",

@@ -4,7 +4,7 @@ Every weight is zero except ``noise``, so each decision takes the option with th
 highest independent uniform draw: a uniform pick among its legal options.
 """
 from sim.games.plai.features import FEATURE_NAMES
-from sim.strategy import Strategy
+from sim.core.strategy import Strategy
 
 
 def _weights(params):

@@ -5,7 +5,7 @@ Parameters are the feature names of sim/games/plai/features.py (for example
 so ``weighted`` with no parameters plays the game's default strategy.
 """
 from sim.games.plai.features import DEFAULT_WEIGHTS, FEATURE_NAMES
-from sim.strategy import Strategy
+from sim.core.strategy import Strategy
 
 STRATEGY = Strategy(
     name="weighted",

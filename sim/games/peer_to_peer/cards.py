@@ -12,8 +12,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from sim.csvfile import CsvRow, file_sha256, read_rows
-from sim.errors import UserError
+from sim.core.csvfile import CsvRow, file_sha256, read_rows
+from sim.core.errors import UserError
 from sim.games.peer_to_peer import constants as c
 
 REQUIRED_COLUMNS = ("id", "name", "domain", "value", "kind", "start")

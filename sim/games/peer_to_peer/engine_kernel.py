@@ -36,8 +36,8 @@ from sim.games.peer_to_peer.features import (
     D_SCORE_REMAINING, D_SCORE_VALUE, D_VENTURE, D_VENTURE_EFFECT, L_HAS_EFFECT, L_IS_NEW,
     L_NOISE, L_VALUE, NF, S_NOISE, S_NONE, S_VALUE, SWITCH, V_HAS_EFFECT, V_NOISE, V_VALUE,
 )
-from sim.lanes_kernel import LANES, equal_lanes
-from sim.rng_kernel import seed_game, shuffle, uniform
+from sim.core.lanes_kernel import LANES, equal_lanes
+from sim.core.rng_kernel import seed_game, shuffle, uniform
 
 # Piles
 P_CUST, P_ROW, P_GDECK, P_HAND, P_DISC, P_SCORE, P_UNHAPPY, P_OUT, P_SEAT = 0, 1, 2, 4, 6, 8, 10, 11, 12

@@ -13,7 +13,7 @@ from sim.games.peer_to_peer import features
 from sim.games.peer_to_peer.cards import CardTable, default_cards_path, load_cards, validate_for_players
 from sim.games.peer_to_peer.rules import OPTIONS, rules_array
 from sim.games.peer_to_peer.seats import TEAM_SIZES, seat_layout, seat_teams
-from sim.strategy import parse_spec
+from sim.core.strategy import parse_spec
 
 DEFAULT_STRATEGY = "greedy"
 TRACE_CAPACITY = 200_000
@@ -122,7 +122,7 @@ class PeerToPeerConfig:
         return name + (":" + ",".join(f"{p}={v:g}" for p, v in params.items()) if params else "")
 
     def summarize(self, games: pl.LazyFrame) -> dict[str, Any]:
-        from reports.stats import wilson, win_rate_ci
+        from sim.core.stats import wilson, win_rate_ci
 
         totals = games.select(
             pl.len().alias("n"),
@@ -182,7 +182,7 @@ class PeerToPeerGame:
     def configure(self, *, players: int, cards: str | None = None, rules_file: str | None = None,
                   rule_overrides: tuple[str, ...] = (), strategies: dict[str, str] | None = None,
                   debug: bool = False) -> PeerToPeerConfig:
-        from sim.errors import UserError
+        from sim.core.errors import UserError
 
         if players not in self.player_counts:
             raise UserError(f"Peer-to-Peer is played by 1 to 6 players, got {players}",

@@ -10,9 +10,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from sim.errors import UserError
+from sim.core.errors import UserError
 from sim.games.peer_to_peer import constants as c
-from sim.options import Option, OptionSet
+from sim.core.options import Option, OptionSet
 
 REAL_DOMAINS = c.DOMAIN_NAMES[:4]  # `any` has no rank of its own (P2P-C2)
 PLAYER_COUNTS = (1, 2, 3, 4, 5, 6)

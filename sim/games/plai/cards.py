@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.csvfile import CsvRow, file_sha256, read_rows
-from sim.errors import UserError
+from sim.core.csvfile import CsvRow, file_sha256, read_rows
+from sim.core.errors import UserError
 from sim.games.plai import constants as c
 
 DEFAULT_CARDS = Path(__file__).parent / "data" / "plai-reconstruction.csv"

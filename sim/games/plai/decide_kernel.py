@@ -33,7 +33,7 @@ from sim.games.plai.features import (
     F_STOP_STRENGTH, F_TARGET_HAND, F_TARGET_LEADER,
 )
 from sim.games.plai.piles_kernel import move
-from sim.rng_kernel import uniform
+from sim.core.rng_kernel import uniform
 
 NEG_INF = -1e300
 MASK_IDS = 64   # card ids below this are tracked in a uint64 bitmask

@@ -33,8 +33,8 @@ from sim.games.plai.piles_kernel import (
     discard_random_from, draw, enforce_pool_cap, log, move, move_all, move_random,
     resolve_events, seat_after, shuffle_pile, traced, unowned,
 )
-from sim.noalias import NoAliasCompiler
-from sim.rng_kernel import bounded, seed_game
+from sim.core.noalias import NoAliasCompiler
+from sim.core.rng_kernel import bounded, seed_game
 
 
 @njit(cache=True, _nrt=False)

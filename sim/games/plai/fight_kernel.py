@@ -15,7 +15,7 @@ from sim.games.plai.constants import (
     FO_WINNER, SIDE_ATTACK, SIDE_DEFENSE, USE_CASE, WHY_BLUFF_CALLED, WHY_STRENGTH,
     WHY_UNDEFENDED,
 )
-from sim.rng_kernel import bounded, seed_game
+from sim.core.rng_kernel import bounded, seed_game
 
 
 @njit(cache=True, _nrt=False)

@@ -8,12 +8,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from sim.errors import UserError
+from sim.core.errors import UserError
 from sim.games.plai import constants as c
 from sim.games.plai import features
 from sim.games.plai.cards import DEFAULT_CARDS, CardTable, load_cards
 from sim.games.plai.rules import OPTIONS, PLAYER_COUNTS, rules_array
-from sim.strategy import parse_spec
+from sim.core.strategy import parse_spec
 
 DEFAULT_STRATEGY = "weighted"   # with no parameters: the game's default weights
 DEFAULT_KEYS = ("all", "default")
@@ -129,7 +129,7 @@ class PlaiConfig:
         return self.specs.get(f"seat{seat}") or self.strategies[f"seat{seat}"][0]
 
     def summarize(self, games: pl.LazyFrame) -> dict[str, Any]:
-        from reports.stats import win_rate_ci
+        from sim.core.stats import win_rate_ci
 
         seat_wins = [((pl.col("outcome") == c.OUT_SEAT) & (pl.col("winner") == s)).sum()
                      .alias(f"seat{s}") for s in range(self.players)]

@@ -19,7 +19,7 @@ from sim.games.plai.constants import (
     MARKET_EVENT, P_DECK, P_DISCARD, P_EVENTS, P_HAND0, P_POOL, R_PLAYERS, R_POOL_CAP,
     R_RESHUFFLE, S_EVENTS, S_MAX_POOL, S_RESHUFFLES, S_TRACE_N, S_TURNS,
 )
-from sim.rng_kernel import bounded, bounded_of, step
+from sim.core.rng_kernel import bounded, bounded_of, step
 
 
 @intrinsic

@@ -10,9 +10,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from sim.errors import UserError
+from sim.core.errors import UserError
 from sim.games.plai import constants as c
-from sim.options import Option, OptionSet
+from sim.core.options import Option, OptionSet
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 

@@ -8,15 +8,16 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sys
 import threading
 import time
 from typing import Any
 
-# _OutputFailed: writing a part or the manifest raised OSError (kept apart from errors in
+from sim.core.progress import bar_context, progress_bar
+# OutputFailed: writing a part or the manifest raised OSError (kept apart from errors in
 # game code); defined with the backends, which raise it from any process.
-from sim.backends import OutputFailed as _OutputFailed
-from sim.rundir import (NO_SPACE_ERRNOS, RunDir, chunk_layout, now_iso, output_error)
+from sim.runs.backends import OutputFailed
+from sim.runs.rundir import (NO_SPACE_ERRNOS, RunDir, chunk_layout, now_iso, output_error,
+                             pending_chunks)
 
 MANIFEST_EVERY_SECONDS = 1.0  # rewrite the manifest at most this often while running
 _SIGNAL_NAMES = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}
@@ -78,42 +79,10 @@ def _source_hash() -> str:
     return sim.source_hash()
 
 
-def _progress_bar(enabled: bool, total: int, done: int, label: str):
-    if not (enabled and sys.stderr.isatty()):
-        return contextlib.nullcontext(None)
-    import click
-
-    bar = click.progressbar(length=total, label=label, file=sys.stderr, show_eta=True,
-                            show_percent=True, width=30)
-    bar.update(done)
-    return bar
-
-
-def _check_table(table: Any, start: int, count: int) -> None:
-    """Catch a game returning the wrong rows before it is written (a bug, not user error)."""
-    if table.height != count or table.columns[:1] != ["game_index"]:
-        raise RuntimeError(f"run_chunk(start={start}, count={count}) returned {table.height} rows "
-                           f"with columns {table.columns[:3]}...; expected {count} rows with "
-                           "game_index first")
-    first, last = table["game_index"][0], table["game_index"][-1]
-    if first != start or last != start + count - 1:
-        raise RuntimeError(f"run_chunk(start={start}, count={count}) returned game_index "
-                           f"{first}..{last}")
-
-
-def pending_chunks(run: RunDir, manifest: dict[str, Any]) -> tuple[list[tuple[int, int]], int]:
-    """Chunks without a complete part on disk, and the number of games already done."""
-    seed = manifest["seed"]
-    layout = chunk_layout(manifest["games"], manifest["chunk_size"])
-    todo = [(start, count) for start, count in layout if not run.part_done(seed, start, count)]
-    done_games = manifest["games"] - sum(count for _, count in todo)
-    return todo, done_games
-
-
 def _config_request(manifest: dict[str, Any], backend: Any):
     """The picklable request a worker rebuilds the configuration from (in-process backends
     use the caller's config object, so a game missing from the registry is fine there)."""
-    from sim.backends import ConfigRequest
+    from sim.runs.backends import ConfigRequest
 
     if backend.in_process:
         return ConfigRequest(manifest["game"], int(manifest["players"]))
@@ -125,7 +94,7 @@ def run_chunks(config: Any, run: RunDir, manifest: dict[str, Any], *, threads: i
                backend: Any = None, on_chunk: Any = None) -> dict[str, Any]:
     """Play every chunk that has no part yet; returns the final (complete) manifest.
 
-    ``backend`` (sim.backends) plays the chunks: by default in this process, one after
+    ``backend`` (sim.runs.backends) plays the chunks: by default in this process, one after
     another; a Dask backend plays them on a cluster, in any order, from the manifest's
     ``request`` (``config`` is then used only on this side). ``on_chunk(result)`` is called
     with each finished chunk's ChunkResult (count, aggregates on Dask), e.g. for progress.
@@ -142,7 +111,7 @@ def run_chunks(config: Any, run: RunDir, manifest: dict[str, Any], *, threads: i
                "pid": os.getpid(), "threads": threads, "games_played": 0, "wall_seconds": 0.0,
                "source_hash": _source_hash(), "status": "running"}
     if backend is None:
-        from sim.backends import LocalBackend
+        from sim.runs.backends import LocalBackend
 
         backend = LocalBackend()
     if backend.name != "local":
@@ -171,12 +140,13 @@ def run_chunks(config: Any, run: RunDir, manifest: dict[str, Any], *, threads: i
             run.write_manifest(manifest)
         except OSError as exc:
             if strict:
-                raise _OutputFailed(exc) from exc
+                raise OutputFailed(exc) from exc
 
     played_chunks = played_games = 0
     last_sync = time.perf_counter()
     label = f"{manifest['game']} {manifest['players']}p seed {seed}"
-    with _SignalGuard(), _progress_bar(progress, games, done_games, label) as bar:
+    bar = progress_bar(progress, games, label, done=done_games)
+    with _SignalGuard(), bar_context(bar) as bar:
         try:
             sync("running", strict=True)
             results = backend.map_chunks(
@@ -204,7 +174,7 @@ def run_chunks(config: Any, run: RunDir, manifest: dict[str, Any], *, threads: i
             run.remove_temporaries()
             sync("interrupted", strict=False)
             raise RunInterrupted(stop.signum, str(run.path), done_games, games) from None
-        except _OutputFailed as failed:
+        except OutputFailed as failed:
             run.remove_temporaries()
             status = "out-of-space" if failed.error.errno in NO_SPACE_ERRNOS else "failed"
             sync(status, strict=False)

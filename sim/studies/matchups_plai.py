@@ -1,6 +1,6 @@
 """PLAI strategy matchups: every strategy in every seat.
 
-    >>> from sim import matchups
+    >>> from sim.studies import matchups
     >>> result = matchups.run("weighted,aggressive,cautious", game="plai", players=4, games=20_000)
     >>> print(result.table())
 
@@ -23,14 +23,15 @@ pairs.csv, so any game can be replayed with ``simulate trace --game plai --seat 
 """
 from __future__ import annotations
 
-import datetime as _dt
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from sim.errors import UserError
+from sim.core.errors import UserError
+from sim.core.game import configure
+from sim.core.inputs import parse_count, parse_seed, parse_threads
+from sim.studies.matchup_files import common_manifest, new_run_dir, strategy_names, write_outputs
 
 GAME = "plai"
 CHUNK = 100_000
@@ -136,7 +137,7 @@ def _play_block(strategy: str, opponent: str, seat: int, names: list[str], playe
 def matrix_rows(strategies: list[str], pairs: list[dict[str, Any]],
                 players: int) -> list[dict[str, Any]]:
     """Pool the seats of every cell; see the module docstring."""
-    from reports.stats import wilson
+    from sim.core.stats import wilson
 
     rows = []
     for x in strategies:
@@ -165,28 +166,21 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
         command_line: str | None = None) -> PlaiMatchupResult:
     """Play every cell (strategy x opponent, and strategy x field), every seat in turn;
     write manifest.json, pairs.csv, matrix.csv and matrix.txt into a new run directory."""
-    import sim
-    from sim import api
     from sim.games.plai.rules import PLAYER_COUNTS
-    from sim.matchups import _new_run_dir, _write_csv, strategy_names
 
-    games = api.parse_count(games, field="--games")
-    players = api.parse_count(players, field="--players", maximum=1000)
+    games = parse_count(games, field="--games")
+    players = parse_count(players, field="--players", maximum=1000)
     if players not in PLAYER_COUNTS:
         raise UserError(f"PLAI is played by 2 to 5 players, got {players}", field="--players")
     if games < players:
         raise UserError(f"must be at least {players} so every seat gets games", field="--games")
-    threads = api.default_threads() if threads is None else api.parse_count(threads, "--threads",
-                                                                           4096)
-    seed = api._seed(seed)
+    threads = parse_threads(threads)
+    seed = parse_seed(seed)
     names = strategy_names(strategies, "plai", "weighted,aggressive")
     configure_args = {"cards": cards, "rules_file": rules_file,
                       "rule_overrides": tuple(rule_overrides), "debug": debug}
-    api.configure(GAME, players, cards, rules_file, tuple(rule_overrides), None, debug)
-    if out is None:
-        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        out = Path("runs") / f"matchups-{GAME}-{players}p-seed{seed}-{stamp}"
-    run_dir = _new_run_dir(out, players, seed)
+    configure(GAME, players, cards, rules_file, tuple(rule_overrides), None, debug)
+    run_dir = new_run_dir(out, GAME, players, seed)
 
     per_seat = [games // players + (1 if s < games % players else 0) for s in range(players)]
     stride = -(-games // players)
@@ -209,13 +203,7 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
         "win_rate": "the row strategy's wins / all games of the cell; Wilson 95 % interval",
         "seats": "the row strategy sits in each seat for an equal share of the cell's games; "
                  "the opponent (or the field of the other strategies) fills the other seats",
-        "wall_seconds": round(wall, 3), "package_version": sim.__version__,
-        "source_hash": sim.source_hash(), "command_line": command_line,
-        "finished": _dt.datetime.now().isoformat(timespec="seconds"),
+        **common_manifest(wall=wall, command_line=command_line),
     }
-    _write_csv(run_dir / "pairs.csv", PAIR_COLUMNS, pairs)
-    _write_csv(run_dir / "matrix.csv", MATRIX_COLUMNS, result.matrix)
-    (run_dir / "matrix.txt").write_text(result.table() + "\n", encoding="utf-8")
-    (run_dir / "manifest.json").write_text(json.dumps(result.manifest, indent=2) + "\n",
-                                           encoding="utf-8")
+    write_outputs(result, PAIR_COLUMNS, MATRIX_COLUMNS)
     return result

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from sim.errors import UserError
+from sim.core.errors import UserError
 
 _INTEGER = re.compile(r"[+-]?\d+")  # stricter than int(): no "1_000", no spaces inside
 

@@ -25,8 +25,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-from sim.backends import WRITE_PARTS, Backend, ChunkResult, ChunkTask, ConfigRequest
-from sim.errors import UserError
+from sim.runs.backends.base import WRITE_PARTS, Backend, ChunkResult, ChunkTask, ConfigRequest
+from sim.core.errors import UserError
 
 TASK_PREFIX = "cardsim-chunk"
 CONNECT_TIMEOUT = "10s"
@@ -75,7 +75,7 @@ def process_source_hash() -> str:
 
 def config_digest(config: Any) -> str:
     """What a configuration plays (cards sha256, rules, strategies...), as a short hash."""
-    from sim.rundir import json_default, to_jsonable
+    from sim.runs.rundir import json_default, to_jsonable
 
     text = json.dumps(to_jsonable(config.manifest()), sort_keys=True, default=json_default)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -103,7 +103,7 @@ def _sees_run_dir(run_dir: str, token: str | None) -> bool:
 def run_task(task: ChunkTask, write_parts: str, aggregate: bool, source_hash: str | None,
              digest: str | None) -> ChunkResult:
     """The Dask task: one chunk, on a worker."""
-    from sim.backends.tasks import configured, execute, set_numba_threads
+    from sim.runs.backends.tasks import configured, execute, set_numba_threads
 
     try:
         from distributed import get_worker
@@ -243,7 +243,7 @@ class DaskBackend(Backend):
         from distributed.client import FutureCancelledError
         from distributed.scheduler import KilledWorker
 
-        from sim.backends.tasks import configured, write_part_bytes
+        from sim.runs.backends.tasks import configured, write_part_bytes
 
         queue = iter(tasks)
         client = self.client
@@ -326,7 +326,7 @@ class LocalDaskBackend(DaskBackend):
 
         from distributed import Client, LocalCluster
 
-        from sim.api import default_threads
+        from sim.core.inputs import default_threads
 
         workers = self.workers or default_threads()
         dashboard = self.dashboard_address if importlib.util.find_spec("bokeh") else None

@@ -4,7 +4,7 @@ set that brings its target metrics into their bands.
 * **Search space**: ``autobalance.vary`` lists card fields (``TE12.value``,
   ``Service-10.effect``; PLAI ``Daily Standups.strength``, ``"9.copies"``) and the values
   each may take (a ``{min, max}`` range or a list). Refs and fields are those of
-  ``sim.experiments.cardfile``: a name printed on several rows (a PLAI card under several
+  ``sim.studies.experiments.cardfile``: a name printed on several rows (a PLAI card under several
   numerals) writes each candidate value to every one of its rows, and starts from its
   first row's value (a candidate equal to that value leaves the rows as printed).
 * **Targets** are any sweep metric of the game (``reports.sweep``): for PLAI e.g.
@@ -36,9 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.errors import UserError
-from sim.experiments.cardfile import CardCsv, diff
-from sim.experiments.schema import CardChange, Experiment, Point, apply_card_changes
+from reports.tables import text_table
+from sim.core.errors import UserError
+from sim.core.inputs import parse_count, parse_threads
+from sim.studies.experiments.cardfile import CardCsv, diff
+from sim.studies.experiments.schema import CardChange, Experiment, Point, apply_card_changes
 
 
 @dataclass
@@ -67,8 +69,6 @@ class AutobalanceResult:
     log: list = field(default_factory=list)
 
     def report(self) -> str:
-        from sim.experiments.run import _text_table
-
         lines = []
         lines.append(f"{self.evaluated} card sets evaluated in {self.rounds} rounds "
                      f"({self.dropped} dropped early by the stopping rule), "
@@ -85,7 +85,7 @@ class AutobalanceResult:
             s = start.get((m[0], m[1]))
             rows.append([m[0], m[1], f"{s[2]:.2f}" if s else "", f"{m[2]:.2f} [{m[3]:.2f}, {m[4]:.2f}]",
                          m[5]])
-        lines.append(_text_table(head, rows))
+        lines.append(text_table(head, rows))
         if self.card_file is not None:
             lines.append(f"card file: {self.card_file}")
         return "\n".join(lines)
@@ -108,7 +108,7 @@ class _Evaluator:
         self.count = 0
 
     def _config(self, point: Point, changes: tuple):
-        from sim.api import configure
+        from sim.core.game import configure
 
         all_changes = list(point.card_changes) + [CardChange(r, f, v, self.spec.vary[0].loc)
                                                   for r, f, v in changes]
@@ -175,14 +175,13 @@ def _better(a: Evaluation, b: Evaluation) -> bool:
 
 def autobalance(exp: Experiment, *, games: Any = None, out: Any = None, threads: Any = None,
                 progress: bool = True) -> AutobalanceResult:
-    from sim import api
 
     spec = exp.autobalance
     if spec is None:
         raise UserError("the experiment has no 'autobalance' section (vary + targets)",
                         file=exp.file, line=exp.loc.line, field=exp.name)
-    games = api.parse_count(games, field="--games") if games is not None else (spec.games or exp.games)
-    threads = api.default_threads() if threads is None else api.parse_count(threads, "--threads", 4096)
+    games = parse_count(games, field="--games") if games is not None else (spec.games or exp.games)
+    threads = parse_threads(threads)
     points = [p for p in exp.points() if any(t.selects(p) for t in spec.targets)]
     if not points:
         raise UserError("no point of the experiment matches any target (players / where)",

@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.errors import UserError
-from sim.experiments.schema import Condition, Experiment
+from reports.tables import text_table
+from sim.core.errors import UserError
+from sim.core.inputs import parse_count
+from sim.studies.experiments.schema import Condition, Experiment
 
 
 @dataclass
@@ -39,14 +41,12 @@ class CheckResult:
         return bool(self.rows) and all(row.status == "pass" for row in self.rows)
 
     def table(self) -> str:
-        from sim.experiments.run import _text_table
-
         head = ["check", "point", "estimate [interval]", "bounds", "result"]
         rows = [[r.check, r.point, f"{r.est:.2f} [{r.lo:.2f}, {r.hi:.2f}] ({100 * r.confidence:g} %)",
                  r.bounds, r.status.upper() if r.status != "pass" else "pass"] for r in self.rows]
         verdict = ("all checks hold" if self.passed else
                    f"{sum(r.status != 'pass' for r in self.rows)} of {len(self.rows)} failed")
-        return _text_table(head, rows) + f"\n{verdict} ({self.games:,} games per point)"
+        return text_table(head, rows) + f"\n{verdict} ({self.games:,} games per point)"
 
 
 def bounds_text(cond: Condition, unit: str) -> str:
@@ -102,13 +102,12 @@ def check_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                      threads: Any = None, progress: bool = True,
                      command_line: str | None = None) -> CheckResult:
     """Run the points the checks select (into ``out``, or a temporary directory) and judge."""
-    from sim import api
-    from sim.experiments.run import run_experiment
+    from sim.studies.experiments.run import run_experiment
 
     if not exp.checks:
         raise UserError("the experiment declares no checks (add a 'checks:' list)",
                         file=exp.file, line=exp.loc.line, field=exp.name)
-    games = exp.games if games is None else api.parse_count(games, field="--games")
+    games = exp.games if games is None else parse_count(games, field="--games")
 
     def needed(point) -> bool:
         return any(cond.selects(point) for cond in exp.checks)

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from sim.errors import UserError
+from sim.core.errors import UserError
 
 DEFAULT_FILE = "experiments.yaml"
 EXPERIMENT_KEYS = ("description", "game", "players", "games", "seed", "strategies", "cards",
@@ -77,9 +77,9 @@ def _kind(value: Any) -> str:
 
 
 def _loader_class():
-    from sim.options import _Loader  # YAML where only true/false are booleans
+    from sim.core.options import StrictBoolLoader  # YAML where only true/false are booleans
 
-    return _Loader
+    return StrictBoolLoader
 
 
 def read_yaml(path: str | Path) -> Y:
@@ -279,7 +279,7 @@ class Experiment:
     def base_cards_path(self) -> str:
         if self.cards is not None:
             return self.cards
-        from sim.api import resolve_game
+        from sim.core.game import resolve_game
 
         return str(resolve_game(self.game).default_cards_path())
 
@@ -373,7 +373,7 @@ def _number(node: Y) -> float:
 
 
 def _count(node: Y, field_name: str) -> int:
-    from sim.api import parse_count
+    from sim.core.inputs import parse_count
 
     try:
         return parse_count(node.v, field=node.key)
@@ -387,7 +387,7 @@ def _experiment(name: str, node: Y, path: Path) -> Experiment:
     if "description" in entries:
         exp.description = str(entries["description"].v or "")
     if "game" in entries:
-        from sim.api import game_modules
+        from sim.core.game import game_modules
 
         game = entries["game"]
         if not isinstance(game.v, str) or game.v not in game_modules():
@@ -497,8 +497,8 @@ _CARD_EXAMPLES = {"peer-to-peer": "TE12.value or Technology-12.value",
 def _card_key(key: str, node: Y, game: str = "peer-to-peer") -> tuple[str, str]:
     """REF.FIELD of a card change: the field is what follows the last dot (so a ref may be
     a name with spaces, or a numeric PLAI id: ``5.strength``), and must be one of the
-    game's editable fields (sim.experiments.cardfile)."""
-    from sim.experiments.cardfile import editable_fields
+    game's editable fields (sim.studies.experiments.cardfile)."""
+    from sim.studies.experiments.cardfile import editable_fields
 
     ref, dot, field_name = str(key).rpartition(".")
     ref = ref.strip()
@@ -700,8 +700,8 @@ def apply_card_changes(base_path: str, changes, *, game: str | None = "peer-to-p
                        strict: bool = True):
     """The base card file with ``changes`` applied, as a CardCsv; bad refs raise UserError
     at the change's YAML line. A ref that names several rows (a PLAI card printed under
-    several numerals) changes every one of them (sim.experiments.cardfile)."""
-    from sim.experiments.cardfile import CardCsv
+    several numerals) changes every one of them (sim.studies.experiments.cardfile)."""
+    from sim.studies.experiments.cardfile import CardCsv
 
     table = CardCsv(base_path, game)
     for change in changes:
@@ -715,7 +715,7 @@ def apply_card_changes(base_path: str, changes, *, game: str | None = "peer-to-p
 def validate_experiment(exp: Experiment) -> None:
     """Configure every point once (no games): a bad rule value, strategy, card reference
     or card value is reported at its line in the YAML file."""
-    from sim.api import configure
+    from sim.core.game import configure
 
     base = exp.base_cards_path()
     renamed: dict[str, str] = {}   # written card file -> the file it was made from

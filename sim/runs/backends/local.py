@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator, Mapping
 
-from sim.backends import Backend, ChunkResult, ChunkTask, ConfigRequest
+from sim.runs.backends.base import Backend, ChunkResult, ChunkTask, ConfigRequest
 
 
 class LocalBackend(Backend):
@@ -14,7 +14,7 @@ class LocalBackend(Backend):
 
     def run_tasks(self, tasks: Iterable[ChunkTask], *, configs: Mapping[ConfigRequest, Any]
                   | None = None, aggregate: bool = True) -> Iterator[ChunkResult]:
-        from sim.backends.tasks import configured, execute
+        from sim.runs.backends.tasks import configured, execute
 
         for task in tasks:
             config = (configs or {}).get(task.request)
@@ -24,6 +24,6 @@ class LocalBackend(Backend):
             yield execute(task, config, aggregate=aggregate, threads=threads)
 
     def default_threads(self) -> int:
-        from sim.api import default_threads
+        from sim.core.inputs import default_threads
 
         return default_threads()

@@ -1,5 +1,5 @@
 """Playing one chunk task, the same way in every backend: run_chunk, check the rows, write
-the part atomically through sim.rundir (or serialise it for the client), aggregate.
+the part atomically through sim.runs.rundir (or serialise it for the client), aggregate.
 
 Workers in other processes keep one GameConfig per ConfigRequest (a small LRU), so a
 sweep's point is configured once per worker process, not once per chunk.
@@ -13,7 +13,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from sim.backends import ChunkResult, ChunkTask, ConfigRequest, OutputFailed
+from sim.runs.backends.base import ChunkResult, ChunkTask, ConfigRequest, OutputFailed
 
 CONFIG_CACHE_SIZE = 16
 _configs: "OrderedDict[ConfigRequest, Any]" = OrderedDict()
@@ -74,7 +74,7 @@ class _ParquetBytes:
 
 def write_part_bytes(run_dir: str, seed: int, start: int, data: bytes) -> Path:
     """Write a part serialised by a worker (``write_parts="client"``), atomically."""
-    from sim.rundir import RunDir
+    from sim.runs.rundir import RunDir
 
     try:
         return RunDir(Path(run_dir)).write_part(seed, start, _ParquetBytes(data))
@@ -82,20 +82,31 @@ def write_part_bytes(run_dir: str, seed: int, start: int, data: bytes) -> Path:
         raise OutputFailed(exc) from exc
 
 
+def check_table(table: Any, start: int, count: int) -> None:
+    """Catch a game returning the wrong rows before it is written (a bug, not user error)."""
+    if table.height != count or table.columns[:1] != ["game_index"]:
+        raise RuntimeError(f"run_chunk(start={start}, count={count}) returned {table.height} rows "
+                           f"with columns {table.columns[:3]}...; expected {count} rows with "
+                           "game_index first")
+    first, last = table["game_index"][0], table["game_index"][-1]
+    if first != start or last != start + count - 1:
+        raise RuntimeError(f"run_chunk(start={start}, count={count}) returned game_index "
+                           f"{first}..{last}")
+
+
 def execute(task: ChunkTask, config: Any = None, *, write: bool = True, aggregate: bool = True,
             threads: int = 1, worker: str | None = None) -> ChunkResult:
     """Play ``task`` and write its part (``write=True``) or return it as Parquet bytes in
     the result (``write=False``). Errors in game code propagate unchanged; a failed write
     raises OutputFailed. Re-running a task rewrites the same bytes: retries are idempotent."""
-    from sim.rundir import RunDir
-    from sim.runner import _check_table
+    from sim.runs.rundir import RunDir
 
     if config is None:
         config = configured(task.request)
     t0 = time.perf_counter()
     table = config.run_chunk(task.seed, task.start, task.count, threads)
     seconds = time.perf_counter() - t0
-    _check_table(table, task.start, task.count)
+    check_table(table, task.start, task.count)
     run = RunDir(Path(task.run_dir))
     data = None
     if write:

@@ -18,7 +18,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from sim.errors import UserError
+from sim.core.errors import UserError
 
 
 @dataclass(frozen=True)
@@ -82,3 +82,26 @@ def parse_spec(spec: str, game_pkg: str, field_name: str = "strategy") -> tuple[
             raise UserError(f"parameter '{key}' of strategy '{name}' must be a number, got '{value}'",
                             field=field_name) from None
     return strategy, params
+
+
+def seat_specs(players: int, strategies: Mapping[str, str] | None, default: str,
+               default_keys: tuple[str, ...] = ("all", "default")) -> dict[str, str]:
+    """{"seat0": spec, ...} for a game of seats: per-seat keys ("seat2" or "2") over a
+    default (any of ``default_keys``, else ``default``). An unknown seat is a UserError
+    listing the valid keys."""
+    given = dict(strategies or {})
+    for key in default_keys:
+        if given.get(key):
+            default = given.pop(key)
+        else:
+            given.pop(key, None)
+    specs = {f"seat{s}": default for s in range(players)}
+    for key, spec in given.items():
+        seat = key[4:] if key.startswith("seat") else key
+        if not seat.isdigit() or int(seat) >= players:
+            valid = ", ".join([*specs, *default_keys])
+            raise UserError(f"no seat '{key}' in a {players}-player game; valid: {valid}",
+                            field="strategies")
+        if spec:
+            specs[f"seat{int(seat)}"] = spec
+    return specs

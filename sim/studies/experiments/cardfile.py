@@ -20,7 +20,7 @@ Editable fields are the game's card-file columns other than ``id`` (from the gam
 ``cards`` module: Peer-to-Peer value, effect, domain, kind, start, name; PLAI strength,
 copies, numeral, type, effect, name); for a game without such a module, the file's own
 columns other than ``id``. Values are checked by loading the changed file with the game's
-own loader (``sim.experiments.schema.validate_experiment``).
+own loader (``sim.studies.experiments.schema.validate_experiment``).
 
 The file keeps its comment lines and column order, so a written file differs from the
 starting one only in the cells that were changed (what ``simulate autobalance`` prints).
@@ -35,7 +35,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from sim.errors import UserError
+from sim.core.errors import UserError
 
 # Peer-to-Peer's editable fields, in the order its messages have always listed them.
 EDITABLE_FIELDS = ("value", "effect", "domain", "kind", "start", "name")
@@ -48,7 +48,7 @@ def game_card_columns(game: str) -> tuple[str, ...] | None:
     """The columns ``game``'s card files may have (its ``cards`` module's ``COLUMNS``, or
     ``REQUIRED_COLUMNS`` + ``OPTIONAL_COLUMNS``), or None when the game has no such module
     (games plugged in with CARDSIM_EXTRA_GAMES)."""
-    from sim.api import game_modules
+    from sim.core.game import game_modules
 
     module_name = game_modules().get(game)
     if module_name is None or "." not in module_name:

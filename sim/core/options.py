@@ -18,13 +18,13 @@ from typing import Any, Mapping, Sequence
 
 import yaml
 
-from sim.errors import UserError
+from sim.core.errors import UserError
 
 KINDS = ("int", "bool", "choice", "list")
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 
 
-class _Loader(yaml.SafeLoader):
+class StrictBoolLoader(yaml.SafeLoader):
     """safe_load, except that only true/false are booleans at parse time.
 
     YAML 1.1 turns yes/no/on/off into booleans, which would corrupt a choice such as
@@ -33,11 +33,11 @@ class _Loader(yaml.SafeLoader):
     """
 
 
-_Loader.yaml_implicit_resolvers = {
+StrictBoolLoader.yaml_implicit_resolvers = {
     first: [(tag, regex) for tag, regex in resolvers if tag != _BOOL_TAG]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-_Loader.add_implicit_resolver(_BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+StrictBoolLoader.add_implicit_resolver(_BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
                               list("tTfF"))
 _BOOL_WORDS = {"yes": True, "on": True, "y": True, "no": False, "off": False, "n": False}
 
@@ -103,7 +103,7 @@ class OptionSet:
         where = {"field": name}
         option = self._lookup(key, where)
         try:
-            value = yaml.load(raw, Loader=_Loader) if raw.strip() else None
+            value = yaml.load(raw, Loader=StrictBoolLoader) if raw.strip() else None
         except yaml.YAMLError as exc:
             raise UserError(f"--rule {text}: cannot parse the value ({_yaml_problem(exc)})",
                             **where) from None
@@ -168,7 +168,7 @@ def _read_rules_yaml(path: str) -> list[tuple[str, Any, int]]:
     except OSError as exc:
         raise UserError(f"cannot read the rules file ({exc.strerror})", file=path) from None
     try:
-        root = yaml.compose(text, Loader=_Loader)
+        root = yaml.compose(text, Loader=StrictBoolLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise UserError(f"not valid YAML ({_yaml_problem(exc)})", file=path,
@@ -188,7 +188,7 @@ def _read_rules_yaml(path: str) -> list[tuple[str, Any, int]]:
             raise UserError(f"option given twice (first on line {seen[key]})", file=path,
                             line=line, field=key)
         seen[key] = line
-        value = _Loader("").construct_document(value_node)
+        value = StrictBoolLoader("").construct_document(value_node)
         entries.append((key, value, line))
     return entries
 

@@ -22,7 +22,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Iterator
 
-from sim.errors import UserError
+from sim.core.errors import UserError
 
 MANIFEST = "manifest.json"
 GAMES_DIR = "games"
@@ -63,7 +63,7 @@ def now_iso() -> str:
 def git_commit() -> str | None:
     """HEAD of the git checkout holding the ``sim`` package, or None (not a checkout,
     no git, or any failure)."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]  # sim/runs/rundir.py -> the checkout
     try:
         out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
                              text=True, timeout=5, check=False)
@@ -137,6 +137,27 @@ def output_error(exc: OSError, run_dir: Path, action: str) -> OutputError:
     reason = exc.strerror or str(exc)
     return OutputError(f"cannot write the run directory ({reason}) while {action}",
                        file=str(run_dir), field="--out")
+
+def stamped_path(name: str, parent: str | os.PathLike = "runs") -> Path:
+    """A new directory name ``PARENT/NAME-YYYYmmdd-HHMMSS`` (``-2``, ``-3``... when it
+    exists): the default ``--out`` of every command."""
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    base = Path(parent) / f"{name}-{stamp}"
+    candidate, n = base, 1
+    while candidate.exists():
+        n += 1
+        candidate = base.with_name(f"{base.name}-{n}")
+    return candidate
+
+
+def pending_chunks(run: "RunDir", manifest: dict[str, Any]) -> tuple[list[tuple[int, int]], int]:
+    """Chunks without a complete part on disk, and the number of games already done."""
+    seed = manifest["seed"]
+    layout = chunk_layout(manifest["games"], manifest["chunk_size"])
+    todo = [(start, count) for start, count in layout if not run.part_done(seed, start, count)]
+    done_games = manifest["games"] - sum(count for _, count in todo)
+    return todo, done_games
+
 
 
 # ----------------------------------------------------------------------------- run dir

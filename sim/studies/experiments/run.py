@@ -14,15 +14,19 @@ are paired.
 """
 from __future__ import annotations
 
-import datetime as _dt
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.errors import UserError
-from sim.experiments.schema import Experiment, Point, apply_card_changes
+from reports.tables import text_table
+from sim.core.errors import UserError
+from sim.core.inputs import parse_count, parse_threads
+from sim.core.progress import progress_bar
+from sim.runs import backends
+from sim.runs.rundir import stamped_path
+from sim.runs.setup import new_run, play, resume
+from sim.studies.experiments.schema import Experiment, Point, apply_card_changes
 
 
 @dataclass
@@ -39,27 +43,15 @@ class ExperimentResult:
         table, diffs = sweep_tables(self.points, metrics)
         axes = [a.key for a in self.experiment.axes]
         (head, rows), (dhead, drows) = display_tables(table, diffs, metrics, axes)
-        text = _text_table(head, rows)
+        text = text_table(head, rows)
         if drows:
             text += "\n\npaired differences against the baseline (same games):\n"
-            text += _text_table(dhead, drows)
+            text += text_table(dhead, drows)
         return text
 
 
-def _text_table(headers, rows) -> str:
-    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
-    line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
-    return "\n".join([line(headers), line(["-" * w for w in widths]), *map(line, rows)])
-
-
 def default_out(name: str) -> Path:
-    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    base = Path("runs") / f"experiment-{name}-{stamp}"
-    candidate, n = base, 1
-    while candidate.exists():
-        n += 1
-        candidate = base.with_name(f"{base.name}-{n}")
-    return candidate
+    return stamped_path(f"experiment-{name}")
 
 
 def point_cards(exp: Experiment, point: Point, directory: Path) -> str | None:
@@ -88,17 +80,14 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
     finished points are kept and unfinished runs resumed. With a cluster backend (``dask``,
     ``dask-local``) the chunks of every new point go out as one list of tasks
     (points x chunks), so the cluster works on all points at once."""
-    from sim import api, backends
-    from sim.experiments.runs import new_run, play
-
     chosen, owned = backends.resolve(backend, backend_options)
     if chosen.in_process:
         if owned:
             chosen.close()
         chosen = None
 
-    games = exp.games if games is None else api.parse_count(games, field="--games")
-    threads = api.default_threads() if threads is None else api.parse_count(threads, "--threads", 4096)
+    games = exp.games if games is None else parse_count(games, field="--games")
+    threads = parse_threads(threads)
     out_path = Path(out) if out is not None else default_out(exp.name)
     points = [p for p in exp.points() if only is None or only(p)]
     # baselines of the kept points are needed for the paired differences
@@ -116,7 +105,7 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
     _claim(out_path, record)
     result = ExperimentResult(exp, out_path)
     total = games * len(points)
-    bar = _bar(progress, total, f"{exp.name}: {len(points)} points")
+    bar = progress_bar(progress, total, f"{exp.name}: {len(points)} points", show_pos=True)
     waiting = []  # (config, run, manifest) of new points whose chunks go to the cluster
     try:
         for index, point in enumerate(points, 1):
@@ -130,8 +119,8 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                 if bar is not None:
                     bar.update(games)
             elif done == "partial":
-                api.resume(run_dir, threads=threads, progress=False, command_line=command_line,
-                           backend=chosen)
+                resume(run_dir, threads=threads, progress=False, command_line=command_line,
+                       backend=chosen)
                 if bar is not None:
                     bar.update(games)
             else:
@@ -178,9 +167,6 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
 def _play_on_cluster(backend: Any, waiting: list, bar: Any, command_line: str | None) -> None:
     """Submit the chunks of every waiting point at once, then finish each run (its chunks
     are on disk, so the runner only records the session and the summary is written)."""
-    from sim import backends
-    from sim.experiments.runs import play
-
     tasks = [task for i, (_, run, manifest) in enumerate(waiting)
              for task in backends.pending_tasks(run, manifest, tag=i)]
     for result in backend.run_tasks(tasks):
@@ -215,12 +201,3 @@ def _existing(run_dir: Path) -> str:
         raise UserError("holds an unreadable run; choose a new --out", file=str(run_dir),
                         field="--out") from None
     return "complete" if data.get("complete") else "partial"
-
-
-def _bar(enabled: bool, total: int, label: str):
-    if not (enabled and sys.stderr.isatty()):
-        return None
-    import click
-
-    return click.progressbar(length=total, label=label, file=sys.stderr, show_eta=True,
-                             show_pos=True, width=30)

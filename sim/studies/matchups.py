@@ -1,6 +1,6 @@
 """Strategy matchups: every ordered pair of strategies, a win-rate matrix with 95 % intervals.
 
-    >>> from sim import matchups
+    >>> from sim.studies import matchups
     >>> result = matchups.run(["random", "greedy", "builder", "cautious"], players=4, games=10_000)
     >>> print(result.table())
 
@@ -22,9 +22,6 @@ can be replayed with ``simulate trace``.
 """
 from __future__ import annotations
 
-import csv
-import datetime as _dt
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +29,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from sim.errors import UserError
+from sim.core.errors import UserError
+from sim.core.game import configure
+from sim.core.inputs import parse_count, parse_seed, parse_threads
+from sim.studies.matchup_files import (common_manifest, new_run_dir, split_specs,  # noqa: F401
+                                       strategy_names, write_outputs)
 
 GAME = "peer-to-peer"
 GAME_PKG = "peer_to_peer"
@@ -43,41 +44,6 @@ PAIR_COLUMNS = ("team_a", "team_b", "first_marker", "first_game_index", "games",
                 "b_wins", "draws", "all_lose", "timeouts", "errors")
 MATRIX_COLUMNS = ("strategy", "opponent", "games", "decided", "wins", "losses", "win_rate",
                   "ci_low", "ci_high", "all_lose_rate")
-
-
-def split_specs(text: str | Sequence[str]) -> list[str]:
-    """``"random,greedy,builder:threshold=12,cards=2"`` -> the specs, where an item with
-    ``=`` but no ``:`` continues the parameters of the spec before it."""
-    items = text.split(",") if isinstance(text, str) else list(text)
-    specs: list[str] = []
-    for item in (i.strip() for i in items):
-        if not item:
-            continue
-        if "=" in item and ":" not in item and specs:
-            specs[-1] += "," + item
-        else:
-            specs.append(item)
-    return specs
-
-
-def _canonical(spec: str, game_pkg: str = GAME_PKG) -> str:
-    """Validate a spec (unknown names/parameters list the valid ones) and write it in one form."""
-    from sim.strategy import parse_spec
-
-    strategy, params = parse_spec(spec, game_pkg, field_name="--strategies")
-    return strategy.name + ("".join(f"{':' if i == 0 else ','}{k}={v:g}"
-                                    for i, (k, v) in enumerate(params.items())))
-
-
-def strategy_names(strategies: str | Sequence[str], game_pkg: str, example: str) -> list[str]:
-    """The --strategies list, validated and canonical; empty or repeated lists are errors."""
-    names = [_canonical(s, game_pkg) for s in split_specs(strategies)]
-    if not names:
-        raise UserError(f"give the strategies to match, e.g. {example} (one alone plays "
-                        "itself)", field="--strategies")
-    if len(set(names)) != len(names):
-        raise UserError(f"a strategy is listed twice: {', '.join(names)}", field="--strategies")
-    return names
 
 
 @dataclass
@@ -150,7 +116,7 @@ def _play_block(team_a: str, team_b: str, marker: str, players: int, games: int,
 
 def matrix_rows(strategies: list[str], pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Pool the blocks into one row per (strategy, opponent); see the module docstring."""
-    from reports.stats import wilson
+    from sim.core.stats import wilson
 
     rows = []
     for x in strategies:
@@ -172,29 +138,6 @@ def matrix_rows(strategies: list[str], pairs: list[dict[str, Any]]) -> list[dict
     return rows
 
 
-def _write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(columns))
-        writer.writeheader()
-        writer.writerows(rows)
-
-
-def _new_run_dir(out: str | Path | None, players: int, seed: int) -> Path:
-    if out is None:
-        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        out = Path("runs") / f"matchups-{GAME}-{players}p-seed{seed}-{stamp}"
-    path = Path(out)
-    if path.exists() and (not path.is_dir() or any(path.iterdir())):
-        raise UserError("already exists and is not an empty directory; choose a new --out",
-                        file=str(path), field="--out")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"cannot create the output directory ({exc.strerror or exc})",
-                        file=str(path), field="--out") from None
-    return path
-
-
 def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10_000,
         seed: int = 1, out: str | Path | None = None, threads: int | None = None,
         cards: str | None = None, rules_file: str | None = None,
@@ -203,9 +146,9 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
     """Play every ordered pair of ``strategies`` (``games`` games each, marker balanced)
     and write manifest.json, pairs.csv, matrix.csv and matrix.txt into a new run directory.
 
-    ``game="plai"``: every strategy in every seat instead (see sim/matchups_plai.py)."""
+    ``game="plai"``: every strategy in every seat instead (see sim/studies/matchups_plai.py)."""
     if game == "plai":
-        from sim import matchups_plai
+        from sim.studies import matchups_plai
 
         return matchups_plai.run(strategies, players=players, games=games, seed=seed, out=out,
                                  threads=threads, cards=cards, rules_file=rules_file,
@@ -213,17 +156,14 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
                                  command_line=command_line)
     if game != GAME:
         raise UserError(f"matchups know peer-to-peer and plai, not '{game}'", field="--game")
-    import sim
-    from sim import api
-
-    games = api.parse_count(games, field="--games")
+    games = parse_count(games, field="--games")
     if games < 2:
         raise UserError("must be at least 2 so both markers get games", field="--games")
-    players = api.parse_count(players, field="--players", maximum=6)
+    players = parse_count(players, field="--players", maximum=6)
     if players < 2:
         raise UserError("matchups need two teams: at least 2 players", field="--players")
-    threads = api.default_threads() if threads is None else api.parse_count(threads, "--threads", 4096)
-    seed = api._seed(seed)
+    threads = parse_threads(threads)
+    seed = parse_seed(seed)
     if any(o.split("=")[0].strip() == "first_marker" for o in rule_overrides):
         raise UserError("matchups balance the first marker themselves; drop first_marker",
                         field="--rule")
@@ -231,8 +171,8 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
     configure_args = {"cards": cards, "rules_file": rules_file,
                       "rule_overrides": tuple(rule_overrides), "debug": debug}
     # Validate every input before the first game: a bad rule must not fail half way.
-    api.configure(GAME, players, cards, rules_file, tuple(rule_overrides), None, debug)
-    run_dir = _new_run_dir(out, players, seed)
+    configure(GAME, players, cards, rules_file, tuple(rule_overrides), None, debug)
+    run_dir = new_run_dir(out, GAME, players, seed)
 
     halves = {"A": games // 2, "B": games - games // 2}
     pairs, block, began = [], 0, time.perf_counter()
@@ -251,13 +191,7 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
         "rules_file": rules_file and str(rules_file), "cards": cards and str(cards), "debug": debug, "threads": threads,
         "win_rate": "wins / (wins + losses) among games with a winner; Wilson 95 % interval",
         "marker": "first_marker=A for the first half of each ordered pair's games, B for the rest",
-        "wall_seconds": round(wall, 3), "package_version": sim.__version__,
-        "source_hash": sim.source_hash(), "command_line": command_line,
-        "finished": _dt.datetime.now().isoformat(timespec="seconds"),
+        **common_manifest(wall=wall, command_line=command_line),
     }
-    _write_csv(run_dir / "pairs.csv", PAIR_COLUMNS, pairs)
-    _write_csv(run_dir / "matrix.csv", MATRIX_COLUMNS, result.matrix)
-    (run_dir / "matrix.txt").write_text(result.table() + "\n", encoding="utf-8")
-    (run_dir / "manifest.json").write_text(json.dumps(result.manifest, indent=2) + "\n",
-                                           encoding="utf-8")
+    write_outputs(result, PAIR_COLUMNS, MATRIX_COLUMNS)
     return result

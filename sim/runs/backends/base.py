@@ -1,27 +1,6 @@
-"""Where a run's chunks are played: in this process (``local``, the default) or on a Dask
-cluster (``dask`` for an existing scheduler, ``dask-local`` for a LocalCluster on loopback).
-
-A chunk is (seed, start, count): games start .. start+count-1 of that seed. Every backend
-plays a chunk with ``GameConfig.run_chunk``, writes its Parquet part
-``games/part-{seed}-{start:012d}.parquet`` atomically (temporary name, then rename), and
-hands back a small ``ChunkResult`` (row count, column sums, int8 value counts). A game's
-rows depend only on (seed, game index, configuration), so the table is the same for every
-backend, chunk size, worker count and retry.
-
-For callers that drive many runs at once (experiments, sweeps)::
-
-    from sim import backends
-
-    with backends.create("dask-local", workers=2) as backend:
-        tasks = [backends.ChunkTask(request, str(run_dir), seed, start, count, tag=point)
-                 for point, request, run_dir in points
-                 for start, count in chunks]          # e.g. runner.pending_chunks(...)
-        for result in backend.run_tasks(tasks):      # in completion order
-            ...                                      # result.tag, result.aggregates
-
-``backend.map_chunks(request, chunks, run_dir=...)`` is the same for one run. Dask is
-imported only when a Dask backend is created.
-"""
+"""The backend contract and the values every backend passes around: ChunkTask in,
+ChunkResult out, ConfigRequest to rebuild a configuration in another process; ``create``
+and ``resolve`` pick a backend by name (see the package docstring)."""
 from __future__ import annotations
 
 import importlib
@@ -29,13 +8,13 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
-from sim.errors import UserError
+from sim.core.errors import UserError
 
 # name -> "module:Class". Explicit on purpose: read it to see every backend.
 BACKENDS = {
-    "local": "sim.backends.local:LocalBackend",
-    "dask": "sim.backends.dask:DaskBackend",
-    "dask-local": "sim.backends.dask:LocalDaskBackend",
+    "local": "sim.runs.backends.local:LocalBackend",
+    "dask": "sim.runs.backends.dask:DaskBackend",
+    "dask-local": "sim.runs.backends.dask:LocalDaskBackend",
 }
 DEFAULT_BACKEND = "local"
 WRITE_PARTS = ("auto", "worker", "client")
@@ -75,31 +54,31 @@ class ConfigRequest:
 
     @classmethod
     def build(cls, game: str, players: int, request: Mapping[str, Any]) -> "ConfigRequest":
-        """From a game name, player count and an api ``_request`` dict."""
-        from sim import api
+        """From a game name, player count and a ``sim.core.game.game_request`` dict."""
+        from sim.core.game import game_modules
 
         strategies = request.get("strategies") or {}
         return cls(game=game, players=int(players), cards=request.get("cards"),
                    rules_file=request.get("rules_file"),
                    rule_overrides=tuple(request.get("rule_overrides") or ()),
                    strategies=tuple(sorted(dict(strategies).items())),
-                   debug=bool(request.get("debug")), module=api.game_modules().get(game))
+                   debug=bool(request.get("debug")), module=game_modules().get(game))
 
     def as_request(self) -> dict[str, Any]:
-        """The api ``_request`` dict (the manifest's ``request``)."""
+        """The ``game_request`` dict (the manifest's ``request``)."""
         return {"cards": self.cards, "rules_file": self.rules_file,
                 "rule_overrides": list(self.rule_overrides),
                 "strategies": dict(self.strategies) or None, "debug": self.debug}
 
     def configure(self):
         """A fresh GameConfig (raises UserError on bad input)."""
-        from sim import api
+        from sim.core.game import configure_request, resolve_game
 
         if self.module is not None:
             game = getattr(importlib.import_module(self.module), "GAME")
         else:
-            game = api.resolve_game(self.game)
-        return api._configure(game, self.players, self.as_request())
+            game = resolve_game(self.game)
+        return configure_request(game, self.players, self.as_request())
 
 
 @dataclass(frozen=True)
@@ -213,15 +192,9 @@ def pending_tasks(run: Any, manifest: Mapping[str, Any], *, threads: int | None 
                   tag: Any = None) -> list[ChunkTask]:
     """The tasks a run directory still needs (chunks without a complete part), e.g. for an
     experiment that submits the chunks of many runs through one backend."""
-    from sim.runner import pending_chunks
+    from sim.runs.rundir import pending_chunks
 
     todo, _ = pending_chunks(run, dict(manifest))
     request = ConfigRequest.from_manifest(manifest)
     return [ChunkTask(request, os.fspath(run.path), int(manifest["seed"]), start, count,
                       threads, manifest.get("started"), tag) for start, count in todo]
-
-
-from sim.backends.local import LocalBackend  # noqa: E402  (light: no Dask)
-
-__all__ = ["BACKENDS", "Backend", "ChunkResult", "ChunkTask", "ConfigRequest", "LocalBackend",
-           "OutputFailed", "create", "names", "pending_tasks", "resolve"]

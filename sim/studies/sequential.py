@@ -15,14 +15,14 @@ on these corrected intervals, and they are the ones reported.
 """
 from __future__ import annotations
 
-import math
 import re
-import sys
-from pathlib import Path
 from statistics import NormalDist
 from typing import Any, Mapping
 
-from sim.errors import UserError
+from sim.core.errors import UserError
+from sim.core.inputs import parse_count, parse_threads
+from sim.core.progress import progress_bar
+from sim.runs.setup import new_run, play, using
 
 ALPHA = 0.05
 DEFAULT_MAX_GAMES = 10_000_000
@@ -75,7 +75,7 @@ class Tally:
         self.all_lose += int(np.sum(w == ALL_LOSE))
 
     def intervals(self) -> dict[str, dict[str, float]]:
-        from reports.stats import wilson
+        from sim.core.stats import wilson
 
         if self.game == "plai":
             counts = {f"seat {s} win rate": n for s, n in enumerate(self.seats)}
@@ -97,21 +97,36 @@ class Tally:
 def run_until_ci(width: Any, *, game: str, players: Any, games: Any, seed: Any,
                  cards: str | None, rules_file: str | None, rule_overrides: tuple[str, ...],
                  strategies: Mapping[str, str] | None, out: Any, threads: Any,
-                 chunk_size: Any, progress: bool, debug: bool, command_line: str | None):
-    """The run of ``sim.api.run(..., until_ci=W)``: grows one chunk at a time."""
-    import polars as pl
-
-    from sim import api, rundir
-    from sim.experiments.runs import new_run, play
+                 chunk_size: Any, progress: bool, debug: bool, command_line: str | None,
+                 backend: Any = None, backend_options: Mapping[str, Any] | None = None):
+    """The run of ``sim.api.run(..., until_ci=W)``: grows one chunk at a time. Every
+    chunk is played on ``backend`` (as in ``sim.api.run``: a name, created here and closed
+    at the end, or a Backend object, left open)."""
+    from sim.runs import backends, rundir
 
     width_pp = parse_width(width)
-    max_games = api.parse_count(games, field="--games")
+    max_games = parse_count(games, field="--games")
     chunk = (default_chunk(max_games) if chunk_size is None
-             else min(api.parse_count(chunk_size, "--chunk-size"), max_games))
+             else min(parse_count(chunk_size, "--chunk-size"), max_games))
     layout = rundir.chunk_layout(max_games, chunk)
+    chosen, owned = backends.resolve(backend, backend_options)
+    with using(chosen, owned):
+        threads = parse_threads(threads, chosen.default_threads())
+        return _grow(width_pp, layout, chosen, threads, game=game, players=players, seed=seed,
+                     cards=cards, rules_file=rules_file, rule_overrides=rule_overrides,
+                     strategies=strategies, out=out, chunk=chunk, progress=progress,
+                     debug=debug, command_line=command_line)
+
+
+def _grow(width_pp: float, layout: list[tuple[int, int]], backend: Any, threads: int, *,
+          game: str, players: Any, seed: Any, cards: str | None, rules_file: str | None,
+          rule_overrides: tuple[str, ...], strategies: Mapping[str, str] | None, out: Any,
+          chunk: int, progress: bool, debug: bool, command_line: str | None):
+    import polars as pl
+
     looks = len(layout)
+    max_games = layout[-1][0] + layout[-1][1]
     z = z_for_looks(looks)
-    threads = api.default_threads() if threads is None else api.parse_count(threads, "--threads", 4096)
     state = {"width_pp": width_pp, "max_games": max_games, "looks_planned": looks,
              "alpha": ALPHA, "z": z, "method": METHOD, "looks": 0, "stopped": None}
     config, run, manifest = new_run(
@@ -119,14 +134,16 @@ def run_until_ci(width: Any, *, game: str, players: Any, games: Any, seed: Any,
         rules_file=rules_file, rule_overrides=rule_overrides, strategies=strategies, out=out,
         chunk_size=chunk, debug=debug, command_line=command_line, extra={"until_ci": state})
     tally = Tally(manifest["players"], z, manifest["game"])
-    bar = _bar(progress, max_games, f"{manifest['game']} {manifest['players']}p until CI < {width_pp:g} pp")
+    bar = progress_bar(progress, max_games,
+                       f"{manifest['game']} {manifest['players']}p until CI < {width_pp:g} pp")
     try:
-        with run:
+        with run, using(backend, False, run):
             for look, (start, count) in enumerate(layout, 1):
                 if look > 1:  # grow the run by one chunk; earlier chunks are its prefix
                     manifest["games"] = start + count
                     manifest["chunks"].update(count=look, last_count=count)
-                result = play(config, run, manifest, threads=threads, command_line=command_line)
+                result = play(config, run, manifest, threads=threads,
+                              command_line=manifest["command_line"], backend=backend)
                 manifest = result.manifest
                 plai = manifest["game"] == "plai"
                 part = pl.read_parquet(run.part_path(manifest["seed"], start),
@@ -150,14 +167,6 @@ def run_until_ci(width: Any, *, game: str, players: Any, games: Any, seed: Any,
     result.manifest = manifest
     result.summary["until_ci"] = state
     return result
-
-
-def _bar(enabled: bool, total: int, label: str):
-    if not (enabled and sys.stderr.isatty()):
-        return None
-    import click
-
-    return click.progressbar(length=total, label=label, file=sys.stderr, show_eta=True, width=30)
 
 
 def describe(state: Mapping[str, Any]) -> str:

@@ -1,0 +1,88 @@
+"""What the matchup commands of every game share: the --strategies list, the output
+directory and the files written into it (manifest.json, pairs.csv, matrix.csv, matrix.txt)."""
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+import sim
+from sim.core.errors import UserError
+
+
+def split_specs(text: str | Sequence[str]) -> list[str]:
+    """``"random,greedy,builder:threshold=12,cards=2"`` -> the specs, where an item with
+    ``=`` but no ``:`` continues the parameters of the spec before it."""
+    items = text.split(",") if isinstance(text, str) else list(text)
+    specs: list[str] = []
+    for item in (i.strip() for i in items):
+        if not item:
+            continue
+        if "=" in item and ":" not in item and specs:
+            specs[-1] += "," + item
+        else:
+            specs.append(item)
+    return specs
+
+
+def canonical_spec(spec: str, game_pkg: str) -> str:
+    """Validate a spec (unknown names/parameters list the valid ones) and write it in one form."""
+    from sim.core.strategy import parse_spec
+
+    strategy, params = parse_spec(spec, game_pkg, field_name="--strategies")
+    return strategy.name + ("".join(f"{':' if i == 0 else ','}{k}={v:g}"
+                                    for i, (k, v) in enumerate(params.items())))
+
+
+def strategy_names(strategies: str | Sequence[str], game_pkg: str, example: str) -> list[str]:
+    """The --strategies list, validated and canonical; empty or repeated lists are errors."""
+    names = [canonical_spec(s, game_pkg) for s in split_specs(strategies)]
+    if not names:
+        raise UserError(f"give the strategies to match, e.g. {example} (one alone plays "
+                        "itself)", field="--strategies")
+    if len(set(names)) != len(names):
+        raise UserError(f"a strategy is listed twice: {', '.join(names)}", field="--strategies")
+    return names
+
+
+def new_run_dir(out: str | Path | None, game: str, players: int, seed: int) -> Path:
+    """``out`` (or a new time-stamped ``runs/matchups-GAME-Pp-seedS-...``), created empty."""
+    from sim.runs.rundir import stamped_path
+
+    path = Path(out) if out is not None else stamped_path(f"matchups-{game}-{players}p-seed{seed}")
+    if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        raise UserError("already exists and is not an empty directory; choose a new --out",
+                        file=str(path), field="--out")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create the output directory ({exc.strerror or exc})",
+                        file=str(path), field="--out") from None
+    return path
+
+
+def write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(columns))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def common_manifest(*, wall: float, command_line: str | None) -> dict[str, Any]:
+    """The manifest keys every matchup run ends with."""
+    return {"wall_seconds": round(wall, 3), "package_version": sim.__version__,
+            "source_hash": sim.source_hash(), "command_line": command_line,
+            "finished": _dt.datetime.now().isoformat(timespec="seconds")}
+
+
+def write_outputs(result: Any, pair_columns: Sequence[str], matrix_columns: Sequence[str]) -> None:
+    """pairs.csv, matrix.csv, matrix.txt and manifest.json of a matchup result (it has
+    run_dir, pairs, matrix, manifest and table())."""
+    run_dir = Path(result.run_dir)
+    write_csv(run_dir / "pairs.csv", pair_columns, result.pairs)
+    write_csv(run_dir / "matrix.csv", matrix_columns, result.matrix)
+    (run_dir / "matrix.txt").write_text(result.table() + "\n", encoding="utf-8")
+    (run_dir / "manifest.json").write_text(json.dumps(result.manifest, indent=2) + "\n",
+                                           encoding="utf-8")

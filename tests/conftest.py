@@ -1,0 +1,44 @@
+"""Fixtures shared by the test files.
+
+- ``fake_game_registered``: the fast test game of tests/fake_game.py registered as
+  ``--game fake`` (CARDSIM_EXTRA_GAMES) for a whole test module, with tests/ on PYTHONPATH
+  so subprocesses and Dask workers find it too. Use it with
+  ``pytestmark = pytest.mark.usefixtures("fake_game_registered")``.
+- ``rules_text(name)``: the text of a rules file of ../shared/rules/ (beside the
+  repository, where CI copies shared/). A missing file fails the test: the rules files are
+  the authority the tests cite, so they must not be skipped quietly.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from sim.core.game import EXTRA_GAMES_ENV
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent
+RULES_DIR = REPO_ROOT.parent / "shared" / "rules"
+
+
+@pytest.fixture(scope="module")
+def fake_game_registered():
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(EXTRA_GAMES_ENV, "fake=fake_game")
+        mp.setenv("PYTHONPATH", os.pathsep.join([str(REPO_ROOT), str(TESTS)]))
+        yield
+
+
+def read_rules(name: str) -> str:
+    path = RULES_DIR / name
+    if not path.is_file():
+        pytest.fail(f"rules file {path} is missing: the tests read ../shared/rules/{name} "
+                    "beside the repository (copy shared/ there)", pytrace=False)
+    return path.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def rules_text():
+    """``rules_text("peer-to-peer.md")``: see read_rules."""
+    return read_rules
