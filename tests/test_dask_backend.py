@@ -102,6 +102,25 @@ def test_real_game_same_table_as_local(tmp_path, cluster, game):
     assert dask.summary == local.summary
 
 
+def test_until_ci_plays_on_the_dask_backend(tmp_path, cluster):
+    """api.run(until_ci=..., backend="dask") plays every look on the cluster (it used to
+    return before the backend was resolved and play locally), with the same games and the
+    same stop as a local --until-ci run."""
+    address, _ = cluster
+    args = dict(game="fake", games=50_000, seed=9, chunk_size=5000, until_ci="3pp",
+                progress=False)
+    local = api.run(out=tmp_path / "local", **args)
+    dask = api.run(out=tmp_path / "dask", **args, **_dask(address))
+    state = dask.manifest["until_ci"]
+    assert state["looks"] >= 2 and state["stopped"].startswith("every headline interval")
+    assert state == local.manifest["until_ci"]
+    sessions = dask.manifest["sessions"]
+    assert len(sessions) == state["looks"]
+    assert all(s["backend"]["name"] == "dask" and s["backend"]["workers"] == 2 for s in sessions)
+    assert "backend" not in local.manifest["sessions"][-1]
+    assert _table(dask.run_dir).equals(_table(local.run_dir))
+
+
 def test_in_process_local_cluster_backend(tmp_path):
     reference = fake_game.GAME.configure(players=3).run_chunk(2, 0, 6000)
     backend = backends.create("dask-local", workers=2, processes=False, dashboard_address=None)

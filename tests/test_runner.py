@@ -214,3 +214,21 @@ def test_extra_games_env_is_validated(monkeypatch):
     monkeypatch.setenv(api.EXTRA_GAMES_ENV, "peer-to-peer=fake_game,fake=fake_game")
     assert api.game_modules()["peer-to-peer"] == "sim.games.peer_to_peer.game"  # no shadowing
     assert api.resolve_game("fake") is fake_game.GAME
+
+
+def test_games_as_pandas_from_the_api_and_the_run_result(tmp_path, reference):
+    """pandas for notebooks: RunResult.to_pandas() and api.load_games(as_pandas=True) give
+    one row per game in game order, equal to the table the game plays; the default stays a
+    polars LazyFrame."""
+    import pandas as pd
+
+    result = api.run(game="fake", games=5000, chunk_size=700, out=tmp_path / "r", progress=False)
+    frame = result.to_pandas()
+    assert isinstance(frame, pd.DataFrame)
+    pd.testing.assert_frame_equal(frame, reference.head(5000).to_pandas())
+    pd.testing.assert_frame_equal(api.load_games(result.run_dir, as_pandas=True), frame)
+    lazy = api.load_games(result.run_dir)
+    assert isinstance(lazy, pl.LazyFrame) and lazy.collect().height == 5000
+    assert result.games().collect().height == 5000
+    with pytest.raises(UserError, match="holds no games"):
+        api.load_games(tmp_path)

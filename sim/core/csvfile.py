@@ -71,21 +71,24 @@ def _describe_int(lo: int | None, hi: int | None) -> str:
     return "an integer"
 
 
-def _read_text(path: str) -> str:
+def read_text(path: str, what: str = "file", kind: str = "CSV") -> str:
+    """A UTF-8 text file (a byte-order mark is dropped: spreadsheets often write one);
+    every failure is one UserError naming the file (and the line of a bad byte).
+    ``what`` names the file in messages ("rules file"), ``kind`` what it should be."""
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
-        raise UserError("file not found", file=path) from None
+        raise UserError(f"{what} not found", file=path) from None
     except IsADirectoryError:
-        raise UserError("is a directory, expected a CSV file", file=path) from None
+        raise UserError(f"is a directory, expected a {kind} file", file=path) from None
     except OSError as exc:
-        raise UserError(f"cannot read the file ({exc.strerror})", file=path) from None
+        raise UserError(f"cannot read the {what} ({exc.strerror})", file=path) from None
     try:
-        return data.decode("utf-8-sig")  # spreadsheets often write a byte-order mark
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
-        raise UserError(f"not UTF-8 text (byte 0x{data[exc.start]:02x}); save the file as "
-                        "UTF-8 CSV", file=path, line=line) from None
+        raise UserError(f"not UTF-8 text (byte 0x{data[exc.start]:02x}); save the {what} as "
+                        f"UTF-8 {kind}", file=path, line=line) from None
 
 
 def _content_lines(text: str, consumed: list[int]) -> Iterator[str]:
@@ -104,7 +107,7 @@ def read_rows(path, required: Sequence[str], optional: Sequence[str] = ()) -> li
     ``optional`` ones (any order, case-insensitive). Absent optional columns read as ''."""
     path = str(path)
     consumed: list[int] = []
-    reader = csv.reader(_content_lines(_read_text(path), consumed), strict=True)
+    reader = csv.reader(_content_lines(read_text(path), consumed), strict=True)
 
     def next_record() -> tuple[int, list[str]] | None:
         start = len(consumed)

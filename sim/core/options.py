@@ -18,6 +18,7 @@ from typing import Any, Mapping, Sequence
 
 import yaml
 
+from sim.core.csvfile import read_text
 from sim.core.errors import UserError
 
 KINDS = ("int", "bool", "choice", "list")
@@ -158,15 +159,7 @@ class OptionSet:
 def _read_rules_yaml(path: str) -> list[tuple[str, Any, int]]:
     """(key, value, line of the key) for each top-level entry. Composing (not just
     loading) keeps the node marks, so every error can name its line."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        raise UserError("rules file not found", file=path) from None
-    except UnicodeDecodeError:
-        raise UserError("rules file is not UTF-8 text", file=path) from None
-    except OSError as exc:
-        raise UserError(f"cannot read the rules file ({exc.strerror})", file=path) from None
+    text = read_text(path, what="rules file", kind="YAML")
     try:
         root = yaml.compose(text, Loader=StrictBoolLoader)
     except yaml.YAMLError as exc:

@@ -138,6 +138,16 @@ def output_error(exc: OSError, run_dir: Path, action: str) -> OutputError:
     return OutputError(f"cannot write the run directory ({reason}) while {action}",
                        file=str(run_dir), field="--out")
 
+def make_output_dir(path: Path) -> Path:
+    """``mkdir -p`` for an ``--out`` directory; failing is one UserError naming it."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create the output directory ({exc.strerror or exc})",
+                        file=str(path), field="--out") from None
+    return path
+
+
 def stamped_path(name: str, parent: str | os.PathLike = "runs") -> Path:
     """A new directory name ``PARENT/NAME-YYYYmmdd-HHMMSS`` (``-2``, ``-3``... when it
     exists): the default ``--out`` of every command."""
@@ -178,11 +188,7 @@ class RunDir:
         if path.exists() and not path.is_dir():
             raise UserError("exists and is not a directory; choose another --out",
                             file=str(path), field="--out")
-        try:
-            path.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UserError(f"cannot create the output directory ({exc.strerror or exc})",
-                            file=str(path), field="--out") from None
+        make_output_dir(path)
         run = cls(path)
         run._lock()
         try:

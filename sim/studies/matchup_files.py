@@ -49,18 +49,13 @@ def strategy_names(strategies: str | Sequence[str], game_pkg: str, example: str)
 
 def new_run_dir(out: str | Path | None, game: str, players: int, seed: int) -> Path:
     """``out`` (or a new time-stamped ``runs/matchups-GAME-Pp-seedS-...``), created empty."""
-    from sim.runs.rundir import stamped_path
+    from sim.runs.rundir import make_output_dir, stamped_path
 
     path = Path(out) if out is not None else stamped_path(f"matchups-{game}-{players}p-seed{seed}")
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
         raise UserError("already exists and is not an empty directory; choose a new --out",
                         file=str(path), field="--out")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"cannot create the output directory ({exc.strerror or exc})",
-                        file=str(path), field="--out") from None
-    return path
+    return make_output_dir(path)
 
 
 def write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -> None:
