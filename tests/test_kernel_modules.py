@@ -37,6 +37,16 @@ def test_numba_functions_live_only_in_kernel_modules():
     assert not offenders, offenders
 
 
+def test_kernel_sources_cover_every_layer_that_holds_kernels():
+    """After the move to sim/core/ (issue 22) the shared kernels and the compiler pipeline
+    are still hashed, next to every game's kernels, constants and features."""
+    hashed = {p.relative_to(PACKAGE).as_posix() for p in HASHED}
+    assert {"core/rng_kernel.py", "core/lanes_kernel.py", "core/noalias.py"} <= hashed
+    for game in ("peer_to_peer", "plai"):
+        assert {f"games/{game}/constants.py", f"games/{game}/features.py",
+                f"games/{game}/engine_kernel.py"} <= hashed
+
+
 def test_kernel_modules_import_only_hashed_project_modules():
     kernels = [p for p in PACKAGE.rglob("*_kernel.py")]
     assert len(kernels) >= 5  # rng, the Peer-to-Peer and PLAI kernels

@@ -169,15 +169,19 @@ def start(*, game: str, players: Any, games: Any, seed: Any, cards: str | None,
 
     games = parse_count(games, field="--games")
     chosen, owned = backends.resolve(backend, backend_options)
-    with using(chosen, owned):
+    try:
         threads = parse_threads(threads, chosen.default_threads())
         config, run, manifest = new_run(
             game=game, players=players, games=games, seed=seed, cards=cards,
             rules_file=rules_file, rule_overrides=rule_overrides, strategies=strategies,
             out=out, chunk_size=chunk_size, debug=debug, command_line=command_line)
-        with run, using(chosen, False, run):
-            return play(config, run, manifest, threads=threads, progress=progress,
-                        command_line=manifest["command_line"], backend=chosen)
+    except BaseException:
+        if owned:
+            chosen.close()
+        raise
+    with run, using(chosen, owned, run):
+        return play(config, run, manifest, threads=threads, progress=progress,
+                    command_line=manifest["command_line"], backend=chosen)
 
 
 def resume(run_dir: str | os.PathLike, *, threads: Any, progress: bool,

@@ -109,58 +109,59 @@ def run_until_ci(width: Any, *, game: str, players: Any, games: Any, seed: Any,
     chunk = (default_chunk(max_games) if chunk_size is None
              else min(parse_count(chunk_size, "--chunk-size"), max_games))
     layout = rundir.chunk_layout(max_games, chunk)
-    chosen, owned = backends.resolve(backend, backend_options)
-    with using(chosen, owned):
-        threads = parse_threads(threads, chosen.default_threads())
-        return _grow(width_pp, layout, chosen, threads, game=game, players=players, seed=seed,
-                     cards=cards, rules_file=rules_file, rule_overrides=rule_overrides,
-                     strategies=strategies, out=out, chunk=chunk, progress=progress,
-                     debug=debug, command_line=command_line)
-
-
-def _grow(width_pp: float, layout: list[tuple[int, int]], backend: Any, threads: int, *,
-          game: str, players: Any, seed: Any, cards: str | None, rules_file: str | None,
-          rule_overrides: tuple[str, ...], strategies: Mapping[str, str] | None, out: Any,
-          chunk: int, progress: bool, debug: bool, command_line: str | None):
-    import polars as pl
-
     looks = len(layout)
-    max_games = layout[-1][0] + layout[-1][1]
     z = z_for_looks(looks)
     state = {"width_pp": width_pp, "max_games": max_games, "looks_planned": looks,
              "alpha": ALPHA, "z": z, "method": METHOD, "looks": 0, "stopped": None}
-    config, run, manifest = new_run(
-        game=game, players=players, games=layout[0][1], seed=seed, cards=cards,
-        rules_file=rules_file, rule_overrides=rule_overrides, strategies=strategies, out=out,
-        chunk_size=chunk, debug=debug, command_line=command_line, extra={"until_ci": state})
+    chosen, owned = backends.resolve(backend, backend_options)
+    try:
+        threads = parse_threads(threads, chosen.default_threads())
+        config, run, manifest = new_run(
+            game=game, players=players, games=layout[0][1], seed=seed, cards=cards,
+            rules_file=rules_file, rule_overrides=rule_overrides, strategies=strategies,
+            out=out, chunk_size=chunk, debug=debug, command_line=command_line,
+            extra={"until_ci": state})
+    except BaseException:
+        if owned:
+            chosen.close()
+        raise
+    with run, using(chosen, owned, run):
+        return _grow(config, run, manifest, state, layout, chosen, threads, progress)
+
+
+def _grow(config: Any, run: Any, manifest: dict, state: dict, layout: list[tuple[int, int]],
+          backend: Any, threads: int, progress: bool):
+    """Play one chunk per look until the intervals are narrow enough (see the module)."""
+    import polars as pl
+
+    width_pp, max_games, z = state["width_pp"], state["max_games"], state["z"]
     tally = Tally(manifest["players"], z, manifest["game"])
     bar = progress_bar(progress, max_games,
                        f"{manifest['game']} {manifest['players']}p until CI < {width_pp:g} pp")
     try:
-        with run, using(backend, False, run):
-            for look, (start, count) in enumerate(layout, 1):
-                if look > 1:  # grow the run by one chunk; earlier chunks are its prefix
-                    manifest["games"] = start + count
-                    manifest["chunks"].update(count=look, last_count=count)
-                result = play(config, run, manifest, threads=threads,
-                              command_line=manifest["command_line"], backend=backend)
-                manifest = result.manifest
-                plai = manifest["game"] == "plai"
-                part = pl.read_parquet(run.part_path(manifest["seed"], start),
-                                       columns=["winner", "outcome"] if plai else ["winner"])
-                tally.add(part["winner"].to_numpy(),
-                          part["outcome"].to_numpy() if plai else None)
-                state["looks"] = look
-                state["intervals"] = tally.intervals()
-                if bar is not None:
-                    bar.update(count)
-                if tally.narrow(width_pp):
-                    state["stopped"] = "every headline interval is narrower than the width"
-                    break
-            else:
-                state["stopped"] = "reached --games before the intervals were narrow enough"
-            manifest["until_ci"] = state
-            run.write_manifest(manifest)
+        for look, (start, count) in enumerate(layout, 1):
+            if look > 1:  # grow the run by one chunk; earlier chunks are its prefix
+                manifest["games"] = start + count
+                manifest["chunks"].update(count=look, last_count=count)
+            result = play(config, run, manifest, threads=threads,
+                          command_line=manifest["command_line"], backend=backend)
+            manifest = result.manifest
+            plai = manifest["game"] == "plai"
+            part = pl.read_parquet(run.part_path(manifest["seed"], start),
+                                   columns=["winner", "outcome"] if plai else ["winner"])
+            tally.add(part["winner"].to_numpy(),
+                      part["outcome"].to_numpy() if plai else None)
+            state["looks"] = look
+            state["intervals"] = tally.intervals()
+            if bar is not None:
+                bar.update(count)
+            if tally.narrow(width_pp):
+                state["stopped"] = "every headline interval is narrower than the width"
+                break
+        else:
+            state["stopped"] = "reached --games before the intervals were narrow enough"
+        manifest["until_ci"] = state
+        run.write_manifest(manifest)
     finally:
         if bar is not None:
             bar.render_finish()
