@@ -18,13 +18,19 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from sim.core.errors import UserError
-from sim.core.game import (EXTRA_GAMES_ENV, configure, extra_games, game_modules,  # noqa: F401
-                           resolve_game)
-from sim.core.inputs import MAX_GAMES, default_threads, parse_count, parse_seed  # noqa: F401
-from sim.runs.setup import RunResult, load_games  # noqa: F401
+from sim.core.game import EXTRA_GAMES_ENV, configure, extra_games, game_modules, resolve_game
+from sim.core.inputs import MAX_GAMES, default_threads, parse_count, parse_seed
+from sim.runs.setup import RunResult, load_games
 
 DEFAULT_GAME = "peer-to-peer"
 DEFAULT_GAMES = 1000
+
+# The public API; the names imported above from the lower layers are part of it.
+__all__ = ["BALANCE_MODES", "DEFAULT_GAME", "DEFAULT_GAMES", "EXTRA_GAMES_ENV", "MAX_GAMES",
+           "RunResult", "balance_points", "balance_report", "configure", "default_cards",
+           "default_threads", "extra_games", "game_modules", "load", "load_games",
+           "parse_count", "parse_seed", "report", "resolve_game", "resume", "run",
+           "strategies", "trace"]
 
 
 # ----------------------------------------------------------------------------- runs
