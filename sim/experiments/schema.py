@@ -482,6 +482,13 @@ def _strategy_key(key: str, game: str, node: Y) -> str:
 
 def _strategy(node: Y) -> tuple[str, dict]:
     if isinstance(node.v, str):
+        if node.v.strip().startswith("@"):  # a strategy file, relative to this file
+            import os
+
+            given = node.v.strip()[1:]
+            path = given if os.path.isabs(given) else os.path.relpath(
+                os.path.join(os.path.dirname(os.path.abspath(node.file)), given))
+            return "@" + path, {}
         return split_spec(node.v)
     entries = node.mapping("a strategy: 'name:param=value' or a mapping with 'name'")
     if "name" not in entries:
