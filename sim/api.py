@@ -473,3 +473,57 @@ def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
     return [{"name": s.name, "summary": s.summary, "params": dict(s.params),
              "module": f"strategies/{package}/{sys.modules[s.weights.__module__].__name__.rsplit('.', 1)[-1]}.py"}
             for s in found.values()]
+
+
+# ---------------------------------------------------------------- tune (issue 23)
+DEFAULT_TUNE_BUDGET = {"peer-to-peer": 30_000_000, "plai": 12_000_000}
+
+
+def tune(game: str = DEFAULT_GAME, players: int | None = None, out: str | os.PathLike = "expert.yaml",
+         budget: int | str | None = None, seed: int = 1, base: str = "weighted",
+         cards: str | None = None, rules_file: str | None = None,
+         rule_overrides: tuple[str, ...] = (), threads: int | None = None,
+         backend: Any = None, backend_options: Mapping[str, Any] | None = None,
+         games_per_eval: int | str | None = None, check_games: int | str | None = None,
+         progress: bool = True, command_line: str | None = None):
+    """Tune the weights of ``base`` by self-play (CMA-ES) and write a strategy file.
+
+    Returns a ``sim.studies.tune.TuneResult`` (``.out``, ``.plot``, ``.document``,
+    ``.report()``). ``budget`` is the games the search may play (default: the game's
+    ``DEFAULT_TUNE_BUDGET``); the final re-check plays ``check_games`` more per opponent.
+    Deterministic for a seed, on every backend. See sim/studies/tune.py."""
+    from sim.studies import tune as tuner
+
+    game_obj = resolve_game(game)
+    players = _players(game_obj, players)
+    seed = _seed(seed)
+    budget = parse_count(budget if budget is not None else DEFAULT_TUNE_BUDGET.get(game, 10**7),
+                         field="--budget")
+    per_eval = parse_count(games_per_eval or tuner.DEFAULT_GAMES_PER_EVAL, field="--games-per-eval")
+    check = parse_count(check_games or tuner.DEFAULT_CHECK_GAMES, field="--check-games")
+    request = _request(cards, rules_file, rule_overrides, None, False)
+
+    def configure_with(strategies):
+        return _configure(game_obj, players, {**request, "strategies": strategies})
+
+    configure_with(None)                       # every input checked before the first game
+    from sim.strategy import parse_spec
+
+    parse_spec(base, game.replace("-", "_"), field_name="--base")
+    chosen, owned = _backend(backend, backend_options)
+    threads = (chosen.default_threads() if threads is None
+               else parse_count(threads, "--threads", 4096))
+    from sim.backends import ConfigRequest
+
+    config_request = ConfigRequest.build(game, players, request)
+    try:
+        return tuner.tune(configure_with, game=game, players=players, out=out, budget=budget,
+                          seed=seed, base=base, threads=threads,
+                          backend=None if chosen.in_process else chosen, request=config_request,
+                          games_per_eval=per_eval, check_games=check, progress=progress,
+                          command=command_line if command_line is not None else _command_line(),
+                          cards=request["cards"], rules_file=request["rules_file"],
+                          rule_overrides=request["rule_overrides"])
+    finally:
+        if owned:
+            chosen.close()

@@ -1,0 +1,1 @@
+"""Studies: searches and analyses built on many runs (tuning strategies by self-play)."""
