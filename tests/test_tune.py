@@ -138,3 +138,18 @@ def test_the_written_file_plays_as_its_weights(p2p_tuned):
     weights = yaml.safe_load(first.out.read_text())["weights"]
     assert np.array_equal(config.weights["A"], np.array([weights[n] for n in WEIGHT_NAMES]))
     assert config.manifest()["strategies"]["A"]["name"] == f"@{first.out}"
+
+
+def test_dask_backend_tunes_the_same_weights_as_local(tmp_path):
+    pytest.importorskip("distributed")
+    from sim import api
+
+    kwargs = dict(game="peer-to-peer", players=2, budget=8_000, seed=4, games_per_eval=400,
+                  check_games=400, progress=False)
+    local = api.tune(out=tmp_path / "local.yaml", threads=1, **kwargs)
+    dask = api.tune(out=tmp_path / "dask.yaml", backend="dask-local",
+                    backend_options={"workers": 1}, **kwargs)
+    a, b = (yaml.safe_load(r.out.read_text()) for r in (local, dask))
+    assert a["weights"] == b["weights"] and a["score"] == b["score"]
+    assert b["tuned_on"]["backend"] == "dask-local"
+    assert not list(tmp_path.glob("cardsim-tune-*"))     # scratch files removed

@@ -518,6 +518,10 @@ def check_table(result: SearchResult) -> str:
              f"{'fair':>7}  verdict"]
     for r in result.check:
         verdict = "beats" if r.beats else ("worse" if r.share_high < r.fair_share else "no diff.")
+        if r.wins + r.rival_wins == 0:
+            lines.append(f"{r.opponent:<28}{r.games:>9,}{100 * r.win_rate:>9.2f}%"
+                         f"{'no game won by anyone':>32}{100 * r.fair_share:>8.1f}%  no diff.")
+            continue
         lines.append(f"{r.opponent:<28}{r.games:>9,}{100 * r.win_rate:>9.2f}%"
                      f"{100 * r.share:>14.2f}% [{100 * r.share_low:.2f}-{100 * r.share_high:.2f}]"
                      f"{100 * r.fair_share:>8.1f}%  {verdict}")
