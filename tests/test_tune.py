@@ -153,3 +153,45 @@ def test_dask_backend_tunes_the_same_weights_as_local(tmp_path):
     assert a["weights"] == b["weights"] and a["score"] == b["score"]
     assert b["tuned_on"]["backend"] == "dask-local"
     assert not list(tmp_path.glob("cardsim-tune-*"))     # scratch files removed
+
+
+def test_experiment_retune_tunes_expert_at_every_point(tmp_path):
+    import json
+
+    from sim import experiments
+
+    path = tmp_path / "experiments.yaml"
+    path.write_text("tuned:\n  players: 2\n  games: 200\n  retune: true\n"
+                    "  tune: {budget: 6000, games_per_eval: 300, check_games: 200}\n"
+                    "  strategies: {A: expert, B: greedy}\n"
+                    "  sweep:\n    rules.hand_size: [4, 5]\n")
+    exp = experiments.get("tuned", str(path))
+    result = experiments.run_experiment(exp, out=tmp_path / "out", progress=False,
+                                        report=False, threads=1)
+    made = []
+    for point in result.points:
+        expert = tmp_path / "out" / point["name"] / "expert.yaml"
+        doc = yaml.safe_load(expert.read_text())
+        made.append(doc["tuned_on"]["rules"]["hand_size"])
+        manifest = json.loads((tmp_path / "out" / point["name"] / "run" / "manifest.json")
+                              .read_text())
+        assert manifest["strategies"]["A"]["name"] == f"@{expert}"
+        assert manifest["strategies"]["B"]["name"] == "greedy"
+    assert made == [4, 5]      # each point's expert is tuned on that point's rules
+
+
+@pytest.mark.parametrize("body, words", [
+    ("  strategies: {A: expert}\n", "only with retune: true"),
+    ("  retune: true\n  strategies: {A: greedy}\n", "tunes the strategies named 'expert'"),
+    ("  retune: yes please\n  strategies: {A: expert}\n", "expected true or false"),
+    ("  retune: true\n  tune: {budgett: 5}\n  strategies: {A: expert}\n", "unknown key"),
+])
+def test_experiment_retune_errors_name_the_line(tmp_path, body, words):
+    from sim import experiments
+    from sim.errors import UserError
+
+    path = tmp_path / "experiments.yaml"
+    path.write_text("bad:\n  players: 2\n" + body)
+    with pytest.raises(UserError) as caught:
+        experiments.get("bad", str(path))
+    assert words in str(caught.value) and f"{path}:" in str(caught.value)
