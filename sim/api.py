@@ -513,13 +513,19 @@ def tune(game: str = DEFAULT_GAME, players: int | None = None, out: str | os.Pat
     chosen, owned = _backend(backend, backend_options)
     threads = (chosen.default_threads() if threads is None
                else parse_count(threads, "--threads", 4096))
-    from sim.backends import ConfigRequest
+    from sim.backends import ChunkTask, ConfigRequest
 
-    config_request = ConfigRequest.build(game, players, request)
+    def submit(items):   # evaluations as chunk tasks: (request, run_dir, seed, start, count, tag)
+        tasks = [ChunkTask(req, run_dir, s, start, count, threads, tag=tag)
+                 for req, run_dir, s, start, count, tag in items]
+        return chosen.run_tasks(tasks, aggregate=True)
+
     try:
         return tuner.tune(configure_with, game=game, players=players, out=out, budget=budget,
                           seed=seed, base=base, threads=threads,
-                          backend=None if chosen.in_process else chosen, request=config_request,
+                          submit=None if chosen.in_process else submit,
+                          request=ConfigRequest.build(game, players, request),
+                          backend_name=chosen.name,
                           games_per_eval=per_eval, check_games=check, progress=progress,
                           command=command_line if command_line is not None else _command_line(),
                           cards=request["cards"], rules_file=request["rules_file"],

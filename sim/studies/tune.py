@@ -198,13 +198,14 @@ class PlaiArena(_ThreadedArena):
 class DaskArena:
     """Plays a game arena's blocks as chunk tasks on a backend (``sim.backends``): each
     vector is written as a strategy file the workers read, each block is one task in its
-    own scratch run directory, and the tally comes from the chunk's ``winner`` counts."""
+    own scratch run directory, and the tally comes from the chunk's ``winner`` counts.
+    ``submit(tasks)`` plays tuples (ConfigRequest, run_dir, seed, start, count, tag) and
+    yields results with ``.tag`` and ``.aggregates`` (the caller owns the backend)."""
 
-    def __init__(self, inner: Any, backend: Any, request: Any, scratch: str | os.PathLike,
-                 threads: int | None = None):
-        self.inner, self.backend, self.request = inner, backend, request
+    def __init__(self, inner: Any, submit: Callable[[list[tuple]], Any], request: Any,
+                 scratch: str | os.PathLike):
+        self.inner, self.submit, self.request = inner, submit, request
         self.scratch = Path(scratch)
-        self.threads = threads
         self.game, self.players, self.names = inner.game, inner.players, inner.names
         self.sides, self.fair_share = inner.sides, inner.fair_share
         self._round = 0
@@ -212,7 +213,6 @@ class DaskArena:
     def play_blocks(self, vectors, blocks):
         import shutil
 
-        from sim.backends import ChunkTask
         from sim.core.strategy_file import dump
 
         self._round += 1
@@ -233,10 +233,9 @@ class DaskArena:
                                            block.side)
             run_dir = where / "runs" / f"b{n}"
             (run_dir / "games").mkdir(parents=True, exist_ok=True)
-            tasks.append(ChunkTask(pairs[key], str(run_dir), block.seed, block.start,
-                                   block.count, self.threads, tag=n))
+            tasks.append((pairs[key], str(run_dir), block.seed, block.start, block.count, n))
         tallies: list[Tally | None] = [None] * len(blocks)
-        for result in self.backend.run_tasks(tasks, aggregate=True):
+        for result in self.submit(tasks):
             block = blocks[result.tag]
             counts = np.zeros(256, dtype=np.int64)
             for value, count in result.aggregates["counts"]["winner"].items():
@@ -623,16 +622,17 @@ class TuneResult:
 
 def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, players: int,
          out: str | os.PathLike, budget: int, seed: int = 1, base: str = "weighted",
-         threads: int = 1, backend: Any = None, request: Any = None,
+         threads: int = 1, submit: Callable[[list[tuple]], Any] | None = None,
+         request: Any = None,
          games_per_eval: int = DEFAULT_GAMES_PER_EVAL, check_games: int = DEFAULT_CHECK_GAMES,
          sigma: float = DEFAULT_SIGMA, popsize: int | None = None, progress: bool = True,
          command: str | None = None, cards: str | None = None, rules_file: str | None = None,
-         rule_overrides: Sequence[str] = ()) -> TuneResult:
+         rule_overrides: Sequence[str] = (), backend_name: str = "local") -> TuneResult:
     """Tune ``base`` for ``game`` at ``players`` and write the strategy file ``out`` (with
     a convergence plot next to it, same name, .png). ``configure(strategies)`` builds a
-    validated GameConfig on the chosen cards and rules. ``backend`` (a sim.backends
-    Backend, or None for this process's threads) plays the games; a non-local one needs
-    ``request``, the ConfigRequest of the same configuration."""
+    validated GameConfig on the chosen cards and rules. The games play in this process's
+    threads, or, with ``submit`` (see DaskArena) and ``request`` (the ConfigRequest of the
+    same configuration), as chunk tasks on a backend."""
     from sim.strategy import registry
 
     if game not in ARENAS:
@@ -655,10 +655,10 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
     local = arena_cls(template, threads)
     arena: Any = local
     scratch = None
-    if backend is not None and not backend.in_process:
+    if submit is not None:
         scratch = tempfile.TemporaryDirectory(prefix="cardsim-tune-",
                                               dir=out_path.parent if out_path.parent.exists() else None)
-        arena = DaskArena(local, backend, request, scratch.name)
+        arena = DaskArena(local, submit, request, scratch.name)
     try:
         scales = scales_for(arena.names, base_vector, local.scales_floor)
         result = search(arena, base_vector, baselines, budget=budget, seed=seed, scales=scales,
@@ -673,7 +673,7 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
                    command=command, cards={"path": cards or manifest["cards"]["path"],
                                            "sha256": manifest["cards"]["sha256"]},
                    rules=manifest["rules"], rule_overrides=rule_overrides, rules_file=rules_file,
-                   backend=getattr(backend, "name", "local"))
+                   backend=backend_name)
     path = write_strategy_file(doc, out_path)
     plot = plot_convergence(result, path.with_suffix(".png"),
                             f"simulate tune: {game}, {players} players, seed {seed}; "
