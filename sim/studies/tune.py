@@ -402,7 +402,8 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
             field_vectors = _field(champion, hall, baselines, hall_size)
             per_block = max(1, games_per_eval // (len(field_vectors) * arena.sides))
             xs = es.ask()
-            evaluated = [weights_of(x) for x in xs] + [weights_of(es.mean), champion]
+            mean_x = np.array(es.mean, dtype=np.float64)   # the mean these were drawn around
+            evaluated = [weights_of(x) for x in xs] + [weights_of(mean_x), champion]
             cost = len(evaluated) * per_block * len(field_vectors) * arena.sides
             if games_done + cost > budget and history:
                 break
@@ -429,7 +430,7 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
             history.append(generation)
             if promoted:
                 hall.append(champion)
-                champion_x = np.array(es.mean, dtype=np.float64)
+                champion_x = mean_x
                 promotions += 1
             if on_generation is not None:
                 on_generation(generation)
