@@ -476,7 +476,7 @@ def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------- tune (issue 23)
-DEFAULT_TUNE_BUDGET = {"peer-to-peer": 30_000_000, "plai": 12_000_000}
+DEFAULT_TUNE_BUDGET = {"peer-to-peer": 6_000_000, "plai": 12_000_000}
 
 
 def tune(game: str = DEFAULT_GAME, players: int | None = None, out: str | os.PathLike = "expert.yaml",

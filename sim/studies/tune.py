@@ -46,7 +46,7 @@ import numpy as np
 
 from sim.errors import UserError
 
-DEFAULT_GAMES_PER_EVAL = 2_000      # games per candidate per generation, over the field
+DEFAULT_GAMES_PER_EVAL = 1_000      # games per candidate per generation, over the field
 DEFAULT_CHECK_GAMES = 20_000        # games per opponent in the final re-check
 DEFAULT_SIGMA = 0.3                 # initial step, in units of each weight's scale
 HALL_SIZE = 4                       # earlier champions kept in the field
