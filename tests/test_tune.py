@@ -56,6 +56,7 @@ def test_tune_finds_the_known_best_weights_of_a_test_game():
     # the re-check: the tuned weights beat both baselines, on fresh seeds
     assert {r.opponent for r in result.check} == {"zero", "other", "previous champion"}
     assert all(r.beats for r in result.check if r.opponent != "previous champion")
+    assert result.beats_every_baseline      # the previous champion is not a baseline
     assert result.generations[-1].champion["win_rate"] > result.generations[0].champion["win_rate"]
 
 
@@ -195,3 +196,14 @@ def test_experiment_retune_errors_name_the_line(tmp_path, body, words):
     with pytest.raises(UserError) as caught:
         experiments.get("bad", str(path))
     assert words in str(caught.value) and f"{path}:" in str(caught.value)
+
+
+def test_beating_every_baseline_does_not_require_beating_the_previous_champion():
+    def row(name, low):
+        return tuner.CheckRow(name, 100, 60, 40, 0.6, 0.6, low, 0.7, 0.5)
+
+    result = tuner.SearchResult(np.zeros(3), np.zeros(3), 1, [], [row("greedy", 0.55),
+                                row(tuner.PREVIOUS, 0.45)], 0, 0)
+    assert result.beats_every_baseline
+    result.check[0] = row("greedy", 0.45)
+    assert not result.beats_every_baseline
