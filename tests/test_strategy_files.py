@@ -13,7 +13,7 @@ from sim.cli import main
 GOOD = """cardsim_strategy: 1
 game: peer-to-peer
 weights:
-  commit.urgent: 20
+  commit.urgent: 2e1
   late.dest.score: 2.5
   switch: 6
 """
@@ -49,6 +49,10 @@ def _one_line_error(result):
      "finite number"),
     ("game: peer-to-peer\nweights:\n  commit.value: true\n", 3, "weights.commit.value",
      "must be a number"),
+    ("game: peer-to-peer\nweights:\n  commit.value: '5'\n", 3, "weights.commit.value",
+     "must be a number, got '5'"),
+    ("game: peer-to-peer\nweights:\n  commit.value: [5]\n", 3, "weights.commit.value",
+     "must be a number, got 'a sequence'"),
     ("game: peer-to-peer\nweigths:\n  commit.value: 1\n", 2, "weigths", "unknown key 'weigths'"),
     ("game: peer-to-peer\n", 1, "weights", "needs 'weights'"),
     ("game: peer-to-peer\nweights: 3\n", 2, "weights", "mapping of weight name"),

@@ -91,12 +91,19 @@ def _problem(exc: yaml.YAMLError) -> str:
 
 def _number(node: Any, path: str, key: str) -> float:
     line = node.start_mark.line + 1
-    if not isinstance(node, yaml.ScalarNode) or node.tag not in (
-            "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+    value = None
+    if isinstance(node, yaml.ScalarNode):
+        if node.tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+            value = float(_loader()("").construct_object(node))
+        elif node.tag == "tag:yaml.org,2002:str" and node.style is None:
+            try:   # YAML 1.1 reads 1e3 (no dot) as text; a designer means the number
+                value = float(node.value.replace("_", ""))
+            except ValueError:
+                value = None
+    if value is None:
         shown = node.value if isinstance(node, yaml.ScalarNode) else "a " + type(node).__name__[:-4].lower()
         raise UserError(f"a weight must be a number, got '{shown}'", file=path, line=line,
                         field=f"weights.{key}")
-    value = float(_loader()("").construct_object(node))
     if not math.isfinite(value):
         raise UserError(f"a weight must be a finite number, got '{node.value}'", file=path,
                         line=line, field=f"weights.{key}")
