@@ -190,3 +190,26 @@ def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
     return [{"name": s.name, "summary": s.summary, "params": dict(s.params),
              "module": f"strategies/{package}/{sys.modules[s.weights.__module__].__name__.rsplit('.', 1)[-1]}.py"}
             for s in found.values()]
+
+
+# ---------------------------------------------------------------- tune (issue 23)
+def tune(game: str = DEFAULT_GAME, players: int | None = None, out: str | os.PathLike = "expert.yaml",
+         budget: int | str | None = None, seed: int = 1, base: str = "weighted",
+         cards: str | None = None, rules_file: str | None = None,
+         rule_overrides: tuple[str, ...] = (), threads: int | None = None,
+         backend: Any = None, backend_options: Mapping[str, Any] | None = None,
+         games_per_eval: int | str | None = None, check_games: int | str | None = None,
+         progress: bool = True, command_line: str | None = None):
+    """Tune the weights of ``base`` by self-play (CMA-ES) and write a strategy file.
+
+    Returns a ``sim.studies.tune.TuneResult`` (``.out``, ``.plot``, ``.document``,
+    ``.report()``). ``budget`` is the games the search may play (default: the game's
+    ``sim.studies.tune.DEFAULT_TUNE_BUDGET``); the final re-check plays ``check_games``
+    more per opponent. Deterministic for a seed, on every backend. See sim/studies/tune.py."""
+    from sim.studies.tune import tune_strategy
+
+    return tune_strategy(game=game, players=players, out=out, budget=budget, seed=seed,
+                         base=base, cards=cards, rules_file=rules_file,
+                         rule_overrides=rule_overrides, threads=threads, backend=backend,
+                         backend_options=backend_options, games_per_eval=games_per_eval,
+                         check_games=check_games, progress=progress, command_line=command_line)

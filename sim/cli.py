@@ -499,6 +499,76 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
     click.echo(f"{sum(p['games'] for p in result.pairs):,} games in {result.wall_seconds:.1f} s")
 
 
+# ---------------------------------------------------------------- tune (issue 23)
+@main.command(short_help="Tune a strategy's weights by self-play; write a strategy file.")
+@click.option("--game", default="peer-to-peer", show_default=True, help="Game to tune for.")
+@click.option("--players", type=Count(1000), default=None,
+              help="Number of players (default: the game's usual count).")
+@click.option("--cards", metavar="FILE", default=None, help="Card file (CSV) to tune on.")
+@click.option("--rules", metavar="FILE", default=None, help="YAML file of rule options.")
+@click.option("--rule", metavar="KEY=VALUE", multiple=True,
+              help="Set one rule option; repeatable; applied after --rules.")
+@click.option("--base", metavar="SPEC", default="weighted", show_default=True,
+              help="Strategy to start from: a name[:k=v,...] or @FILE.")
+@click.option("--budget", type=Count(), default=None,
+              help="Games the search may play (default: 6e6 Peer-to-Peer, 1.2e7 PLAI); the "
+                   "re-check plays --check-games more per opponent.")
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="Random seed: the same seed gives the same weights.")
+@click.option("--out", metavar="FILE.yaml", required=True,
+              help="Strategy file to write (a convergence plot FILE.png goes next to it).")
+@click.option("--games-per-eval", type=Count(), default=None,
+              help="Games per candidate per generation, spread over the field (default 1000).")
+@click.option("--check-games", type=Count(), default=None,
+              help="Games per opponent in the final re-check (default 20000).")
+@click.option("--threads", type=Count(4096), default=None,
+              help="Threads (default: every CPU this process may use).")
+@click.option("--backend", type=click.Choice(["local", "dask", "dask-local"]), default="local",
+              show_default=True, help="Where the games play; the weights are the same on each.")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="Dask scheduler for --backend dask, e.g. tcp://HOST:8786.")
+@click.option("--workers", type=Count(1024), default=None,
+              help="Worker processes for --backend dask-local.")
+@click.option("--progress/--no-progress", default=True, show_default=True,
+              help="Progress bar on stderr (only when stderr is a terminal).")
+def tune(**opts: Any) -> None:
+    """Find the weights of a parametric strategy that win most, by self-play (CMA-ES).
+
+    Every weight of the game's feature vector is searched (Peer-to-Peer: both phases and
+    the phase switch). Each candidate plays the current champion, a hall of fame of earlier
+    champions and the shipped strategies, in every seat, on the same games as the rest of
+    its generation; the score is its own win rate over all games. The final champion is
+    re-checked on fresh seeds against every shipped strategy and the previous champion
+    before the file is written. Use the file anywhere a strategy goes: --team-a @FILE,
+    --seat 0=@FILE, experiments.yaml, matchups.
+
+    \b
+    Examples:
+      simulate tune --game peer-to-peer --players 4 --out expert-4p.yaml
+      simulate tune --players 3 --cards my_cards.csv --budget 1e7 --out mine-3p.yaml
+      simulate --team-a @expert-4p.yaml --team-b greedy --games 1e5
+    """
+    from sim import api
+
+    if (opts["scheduler"] and opts["backend"] != "dask") or (
+            opts["workers"] and opts["backend"] != "dask-local"):
+        raise click.UsageError("--scheduler goes with --backend dask, --workers with "
+                               "--backend dask-local")
+    options = None
+    if opts["backend"] != "local":
+        options = {"scheduler": opts["scheduler"], "workers": opts["workers"],
+                   "announce": opts["progress"]}
+        options = {k: v for k, v in options.items() if v is not None}
+    result = api.tune(game=opts["game"], players=opts["players"], out=opts["out"],
+                      budget=opts["budget"], seed=opts["seed"], base=opts["base"],
+                      cards=opts["cards"], rules_file=opts["rules"],
+                      rule_overrides=tuple(opts["rule"]), threads=opts["threads"],
+                      backend=opts["backend"], backend_options=options,
+                      games_per_eval=opts["games_per_eval"], check_games=opts["check_games"],
+                      progress=opts["progress"], command_line=_command_line())
+    click.echo(result.report())
+
+
 # ---------------------------------------------------------------- experiments (issue 5)
 def _until_ci_games(ctx: click.Context, opts: dict[str, Any]) -> None:
     """--until-ci W: without an explicit --games the run may go up to 1e7 games."""

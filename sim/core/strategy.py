@@ -8,6 +8,7 @@ scores every legal option of a decision as ``weights . features`` and takes the 
 the kernel compiles once and caches, and a new strategy needs no engine edit.
 
 Parameters (``builder:threshold=12``) are plain floats handed to ``Strategy.weights``.
+A spec ``@FILE`` names a strategy file (what ``simulate tune`` writes) instead.
 """
 from __future__ import annotations
 
@@ -62,7 +63,12 @@ def registry(game_pkg: str) -> dict[str, Strategy]:
 
 
 def parse_spec(spec: str, game_pkg: str, field_name: str = "strategy") -> tuple[Strategy, dict[str, float]]:
-    """Parse ``name`` or ``name:key=value,key=value`` into a registered strategy and params."""
+    """Parse ``name`` or ``name:key=value,key=value`` into a registered strategy and params,
+    or ``@path.yaml`` into the strategy that file holds (sim/core/strategy_file.py)."""
+    if spec.strip().startswith("@"):
+        from sim.core.strategy_file import from_spec
+
+        return from_spec(spec, game_pkg, field_name), {}
     known = registry(game_pkg)
     name, _, rest = spec.strip().partition(":")
     if name not in known:

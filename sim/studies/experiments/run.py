@@ -124,10 +124,12 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                 if bar is not None:
                     bar.update(games)
             else:
+                strategies = (retuned(exp, point, directory, cards, threads, command_line)
+                              if exp.retune else point.strategies)
                 config, run, manifest = new_run(
                     game=exp.game, players=point.players, games=games, seed=exp.seed,
                     cards=cards, rules_file=None, rule_overrides=point.rule_overrides,
-                    strategies=point.strategies or None, out=run_dir, chunk_size=exp.chunk_size,
+                    strategies=strategies or None, out=run_dir, chunk_size=exp.chunk_size,
                     debug=False, command_line=command_line,
                     extra={"experiment": {"name": exp.name, "point": point.name,
                                           "values": point.values}})
@@ -162,6 +164,28 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                                            result.points, [a.key for a in exp.axes],
                                            exp.metrics or DEFAULT_METRICS, notes)
     return result
+
+
+def retuned(exp: Experiment, point: Point, directory: Path, cards: str | None,
+            threads: Any, command_line: str | None) -> dict:
+    """The point's strategies with 'expert' replaced by a strategy file tuned for this
+    point's players, cards and rules (``directory/expert.yaml``; kept and reused when the
+    experiment is continued)."""
+    from sim.studies.experiments.schema import EXPERT
+    from sim.studies.tune import tune_strategy
+
+    target = directory / "expert.yaml"
+    if not target.is_file():
+        settings = dict(exp.tune)
+        tune_strategy(game=exp.game, players=point.players, out=target, cards=cards,
+                      rule_overrides=point.rule_overrides, threads=threads,
+                      budget=settings.get("budget"), seed=settings.get("seed", exp.seed),
+                      base=settings.get("base", "weighted"),
+                      games_per_eval=settings.get("games_per_eval"),
+                      check_games=settings.get("check_games"), progress=False,
+                      command_line=command_line)
+    return {team: f"@{target}" if spec == EXPERT else spec
+            for team, spec in point.strategies.items()}
 
 
 def _play_on_cluster(backend: Any, waiting: list, bar: Any, command_line: str | None) -> None:

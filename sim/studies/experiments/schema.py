@@ -21,7 +21,9 @@ from sim.core.errors import UserError
 DEFAULT_FILE = "experiments.yaml"
 EXPERIMENT_KEYS = ("description", "game", "players", "games", "seed", "strategies", "cards",
                    "card_overrides", "rules", "sweep", "baseline", "metrics", "checks",
-                   "autobalance", "chunk_size")
+                   "autobalance", "chunk_size", "retune", "tune")
+TUNE_KEYS = ("budget", "games_per_eval", "check_games", "base", "seed")
+EXPERT = "expert"   # with retune: true, a strategy tuned at each point (simulate tune)
 CONDITION_KEYS = ("metric", "players", "where", "max", "min", "max_abs", "target", "tolerance",
                   "confidence", "name")
 AUTOBALANCE_KEYS = ("vary", "targets", "games", "rounds", "confidence", "batches")
@@ -234,6 +236,8 @@ class Experiment:
     metrics: tuple[str, ...] = ()
     checks: tuple[Condition, ...] = ()
     autobalance: AutobalanceSpec | None = None
+    retune: bool = False                             # tune 'expert' at every point
+    tune: dict = field(default_factory=dict)         # api.tune settings (TUNE_KEYS)
 
     # -- points
     def points(self) -> list[Point]:
@@ -459,11 +463,41 @@ def _experiment(name: str, node: Y, path: Path) -> Experiment:
         exp.checks = tuple(_condition(item, exp) for item in entries["checks"].items_list())
     if "autobalance" in entries:
         exp.autobalance = _autobalance(entries["autobalance"], exp)
+    _retune(entries, exp)
     if not exp.metrics and exp.game != "peer-to-peer":
         from reports.sweep import default_metrics
 
         exp.metrics = default_metrics(exp.game, exp.players)
     return exp
+
+
+def _retune(entries: dict, exp: Experiment) -> None:
+    """``retune: true`` (and its ``tune:`` settings): every strategy named 'expert' is tuned
+    for each point's configuration before the point plays (slow: one simulate tune each)."""
+    if "retune" in entries:
+        if not isinstance(entries["retune"].v, bool):
+            raise entries["retune"].error("expected true or false")
+        exp.retune = entries["retune"].v
+    if "tune" in entries:
+        settings = entries["tune"].known(TUNE_KEYS)
+        for key, node in settings.items():
+            if key == "base":
+                if not isinstance(node.v, str) or not node.v.strip():
+                    raise node.error("expected a strategy spec")
+                exp.tune[key] = node.v.strip()
+            elif key == "seed":
+                exp.tune[key] = _int(node, 0, 2**63 - 1)
+            else:
+                exp.tune[key] = _count(node, key)
+    named = [team for team, (name, _) in exp.strategies.items() if name == EXPERT]
+    where = entries.get("retune") or entries.get("strategies") or exp.loc
+    if exp.retune and not named:
+        raise where.error("retune: true tunes the strategies named 'expert'; give one, e.g. "
+                          "strategies: {A: expert, B: expert}")
+    if named and not exp.retune:
+        raise (entries.get("strategies") or exp.loc).error(
+            "'expert' is tuned at every point only with retune: true (slow); or give a "
+            "strategy file, e.g. A: '@expert.yaml'")
 
 
 def _strategy_key(key: str, game: str, node: Y) -> str:
@@ -482,6 +516,13 @@ def _strategy_key(key: str, game: str, node: Y) -> str:
 
 def _strategy(node: Y) -> tuple[str, dict]:
     if isinstance(node.v, str):
+        if node.v.strip().startswith("@"):  # a strategy file, relative to this file
+            import os
+
+            given = node.v.strip()[1:]
+            path = given if os.path.isabs(given) else os.path.relpath(
+                os.path.join(os.path.dirname(os.path.abspath(node.file)), given))
+            return "@" + path, {}
         return split_spec(node.v)
     entries = node.mapping("a strategy: 'name:param=value' or a mapping with 'name'")
     if "name" not in entries:
@@ -729,6 +770,10 @@ def validate_experiment(exp: Experiment) -> None:
             return path
 
         def attempt(node: Y, **kwargs) -> None:
+            if exp.retune and kwargs.get("strategies"):   # 'expert' does not exist yet
+                base = exp.tune.get("base", "weighted")
+                kwargs["strategies"] = {team: base if spec == EXPERT else spec
+                                        for team, spec in kwargs["strategies"].items()}
             try:
                 configure(game=exp.game, players=kwargs.pop("players", exp.players[0]),
                           cards=kwargs.pop("cards", exp.cards), **kwargs)

@@ -1,0 +1,206 @@
+"""Strategy files: a strategy given as ``@path.yaml`` instead of a registered name.
+
+A strategy file is what ``simulate tune`` writes (and what a designer may write by hand):
+
+    cardsim_strategy: 1
+    game: peer-to-peer
+    name: expert                 # optional; shown nowhere, the spec '@FILE' is the name
+    players: [4]                 # player counts it was tuned for (informational)
+    base: weighted               # the strategy the search started from (informational)
+    weights:                     # required: weight name -> number
+      early.commit.value: 1.3
+      switch: 8
+    tuned_on: {...}              # command, seed, card file sha256, rule options (free form)
+    score: {...}                 # measured score against each baseline (free form)
+
+Weights not named keep the game's default weights, so a hand-written file may set a few.
+Weight names are checked when the game builds its weight vector (it alone knows them), at
+the line of the name, so every problem is one UserError naming the file, line and field.
+The strategy's name, in summaries and manifests, is the spec as given: ``@expert.yaml``.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import yaml
+
+from sim.core.errors import UserError
+
+FORMAT_KEY = "cardsim_strategy"
+FORMAT_VERSION = 1
+TOP_KEYS = (FORMAT_KEY, "game", "name", "summary", "players", "base", "weights", "tuned_on",
+            "score")
+PREFIX = "@"
+
+
+def is_file_spec(spec: str) -> bool:
+    return spec.strip().startswith(PREFIX)
+
+
+@dataclass(frozen=True)
+class FileStrategy:
+    """A strategy read from a file; used where a registered ``Strategy`` is (name,
+    summary, params, vector)."""
+
+    name: str                                  # '@' + the path as given
+    path: str
+    game: str
+    sha256: str
+    weight_values: Mapping[str, float]
+    weight_lines: Mapping[str, int]
+    summary: str = ""
+    players: tuple[int, ...] = ()
+    base: str | None = None
+    document: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    params: Mapping[str, float] = field(default_factory=dict)   # a file takes no parameters
+
+    def weights(self, params: Mapping[str, float] | None = None) -> dict[str, float]:
+        return dict(self.weight_values)
+
+    def vector(self, feature_names: tuple[str, ...], defaults: np.ndarray,
+               params: Mapping[str, float] | None = None,
+               expand: Callable[[str], tuple[str, ...]] | None = None) -> np.ndarray:
+        """The game's defaults with the file's weights applied; an unknown weight name is a
+        UserError at its line."""
+        out = np.array(defaults, dtype=np.float64).copy()
+        index = {n: i for i, n in enumerate(feature_names)}
+        for key, value in self.weight_values.items():
+            names = expand(key) if expand else (key,)
+            unknown = [n for n in names if n not in index]
+            if unknown:
+                raise UserError(f"unknown weight '{key}' for {self.game}; valid names are the "
+                                f"game's feature weights, e.g. {', '.join(feature_names[:3])}, ...",
+                                file=self.path, line=self.weight_lines.get(key),
+                                field=f"weights.{key}")
+            for n in names:
+                out[index[n]] = float(value)
+        return out
+
+
+def _loader():
+    return yaml.SafeLoader
+
+
+def _problem(exc: yaml.YAMLError) -> str:
+    return " ".join(str(getattr(exc, "problem", None) or exc).split())
+
+
+def _number(node: Any, path: str, key: str) -> float:
+    line = node.start_mark.line + 1
+    value = None
+    if isinstance(node, yaml.ScalarNode):
+        if node.tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+            value = float(_loader()("").construct_object(node))
+        elif node.tag == "tag:yaml.org,2002:str" and node.style is None:
+            try:   # YAML 1.1 reads 1e3 (no dot) as text; a designer means the number
+                value = float(node.value.replace("_", ""))
+            except ValueError:
+                value = None
+    if value is None:
+        shown = node.value if isinstance(node, yaml.ScalarNode) else "a " + type(node).__name__[:-4].lower()
+        raise UserError(f"a weight must be a number, got '{shown}'", file=path, line=line,
+                        field=f"weights.{key}")
+    if not math.isfinite(value):
+        raise UserError(f"a weight must be a finite number, got '{node.value}'", file=path,
+                        line=line, field=f"weights.{key}")
+    return value
+
+
+def read(path: str, game: str | None = None, field_name: str = "strategy") -> FileStrategy:
+    """Read and check a strategy file; ``game`` (e.g. 'peer-to-peer' or 'peer_to_peer')
+    must match its ``game``. The name is '@' + ``path`` as given."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except FileNotFoundError:
+        raise UserError("strategy file not found", file=path, field=field_name) from None
+    except IsADirectoryError:
+        raise UserError("is a directory, not a strategy file", file=path, field=field_name) from None
+    except OSError as exc:
+        raise UserError(f"cannot read the strategy file ({exc.strerror or exc})", file=path,
+                        field=field_name) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserError("strategy file is not UTF-8 text", file=path, field=field_name) from None
+    try:
+        root = yaml.compose(text, Loader=_loader())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise UserError(f"not valid YAML ({_problem(exc)})", file=path,
+                        line=mark.line + 1 if mark else None) from None
+    if not isinstance(root, yaml.MappingNode):
+        raise UserError("expected a strategy file: a mapping with 'game' and 'weights'",
+                        file=path, line=root.start_mark.line + 1 if root is not None else None)
+    nodes: dict[str, tuple[Any, int]] = {}
+    for key_node, value_node in root.value:
+        line = key_node.start_mark.line + 1
+        key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+        if key not in TOP_KEYS:
+            raise UserError(f"unknown key '{key}'; expected one of: {', '.join(TOP_KEYS)}",
+                            file=path, line=line, field=str(key))
+        if key in nodes:
+            raise UserError(f"key given twice (first on line {nodes[key][1]})", file=path,
+                            line=line, field=key)
+        nodes[key] = (value_node, line)
+    for required in ("game", "weights"):
+        if required not in nodes:
+            raise UserError(f"a strategy file needs '{required}'", file=path,
+                            line=root.start_mark.line + 1, field=required)
+    construct = _loader()("").construct_document
+    version_node = nodes.get(FORMAT_KEY)
+    if version_node is not None and construct(version_node[0]) != FORMAT_VERSION:
+        raise UserError(f"this simulator reads strategy files of format {FORMAT_VERSION}, got "
+                        f"'{version_node[0].value}'", file=path, line=version_node[1],
+                        field=FORMAT_KEY)
+    game_node, game_line = nodes["game"]
+    file_game = construct(game_node)
+    if not isinstance(file_game, str):
+        raise UserError("expected the game's name, e.g. peer-to-peer or plai", file=path,
+                        line=game_line, field="game")
+    if game is not None and file_game.replace("_", "-") != game.replace("_", "-"):
+        raise UserError(f"this strategy is for {file_game}, not {game.replace('_', '-')}",
+                        file=path, line=game_line, field="game")
+    weights_node, weights_line = nodes["weights"]
+    if not isinstance(weights_node, yaml.MappingNode):
+        raise UserError("expected a mapping of weight name -> number", file=path,
+                        line=weights_line, field="weights")
+    values: dict[str, float] = {}
+    lines: dict[str, int] = {}
+    for key_node, value_node in weights_node.value:
+        line = key_node.start_mark.line + 1
+        if not isinstance(key_node, yaml.ScalarNode) or not key_node.value:
+            raise UserError("expected a weight name here", file=path, line=line, field="weights")
+        key = str(key_node.value)
+        if key in values:
+            raise UserError(f"weight given twice (first on line {lines[key]})", file=path,
+                            line=line, field=f"weights.{key}")
+        values[key] = _number(value_node, path, key)
+        lines[key] = line
+    document = construct(root)
+    players = document.get("players") or ()
+    players = tuple(players) if isinstance(players, (list, tuple)) else (players,)
+    return FileStrategy(name=PREFIX + path, path=path, game=file_game,
+                        sha256=hashlib.sha256(raw).hexdigest(), weight_values=values,
+                        weight_lines=lines, summary=str(document.get("summary") or ""),
+                        players=tuple(p for p in players if isinstance(p, int)),
+                        base=document.get("base"), document=document)
+
+
+def from_spec(spec: str, game: str, field_name: str = "strategy") -> FileStrategy:
+    """``@path`` (parameters are not taken: a file holds every weight it sets)."""
+    path = spec.strip()[len(PREFIX):]
+    if not path:
+        raise UserError("expected @FILE, the path of a strategy file (simulate tune writes one)",
+                        field=field_name)
+    return read(path, game, field_name)
+
+
+def dump(document: Mapping[str, Any]) -> str:
+    """YAML text of a strategy file (keys in the order given; floats written exactly)."""
+    return yaml.safe_dump(dict(document), sort_keys=False, default_flow_style=False,
+                          allow_unicode=True, width=100)

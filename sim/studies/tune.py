@@ -1,0 +1,740 @@
+"""``simulate tune``: the weights of a parametric strategy that win most, found by self-play.
+
+The search (``search``) is CMA-ES from the ``cma`` package over every weight of the
+game's weight vector, in a normalised space: a point ``x`` plays the weights
+``base + scale * x``, where ``scale`` is each base weight's size (at least 1; the
+Peer-to-Peer phase switch, counted in cards, 10), so one step of sigma means the same
+relative change for a weight of 1000 and one of 0.01.
+
+Self-play. Each generation, every candidate (and, on the same games, the current
+champion and the CMA mean) plays the *field*: the champion, the hall of fame (the last
+``hall_size`` earlier champions) and the shipped baselines, in every seat: both teams
+for Peer-to-Peer (so also the larger team at 3 and 5 players), every seat position for
+PLAI, the other seats filled by the opponent. All of a generation's evaluations play
+the same seeds and game indices (common random numbers); each generation takes fresh
+indices. The objective is the candidate's own win rate over all its games: games
+everyone loses, draws and stalemates count as not won.
+
+Promotion. After a generation the CMA mean becomes the champion (the old one joins the
+hall of fame) when its score against the field beats the champion's by more than one
+standard error on the same games.
+
+Winner's curse guard. The final champion is re-checked on fresh seeds against every
+baseline and the previous champion (Wilson 95 % intervals of its share of the games
+someone won; a fair share is 1/2 for Peer-to-Peer, 1/P for PLAI). If it is significantly
+worse than the previous champion, the previous one is taken (and re-checked) instead.
+
+The games are played through the engine's usual entry points (``GameConfig.play`` with
+weight vectors swapped in) in a thread pool, or as chunk tasks on a Dask backend (each
+candidate written as a strategy file the workers read: evaluations are games). The
+result depends only on the seed and the inputs: the same weights on every backend.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Protocol, Sequence
+
+import numpy as np
+
+from sim.core.errors import UserError
+
+DEFAULT_GAMES_PER_EVAL = 1_000      # games per candidate per generation, over the field
+DEFAULT_CHECK_GAMES = 20_000        # games per opponent in the final re-check
+DEFAULT_SIGMA = 0.3                 # initial step, in units of each weight's scale
+HALL_SIZE = 4                       # earlier champions kept in the field
+PROMOTE_Z = 1.0                     # standard errors the mean must beat the champion by
+SWITCH_SCALE = 10.0                 # Peer-to-Peer phase switch: a count of cards
+PREVIOUS = "previous champion"      # the re-check's row for the champion before the last
+
+
+# ----------------------------------------------------------------------------- arenas
+@dataclass(frozen=True)
+class Block:
+    """Games ``start .. start+count-1`` of ``seed`` with ``candidate`` in seat position
+    ``side`` and ``opponent`` everywhere else."""
+
+    candidate: int      # index into the vectors of one play_blocks call
+    opponent: int
+    side: int
+    seed: int
+    start: int
+    count: int
+
+
+@dataclass
+class Tally:
+    wins: int = 0          # games the candidate (its team) won
+    rival_wins: int = 0    # games another team / seat won
+    games: int = 0
+
+    def add(self, other: "Tally") -> None:
+        self.wins += other.wins
+        self.rival_wins += other.rival_wins
+        self.games += other.games
+
+
+class Arena(Protocol):
+    """What the search needs from a game: its weight names, how many seat positions a
+    candidate takes (``sides``), the fair share of won games, and a way to play blocks."""
+
+    game: str
+    players: int
+    names: tuple[str, ...]
+    sides: int
+    fair_share: float
+
+    def play_blocks(self, vectors: Sequence[np.ndarray], blocks: Sequence[Block]) -> list[Tally]:
+        ...
+
+
+class _ThreadedArena:
+    """Plays blocks in a thread pool, one kernel call per block (kernels release the GIL)."""
+
+    def __init__(self, template: Any, threads: int):
+        self.template = template
+        self.threads = max(1, int(threads))
+        self._pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
+
+    def play_blocks(self, vectors, blocks):
+        def one(block: Block) -> Tally:
+            config = self.configured(vectors[block.candidate], vectors[block.opponent], block.side)
+            return self.tally(config.play(block.seed, block.start, block.count, 1), block.side)
+
+        if self._pool is None:
+            return [one(b) for b in blocks]
+        return list(self._pool.map(one, blocks))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+
+
+class PeerToPeerArena(_ThreadedArena):
+    """Side 0: the candidate is team A (the larger team at 3 and 5 players); side 1: B."""
+
+    game = "peer-to-peer"
+    sides = 2
+    fair_share = 0.5
+
+    def __init__(self, template: Any, threads: int = 1):
+        from sim.games.peer_to_peer import features
+
+        super().__init__(template, threads)
+        self.players = template.players
+        self.names = tuple(features.WEIGHT_NAMES)
+        self.scales_floor = {"switch": SWITCH_SCALE}
+
+    @staticmethod
+    def vector_of(config: Any) -> np.ndarray:
+        return np.array(config.weights["A"], dtype=np.float64)
+
+    @staticmethod
+    def strategies_for(spec: str) -> dict[str, str]:
+        return {"A": spec, "B": spec}
+
+    def configured(self, candidate, opponent, side):
+        teams = {"A": candidate, "B": opponent} if side == 0 else {"A": opponent, "B": candidate}
+        return dataclasses.replace(self.template, weights=teams)
+
+    def tally(self, played, side) -> Tally:
+        out = played[0]
+        return self.tally_counts(np.bincount(out["winner"].astype(np.int64) + 128,
+                                             minlength=256), side, len(out))
+
+    @staticmethod
+    def tally_counts(counts, side, games) -> Tally:
+        from sim.games.peer_to_peer import constants as k
+
+        a = int(counts[k.WIN_A + 128] + counts[k.SOLO_WIN + 128])
+        b = int(counts[k.WIN_B + 128])
+        return Tally(a, b, games) if side == 0 else Tally(b, a, games)
+
+
+class PlaiArena(_ThreadedArena):
+    """Side s: the candidate sits in seat s, the opponent in every other seat."""
+
+    game = "plai"
+
+    def __init__(self, template: Any, threads: int = 1):
+        from sim.games.plai import features
+
+        super().__init__(template, threads)
+        self.players = template.players
+        self.sides = template.players
+        self.fair_share = 1.0 / template.players
+        self.names = tuple(features.FEATURE_NAMES)
+        self.scales_floor = {}
+
+    @staticmethod
+    def vector_of(config: Any) -> np.ndarray:
+        return np.array(config.weights[0], dtype=np.float64)
+
+    @staticmethod
+    def strategies_for(spec: str) -> dict[str, str]:
+        return {"all": spec}
+
+    def configured(self, candidate, opponent, side):
+        weights = np.tile(np.asarray(opponent, dtype=np.float64), (self.players, 1))
+        weights[side] = candidate
+        return dataclasses.replace(self.template, weights=weights)
+
+    def tally(self, played, side) -> Tally:
+        return self.tally_counts(np.bincount(played["winner"].astype(np.int64) + 128,
+                                             minlength=256), side, len(played))
+
+    def tally_counts(self, counts, side, games) -> Tally:
+        seats = counts[128:128 + self.players]   # winner is the seat, -1 when no startup won
+        wins = int(seats[side])
+        return Tally(wins, int(seats.sum()) - wins, games)
+
+
+class DaskArena:
+    """Plays a game arena's blocks as chunk tasks on a backend (``sim.runs.backends``): each
+    vector is written as a strategy file the workers read, each block is one task in its
+    own scratch run directory, and the tally comes from the chunk's ``winner`` counts.
+    ``submit(tasks)`` plays tuples (ConfigRequest, run_dir, seed, start, count, tag) and
+    yields results with ``.tag`` and ``.aggregates`` (the caller owns the backend)."""
+
+    def __init__(self, inner: Any, submit: Callable[[list[tuple]], Any], request: Any,
+                 scratch: str | os.PathLike):
+        self.inner, self.submit, self.request = inner, submit, request
+        self.scratch = Path(scratch)
+        self.game, self.players, self.names = inner.game, inner.players, inner.names
+        self.sides, self.fair_share = inner.sides, inner.fair_share
+        self._round = 0
+
+    def play_blocks(self, vectors, blocks):
+        import shutil
+
+        from sim.core.strategy_file import dump
+
+        self._round += 1
+        where = self.scratch / f"round-{self._round:06d}"
+        (where / "runs").mkdir(parents=True, exist_ok=True)
+        specs, pairs = [], {}
+        for i, vector in enumerate(vectors):
+            path = where / f"w{i}.yaml"
+            path.write_text(dump({"cardsim_strategy": 1, "game": self.game,
+                                  "weights": dict(zip(self.names, map(float, vector)))}),
+                            encoding="utf-8")
+            specs.append("@" + str(path))
+        tasks = []
+        for n, block in enumerate(blocks):
+            key = (block.candidate, block.opponent, block.side)
+            if key not in pairs:
+                pairs[key] = self._request(specs[block.candidate], specs[block.opponent],
+                                           block.side)
+            run_dir = where / "runs" / f"b{n}"
+            (run_dir / "games").mkdir(parents=True, exist_ok=True)
+            tasks.append((pairs[key], str(run_dir), block.seed, block.start, block.count, n))
+        tallies: list[Tally | None] = [None] * len(blocks)
+        for result in self.submit(tasks):
+            block = blocks[result.tag]
+            counts = np.zeros(256, dtype=np.int64)
+            for value, count in result.aggregates["counts"]["winner"].items():
+                counts[int(value) + 128] = count
+            tallies[result.tag] = self.inner.tally_counts(counts, block.side, block.count)
+        shutil.rmtree(where, ignore_errors=True)
+        return tallies
+
+    def _request(self, candidate: str, opponent: str, side: int):
+        if self.game == "peer-to-peer":
+            teams = {"A": candidate, "B": opponent} if side == 0 else {"A": opponent,
+                                                                        "B": candidate}
+        else:
+            teams = {"all": opponent, f"seat{side}": candidate}
+        return dataclasses.replace(self.request, strategies=tuple(sorted(teams.items())))
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+# ----------------------------------------------------------------------------- the search
+@dataclass
+class Generation:
+    number: int
+    games: int                         # games played by this generation (all evaluations)
+    champion: dict[str, float]         # champion vs field: win_rate, ci_low, ci_high
+    mean: dict[str, float]             # CMA mean vs field
+    best: float                        # best candidate's win rate
+    promoted: bool
+    sigma: float
+
+
+@dataclass
+class CheckRow:
+    opponent: str
+    games: int
+    wins: int
+    rival_wins: int
+    win_rate: float
+    share: float
+    share_low: float
+    share_high: float
+    fair_share: float
+
+    @property
+    def beats(self) -> bool:
+        return self.share_low > self.fair_share
+
+    def as_dict(self) -> dict[str, Any]:
+        row = dataclasses.asdict(self)
+        row["beats"] = self.beats
+        return row
+
+
+@dataclass
+class SearchResult:
+    weights: np.ndarray
+    base: np.ndarray
+    champions: int                       # promotions during the search
+    generations: list[Generation]
+    check: list[CheckRow]
+    games: int                           # games played by the search
+    check_games: int                     # games played by the re-check
+    reverted: bool = False               # the winner's-curse guard took the previous champion
+    seconds: float = 0.0
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def beats_every_baseline(self) -> bool:
+        """The shipped strategies, that is; the previous champion need only not be better."""
+        return all(row.beats for row in self.check if row.opponent != PREVIOUS)
+
+
+def derived_seeds(seed: int, count: int) -> list[int]:
+    """Independent 63-bit game seeds from the tune seed (search, check, CMA)."""
+    state = np.random.SeedSequence(int(seed)).generate_state(count * 2, dtype=np.uint32)
+    return [int((int(state[2 * i]) << 31) ^ int(state[2 * i + 1])) & (2**63 - 1)
+            for i in range(count)]
+
+
+def scales_for(names: Sequence[str], base: np.ndarray, floors: Mapping[str, float]) -> np.ndarray:
+    """Each weight's scale: its base size, at least 1 (or its floor, e.g. the switch)."""
+    return np.array([max(abs(float(w)), float(floors.get(n, 1.0))) for n, w in zip(names, base)])
+
+
+def _wilson(successes: int, n: int) -> tuple[float, float, float]:
+    from sim.core.stats import wilson
+
+    rate, lo, hi = wilson(int(successes), int(n))
+    return float(rate), float(lo), float(hi)
+
+
+def _rate(t: Tally) -> dict[str, float]:
+    rate, lo, hi = _wilson(t.wins, t.games)
+    return {"win_rate": rate, "ci_low": lo, "ci_high": hi, "games": t.games}
+
+
+class _Progress:
+    """A click progress bar on stderr over the search's games (only on a terminal)."""
+
+    def __init__(self, enabled: bool, total: int, label: str):
+        self.bar = None
+        if enabled and sys.stderr.isatty():
+            import click
+
+            self.bar = click.progressbar(length=total, label=label, file=sys.stderr,
+                                         show_eta=True, show_percent=True, width=30)
+            self.bar.__enter__()
+
+    def update(self, games: int, text: str | None = None) -> None:
+        if self.bar is not None:
+            if text:
+                self.bar.label = text
+            self.bar.update(games)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
+def _field(champion: np.ndarray, hall: list[np.ndarray], baselines: Mapping[str, np.ndarray],
+           hall_size: int) -> list[np.ndarray]:
+    """Champion, recent hall of fame, baselines; a vector equal to one already in is dropped."""
+    out: list[np.ndarray] = []
+    for vector in [champion, *hall[::-1][:hall_size], *baselines.values()]:
+        if not any(np.array_equal(vector, v) for v in out):
+            out.append(vector)
+    return out
+
+
+def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], *,
+           budget: int, seed: int = 1, scales: np.ndarray | None = None,
+           games_per_eval: int = DEFAULT_GAMES_PER_EVAL, check_games: int = DEFAULT_CHECK_GAMES,
+           sigma: float = DEFAULT_SIGMA, popsize: int | None = None, hall_size: int = HALL_SIZE,
+           progress: bool = False, on_generation: Callable[[Generation], None] | None = None
+           ) -> SearchResult:
+    """Tune ``base`` (the starting weights) by self-play against ``baselines`` (name ->
+    weights); ``budget`` games for the search, ``check_games`` per opponent for the final
+    re-check. See the module docstring."""
+    import cma
+
+    began = time.perf_counter()
+    base = np.asarray(base, dtype=np.float64)
+    d = len(base)
+    scales = np.ones(d) if scales is None else np.asarray(scales, dtype=np.float64)
+    search_seed, check_seed, cma_seed = derived_seeds(seed, 3)
+    rng = np.random.default_rng(cma_seed)
+    options = {"seed": np.nan, "randn": lambda lam, n: rng.standard_normal((lam, n)),
+               "verbose": -9, "verb_log": 0, "verb_disp": 0}
+    if popsize:
+        options["popsize"] = int(popsize)
+    es = cma.CMAEvolutionStrategy(np.zeros(d), float(sigma), options)
+
+    def weights_of(x: np.ndarray) -> np.ndarray:
+        return base + scales * np.asarray(x, dtype=np.float64)
+
+    champion_x = np.zeros(d)
+    hall: list[np.ndarray] = []          # earlier champions' weights, oldest first
+    history: list[Generation] = []
+    games_done, next_index, promotions = 0, 0, 0
+    bar = _Progress(progress, budget, f"tune {arena.game} {arena.players}p")
+    try:
+        while True:
+            champion = weights_of(champion_x)
+            field_vectors = _field(champion, hall, baselines, hall_size)
+            per_block = max(1, games_per_eval // (len(field_vectors) * arena.sides))
+            xs = es.ask()
+            mean_x = np.array(es.mean, dtype=np.float64)   # the mean these were drawn around
+            evaluated = [weights_of(x) for x in xs] + [weights_of(mean_x), champion]
+            cost = len(evaluated) * per_block * len(field_vectors) * arena.sides
+            if games_done + cost > budget and history:
+                break
+            vectors = evaluated + field_vectors
+            blocks, n = [], len(evaluated)
+            for c in range(n):
+                for o in range(len(field_vectors)):
+                    for side in range(arena.sides):   # the same games for every candidate
+                        start = next_index + (o * arena.sides + side) * per_block
+                        blocks.append(Block(c, n + o, side, search_seed, start, per_block))
+            next_index += len(field_vectors) * arena.sides * per_block
+            tallies = [Tally() for _ in range(n)]
+            for block, tally in zip(blocks, arena.play_blocks(vectors, blocks)):
+                tallies[block.candidate].add(tally)
+            games_done += cost
+            rates = [t.wins / t.games for t in tallies]
+            es.tell(xs, [-r for r in rates[:len(xs)]])
+            mean_t, champ_t = tallies[-2], tallies[-1]
+            p_m, p_c = mean_t.wins / mean_t.games, champ_t.wins / champ_t.games
+            se = math.sqrt((p_m * (1 - p_m) + p_c * (1 - p_c)) / champ_t.games)
+            promoted = p_m - p_c > PROMOTE_Z * max(se, 1e-12)
+            generation = Generation(len(history) + 1, cost, _rate(champ_t), _rate(mean_t),
+                                    max(rates[:len(xs)]), promoted, float(es.sigma))
+            history.append(generation)
+            if promoted:
+                hall.append(champion)
+                champion_x = mean_x
+                promotions += 1
+            if on_generation is not None:
+                on_generation(generation)
+            bar.update(cost, f"tune {arena.game} {arena.players}p gen {generation.number} "
+                             f"champion {100 * p_c:.1f} %")
+    finally:
+        bar.close()
+
+    final = weights_of(champion_x)
+    previous = hall[-1] if hall else base
+    check, check_played = _recheck(arena, final, previous, baselines, check_seed, check_games)
+    reverted = False
+    against_previous = next(r for r in check if r.opponent == PREVIOUS)
+    if hall and against_previous.share_high < arena.fair_share:
+        # The winner's curse: the last promotion was luck. Keep the one before it.
+        reverted = True
+        final = previous
+        older = hall[-2] if len(hall) > 1 else base
+        check, more = _recheck(arena, final, older, baselines, check_seed, check_games)
+        check_played += more
+    return SearchResult(weights=final, base=base, champions=promotions, generations=history,
+                        check=check, games=games_done, check_games=check_played,
+                        reverted=reverted, seconds=time.perf_counter() - began,
+                        settings={"budget": budget, "seed": seed, "games_per_eval": games_per_eval,
+                                  "check_games": check_games, "sigma": sigma,
+                                  "popsize": int(es.popsize), "hall_size": hall_size,
+                                  "dimensions": d})
+
+
+def _recheck(arena: Arena, final: np.ndarray, previous: np.ndarray,
+             baselines: Mapping[str, np.ndarray], seed: int, games: int
+             ) -> tuple[list[CheckRow], int]:
+    """``final`` against every baseline and ``previous`` on the check seed, every seat."""
+    opponents = {**baselines, PREVIOUS: previous}
+    per_block = max(1, games // arena.sides)
+    vectors = [final, *opponents.values()]
+    blocks = [Block(0, 1 + o, side, seed, (o * arena.sides + side) * per_block, per_block)
+              for o in range(len(opponents)) for side in range(arena.sides)]
+    totals = [Tally() for _ in opponents]
+    for block, tally in zip(blocks, arena.play_blocks(vectors, blocks)):
+        totals[block.opponent - 1].add(tally)
+    rows = []
+    for name, t in zip(opponents, totals):
+        share, lo, hi = _wilson(t.wins, t.wins + t.rival_wins)
+        rows.append(CheckRow(name, t.games, t.wins, t.rival_wins, t.wins / t.games, share, lo,
+                             hi, arena.fair_share))
+    return rows, sum(t.games for t in totals)
+
+
+# ----------------------------------------------------------------------------- output
+def plot_convergence(result: SearchResult, path: str | os.PathLike, title: str) -> Path:
+    """PNG: the champion's and the CMA mean's win rate against the field per generation,
+    with 95 % intervals; promotions marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    gens = [g.number for g in result.generations]
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+    for key, label, colour in (("champion", "champion", "tab:blue"),
+                               ("mean", "CMA mean", "tab:orange")):
+        rate = np.array([100 * getattr(g, key)["win_rate"] for g in result.generations])
+        lo = np.array([100 * getattr(g, key)["ci_low"] for g in result.generations])
+        hi = np.array([100 * getattr(g, key)["ci_high"] for g in result.generations])
+        ax.plot(gens, rate, color=colour, label=f"{label} vs field", lw=1.2)
+        ax.fill_between(gens, lo, hi, color=colour, alpha=0.2, lw=0)
+    promoted = [g.number for g in result.generations if g.promoted]
+    if promoted:
+        ax.vlines(promoted, *ax.get_ylim(), colors="grey", lw=0.5, alpha=0.5,
+                  label="new champion")
+    ax.set_xlabel("generation")
+    ax.set_ylabel("win rate against the field, % (95 % interval)")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    out = Path(path)
+    fig.savefig(out)
+    plt.close(fig)
+    return out
+
+
+def check_table(result: SearchResult) -> str:
+    lines = [f"{'opponent':<28}{'games':>9}{'win rate':>10}{'share of won games [95 % CI]':>32}"
+             f"{'fair':>7}  verdict"]
+    for r in result.check:
+        verdict = "beats" if r.beats else ("worse" if r.share_high < r.fair_share else "no diff.")
+        if r.wins + r.rival_wins == 0:
+            lines.append(f"{r.opponent:<28}{r.games:>9,}{100 * r.win_rate:>9.2f}%"
+                         f"{'no game won by anyone':>32}{100 * r.fair_share:>8.1f}%  no diff.")
+            continue
+        lines.append(f"{r.opponent:<28}{r.games:>9,}{100 * r.win_rate:>9.2f}%"
+                     f"{100 * r.share:>14.2f}% [{100 * r.share_low:.2f}-{100 * r.share_high:.2f}]"
+                     f"{100 * r.fair_share:>8.1f}%  {verdict}")
+    return "\n".join(lines)
+
+
+def document(result: SearchResult, *, game: str, players: int, base_spec: str,
+             names: Sequence[str], command: str | None, cards: Mapping[str, Any],
+             rules: Mapping[str, Any], rule_overrides: Sequence[str],
+             rules_file: str | None, backend: str) -> dict[str, Any]:
+    """The strategy file's content (sim/core/strategy_file.py reads it back)."""
+    import sim
+
+    return {
+        "cardsim_strategy": 1,
+        "game": game,
+        "name": "expert",
+        "summary": f"tuned by simulate tune for {players} players from {base_spec} "
+                   f"({result.games:,} games of self-play)",
+        "players": [int(players)],
+        "base": base_spec,
+        "weights": {name: float(w) for name, w in zip(names, result.weights)},
+        "tuned_on": {
+            "command": command,
+            "cards": {"path": str(cards.get("path")), "sha256": cards.get("sha256")},
+            "rules_file": rules_file,
+            "rule_overrides": list(rule_overrides),
+            "rules": {k: ({str(n): v for n, v in val.items()} if isinstance(val, dict) else val)
+                      for k, val in rules.items()},
+            "seed": int(result.settings["seed"]),
+            "budget": int(result.settings["budget"]),
+            "games": int(result.games),
+            "generations": len(result.generations),
+            "promotions": int(result.champions),
+            "settings": {k: v for k, v in result.settings.items()
+                         if k not in ("seed", "budget")},
+            "backend": backend,
+            "package_version": sim.__version__,
+            "source_hash": sim.source_hash(),
+            "seconds": round(result.seconds, 1),
+        },
+        "score": {
+            "method": "re-check on fresh seeds, every seat; share = wins / games someone "
+                      "won, Wilson 95 % interval; beats = interval above the fair share",
+            "reverted_to_previous_champion": bool(result.reverted),
+            "beats_every_baseline": bool(result.beats_every_baseline),
+            "against": {r.opponent: {k: (round(v, 6) if isinstance(v, float) else v)
+                                     for k, v in r.as_dict().items() if k != "opponent"}
+                        for r in result.check},
+        },
+    }
+
+
+def write_strategy_file(doc: Mapping[str, Any], out: str | os.PathLike) -> Path:
+    """Write the file atomically (a temporary name, then rename)."""
+    from sim.core.strategy_file import dump
+
+    path = Path(out)
+    text = ("# A strategy file written by simulate tune. Use it as --team-a @FILE, "
+            "--seat N=@FILE,\n# or '@FILE' in experiments.yaml and matchups.\n" + dump(doc))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.name}.",
+                                         suffix=".tmp", delete=False, encoding="utf-8") as tmp:
+            tmp.write(text)
+        os.replace(tmp.name, path)
+    except OSError as exc:
+        raise UserError(f"cannot write the strategy file ({exc.strerror or exc})",
+                        file=str(path), field="--out") from None
+    return path
+
+
+# ----------------------------------------------------------------------------- the command
+ARENAS = {"peer-to-peer": PeerToPeerArena, "plai": PlaiArena}
+GAME_PACKAGES = {"peer-to-peer": "peer_to_peer", "plai": "plai"}
+
+
+@dataclass
+class TuneResult:
+    out: Path
+    plot: Path
+    document: dict[str, Any]
+    search: SearchResult
+
+    def report(self) -> str:
+        s = self.search
+        lines = [f"{len(s.generations)} generations, {s.games:,} games of self-play, "
+                 f"{s.champions} promotion(s), {s.seconds:.0f} s",
+                 f"re-check on fresh seeds ({s.check_games:,} games):", check_table(s)]
+        if s.reverted:
+            lines.append("the last champion lost to the one before it on fresh seeds "
+                         "(winner's curse): the earlier champion was written")
+        if not s.beats_every_baseline:
+            lines.append("warning: the tuned strategy does not beat every baseline; more "
+                         "--budget may help")
+        lines += [f"strategy file: {self.out}", f"convergence plot: {self.plot}"]
+        return "\n".join(lines)
+
+
+def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, players: int,
+         out: str | os.PathLike, budget: int, seed: int = 1, base: str = "weighted",
+         threads: int = 1, submit: Callable[[list[tuple]], Any] | None = None,
+         request: Any = None,
+         games_per_eval: int = DEFAULT_GAMES_PER_EVAL, check_games: int = DEFAULT_CHECK_GAMES,
+         sigma: float = DEFAULT_SIGMA, popsize: int | None = None, progress: bool = True,
+         command: str | None = None, cards: str | None = None, rules_file: str | None = None,
+         rule_overrides: Sequence[str] = (), backend_name: str = "local") -> TuneResult:
+    """Tune ``base`` for ``game`` at ``players`` and write the strategy file ``out`` (with
+    a convergence plot next to it, same name, .png). ``configure(strategies)`` builds a
+    validated GameConfig on the chosen cards and rules. The games play in this process's
+    threads, or, with ``submit`` (see DaskArena) and ``request`` (the ConfigRequest of the
+    same configuration), as chunk tasks on a backend."""
+    from sim.core.strategy import registry
+
+    if game not in ARENAS:
+        raise UserError(f"tune knows {', '.join(ARENAS)}, not '{game}'", field="--game")
+    if players < 2:
+        raise UserError("tune plays strategies against each other: at least 2 players",
+                        field="--players")
+    out_path = Path(out)
+    if out_path.suffix.lower() not in (".yaml", ".yml"):
+        raise UserError("the strategy file must end in .yaml or .yml", file=str(out_path),
+                        field="--out")
+    template = configure(None)
+    arena_cls = ARENAS[game]
+    base_vector = arena_cls.vector_of(configure(arena_cls.strategies_for(base)))
+    baselines: dict[str, np.ndarray] = {}
+    for name in sorted(registry(GAME_PACKAGES[game])):
+        vector = arena_cls.vector_of(configure(arena_cls.strategies_for(name)))
+        if not any(np.array_equal(vector, v) for v in baselines.values()):
+            baselines[name] = vector    # e.g. weighted with no parameters plays as greedy
+    local = arena_cls(template, threads)
+    arena: Any = local
+    scratch = None
+    if submit is not None:
+        scratch = tempfile.TemporaryDirectory(prefix="cardsim-tune-",
+                                              dir=out_path.parent if out_path.parent.exists() else None)
+        arena = DaskArena(local, submit, request, scratch.name)
+    try:
+        scales = scales_for(arena.names, base_vector, local.scales_floor)
+        result = search(arena, base_vector, baselines, budget=budget, seed=seed, scales=scales,
+                        games_per_eval=games_per_eval, check_games=check_games, sigma=sigma,
+                        popsize=popsize, progress=progress)
+    finally:
+        arena.close()
+        if scratch is not None:
+            scratch.cleanup()
+    manifest = template.manifest()
+    doc = document(result, game=game, players=players, base_spec=base, names=arena.names,
+                   command=command, cards={"path": cards or manifest["cards"]["path"],
+                                           "sha256": manifest["cards"]["sha256"]},
+                   rules=manifest["rules"], rule_overrides=rule_overrides, rules_file=rules_file,
+                   backend=backend_name)
+    path = write_strategy_file(doc, out_path)
+    plot = plot_convergence(result, path.with_suffix(".png"),
+                            f"simulate tune: {game}, {players} players, seed {seed}; "
+                            f"{result.games:,} games")
+    return TuneResult(out=path, plot=plot, document=doc, search=result)
+
+
+# ----------------------------------------------------------------------------- the command
+DEFAULT_TUNE_BUDGET = {"peer-to-peer": 6_000_000, "plai": 12_000_000}
+
+
+def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "expert.yaml",
+                  budget: Any = None, seed: Any = 1, base: str = "weighted",
+                  cards: str | None = None, rules_file: str | None = None,
+                  rule_overrides: tuple[str, ...] = (), threads: Any = None,
+                  backend: Any = None, backend_options: Mapping[str, Any] | None = None,
+                  games_per_eval: Any = None, check_games: Any = None,
+                  progress: bool = True, command_line: str | None = None) -> "TuneResult":
+    """``simulate tune`` / ``api.tune``: check every input, pick the backend, then tune."""
+    from sim.core.game import configure_request, game_request, player_count, resolve_game
+    from sim.core.inputs import parse_count, parse_seed
+    from sim.core.strategy import parse_spec
+    from sim.runs.backends import ChunkTask, ConfigRequest, resolve
+    from sim.runs.setup import own_command_line
+
+    game_obj = resolve_game(game)
+    players = player_count(game_obj, players)
+    seed = parse_seed(seed)
+    budget = parse_count(budget if budget is not None else DEFAULT_TUNE_BUDGET.get(game, 10**7),
+                         field="--budget")
+    per_eval = parse_count(games_per_eval or DEFAULT_GAMES_PER_EVAL, field="--games-per-eval")
+    check = parse_count(check_games or DEFAULT_CHECK_GAMES, field="--check-games")
+    request = game_request(cards, rules_file, rule_overrides, None, False)
+
+    def configure_with(strategies):
+        return configure_request(game_obj, players, {**request, "strategies": strategies})
+
+    configure_with(None)                       # every input checked before the first game
+    parse_spec(base, game.replace("-", "_"), field_name="--base")
+    chosen, owned = resolve(backend, backend_options)
+    threads = (chosen.default_threads() if threads is None
+               else parse_count(threads, "--threads", 4096))
+
+    def submit(items):   # evaluations as chunk tasks: (request, run_dir, seed, start, count, tag)
+        tasks = [ChunkTask(req, run_dir, s, start, count, threads, tag=tag)
+                 for req, run_dir, s, start, count, tag in items]
+        return chosen.run_tasks(tasks, aggregate=True)
+
+    try:
+        return tune(configure_with, game=game, players=players, out=out, budget=budget,
+                    seed=seed, base=base, threads=threads,
+                    submit=None if chosen.in_process else submit,
+                    request=ConfigRequest.build(game, players, request),
+                    backend_name=chosen.name,
+                    games_per_eval=per_eval, check_games=check, progress=progress,
+                    command=command_line if command_line is not None else own_command_line(),
+                    cards=request["cards"], rules_file=request["rules_file"],
+                    rule_overrides=request["rule_overrides"])
+    finally:
+        if owned:
+            chosen.close()
