@@ -376,7 +376,9 @@ class State:
         keys_a, n_a = self.keys(a)
         keys_b, n_b = self.keys(b)
         m = _team(self.marker if marker is None else marker)
-        winner, why = _contest(keys_a, n_a, keys_b, n_b, bool(tiebreak_a), bool(tiebreak_b), m)
+        tied = bool(self.rules[k.R_CONTEST_UNPAIRED] == k.UNPAIRED_TIED)
+        winner, why = _contest(keys_a, n_a, keys_b, n_b, bool(tiebreak_a), bool(tiebreak_b), m,
+                               tied)
         return "AB"[winner], int(why)
 
     # -- reading the trace
