@@ -76,6 +76,28 @@ OPTIONS = OptionSet([
 ])
 
 
+def plays_like(resolved: Mapping[str, Any], players: int) -> int | None:
+    """4 when 3 players play exactly like 4 under these options (6 for 5 players), else None.
+
+    True when the kernel's rule arrays for both counts are equal once the per-player-count
+    options are resolved (the player count itself aside: the kernel only asks whether a
+    game is solo) and the seat layouts are equal, which with odd_team_compensation
+    extra_venture makes team B's extra seat a seat like a player's (P2P-S1): every game of
+    the smaller count is then the same game as the larger count's."""
+    from sim.games.peer_to_peer.seats import seat_layout
+
+    if players not in (3, 5):
+        return None
+    other = players + 1
+    mine, theirs = rules_array(resolved, players), rules_array(resolved, other)
+    mine[c.R_PLAYERS] = theirs[c.R_PLAYERS] = 0
+    mode = resolved["odd_team_compensation"]
+    if np.array_equal(mine, theirs) and np.array_equal(seat_layout(players, mode),
+                                                       seat_layout(other, mode)):
+        return other
+    return None
+
+
 def rules_array(resolved: Mapping[str, Any], players: int) -> np.ndarray:
     """The resolved options for one player count as the kernel's int64 array (``R_*``)."""
     if players not in PLAYER_COUNTS:

@@ -67,7 +67,7 @@ def format_trace(events: np.ndarray, names: tuple[str, ...], seat_teams: list[st
             draws.clear()
         text = {
             e.EV_SEAT_START: lambda: f"seat {a} ({team('AB'.index(seat_teams[a]))}) keeps "
-                                     f"{card(b)}, returns {card(c)} (D1)",
+                                     f"{card(b)}, not {card(c)} (D1)",
             e.EV_ASIDE: lambda: f"seat {a}'s other venture {card(b)} is set aside, out of "
                                 "the game (P2P-S2, unchosen_ventures=aside)",
             e.EV_SETUP: lambda: f"customer deck {a} cards; group decks after the first draw: "
