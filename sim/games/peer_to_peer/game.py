@@ -156,7 +156,8 @@ class PeerToPeerConfig:
             # contests whose pairs were all equal with one list longer (P2P-R2c): decided by
             # an unpaired card under contest_unpaired=longer_wins
             contests["reached_unpaired_step"] = totals["unpaired"]
-            contests["unpaired_share"] = win_rate_ci(totals["unpaired"], totals["contests"])
+            contests["unpaired_share"] = (win_rate_ci(totals["unpaired"], totals["contests"])
+                                          if totals["contests"] else None)  # solo: none
         return {"teams": teams,
                 "contests": contests,
                 "plays_like_players": plays_like(self.rules, self.players),
