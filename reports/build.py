@@ -9,9 +9,33 @@ import polars as pl
 
 from reports.load import load_runs
 from reports.plots import to_png
-from reports.registry import Context, select_metrics
+from reports.registry import Context, Finding, select_metrics
 from reports.render import Section, key_findings, render_html, render_markdown
 from sim.core.errors import UserError
+
+
+def _duplicate_groups(rs) -> dict[tuple[int, str, str], int]:
+    """(players, compensation, pairing) -> the player count those games are exactly like
+    (the run manifest's ``plays_like_players``), when the report also holds that player
+    count with the same pairing."""
+    present = {(run.players, run.pairing) for run in rs.runs}
+    out = {}
+    for run in rs.runs:
+        like = run.manifest.get("plays_like_players")
+        if like and (int(like), run.pairing) in present:
+            out[(run.players, run.compensation, run.pairing)] = int(like)
+    return out
+
+
+def _without(table: pl.DataFrame, duplicates: dict) -> pl.DataFrame:
+    """The table without the rows of groups that repeat another player count."""
+    if not duplicates or not {"players", "compensation", "pairing"} <= set(table.columns):
+        return table
+    keep = pl.lit(True)
+    for players, mode, pairing in duplicates:
+        keep = keep & ~((pl.col("players") == players) & (pl.col("compensation") == mode)
+                        & (pl.col("pairing") == pairing))
+    return table.filter(keep)
 
 
 def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
@@ -44,6 +68,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
                   card_names=rs.card_names)
     metrics, skipped = select_metrics(rs.game, rs.games.columns)
 
+    duplicates = _duplicate_groups(rs)
     out = Path(out_dir)
     (out / "plots").mkdir(parents=True, exist_ok=True)
     sections: list[Section] = []
@@ -60,7 +85,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
         csv_path = out / f"{metric.name}.csv"
         table.write_csv(csv_path)
         tables[metric.name] = str(csv_path)
-        findings = metric.findings(table, ctx) if metric.findings else []
+        findings = metric.findings(_without(table, duplicates), ctx) if metric.findings else []
         png = plot_name = None
         if metric.plot is not None:
             fig = metric.plot(table, games, ctx)
@@ -72,6 +97,13 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
         display = metric.display(table, ctx) if metric.display else table
         sections.append(Section(metric, table, display, findings, png, csv_path.name, plot_name))
 
+    if duplicates and sections:  # said once, instead of repeating the rows as findings
+        sections[0].findings.insert(0, Finding(sections[0].metric.name, "info", " ".join(
+            f"{players} players (odd_team_compensation={mode}) play exactly like {like}: the "
+            f"same rules once the per-player-count options are resolved, and the same seats "
+            f"(team B's extra seat is dealt like a player's), so their rows repeat the "
+            f"{like}-player rows and are not listed again as findings."
+            for players, mode, like in sorted({(p, m, like) for (p, m, _), like in duplicates.items()}))))
     html_path, md_path = out / "report.html", out / "report.md"
     html_path.write_text(render_html(rs, ctx, sections, skipped), encoding="utf-8")
     md_path.write_text(render_markdown(rs, ctx, sections, skipped), encoding="utf-8")

@@ -80,6 +80,19 @@ def deck_with(*rows: str) -> str:
     return str(path)
 
 
+def old_deck() -> str:
+    """The default card file as it was before issue 20: Open Protocol A and B worth 0
+    (now 5, P2P-C3). For scenarios that need an `any` card worth 0."""
+    text = default_cards_path().read_text()
+    for cid, name, team in (("OPA", "Open Protocol A", "A"), ("OPB", "Open Protocol B", "B")):
+        row = f"{cid},{name},any,5,group,{team},"
+        assert row in text, row
+        text = text.replace(row, f"{cid},{name},any,0,group,{team},")
+    path = Path(_CARD_FILES.name) / f"cards{next(_card_file_ids)}.csv"
+    path.write_text(text)
+    return str(path)
+
+
 def rule_overrides(rules: Mapping[str, object] | None) -> list[str]:
     """{"reshuffle_discard": False, "venture_limit": 2} -> ["reshuffle_discard=false", ...]."""
     out = []
@@ -376,7 +389,9 @@ class State:
         keys_a, n_a = self.keys(a)
         keys_b, n_b = self.keys(b)
         m = _team(self.marker if marker is None else marker)
-        winner, why = _contest(keys_a, n_a, keys_b, n_b, bool(tiebreak_a), bool(tiebreak_b), m)
+        tied = bool(self.rules[k.R_CONTEST_UNPAIRED] == k.UNPAIRED_TIED)
+        winner, why = _contest(keys_a, n_a, keys_b, n_b, bool(tiebreak_a), bool(tiebreak_b), m,
+                               tied)
         return "AB"[winner], int(why)
 
     # -- reading the trace

@@ -62,7 +62,8 @@ def test_p2p_c3_52_domain_cards_with_values_1_to_13_and_two_open_protocols(deck)
         assert values == list(range(1, 14))
     open_protocols = np.flatnonzero(deck.domain == c.ANY)
     assert sorted(deck.names[i] for i in open_protocols) == ["Open Protocol A", "Open Protocol B"]
-    assert all(deck.value[i] == 0 and deck.kind[i] == c.GROUP for i in open_protocols)
+    # value 5 since the revision of P2P-C3 (issue 20; it was 0)
+    assert all(deck.value[i] == 5 and deck.kind[i] == c.GROUP for i in open_protocols)
     for i in range(deck.n):  # names read "Service 10" like the rules text
         if deck.domain[i] != c.ANY:
             assert deck.names[i] == f"{c.DOMAIN_NAMES[deck.domain[i]]} {deck.value[i]}"
@@ -82,9 +83,11 @@ def test_p2p_s3_starting_cards_per_team_match_the_rules_text(deck, reconstructio
         expected = {name.strip() for name in listed.split(",")}
         actual = {deck.names[i] for i in np.flatnonzero(deck.start == team)}
         assert actual == expected and len(actual) == 5
-        # "each team holding one card of every domain and the values 0-4"
+        # "each team holding one card of every domain": values 1-4 and Open Protocol's 5
+        # (the rules text still says "the values 0-4" there; its revised C3 says "starting
+        # decks worth 1-5")
         team_cards = np.flatnonzero(deck.start == team)
-        assert sorted(deck.value[team_cards].tolist()) == [0, 1, 2, 3, 4]
+        assert sorted(deck.value[team_cards].tolist()) == [1, 2, 3, 4, 5]
         assert sorted(deck.domain[team_cards].tolist()) == [0, 1, 2, 3, 4]
 
 
@@ -220,7 +223,7 @@ def deck_with(tmp_path, replacements: dict[str, str]):
 
 @pytest.mark.parametrize("players", [1, 4])
 def test_p2p_s3_team_b_needs_5_start_cards_even_solo(tmp_path, players):
-    cards = deck_with(tmp_path, {"OPB,Open Protocol B,any,0,group,B,": "OPB,Open Protocol B,any,0,group,,"})
+    cards = deck_with(tmp_path, {"OPB,Open Protocol B,any,5,group,B,": "OPB,Open Protocol B,any,5,group,,"})
     with pytest.raises(UserError) as caught:
         validate_for_players(cards, players, OPTIONS.defaults())
     message = str(caught.value)

@@ -12,13 +12,10 @@ from sim.games.peer_to_peer.rules import OPTIONS, rules_array
 ENGINE_READINGS = {"first_marker", "loser_effects_spent", "end_when"}
 
 
-@pytest.mark.xfail(strict=True, reason="the rules file now names four options of issue 20 "
-                   "(contest_unpaired, patience_resets_wait, solo_spare_start_cards, "
-                   "unchosen_ventures); issue 20 declares them, then this must pass")
 def test_every_option_in_the_rules_file_is_declared(rules_text):
     text = " ".join(rules_text("peer-to-peer.md").split())
     named = set(re.findall(r"`option: (\w+)`", text)) | set(re.findall(r"`(\w+)` \(option", text))
-    assert len(named) == 12
+    assert len(named) == 16
     assert named | ENGINE_READINGS == set(OPTIONS.options)
 
 
@@ -34,6 +31,9 @@ def test_defaults_are_the_rules_file_defaults():
     assert d["unhappy_limit"] == {1: 4, 2: 3, 3: 2, 4: 2, 5: 1, 6: 1}
     assert d["deal_in_first_round"] is False and d["reshuffle_discard"] is True
     assert d["first_marker"] == "random" and d["loser_effects_spent"] is True
+    # issue 20: P2P-S2, S3, R2c, E6
+    assert (d["unchosen_ventures"], d["solo_spare_start_cards"], d["contest_unpaired"],
+            d["patience_resets_wait"]) == ("aside", "customers", "longer_wins", False)
 
 
 def test_every_option_cites_a_p2p_rule_id():
@@ -56,6 +56,9 @@ def test_rules_array_defaults_per_player_count(players, new_customers, venture_l
             rules[c.R_LOSER_EFFECTS_SPENT]) == (0, 1, 1)
     assert rules[c.R_ODD_COMP] == c.COMP_EXTRA_VENTURE
     assert rules[c.R_FIRST_MARKER] == c.MARKER_RANDOM
+    assert (rules[c.R_UNCHOSEN_VENTURES], rules[c.R_SOLO_SPARE_START],
+            rules[c.R_CONTEST_UNPAIRED], rules[c.R_PATIENCE_RESETS_WAIT]) == (
+        c.UNCHOSEN_ASIDE, c.SOLO_SPARE_CUSTOMERS, c.UNPAIRED_LONGER_WINS, 0)
 
 
 def test_p2p_c2_default_domain_ranks_and_any_ranks_below_all():

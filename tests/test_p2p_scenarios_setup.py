@@ -138,7 +138,8 @@ def expected_starts(game, seed, index):
 def test_S2_each_seat_keeps_one_of_the_next_two_ventures_and_the_rest_return(players):
     """P2P-S2: team A's seats, then team B's, each deal from the top until 2 ventures were
     revealed and keep one (D1); every other revealed card returns to the deck, which
-    becomes the customer deck (S5), so it holds every non-S card but the kept ones."""
+    becomes the customer deck (S5), so it holds every non-S card but the kept ones (with
+    unchosen_ventures=deck; the default `aside` is tested in test_p2p_scenarios_revision)."""
     game = Game(players=players)
     rows, fates = game.run(12, seed=11)
     for i, row in enumerate(rows):
@@ -147,7 +148,8 @@ def test_S2_each_seat_keeps_one_of_the_next_two_ventures_and_the_rest_return(pla
         _, _, events = game.traced(11, i)
         seen = [(ev[3], ev[4]) for ev in events if ev[1] == e.EV_SEAT_START]
         assert [set(p) for p in seen] == [set(p) for p in pairs]   # the other card is the pair's
-    s = State(players=players)
+    s = State(players=players, rules={"unchosen_ventures": "deck",
+                                      "solo_spare_start_cards": "out"})
     starts = s.setup(seed=11, game_index=0)
     kept = {s.name(c) for c in starts if c >= 0}
     non_s = {cid for i, cid in enumerate(s.table.ids) if s.table.start[i] == k.NO_TEAM}
@@ -170,18 +172,22 @@ def test_S2_random_strategy_keeps_one_of_its_two_revealed_ventures():
 # ---------------------------------------------------------------- P2P-S3, S4
 
 @pytest.mark.parametrize("players", [1, 2, 4, 5])
-def test_S3_group_decks_hold_the_team_S_cards_solo_B_out(players):
+def test_S3_group_decks_hold_the_team_S_cards_solo_B_customers(players):
     """P2P-S3: each team's 5 S cards form its group deck (then S4 draws the hand from it);
-    in a solo game team B's S cards are out of the game."""
+    in a solo game team B's S cards are customers (solo_spare_start_cards=customers). Only
+    the ventures set aside in S2 are out."""
     s = State(players=players)
     s.setup(seed=2)
     assert set(s.ids("deck A")) | set(s.ids("hand A")) == S_CARDS["A"]
     if players == 1:
-        assert set(s.ids("out")) == S_CARDS["B"]
+        assert S_CARDS["B"] <= set(s.ids("customers")) | set(s.ids("row"))
         assert s.count("deck B") == s.count("hand B") == 0
     else:
         assert set(s.ids("deck B")) | set(s.ids("hand B")) == S_CARDS["B"]
-        assert s.count("out") == 0
+    out = s.ids("out")
+    assert len(out) == len(s.events(e.EV_SEAT_START))
+    assert all(s.table.kind[s.id(c)] == k.VENTURE and s.table.start[s.id(c)] == k.NO_TEAM
+               for c in out)
 
 
 def test_S3_group_deck_is_shuffled():
@@ -195,8 +201,9 @@ def test_S3_group_deck_is_shuffled():
 
 
 def test_S3_solo_fates_B_S_cards_out_of_the_game():
-    """P2P-S3 solo: the result rows give team B's S cards fate 9 (out) in every game."""
-    game = Game(players=1)
+    """P2P-S3 solo, solo_spare_start_cards=out: the result rows give team B's S cards
+    fate 9 (out) in every game."""
+    game = Game(players=1, rules={"solo_spare_start_cards": "out"})
     _, fates = game.run(30, seed=8)
     for cid in S_CARDS["B"]:
         assert (fates[:, game.table.ids.index(cid)] == k.FATE_OUT).all()
@@ -219,11 +226,13 @@ def test_S4_teams_draw_hand_size(hand_size, hand, deck):
 @pytest.mark.parametrize("initial_row", [0, 2, 3])
 def test_S5_customer_deck_and_initial_row(players, dealt_seats, initial_row):
     """P2P-S5: every remaining card is a customer; initial_row of them enter the row
-    (arriving in round 1). 54 cards - 10 S cards - one kept venture per dealt seat."""
+    (arriving in round 1). 54 cards - 10 S cards - per dealt seat the kept venture and the
+    one set aside (S2); solo: + team B's 5 S cards (S3)."""
     s = State(players=players, rules={"initial_row": initial_row})
     s.setup(seed=9)
     assert s.count("row") == initial_row
-    assert s.count("customers") == 54 - 10 - dealt_seats - initial_row
+    spare = 5 if players == 1 else 0
+    assert s.count("customers") == 54 - 10 - 2 * dealt_seats + spare - initial_row
     for cid in s.ids("row"):
         assert s.arrival[s.id(cid)] == 1
 

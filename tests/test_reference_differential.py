@@ -34,6 +34,16 @@ OPTION_CASES = [  # rule options off their defaults: (players, A, B, overrides)
     (4, "random", "builder", ("reshuffle_discard=false",)),
     (2, "random", "random", ("hand_size=6", "initial_row=4")),
     (1, "cautious", "greedy", ("unhappy_limit=6", "max_rounds=12")),
+    # issue 20: each revised reading at its other value (the defaults are the cases above)
+    (4, "random", "builder", ("unchosen_ventures=deck",)),
+    (1, "builder", "random", ("unchosen_ventures=deck",)),
+    (1, "random", "random", ("solo_spare_start_cards=out",)),
+    (1, "cautious", "builder", ("solo_spare_start_cards=out", "unchosen_ventures=deck")),
+    (4, "random", "random", ("contest_unpaired=tied",)),
+    (2, "builder", "cautious", ("contest_unpaired=tied",)),
+    (4, "cautious", "builder", ("patience_resets_wait=true",)),
+    (1, "builder", "builder", ("patience_resets_wait=true", "customer_patience=1")),
+    (6, "random", "cautious", ("patience_resets_wait=true", "row_capacity=3")),
 ]
 
 
@@ -213,6 +223,37 @@ def test_engines_agree_for_weight_vectors_slow(case):
     config = _with_weights(_config(players, "greedy", "greedy"), weights_a, weights_b)
     problems = compare(config, SEED, 0, 1000)
     assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------- the old deck (issue 20)
+
+def _old_deck(tmp_path) -> str:
+    """The default card file with Open Protocol A and B worth 0 (before issue 20): extra
+    cards worth 0 make contests reach P2P-R2c's unpaired step often."""
+    from sim.games.peer_to_peer.cards import default_cards_path
+
+    text = default_cards_path().read_text()
+    for cid, name, team in (("OPA", "Open Protocol A", "A"), ("OPB", "Open Protocol B", "B")):
+        text = text.replace(f"{cid},{name},any,5,group,{team},", f"{cid},{name},any,0,group,{team},")
+    path = tmp_path / "old-deck.csv"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("players,a,b,overrides", [
+    (4, "greedy", "greedy", ("contest_unpaired=tied",)),
+    (4, "random", "builder", ("contest_unpaired=longer_wins",)),
+    (3, "cautious", "random", ("contest_unpaired=tied", "patience_resets_wait=true")),
+    (6, "builder", "greedy", ("contest_unpaired=tied", "unchosen_ventures=deck")),
+])
+def test_engines_agree_on_the_old_deck(players, a, b, overrides, tmp_path):
+    config = GAME.configure(players=players, strategies={"A": a, "B": b},
+                            cards=_old_deck(tmp_path), rule_overrides=overrides)
+    problems = compare(config, SEED, 0, 150)
+    assert not problems, "\n".join(problems)
+    records, _ = config.play(SEED, 0, 150)
+    unpaired = records["contests_unpaired_won_a"].sum() + records["contests_unpaired_won_b"].sum()
+    assert unpaired > 0  # the unpaired step was reached, so the option was exercised
 
 
 # ---------------------------------------------------------------- card values up to 99

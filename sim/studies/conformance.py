@@ -112,13 +112,24 @@ def check_results(config, out: np.ndarray, fates: np.ndarray, start: int = 0) ->
         expect("winner follows the scoring keys (P2P-W2)",
                ~scored_end | (out["winner"] == _expected_winner(config, out, fates)))
 
-    # S cards stay in their team's group piles; team B's are out of a solo game (P2P-S3).
+    # S cards stay in their team's group piles; team B's in a solo game are out or customers
+    # (P2P-S3, solo_spare_start_cards). Out of the game: those, and with
+    # unchosen_ventures=aside each dealt seat's other revealed venture (P2P-S2).
+    rules = config.rules_vector
+    spare_out = solo and rules[k.R_SOLO_SPARE_START] == k.SOLO_SPARE_OUT
     for team, group in ((k.TEAM_A, k.FATE_GROUP_A), (k.TEAM_B, k.FATE_GROUP_B)):
-        where = k.FATE_OUT if solo and team == k.TEAM_B else group
+        if solo and team == k.TEAM_B:
+            allowed = [k.FATE_OUT] if spare_out else [
+                k.FATE_CUSTOMER_DECK, k.FATE_ROW, k.FATE_UNHAPPY, k.FATE_SCORE_A,
+                k.FATE_VENTURE_A, k.FATE_GROUP_A]
+        else:
+            allowed = [group]
         expect(f"S cards of team {'AB'[team]} stay in place",
-               (fates[:, cards.start == team] == where).all(axis=1))
-    expect("only team B's S cards are out of the game",
-           _team_counts(fates, k.FATE_OUT) == (S_CARDS_PER_TEAM if solo else 0))
+               np.isin(fates[:, cards.start == team], allowed).all(axis=1))
+    aside = (int(seats[k.SEAT_DEALT].sum())
+             if rules[k.R_UNCHOSEN_VENTURES] == k.UNCHOSEN_ASIDE else 0)
+    expect("only the set-aside cards are out of the game",
+           _team_counts(fates, k.FATE_OUT) == (S_CARDS_PER_TEAM if spare_out else 0) + aside)
 
     # Starting ventures: one distinct venture card per dealt seat, never anywhere but its
     # team's ventures or score pile (P2P-S2, R2d).

@@ -167,18 +167,33 @@ def sorted_play(cards, rules, hand, mask, vals, out_keys):
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def contest(keys_a, n_a, keys_b, n_b, tiebreak_a, tiebreak_b, marker):
-    """P2P-R2c: returns (winning team 0/1, why). Keys come from sorted_play."""
+def unpaired_step(keys_a, n_a, keys_b, n_b):
+    """P2P-R2c: does this contest reach the unpaired step (every pair equal in value, one
+    list longer)? Keys come from sorted_play."""
+    if n_a == n_b:
+        return False
+    for i in range(min(n_a, n_b)):
+        if keys_a[i] // 8 != keys_b[i] // 8:
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def contest(keys_a, n_a, keys_b, n_b, tiebreak_a, tiebreak_b, marker, unpaired_tied):
+    """P2P-R2c: returns (winning team 0/1, why). Keys come from sorted_play.
+
+    ``unpaired_tied`` (contest_unpaired=tied): when all pairs are equal, a longer list's
+    unpaired cards count for nothing; the domain step compares the pairs only."""
     for i in range(min(n_a, n_b)):
         va = keys_a[i] // 8
         vb = keys_b[i] // 8
         if va != vb:
             return (0 if va > vb else 1), WHY_HIGHER_CARD
-    if n_a != n_b:
+    if n_a != n_b and not unpaired_tied:
         return (0 if n_a > n_b else 1), WHY_LONGER
     if tiebreak_a != tiebreak_b:
         return (0 if tiebreak_a else 1), WHY_TIEBREAK
-    for i in range(n_a):
+    for i in range(min(n_a, n_b)):
         ra = keys_a[i] % 8
         rb = keys_b[i] % 8
         if ra != rb:

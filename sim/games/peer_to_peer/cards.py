@@ -160,7 +160,8 @@ def validate_for_players(cards: CardTable, players: int, resolved_rules: Mapping
             raise UserError(
                 f"team {label} has {count} starting (S) cards; each team needs exactly "
                 f"{S_CARDS_PER_TEAM} (P2P-S3; team B's are needed even for solo, where "
-                "they go out of the game)", file=cards.path, field="start")
+                "they join the customer deck or go out of the game)", file=cards.path,
+                field="start")
     seats = seats_dealt(players, resolved_rules["odd_team_compensation"])
     not_starting = cards.start == c.NO_TEAM
     ventures = int(np.sum(not_starting & (cards.kind == c.VENTURE)))
@@ -173,8 +174,12 @@ def validate_for_players(cards: CardTable, players: int, resolved_rules: Mapping
     # Implied by the venture check while it asks for 2 per seat; kept so that relaxing
     # that check (setup really needs only seats + 1 ventures) cannot start a game
     # without customers.
-    customers = int(np.sum(not_starting)) - seats
+    aside = seats if resolved_rules.get("unchosen_ventures", "aside") == "aside" else 0
+    customers = int(np.sum(not_starting)) - seats - aside
+    if players == 1 and resolved_rules.get("solo_spare_start_cards", "customers") == "customers":
+        customers += S_CARDS_PER_TEAM
     if customers < 1:
         raise UserError(
-            f"after the S cards and the {seats} starting ventures no card is left for the "
-            "customer deck (P2P-S5)", file=cards.path, field="start")
+            f"after the S cards, the {seats} starting ventures"
+            + (f" and the {aside} ventures set aside (P2P-S2)" if aside else "")
+            + " no card is left for the customer deck (P2P-S5)", file=cards.path, field="start")

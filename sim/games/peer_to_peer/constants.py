@@ -56,12 +56,31 @@ R_FIRST_MARKER = 12
 R_LOSER_EFFECTS_SPENT = 13
 R_DOMAIN_RANK = 14           # 5 entries: rank of each domain id, higher wins; `any` = -1
 R_END_WHEN = R_DOMAIN_RANK + 5
-N_RULES = R_END_WHEN + 1
+R_UNCHOSEN_VENTURES = R_END_WHEN + 1     # P2P-S2, UNCHOSEN_*
+R_SOLO_SPARE_START = R_END_WHEN + 2      # P2P-S3, SOLO_SPARE_*
+R_CONTEST_UNPAIRED = R_END_WHEN + 3      # P2P-R2c, UNPAIRED_*
+R_PATIENCE_RESETS_WAIT = R_END_WHEN + 4  # P2P-E6, 0 / 1
+N_RULES = R_PATIENCE_RESETS_WAIT + 1
 
 # end_when (P2P-R5 reading): the game ends once the customer deck is empty, or once the
 # deck and the row are both empty (the last customers are served or turn unhappy first).
 END_DECK_EMPTY, END_ROW_EMPTY = 0, 1
 END_WHEN_NAMES = ("deck_empty", "row_empty")
+
+# unchosen_ventures (P2P-S2): the revealed venture a seat did not keep leaves the game, or
+# goes back into the deck (the reading before issue 20).
+UNCHOSEN_ASIDE, UNCHOSEN_DECK = 0, 1
+UNCHOSEN_NAMES = ("aside", "deck")
+
+# solo_spare_start_cards (P2P-S3): in a solo game team B's S cards join the customer deck,
+# or are out of the game (the reading before issue 20).
+SOLO_SPARE_CUSTOMERS, SOLO_SPARE_OUT = 0, 1
+SOLO_SPARE_NAMES = ("customers", "out")
+
+# contest_unpaired (P2P-R2c): after equal pairs, the longer list wins, or the unpaired cards
+# count for nothing and the contest goes on to the tiebreak step.
+UNPAIRED_LONGER_WINS, UNPAIRED_TIED = 0, 1
+UNPAIRED_NAMES = ("longer_wins", "tied")
 
 # Winner codes (P2P "What a game must report")
 WIN_A, WIN_B, DRAW, ALL_LOSE, SOLO_WIN, TIMEOUT = 0, 1, 2, 3, 4, 5
@@ -74,7 +93,7 @@ FATE_UNHAPPY = 2
 FATE_SCORE_A, FATE_SCORE_B = 3, 4
 FATE_VENTURE_A, FATE_VENTURE_B = 5, 6
 FATE_GROUP_A, FATE_GROUP_B = 7, 8   # group deck, hand or discard (S cards and developed customers)
-FATE_OUT = 9                        # out of the game (team B's S cards in a solo game)
+FATE_OUT = 9                        # out of the game (unchosen ventures set aside; team B's S cards in a solo game with solo_spare_start_cards=out)
 FATE_NAMES = ("customer_deck", "row", "unhappy", "score_A", "score_B", "venture_A",
               "venture_B", "group_A", "group_B", "out")
 
@@ -93,6 +112,10 @@ RESULT_DTYPE = np.dtype([
     ("assists_a", np.int16), ("assists_b", np.int16),
     ("contests", np.int16),
     ("contests_won_a", np.int16), ("contests_won_b", np.int16),
+    # contests that reached P2P-R2c's unpaired step (all pairs equal, one list longer),
+    # by the team that won them: under contest_unpaired=longer_wins an unpaired card
+    # decided them; under `tied` the tiebreak steps did.
+    ("contests_unpaired_won_a", np.int16), ("contests_unpaired_won_b", np.int16),
     ("sent_score_a", np.int16), ("sent_score_b", np.int16),
     ("sent_venture_a", np.int16), ("sent_venture_b", np.int16),
     ("sent_deck_a", np.int16), ("sent_deck_b", np.int16),

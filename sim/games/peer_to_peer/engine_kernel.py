@@ -17,7 +17,9 @@ reshuffles, in the order they happen. The customer deck is the deck shuffled in 
 import numpy as np
 from numba import njit
 
-from sim.games.peer_to_peer.assist_kernel import contest, eval_assist, lowest_slot, sorted_play
+from sim.games.peer_to_peer.assist_kernel import (
+    contest, eval_assist, lowest_slot, sorted_play, unpaired_step,
+)
 from sim.games.peer_to_peer.constants import (
     ALL_LOSE, ANY, CD_DOMAIN, END_DECK_EMPTY, R_END_WHEN, EFFECT_BOOST, EFFECT_DUAL_DOMAIN, WHY_TIEBREAK, CD_ARG, CD_EFFECT, CD_KIND, CD_START, CD_VALUE, DEVELOP_DECK,
     DEVELOP_HAND, DRAW, EFFECT_DEVELOP, EFFECT_EXTRA_DRAW, EFFECT_NONE,
@@ -27,6 +29,8 @@ from sim.games.peer_to_peer.constants import (
     MAX_SEATS, R_CUSTOMER_PATIENCE, R_DEAL_IN_FIRST_ROUND, R_DOMAIN_RANK, R_FIRST_MARKER,
     R_HAND_SIZE, R_INITIAL_ROW, R_LOSER_EFFECTS_SPENT, R_MAX_ROUNDS, R_NEW_CUSTOMERS,
     R_PLAYERS, R_RESHUFFLE_DISCARD, R_ROW_CAPACITY, R_UNHAPPY_LIMIT, R_VENTURE_LIMIT,
+    R_CONTEST_UNPAIRED, R_PATIENCE_RESETS_WAIT, R_SOLO_SPARE_START, R_UNCHOSEN_VENTURES,
+    SOLO_SPARE_CUSTOMERS, UNCHOSEN_ASIDE, UNPAIRED_TIED,
     SEAT_DEALT, SEAT_TEAM, SOLO_WIN, TIMEOUT, VENTURE, WIN_A, WIN_B,
 )
 from sim.games.peer_to_peer.features import (
@@ -91,7 +95,8 @@ N_STATE = 13
 
 # Counters for the result row (team offsets +0 / +1)
 T_ASSISTS, T_CONTESTS_WON, T_SENT_SCORE, T_SENT_VENTURE, T_SENT_DECK, T_CONTESTS = 0, 2, 4, 6, 8, 10
-N_STATS = 11
+T_UNPAIRED_WON = 11   # contests that reached P2P-R2c's unpaired step, by winner
+N_STATS = 13
 
 # Trace events: (round, code, a, b, c, d)
 EV_SEAT_START = 1     # seat, kept card, other card
@@ -112,6 +117,12 @@ EV_END = 15           # winner, score A, score B
 EV_EFFECT = 16        # team, card whose effect was used, effect code
 EV_RETURN = 17        # team whose cards went back to its hand
 EV_SETUP = 18         # customers in the deck, group deck A, group deck B
+EV_HAND = 19          # team, card (-1: empty hand), hand slot, hand size: before each commit (R2a)
+EV_DRAW = 20          # team, card drawn into the group hand (S4, R3)
+EV_RESHUFFLE = 21     # team, cards of the discard shuffled into a new group deck (R3)
+EV_COULD = 22         # team, row customer, first hand subset (slot mask, 0 = none) that could
+                      # legally assist it when the team passed at the end of the assist loop
+EV_ASIDE = 23         # seat, the revealed venture it did not keep, set aside (P2P-S2)
 TRACE_FIELDS = 6
 
 
@@ -277,33 +288,49 @@ def _setup(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, starts
             if sc > best_score:
                 best_score = sc
                 best = c
+        unchosen = second if best == first else first
         kept[best] = 1
         starts[s] = best
         _push(pile, pile_n, P_SEAT + s, best)
         if trace.shape[0]:
-            _ev(trace, st, 0, EV_SEAT_START, s, best, second if best == first else first, 0)
-    # Every revealed card not kept returns; the deck is shuffled (S2) and becomes the
-    # customer deck (S5) once the S cards are in the group decks.
+            _ev(trace, st, 0, EV_SEAT_START, s, best, unchosen, 0)
+        if rules[R_UNCHOSEN_VENTURES] == UNCHOSEN_ASIDE:  # S2: only group cards go back
+            kept[unchosen] = 1
+            _push(pile, pile_n, P_OUT, unchosen)
+            if trace.shape[0]:
+                _ev(trace, st, 0, EV_ASIDE, s, unchosen, 0, 0)
+    # Every revealed card not kept (or set aside) returns; the deck is shuffled (S2) and
+    # becomes the customer deck (S5) once the S cards are in the group decks.
     for i in range(n_deck):
         if kept[deck[i]] == 0:
             _push(pile, pile_n, P_CUST, deck[i])
+    spare_to_customers = solo and rules[R_SOLO_SPARE_START] == SOLO_SPARE_CUSTOMERS
+    if spare_to_customers:  # S3 solo: team B's S cards join the customer deck
+        for c in range(n_cards):
+            if cards[CD_START, c] == 1:
+                _push(pile, pile_n, P_CUST, c)
     shuffle(rng, pile[P_CUST], pile_n[P_CUST])
-    # S3: each team's S cards shuffled into its group deck; solo: team B's are out.
+    # S3: each team's S cards shuffled into its group deck; solo: team B's are out (or
+    # already customers).
     for team in range(2):
+        if solo and team == 1:
+            if not spare_to_customers:
+                for c in range(n_cards):
+                    if cards[CD_START, c] == 1:
+                        _push(pile, pile_n, P_OUT, c)
+            continue
         for c in range(n_cards):
             if cards[CD_START, c] == team:
-                if solo and team == 1:
-                    _push(pile, pile_n, P_OUT, c)
-                else:
-                    _push(pile, pile_n, P_GDECK + team, c)
-        if not (solo and team == 1):
-            shuffle(rng, pile[P_GDECK + team], pile_n[P_GDECK + team])
+                _push(pile, pile_n, P_GDECK + team, c)
+        shuffle(rng, pile[P_GDECK + team], pile_n[P_GDECK + team])
     # S4: group hands.
     for team in range(2 - solo):
         for _ in range(rules[R_HAND_SIZE]):
             if pile_n[P_GDECK + team] == 0:
                 break
             _push(pile, pile_n, P_HAND + team, _pop(pile, pile_n, P_GDECK + team))
+            if trace.shape[0]:
+                _ev(trace, st, 0, EV_DRAW, team, pile[P_HAND + team, pile_n[P_HAND + team] - 1], 0, 0)
     if trace.shape[0]:
         _ev(trace, st, 0, EV_SETUP, pile_n[P_CUST], pile_n[P_GDECK], pile_n[P_GDECK + 1], 0)
     # S5: the first customers.
@@ -908,9 +935,11 @@ def _choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
         if cust == rival_cust:
             n = sorted_play(cards, rules, hand, mask, vals, keys)
             if team == 0:
-                winner, _ = contest(keys, n, rival_keys, n_rival, tb_me, tb_rival, team)
+                winner, _ = contest(keys, n, rival_keys, n_rival, tb_me, tb_rival, team,
+                                    rules[R_CONTEST_UNPAIRED] == UNPAIRED_TIED)
             else:
-                winner, _ = contest(rival_keys, n_rival, keys, n, tb_rival, tb_me, team)
+                winner, _ = contest(rival_keys, n_rival, keys, n, tb_rival, tb_me, team,
+                                    rules[R_CONTEST_UNPAIRED] == UNPAIRED_TIED)
             if winner == team:
                 win = 1.0
             else:
@@ -968,6 +997,8 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
     while True:
         # R2a: both teams commit at once, from the same state.
         # (one call site: _choose_commit is inlined)
+        if trace.shape[0]:
+            _trace_hands(pile, pile_n, st, n_teams, trace)
         mask_a, cust_a, mask_b, cust_b = 0, -1, 0, -1
         for t in range(n_teams):
             mask, cust, legal = _choose_commit(cards, rules, seats, w_a if t == 0 else w_b, rng,
@@ -983,6 +1014,8 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
                 _ev(trace, st, rnd, EV_PASS, 0, 0, 0, 0)
                 if n_teams == 2:
                     _ev(trace, st, rnd, EV_PASS, 1, 0, 0, 0)
+                _trace_could_assist(cards, pile, pile_n, seats, used, st, n_teams, vals_a,
+                                    trace)
             return
         if rules[R_LOSER_EFFECTS_SPENT] == 0:
             for c in range(used.shape[0]):
@@ -1040,15 +1073,19 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
             # R2c: a contest.
             tb_a = _find_effect(cards, pile, pile_n, seats, used, 0, EFFECT_TIEBREAK, -1)
             tb_b = _find_effect(cards, pile, pile_n, seats, used, 1, EFFECT_TIEBREAK, -1)
-            winner, why = contest(keys_a, n_marker if marker == 0 else n_other, keys_b,
-                                  n_marker if marker == 1 else n_other, tb_a >= 0, tb_b >= 0,
-                                  marker)
+            n_a = n_marker if marker == 0 else n_other
+            n_b = n_marker if marker == 1 else n_other
+            winner, why = contest(keys_a, n_a, keys_b, n_b, tb_a >= 0, tb_b >= 0, marker,
+                                  rules[R_CONTEST_UNPAIRED] == UNPAIRED_TIED)
             if why == WHY_TIEBREAK:
                 _mark_used(used, st, tb_a if winner == 0 else tb_b, trace, winner, EFFECT_TIEBREAK)
             stats[T_CONTESTS] += 1
             stats[T_CONTESTS_WON + winner] += 1
+            unpaired = unpaired_step(keys_a, n_a, keys_b, n_b)
+            if unpaired:
+                stats[T_UNPAIRED_WON + winner] += 1
             if trace.shape[0]:
-                _ev(trace, st, rnd, EV_CONTEST, winner, custs[0], why, 0)
+                _ev(trace, st, rnd, EV_CONTEST, winner, custs[0], why, 1 if unpaired else 0)
                 _ev(trace, st, rnd, EV_RETURN, 1 - winner, 0, 0, 0)
             if rules[R_LOSER_EFFECTS_SPENT] == 0:
                 _unmark_assist(cards, pile, pile_n, seats, used, used_before, st, 1 - winner,
@@ -1061,6 +1098,37 @@ def _assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used
                      masks[t], custs[t], trace)
         if debug:
             _check(cards, rules, seats, pile, pile_n, st)
+
+
+@njit(cache=True, _nrt=False)
+def _trace_hands(pile, pile_n, st, n_teams, trace):
+    """Trace only: each team's group hand before it commits (R2a), slot by slot."""
+    for t in range(n_teams):
+        h = pile_n[P_HAND + t]
+        if h == 0:
+            _ev(trace, st, st[S_ROUND], EV_HAND, t, -1, -1, 0)
+        for slot in range(h):
+            _ev(trace, st, st[S_ROUND], EV_HAND, t, pile[P_HAND + t, slot], slot, h)
+
+
+@njit(cache=True, _nrt=False)
+def _trace_could_assist(cards, pile, pile_n, seats, used, st, n_teams, vals, trace):
+    """Trace only: once both teams passed, for each team and row customer the first hand
+    subset (ascending slot mask, 0 = none) that could legally assist it (R2a, with the
+    team's unused effects), so a trace answers "could they have served that customer?"."""
+    for t in range(n_teams):
+        h = pile_n[P_HAND + t]
+        _, shift_k, wild, _ = _venture_effects(cards, pile, pile_n, seats, used, t)
+        for j in range(pile_n[P_ROW]):
+            cust = pile[P_ROW, j]
+            found = 0
+            for mask in range(1, 1 << h):
+                ok = eval_assist(cards, pile[P_HAND + t], mask, cust, used, shift_k, wild >= 0,
+                                 vals)[0]
+                if ok:
+                    found = mask
+                    break
+            _ev(trace, st, st[S_ROUND], EV_COULD, t, cust, found, 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -1111,12 +1179,17 @@ def _refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace):
         if pile_n[P_GDECK + team] == 0:
             if rules[R_RESHUFFLE_DISCARD] == 0 or pile_n[P_DISC + team] == 0:
                 break
+            if trace.shape[0]:
+                _ev(trace, st, st[S_ROUND], EV_RESHUFFLE, team, pile_n[P_DISC + team], 0, 0)
             while pile_n[P_DISC + team]:
                 _push(pile, pile_n, P_GDECK + team, _pop(pile, pile_n, P_DISC + team))
             shuffle(rng, pile[P_GDECK + team], pile_n[P_GDECK + team])
             reshuffles += 1
         _push(pile, pile_n, P_HAND + team, _pop(pile, pile_n, P_GDECK + team))
         drawn += 1
+        if trace.shape[0]:
+            _ev(trace, st, st[S_ROUND], EV_DRAW, team, pile[P_HAND + team, pile_n[P_HAND + team] - 1],
+                0, 0)
     if trace.shape[0]:
         _ev(trace, st, st[S_ROUND], EV_REFRESH, team, drawn, reshuffles, extra)
 
@@ -1181,8 +1254,11 @@ def _unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st
                 _mark_used(used, st, src, trace, team, EFFECT_PATIENCE)
                 doomed[best] = 0
                 n_doomed -= 1
+                if rules[R_PATIENCE_RESETS_WAIT]:  # E6: its wait starts again next round
+                    arrival[pile[P_ROW, best]] = rnd + 1
                 if trace.shape[0]:
-                    _ev(trace, st, rnd, EV_SAVE, team, src, pile[P_ROW, best], 0)
+                    _ev(trace, st, rnd, EV_SAVE, team, src, pile[P_ROW, best],
+                        rules[R_PATIENCE_RESETS_WAIT])
     for j in range(nrow - 1, -1, -1):
         if doomed[j]:
             c = _remove_at(pile, pile_n, P_ROW, j)
@@ -1325,6 +1401,8 @@ def _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_ind
     out.contests = stats[T_CONTESTS]
     out.contests_won_a = stats[T_CONTESTS_WON]
     out.contests_won_b = stats[T_CONTESTS_WON + 1]
+    out.contests_unpaired_won_a = stats[T_UNPAIRED_WON]
+    out.contests_unpaired_won_b = stats[T_UNPAIRED_WON + 1]
     out.sent_score_a = stats[T_SENT_SCORE]
     out.sent_score_b = stats[T_SENT_SCORE + 1]
     out.sent_venture_a = stats[T_SENT_VENTURE]

@@ -1,4 +1,4 @@
-"""Peer-to-Peer as a `sim.game.Game`: loads cards, rules and strategies, runs the kernels."""
+"""Peer-to-Peer as a `sim.core.game.Game`: loads cards, rules and strategies, runs the kernels."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
@@ -11,7 +11,7 @@ import polars as pl
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer import features
 from sim.games.peer_to_peer.cards import CardTable, default_cards_path, load_cards, validate_for_players
-from sim.games.peer_to_peer.rules import OPTIONS, rules_array
+from sim.games.peer_to_peer.rules import OPTIONS, plays_like, rules_array
 from sim.games.peer_to_peer.seats import TEAM_SIZES, seat_layout, seat_teams
 from sim.core.strategy import parse_spec
 
@@ -58,6 +58,9 @@ class PeerToPeerConfig:
             "strategies": {team: {"name": name, "params": params}
                            for team, (name, params) in self.strategies.items()},
             "seat_teams": seat_teams(self.players, self.rules["odd_team_compensation"]),
+            # 3 players play exactly like 4 (5 like 6) under these options: reports say so
+            # once instead of repeating the rows (None otherwise)
+            "plays_like_players": plays_like(self.rules, self.players),
             "debug": self.debug,
         }
 
@@ -124,8 +127,13 @@ class PeerToPeerConfig:
     def summarize(self, games: pl.LazyFrame) -> dict[str, Any]:
         from sim.core.stats import wilson, win_rate_ci
 
+        columns = games.collect_schema().names()
+        unpaired = (pl.col("contests_unpaired_won_a").cast(pl.Int64)
+                    + pl.col("contests_unpaired_won_b").cast(pl.Int64)).sum()
         totals = games.select(
             pl.len().alias("n"),
+            pl.col("contests").cast(pl.Int64).sum().alias("contests"),
+            (unpaired if "contests_unpaired_won_a" in columns else pl.lit(None)).alias("unpaired"),
             (pl.col("winner") == k.WIN_A).sum().alias("a"),
             (pl.col("winner") == k.WIN_B).sum().alias("b"),
             (pl.col("winner") == k.SOLO_WIN).sum().alias("solo"),
@@ -143,7 +151,16 @@ class PeerToPeerConfig:
         teams = {"A": rate(totals["a"] + totals["solo"])}
         if self.players > 1:
             teams["B"] = rate(totals["b"])
+        contests = {"contests": totals["contests"]}
+        if totals["unpaired"] is not None:  # runs from before issue 20 lack the columns
+            # contests whose pairs were all equal with one list longer (P2P-R2c): decided by
+            # an unpaired card under contest_unpaired=longer_wins
+            contests["reached_unpaired_step"] = totals["unpaired"]
+            contests["unpaired_share"] = (win_rate_ci(totals["unpaired"], totals["contests"])
+                                          if totals["contests"] else None)  # solo: none
         return {"teams": teams,
+                "contests": contests,
+                "plays_like_players": plays_like(self.rules, self.players),
                 "draw_rate": totals["draw"] / n if n else float("nan"),
                 "all_lose_rate": totals["all_lose"] / n if n else float("nan"),
                 "all_lose_ci": list(wilson(totals["all_lose"], n)[1:]),
@@ -168,6 +185,24 @@ class PeerToPeerConfig:
             lines.append(f"timeouts (max_rounds reached): {100 * summary['timeout_rate']:.3f} %")
         if summary["invariant_errors"]:
             lines.append(f"INVARIANT VIOLATIONS in {summary['invariant_errors']} games")
+        unpaired = summary.get("contests", {}).get("unpaired_share")
+        if unpaired and summary["contests"]["contests"]:
+            lines.append(f"{'contests reaching the unpaired step (R2c)':<42}      "
+                         f"{100 * unpaired['win_rate']:6.2f} %  of {summary['contests']['contests']:,} "
+                         f"contests ({self.rules['contest_unpaired']})")
+        if summary["all_lose_rate"] > 0.5:
+            lines.append(
+                f"Everyone loses in most games ({100 * summary['all_lose_rate']:.1f} %): the "
+                "report's 'Per card: fate at the end of the game' section shows which "
+                "customers (by value and domain) turned unhappy (--report, or simulate "
+                "report RUN_DIR --out DIR).")
+        like = summary.get("plays_like_players")
+        if like:
+            lines.append(
+                f"{self.players} players play exactly like {like} here (odd_team_compensation="
+                f"{self.rules['odd_team_compensation']}: team B's extra seat is dealt like a "
+                f"player's, and every per-player-count option is the same): these are "
+                f"{like}-player games, not a separate finding.")
         return "\n".join(lines)
 
 

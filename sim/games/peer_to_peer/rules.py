@@ -59,7 +59,43 @@ OPTIONS = OptionSet([
            "P2P-R5", choices=c.END_WHEN_NAMES),
     Option("loser_effects_spent", True, "bool",
            "Effects a contest loser used stay used for the round.", "P2P-R2e, P2P-R2f"),
+    Option("unchosen_ventures", "aside", "choice",
+           "The revealed venture a seat does not keep at setup: out of the game (`aside`) "
+           "or shuffled back into the deck, where it can come out as a customer (`deck`).",
+           "P2P-S2", choices=c.UNCHOSEN_NAMES),
+    Option("solo_spare_start_cards", "customers", "choice",
+           "In a solo game, team B's starting cards join the customer deck (`customers`) "
+           "or are out of the game (`out`).", "P2P-S3", choices=c.SOLO_SPARE_NAMES),
+    Option("contest_unpaired", "longer_wins", "choice",
+           "A contest whose pairs are all equal but one list is longer: the longer list "
+           "wins (`longer_wins`), or the unpaired cards count for nothing and the contest "
+           "goes on to the tiebreak steps (`tied`).", "P2P-R2c", choices=c.UNPAIRED_NAMES),
+    Option("patience_resets_wait", False, "bool",
+           "A customer saved by `patience` starts its wait again (true) or keeps its "
+           "waiting time (false).", "P2P-E6"),
 ])
+
+
+def plays_like(resolved: Mapping[str, Any], players: int) -> int | None:
+    """4 when 3 players play exactly like 4 under these options (6 for 5 players), else None.
+
+    True when the kernel's rule arrays for both counts are equal once the per-player-count
+    options are resolved (the player count itself aside: the kernel only asks whether a
+    game is solo) and the seat layouts are equal, which with odd_team_compensation
+    extra_venture makes team B's extra seat a seat like a player's (P2P-S1): every game of
+    the smaller count is then the same game as the larger count's."""
+    from sim.games.peer_to_peer.seats import seat_layout
+
+    if players not in (3, 5):
+        return None
+    other = players + 1
+    mine, theirs = rules_array(resolved, players), rules_array(resolved, other)
+    mine[c.R_PLAYERS] = theirs[c.R_PLAYERS] = 0
+    mode = resolved["odd_team_compensation"]
+    if np.array_equal(mine, theirs) and np.array_equal(seat_layout(players, mode),
+                                                       seat_layout(other, mode)):
+        return other
+    return None
 
 
 def rules_array(resolved: Mapping[str, Any], players: int) -> np.ndarray:
@@ -87,6 +123,10 @@ def rules_array(resolved: Mapping[str, Any], players: int) -> np.ndarray:
     rules[c.R_FIRST_MARKER] = c.MARKER_NAMES.index(value("first_marker"))
     rules[c.R_LOSER_EFFECTS_SPENT] = int(value("loser_effects_spent"))
     rules[c.R_END_WHEN] = c.END_WHEN_NAMES.index(value("end_when"))
+    rules[c.R_UNCHOSEN_VENTURES] = c.UNCHOSEN_NAMES.index(value("unchosen_ventures"))
+    rules[c.R_SOLO_SPARE_START] = c.SOLO_SPARE_NAMES.index(value("solo_spare_start_cards"))
+    rules[c.R_CONTEST_UNPAIRED] = c.UNPAIRED_NAMES.index(value("contest_unpaired"))
+    rules[c.R_PATIENCE_RESETS_WAIT] = int(value("patience_resets_wait"))
     order = value("domain_order")  # highest first
     for position, name in enumerate(order):
         rules[c.R_DOMAIN_RANK + c.DOMAIN_NAMES.index(name)] = len(order) - 1 - position

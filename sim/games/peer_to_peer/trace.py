@@ -23,16 +23,53 @@ def format_trace(events: np.ndarray, names: tuple[str, ...], seat_teams: list[st
     def team(t: int) -> str:
         return f"team {'AB'[t]}"
 
+    def cards_text(cs) -> str:
+        return ", ".join(card(c) for c in cs) if cs else "no cards"
+
     lines = [header, rules_summary, "", "Setup (P2P-S)"]
-    for rnd, code, a, b, c, d in events.tolist():
+    rows = events.tolist()
+    hands: dict[int, list[int]] = {}        # each team's hand at its latest commit (R2a)
+    passed_hands: dict[int, list[int]] = {}  # ... when both teams passed (end of R2)
+    could: dict[tuple[int, int], int] = {}   # (team, customer) -> first assisting subset
+    draws: dict[int, list[str]] = {}         # draws and reshuffles since the last refresh
+    i = 0
+    while i < len(rows):
+        rnd, code, a, b, c, d = rows[i]
+        i += 1
         if code == e.EV_EFFECT and c in (k.EFFECT_PATIENCE, k.EFFECT_TIEBREAK):
             continue  # told by the save / contest line itself
         if code == e.EV_MARKER:
             lines += ["", f"Round {rnd} (first team marker: {team(a)})"]
+            could.clear()
             continue
+        if code == e.EV_HAND:  # one event per card: one line per team and commit
+            hand = [b] if b >= 0 else []
+            while i < len(rows) and rows[i][1] == e.EV_HAND and rows[i][2] == a and rows[i][4] > 0:
+                hand.append(rows[i][3])
+                i += 1
+            hands[a] = hand
+            lines.append(f"  {team(a)}'s hand before it commits: {cards_text(hand)}")
+            continue
+        if code == e.EV_DRAW:
+            draws.setdefault(a, []).append(card(b))
+            continue
+        if code == e.EV_RESHUFFLE:
+            draws.setdefault(a, []).append(f"[reshuffles its discard ({b} cards) into a new "
+                                           "group deck]")
+            continue
+        if code == e.EV_COULD:
+            passed_hands[a] = list(hands.get(a, []))
+            could[(a, b)] = c
+            continue
+        if code == e.EV_SETUP:
+            for t in sorted(draws):
+                lines.append(f"  {team(t)} draws its first hand (S4): {', '.join(draws[t])}")
+            draws.clear()
         text = {
             e.EV_SEAT_START: lambda: f"seat {a} ({team('AB'.index(seat_teams[a]))}) keeps "
-                                     f"{card(b)}, returns {card(c)} (D1)",
+                                     f"{card(b)}, not {card(c)} (D1)",
+            e.EV_ASIDE: lambda: f"seat {a}'s other venture {card(b)} is set aside, out of "
+                                "the game (P2P-S2, unchosen_ventures=aside)",
             e.EV_SETUP: lambda: f"customer deck {a} cards; group decks after the first draw: "
                                 f"A {b}, B {c}",
             e.EV_DEAL: lambda: f"customer {card(a)} joins the row",
@@ -42,7 +79,10 @@ def format_trace(events: np.ndarray, names: tuple[str, ...], seat_teams: list[st
                                   + (f", shifting with {card(c)}" if c >= 0 else "")
                                   + (f", wild domain from {card(d)}" if d >= 0 else ""),
             e.EV_RETARGET: lambda: f"{team(a)} (marker) retargets from {card(b)} to {card(c)} (D3)",
-            e.EV_CONTEST: lambda: f"contest for {card(b)}: {team(a)} wins by {WHY[c]} (P2P-R2c)",
+            e.EV_CONTEST: lambda: f"contest for {card(b)}: {team(a)} wins by {WHY[c]}"
+                                  + (" (all pairs equal, one list longer: its unpaired cards "
+                                     "counted for nothing)" if d and c != k.WHY_LONGER else "")
+                                  + " (P2P-R2c)",
             e.EV_RETURN: lambda: f"{team(a)} takes its cards back into its hand (P2P-R2e)",
             e.EV_WIN: lambda: f"{team(a)} assists {card(b)}",
             e.EV_PLACE: lambda: f"{team(a)} puts {card(b)} into {PLACES[c]}"
@@ -52,11 +92,24 @@ def format_trace(events: np.ndarray, names: tuple[str, ...], seat_teams: list[st
             e.EV_EFFECT: lambda: f"{team(a)} uses {k.EFFECT_NAMES[c]} of {card(b)}",
             e.EV_REFRESH: lambda: f"{team(a)} refreshes: draws {b}"
                                   + (f" (extra {d})" if d else "")
-                                  + (f", reshuffled its discard {c}x" if c else ""),
-            e.EV_SAVE: lambda: f"{team(a)} uses patience of {card(b)} to keep {card(c)} (D6)",
-            e.EV_UNHAPPY: lambda: f"customer {card(a)} turns unhappy",
+                                  + (f", reshuffled its discard {c}x" if c else "")
+                                  + (f": {', '.join(draws.pop(a))}" if draws.get(a) else ""),
+            e.EV_SAVE: lambda: f"{team(a)} uses patience of {card(b)} to keep {card(c)} (D6)"
+                               + (", and its wait starts again (patience_resets_wait)" if d else ""),
+            e.EV_UNHAPPY: lambda: f"customer {card(a)} turns unhappy"
+                                  + "".join(_could_text(t, a) for t in sorted(passed_hands)),
             e.EV_END: lambda: f"Game over after round {rnd}: {k.WINNER_NAMES[a]}",
-        }[code]()
-        lines.append("  " + text)
+        }
+
+        def _could_text(t: int, customer: int) -> str:
+            hand = passed_hands[t]
+            mask = could.get((t, customer), 0)
+            if mask:
+                used = [hand[s] for s in range(len(hand)) if mask >> s & 1]
+                return (f"; {team(t)} could have assisted it with {' + '.join(map(card, used))} "
+                        f"from its hand ({cards_text(hand)}) when it passed")
+            return f"; no subset of {team(t)}'s hand ({cards_text(hand)}) could assist it"
+
+        lines.append("  " + text[code]())
     lines += ["", "Scoring (P2P-W): " + ", ".join(f"{key} {value}" for key, value in result.items())]
     return "\n".join(lines)

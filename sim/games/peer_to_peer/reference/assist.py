@@ -110,12 +110,22 @@ def ranked_play(assist, domain_rank):
                   reverse=True)
 
 
-def contest(play_a, play_b, tiebreak_a: bool, tiebreak_b: bool, marker: int):
-    """P2P-R2c: (winning team, why) for two ranked plays of teams A and B."""
+def reaches_unpaired_step(play_a, play_b) -> bool:
+    """P2P-R2c: every pair is equal in value and one list is longer."""
+    return len(play_a) != len(play_b) and all(va == vb for (va, _), (vb, _) in zip(play_a, play_b))
+
+
+def contest(play_a, play_b, tiebreak_a: bool, tiebreak_b: bool, marker: int,
+            unpaired: str = "longer_wins"):
+    """P2P-R2c: (winning team, why) for two ranked plays of teams A and B.
+
+    ``unpaired`` is the contest_unpaired option: after equal pairs the longer play wins
+    (``longer_wins``), or its unpaired cards count for nothing (``tied``): the contest goes
+    on as if the plays were identical, the domain step comparing the pairs."""
     for (va, _), (vb, _) in zip(play_a, play_b):
         if va != vb:
             return (k.TEAM_A if va > vb else k.TEAM_B), k.WHY_HIGHER_CARD
-    if len(play_a) != len(play_b):
+    if len(play_a) != len(play_b) and unpaired == "longer_wins":
         return (k.TEAM_A if len(play_a) > len(play_b) else k.TEAM_B), k.WHY_LONGER
     if tiebreak_a != tiebreak_b:  # E5: if both hold one, neither applies
         return (k.TEAM_A if tiebreak_a else k.TEAM_B), k.WHY_TIEBREAK

@@ -21,6 +21,12 @@ END = 15         # winner, score A, score B
 EFFECT = 16      # team, card whose effect was used, effect code
 RETURN = 17      # team whose cards went back to its hand
 SETUP = 18       # customers in the deck, group deck A, group deck B
+HAND = 19        # team, card (-1: empty hand), hand position, hand size: before each commit
+DRAW = 20        # team, card drawn into the group hand (S4, R3)
+RESHUFFLE = 21   # team, cards of the discard shuffled into a new group deck (R3)
+COULD = 22       # team, row customer, first hand subset (position mask, 0 = none) that could
+                 # legally assist it when the team passed at the end of the assist loop
+ASIDE = 23       # seat, the revealed venture it did not keep, set aside (P2P-S2)
 
 NAMES = {v: n for n, v in globals().items() if n.isupper() and isinstance(v, int)}
 

@@ -49,7 +49,8 @@ class Reference:
 
         # S2: S cards aside; shuffle the rest; each dealt seat turns cards from the top
         # until it has revealed two ventures, and keeps one (D1). The revealed cards it
-        # does not keep stay in the deck (in place), which is then shuffled.
+        # does not keep stay in the deck (in place), which is then shuffled; with
+        # unchosen_ventures=aside the other venture leaves the game instead.
         deck = [c for c in self.cards if c.start == k.NO_TEAM]
         rng.shuffle(deck)  # read from the front during this deal
         position = 0
@@ -67,23 +68,36 @@ class Reference:
             position -= 1
             seat.ventures.append(kept)
             seat.start_card = kept
-            log(0, ev.SEAT_START, seat.index, kept, revealed[1] if kept is revealed[0] else revealed[0])
+            unchosen = revealed[1] if kept is revealed[0] else revealed[0]
+            log(0, ev.SEAT_START, seat.index, kept, unchosen)
+            if rules.unchosen_ventures == "aside":
+                deck.remove(unchosen)
+                position -= 1  # the unchosen venture was revealed before this position
+                t.out.put(unchosen)
+                log(0, ev.ASIDE, seat.index, unchosen)
+        # S3 solo: team B's S cards join the customer deck (solo_spare_start_cards=customers).
+        spare_b = [c for c in self.cards if c.start == k.TEAM_B]
+        if rules.solo and rules.solo_spare_start_cards == "customers":
+            deck += spare_b
         t.customer_deck = Pile("customer deck", deck)  # its top is the end of the list
         t.customer_deck.shuffle(rng)
-        # S3: each team's S cards are shuffled into its group deck; solo: B's are out.
+        # S3: each team's S cards are shuffled into its group deck; solo: B's are out
+        # (solo_spare_start_cards=out).
         for team_index in (k.TEAM_A, k.TEAM_B):
             s_cards = [c for c in self.cards if c.start == team_index]
             if team_index < len(teams):
                 teams[team_index].group_deck = Pile(f"group deck {'AB'[team_index]}", s_cards)
                 teams[team_index].group_deck.shuffle(rng)
-            else:
-                t.out = Pile("out of the game", s_cards)
+            elif rules.solo_spare_start_cards == "out":
+                for card in s_cards:
+                    t.out.put(card)
         # S4: group hands.
         for team in teams:
             for _ in range(rules.hand_size):
                 if not team.group_deck:
                     break
                 team.hand.append(team.group_deck.draw())
+                log(0, ev.DRAW, team.index, team.hand[-1])
         log(0, ev.SETUP, len(t.customer_deck), len(teams[0].group_deck),
             len(teams[1].group_deck) if len(teams) > 1 else 0)
         # S5: the first customers.
@@ -165,6 +179,8 @@ class Reference:
             "assists_a": stat(0, "assists"), "assists_b": stat(1, "assists"),
             "contests": t.contests,
             "contests_won_a": stat(0, "contests_won"), "contests_won_b": stat(1, "contests_won"),
+            "contests_unpaired_won_a": stat(0, "contests_unpaired_won"),
+            "contests_unpaired_won_b": stat(1, "contests_unpaired_won"),
             "sent_score_a": stat(0, "sent_score"), "sent_score_b": stat(1, "sent_score"),
             "sent_venture_a": stat(0, "sent_venture"), "sent_venture_b": stat(1, "sent_venture"),
             "sent_deck_a": stat(0, "sent_deck"), "sent_deck_b": stat(1, "sent_deck"),

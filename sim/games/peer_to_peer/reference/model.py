@@ -103,6 +103,7 @@ class Team:
     # counters for the result row
     assists: int = 0
     contests_won: int = 0
+    contests_unpaired_won: int = 0   # contests that reached R2c's unpaired step, won
     sent_score: int = 0
     sent_venture: int = 0
     sent_deck: int = 0
@@ -151,6 +152,10 @@ class Rules:
     first_marker: str
     loser_effects_spent: bool
     end_when: str = "deck_empty"      # P2P-R5 reading: or "row_empty"
+    unchosen_ventures: str = "aside"          # P2P-S2: or "deck"
+    solo_spare_start_cards: str = "customers"  # P2P-S3: or "out"
+    contest_unpaired: str = "longer_wins"      # P2P-R2c: or "tied"
+    patience_resets_wait: bool = False         # P2P-E6
 
     @classmethod
     def from_resolved(cls, resolved: dict, players: int) -> "Rules":
@@ -173,7 +178,11 @@ class Rules:
                    max_rounds=int(value("max_rounds")),
                    first_marker=value("first_marker"),
                    loser_effects_spent=bool(value("loser_effects_spent")),
-                   end_when=value("end_when"))
+                   end_when=value("end_when"),
+                   unchosen_ventures=value("unchosen_ventures"),
+                   solo_spare_start_cards=value("solo_spare_start_cards"),
+                   contest_unpaired=value("contest_unpaired"),
+                   patience_resets_wait=bool(value("patience_resets_wait")))
 
     @property
     def solo(self) -> bool:

@@ -11,7 +11,7 @@ from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer import features as F
 from sim.games.peer_to_peer.reference import events as ev
 from sim.games.peer_to_peer.reference.assist import (
-    contest, first_unused, plan_assist, ranked_play, strongest_shift,
+    contest, first_unused, plan_assist, ranked_play, reaches_unpaired_step, strongest_shift,
 )
 from sim.games.peer_to_peer.reference.model import Pile, Rules, Team
 
@@ -74,10 +74,14 @@ def assist_loop(t: Table) -> None:
     """Repeat commit / reveal / contest / win until neither team commits an assist."""
     while True:
         # R2a: both teams commit at once, from the same state (D2).
+        if t.log.on:
+            log_hands(t)
         commits = {team.index: choose_commit(t, team) for team in t.teams}
         if all(a is None for a in commits.values()):
             for team in t.teams:
                 t.log(t.round, ev.PASS, team.index)
+            if t.log.on:
+                log_could_assist(t)
             return
         holder = t.teams[t.marker]
         other = t.rival(holder)
@@ -105,6 +109,34 @@ def assist_loop(t: Table) -> None:
             for team in (other, holder):  # in reveal order
                 if team is not None and commits[team.index] is not None:
                     win(t, team, commits[team.index])
+
+
+def log_hands(t: Table) -> None:
+    """Trace: each team's group hand before it commits, position by position."""
+    for team in t.teams:
+        if not team.hand:
+            t.log(t.round, ev.HAND, team.index, None, -1, 0)
+        for i, card in enumerate(team.hand):
+            t.log(t.round, ev.HAND, team.index, card, i, len(team.hand))
+
+
+def first_assisting_subset(t: Table, team: Team, customer) -> int:
+    """The first subset of the team's hand (a mask over hand positions, ascending) that
+    could legally assist ``customer`` now; 0 if none (R2a)."""
+    hand = team.hand
+    for mask in range(1, 1 << len(hand)):
+        played = [c for i, c in enumerate(hand) if mask >> i & 1]
+        if plan_assist(team, played, customer, t.used) is not None:
+            return mask
+    return 0
+
+
+def log_could_assist(t: Table) -> None:
+    """Trace: once both teams passed, whether each could still have assisted each row
+    customer, so the trace answers "could they have served that customer?"."""
+    for team in t.teams:
+        for customer in t.row:
+            t.log(t.round, ev.COULD, team.index, customer, first_assisting_subset(t, team, customer))
 
 
 def _top_value(t: Table) -> int:
@@ -191,7 +223,7 @@ def _contest(t: Table, assists: dict):
     tb_a, tb_b = _tiebreaks(t)
     rank = t.rules.domain_rank
     return contest(ranked_play(a, rank), ranked_play(b, rank), tb_a is not None,
-                   tb_b is not None, t.marker)
+                   tb_b is not None, t.marker, t.rules.contest_unpaired)
 
 
 def resolve_contest(t: Table, assists: dict) -> None:
@@ -202,8 +234,12 @@ def resolve_contest(t: Table, assists: dict) -> None:
         t.use_effect(winner, _tiebreaks(t)[winner_index], k.EFFECT_TIEBREAK)
     t.contests += 1
     winner.contests_won += 1
+    rank = t.rules.domain_rank
+    unpaired = reaches_unpaired_step(ranked_play(assists[k.TEAM_A], rank),
+                                     ranked_play(assists[k.TEAM_B], rank))
+    winner.contests_unpaired_won += unpaired
     customer = assists[winner_index].customer
-    t.log(t.round, ev.CONTEST, winner_index, customer, why)
+    t.log(t.round, ev.CONTEST, winner_index, customer, why, int(unpaired))
     t.log(t.round, ev.RETURN, loser.index)  # R2e: its cards never left its hand
     if not t.rules.loser_effects_spent:
         for card, _ in assists[loser.index].effect_uses():
@@ -297,12 +333,14 @@ def refresh(t: Table, team: Team) -> None:
         if not team.group_deck:
             if not t.rules.reshuffle_discard or not team.discard:
                 break
+            t.log(t.round, ev.RESHUFFLE, team.index, len(team.discard))
             while team.discard:
                 team.group_deck.put(team.discard.draw())
             team.group_deck.shuffle(t.rng)
             reshuffles += 1
         team.hand.append(team.group_deck.draw())
         drawn += 1
+        t.log(t.round, ev.DRAW, team.index, team.hand[-1])
     t.log(t.round, ev.REFRESH, team.index, drawn, reshuffles, extra)
 
 
@@ -333,7 +371,9 @@ def unhappy_customers(t: Table) -> None:
                     break
                 t.use_effect(team, source, k.EFFECT_PATIENCE)
                 doomed.remove(saved)
-                t.log(t.round, ev.SAVE, team.index, source, saved)
+                if t.rules.patience_resets_wait:  # E6: its wait starts again next round
+                    t.arrival[saved] = t.round + 1
+                t.log(t.round, ev.SAVE, team.index, source, saved, int(t.rules.patience_resets_wait))
     for customer in reversed(list(t.row)):
         if customer in doomed:
             t.row.remove(customer)
