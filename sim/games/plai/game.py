@@ -117,7 +117,8 @@ class PlaiConfig:
         if row["error"]:
             footer.append(f"INVARIANT VIOLATED: {c.ERROR_NAMES[row['error']]}")
         return format_trace(rows[:n], self.cards.describe, header, footer,
-                            truncated=n == TRACE_CAPACITY)
+                            truncated=n == TRACE_CAPACITY,
+                            card_kind=lambda card: int(self.cards.types[card]))
 
     @staticmethod
     def _outcome_text(row) -> str:
