@@ -65,7 +65,8 @@ OPTIONS = OptionSet([
 
 FIXED_READINGS = (
     "PLAI-T1: a turn is one seat's turn; maintainers' turns count toward max_turns.",
-    "PLAI-T1: a maintainer may also pass (its family funding would only churn the pool).",
+    "PLAI-T1: a maintainer may also pass (under pool_excess: newest its family funding only "
+    "churns a full pool).",
     "PLAI-T1: an attack needs at least one card; a takeover needs a card that can attack.",
     "PLAI-T3: events hit startups only, in turn order from the current seat; discards are "
     "random; rich_discard_half N makes each startup holding >= N cards discard half "
