@@ -214,11 +214,12 @@ def test_t5_conservation_check_flags_a_lost_card():
 
 
 def test_t7_pool_cap_discards_the_excess_at_once():
+    # pool_excess: newest (the first reading); `choose`: test_plai_options_second_reading
     s = State(3, hands={0: ["Synergy"], 1: ["Chatbot"]}, bankrupt=[2],
               pool=["Tech Debt"] * 6, deck=["Vendor Lock-in"])
     w = weights(3)
-    ek.take_turn(2, w, dk.pick_table(w, CARDS), s.rng, CARDS, rules(3), s.piles, s.pile_n,
-                 s.bankrupt, s.st, s.trace, s.scratch, s.startups())
+    ek.take_turn(2, w, dk.pick_table(w, CARDS), s.rng, CARDS, rules(3, pool_excess="newest"),
+                 s.piles, s.pile_n, s.bankrupt, s.st, s.trace, s.scratch, s.startups())
     assert s.names(c.P_POOL) == ["Tech Debt"] * 6 and s.names(c.P_DISCARD) == ["Vendor Lock-in"]
     assert s.st[c.S_MAINT_FAMILY] == 1
 
@@ -304,3 +305,31 @@ def test_d3_bluffer_bluffs_at_its_rate_and_cautious_always_defends():
     assert (_mode_counts(vector("cautious"), ["Chatbot", "Blockchain"], 50)[c.MODE_REAL]) == 50
     random_counts = _mode_counts(vector("random"), ["Chatbot", "Blockchain"])
     assert (random_counts > 90).all()             # none / real / bluff, about 1/3 each
+
+
+# ---------------------------------------------------------------- trace wording
+def _family_trace(deck, players=2):
+    from sim.games.plai.trace import format_trace
+
+    s = State(players, hands={0: ["Chatbot", "Synergy"], 1: ["Tech Debt"]}, deck=deck,
+              trace_rows=50)
+    w = weights(players, **{"act.family": 100.0})
+    ek.take_turn(0, w, dk.pick_table(w, CARDS), s.rng, CARDS, rules(players), s.piles,
+                 s.pile_n, s.bankrupt, s.st, s.trace, s.scratch, s.startups())
+    rows = s.trace[:s.st[c.S_TRACE_N]]
+    return s, format_trace(rows, TABLE.describe, "", [], False,
+                           card_kind=lambda k: int(TABLE.types[k]))
+
+
+def test_trace_family_funding_says_what_it_drew_and_what_the_event_did():
+    s, text = _family_trace(["Tech Debt", "AI Winter"])
+    # AI Winter: each startup discards 1 at random; the draw is not replaced (T3).
+    assert s.pile_n[c.P_HAND0] == 1 and s.pile_n[c.P_HAND0 + 1] == 0
+    assert "draws Market Event AI Winter (market event: all_discard 1): it resolves" in text
+    assert "seat 0 discards 1 card(s) at random" in text
+    assert "seat 1 discards 1 card(s) at random" in text
+    assert "family funding: 0 card(s) added to its hand" in text
+    assert "-1" not in text
+    s, text = _family_trace(["AI Winter", "Blockchain"])
+    assert "draws Blockchain (buzzword 2) into its hand" in text
+    assert "family funding: 1 card(s) added to its hand" in text

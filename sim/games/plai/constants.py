@@ -77,7 +77,11 @@ R_HELP_IN_FOUR = 8          # reading of T7/F1: help cards count against the att
 R_NEGATE_SPECIALS = 9       # reading of C3/F2: a target may negate a special action
 R_MAINTAINER_SPECIALS = 10  # reading of T7: maintainers may play specials from the pool
 R_DEBUG = 11                # not a rule: 1 = check the invariants after every turn (--debug)
-N_RULES = 12
+R_REGIONAL_NEXT_PLAYER = 12 # PLAI-T1 regional_attacker: 1 = next_player, 0 = next_startup
+R_VENTURE_JOINT = 13        # PLAI-T1 venture_attackers: 1 = joint, 0 = first
+R_POOL_NEWEST = 14          # PLAI-T7 pool_excess: 1 = newest, 0 = choose (D6)
+R_MAINTAINER_ATTACK = 15    # PLAI-T7 maintainer_attack: 1 = a maintainer may challenge
+N_RULES = 16
 
 # Actions (PLAI-T1, T7), in the option order of decision D1.
 ACT_PASS, ACT_FAMILY, ACT_REGIONAL, ACT_VENTURE, ACT_SPECIAL, ACT_TAKEOVER = 0, 1, 2, 3, 4, 5
@@ -120,7 +124,9 @@ S_RESHUFFLES = 17
 S_TRACE_N = 18             # rows written to the trace matrix
 S_MAINT_FAMILY = 19        # family fundings by maintainers into the pool
 S_FIGHTS = 20              # fights so far (stamps the per-card fight counts, see SCR_*)
-N_STATS = 21
+S_MAINT_ATTACKS = 21       # maintainer challenges (maintainer_attack), also in S_TAKEOVERS
+S_MAINT_ATTACKS_WON = 22
+N_STATS = 23
 
 # Invariant violations (the `error` column); checked after every turn in debug mode
 # (R_DEBUG, ``--debug``), 0 otherwise.
@@ -153,6 +159,8 @@ RESULT_DTYPE = np.dtype([
     ("help_cards", np.int16),
     ("maintainer_family", np.int16),
     ("reshuffles", np.int16),
+    ("maintainer_attacks", np.int16),      # maintainer challenges (counted in takeovers too)
+    ("maintainer_attacks_won", np.int16),
     ("deck_left", np.int16),
     ("discard_left", np.int16),
     ("pool_left", np.int16),
@@ -167,7 +175,15 @@ TR_TURN, TR_CODE, TR_A, TR_B, TR_C, TR_D = 0, 1, 2, 3, 4, 5
 TRACE_WIDTH = 6
 (EV_TURN, EV_ACTION, EV_DRAW, EV_MARKET_EVENT, EV_EVENT_LOSS, EV_EVENT_GAIN, EV_ATTACK,
  EV_PLAY, EV_DEFEND, EV_HELP, EV_NEGATE, EV_EFFECT_DISCARD, EV_FIGHT, EV_SPOILS,
- EV_SPECIAL_LOSS, EV_BANKRUPT, EV_END, EV_RESHUFFLE, EV_POOL_EXCESS) = range(19)
+ EV_SPECIAL_LOSS, EV_BANKRUPT, EV_END, EV_RESHUFFLE, EV_POOL_EXCESS, EV_DRAWN, EV_JOIN,
+ EV_RESOLVE, EV_RNG, EV_DEAL) = range(24)
+# EV_DRAWN: seat, card drawn (a Market Event too), destination pile (P_*), 0.
+# EV_JOIN: a joint venture attacker (venture_attackers: joint): seat, mode, 0, 0.
+# EV_RESOLVE / EV_RNG: a fight with effects goes to resolve_fight: the negate budgets
+# (attack, defense), then two rows with the random stream's state (four uint64 words as
+# eight int32 halves, low half first). Not shown in words: the differential test of fights
+# with effects replays resolve_fight from them (tests/test_plai_effect_fights.py).
+# EV_DEAL: a joint venture's spoils: seat, card.
 
 # Rows of the engine's int64 scratch matrix (width: max(N_FIGHT_OUT, deck size, cards)).
 SCR_ATT_REMOVED, SCR_DEF_REMOVED, SCR_OUT = 0, 1, 2   # resolve_fight's marks and outcome
@@ -179,7 +195,10 @@ CF_ATT, CF_ATT_WON, CF_DEF, CF_DEF_WON = 0, 1, 2, 3
 # The fight (S_FIGHTS) in which a card was last counted for the attack / the defense, so
 # a card counts once per fight and side however many copies a side used.
 SCR_STAMP_ATT, SCR_STAMP_DEF = 7, 8
-N_SCRATCH = 9
+# A joint venture attack (venture_attackers: joint): per seat, its mode (MODE_NONE if it
+# does not attack), its negate budget and the cards it played. Written before each use.
+SCR_JOINT_MODE, SCR_JOINT_BUDGET = 9, 10
+N_SCRATCH = 11
 
 # What resolve_fight reports: out[FO_*].
 FO_WINNER = 0            # SIDE_ATTACK or SIDE_DEFENSE

@@ -22,18 +22,21 @@ from sim.games.plai.constants import (
     EFFECT_DISCARD_RIVAL, EFFECT_NONE, EFFECT_STEAL_RANDOM, EFFECT_TARGET_DISCARDS, FL_ACTION,
     FL_ADVERSARY, FL_BIG_POWER, FL_BLUFF, FL_BUZZWORD, FL_FIGHT_EFFECT,
     FL_USE_CASE, MAX_FIGHT_CARDS, MODE_BLUFF, MODE_NONE, MODE_REAL, NOT_REAL, P_ATTACK,
-    P_HAND0, P_POOL, R_MAINTAINER_SPECIALS, R_PLAYERS, R_TAKEOVER_THRESHOLD, SIDE_ATTACK,
+    P_HAND0, P_POOL, R_MAINTAINER_ATTACK, R_MAINTAINER_SPECIALS, R_MAX_TURNS, R_PLAYERS,
+    R_REGIONAL_NEXT_PLAYER, R_TAKEOVER_THRESHOLD, SIDE_ATTACK,
     SIDE_DEFENSE, SPECIAL, USE_CASE,
 )
 from sim.games.plai.features import (
     F_ACT_ATTACK, F_ACT_ATTACKERS, F_ACT_DEFENSE, F_ACT_FAMILY, F_ACT_PASS, F_ACT_SPECIAL,
-    F_ACT_TAKEOVER, F_ATK_DEF_HAND, F_ATK_REAL, F_DEF_REAL,
-    F_HELP, F_HELP_REAL, F_HELP_STRENGTH, F_HELP_TAKEOVER, F_NEGATE, F_NEGATE_STAKE, F_NOISE,
+    F_ACT_TAKEOVER, F_ACT_THRESHOLD_GAP, F_ATK_DEF_HAND, F_ATK_REAL, F_DEF_REAL,
+    F_HELP, F_HELP_REAL, F_HELP_STRENGTH, F_HELP_TAKEOVER, F_KEEP_ADVERSARY, F_KEEP_SPECIAL,
+    F_KEEP_STRENGTH, F_NEGATE, F_NEGATE_STAKE, F_NOISE,
     F_PICK_BUZZWORD, F_PICK_EFFECT, F_PICK_REAL, F_PICK_STRENGTH, F_STOP, F_STOP_COUNT,
-    F_STOP_STRENGTH, F_TARGET_HAND, F_TARGET_LEADER,
+    F_STOP_STRENGTH, F_TAKEOVER_EDGE, F_TAKEOVER_LAST_RIVAL, F_TAKEOVER_TURNS_LEFT,
+    F_TARGET_HAND, F_TARGET_LEADER,
 )
-from sim.games.plai.piles_kernel import move
 from sim.core.rng_kernel import uniform
+from sim.games.plai.piles_kernel import move, seat_after
 
 NEG_INF = -1e300
 MASK_IDS = 64   # card ids below this are tracked in a uint64 bitmask
@@ -443,6 +446,25 @@ def pick_help(W, ws, rng, cards, piles, pile_n, max_help, takeover):
 
 
 @njit(cache=True, _nrt=False)
+def worst_pool_card(W, ws, rng, cards, piles, pile_n):
+    """D6 keep (pool_excess: choose): the index of the pool card the maintainers score
+    lowest (keep.*), the newest (last) of equal scores; the pool is over its cap."""
+    worst = -1
+    worst_score = 0.0
+    for i in range(pile_n[P_POOL]):
+        card = piles[P_POOL, i]
+        flags = cards[CD_FLAGS, card]
+        attack = (flags & (FL_BLUFF | FL_ADVERSARY)) != 0   # PLAI-F1: it can join an attack
+        score = (W[ws, F_KEEP_STRENGTH] * (cards[CD_STRENGTH, card] if attack else 0)
+                 + W[ws, F_KEEP_ADVERSARY] * ((flags & FL_ADVERSARY) != 0)
+                 + W[ws, F_KEEP_SPECIAL] * ((flags & FL_ACTION) != 0) + noise(W, ws, rng))
+        if worst < 0 or score <= worst_score:
+            worst = i
+            worst_score = score
+    return worst
+
+
+@njit(cache=True, _nrt=False)
 def is_action_special(cards, card):
     e = cards[CD_EFFECT, card]
     return cards[CD_TYPE, card] == SPECIAL and (e == EFFECT_TARGET_DISCARDS
@@ -465,10 +487,12 @@ def leader_hand(pile_n, bankrupt, players, seat):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left):
+def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left, turn):
     """D1 with D4: returns (action, card id or -1, target seat or -1). ``left`` is the
-    number of startups in the game (PLAI-T5); the leader's hand (D4) is looked up only
-    when a special or a takeover is scored."""
+    number of startups in the game (PLAI-T5), ``turn`` the turn being played (PLAI-T6);
+    the leader's hand (D4) is looked up only when a special or a takeover is scored.
+    Targets are listed from the next seat clockwise (PLAI-D): the first of equal options
+    wins, so a tie goes to the seat that plays next, whatever its number."""
     players = rules[R_PLAYERS]
     maintainer = bankrupt[seat] >= 0
     own = P_POOL if maintainer else P_HAND0 + seat
@@ -487,16 +511,23 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, lef
         first, last = ACT_FAMILY, ACT_VENTURE
         # One pass: the defense power and where the first action special is.
         _, _, defense, _, special = mode_powers(cards, piles, pile_n, own, SIDE_DEFENSE)
+    regional_attackers = 1 if startups > 0 else 0
+    if rules[R_REGIONAL_NEXT_PLAYER]:   # only the next seat may attack, if it is a startup
+        regional_attackers = 1 if bankrupt[seat_after(seat, 1, players)] < 0 else 0
+    # act.threshold_gap: cards still missing to the takeover threshold after the funding
+    missing = 0 if maintainer else rules[R_TAKEOVER_THRESHOLD] - pile_n[own]
     for action in range(first, last + 1):
         attackers = 0
         if action == ACT_REGIONAL:
-            attackers = 1 if startups > 0 else 0
+            attackers = regional_attackers
         elif action == ACT_VENTURE:
             attackers = startups
-        # act.family, act.regional, act.venture are consecutive, like the actions.
+        # act.family, act.regional, act.venture are consecutive, like the actions, and draw
+        # 1, 2, 3 cards.
+        gap = max(missing - (action - ACT_FAMILY + 1), 0)
         score = (W[ws, F_ACT_FAMILY + action - ACT_FAMILY] + W[ws, F_ACT_ATTACKERS] * attackers
                  + W[ws, F_ACT_DEFENSE] * (defense if attackers > 0 else 0)
-                 + noise(W, ws, rng))
+                 + W[ws, F_ACT_THRESHOLD_GAP] * gap + noise(W, ws, rng))
         if score > best_score:
             best_score, best_action, best_card, best_target = score, action, -1, -1
     if (not maintainer or rules[R_MAINTAINER_SPECIALS]) and W[ws, F_NOISE] == 0.0:
@@ -509,8 +540,9 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, lef
             if not is_action_special(cards, card):
                 continue
             most = leader_hand(pile_n, bankrupt, players, seat)
-            for t in range(players):
-                if t == seat or bankrupt[t] >= 0:
+            for k in range(1, players):   # from the next seat clockwise (PLAI-D)
+                t = seat_after(seat, k, players)
+                if bankrupt[t] >= 0:
                     continue
                 hand = pile_n[P_HAND0 + t]
                 score = (W[ws, F_ACT_SPECIAL] + W[ws, F_TARGET_HAND] * hand
@@ -528,25 +560,34 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, lef
             first_copy, seen = first_of_id(piles, own, i, seen)
             if not first_copy:
                 continue
-            for t in range(players):
-                if t == seat or bankrupt[t] >= 0:
+            for k in range(1, players):   # from the next seat clockwise (PLAI-D)
+                t = seat_after(seat, k, players)
+                if bankrupt[t] >= 0:
                     continue
                 hand = pile_n[P_HAND0 + t]
                 score = (W[ws, F_ACT_SPECIAL] + W[ws, F_TARGET_HAND] * hand
                          + W[ws, F_TARGET_LEADER] * (hand == most) + noise(W, ws, rng))
                 if score > best_score:
                     best_score, best_action, best_card, best_target = score, ACT_SPECIAL, card, t
-    if not maintainer and pile_n[own] >= rules[R_TAKEOVER_THRESHOLD]:
+    # A takeover at the threshold (PLAI-T1), or a maintainers' challenge (maintainer_attack)
+    if ((not maintainer and pile_n[own] >= rules[R_TAKEOVER_THRESHOLD])
+            or (maintainer and rules[R_MAINTAINER_ATTACK] and pile_n[own] > 0)):
         has_real, has_bluff, power, _, _ = mode_powers(cards, piles, pile_n, own, SIDE_ATTACK)
         if has_real or has_bluff:
             most = leader_hand(pile_n, bankrupt, players, seat)
-            for t in range(players):
-                if t == seat or bankrupt[t] >= 0:
+            turns_left = rules[R_MAX_TURNS] - turn
+            last_rival = startups == 1
+            for k in range(1, players):   # from the next seat clockwise (PLAI-D)
+                t = seat_after(seat, k, players)
+                if bankrupt[t] >= 0:
                     continue
                 hand = pile_n[P_HAND0 + t]
                 score = (W[ws, F_ACT_TAKEOVER] + W[ws, F_ACT_ATTACK] * power
                          + W[ws, F_TARGET_HAND] * hand
-                         + W[ws, F_TARGET_LEADER] * (hand == most) + noise(W, ws, rng))
+                         + W[ws, F_TARGET_LEADER] * (hand == most)
+                         + W[ws, F_TAKEOVER_TURNS_LEFT] * turns_left
+                         + W[ws, F_TAKEOVER_LAST_RIVAL] * last_rival
+                         + W[ws, F_TAKEOVER_EDGE] * (power - hand) + noise(W, ws, rng))
                 if score > best_score:
                     best_score, best_action, best_card, best_target = (score, ACT_TAKEOVER,
                                                                        -1, t)
@@ -568,9 +609,9 @@ def pick_cards(w, rng, cards, piles, pile_n, src, dst, side, mode, max_cards):
 
 
 @njit(cache=True)
-def choose_action(w, rng, cards, rules, piles, pile_n, bankrupt, seat):
+def choose_action(w, rng, cards, rules, piles, pile_n, bankrupt, seat, turn=1):
     left = 0
     for s in range(rules[R_PLAYERS]):
         left += bankrupt[s] < 0
     return choose_action_s(w.reshape((1, w.shape[0])), 0, rng, cards, rules, piles, pile_n,
-                           bankrupt, seat, left)
+                           bankrupt, seat, left, turn)

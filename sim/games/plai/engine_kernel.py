@@ -8,25 +8,31 @@ import numpy as np
 from numba import njit
 
 from sim.games.plai.constants import (
-    ACT_FAMILY, ACT_PASS, ACT_REGIONAL, ACT_SPECIAL, ACT_TAKEOVER, CD_ARG, CD_EFFECT,
+    ACT_FAMILY, ACT_PASS, ACT_REGIONAL, ACT_SPECIAL, ACT_TAKEOVER, ACT_VENTURE, CD_ARG,
+    CD_EFFECT,
     CD_FLAGS, CD_STRENGTH, CD_TYPE, FL_ADVERSARY, FL_FIGHT_EFFECT, FL_USE_CASE,
     EFFECT_DISCARD_RIVAL, EFFECT_NEGATE, EFFECT_STEAL_RANDOM,
     EFFECT_TARGET_DISCARDS, ERR_CONSERVATION, ERR_POOL_CAP, EV_ACTION, EV_ATTACK,
-    EV_BANKRUPT, EV_DEFEND, EV_DRAW, EV_EFFECT_DISCARD, EV_END, EV_FIGHT, EV_NEGATE,
-    EV_PLAY, EV_SPECIAL_LOSS, EV_SPOILS, EV_TURN, FIGHT_REGIONAL, FIGHT_TAKEOVER,
+    EV_BANKRUPT, EV_DEAL, EV_DEFEND, EV_DRAW, EV_DRAWN, EV_EFFECT_DISCARD, EV_END, EV_FIGHT,
+    EV_JOIN, EV_NEGATE, EV_PLAY, EV_POOL_EXCESS, EV_RESOLVE, EV_RNG, EV_SPECIAL_LOSS,
+    EV_SPOILS, EV_TURN, FIGHT_REGIONAL, FIGHT_TAKEOVER,
     FIGHT_VENTURE, FO_ATT_NEGATES, FO_ATT_STRENGTH, FO_DEF_NEGATES, FO_DEF_STRENGTH,
     FO_REASON, FO_WINNER, MARKET_EVENT, MAX_FIGHT_CARDS, MODE_NONE, N_FIGHT_OUT, N_STATS,
     OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE, P_ATTACK, P_DECK, P_DEFENSE, P_DISCARD,
     P_EVENTS, P_FUNDING, P_HAND0, P_POOL, R_FIRST_SEAT, R_HELP_CARDS, R_HELP_IN_FOUR,
-    R_DEBUG, R_MAX_TURNS, R_NEGATE_SPECIALS, R_PLAYERS, R_POOL_CAP, R_STARTING_HAND, SIDE_ATTACK,
-    SIDE_DEFENSE, CF_ATT, CF_DEF, N_SCRATCH, SCR_CARD_FIGHTS, SCR_STAMP_ATT, SCR_STAMP_DEF,
+    R_DEBUG, R_MAX_TURNS, R_NEGATE_SPECIALS, R_PLAYERS, R_POOL_CAP, R_POOL_NEWEST,
+    R_REGIONAL_NEXT_PLAYER, R_STARTING_HAND, R_VENTURE_JOINT, SIDE_ATTACK,
+    SIDE_DEFENSE, CF_ATT, CF_DEF, N_SCRATCH, SCR_CARD_FIGHTS, SCR_JOINT_BUDGET,
+    SCR_JOINT_MODE, SCR_STAMP_ATT, SCR_STAMP_DEF,
     S_FIGHTS, S_BLUFFS_CALLED, S_ERROR, S_EVENTS, S_FUND_FAMILY, S_FUND_REGIONAL,
-    S_FUND_VENTURE, S_HELP_CARDS, S_MAINT_FAMILY, S_MAX_POOL, S_NEGATES, S_REGIONAL_ATTACKED,
+    S_FUND_VENTURE, S_HELP_CARDS, S_MAINT_ATTACKS, S_MAINT_ATTACKS_WON, S_MAINT_FAMILY,
+    S_MAX_POOL, S_NEGATES, S_REGIONAL_ATTACKED,
     S_REGIONAL_ATTACK_WON, S_RESHUFFLES, S_SPECIALS, S_TAKEOVERS, S_TAKEOVERS_WON,
     S_TRACE_N, S_TURNS, S_VENTURE_ATTACKED, S_VENTURE_ATTACK_WON, WHY_BLUFF_CALLED,
 )
 from sim.games.plai.decide_kernel import (
     MASK_IDS, choose_action_s, decide_mode_s, decide_negate, pick_cards_s, pick_help, pick_table,
+    worst_pool_card,
 )
 from sim.games.plai.fight_kernel import resolve_fight, verdict
 from sim.games.plai.piles_kernel import (
@@ -135,6 +141,28 @@ def _negate_budget(weights, ws, rng, cards, piles, pile_n, hand, rival_pile):
     return min(held, effects)
 
 
+@njit(cache=True, _nrt=False)
+def _joint_negate_budgets(weights, attacker, defender, lead_budget, rng, cards, piles, pile_n,
+                          players, scratch):
+    """D5 for a joint venture attack: the lead attacker's budget, then each other attacker
+    in turn order from the funder decides for itself, up to the defense effects not yet
+    covered. Each budget goes to SCR_JOINT_BUDGET; returns the side's total."""
+    effects, _ = _count_effect(cards, piles, pile_n, P_DEFENSE, EFFECT_DISCARD_RIVAL)
+    scratch[SCR_JOINT_BUDGET, attacker] = lead_budget
+    total = lead_budget
+    for k in range(1, players):
+        s = seat_after(defender, k, players)
+        if s == attacker or scratch[SCR_JOINT_MODE, s] == MODE_NONE:
+            continue
+        budget = 0
+        if total < effects:
+            budget = min(_negate_budget(weights, s, rng, cards, piles, pile_n, P_HAND0 + s,
+                                        P_DEFENSE), effects - total)
+        scratch[SCR_JOINT_BUDGET, s] = budget
+        total += budget
+    return total
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def lead_maintainer(bankrupt, players):
     """D6 is decided by the maintainer who went bankrupt first (lowest seat on a tie)."""
@@ -145,29 +173,74 @@ def lead_maintainer(bankrupt, players):
     return lead
 
 
+@njit(cache=True, _nrt=False)
+def cap_pool(weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace):
+    """PLAI-T7: the pool's excess over its cap is discarded at once. ``pool_excess:
+    choose``: the lead maintainer's lowest-scoring cards go (D6 keep, the newest of equal
+    scores first; the pool keeps its order); ``newest``: the cards that just arrived."""
+    if not rules[R_POOL_NEWEST] and pile_n[P_POOL] > rules[R_POOL_CAP]:
+        lead = max(lead_maintainer(bankrupt, rules[R_PLAYERS]), 0)
+        while pile_n[P_POOL] > rules[R_POOL_CAP]:
+            i = worst_pool_card(weights, lead, rng, cards, piles, pile_n)
+            card = piles[P_POOL, i]
+            for j in range(i, pile_n[P_POOL] - 1):
+                piles[P_POOL, j] = piles[P_POOL, j + 1]
+            pile_n[P_POOL] -= 1
+            piles[P_DISCARD, pile_n[P_DISCARD]] = card
+            pile_n[P_DISCARD] += 1
+            log(trace, st, EV_POOL_EXCESS, card, 0, 0, 0)
+    enforce_pool_cap(piles, pile_n, rules, st, trace)   # newest; and the max-pool counter
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _own_pile(bankrupt, seat):
+    """A startup's hand, or the maintainers' pool for a bankrupt seat (PLAI-T7)."""
+    return P_POOL if bankrupt[seat] >= 0 else P_HAND0 + seat
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _log_played(trace, st, piles, pile_n, pile, side, start, seat):
+    """Trace rows of the cards played to ``pile`` from index ``start`` on, by ``seat``."""
+    if traced(trace):
+        for i in range(start, pile_n[pile]):
+            log(trace, st, EV_PLAY, side, piles[pile, i], seat, 0)
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules, piles,
           pile_n, bankrupt, st, trace, scratch):
     """PLAI-F1..F5 between two startups; returns the winning side. ``picks`` is
     ``decide_kernel.pick_table(weights, cards)``."""
     players = rules[R_PLAYERS]
-    a_hand = P_HAND0 + attacker
+    a_hand = _own_pile(bankrupt, attacker)   # the pool in a maintainers' challenge
     d_hand = P_HAND0 + defender
+    # venture_attackers: joint: the other attackers (fund marked them in SCR_JOINT_MODE)
+    joint = kind == FIGHT_VENTURE and rules[R_VENTURE_JOINT] != 0
     st[S_FIGHTS] += 1
     log(trace, st, EV_ATTACK, attacker, defender, att_mode, kind)
     n_own = pick_cards_s(weights, attacker, picks, rng, cards, piles, pile_n, a_hand,
                          P_ATTACK, SIDE_ATTACK, att_mode, MAX_FIGHT_CARDS)
+    _log_played(trace, st, piles, pile_n, P_ATTACK, SIDE_ATTACK, 0, attacker)
+    if joint:
+        for k in range(1, players):   # in turn order from the funder
+            s = seat_after(defender, k, players)
+            if s != attacker and scratch[SCR_JOINT_MODE, s] != MODE_NONE:
+                log(trace, st, EV_JOIN, s, scratch[SCR_JOINT_MODE, s], 0, 0)
+                start = pile_n[P_ATTACK]
+                pick_cards_s(weights, s, picks, rng, cards, piles, pile_n, P_HAND0 + s,
+                             P_ATTACK, SIDE_ATTACK, scratch[SCR_JOINT_MODE, s],
+                             MAX_FIGHT_CARDS)
+                _log_played(trace, st, piles, pile_n, P_ATTACK, SIDE_ATTACK, start, s)
     lead = lead_maintainer(bankrupt, players)
-    if lead >= 0 and rules[R_HELP_CARDS] > 0:     # PLAI-T7 / D6
+    # PLAI-T7 / D6: help for a startup's attack (a maintainers' challenge is all pool cards)
+    if lead >= 0 and rules[R_HELP_CARDS] > 0 and bankrupt[attacker] < 0:
         max_help = rules[R_HELP_CARDS]
         if rules[R_HELP_IN_FOUR]:
             max_help = min(max_help, MAX_FIGHT_CARDS - n_own)
+        start = pile_n[P_ATTACK]
         st[S_HELP_CARDS] += pick_help(weights, lead, rng, cards, piles, pile_n, max_help,
                                       kind == FIGHT_TAKEOVER)
-    if traced(trace):
-        for i in range(pile_n[P_ATTACK]):
-            log(trace, st, EV_PLAY, SIDE_ATTACK, piles[P_ATTACK, i],
-                attacker if i < n_own else -1, 0)
+        _log_played(trace, st, piles, pile_n, P_ATTACK, SIDE_ATTACK, start, -1)
     stake = pile_n[d_hand] if kind == FIGHT_TAKEOVER else pile_n[P_FUNDING]
     d_mode = decide_mode_s(weights, defender, rng, cards, piles, pile_n, d_hand, SIDE_DEFENSE,
                            True, stake, 0)
@@ -187,8 +260,16 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
     if effects:
         att_neg = _negate_budget(weights, attacker, rng, cards, piles, pile_n, a_hand,
                                  P_DEFENSE)
+        if joint:
+            att_neg = _joint_negate_budgets(weights, attacker, defender, att_neg, rng, cards,
+                                            piles, pile_n, players, scratch)
         def_neg = _negate_budget(weights, defender, rng, cards, piles, pile_n, d_hand,
                                  P_ATTACK)
+        if traced(trace):   # what the differential test needs to replay resolve_fight
+            log(trace, st, EV_RESOLVE, att_neg, def_neg, 0, 0)
+            for w in range(0, 4, 2):
+                log(trace, st, EV_RNG, rng[w] & np.uint64(0xFFFFFFFF), rng[w] >> np.uint64(32),
+                    rng[w + 1] & np.uint64(0xFFFFFFFF), rng[w + 1] >> np.uint64(32))
         # scratch rows: 0 attack cards removed, 1 defense cards removed, 2 the outcome.
         resolve_fight(cards, piles, P_ATTACK, pile_n[P_ATTACK], piles, P_DEFENSE,
                       pile_n[P_DEFENSE], defended, att_neg, def_neg, rng, scratch, 0, scratch,
@@ -197,8 +278,18 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
         reason = scratch[2, FO_REASON]
         att_strength = scratch[2, FO_ATT_STRENGTH]
         def_strength = scratch[2, FO_DEF_STRENGTH]
-        _spend_negates(cards, piles, pile_n, a_hand, scratch[2, FO_ATT_NEGATES], attacker, st,
-                       trace, scratch, SIDE_ATTACK, winner == SIDE_ATTACK)
+        if joint:   # attacker by attacker in turn order, each up to its own budget
+            used = scratch[2, FO_ATT_NEGATES]
+            for k in range(1, players):
+                s = seat_after(defender, k, players)
+                if s == attacker or scratch[SCR_JOINT_MODE, s] != MODE_NONE:
+                    n = min(used, scratch[SCR_JOINT_BUDGET, s])
+                    _spend_negates(cards, piles, pile_n, P_HAND0 + s, n, s, st, trace,
+                                   scratch, SIDE_ATTACK, winner == SIDE_ATTACK)
+                    used -= n
+        else:
+            _spend_negates(cards, piles, pile_n, a_hand, scratch[2, FO_ATT_NEGATES], attacker,
+                           st, trace, scratch, SIDE_ATTACK, winner == SIDE_ATTACK)
         _spend_negates(cards, piles, pile_n, d_hand, scratch[2, FO_DEF_NEGATES], defender, st,
                        trace, scratch, SIDE_DEFENSE, winner == SIDE_DEFENSE)
     else:
@@ -224,9 +315,24 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
     win_seat = attacker if winner == SIDE_ATTACK else defender
     if kind == FIGHT_TAKEOVER:   # the winner takes the loser's whole remaining hand
         loser_hand = d_hand if winner == SIDE_ATTACK else a_hand
+        win_hand = a_hand if winner == SIDE_ATTACK else d_hand
         n = pile_n[loser_hand]
-        move_all(piles, pile_n, loser_hand, P_HAND0 + win_seat)
+        move_all(piles, pile_n, loser_hand, win_hand)
         log(trace, st, EV_SPOILS, win_seat, n, defender if winner == SIDE_ATTACK else attacker, 0)
+        if win_hand == P_POOL:   # a maintainers' challenge won: the pool is capped (T7)
+            cap_pool(weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace)
+    elif joint and winner == SIDE_ATTACK:
+        # The drawn cards are dealt one at a time to the attackers in turn order, starting
+        # after the funder (the top card first).
+        n = pile_n[P_FUNDING]
+        while pile_n[P_FUNDING] > 0:
+            for k in range(1, players):
+                s = seat_after(defender, k, players)
+                if pile_n[P_FUNDING] > 0 and (s == attacker
+                                              or scratch[SCR_JOINT_MODE, s] != MODE_NONE):
+                    card = move(piles, pile_n, P_FUNDING, pile_n[P_FUNDING] - 1, P_HAND0 + s)
+                    log(trace, st, EV_DEAL, s, card, 0, 0)
+        log(trace, st, EV_SPOILS, attacker, n, -1, 1)
     else:                        # the winner takes the drawn cards
         n = pile_n[P_FUNDING]
         move_all(piles, pile_n, P_FUNDING, P_HAND0 + win_seat)
@@ -236,17 +342,24 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
 
 @njit(cache=True, _nrt=False, inline="always")
 def _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, dst, n):
-    """Draw n times into ``dst``, resolving Market Events at once (PLAI-T3)."""
+    """Draw n times into ``dst``, resolving Market Events at once (PLAI-T3). Returns the
+    cards that reached ``dst`` (a Market Event does not, and is not replaced)."""
+    got = 0
     for _ in range(n):
-        if draw(piles, pile_n, cards, rules, rng, st, trace, dst) < 0:
-            return
+        card = draw(piles, pile_n, cards, rules, rng, st, trace, dst)
+        if card < 0:
+            break
+        log(trace, st, EV_DRAWN, seat, card, dst, 0)
         if pile_n[P_EVENTS] > 0:
             resolve_events(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, seat)
+        else:
+            got += 1
+    return got
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def fund(action, seat, maintainer, weights, rng, cards, rules, piles, pile_n, bankrupt, st,
-         trace):
+         trace, scratch):
     """PLAI-T1/T2/T7: family funding (a maintainer's into the pool), regional pitch or
     venture capital: the draws, then for the last two the asks (D2). Returns (attacker,
     its mode); attacker -1 if nobody attacks, and then the funder keeps the cards.
@@ -263,30 +376,43 @@ def fund(action, seat, maintainer, weights, rng, cards, rules, piles, pile_n, ba
     else:
         dst = P_FUNDING
     draws = 1 if action == ACT_FAMILY else (2 if action == ACT_REGIONAL else 3)
-    before = pile_n[dst]
-    _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, dst, draws)
+    # The trace names each card drawn (EV_DRAWN) and what an event did; EV_DRAW then says
+    # how many cards the funding brought (a Market Event is not replaced, PLAI-T3).
+    got = _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, dst, draws)
     if maintainer:
         st[S_MAINT_FAMILY] += 1
-        log(trace, st, EV_DRAW, seat, pile_n[P_POOL] - before, ACT_FAMILY, 1)
-        enforce_pool_cap(piles, pile_n, rules, st, trace)
+        log(trace, st, EV_DRAW, seat, got, ACT_FAMILY, 1)
+        cap_pool(weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace)
         return -1, MODE_NONE
     if action == ACT_FAMILY:
         st[S_FUND_FAMILY] += 1
-        log(trace, st, EV_DRAW, seat, pile_n[hand] - before, action, 0)
+        log(trace, st, EV_DRAW, seat, got, action, 0)
         return -1, MODE_NONE
     log(trace, st, EV_DRAW, seat, pile_n[P_FUNDING], action, 0)
     prize = pile_n[P_FUNDING]
     attacker = -1
     mode = MODE_NONE
+    joint = action == ACT_VENTURE and rules[R_VENTURE_JOINT] != 0
+    if joint:
+        for s in range(players):
+            scratch[SCR_JOINT_MODE, s] = MODE_NONE
+    next_only = action == ACT_REGIONAL and rules[R_REGIONAL_NEXT_PLAYER] != 0
     for k in range(1, players):
         other = seat_after(seat, k, players)
         if bankrupt[other] >= 0:
+            if next_only:
+                break   # regional_attacker: next_player: the next seat is bankrupt, nobody
             continue
-        mode = decide_mode_s(weights, other, rng, cards, piles, pile_n, P_HAND0 + other,
-                             SIDE_ATTACK, True, prize, pile_n[hand])
-        if mode != MODE_NONE:
-            attacker = other
-            break
+        other_mode = decide_mode_s(weights, other, rng, cards, piles, pile_n, P_HAND0 + other,
+                                   SIDE_ATTACK, True, prize, pile_n[hand])
+        if other_mode != MODE_NONE:
+            if attacker < 0:
+                attacker = other
+                mode = other_mode
+                if not joint:
+                    break
+            else:   # venture_attackers: joint: it joins the attacking side
+                scratch[SCR_JOINT_MODE, other] = other_mode
         if action == ACT_REGIONAL:
             break   # only the next startup may attack a regional pitch
     if action == ACT_REGIONAL:
@@ -318,7 +444,7 @@ def funding(action, seat, weights, picks, rng, cards, rules, piles, pile_n, bank
     """A startup's family, regional pitch or venture capital with its fight, in one call
     (for tests; ``take_turn`` calls ``fund`` and ``fight`` itself)."""
     attacker, mode = fund(action, seat, False, weights, rng, cards, rules, piles, pile_n,
-                          bankrupt, st, trace)
+                          bankrupt, st, trace, scratch)
     if attacker >= 0:
         kind = FIGHT_REGIONAL if action == ACT_REGIONAL else FIGHT_VENTURE
         winner = fight(kind, attacker, seat, mode, weights, picks, rng, cards, rules, piles,
@@ -354,7 +480,7 @@ def play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, 
             got += 1
         log(trace, st, EV_SPECIAL_LOSS, target, got, seat, 0)
         if own == P_POOL:
-            enforce_pool_cap(piles, pile_n, rules, st, trace)
+            cap_pool(weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -365,7 +491,7 @@ def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, 
     own = P_POOL if maintainer else P_HAND0 + seat
     log(trace, st, EV_TURN, seat, 1 if maintainer else 0, pile_n[own], pile_n[P_DECK])
     action, card, target = choose_action_s(weights, seat, rng, cards, rules, piles, pile_n,
-                                           bankrupt, seat, left)
+                                           bankrupt, seat, left, st[S_TURNS])
     log(trace, st, EV_ACTION, seat, action, card, target)
     if action == ACT_PASS:
         return
@@ -376,15 +502,17 @@ def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, 
     if action == ACT_SPECIAL:
         play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, bankrupt,
                      st, trace)
-    elif action == ACT_TAKEOVER:
+    elif action == ACT_TAKEOVER:   # a maintainer's is a challenge (maintainer_attack)
         st[S_TAKEOVERS] += 1
+        if maintainer:
+            st[S_MAINT_ATTACKS] += 1
         t_hand = pile_n[P_HAND0 + target]
         mode = decide_mode_s(weights, seat, rng, cards, piles, pile_n, own, SIDE_ATTACK,
                              False, t_hand, t_hand)
         kind = FIGHT_TAKEOVER
     else:   # a funding; a maintainer's family funding goes into the shared pool (T7)
         attacker, mode = fund(action, seat, maintainer, weights, rng, cards, rules, piles,
-                              pile_n, bankrupt, st, trace)
+                              pile_n, bankrupt, st, trace, scratch)
         if attacker >= 0:
             kind = FIGHT_REGIONAL if action == ACT_REGIONAL else FIGHT_VENTURE
             defender = seat
@@ -392,6 +520,8 @@ def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, 
         winner = fight(kind, attacker, defender, mode, weights, picks, rng, cards, rules,
                        piles, pile_n, bankrupt, st, trace, scratch)
         _count_fight(kind, winner, st)
+        if maintainer and kind == FIGHT_TAKEOVER and winner == SIDE_ATTACK:
+            st[S_MAINT_ATTACKS_WON] += 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -459,7 +589,7 @@ def play_game(seed, game_index, deck, cards, rules, weights, picks, piles, pile_
         st[i] = 0
     for s in range(bankrupt.shape[0]):
         bankrupt[s] = -1
-    for r in range(SCR_CARD_FIGHTS, N_SCRATCH):
+    for r in range(SCR_CARD_FIGHTS, SCR_STAMP_DEF + 1):   # the joint rows are set when used
         for k in range(scratch.shape[1]):
             scratch[r, k] = 0
     first = setup(deck, cards, rules, rng, piles, pile_n)
@@ -576,6 +706,8 @@ def _record(r, game_index, players, deck_size, outcome, winner, first, pile_n, b
     r['help_cards'] = st[S_HELP_CARDS]
     r['maintainer_family'] = st[S_MAINT_FAMILY]
     r['reshuffles'] = st[S_RESHUFFLES]
+    r['maintainer_attacks'] = st[S_MAINT_ATTACKS]
+    r['maintainer_attacks_won'] = st[S_MAINT_ATTACKS_WON]
     r['deck_left'] = pile_n[P_DECK]
     r['discard_left'] = pile_n[P_DISCARD]
     r['pool_left'] = pile_n[P_POOL]

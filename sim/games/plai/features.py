@@ -7,9 +7,11 @@ option of every decision in that order, and only when its weight is not zero.
 
 Option order (the engine relies on it):
 - D1+D4 a startup's action: family, regional, venture, then each action special in hand
-  (first copy of each card id, in hand order) on each other startup in seat order, then a
-  hostile takeover of each other startup in seat order. A maintainer's action: pass,
-  family, then each action special in the pool on each startup.
+  (first copy of each card id, in hand order) on each other startup, then a hostile
+  takeover of each other startup. A maintainer's action: pass, family, then each action
+  special in the pool on each startup, then (maintainer_attack) a challenge of each
+  startup. Targets are listed from the next seat clockwise from the deciding seat (PLAI-D),
+  so a tie between equal targets never favours a seat number.
 - D2 attack (per funding, per asked startup): none, real, bluff. In a hostile takeover the
   challenger picks real or bluff only (it already chose to fight).
 - D3 defend: none, real, bluff.
@@ -17,6 +19,12 @@ Option order (the engine relies on it):
   bluffing, a real card is among them), then each eligible card id in hand order.
 - D5 negate: allow, negate.
 - D6 maintainer help, one pick at a time: stop, then each eligible card id in pool order.
+  D6 keep (pool_excess: choose): each pool card scores keep.*; while the pool is over its
+  cap the lowest score goes, the newest card of equal scores first.
+
+Features added after the first version (issue 21) have weight 0 in every shipped
+strategy unless set, so they change no game until a strategy gives them a weight:
+takeover.* (a takeover's prospects and the turn cap) and act.threshold_gap.
 """
 import numpy as np
 
@@ -62,7 +70,16 @@ F_HELP = 32
 F_HELP_STRENGTH = 33
 F_HELP_REAL = 34
 F_HELP_TAKEOVER = 35       # 1 in a hostile takeover (a win there can bankrupt the defender)
-NF = 36
+# D6 keep (pool_excess: choose): a pool card's score; the lowest go when over the cap
+F_KEEP_STRENGTH = 36       # the card's strength if the pool can attack with it (PLAI-F1), else 0
+F_KEEP_ADVERSARY = 37      # 1 for an adversary (makes a help or a challenge real)
+F_KEEP_SPECIAL = 38        # 1 for an action special (target_discards, steal_random)
+# D1: seeing a takeover coming, and the turn cap (PLAI-T6)
+F_ACT_THRESHOLD_GAP = 39   # a funding: cards still missing to takeover_threshold after it
+F_TAKEOVER_TURNS_LEFT = 40 # takeover: turns left before max_turns (a stalemate)
+F_TAKEOVER_LAST_RIVAL = 41 # takeover: 1 if the target is the last other startup (a win ends the game)
+F_TAKEOVER_EDGE = 42       # takeover: my best attack power minus the target's hand size
+NF = 43
 
 FEATURE_NAMES = (
     "noise",
@@ -75,6 +92,8 @@ FEATURE_NAMES = (
     "pick.stop_strength", "pick.stop_count",
     "negate.use", "negate.stake",
     "help.card", "help.strength", "help.real", "help.takeover",
+    "keep.strength", "keep.adversary", "keep.special",
+    "act.threshold_gap", "takeover.turns_left", "takeover.last_rival", "takeover.edge",
 )
 assert len(FEATURE_NAMES) == NF
 
@@ -90,6 +109,10 @@ DEFAULT_WEIGHTS_BY_NAME = {
     "pick.strength": 1.0, "pick.real": 3.0, "pick.effect": 1.5, "pick.stop_strength": 0.6,
     "negate.use": -0.5, "negate.stake": 1.0,
     "help.card": -1.5, "help.strength": 0.2, "help.real": 0.5, "help.takeover": 2.0,
+    # D6 keep (pool_excess: choose): the maintainers keep the action specials they play;
+    # of the other cards the newest go. (Keeping strong attack cards too hoards them out
+    # of play: at 4-5 players 12-23 % of games then stall to max_turns; notes/issue21.)
+    "keep.special": 4.0,
 }
 DEFAULT_WEIGHTS = np.zeros(NF, dtype=np.float64)
 for _name, _value in DEFAULT_WEIGHTS_BY_NAME.items():

@@ -10,7 +10,8 @@ and reports/plai_fights.py replays a sample of an old run's games with ``trace_g
 * a fight is the rows from ``EV_ATTACK`` (attacker seat in column A) to its ``EV_FIGHT``
   (winning side in column A);
 * a card is on a side of that fight when an ``EV_PLAY`` row (side, card) or an
-  ``EV_NEGATE`` row (seat, card; the attacker's negates are the attack's) names it in
+  ``EV_NEGATE`` row (seat, card; every negate but the defender's is the attack's: a
+  joint venture attack has several attackers) names it in
   between. The maintainers' help cards count for the attack they joined. A card played
   twice in one fight (two copies) counts once for that fight.
 
@@ -44,7 +45,7 @@ def fights_of_trace(rows: np.ndarray, n_cards: int) -> tuple[np.ndarray, int, in
     ended = np.cumsum(is_fight) - is_fight               # fights strictly before row i
     inside = started > ended
     fight_of = started - 1
-    attacker = rows[is_attack, c.TR_A]
+    defender = rows[is_attack, c.TR_B]
     winner = rows[is_fight, c.TR_A]
     att_wins = int((winner == c.SIDE_ATTACK).sum())
 
@@ -52,8 +53,8 @@ def fights_of_trace(rows: np.ndarray, n_cards: int) -> tuple[np.ndarray, int, in
     negate = inside & (code == c.EV_NEGATE)
     f = np.concatenate([fight_of[play], fight_of[negate]])
     side = np.concatenate([rows[play, c.TR_A],
-                           np.where(rows[negate, c.TR_A] == attacker[fight_of[negate]],
-                                    c.SIDE_ATTACK, c.SIDE_DEFENSE)])
+                           np.where(rows[negate, c.TR_A] == defender[fight_of[negate]],
+                                    c.SIDE_DEFENSE, c.SIDE_ATTACK)])
     card = np.concatenate([rows[play, c.TR_B], rows[negate, c.TR_B]])
     if f.size == 0:
         return counts, n_fights, att_wins

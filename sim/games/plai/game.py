@@ -1,4 +1,4 @@
-"""PLAI as a `sim.game.Game`: loads cards, rules and strategies, runs the kernels."""
+"""PLAI as a `sim.core.game.Game`: loads cards, rules and strategies, runs the kernels."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
@@ -117,7 +117,8 @@ class PlaiConfig:
         if row["error"]:
             footer.append(f"INVARIANT VIOLATED: {c.ERROR_NAMES[row['error']]}")
         return format_trace(rows[:n], self.cards.describe, header, footer,
-                            truncated=n == TRACE_CAPACITY)
+                            truncated=n == TRACE_CAPACITY,
+                            card_kind=lambda card: int(self.cards.types[card]))
 
     @staticmethod
     def _outcome_text(row) -> str:

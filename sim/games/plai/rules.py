@@ -1,7 +1,9 @@
 """PLAI rule options: every ``option:`` of the rules file, plus the readings we added.
 
-Defaults are exactly those of /work/shared/rules/plai.md. Options after the first seven
-are readings where the rules leave a choice open; each names the rule it reads.
+Defaults are exactly those of /work/shared/rules/plai.md. The first seven options and the
+last four (regional_attacker .. maintainer_attack) are the file's ``option:`` entries; the
+three between are readings we added where the rules leave a choice open; each names the
+rule it reads.
 Readings that are fixed in the engine (no option) are listed in ``FIXED_READINGS``.
 """
 from __future__ import annotations
@@ -43,20 +45,47 @@ OPTIONS = OptionSet([
            "PLAI-C3, PLAI-F2"),
     Option("maintainer_specials", True, "bool",
            "Maintainers may play action specials from the pool on a startup.", "PLAI-T7"),
+    Option("regional_attacker", "next_startup", "choice",
+           "Who may attack a regional pitch: the next startup in turn order (skipping "
+           "bankrupt seats), or only the next seat (nobody if it is bankrupt).", "PLAI-T1",
+           choices=("next_startup", "next_player")),
+    Option("venture_attackers", "first", "choice",
+           "Venture capital: the first other startup in turn order that chooses to attack "
+           "does so, or every startup that chooses joins one attacking side (up to 4 cards "
+           "each; a win deals the drawn cards to the attackers in turn order).", "PLAI-T1",
+           choices=("first", "joint")),
+    Option("pool_excess", "choose", "choice",
+           "Which cards go when the maintainers' pool is over its cap: those their strategy "
+           "scores lowest (D6), or the cards that just arrived.", "PLAI-T7, PLAI-D6",
+           choices=("choose", "newest")),
+    Option("maintainer_attack", False, "bool",
+           "On its turn a maintainer may challenge any startup as in a Hostile Takeover, "
+           "without the threshold, with up to 4 pool cards.", "PLAI-T7"),
 ])
 
 FIXED_READINGS = (
     "PLAI-T1: a turn is one seat's turn; maintainers' turns count toward max_turns.",
-    "PLAI-T1: a maintainer may also pass (its family funding would only churn the pool).",
+    "PLAI-T1: a maintainer may also pass (under pool_excess: newest its family funding only "
+    "churns a full pool).",
     "PLAI-T1: an attack needs at least one card; a takeover needs a card that can attack.",
     "PLAI-T3: events hit startups only, in turn order from the current seat; discards are "
     "random; rich_discard_half N makes each startup holding >= N cards discard half "
     "(rounded down) at random.",
     "PLAI-T3: an event drawn while another event resolves is discarded without effect and "
     "not replaced (otherwise two draw events can cycle forever on an events-only deck).",
-    "PLAI-T7: the excess over the pool cap is the newest cards; D6 is decided by the "
-    "maintainer who went bankrupt first; help goes to the attacking side, and spoils go to "
-    "the attacking startup.",
+    "PLAI-T7: D6 (help, and which pool cards to keep under pool_excess: choose) is decided "
+    "by the maintainer who went bankrupt first (the lowest seat among those who went "
+    "bankrupt in the same turn); help goes to the attacking side, and spoils go to the "
+    "attacking startup. Under pool_excess: choose the lowest-scoring cards go, the newest "
+    "of equal scores first.",
+    "PLAI-T7: under maintainer_attack a challenge is a takeover fight with the pool as the "
+    "challenger's hand: the maintainers add no help on top, a win moves the startup's hand "
+    "into the pool (then capped), a loss gives the startup the pool's remaining cards.",
+    "PLAI-T1: under venture_attackers: joint the attackers are asked in turn order from the "
+    "funder; each plays up to 4 cards in its own mode; each decides for itself whether to "
+    "negate (D5), and the side's negates are spent attacker by attacker in that order.",
+    "PLAI-D: options naming a seat (targets of specials, takeovers and maintainer "
+    "challenges) are listed from the next seat clockwise from the deciding seat.",
     "PLAI-F1: fight cards are the side's real type, buzzwords, and specials without an "
     "action effect (GDPR Fine); action specials and negate are never among the 4.",
     "PLAI-F2: each side decides once per fight (D5), seeing the rival's revealed cards, "
@@ -85,4 +114,8 @@ def rules_array(resolved: Mapping[str, Any], players: int) -> np.ndarray:
     rules[c.R_HELP_IN_FOUR] = int(resolved["maintainer_help_in_four"])
     rules[c.R_NEGATE_SPECIALS] = int(resolved["negate_specials"])
     rules[c.R_MAINTAINER_SPECIALS] = int(resolved["maintainer_specials"])
+    rules[c.R_REGIONAL_NEXT_PLAYER] = int(resolved["regional_attacker"] == "next_player")
+    rules[c.R_VENTURE_JOINT] = int(resolved["venture_attackers"] == "joint")
+    rules[c.R_POOL_NEWEST] = int(resolved["pool_excess"] == "newest")
+    rules[c.R_MAINTAINER_ATTACK] = int(resolved["maintainer_attack"])
     return rules

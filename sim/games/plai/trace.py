@@ -7,11 +7,12 @@ from sim.games.plai import constants as c
 
 
 def format_trace(rows: np.ndarray, card_name, header: str, footer: list[str],
-                 truncated: bool) -> str:
-    """``card_name(card_id) -> str``; rows are trace[i, TR_*]."""
+                 truncated: bool, card_kind=lambda card: -1) -> str:
+    """``card_name(card_id) -> str``, ``card_kind(card_id) -> TYPE_*``; rows are
+    trace[i, TR_*]."""
     lines = [header]
     for turn, code, a, b, d, e in rows.tolist():
-        text = _describe(code, a, b, d, e, card_name)
+        text = _describe(code, a, b, d, e, card_name, card_kind)
         if code == c.EV_TURN:
             lines.append(f"turn {turn}: {text}")
         elif text:
@@ -22,7 +23,7 @@ def format_trace(rows: np.ndarray, card_name, header: str, footer: list[str],
     return "\n".join(lines)
 
 
-def _describe(code: int, a: int, b: int, d: int, e: int, card_name) -> str:
+def _describe(code: int, a: int, b: int, d: int, e: int, card_name, card_kind) -> str:
     side = ("attack", "defense")
     if code == c.EV_TURN:
         who = "maintainer" if b else "startup"
@@ -35,9 +36,25 @@ def _describe(code: int, a: int, b: int, d: int, e: int, card_name) -> str:
         if b == c.ACT_TAKEOVER:
             return f"launches a hostile takeover of seat {e}"
         return f"takes {action}" if b != c.ACT_PASS else "passes"
+    if code == c.EV_DRAWN:
+        if card_kind(b) == c.MARKET_EVENT:
+            return (f"draws Market Event {card_name(b)}: it resolves at once and is not "
+                    "replaced")
+        where = ("into the pool" if d == c.P_POOL else "face down" if d == c.P_FUNDING
+                 else "into its hand")
+        return f"draws {card_name(b)} {where}"
     if code == c.EV_DRAW:
-        where = ("into the pool" if e else "into its hand") if d == c.ACT_FAMILY else "face down"
-        return f"draws {b} card(s) {where}"
+        if d == c.ACT_FAMILY:
+            where = "the pool" if e else "its hand"
+            return f"family funding: {b} card(s) added to {where}"
+        return f"{c.ACTION_NAMES[d]}: {b} card(s) face down at stake"
+    if code == c.EV_JOIN:
+        return (f"seat {a} joins the attack ({'bluffing' if b == c.MODE_BLUFF else 'real'}; "
+                "joint venture attack)")
+    if code in (c.EV_RESOLVE, c.EV_RNG):
+        return ""   # replay data for the tests (the negate budgets, the random state)
+    if code == c.EV_DEAL:
+        return f"  seat {a} is dealt {card_name(b)}"
     if code == c.EV_MARKET_EVENT:
         if d:
             return f"Market Event {card_name(a)} drawn during another event: discarded, no effect"
@@ -62,6 +79,8 @@ def _describe(code: int, a: int, b: int, d: int, e: int, card_name) -> str:
     if code == c.EV_FIGHT:
         return (f"{side[a]} wins: attack {b} vs defense {d} ({c.WHY_NAMES[e]})")
     if code == c.EV_SPOILS:
+        if e:
+            return f"the attackers were dealt the funding's {b} card(s)"
         source = "the funding" if d < 0 else f"seat {d}'s hand"
         return f"seat {a} takes {b} card(s) from {source}"
     if code == c.EV_SPECIAL_LOSS:
