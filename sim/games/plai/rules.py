@@ -1,6 +1,6 @@
 """PLAI rule options: every ``option:`` of the rules file, plus the readings we added.
 
-Defaults are exactly those of /work/shared/rules/plai.md. Options after the first seven
+Defaults are exactly those of ../shared/rules/plai.md. Options after the first seven
 are readings where the rules leave a choice open; each names the rule it reads.
 Readings that are fixed in the engine (no option) are listed in ``FIXED_READINGS``.
 """
