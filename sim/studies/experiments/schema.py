@@ -495,7 +495,7 @@ def _card_key(key: str, node: Y, game: str = DEFAULT_GAME) -> tuple[str, str]:
     ref, dot, field_name = str(key).rpartition(".")
     ref = ref.strip()
     if not dot or not ref:
-        example = getattr(resolve_game(game), "card_ref_example", None) or "ID.FIELD or NAME.FIELD"
+        example = hook(resolve_game(game), "card_ref_example")
         raise node.error(f"expected CARD.FIELD (e.g. {example}), got '{key}'")
     fields = editable_fields(game)
     if fields is not None and field_name not in fields:
