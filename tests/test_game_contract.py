@@ -243,3 +243,55 @@ def test_dask_backend_plays_the_same_table(game, json_run, cluster, tmp_path):
     same = [key for key in dask.summary if key in payload
             and key not in ("wall_seconds", "games_per_second", "run_dir")]
     assert same and all(dask.summary[key] == payload[key] for key in same)
+
+
+# ----------------------------------------------------------------------------- no game branches
+def _game_name_uses(root: Path) -> list[str]:
+    """Comparisons with a game's name (``game == "plai"``, ``game in ("plai",)``) and
+    parameters defaulting to one, in sim/ and reports/ outside the game packages and the
+    catalog that names the games."""
+    import ast
+
+    from sim.core.catalog import GAME_MODULES
+
+    names = set(GAME_MODULES)
+
+    def named(node) -> bool:
+        if isinstance(node, ast.Constant):
+            return node.value in names
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(named(e) for e in node.elts)
+        return False
+
+    found = []
+    files = [p for folder in ("sim", "reports") for p in sorted((root / folder).rglob("*.py"))]
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("sim/games/") or rel == "sim/core/catalog.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare) and any(named(n) for n in [node.left, *node.comparators]):
+                found.append(f"{rel}:{node.lineno} compares with a game name")
+            elif isinstance(node, ast.arguments):
+                found += [f"{rel}:{d.lineno} defaults a parameter to a game name"
+                          for d in [*node.defaults, *node.kw_defaults] if d is not None and named(d)]
+            elif isinstance(node, ast.Dict) and any(named(k) for k in node.keys if k is not None):
+                found.append(f"{rel}:{node.lineno} keys a table by game name")
+    return found
+
+
+def test_no_game_name_branches_outside_the_game_packages():
+    root = Path(__file__).resolve().parent.parent
+    assert _game_name_uses(root) == []
+
+
+def test_the_game_name_scan_finds_a_planted_branch(tmp_path):
+    (tmp_path / "sim" / "studies").mkdir(parents=True)
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "sim" / "studies" / "x.py").write_text(
+        'def f(game="plai"):\n    return game == "peer-to-peer"\n')
+    (tmp_path / "reports" / "y.py").write_text('EXAMPLES = {"plai": 1}\n')
+    assert sorted(_game_name_uses(tmp_path)) == [
+        "reports/y.py:1 keys a table by game name",
+        "sim/studies/x.py:1 defaults a parameter to a game name",
+        "sim/studies/x.py:2 compares with a game name"]
