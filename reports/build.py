@@ -12,6 +12,7 @@ from reports.plots import to_png
 from reports.registry import Context, Finding, select_metrics
 from reports.render import Section, key_findings, render_html, render_markdown
 from sim.core.errors import UserError
+from sim.core.game import game_hook
 
 
 def _duplicate_groups(rs) -> dict[tuple[int, str, str], int]:
@@ -60,7 +61,8 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
         raise UserError(f"threshold must be a non-negative number of percentage points, got {threshold_pp}",
                         field="threshold_pp")
     rs = load_runs(list(run_dirs) if not isinstance(run_dirs, str) else [run_dirs], allow_mixed=allow_mixed)
-    if rs.game == "plai":  # per-card fight counts from replayed games (reports/plai_fights.py)
+    if game_hook(rs.game, "report_card_fights"):  # per-card fight counts from replayed games
+        # (reports/plai_fights.py)
         from reports.plai_fights import attach_card_fights
 
         attach_card_fights(rs)

@@ -1,15 +1,16 @@
 """Read run directories (manifest.json + games/part-*.parquet) and merge them.
 
 Runs are merged only when they describe the same experiment apart from what a report
-compares on purpose: player count, strategy pairing and ``odd_team_compensation``.
+compares on purpose: player count, strategy pairing and the rule options of the game's
+``compared_rules`` hook (Peer-to-Peer: ``odd_team_compensation``).
 A different card file (sha256) or any other different rule option raises
 :class:`sim.core.errors.UserError` unless ``allow_mixed=True``; then the differences are
 listed in :attr:`RunSet.mixed` and the report says so.
 
 The merged table gets these columns in addition to the per-game ones:
 ``run`` (index into :attr:`RunSet.runs`), ``pairing`` ("greedy vs random"),
-``strategy_a``, ``strategy_b``, ``compensation`` (the odd_team_compensation mode for
-3 and 5 players, ``"n/a"`` otherwise), and, when the manifest has ``seat_teams``,
+``strategy_a``, ``strategy_b``, ``compensation`` (the game's ``report_group`` hook:
+Peer-to-Peer's odd_team_compensation mode for 3 and 5 players, ``"n/a"`` otherwise), and, when the manifest has ``seat_teams``,
 ``seat_team_0..5`` (0 = A, 1 = B, -1 = no seat), ``seats_a`` and ``seats_b``.
 ``start_card_*`` and PLAI's per-card fight columns (``card_att_<k>`` and the like) are
 re-indexed into one card list shared by all runs (:attr:`RunSet.card_ids`), which only
@@ -28,8 +29,7 @@ import polars as pl
 
 from sim.core.errors import UserError
 
-COMPARED_ON_PURPOSE = ("odd_team_compensation", "players")
-ODD_TEAM_COUNTS = (3, 5)
+COMPARED_ON_PURPOSE = ("players",)   # and the game's compared_rules hook
 MAX_SEATS = 6
 REQUIRED_KEYS = ("game", "players", "games", "seed", "cards", "rules", "strategies")
 
@@ -53,36 +53,31 @@ class Run:
         return dict(self.manifest.get("rules") or {})
 
     @property
+    def game(self):
+        from sim.core.game import resolve_game
+
+        return resolve_game(str(self.manifest.get("game")))
+
+    @property
     def compensation(self) -> str:
-        mode = self.rules.get("odd_team_compensation")
-        if mode is None or self.players not in ODD_TEAM_COUNTS:
-            return "n/a"
-        return str(mode)
+        """The third group key of the reports (the game's ``report_group`` hook:
+        Peer-to-Peer's odd_team_compensation mode at 3 and 5 players, else "n/a")."""
+        from sim.core.game import hook
+
+        return hook(self.game, "report_group")(self.players, self.rules)
 
     @property
     def strategy_names(self) -> list[tuple[str, str]]:
-        out = []
-        for side, spec in (self.manifest.get("strategies") or {}).items():
-            if isinstance(spec, dict):
-                name = str(spec.get("name", "?"))
-                params = spec.get("params") or {}
-                if params:
-                    name += "(" + ",".join(f"{k}={v}" for k, v in sorted(params.items())) + ")"
-            else:
-                name = str(spec)
-            out.append((str(side), name))
-        return out
+        from sim.core.strategy import strategy_labels
+
+        return strategy_labels(self.manifest)
 
     @property
     def pairing(self) -> str:
-        if self.manifest.get("game") == "plai":
-            from reports.metrics._plai import pairing
+        """The game's label of the run's strategies (its ``pairing`` hook)."""
+        from sim.core.game import hook
 
-            return pairing(self.manifest)
-        names = self.strategy_names
-        if self.players == 1 or len(names) == 1:
-            return f"{names[0][1]} (solo)" if names else "solo"
-        return " vs ".join(n for _, n in names)
+        return hook(self.game, "pairing")(self.manifest)
 
 
 @dataclass
@@ -132,6 +127,14 @@ def _read_games(run: Run) -> pl.DataFrame:
     return pl.scan_parquet(pattern).collect()
 
 
+def compared_on_purpose(run: Run) -> set[str]:
+    """What a report compares across runs: the player count and the rule options of the
+    game's ``compared_rules`` hook (Peer-to-Peer: odd_team_compensation)."""
+    from sim.core.game import hook
+
+    return set(COMPARED_ON_PURPOSE) | set(hook(run.game, "compared_rules"))
+
+
 def _compare(runs: list[Run]) -> list[str]:
     """Differences that forbid a merge (card file, rule options other than those compared)."""
     diffs = []
@@ -140,7 +143,7 @@ def _compare(runs: list[Run]) -> list[str]:
         if run.sha256 != ref.sha256:
             diffs.append(f"card file differs: {ref.path} uses sha256 {ref.sha256[:12]}…, "
                          f"{run.path} uses {run.sha256[:12]}…")
-        keys = (set(ref.rules) | set(run.rules)) - set(COMPARED_ON_PURPOSE)
+        keys = (set(ref.rules) | set(run.rules)) - compared_on_purpose(ref)
         for key in sorted(keys):
             a, b = ref.rules.get(key, "<unset>"), run.rules.get(key, "<unset>")
             if _canon(a) != _canon(b):
@@ -259,8 +262,9 @@ def load_runs(run_dirs: list[str], allow_mixed: bool = False) -> RunSet:
         merged = merged.with_columns(pl.col("players").cast(pl.Int64))
 
     common = {}
+    compared = compared_on_purpose(runs[0])
     for key, value in runs[0].rules.items():
-        if key in COMPARED_ON_PURPOSE:
+        if key in compared:
             continue
         if all(_canon(r.rules.get(key)) == _canon(value) for r in runs):
             common[key] = value

@@ -37,11 +37,13 @@ def _runs_without_columns(rs) -> list[int]:
 def attach_card_fights(rs, sample: int = DEFAULT_SAMPLE) -> None:
     """Replay up to ``sample`` games of every run without per-card fight columns and
     fill their counts into ``rs.games`` (in place)."""
+    from sim.core.game import game_hook
     from sim.games.plai.fight_stats import FIELDS, card_fight_table
     from sim.runs.setup import configure_from_manifest
 
     columns = set(rs.games.columns)
-    if rs.game != "plai" or not {"run", "game_index", "turns"} <= columns:
+    if not game_hook(rs.game, "report_card_fights") or not {"run", "game_index",
+                                                             "turns"} <= columns:
         return
     parts = []
     for k in _runs_without_columns(rs):

@@ -61,7 +61,6 @@ class Finding:
 class Metric:
     name: str                       # file stem and CSV name, e.g. "team_balance"
     title: str                      # section heading
-    games: tuple[str, ...]          # game names this metric applies to
     requires: tuple[str, ...]       # per-game columns needed ("prefix*" = any column with prefix)
     compute: Callable[[pl.DataFrame, Context], pl.DataFrame]
     description: str = ""           # what it measures and how (one paragraph, plain words)
@@ -71,9 +70,14 @@ class Metric:
     order: int = 100                # position in the report (lower first)
 
     def missing(self, game: str, columns: list[str] | tuple[str, ...]) -> str | None:
-        """Why this metric cannot run on these games, or None when it can."""
-        if game not in self.games:
-            return f"applies to {', '.join(self.games)}, not {game}"
+        """Why this metric cannot run on these games, or None when it can (the game's
+        ``report_metrics`` hook names the metrics that apply to it)."""
+        from sim.core.game import game_hook, game_modules
+
+        if self.name not in game_hook(game, "report_metrics"):
+            owners = [g for g in game_modules() if g != game
+                      and self.name in getattr(_game_or_none(g), "report_metrics", ())]
+            return f"applies to {', '.join(owners) or 'no game'}, not {game}"
         cols = set(columns)
         absent = []
         for req in self.requires:
@@ -84,6 +88,16 @@ class Metric:
                 absent.append(req)
         if absent:
             return "missing column(s): " + ", ".join(absent)
+        return None
+
+
+def _game_or_none(name: str):
+    from sim.core.errors import UserError
+    from sim.core.game import resolve_game
+
+    try:
+        return resolve_game(name)
+    except UserError:  # an extra game whose module is not importable here
         return None
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import polars as pl
 
-from reports.load import RunSet
+from reports.load import RunSet, compared_on_purpose
 from reports.registry import Context, Finding, Metric
 from reports.tables import html_table, markdown_table
 
@@ -129,30 +129,32 @@ def header_facts(rs: RunSet, ctx: Context) -> list[tuple[str, str]]:
 
 
 def runs_table(rs: RunSet) -> tuple[list[str], list[list[str]]]:
-    teams = _has_compensation(rs)  # a Peer-to-Peer option; PLAI runs have no such column
-    headers = ["#", "run directory", "players", "pairing"] + (["odd_team_compensation"] if teams else []) + [
-        "seed", "games", "complete", "card sha256"]
+    compared = _compared_rules(rs)  # e.g. Peer-to-Peer's odd_team_compensation; PLAI: none
+    headers = ["#", "run directory", "players", "pairing", *compared,
+               "seed", "games", "complete", "card sha256"]
     rows = []
     for i, r in enumerate(rs.runs):
         m = r.manifest
         planned = int(m.get("games", r.games_found))
         games = f"{r.games_found:,}" + ("" if planned == r.games_found else f" of {planned:,}")
-        mode = [str(r.rules.get("odd_team_compensation", "–"))] if teams else []
-        rows.append([str(i), r.path, str(r.players), r.pairing, *mode, str(m["seed"]), games,
+        modes = [str(r.rules.get(rule, "–")) for rule in compared]
+        rows.append([str(i), r.path, str(r.players), r.pairing, *modes, str(m["seed"]), games,
                      "yes" if m.get("complete", True) else "no", r.sha256[:16] + "…"])
     return headers, rows
 
 
-def _has_compensation(rs: RunSet) -> bool:
-    return any("odd_team_compensation" in r.rules for r in rs.runs)
+def _compared_rules(rs: RunSet) -> list[str]:
+    """The game's compared_rules hook options that any of the runs has."""
+    wanted = compared_on_purpose(rs.runs[0]) - {"players"}
+    return sorted(rule for rule in wanted if any(rule in r.rules for r in rs.runs))
 
 
 def rules_rows(rs: RunSet) -> list[tuple[str, str]]:
     rows = [(k, json.dumps(v, sort_keys=True, default=str)) for k, v in sorted(rs.common_rules.items())]
-    if _has_compensation(rs):
-        rows.append(("odd_team_compensation", "see the runs table (compared on purpose)"))
+    for rule in _compared_rules(rs):
+        rows.append((rule, "see the runs table (compared on purpose)"))
     differing = sorted({k for r in rs.runs for k in r.rules} - set(rs.common_rules)
-                       - {"odd_team_compensation", "players"})
+                       - compared_on_purpose(rs.runs[0]))
     for k in differing:
         rows.append((k, "differs between runs: " + "; ".join(
             f"run {i}: {json.dumps(r.rules.get(k), default=str)}" for i, r in enumerate(rs.runs))))

@@ -30,11 +30,15 @@ import numpy as np
 
 from reports.tables import html_table, markdown_table
 
-WIN_A, WIN_B, DRAW, ALL_LOSE, SOLO_WIN, TIMEOUT = 0, 1, 2, 3, 4, 5
+# The outcome codes are each game's own (defined once, in its constants module); which
+# metrics apply to a game is its ``sweep_metrics`` hook.
+from sim.games.peer_to_peer.constants import ALL_LOSE, DRAW, SOLO_WIN, WIN_A, WIN_B
+from sim.games.plai.constants import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE
+
+# the per-game columns the metrics read: a table with an ``outcome`` column (PLAI's) has
+# its seat metrics' columns too
 COLUMNS = ("game_index", "winner", "rounds")
-# PLAI (sim/games/plai/constants.py): outcome codes and the columns its metrics read
-OUT_SEAT, OUT_MAINTAINERS, OUT_STALEMATE = 0, 1, 2
-PLAI_COLUMNS = ("game_index", "winner", "outcome", "turns", "first_seat", "players")
+OUTCOME_COLUMNS = ("game_index", "winner", "outcome", "turns", "first_seat", "players")
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,6 @@ class SweepMetric:
     offset: float
     xy: Callable[[dict], tuple[np.ndarray, np.ndarray]]
     description: str
-    games: tuple[str, ...] = ("peer-to-peer",)   # games whose tables have its columns
 
 
 def _ind(mask) -> np.ndarray:
@@ -83,7 +86,6 @@ METRICS: dict[str, SweepMetric] = {m.name: m for m in (
                 lambda g: (np.asarray(g["rounds"], dtype=np.float64), _ones(g)),
                 "Rounds per game."),
 )}
-DEFAULT_METRICS = ("a_share", "all_lose_rate", "a_win_rate", "b_win_rate", "mean_rounds")
 
 
 def _seat_metric(seat: int) -> SweepMetric:
@@ -96,7 +98,7 @@ def _seat_metric(seat: int) -> SweepMetric:
 
     return SweepMetric(f"seat{seat}_win_rate", f"Seat {seat} win rate", "%", "rate", 100.0, 0.0,
                        xy, f"Share of all games seat {seat} won (PLAI; n/a where the game has "
-                       f"no seat {seat}).", ("plai",))
+                       f"no seat {seat}).")
 
 
 def _first_player(g):
@@ -121,46 +123,47 @@ PLAI_METRICS = (
     SweepMetric("first_player_share", "First player's share of startup wins", "%", "rate",
                 100.0, 0.0, _first_player,
                 "Among games a startup won, the share the seat that moved first won (PLAI; "
-                "fair = 100/players).", ("plai",)),
+                "fair = 100/players)."),
     SweepMetric("first_player_advantage", "First player's advantage", "pp", "mean", 100.0,
                 0.0, _place_advantage("first"),
                 "The first mover's share of startup wins minus the fair share 100/players, in "
                 "percentage points (0 is fair at every player count; PLAI). Delta-method "
-                "interval.", ("plai",)),
+                "interval."),
     SweepMetric("last_player_advantage", "Last player's advantage", "pp", "mean", 100.0,
                 0.0, _place_advantage("last"),
                 "The share of startup wins taken by the seat that moves last in turn order, "
-                "minus 100/players, in percentage points (0 is fair; PLAI).", ("plai",)),
+                "minus 100/players, in percentage points (0 is fair; PLAI)."),
     SweepMetric("maintainers_win_rate", "Maintainers' win rate", "%", "rate", 100.0, 0.0,
                 lambda g: (_ind(g["outcome"] == OUT_MAINTAINERS), _ones(g)),
-                "Share of games every startup went bankrupt (PLAI-T6).", ("plai",)),
+                "Share of games every startup went bankrupt (PLAI-T6)."),
     SweepMetric("stalemate_rate", "Stalemate rate", "%", "rate", 100.0, 0.0,
                 lambda g: (_ind(g["outcome"] == OUT_STALEMATE), _ones(g)),
-                "Share of games that reached max_turns (PLAI-T6).", ("plai",)),
+                "Share of games that reached max_turns (PLAI-T6)."),
     SweepMetric("mean_turns", "Mean game length", "turns", "mean", 1.0, 0.0,
                 lambda g: (np.asarray(g["turns"], dtype=np.float64), _ones(g)),
-                "Turns per game (PLAI).", ("plai",)),
+                "Turns per game (PLAI)."),
 )
 METRICS.update({m.name: m for m in PLAI_METRICS})
-PLAI_DEFAULT_METRICS = ("first_player_advantage", "last_player_advantage",
-                        "maintainers_win_rate", "stalemate_rate", "mean_turns")
 
 
-def default_metrics(game: str, players=None) -> tuple[str, ...]:
-    """The sweep report's metrics when an experiment names none. PLAI: the win rate of
-    every seat the experiment's largest player count has, the first and last player's
-    advantage, the maintainers' win rate, the stalemate rate and the mean length."""
-    if game != "plai":
-        return DEFAULT_METRICS
-    seats = max(players) if players else 5
-    return tuple(f"seat{s}_win_rate" for s in range(seats)) + PLAI_DEFAULT_METRICS
+def default_metrics(game: str, players=()) -> tuple[str, ...]:
+    """The sweep report's metrics when an experiment names none (the game's
+    ``default_sweep_metrics`` hook, e.g. PLAI's every seat of the largest player count)."""
+    from sim.core.game import game_hook
+
+    return tuple(game_hook(game, "default_sweep_metrics")(tuple(players or ())))
 
 
 def metrics_for(game: str) -> list[str]:
-    """Names of the metrics whose columns ``game``'s table has (test games count as
-    Peer-to-Peer)."""
-    wanted = "plai" if game == "plai" else "peer-to-peer"
-    return [name for name, m in METRICS.items() if wanted in m.games]
+    """Names of the metrics that apply to ``game`` (its ``sweep_metrics`` hook), in the
+    order of METRICS."""
+    from sim.core.game import game_hook
+
+    wanted = set(game_hook(game, "sweep_metrics"))
+    unknown = wanted - set(METRICS)
+    if unknown:
+        raise ValueError(f"game '{game}' names unknown sweep metrics: {', '.join(sorted(unknown))}")
+    return [name for name in METRICS if name in wanted]
 
 
 def z_for(confidence: float) -> float:
@@ -178,7 +181,7 @@ def load_games(run_dir: str | Path) -> dict[str, np.ndarray]:
 
 
 def _columns(names) -> list[str]:
-    wanted = PLAI_COLUMNS if "outcome" in names else COLUMNS
+    wanted = OUTCOME_COLUMNS if "outcome" in names else COLUMNS
     return [c for c in wanted if c in names]
 
 
@@ -242,7 +245,7 @@ def paired(metric: str | SweepMetric, games: dict, base: dict, z: float = 1.9599
 
 
 # ----------------------------------------------------------------------------- tables
-def sweep_tables(points: list[dict], metrics: tuple[str, ...] = DEFAULT_METRICS,
+def sweep_tables(points: list[dict], metrics: tuple[str, ...],
                  z: float = 1.959964):
     """``points``: dicts with name, players, values (axis -> value), games (arrays) and
     baseline (name of the baseline point of the same player count). Returns the point
@@ -355,7 +358,7 @@ def display_tables(table, diffs, metrics, axes_keys):
 
 
 def write_sweep_report(out_dir: str | Path, title: str, points: list[dict],
-                       axes_keys: list[str], metrics: tuple[str, ...] = DEFAULT_METRICS,
+                       axes_keys: list[str], metrics: tuple[str, ...],
                        notes: list[str] = ()) -> dict[str, Any]:
     """sweep.csv, paired.csv, one PNG per metric, sweep.md and a self-contained sweep.html."""
     from reports.plots import to_png

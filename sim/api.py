@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from sim.core.errors import UserError
-from sim.core.game import EXTRA_GAMES_ENV, configure, extra_games, game_modules, resolve_game
+from sim.core.game import (DEFAULT_GAME, EXTRA_GAMES_ENV, configure, extra_games, game_modules,
+                           hook, resolve_game)
 from sim.core.inputs import MAX_GAMES, default_threads, parse_count, parse_seed
 from sim.runs.setup import RunResult, load_games
 
-DEFAULT_GAME = "peer-to-peer"
 DEFAULT_GAMES = 1000
 
 # The public API; the names imported above from the lower layers are part of it.
-__all__ = ["BALANCE_MODES", "DEFAULT_GAME", "DEFAULT_GAMES", "EXTRA_GAMES_ENV", "MAX_GAMES",
+__all__ = ["DEFAULT_GAME", "DEFAULT_GAMES", "EXTRA_GAMES_ENV", "MAX_GAMES",
            "RunResult", "balance_points", "balance_report", "configure", "default_cards",
            "default_threads", "extra_games", "game_modules", "load", "load_games",
            "parse_count", "parse_seed", "report", "resolve_game", "resume", "run",
@@ -129,21 +129,14 @@ def report(run_dirs, out: str | os.PathLike, threshold_pp: float = 2.0,
                         allow_mixed=allow_mixed)
 
 
-# Runs of the designer's one-shot report: every player count, and at 3 and 5 players every
-# odd_team_compensation mode, so the report can compare them.
-BALANCE_MODES = ("extra_venture", "extra_venture_empty", "none")
-
-
 def balance_points(game: str = DEFAULT_GAME) -> list[tuple[int, tuple[str, ...]]]:
-    """(players, extra rule overrides) for each run of ``balance_report``."""
+    """(players, extra rule overrides) for each run of ``balance_report``: every player
+    count, each with the rule variants of the game's ``balance_variants`` hook (Peer-to-Peer:
+    every odd_team_compensation mode at 3 and 5 players, so the report can compare them)."""
     game_obj = resolve_game(game)
-    points: list[tuple[int, tuple[str, ...]]] = []
-    for players in game_obj.player_counts:
-        if game == "peer-to-peer" and players in (3, 5):
-            points += [(players, (f"odd_team_compensation={mode}",)) for mode in BALANCE_MODES]
-        else:
-            points.append((players, ()))
-    return points
+    variants = hook(game_obj, "balance_variants")
+    return [(players, tuple(extra)) for players in game_obj.player_counts
+            for extra in variants(players)]
 
 
 def balance_report(games: int | str = 1_000_000, seed: int = 1, out: str | os.PathLike | None = None,
@@ -182,9 +175,9 @@ def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
     if game not in game_modules():
         raise UserError(f"unknown game '{game}'; choose one of: {', '.join(game_modules())}",
                         field="--game")
-    package = game.replace("-", "_")
+    package = hook(resolve_game(game), "strategy_package")
     try:
-        found = registry(package)
+        found = registry(package) if package else {}
     except ModuleNotFoundError:
         found = {}
     return [{"name": s.name, "summary": s.summary, "params": dict(s.params),

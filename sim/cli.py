@@ -13,6 +13,7 @@ import click
 
 from sim import __version__
 from sim.core.errors import UserError
+from sim.core.catalog import DEFAULT_GAME
 
 _GAME_OPTIONS = ("game", "players", "cards", "rules", "rule", "team_a", "team_b", "seat",
                  "strategy", "debug")
@@ -95,7 +96,7 @@ class _Main(click.Group):
 def game_options(func):
     """Options that choose and configure the game (shared by the run and ``trace``)."""
     options = [
-        click.option("--game", default="peer-to-peer", show_default=True,
+        click.option("--game", default=DEFAULT_GAME, show_default=True,
                      help="Game to simulate."),
         click.option("--players", type=Count(1000), default=None,
                      help="Number of players (default: the game's usual count)."),
@@ -123,33 +124,37 @@ def game_options(func):
     return func
 
 
-# Games whose strategies go by team (--team-a/--team-b) or by seat (--seat/--strategy);
-# other games (e.g. test games from CARDSIM_EXTRA_GAMES) get whatever is given.
-_TEAM_GAMES = ("peer-to-peer",)
-_SEAT_GAMES = ("plai",)
-
-
 def _strategies(opts: dict[str, Any]) -> dict[str, str] | None:
-    game = opts.get("game") or "peer-to-peer"
+    """The strategies of --team-a/--team-b or --seat/--strategy, checked against the game's
+    ``strategy_kind`` hook ("teams" or "seats")."""
+    from sim.core.game import hook, resolve_game
+    from sim.core.strategy import seat_number
+
+    game = opts.get("game") or DEFAULT_GAME
     chosen = {team: opts[key] for team, key in (("A", "team_a"), ("B", "team_b")) if opts.get(key)}
     seats: dict[str, str] = {}
     for item in opts.get("seat") or ():
-        seat, eq, spec = (part.strip() for part in str(item).partition("="))
-        if not eq or not seat.isdigit() or not spec:
+        key, eq, spec = (part.strip() for part in str(item).partition("="))
+        seat = seat_number(key) if key.isdigit() else None
+        if not eq or seat is None or not spec:
             raise UserError(f"expected N=NAME[:k=v,...] such as 0=bluffer:rate=0.3, got '{item}'",
                             field="--seat")
-        if f"seat{int(seat)}" in seats:
-            raise UserError(f"seat {int(seat)} is given twice", field="--seat")
-        seats[f"seat{int(seat)}"] = spec
+        if f"seat{seat}" in seats:
+            raise UserError(f"seat {seat} is given twice", field="--seat")
+        seats[f"seat{seat}"] = spec
     if opts.get("strategy"):
         seats["all"] = opts["strategy"]
-    if seats and game in _TEAM_GAMES:
-        raise UserError(f"--seat and --strategy choose PLAI seats; {game} has teams: use "
+    kind = hook(resolve_game(game), "strategy_kind") if seats or chosen else None
+    if seats and kind == "teams":
+        raise UserError(f"--seat and --strategy choose seats; {game} has teams: use "
                         "--team-a/--team-b", field="--seat" if opts.get("seat") else "--strategy")
-    if chosen and game in _SEAT_GAMES:
-        raise UserError(f"--team-a/--team-b choose Peer-to-Peer teams; {game} has seats: use "
+    if chosen and kind == "seats":
+        raise UserError(f"--team-a/--team-b choose teams; {game} has seats: use "
                         "--seat N=SPEC (repeatable) or --strategy SPEC (every seat)",
                         field="--team-a" if opts.get("team_a") else "--team-b")
+    if kind not in (None, "teams", "seats"):
+        raise UserError(f"game '{game}' has strategy_kind '{kind}'; expected teams or seats",
+                        field="--game")
     if seats and chosen:
         raise UserError("give teams (--team-a/--team-b) or seats (--seat/--strategy), not both",
                         field="--seat")
@@ -336,7 +341,7 @@ def trace(ctx: click.Context, **opts: Any) -> None:
 
 
 @main.command(short_help="Print the game's default card file (CSV).")
-@click.option("--game", default="peer-to-peer", show_default=True, help="Which game's cards.")
+@click.option("--game", default=DEFAULT_GAME, show_default=True, help="Which game's cards.")
 @click.pass_context
 def cards(ctx: click.Context, game: str) -> None:
     """Print the game's default card file (CSV), a starting point for --cards.
@@ -423,7 +428,7 @@ def balance_report(**opts: Any) -> None:
 
 
 @main.command(short_help="List the registered strategies and their parameters.")
-@click.option("--game", default="peer-to-peer", show_default=True, help="Whose strategies.")
+@click.option("--game", default=DEFAULT_GAME, show_default=True, help="Whose strategies.")
 @click.pass_context
 def strategies(ctx: click.Context, game: str) -> None:
     """List every registered strategy: name, summary, parameters with their defaults.
@@ -448,8 +453,9 @@ def strategies(ctx: click.Context, game: str) -> None:
 
 
 @main.command(short_help="Play every ordered pair of strategies; win-rate matrix.")
-@click.option("--game", default="peer-to-peer", show_default=True,
-              help="peer-to-peer (ordered pairs of teams) or plai (every strategy in every seat).")
+@click.option("--game", default=DEFAULT_GAME, show_default=True,
+              help="Game; its matchup scheme decides the matchups (Peer-to-Peer: ordered pairs of "
+                   "teams; PLAI: every strategy in every seat).")
 @click.option("--strategies", "specs", required=True, metavar="NAME[:k=v],...",
               help="Comma-separated strategies, e.g. random,greedy,builder (one alone plays itself).")
 @click.option("--players", type=Count(1000), default=4, show_default=True,

@@ -103,7 +103,56 @@ class FakeConfig:
                 f"draws {summary['draw_rate']:.2%}, mean rounds {summary['mean_rounds']:.2f}")
 
 
-class FakeGame:
+class FakeHooks:
+    """The hooks every command reads (sim.core.game.Game / HOOKS). The fake game has two
+    teams, outcome codes A, B, draw in ``winner``, no matchups and no strategy files."""
+
+    title = "Fake"
+    strategy_kind = "teams"
+    default_strategy = "random"
+    strategy_package = None            # its strategies are STRATEGIES above, not files
+
+    def strategy_slots(self, players):
+        return ("A", "B")
+
+    def strategy_key(self, key, players=None):
+        if str(key).upper() not in ("A", "B"):
+            raise ValueError(f"expected team A or B, got '{key}'")
+        return str(key).upper()
+
+    def pairing(self, manifest):
+        names = [spec["name"] for spec in (manifest.get("strategies") or {}).values()]
+        return " vs ".join(names)
+
+    outcome_column = "winner"
+    outcome_codes = {"A": 0, "B": 1, "draw": 2}
+    headline_columns = ("winner",)
+
+    def headline_counts(self, games, players):
+        w = games["winner"].to_numpy()
+        return {"team A win rate": int((w == 0).sum()), "team B win rate": int((w == 1).sum())}
+
+    matchup_scheme = None
+
+    def balance_variants(self, players):
+        return ((), ("bonus=1",)) if players == 3 else ((),)
+
+    sweep_metrics = ("a_share", "a_win_rate", "b_win_rate", "draw_rate", "mean_rounds")
+
+    def default_sweep_metrics(self, players):
+        return ("a_win_rate", "b_win_rate", "mean_rounds")
+
+    report_metrics = ()                # the report has its summary tables only
+    compared_rules = ("bonus",)         # the report compares its balance variants
+    report_card_fights = False
+    card_ref_example = "1.name"
+    card_fields = None                 # the card file's own columns
+
+    def report_group(self, players, rules):
+        return "n/a"
+
+
+class FakeGame(FakeHooks):
     name = "fake"
     player_counts = (2, 3, 4)
     default_players = 4

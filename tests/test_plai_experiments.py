@@ -144,8 +144,11 @@ def test_the_shipped_plai_experiment_is_valid():
 
 
 def test_until_ci_tally_for_plai():
-    tally = Tally(players=3, z=1.959964, game="plai")
-    tally.add([0, 2, 2, -1, -1, 1], [0, 0, 0, 1, 2, 0])
+    import polars as pl
+    from sim.core.game import resolve_game
+
+    tally = Tally(resolve_game("plai"), players=3, z=1.959964)
+    tally.add(pl.DataFrame({"winner": [0, 2, 2, -1, -1, 1], "outcome": [0, 0, 0, 1, 2, 0]}))
     got = tally.intervals()
     assert list(got) == ["seat 0 win rate", "seat 1 win rate", "seat 2 win rate",
                          "maintainers win rate"]

@@ -90,7 +90,7 @@ def test_a_block_replays_from_pairs_csv(result):
     (dict(players=3, games=2), "at least 3"),
     (dict(strategies="aggressive,aggressive"), "listed twice"),
     (dict(strategies="nosuch"), "unknown strategy"),
-    (dict(game="chess"), "not 'chess'"),
+    (dict(game="chess"), "unknown game 'chess'"),
 ])
 def test_bad_inputs(kwargs, needle, tmp_path):
     args = dict(strategies="aggressive", players=2, games=10, out=tmp_path / "m", game="plai")

@@ -8,12 +8,13 @@ import pytest
 
 from reports.registry import Context, list_metrics, select_metrics
 from sim.core.stats import wilson
+from sim.core.game import resolve_game
 from sim.games.plai import constants as c
 from sim.games.plai.fight_stats import FIELDS, fights_of_trace
 
 CTX = Context(game="plai", threshold_pp=2.0, card_ids=["a", "b"], card_names=["Alpha", "Beta"])
 METRICS = {m.name: m for m in list_metrics()}
-PLAI_METRICS = [m for m in list_metrics() if m.games == ("plai",)]
+PLAI_METRICS = [m for m in list_metrics() if m.name in resolve_game("plai").report_metrics]
 COUNTERS = ("fund_family", "fund_regional", "fund_venture", "regional_attacked",
             "regional_attack_won", "venture_attacked", "venture_attack_won", "takeovers",
             "takeovers_won", "bluffs_called")

@@ -1,5 +1,5 @@
 """Every registered Peer-to-Peer strategy, at every player count, keeps every engine
-invariant (sim/studies/conformance.py). Strategies are found through the registry, so a new file
+invariant (sim/games/peer_to_peer/conformance.py). Strategies are found through the registry, so a new file
 in strategies/peer_to_peer/ is tested here just by existing."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import strategies.peer_to_peer as p2p_strategies
-from sim.studies.conformance import check_results, check_strategy
+from sim.games.peer_to_peer.conformance import check_results, check_strategy
 from sim.core.errors import UserError
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer import features

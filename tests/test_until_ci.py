@@ -33,9 +33,13 @@ def test_bonferroni_z_over_planned_looks():
 
 
 def test_tally_counts_solo_wins_for_team_a_and_uses_the_corrected_z():
-    tally = Tally(players=4, z=3.0)
-    tally.add([0, 1, 3, 3, 4, 2, 5, 0])  # A, B, lose, lose, solo, draw, timeout, A
-    assert (tally.n, tally.a, tally.b, tally.all_lose) == (8, 3, 1, 2)
+    import polars as pl
+    from sim.core.game import resolve_game
+
+    tally = Tally(resolve_game("peer-to-peer"), players=4, z=3.0)
+    tally.add(pl.DataFrame({"winner": [0, 1, 3, 3, 4, 2, 5, 0]}))  # A, B, lose, lose, solo, draw, timeout, A
+    assert tally.n == 8
+    assert tally.counts == {"team A win rate": 3, "all-lose rate": 2, "team B win rate": 1}
     got = tally.intervals()["team A win rate"]
     p, lo, hi = wilson(3, 8, 3.0)
     assert (got["lo"], got["hi"]) == (lo, hi)

@@ -7,10 +7,9 @@ import polars as pl
 from reports.registry import Context, Finding
 from reports.wording import group_label, judge, level_of, verdict
 
-P2P = ("peer-to-peer",)
-
-# winner codes (data contract)
-WIN_A, WIN_B, DRAW, ALL_LOSE, SOLO_WIN, TIMEOUT = 0, 1, 2, 3, 4, 5
+# winner codes: the game's own (sim/games/peer_to_peer/constants.py; its outcome_codes hook)
+from sim.games.peer_to_peer.constants import (ALL_LOSE, DRAW, SOLO_WIN, TIMEOUT,  # noqa: F401
+                                              WIN_A, WIN_B)
 
 # players per team by player count (P2P-S1); team A is the larger team
 TEAM_PLAYERS = {1: (1, 0), 2: (1, 1), 3: (2, 1), 4: (2, 2), 5: (3, 2), 6: (3, 3)}

@@ -6,11 +6,8 @@ import polars as pl
 
 from sim.core.stats import ratio_ci
 
-PLAI = ("plai",)
-
-# outcome codes (sim.games.plai.constants.OUT_*; data contract of the per-game table)
-OUT_SEAT, OUT_MAINTAINERS, OUT_STALEMATE = 0, 1, 2
-MAX_SEATS = 5
+# outcome codes: the game's own (sim/games/plai/constants.py; its outcome_codes hook)
+from sim.games.plai.constants import MAX_SEATS, OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE  # noqa: F401
 
 
 def ratio_aggs(x: pl.Expr, y: pl.Expr, stem: str) -> list[pl.Expr]:
@@ -32,22 +29,3 @@ def with_ratio(df: pl.DataFrame, stem: str, z: float) -> pl.DataFrame:
     return df.drop(cols).with_columns(pl.Series(f"{stem}_rate", np.atleast_1d(r)),
                                       pl.Series(f"{stem}_lo", np.atleast_1d(lo)),
                                       pl.Series(f"{stem}_hi", np.atleast_1d(hi)))
-
-
-def pairing(manifest: dict) -> str:
-    """A short label for a PLAI run's seats, from the specs as given (the manifest's
-    strategies also list every default weight): "weighted x4" or "bluffer:rate=0.3 vs
-    cautious vs cautious"."""
-    from sim.core.strategy import seat_specs
-    from sim.games.plai.game import DEFAULT_KEYS, DEFAULT_STRATEGY
-
-    request = (manifest.get("request") or {}).get("strategies") or None
-    try:
-        specs = list(seat_specs(int(manifest["players"]), request, DEFAULT_STRATEGY,
-                                DEFAULT_KEYS).values())
-    except Exception:  # noqa: BLE001 - an odd manifest still gets a label
-        specs = [str(v.get("name", "?")) if isinstance(v, dict) else str(v)
-                 for v in (manifest.get("strategies") or {}).values()]
-    if specs and len(set(specs)) == 1:
-        return f"{specs[0]} x{len(specs)}"
-    return " vs ".join(specs)

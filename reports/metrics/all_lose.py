@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import ALL_LOSE, P2P, keys, sort_groups, where
+from reports.metrics._common import ALL_LOSE, keys, sort_groups, where
 from reports.plots import MAX_PANELS, category, grouped_points, new_figure
 from reports.registry import Context, Finding, Metric
 from sim.core.stats import with_t_interval, with_wilson
@@ -63,7 +63,6 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
 METRIC = Metric(
     name="all_lose",
     title="All lose: unhappy customers",
-    games=P2P,
     requires=("winner", "players", "rounds"),
     compute=compute,
     findings=findings,

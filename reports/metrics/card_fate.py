@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import P2P, keys, sort_groups
+from reports.metrics._common import keys, sort_groups
 from reports.registry import Context, Metric
 from sim.core.stats import with_wilson
 
@@ -56,7 +56,6 @@ def display(table: pl.DataFrame, ctx: Context) -> pl.DataFrame:
 METRIC = Metric(
     name="card_fate",
     title="Per card: fate at the end of the game",
-    games=P2P,
     requires=("players", "fate_*"),
     compute=compute,
     display=display,

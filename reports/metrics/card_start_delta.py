@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from reports.metrics._common import P2P, SOLO_WIN, WIN_A, WIN_B, keys, sort_groups, where
+from reports.metrics._common import SOLO_WIN, WIN_A, WIN_B, keys, sort_groups, where
 from reports.plots import MAX_PANELS, threshold_band
 from reports.registry import Context, Finding, Metric
 from sim.core.stats import with_diff, with_wilson
@@ -137,7 +137,6 @@ def display(table: pl.DataFrame, ctx: Context) -> pl.DataFrame:
 METRIC = Metric(
     name="card_start_delta",
     title="Per card: win-rate delta as a starting venture",
-    games=P2P,
     requires=("winner", "players", "start_card_0", "seat_team_0"),
     compute=compute,
     findings=findings,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import (ALL_LOSE, DRAW, P2P, WIN_A, WIN_B, add_verdict, judged)
+from reports.metrics._common import (ALL_LOSE, DRAW, WIN_A, WIN_B, add_verdict, judged)
 from reports.plots import MAX_PANELS, grouped_points, new_figure, threshold_band
 from reports.registry import Context, Finding, Metric
 from sim.core.stats import diff_ci, with_wilson
@@ -104,7 +104,6 @@ def display(table: pl.DataFrame, ctx: Context) -> pl.DataFrame:
 METRIC = Metric(
     name="compensation",
     title="odd_team_compensation modes side by side (3 and 5 players)",
-    games=P2P,
     requires=("winner", "players"),
     compute=compute,
     findings=findings,

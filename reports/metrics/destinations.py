@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import P2P, keys, sort_groups
+from reports.metrics._common import keys, sort_groups
 from reports.plots import COLORS, MAX_PANELS, new_figure
 from reports.registry import Context, Finding, Metric
 from sim.core.stats import ratio_ci, t_interval
@@ -93,7 +93,6 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
 METRIC = Metric(
     name="destinations",
     title="Destination mix of each strategy (score / venture / deck)",
-    games=P2P,
     requires=("players", "sent_score_a", "sent_venture_a", "sent_deck_a",
               "sent_score_b", "sent_venture_b", "sent_deck_b"),
     compute=compute,

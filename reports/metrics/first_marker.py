@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import P2P, WIN_A, WIN_B, add_verdict, judged, keys, sort_groups, where
+from reports.metrics._common import WIN_A, WIN_B, add_verdict, judged, keys, sort_groups, where
 from reports.registry import Context, Finding, Metric
 from sim.core.stats import with_diff, with_wilson
 from reports.wording import pp
@@ -53,7 +53,6 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
 METRIC = Metric(
     name="first_marker",
     title="Advantage of the first team marker",
-    games=P2P,
     requires=("winner", "players", "first_marker"),
     compute=compute,
     findings=findings,

@@ -5,7 +5,6 @@ import polars as pl
 
 from reports.metrics._common import (
     ALL_LOSE,
-    P2P,
     TIMEOUT,
     keys,
     length_histograms,
@@ -53,7 +52,6 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
 METRIC = Metric(
     name="game_length",
     title="Game length (rounds)",
-    games=P2P,
     requires=("winner", "players", "rounds"),
     compute=compute,
     plot=plot,

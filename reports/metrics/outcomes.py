@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import (ALL_LOSE, DRAW, P2P, SOLO_WIN, TIMEOUT, WIN_A, WIN_B,
+from reports.metrics._common import (ALL_LOSE, DRAW, SOLO_WIN, TIMEOUT, WIN_A, WIN_B,
                                      keys, sort_groups)
 from reports.plots import MAX_PANELS, category, grouped_points, new_figure
 from reports.registry import Context, Metric
@@ -60,7 +60,6 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
 METRIC = Metric(
     name="outcomes",
     title="Outcomes: win, draw and all-lose rates",
-    games=P2P,
     requires=("winner", "players"),
     compute=compute,
     plot=plot,

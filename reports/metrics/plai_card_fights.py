@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 
 from reports.metrics._common import keys, sort_groups
-from reports.metrics._plai import PLAI, with_ratio
+from reports.metrics._plai import with_ratio
 from reports.plots import COLORS, new_figure
 from reports.registry import Context, Finding, Metric
 from reports.wording import pp
@@ -162,7 +162,6 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
 METRIC = Metric(
     name="plai_card_fights",
     title="Fight-win contribution of each card",
-    games=PLAI,
     requires=("players", "card_att_*", "regional_attacked", "venture_attacked", "takeovers",
               "regional_attack_won", "venture_attack_won", "takeovers_won"),
     compute=compute,

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._plai import PLAI
 from reports.metrics.plai_seats import by_place, place_findings, place_plot
 from reports.registry import Context, Finding, Metric
 
@@ -33,7 +32,6 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
 METRIC = Metric(
     name="plai_first_player",
     title="First-player advantage (wins by place in the turn order)",
-    games=PLAI,
     requires=("outcome", "winner", "players", "first_seat"),
     compute=compute,
     findings=findings,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import polars as pl
 
 from reports.metrics._common import keys, sort_groups
-from reports.metrics._plai import PLAI, ratio_aggs, with_ratio
+from reports.metrics._plai import ratio_aggs, with_ratio
 from reports.plots import category, grouped_points, new_figure
 from reports.registry import Context, Metric
 from sim.core.stats import with_t_interval
@@ -74,7 +74,6 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
 METRIC = Metric(
     name="plai_fundings",
     title="Fundings by type: how often attacked, and who won",
-    games=PLAI,
     requires=("players", "fund_family", "fund_regional", "fund_venture", "regional_attacked",
               "regional_attack_won", "venture_attacked", "venture_attack_won"),
     compute=compute,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import polars as pl
 
 from reports.metrics._common import keys, length_histograms, sort_groups
-from reports.metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE, PLAI
+from reports.metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE
 from reports.registry import Context, Metric
 from sim.core.stats import with_t_interval
 
@@ -49,7 +49,6 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
 METRIC = Metric(
     name="plai_length",
     title="Game length (turns)",
-    games=PLAI,
     requires=("outcome", "players", "turns"),
     compute=compute,
     plot=plot,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import polars as pl
 
 from reports.metrics._common import keys, sort_groups, where
-from reports.metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE, PLAI
+from reports.metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE
 from reports.plots import category, grouped_points, new_figure
 from reports.registry import Context, Finding, Metric
 from sim.core.stats import with_wilson
@@ -53,7 +53,6 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
 METRIC = Metric(
     name="plai_outcomes",
     title="Maintainers' win rate and stalemate rate",
-    games=PLAI,
     requires=("outcome", "players"),
     compute=compute,
     findings=findings,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import polars as pl
 
 from reports.metrics._common import add_verdict, judged, keys, sort_groups, where
-from reports.metrics._plai import MAX_SEATS, OUT_SEAT, PLAI
+from reports.metrics._plai import MAX_SEATS, OUT_SEAT
 from reports.plots import category, grouped_points, new_figure
 from reports.registry import Context, Finding, Metric
 from sim.core.stats import with_wilson
@@ -86,7 +86,6 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
 METRIC = Metric(
     name="plai_seats",
     title="Seat win rates by player count",
-    games=PLAI,
     requires=("outcome", "winner", "players"),
     compute=compute,
     findings=findings,

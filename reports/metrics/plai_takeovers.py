@@ -4,7 +4,7 @@ from __future__ import annotations
 import polars as pl
 
 from reports.metrics._common import keys, sort_groups
-from reports.metrics._plai import PLAI, ratio_aggs, with_ratio
+from reports.metrics._plai import ratio_aggs, with_ratio
 from reports.plots import category, grouped_points, new_figure
 from reports.registry import Context, Metric
 from sim.core.stats import with_t_interval, with_wilson
@@ -58,7 +58,6 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
 METRIC = Metric(
     name="plai_takeovers",
     title="Hostile takeovers tried and won; bluffs called",
-    games=PLAI,
     requires=("players", "takeovers", "takeovers_won", "bluffs_called", "regional_attacked",
               "venture_attacked"),
     compute=compute,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from reports.metrics._common import DRAW, P2P, WIN_A, WIN_B, keys, sort_groups
+from reports.metrics._common import DRAW, WIN_A, WIN_B, keys, sort_groups
 from reports.plots import COLORS, MAX_PANELS, new_figure
 from reports.registry import Context, Metric
 from sim.core.stats import with_t_interval, with_wilson
@@ -60,7 +60,6 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
 METRIC = Metric(
     name="score_margin",
     title="Score margin (A minus B)",
-    games=P2P,
     requires=("winner", "players", "score_a", "score_b"),
     compute=compute,
     plot=plot,

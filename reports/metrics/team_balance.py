@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import (P2P, TEAM_PLAYERS, WIN_A, WIN_B, add_verdict, judged, keys,
+from reports.metrics._common import (TEAM_PLAYERS, WIN_A, WIN_B, add_verdict, judged, keys,
                                      sort_groups, where)
 from reports.registry import Context, Finding, Metric
 from sim.core.stats import with_wilson
@@ -62,7 +62,6 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
 METRIC = Metric(
     name="team_balance",
     title="Team A against team B (3 and 5 players: larger team against smaller)",
-    games=P2P,
     requires=("winner", "players"),
     compute=compute,
     findings=findings,

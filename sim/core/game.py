@@ -8,19 +8,16 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Any, Mapping, Protocol
-
-import polars as pl
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from sim.core.errors import UserError
 from sim.core.inputs import parse_count
 
-# name on the command line -> module holding GAME. Explicit on purpose: read it to see
-# every game the simulator knows.
-GAME_MODULES = {
-    "peer-to-peer": "sim.games.peer_to_peer.game",
-    "plai": "sim.games.plai.game",
-}
+if TYPE_CHECKING:  # annotations only
+    import polars as pl
+
+# GAME_MODULES (name -> module holding GAME) and DEFAULT_GAME: sim/core/catalog.py
+from sim.core.catalog import DEFAULT_GAME, GAME_MODULES  # noqa: F401 - part of this API
 
 # Extra games for tests and out-of-tree games, e.g. CARDSIM_EXTRA_GAMES="fake=fake_game"
 # or "a=pkg.mod_a,b=pkg.mod_b". Each module must define GAME (see Game below).
@@ -52,16 +49,97 @@ class GameConfig(Protocol):
 
 
 class Game(Protocol):
+    """A game's GAME object. Besides configure, every command reads the game through the
+    hooks below (see HOOKS and ``hook``): nothing outside ``sim/games/<g>/`` names a game."""
+
     name: str
     player_counts: tuple[int, ...]
     default_players: int
 
     def default_cards_path(self): ...
 
+    title: str                      # the game's printed name ("Peer-to-Peer", "PLAI")
+
+    # -- strategies (CLI flags, experiments, matchups, reports)
+    strategy_kind: str              # "teams" (--team-a/--team-b) or "seats" (--seat/--strategy)
+    default_strategy: str           # the strategy of a slot nobody chose
+    strategy_package: str | None    # strategies/<package>/ (None: the game has no strategy files)
+
+    def strategy_slots(self, players: int) -> tuple[str, ...]:
+        """The strategy keys of a configured game: ("A", "B") or ("seat0", ...)."""
+
+    def strategy_key(self, key: str, players: int | None = None) -> str:
+        """A user's strategy key in canonical form ("a" -> "A"; "2"/"seat2" -> "seat2";
+        "all" for every seat); ValueError naming the valid keys."""
+
+    def pairing(self, manifest: Mapping[str, Any]) -> str:
+        """A short label of a run's strategies for reports ("greedy vs random")."""
+
+    # -- outcomes (defined once per game, in its package)
+    outcome_column: str             # the per-game column holding the outcome code
+    outcome_codes: Mapping[str, int]  # outcome name -> code in that column
+
+    def headline_counts(self, games: pl.DataFrame, players: int) -> dict[str, int]:
+        """Numerators of the headline rates (their denominator is every game), keyed by a
+        label such as "team A win rate"; --until-ci stops when all are narrow enough."""
+
+    headline_columns: tuple[str, ...]  # the columns headline_counts reads
+
+    # -- studies and reports
+    matchup_scheme: str | None      # "team_pairs", "every_seat" or None (no matchups)
+
+    def balance_variants(self, players: int) -> tuple[tuple[str, ...], ...]:
+        """The rule-override sets balance-report runs at this player count (usually ((),))."""
+
+    sweep_metrics: tuple[str, ...]  # reports.sweep metric names this game's table supports
+
+    def default_sweep_metrics(self, players: tuple[int, ...]) -> tuple[str, ...]:
+        """The sweep report's metrics when an experiment names none."""
+
+    report_metrics: tuple[str, ...]  # reports/metrics/ names that apply to this game
+    compared_rules: tuple[str, ...]  # rule options reports compare on purpose across runs
+
+    def report_group(self, players: int, rules: Mapping[str, Any]) -> str:
+        """The value of the reports' third group key (``compensation``) for one run."""
+
+    report_card_fights: bool        # reports replay games for per-card fight counts
+    card_ref_example: str           # an experiment card key, for error messages
+    card_fields: tuple[str, ...] | None  # card fields experiments may change (None: the
+                                         # card file's own columns other than id)
+
     def configure(self, *, players: int, cards: str | None = None, rules_file: str | None = None,
                   rule_overrides: tuple[str, ...] = (), strategies: dict[str, str] | None = None,
                   debug: bool = False) -> GameConfig:
         """Load and validate everything; raise sim.core.errors.UserError on bad input."""
+
+
+# Every hook a command reads (see Game); tests/test_game_contract.py checks each game has them.
+HOOKS = ("title", "strategy_kind", "default_strategy", "strategy_package", "strategy_slots",
+         "strategy_key", "pairing", "outcome_column", "outcome_codes", "headline_counts",
+         "headline_columns", "matchup_scheme", "balance_variants", "sweep_metrics",
+         "default_sweep_metrics", "report_metrics", "compared_rules", "report_group",
+         "report_card_fights", "card_ref_example", "card_fields")
+
+
+class MissingHook(UserError):
+    """A game lacks a hook a command needs (a UserError: the CLI prints one line, exit 2)."""
+
+
+def hook(game: Game, name: str) -> Any:
+    """``game``'s hook ``name``; a MissingHook naming the game and the hook when it has none,
+    so a new game fails loudly instead of falling back to another game's meaning."""
+    if name not in HOOKS:
+        raise ValueError(f"'{name}' is not a game hook; hooks: {', '.join(HOOKS)}")
+    try:
+        return getattr(game, name)
+    except AttributeError:
+        raise MissingHook(f"game '{getattr(game, 'name', game)}' has no hook '{name}' "
+                          "(see sim/core/game.py Game)", field="--game") from None
+
+
+def game_hook(game_name: str, name: str) -> Any:
+    """``hook(resolve_game(game_name), name)``."""
+    return hook(resolve_game(game_name), name)
 
 
 def get_game(name: str) -> Game:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -103,11 +103,42 @@ def seat_specs(players: int, strategies: Mapping[str, str] | None, default: str,
             given.pop(key, None)
     specs = {f"seat{s}": default for s in range(players)}
     for key, spec in given.items():
-        seat = key[4:] if key.startswith("seat") else key
-        if not seat.isdigit() or int(seat) >= players:
+        seat = seat_number(key)
+        if seat is None or seat >= players:
             valid = ", ".join([*specs, *default_keys])
             raise UserError(f"no seat '{key}' in a {players}-player game; valid: {valid}",
                             field="strategies")
         if spec:
-            specs[f"seat{int(seat)}"] = spec
+            specs[f"seat{seat}"] = spec
     return specs
+
+
+def seat_number(key: str) -> int | None:
+    """The seat of a per-seat strategy key, ``seat2`` or ``2`` -> 2; None for any other key.
+    The one place the seat-key spelling is defined (CLI --seat, experiments, configure)."""
+    key = str(key)
+    seat = key[4:] if key.startswith("seat") else key
+    return int(seat) if seat.isdigit() else None
+
+
+def strategy_labels(manifest: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(slot, "name(k=v,...)") for each strategy of a run's manifest."""
+    out = []
+    for side, spec in (manifest.get("strategies") or {}).items():
+        if isinstance(spec, dict):
+            name = str(spec.get("name", "?"))
+            params = spec.get("params") or {}
+            if params:
+                name += "(" + ",".join(f"{k}={v}" for k, v in sorted(params.items())) + ")"
+        else:
+            name = str(spec)
+        out.append((str(side), name))
+    return out
+
+
+def team_pairing(manifest: Mapping[str, Any]) -> str:
+    """A team game's label for reports: "greedy vs random", or "NAME (solo)" for one player."""
+    names = strategy_labels(manifest)
+    if int(manifest.get("players", 0)) == 1 or len(names) == 1:
+        return f"{names[0][1]} (solo)" if names else "solo"
+    return " vs ".join(n for _, n in names)

@@ -1,5 +1,10 @@
 """Strategy matchups: every ordered pair of strategies, a win-rate matrix with 95 % intervals.
 
+``run(..., game=G)`` plays the matchup scheme of G's ``matchup_scheme`` hook: "team_pairs"
+(this module: games of two teams A and B, outcome codes A, B, draw, all_lose, timeout,
+a ``first_marker`` rule option and a ``config.play``), "every_seat" (every strategy in
+every seat, sim/studies/matchups_plai.py) or None (the game has no matchups).
+
     >>> from sim.studies import matchups
     >>> result = matchups.run(["random", "greedy", "builder", "cautious"], players=4, games=10_000)
     >>> print(result.table())
@@ -30,13 +35,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from sim.core.errors import UserError
-from sim.core.game import configure
+from sim.core.game import DEFAULT_GAME, configure, hook, resolve_game
 from sim.core.inputs import parse_count, parse_seed, parse_threads
 from sim.studies.matchup_files import (common_manifest, new_run_dir, split_specs,  # noqa: F401
                                        strategy_names, write_outputs)
 
-GAME = "peer-to-peer"
-GAME_PKG = "peer_to_peer"
 CHUNK = 100_000  # games per kernel call: bounds memory whatever --games is
 MARKERS = ("A", "B")
 
@@ -86,21 +89,21 @@ class MatchupResult:
         return "\n".join(lines)
 
 
-def _count(out: np.ndarray) -> dict[str, int]:
-    from sim.games.peer_to_peer import constants as k
+def _count(out: np.ndarray, column: str, codes: dict[str, int]) -> dict[str, int]:
+    w = out[column]
+    return {"a_wins": int((w == codes["A"]).sum()), "b_wins": int((w == codes["B"]).sum()),
+            "draws": int((w == codes["draw"]).sum()),
+            "all_lose": int((w == codes["all_lose"]).sum()),
+            "timeouts": int((w == codes["timeout"]).sum()),
+            "errors": int((out["error"] != 0).sum())}
 
-    w = out["winner"]
-    return {"a_wins": int((w == k.WIN_A).sum()), "b_wins": int((w == k.WIN_B).sum()),
-            "draws": int((w == k.DRAW).sum()), "all_lose": int((w == k.ALL_LOSE).sum()),
-            "timeouts": int((w == k.TIMEOUT).sum()), "errors": int((out["error"] != 0).sum())}
 
-
-def _play_block(team_a: str, team_b: str, marker: str, players: int, games: int, seed: int,
-                start: int, threads: int, configure_args: dict[str, Any]) -> dict[str, Any]:
-    from sim.games.peer_to_peer.game import GAME as P2P
-
+def _play_block(game: Any, team_a: str, team_b: str, marker: str, players: int, games: int,
+                seed: int, start: int, threads: int,
+                configure_args: dict[str, Any]) -> dict[str, Any]:
+    column, codes = hook(game, "outcome_column"), hook(game, "outcome_codes")
     overrides = tuple(configure_args["rule_overrides"]) + (f"first_marker={marker}",)
-    config = P2P.configure(players=players, strategies={"A": team_a, "B": team_b},
+    config = game.configure(players=players, strategies={"A": team_a, "B": team_b},
                            cards=configure_args["cards"], rules_file=configure_args["rules_file"],
                            rule_overrides=overrides, debug=configure_args["debug"])
     row: dict[str, Any] = {"team_a": team_a, "team_b": team_b, "first_marker": marker,
@@ -108,7 +111,7 @@ def _play_block(team_a: str, team_b: str, marker: str, players: int, games: int,
     totals = dict.fromkeys(("a_wins", "b_wins", "draws", "all_lose", "timeouts", "errors"), 0)
     for lo in range(0, games, CHUNK):
         out, _ = config.play(seed, start + lo, min(CHUNK, games - lo), threads)
-        for key, value in _count(out).items():
+        for key, value in _count(out, column, codes).items():
             totals[key] += value
     row.update(totals)
     return row
@@ -142,24 +145,39 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
         seed: int = 1, out: str | Path | None = None, threads: int | None = None,
         cards: str | None = None, rules_file: str | None = None,
         rule_overrides: Sequence[str] = (), debug: bool = False,
-        command_line: str | None = None, game: str = GAME) -> MatchupResult:
-    """Play every ordered pair of ``strategies`` (``games`` games each, marker balanced)
-    and write manifest.json, pairs.csv, matrix.csv and matrix.txt into a new run directory.
+        command_line: str | None = None, game: str = DEFAULT_GAME):
+    """The matchups of ``game``'s scheme (its ``matchup_scheme`` hook; see the module).
 
-    ``game="plai"``: every strategy in every seat instead (see sim/studies/matchups_plai.py)."""
-    if game == "plai":
+    "team_pairs": play every ordered pair of ``strategies`` (``games`` games each, marker
+    balanced) and write manifest.json, pairs.csv, matrix.csv and matrix.txt into a new run
+    directory. "every_seat": every strategy in every seat (sim/studies/matchups_plai.py)."""
+    game_obj = resolve_game(game)
+    scheme = hook(game_obj, "matchup_scheme")
+    args = dict(players=players, games=games, seed=seed, out=out, threads=threads, cards=cards,
+                rules_file=rules_file, rule_overrides=rule_overrides, debug=debug,
+                command_line=command_line)
+    if scheme == "team_pairs":
+        return _run_team_pairs(game_obj, strategies, **args)
+    if scheme == "every_seat":
         from sim.studies import matchups_plai
 
-        return matchups_plai.run(strategies, players=players, games=games, seed=seed, out=out,
-                                 threads=threads, cards=cards, rules_file=rules_file,
-                                 rule_overrides=rule_overrides, debug=debug,
-                                 command_line=command_line)
-    if game != GAME:
-        raise UserError(f"matchups know peer-to-peer and plai, not '{game}'", field="--game")
+        return matchups_plai.run(strategies, game=game, **args)
+    if scheme is None:
+        raise UserError(f"game '{game}' has no matchups (its matchup_scheme hook is None)",
+                        field="--game")
+    raise UserError(f"game '{game}' names an unknown matchup scheme '{scheme}'; schemes: "
+                    "team_pairs, every_seat", field="--game")
+
+
+def _run_team_pairs(game_obj: Any, strategies: str | Sequence[str], *, players, games, seed,
+                    out, threads, cards, rules_file, rule_overrides, debug,
+                    command_line) -> MatchupResult:
+    """The "team_pairs" scheme (see the module)."""
+    game = game_obj.name
     games = parse_count(games, field="--games")
     if games < 2:
         raise UserError("must be at least 2 so both markers get games", field="--games")
-    players = parse_count(players, field="--players", maximum=6)
+    players = parse_count(players, field="--players", maximum=max(game_obj.player_counts))
     if players < 2:
         raise UserError("matchups need two teams: at least 2 players", field="--players")
     threads = parse_threads(threads)
@@ -167,26 +185,27 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
     if any(o.split("=")[0].strip() == "first_marker" for o in rule_overrides):
         raise UserError("matchups balance the first marker themselves; drop first_marker",
                         field="--rule")
-    names = strategy_names(strategies, GAME_PKG, "random,greedy")
+    default = hook(game_obj, "default_strategy")
+    names = strategy_names(strategies, hook(game_obj, "strategy_package"), f"random,{default}")
     configure_args = {"cards": cards, "rules_file": rules_file,
                       "rule_overrides": tuple(rule_overrides), "debug": debug}
     # Validate every input before the first game: a bad rule must not fail half way.
-    configure(GAME, players, cards, rules_file, tuple(rule_overrides), None, debug)
-    run_dir = new_run_dir(out, GAME, players, seed)
+    configure(game, players, cards, rules_file, tuple(rule_overrides), None, debug)
+    run_dir = new_run_dir(out, game, players, seed)
 
     halves = {"A": games // 2, "B": games - games // 2}
     pairs, block, began = [], 0, time.perf_counter()
     for team_a in names:
         for team_b in names:
             for marker in MARKERS:
-                pairs.append(_play_block(team_a, team_b, marker, players, halves[marker], seed,
+                pairs.append(_play_block(game_obj, team_a, team_b, marker, players, halves[marker], seed,
                                          block * games, threads, configure_args))
                 block += 1
     wall = time.perf_counter() - began
     result = MatchupResult(run_dir=run_dir, players=players, games=games, strategies=names,
                            pairs=pairs, matrix=matrix_rows(names, pairs), wall_seconds=wall)
     result.manifest = {
-        "kind": "matchups", "game": GAME, "players": players, "games_per_pair": games,
+        "kind": "matchups", "game": game, "players": players, "games_per_pair": games,
         "seed": seed, "strategies": names, "rule_overrides": list(rule_overrides),
         "rules_file": rules_file and str(rules_file), "cards": cards and str(cards), "debug": debug, "threads": threads,
         "win_rate": "wins / (wins + losses) among games with a winner; Wilson 95 % interval",

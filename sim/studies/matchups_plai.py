@@ -1,4 +1,8 @@
-"""PLAI strategy matchups: every strategy in every seat.
+"""The "every_seat" matchup scheme (PLAI's): every strategy in every seat.
+
+A game with this scheme (its ``matchup_scheme`` hook) has outcome codes ``seat`` (the seat
+in ``winner`` won), ``maintainers`` and ``stalemate``, seats ``seat0..`` as its strategy
+slots and a ``config.play``.
 
     >>> from sim.studies import matchups
     >>> result = matchups.run("weighted,aggressive,cautious", game="plai", players=4, games=20_000)
@@ -29,11 +33,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from sim.core.errors import UserError
-from sim.core.game import configure
+from sim.core.game import configure, hook, resolve_game
 from sim.core.inputs import parse_count, parse_seed, parse_threads
 from sim.studies.matchup_files import common_manifest, new_run_dir, strategy_names, write_outputs
 
-GAME = "plai"
 CHUNK = 100_000
 FIELD = "field"
 
@@ -71,7 +74,8 @@ class PlaiMatchupResult:
     matrix: list[dict[str, Any]]   # one row per cell, MATRIX_COLUMNS
     wall_seconds: float = 0.0
     manifest: dict[str, Any] = field(default_factory=dict)
-    game: str = GAME
+    game: str = ""                 # the game's name (set by run)
+    title: str = ""                # its printed name (the title hook)
 
     def cell(self, strategy: str, opponent: str) -> dict[str, Any]:
         return next(r for r in self.matrix
@@ -82,7 +86,7 @@ class PlaiMatchupResult:
         every other seat, and against the field of the others."""
         cols = [*self.strategies, FIELD]
         width = max(22, *(len(n) + 2 for n in cols))
-        lines = [f"PLAI, {self.players} players, {self.games:,} games per cell, the row strategy "
+        lines = [f"{self.title or self.game}, {self.players} players, {self.games:,} games per cell, the row strategy "
                  f"in each seat in turn; cell = row's win rate over all games, 95 % Wilson "
                  f"interval; fair = {100 / self.players:.1f} % of the startup wins",
                  " " * width + "".join(f"{n:>{width}}" for n in cols)]
@@ -102,24 +106,22 @@ class PlaiMatchupResult:
         return "\n".join(lines)
 
 
-def _count(out, seat: int) -> dict[str, int]:
-    from sim.games.plai import constants as k
-
-    won = out["outcome"] == k.OUT_SEAT
+def _count(out, seat: int, column: str, codes: dict[str, int]) -> dict[str, int]:
+    outcome = out[column]
+    won = outcome == codes["seat"]
     mine = int((won & (out["winner"] == seat)).sum())
     return {"wins": mine, "field_wins": int(won.sum()) - mine,
-            "maintainers": int((out["outcome"] == k.OUT_MAINTAINERS).sum()),
-            "stalemates": int((out["outcome"] == k.OUT_STALEMATE).sum()),
+            "maintainers": int((outcome == codes["maintainers"]).sum()),
+            "stalemates": int((outcome == codes["stalemate"]).sum()),
             "errors": int((out["error"] != 0).sum())}
 
 
-def _play_block(strategy: str, opponent: str, seat: int, names: list[str], players: int,
-                games: int, seed: int, start: int, threads: int,
+def _play_block(game: Any, strategy: str, opponent: str, seat: int, names: list[str],
+                players: int, games: int, seed: int, start: int, threads: int,
                 configure_args: dict[str, Any]) -> dict[str, Any]:
-    from sim.games.plai.game import GAME as PLAI
-
+    column, codes = hook(game, "outcome_column"), hook(game, "outcome_codes")
     specs = seating(strategy, opponent, seat, players, names)
-    config = PLAI.configure(players=players, strategies={f"seat{s}": spec
+    config = game.configure(players=players, strategies={f"seat{s}": spec
                                                          for s, spec in enumerate(specs)},
                             **configure_args)
     row: dict[str, Any] = {"strategy": strategy, "opponent": opponent, "seat": seat,
@@ -128,7 +130,7 @@ def _play_block(strategy: str, opponent: str, seat: int, names: list[str], playe
     totals = dict.fromkeys(("wins", "field_wins", "maintainers", "stalemates", "errors"), 0)
     for lo in range(0, games, CHUNK):
         out = config.play(seed, start + lo, min(CHUNK, games - lo), threads)
-        for key, value in _count(out, seat).items():
+        for key, value in _count(out, seat, column, codes).items():
             totals[key] += value
     row.update(totals)
     return row
@@ -163,24 +165,26 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
         seed: int = 1, out: str | Path | None = None, threads: int | None = None,
         cards: str | None = None, rules_file: str | None = None,
         rule_overrides: Sequence[str] = (), debug: bool = False,
-        command_line: str | None = None) -> PlaiMatchupResult:
+        command_line: str | None = None, *, game: str) -> PlaiMatchupResult:
     """Play every cell (strategy x opponent, and strategy x field), every seat in turn;
     write manifest.json, pairs.csv, matrix.csv and matrix.txt into a new run directory."""
-    from sim.games.plai.rules import PLAYER_COUNTS
-
+    game_obj = resolve_game(game)
     games = parse_count(games, field="--games")
     players = parse_count(players, field="--players", maximum=1000)
-    if players not in PLAYER_COUNTS:
-        raise UserError(f"PLAI is played by 2 to 5 players, got {players}", field="--players")
+    if players not in tuple(game_obj.player_counts):  # the game's own message
+        game_obj.configure(players=players, cards=cards, rules_file=rules_file,
+                           rule_overrides=tuple(rule_overrides), debug=debug)
+        raise UserError(f"{game} is not played by {players} players", field="--players")
     if games < players:
         raise UserError(f"must be at least {players} so every seat gets games", field="--games")
     threads = parse_threads(threads)
     seed = parse_seed(seed)
-    names = strategy_names(strategies, "plai", "weighted,aggressive")
+    default = hook(game_obj, "default_strategy")
+    names = strategy_names(strategies, hook(game_obj, "strategy_package"), f"{default},...")
     configure_args = {"cards": cards, "rules_file": rules_file,
                       "rule_overrides": tuple(rule_overrides), "debug": debug}
-    configure(GAME, players, cards, rules_file, tuple(rule_overrides), None, debug)
-    run_dir = new_run_dir(out, GAME, players, seed)
+    configure(game, players, cards, rules_file, tuple(rule_overrides), None, debug)
+    run_dir = new_run_dir(out, game, players, seed)
 
     per_seat = [games // players + (1 if s < games % players else 0) for s in range(players)]
     stride = -(-games // players)
@@ -188,15 +192,16 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
     for x in names:
         for y in [*names, FIELD]:
             for seat in range(players):
-                pairs.append(_play_block(x, y, seat, names, players, per_seat[seat], seed,
+                pairs.append(_play_block(game_obj, x, y, seat, names, players, per_seat[seat], seed,
                                          block * stride, threads, configure_args))
                 block += 1
     wall = time.perf_counter() - began
     result = PlaiMatchupResult(run_dir=run_dir, players=players, games=games, strategies=names,
                                pairs=pairs, matrix=matrix_rows(names, pairs, players),
-                               wall_seconds=wall)
+                               wall_seconds=wall, game=game,
+                               title=hook(game_obj, "title"))
     result.manifest = {
-        "kind": "matchups", "game": GAME, "players": players, "games_per_cell": games,
+        "kind": "matchups", "game": game, "players": players, "games_per_cell": games,
         "seed": seed, "strategies": names, "rule_overrides": list(rule_overrides),
         "rules_file": rules_file and str(rules_file), "cards": cards and str(cards),
         "debug": debug, "threads": threads,

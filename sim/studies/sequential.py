@@ -1,8 +1,9 @@
 """``--until-ci W``: play chunk after chunk until every headline interval is narrower
 than W percentage points, or the planned games (--games, the maximum) are played.
 
-Headline intervals: team A's and team B's win rates and the all-lose rate (Wilson); for
-PLAI every seat's win rate and the maintainers' win rate.
+Headline intervals: the rates of the game's ``headline_counts`` hook (Wilson), e.g. team
+A's and team B's win rates and the all-lose rate, or every seat's win rate and the
+maintainers' win rate.
 
 Repeated looks: the run looks after every chunk, so it looks up to K times, K = the
 number of chunks of the maximum run. Each look's intervals are computed at level
@@ -20,6 +21,7 @@ from statistics import NormalDist
 from typing import Any, Mapping
 
 from sim.core.errors import UserError
+from sim.core.game import hook, resolve_game
 from sim.core.inputs import parse_count, parse_threads
 from sim.core.progress import progress_bar
 from sim.runs.setup import new_run, play, using
@@ -28,7 +30,6 @@ ALPHA = 0.05
 DEFAULT_MAX_GAMES = 10_000_000
 METHOD = ("Bonferroni over the planned looks: each look (one per chunk) uses level "
           "1 - 0.05/K, K = chunks in the maximum run")
-WIN_A, WIN_B, ALL_LOSE, SOLO_WIN = 0, 1, 3, 4
 
 
 def parse_width(value: Any) -> float:
@@ -51,41 +52,27 @@ def default_chunk(max_games: int) -> int:
 
 
 class Tally:
-    """Winner counts so far and the corrected headline intervals."""
+    """Headline counts so far (the game's ``headline_counts`` hook) and their corrected
+    intervals."""
 
-    def __init__(self, players: int, z: float, game: str = "peer-to-peer"):
-        self.players, self.z, self.game = players, z, game
-        self.n = self.a = self.b = self.all_lose = 0
-        self.seats = [0] * players      # PLAI: wins per seat
-        self.maintainers = 0            # PLAI: games every startup lost
+    def __init__(self, game: Any, players: int, z: float):
+        self.count = hook(game, "headline_counts")
+        self.columns = tuple(hook(game, "headline_columns"))
+        self.players, self.z = players, z
+        self.n = 0
+        self.counts: dict[str, int] = {}
 
-    def add(self, winners, outcomes=None) -> None:
-        import numpy as np
-
-        w = np.asarray(winners)
-        self.n += int(w.size)
-        if self.game == "plai":  # outcome 0 = a seat won, 1 = the maintainers won
-            o = np.asarray(outcomes)
-            for s in range(self.players):
-                self.seats[s] += int(np.sum((o == 0) & (w == s)))
-            self.maintainers += int(np.sum(o == 1))
-            return
-        self.a += int(np.sum((w == WIN_A) | (w == SOLO_WIN)))
-        self.b += int(np.sum(w == WIN_B))
-        self.all_lose += int(np.sum(w == ALL_LOSE))
+    def add(self, games) -> None:
+        """Count one chunk's games (a polars DataFrame with ``columns``)."""
+        self.n += games.height
+        for name, count in self.count(games, self.players).items():
+            self.counts[name] = self.counts.get(name, 0) + int(count)
 
     def intervals(self) -> dict[str, dict[str, float]]:
         from sim.core.stats import wilson
 
-        if self.game == "plai":
-            counts = {f"seat {s} win rate": n for s, n in enumerate(self.seats)}
-            counts["maintainers win rate"] = self.maintainers
-        else:
-            counts = {"team A win rate": self.a, "all-lose rate": self.all_lose}
-            if self.players > 1:
-                counts["team B win rate"] = self.b
         out = {}
-        for name, count in counts.items():
+        for name, count in self.counts.items():
             p, lo, hi = wilson(count, self.n, self.z)
             out[name] = {"rate": p, "lo": lo, "hi": hi, "width_pp": 100 * (hi - lo)}
         return out
@@ -135,7 +122,7 @@ def _grow(config: Any, run: Any, manifest: dict, state: dict, layout: list[tuple
     import polars as pl
 
     width_pp, max_games, z = state["width_pp"], state["max_games"], state["z"]
-    tally = Tally(manifest["players"], z, manifest["game"])
+    tally = Tally(resolve_game(manifest["game"]), manifest["players"], z)
     bar = progress_bar(progress, max_games,
                        f"{manifest['game']} {manifest['players']}p until CI < {width_pp:g} pp")
     try:
@@ -146,11 +133,8 @@ def _grow(config: Any, run: Any, manifest: dict, state: dict, layout: list[tuple
             result = play(config, run, manifest, threads=threads,
                           command_line=manifest["command_line"], backend=backend)
             manifest = result.manifest
-            plai = manifest["game"] == "plai"
-            part = pl.read_parquet(run.part_path(manifest["seed"], start),
-                                   columns=["winner", "outcome"] if plai else ["winner"])
-            tally.add(part["winner"].to_numpy(),
-                      part["outcome"].to_numpy() if plai else None)
+            tally.add(pl.read_parquet(run.part_path(manifest["seed"], start),
+                                      columns=list(tally.columns)))
             state["looks"] = look
             state["intervals"] = tally.intervals()
             if bar is not None:

@@ -10,12 +10,12 @@ import polars as pl
 
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer import features
+from sim.games.peer_to_peer.hooks import DEFAULT_STRATEGY, PeerToPeerHooks
 from sim.games.peer_to_peer.cards import CardTable, default_cards_path, load_cards, validate_for_players
 from sim.games.peer_to_peer.rules import OPTIONS, plays_like, rules_array
 from sim.games.peer_to_peer.seats import TEAM_SIZES, seat_layout, seat_teams
 from sim.core.strategy import parse_spec
 
-DEFAULT_STRATEGY = "greedy"
 TRACE_CAPACITY = 200_000
 
 
@@ -206,7 +206,7 @@ class PeerToPeerConfig:
         return "\n".join(lines)
 
 
-class PeerToPeerGame:
+class PeerToPeerGame(PeerToPeerHooks):  # the commands' hooks: hooks.py
     name = "peer-to-peer"
     player_counts = (1, 2, 3, 4, 5, 6)
     default_players = 4

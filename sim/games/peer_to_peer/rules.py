@@ -1,6 +1,6 @@
 """Peer-to-Peer rule options: every ``option:`` of the rules file, with its default.
 
-Defaults are exactly those of /work/shared/rules/peer-to-peer.md; the rule ids say
+Defaults are exactly those of ../shared/rules/peer-to-peer.md; the rule ids say
 where each one comes from. ``first_marker`` and ``loser_effects_spent`` are readings the
 engine team added where the rules leave a choice open.
 """

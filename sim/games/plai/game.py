@@ -11,12 +11,11 @@ import polars as pl
 from sim.core.errors import UserError
 from sim.games.plai import constants as c
 from sim.games.plai import features
+from sim.games.plai.hooks import DEFAULT_KEYS, DEFAULT_STRATEGY, PlaiHooks  # noqa: F401 - for callers
 from sim.games.plai.cards import DEFAULT_CARDS, CardTable, load_cards
 from sim.games.plai.rules import OPTIONS, PLAYER_COUNTS, rules_array
 from sim.core.strategy import parse_spec
 
-DEFAULT_STRATEGY = "weighted"   # with no parameters: the game's default weights
-DEFAULT_KEYS = ("all", "default")
 TRACE_CAPACITY = 200_000
 SEAT_FIELDS = ("bankrupt_turn", "hand")
 
@@ -177,28 +176,7 @@ class PlaiConfig:
         return "\n".join(lines)
 
 
-def _seat_specs(players: int, strategies: dict[str, str] | None) -> dict[str, str]:
-    """{"seat0": spec, ...} from per-seat keys ("seat2" or "2") and a default ("all")."""
-    given = dict(strategies or {})
-    default = DEFAULT_STRATEGY
-    for key in DEFAULT_KEYS:
-        if given.get(key):
-            default = given.pop(key)
-        else:
-            given.pop(key, None)
-    specs = {f"seat{s}": default for s in range(players)}
-    for key, spec in given.items():
-        seat = key[4:] if key.startswith("seat") else key
-        if not seat.isdigit() or int(seat) >= players:
-            valid = ", ".join([*specs, *DEFAULT_KEYS])
-            raise UserError(f"no seat '{key}' in a {players}-player game; valid: {valid}",
-                            field="strategies")
-        if spec:
-            specs[f"seat{int(seat)}"] = spec
-    return specs
-
-
-class PlaiGame:
+class PlaiGame(PlaiHooks):  # the commands' hooks (seat keys too): hooks.py
     name = "plai"
     player_counts = PLAYER_COUNTS
     default_players = 4
@@ -215,7 +193,7 @@ class PlaiGame:
         resolved = OPTIONS.resolve(rules_file, tuple(rule_overrides))
         table = load_cards(cards)
         chosen = {}
-        specs = _seat_specs(players, strategies)
+        specs = self.seat_specs(players, strategies)
         weights = np.zeros((players, features.NF), dtype=np.float64)
         for s, (seat, spec) in enumerate(specs.items()):
             strategy, params = parse_spec(spec, "plai", field_name=f"strategy of {seat}")

@@ -1,6 +1,6 @@
 """PLAI rule options: every ``option:`` of the rules file, plus the readings we added.
 
-Defaults are exactly those of /work/shared/rules/plai.md. The first seven options and the
+Defaults are exactly those of ../shared/rules/plai.md. The first seven options and the
 last four (regional_attacker .. maintainer_attack) are the file's ``option:`` entries; the
 three between are readings we added where the rules leave a choice open; each names the
 rule it reads.

@@ -16,10 +16,10 @@ References (``ref`` in ``card_overrides: {REF.FIELD: value}``, sweep axes
 Cards are found by what the file printed, so ``Technology-12`` still names TE12 after
 its value was changed, and a renamed card keeps its printed name as its reference.
 
-Editable fields are the game's card-file columns other than ``id`` (from the game's
-``cards`` module: Peer-to-Peer value, effect, domain, kind, start, name; PLAI strength,
-copies, numeral, type, effect, name); for a game without such a module, the file's own
-columns other than ``id``. Values are checked by loading the changed file with the game's
+Editable fields are the game's card-file columns other than ``id`` (its ``card_fields``
+hook: Peer-to-Peer value, effect, domain, kind, start, name; PLAI name, type, strength,
+numeral, copies, effect); for a game whose hook is None, the file's own columns other
+than ``id``. Values are checked by loading the changed file with the game's
 own loader (``sim.studies.experiments.schema.validate_experiment``).
 
 The file keeps its comment lines and column order, so a written file differs from the
@@ -29,51 +29,22 @@ from __future__ import annotations
 
 import csv
 import difflib
-import importlib
 import io
 import re
-from functools import lru_cache
 from pathlib import Path
 
 from sim.core.errors import UserError
+from sim.core.game import DEFAULT_GAME, hook, resolve_game
 
-# Peer-to-Peer's editable fields, in the order its messages have always listed them.
-EDITABLE_FIELDS = ("value", "effect", "domain", "kind", "start", "name")
 _DOMAIN_VALUE = re.compile(r"([A-Za-z]+)-(\d+)")
 _SHOWN = 4  # how many example ids / names an unknown reference lists
 
 
-@lru_cache(maxsize=None)
-def game_card_columns(game: str) -> tuple[str, ...] | None:
-    """The columns ``game``'s card files may have (its ``cards`` module's ``COLUMNS``, or
-    ``REQUIRED_COLUMNS`` + ``OPTIONAL_COLUMNS``), or None when the game has no such module
-    (games plugged in with CARDSIM_EXTRA_GAMES)."""
-    from sim.core.game import game_modules
-
-    module_name = game_modules().get(game)
-    if module_name is None or "." not in module_name:
-        return None
-    try:
-        module = importlib.import_module(module_name.rsplit(".", 1)[0] + ".cards")
-    except ImportError:
-        return None
-    if hasattr(module, "COLUMNS"):
-        return tuple(module.COLUMNS)
-    if hasattr(module, "REQUIRED_COLUMNS"):
-        return tuple(module.REQUIRED_COLUMNS) + tuple(getattr(module, "OPTIONAL_COLUMNS", ()))
-    return None
-
-
 def editable_fields(game: str | None) -> tuple[str, ...] | None:
-    """The fields a card edit may change for ``game``: its card columns other than id
-    (Peer-to-Peer in its historical order); None when the game does not declare its
-    columns (then the card file's own header decides, see ``CardCsv``)."""
-    if game in (None, "peer-to-peer"):
-        return EDITABLE_FIELDS
-    columns = game_card_columns(game)
-    if columns is None:
-        return None
-    return tuple(c for c in columns if c != "id")
+    """The fields a card edit may change for ``game`` (its ``card_fields`` hook: its card
+    columns other than id); None when the game does not declare them (then the card file's
+    own header decides, see ``CardCsv``). ``None`` means the default game."""
+    return hook(resolve_game(game or DEFAULT_GAME), "card_fields")
 
 
 def _same_id(a: str, b: str) -> bool:
@@ -89,7 +60,7 @@ def _norm(name: str) -> str:
 class CardCsv:
     """A card file as text lines: comments and blank lines kept, data rows editable."""
 
-    def __init__(self, path: str | Path, game: str | None = "peer-to-peer"):
+    def __init__(self, path: str | Path, game: str | None = DEFAULT_GAME):
         self.path = str(path)
         self.game = game
         try:

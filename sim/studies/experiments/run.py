@@ -37,9 +37,10 @@ class ExperimentResult:
     report: dict | None = None
 
     def table_text(self, metrics: tuple[str, ...] | None = None) -> str:
-        from reports.sweep import DEFAULT_METRICS, display_tables, sweep_tables
+        from reports.sweep import default_metrics, display_tables, sweep_tables
 
-        metrics = metrics or self.experiment.metrics or DEFAULT_METRICS
+        exp = self.experiment
+        metrics = metrics or exp.metrics or default_metrics(exp.game, exp.players)
         table, diffs = sweep_tables(self.points, metrics)
         axes = [a.key for a in self.experiment.axes]
         (head, rows), (dhead, drows) = display_tables(table, diffs, metrics, axes)
@@ -152,7 +153,7 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
             chosen.close()
         if bar is not None:
             bar.render_finish()
-    from reports.sweep import DEFAULT_METRICS, load_games, write_sweep_report
+    from reports.sweep import default_metrics, load_games, write_sweep_report
 
     for p in result.points:
         p["games"] = load_games(p["run_dir"])
@@ -162,7 +163,8 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                      "game indices (common random numbers).")
         result.report = write_sweep_report(out_path / "report", f"Experiment {exp.name}",
                                            result.points, [a.key for a in exp.axes],
-                                           exp.metrics or DEFAULT_METRICS, notes)
+                                           exp.metrics or default_metrics(exp.game, exp.players),
+                                           notes)
     return result
 
 

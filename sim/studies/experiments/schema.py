@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from sim.core.errors import UserError
+from sim.core.game import DEFAULT_GAME, hook, resolve_game
 
 DEFAULT_FILE = "experiments.yaml"
 EXPERIMENT_KEYS = ("description", "game", "players", "games", "seed", "strategies", "cards",
@@ -222,7 +223,7 @@ class Experiment:
     file: str
     loc: Y
     description: str = ""
-    game: str = "peer-to-peer"
+    game: str = DEFAULT_GAME
     players: tuple[int, ...] = (4,)
     games: int = 10_000
     seed: int = 1
@@ -265,7 +266,7 @@ class Experiment:
                 if param is None:
                     teams[team] = split_spec(str(value))
                 else:
-                    default = "weighted" if self.game == "plai" else "greedy"
+                    default = hook(resolve_game(self.game), "default_strategy")
                     name, params = teams.get(team, teams.get("all", (default, {})))
                     teams[team] = (name, {**params, param: float(value)})
         baseline = all(_same(values[a.key], self.baseline.get(a.key, a.values[0]))
@@ -464,7 +465,7 @@ def _experiment(name: str, node: Y, path: Path) -> Experiment:
     if "autobalance" in entries:
         exp.autobalance = _autobalance(entries["autobalance"], exp)
     _retune(entries, exp)
-    if not exp.metrics and exp.game != "peer-to-peer":
+    if not exp.metrics:
         from reports.sweep import default_metrics
 
         exp.metrics = default_metrics(exp.game, exp.players)
@@ -501,17 +502,12 @@ def _retune(entries: dict, exp: Experiment) -> None:
 
 
 def _strategy_key(key: str, game: str, node: Y) -> str:
-    """A strategies key: team A or B (Peer-to-Peer); seatN, N or all (PLAI's seats)."""
-    if game == "plai":
-        seat = key[4:] if key.startswith("seat") else key
-        if key == "all":
-            return "all"
-        if not seat.isdigit():
-            raise node.error(f"expected a seat (seat0, 1, ...) or 'all', got '{key}'")
-        return f"seat{int(seat)}"
-    if key.upper() not in TEAMS:
-        raise node.error(f"expected team A or B, got '{key}'")
-    return key.upper()
+    """A strategies key in the game's canonical form (its ``strategy_key`` hook: team A or
+    B; seatN, N or all)."""
+    try:
+        return hook(resolve_game(game), "strategy_key")(str(key))
+    except ValueError as exc:
+        raise node.error(str(exc)) from None
 
 
 def _strategy(node: Y) -> tuple[str, dict]:
@@ -531,11 +527,7 @@ def _strategy(node: Y) -> tuple[str, dict]:
     return str(entries["name"].v), params
 
 
-_CARD_EXAMPLES = {"peer-to-peer": "TE12.value or Technology-12.value",
-                  "plai": "5.strength or Daily Standups.strength"}
-
-
-def _card_key(key: str, node: Y, game: str = "peer-to-peer") -> tuple[str, str]:
+def _card_key(key: str, node: Y, game: str = DEFAULT_GAME) -> tuple[str, str]:
     """REF.FIELD of a card change: the field is what follows the last dot (so a ref may be
     a name with spaces, or a numeric PLAI id: ``5.strength``), and must be one of the
     game's editable fields (sim.studies.experiments.cardfile)."""
@@ -544,7 +536,7 @@ def _card_key(key: str, node: Y, game: str = "peer-to-peer") -> tuple[str, str]:
     ref, dot, field_name = str(key).rpartition(".")
     ref = ref.strip()
     if not dot or not ref:
-        example = _CARD_EXAMPLES.get(game, "ID.FIELD or NAME.FIELD")
+        example = hook(resolve_game(game), "card_ref_example")
         raise node.error(f"expected CARD.FIELD (e.g. {example}), got '{key}'")
     fields = editable_fields(game)
     if fields is not None and field_name not in fields:
@@ -580,7 +572,7 @@ def _values(node: Y) -> tuple:
     return values
 
 
-def _axis(key: str, node: Y, game: str = "peer-to-peer") -> Axis:
+def _axis(key: str, node: Y, game: str = DEFAULT_GAME) -> Axis:
     values = _values(node)
     head, _, rest = key.partition(".")
     if head in ("rule", "rules") and rest:
@@ -593,15 +585,16 @@ def _axis(key: str, node: Y, game: str = "peer-to-peer") -> Axis:
         return Axis(key, "card", (ref, field_name), values, node)
     if head in ("strategy", "strategies") and rest:
         team, _, param = rest.partition(".")
-        if game == "plai":
-            if team != "all" and not (team[4:] if team.startswith("seat") else team).isdigit():
+        game_obj = resolve_game(game)
+        try:
+            team = hook(game_obj, "strategy_key")(team)
+        except ValueError:
+            if hook(game_obj, "strategy_kind") == "seats":
                 raise node.error(f"expected strategy.all, strategy.seatN or strategy.seatN.PARAM, "
-                                 f"got '{key}'")
-            team = _strategy_key(team, game, node)
-        elif team.upper() not in TEAMS:
-            raise node.error(f"expected strategy.A, strategy.B or strategy.A.PARAM, got '{key}'")
-        else:
-            team = team.upper()
+                                 f"got '{key}'") from None
+            slots = hook(game_obj, "strategy_slots")(max(game_obj.player_counts))
+            raise node.error(f"expected {', '.join(f'strategy.{t}' for t in slots)} or "
+                             f"strategy.{slots[0]}.PARAM, got '{key}'") from None
         if param:
             for i, value in enumerate(values):
                 if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -612,7 +605,7 @@ def _axis(key: str, node: Y, game: str = "peer-to-peer") -> Axis:
                      "strategy.TEAM or strategy.TEAM.PARAM")
 
 
-def _metric_name(node: Y, game: str = "peer-to-peer") -> str:
+def _metric_name(node: Y, game: str = DEFAULT_GAME) -> str:
     from reports.sweep import METRICS, metrics_for
 
     valid = metrics_for(game)
@@ -737,7 +730,7 @@ def _relocate(exc: UserError, node: Y, renamed: dict | None = None) -> UserError
     return node.error(exc.message + where)
 
 
-def apply_card_changes(base_path: str, changes, *, game: str | None = "peer-to-peer",
+def apply_card_changes(base_path: str, changes, *, game: str | None = DEFAULT_GAME,
                        strict: bool = True):
     """The base card file with ``changes`` applied, as a CardCsv; bad refs raise UserError
     at the change's YAML line. A ref that names several rows (a PLAI card printed under

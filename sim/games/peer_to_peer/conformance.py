@@ -6,7 +6,7 @@ in exactly one place, seats within the venture limit, effects used once per roun
 assists legal). This module checks everything else a result row and its per-card fates
 must agree on, game by game, vectorised over the games:
 
-    >>> from sim.studies.conformance import check_strategy
+    >>> from sim.games.peer_to_peer.conformance import check_strategy
     >>> report = check_strategy("builder:threshold=12", players=3, games=600)
     >>> report.ok, report.problems
     (True, {})
