@@ -197,7 +197,7 @@ def tune(game: str = DEFAULT_GAME, players: int | None = None, out: str | os.Pat
 
     Returns a ``sim.studies.tune.TuneResult`` (``.out``, ``.plot``, ``.document``,
     ``.report()``). ``budget`` is the games the search may play (default: the game's
-    ``sim.studies.tune.DEFAULT_TUNE_BUDGET``); the final re-check plays ``check_games``
+    game's arena ``default_budget``); the final re-check plays ``check_games``
     more per opponent. Deterministic for a seed, on every backend. See sim/studies/tune.py."""
     from sim.studies.tune import tune_strategy
 

@@ -147,6 +147,7 @@ class FakeHooks:
     report_card_fights = False
     card_ref_example = "1.name"
     card_fields = None                 # the card file's own columns
+    tune_arena = None                  # no weight vector to tune
 
     def report_group(self, players, rules):
         return "n/a"

@@ -106,6 +106,8 @@ class Game(Protocol):
     card_ref_example: str           # an experiment card key, for error messages
     card_fields: tuple[str, ...] | None  # card fields experiments may change (None: the
                                          # card file's own columns other than id)
+    tune_arena: Any                 # `simulate tune`'s arena class (sim.core.arena), or None
+                                    # for a game without a parametric strategy
 
     def configure(self, *, players: int, cards: str | None = None, rules_file: str | None = None,
                   rule_overrides: tuple[str, ...] = (), strategies: dict[str, str] | None = None,
@@ -118,7 +120,7 @@ HOOKS = ("title", "strategy_kind", "default_strategy", "strategy_package", "stra
          "strategy_key", "pairing", "outcome_column", "outcome_codes", "headline_counts",
          "headline_columns", "matchup_scheme", "balance_variants", "sweep_metrics",
          "default_sweep_metrics", "report_metrics", "compared_rules", "report_group",
-         "report_card_fights", "card_ref_example", "card_fields")
+         "report_card_fights", "card_ref_example", "card_fields", "tune_arena")
 
 
 class MissingHook(UserError):

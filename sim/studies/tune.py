@@ -37,13 +37,13 @@ import os
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from sim.core.arena import Arena, Block, Tally
 from sim.core.errors import UserError
 
 DEFAULT_GAMES_PER_EVAL = 1_000      # games per candidate per generation, over the field
@@ -51,149 +51,7 @@ DEFAULT_CHECK_GAMES = 20_000        # games per opponent in the final re-check
 DEFAULT_SIGMA = 0.3                 # initial step, in units of each weight's scale
 HALL_SIZE = 4                       # earlier champions kept in the field
 PROMOTE_Z = 1.0                     # standard errors the mean must beat the champion by
-SWITCH_SCALE = 10.0                 # Peer-to-Peer phase switch: a count of cards
 PREVIOUS = "previous champion"      # the re-check's row for the champion before the last
-
-
-# ----------------------------------------------------------------------------- arenas
-@dataclass(frozen=True)
-class Block:
-    """Games ``start .. start+count-1`` of ``seed`` with ``candidate`` in seat position
-    ``side`` and ``opponent`` everywhere else."""
-
-    candidate: int      # index into the vectors of one play_blocks call
-    opponent: int
-    side: int
-    seed: int
-    start: int
-    count: int
-
-
-@dataclass
-class Tally:
-    wins: int = 0          # games the candidate (its team) won
-    rival_wins: int = 0    # games another team / seat won
-    games: int = 0
-
-    def add(self, other: "Tally") -> None:
-        self.wins += other.wins
-        self.rival_wins += other.rival_wins
-        self.games += other.games
-
-
-class Arena(Protocol):
-    """What the search needs from a game: its weight names, how many seat positions a
-    candidate takes (``sides``), the fair share of won games, and a way to play blocks."""
-
-    game: str
-    players: int
-    names: tuple[str, ...]
-    sides: int
-    fair_share: float
-
-    def play_blocks(self, vectors: Sequence[np.ndarray], blocks: Sequence[Block]) -> list[Tally]:
-        ...
-
-
-class _ThreadedArena:
-    """Plays blocks in a thread pool, one kernel call per block (kernels release the GIL)."""
-
-    def __init__(self, template: Any, threads: int):
-        self.template = template
-        self.threads = max(1, int(threads))
-        self._pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
-
-    def play_blocks(self, vectors, blocks):
-        def one(block: Block) -> Tally:
-            config = self.configured(vectors[block.candidate], vectors[block.opponent], block.side)
-            return self.tally(config.play(block.seed, block.start, block.count, 1), block.side)
-
-        if self._pool is None:
-            return [one(b) for b in blocks]
-        return list(self._pool.map(one, blocks))
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown()
-
-
-class PeerToPeerArena(_ThreadedArena):
-    """Side 0: the candidate is team A (the larger team at 3 and 5 players); side 1: B."""
-
-    game = "peer-to-peer"
-    sides = 2
-    fair_share = 0.5
-
-    def __init__(self, template: Any, threads: int = 1):
-        from sim.games.peer_to_peer import features
-
-        super().__init__(template, threads)
-        self.players = template.players
-        self.names = tuple(features.WEIGHT_NAMES)
-        self.scales_floor = {"switch": SWITCH_SCALE}
-
-    @staticmethod
-    def vector_of(config: Any) -> np.ndarray:
-        return np.array(config.weights["A"], dtype=np.float64)
-
-    @staticmethod
-    def strategies_for(spec: str) -> dict[str, str]:
-        return {"A": spec, "B": spec}
-
-    def configured(self, candidate, opponent, side):
-        teams = {"A": candidate, "B": opponent} if side == 0 else {"A": opponent, "B": candidate}
-        return dataclasses.replace(self.template, weights=teams)
-
-    def tally(self, played, side) -> Tally:
-        out = played[0]
-        return self.tally_counts(np.bincount(out["winner"].astype(np.int64) + 128,
-                                             minlength=256), side, len(out))
-
-    @staticmethod
-    def tally_counts(counts, side, games) -> Tally:
-        from sim.games.peer_to_peer import constants as k
-
-        a = int(counts[k.WIN_A + 128] + counts[k.SOLO_WIN + 128])
-        b = int(counts[k.WIN_B + 128])
-        return Tally(a, b, games) if side == 0 else Tally(b, a, games)
-
-
-class PlaiArena(_ThreadedArena):
-    """Side s: the candidate sits in seat s, the opponent in every other seat."""
-
-    game = "plai"
-
-    def __init__(self, template: Any, threads: int = 1):
-        from sim.games.plai import features
-
-        super().__init__(template, threads)
-        self.players = template.players
-        self.sides = template.players
-        self.fair_share = 1.0 / template.players
-        self.names = tuple(features.FEATURE_NAMES)
-        self.scales_floor = {}
-
-    @staticmethod
-    def vector_of(config: Any) -> np.ndarray:
-        return np.array(config.weights[0], dtype=np.float64)
-
-    @staticmethod
-    def strategies_for(spec: str) -> dict[str, str]:
-        return {"all": spec}
-
-    def configured(self, candidate, opponent, side):
-        weights = np.tile(np.asarray(opponent, dtype=np.float64), (self.players, 1))
-        weights[side] = candidate
-        return dataclasses.replace(self.template, weights=weights)
-
-    def tally(self, played, side) -> Tally:
-        return self.tally_counts(np.bincount(played["winner"].astype(np.int64) + 128,
-                                             minlength=256), side, len(played))
-
-    def tally_counts(self, counts, side, games) -> Tally:
-        seats = counts[128:128 + self.players]   # winner is the seat, -1 when no startup won
-        wins = int(seats[side])
-        return Tally(wins, int(seats.sum()) - wins, games)
 
 
 class DaskArena:
@@ -246,12 +104,8 @@ class DaskArena:
         return tallies
 
     def _request(self, candidate: str, opponent: str, side: int):
-        if self.game == "peer-to-peer":
-            teams = {"A": candidate, "B": opponent} if side == 0 else {"A": opponent,
-                                                                        "B": candidate}
-        else:
-            teams = {"all": opponent, f"seat{side}": candidate}
-        return dataclasses.replace(self.request, strategies=tuple(sorted(teams.items())))
+        slots = self.inner.sided_strategies(candidate, opponent, side)
+        return dataclasses.replace(self.request, strategies=tuple(sorted(slots.items())))
 
     def close(self) -> None:
         self.inner.close()
@@ -597,8 +451,6 @@ def write_strategy_file(doc: Mapping[str, Any], out: str | os.PathLike) -> Path:
 
 
 # ----------------------------------------------------------------------------- the command
-ARENAS = {"peer-to-peer": PeerToPeerArena, "plai": PlaiArena}
-GAME_PACKAGES = {"peer-to-peer": "peer_to_peer", "plai": "plai"}
 
 
 @dataclass
@@ -636,10 +488,13 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
     validated GameConfig on the chosen cards and rules. The games play in this process's
     threads, or, with ``submit`` (see DaskArena) and ``request`` (the ConfigRequest of the
     same configuration), as chunk tasks on a backend."""
+    from sim.core.game import hook, resolve_game
     from sim.core.strategy import registry
 
-    if game not in ARENAS:
-        raise UserError(f"tune knows {', '.join(ARENAS)}, not '{game}'", field="--game")
+    game_obj = resolve_game(game)
+    arena_cls = hook(game_obj, "tune_arena")
+    if arena_cls is None:
+        raise UserError(f"game '{game}' has no parametric strategy to tune", field="--game")
     if players < 2:
         raise UserError("tune plays strategies against each other: at least 2 players",
                         field="--players")
@@ -648,10 +503,9 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
         raise UserError("the strategy file must end in .yaml or .yml", file=str(out_path),
                         field="--out")
     template = configure(None)
-    arena_cls = ARENAS[game]
     base_vector = arena_cls.vector_of(configure(arena_cls.strategies_for(base)))
     baselines: dict[str, np.ndarray] = {}
-    for name in sorted(registry(GAME_PACKAGES[game])):
+    for name in sorted(registry(hook(game_obj, "strategy_package"))):
         vector = arena_cls.vector_of(configure(arena_cls.strategies_for(name)))
         if not any(np.array_equal(vector, v) for v in baselines.values()):
             baselines[name] = vector    # e.g. weighted with no parameters plays as greedy
@@ -685,9 +539,6 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
 
 
 # ----------------------------------------------------------------------------- the command
-DEFAULT_TUNE_BUDGET = {"peer-to-peer": 6_000_000, "plai": 12_000_000}
-
-
 def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "expert.yaml",
                   budget: Any = None, seed: Any = 1, base: str = "weighted",
                   cards: str | None = None, rules_file: str | None = None,
@@ -696,7 +547,8 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
                   games_per_eval: Any = None, check_games: Any = None,
                   progress: bool = True, command_line: str | None = None) -> "TuneResult":
     """``simulate tune`` / ``api.tune``: check every input, pick the backend, then tune."""
-    from sim.core.game import configure_request, game_request, player_count, resolve_game
+    from sim.core.game import (configure_request, game_request, hook, player_count,
+                               resolve_game)
     from sim.core.inputs import parse_count, parse_seed
     from sim.core.strategy import parse_spec
     from sim.runs.backends import ChunkTask, ConfigRequest, resolve
@@ -705,7 +557,10 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
     game_obj = resolve_game(game)
     players = player_count(game_obj, players)
     seed = parse_seed(seed)
-    budget = parse_count(budget if budget is not None else DEFAULT_TUNE_BUDGET.get(game, 10**7),
+    arena_cls = hook(game_obj, "tune_arena")
+    if arena_cls is None:
+        raise UserError(f"game '{game}' has no parametric strategy to tune", field="--game")
+    budget = parse_count(budget if budget is not None else arena_cls.default_budget,
                          field="--budget")
     per_eval = parse_count(games_per_eval or DEFAULT_GAMES_PER_EVAL, field="--games-per-eval")
     check = parse_count(check_games or DEFAULT_CHECK_GAMES, field="--check-games")

@@ -10,6 +10,7 @@ import polars as pl
 
 from sim.core.strategy import team_pairing
 from sim.games.peer_to_peer import constants as k
+from sim.games.peer_to_peer.arena import PeerToPeerArena
 
 DEFAULT_STRATEGY = "greedy"
 TEAMS = ("A", "B")
@@ -62,6 +63,7 @@ class PeerToPeerHooks:
         return ((),)
 
     card_fields = CARD_FIELDS
+    tune_arena = PeerToPeerArena
     card_ref_example = "TE12.value or Technology-12.value"
 
     # -- reports (names in reports/sweep.py and reports/metrics/)

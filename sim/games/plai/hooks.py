@@ -10,6 +10,7 @@ import polars as pl
 
 from sim.core.strategy import seat_number, seat_specs
 from sim.games.plai import constants as c
+from sim.games.plai.arena import PlaiArena
 
 DEFAULT_STRATEGY = "weighted"        # with no parameters: the game's default weights
 DEFAULT_KEYS = ("all", "default")   # strategy keys meaning "every seat not given"
@@ -73,6 +74,8 @@ class PlaiHooks:
 
     def balance_variants(self, players: int) -> tuple[tuple[str, ...], ...]:
         return ((),)
+
+    tune_arena = PlaiArena
 
     @property
     def card_fields(self) -> tuple[str, ...]:

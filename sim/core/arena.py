@@ -1,0 +1,72 @@
+"""What ``simulate tune`` needs from a game, in the core so a game can provide it: a block
+of games (``Block``), a candidate's tally (``Tally``), the ``Arena`` protocol, and
+``ThreadedArena``, the base every game's arena (its ``tune_arena`` hook) builds on: it
+plays blocks in a thread pool, one kernel call per block (kernels release the GIL)."""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Protocol, Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Block:
+    """Games ``start .. start+count-1`` of ``seed`` with ``candidate`` in seat position
+    ``side`` and ``opponent`` everywhere else."""
+
+    candidate: int      # index into the vectors of one play_blocks call
+    opponent: int
+    side: int
+    seed: int
+    start: int
+    count: int
+
+
+@dataclass
+class Tally:
+    wins: int = 0          # games the candidate (its team) won
+    rival_wins: int = 0    # games another team / seat won
+    games: int = 0
+
+    def add(self, other: "Tally") -> None:
+        self.wins += other.wins
+        self.rival_wins += other.rival_wins
+        self.games += other.games
+
+
+class Arena(Protocol):
+    """What the search needs from a game: its weight names, how many seat positions a
+    candidate takes (``sides``), the fair share of won games, and a way to play blocks."""
+
+    game: str
+    players: int
+    names: tuple[str, ...]
+    sides: int
+    fair_share: float
+
+    def play_blocks(self, vectors: Sequence[np.ndarray], blocks: Sequence[Block]) -> list[Tally]:
+        ...
+
+
+class ThreadedArena:
+    """Plays blocks in a thread pool, one kernel call per block (kernels release the GIL)."""
+
+    def __init__(self, template: Any, threads: int):
+        self.template = template
+        self.threads = max(1, int(threads))
+        self._pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
+
+    def play_blocks(self, vectors, blocks):
+        def one(block: Block) -> Tally:
+            config = self.configured(vectors[block.candidate], vectors[block.opponent], block.side)
+            return self.tally(config.play(block.seed, block.start, block.count, 1), block.side)
+
+        if self._pool is None:
+            return [one(b) for b in blocks]
+        return list(self._pool.map(one, blocks))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()

@@ -1,0 +1,61 @@
+"""Peer-to-Peer's arena for ``simulate tune`` (its ``tune_arena`` hook): a candidate's weight
+vector plays one team against an opponent's on the other, both teams in turn."""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from sim.core.arena import Tally, ThreadedArena
+
+SWITCH_SCALE = 10.0    # the phase switch is a count of customer cards, not a weight
+
+
+class PeerToPeerArena(ThreadedArena):
+    """Side 0: the candidate is team A (the larger team at 3 and 5 players); side 1: B."""
+
+    game = "peer-to-peer"
+    sides = 2
+    fair_share = 0.5
+    # games a default `simulate tune` plays: tuned strategies play ~16 rounds, ~10,000
+    # games per CPU-second (greedy ~80,000), so ~10 CPU-minutes at 4 players
+    default_budget = 6_000_000
+
+    def __init__(self, template: Any, threads: int = 1):
+        from sim.games.peer_to_peer import features
+
+        super().__init__(template, threads)
+        self.players = template.players
+        self.names = tuple(features.WEIGHT_NAMES)
+        self.scales_floor = {"switch": SWITCH_SCALE}
+
+    @staticmethod
+    def vector_of(config: Any) -> np.ndarray:
+        return np.array(config.weights["A"], dtype=np.float64)
+
+    @staticmethod
+    def strategies_for(spec: str) -> dict[str, str]:
+        return {"A": spec, "B": spec}
+
+    @staticmethod
+    def sided_strategies(candidate: str, opponent: str, side: int) -> dict[str, str]:
+        """Strategy specs by team with the candidate on ``side`` (0 = team A)."""
+        return {"A": candidate, "B": opponent} if side == 0 else {"A": opponent, "B": candidate}
+
+    def configured(self, candidate, opponent, side):
+        teams = {"A": candidate, "B": opponent} if side == 0 else {"A": opponent, "B": candidate}
+        return dataclasses.replace(self.template, weights=teams)
+
+    def tally(self, played, side) -> Tally:
+        out = played[0]
+        return self.tally_counts(np.bincount(out["winner"].astype(np.int64) + 128,
+                                             minlength=256), side, len(out))
+
+    @staticmethod
+    def tally_counts(counts, side, games) -> Tally:
+        from sim.games.peer_to_peer import constants as k
+
+        a = int(counts[k.WIN_A + 128] + counts[k.SOLO_WIN + 128])
+        b = int(counts[k.WIN_B + 128])
+        return Tally(a, b, games) if side == 0 else Tally(b, a, games)
