@@ -182,7 +182,7 @@ def test_experiment_retune_tunes_expert_at_every_point(tmp_path):
 
 
 @pytest.mark.parametrize("body, words", [
-    ("  strategies: {A: expert}\n", "only with retune: true"),
+    ("  game: plai\n  strategies: {all: expert}\n", "plai has no shipped 'expert'"),
     ("  retune: true\n  strategies: {A: greedy}\n", "tunes the strategies named 'expert'"),
     ("  retune: yes please\n  strategies: {A: expert}\n", "expected true or false"),
     ("  retune: true\n  tune: {budgett: 5}\n  strategies: {A: expert}\n", "unknown key"),
@@ -196,6 +196,15 @@ def test_experiment_retune_errors_name_the_line(tmp_path, body, words):
     with pytest.raises(UserError) as caught:
         experiments.get("bad", str(path))
     assert words in str(caught.value) and f"{path}:" in str(caught.value)
+
+
+def test_experiment_plays_the_shipped_expert_without_retune(tmp_path):
+    from sim.studies import experiments
+
+    path = tmp_path / "experiments.yaml"
+    path.write_text("shipped:\n  players: 2\n  strategies: {A: expert, B: greedy}\n")
+    exp = experiments.get("shipped", str(path))
+    assert not exp.retune and exp.strategies["A"][0] == "expert"
 
 
 def test_beating_every_baseline_does_not_require_beating_the_previous_champion():

@@ -451,6 +451,9 @@ def write_strategy_file(doc: Mapping[str, Any], out: str | os.PathLike) -> Path:
 
 
 # ----------------------------------------------------------------------------- the command
+# A game's shipped tuned strategy is no baseline: the field is the hand-written strategies,
+# as when it was tuned, so its file's command gives the same weights again.
+SHIPPED_EXPERT = "expert"
 
 
 @dataclass
@@ -506,6 +509,8 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
     base_vector = arena_cls.vector_of(configure(arena_cls.strategies_for(base)))
     baselines: dict[str, np.ndarray] = {}
     for name in sorted(registry(hook(game_obj, "strategy_package"))):
+        if name == SHIPPED_EXPERT:
+            continue    # tuned on the default cards: the recorded tune command must reproduce it
         vector = arena_cls.vector_of(configure(arena_cls.strategies_for(name)))
         if not any(np.array_equal(vector, v) for v in baselines.values()):
             baselines[name] = vector    # e.g. weighted with no parameters plays as greedy
@@ -570,7 +575,7 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
         return configure_request(game_obj, players, {**request, "strategies": strategies})
 
     configure_with(None)                       # every input checked before the first game
-    parse_spec(base, game.replace("-", "_"), field_name="--base")
+    parse_spec(base, hook(game_obj, "strategy_package"), field_name="--base")
     chosen, owned = resolve(backend, backend_options)
     threads = (chosen.default_threads() if threads is None
                else parse_count(threads, "--threads", 4096))

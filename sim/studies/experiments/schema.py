@@ -24,7 +24,7 @@ EXPERIMENT_KEYS = ("description", "game", "players", "games", "seed", "strategie
                    "card_overrides", "rules", "sweep", "baseline", "metrics", "checks",
                    "autobalance", "chunk_size", "retune", "tune")
 TUNE_KEYS = ("budget", "games_per_eval", "check_games", "base", "seed")
-EXPERT = "expert"   # with retune: true, a strategy tuned at each point (simulate tune)
+EXPERT = "expert"   # the shipped expert; with retune: true, tuned at each point (simulate tune)
 CONDITION_KEYS = ("metric", "players", "where", "max", "min", "max_abs", "target", "tolerance",
                   "confidence", "name")
 AUTOBALANCE_KEYS = ("vary", "targets", "games", "rounds", "confidence", "batches")
@@ -495,10 +495,18 @@ def _retune(entries: dict, exp: Experiment) -> None:
     if exp.retune and not named:
         raise where.error("retune: true tunes the strategies named 'expert'; give one, e.g. "
                           "strategies: {A: expert, B: expert}")
-    if named and not exp.retune:
+    if named and not exp.retune and not _expert_is_shipped(exp.game):
         raise (entries.get("strategies") or exp.loc).error(
-            "'expert' is tuned at every point only with retune: true (slow); or give a "
-            "strategy file, e.g. A: '@expert.yaml'")
+            f"{exp.game} has no shipped 'expert'; it is tuned at every point only with "
+            "retune: true (slow); or give a strategy file, e.g. A: '@expert.yaml'")
+
+
+def _expert_is_shipped(game: str) -> bool:
+    """A game whose strategies/ registers 'expert' plays it without retune."""
+    from sim.core.strategy import registry
+
+    package = hook(resolve_game(game), "strategy_package")
+    return package is not None and EXPERT in registry(package)
 
 
 def _strategy_key(key: str, game: str, node: Y) -> str:
