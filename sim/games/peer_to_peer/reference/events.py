@@ -1,6 +1,6 @@
 """Trace events, in the kernel's form ``(round, code, a, b, c, d)`` with cards as indices.
 
-The codes and fields are those of engine_kernel.py (EV_*), so that the two traces of one
+The codes and fields are those of state_kernel.py (EV_*), so that the two traces of one
 game can be compared event by event. tests/test_reference_rng.py checks that they match.
 """
 SEAT_START = 1   # seat, kept card, other card

@@ -1,0 +1,460 @@
+"""D2, the commit search: which hand subset a team commits to which row customer
+(P2P-R2a), as numba kernels.
+
+Every (hand subset, row customer) pair is an option, visited in (subset mask ascending,
+row order); the first maximum of the strategy's score wins, the pass option first.
+choose_commit prepares per-slot and per-customer aggregates in scratch rows of ``pile``
+(state_kernel.SCR_HV ..) and picks one of two searches: _best_by_sums (subset bitsets and
+vector compares, for separable scores and small hands without a usable boost: nearly
+every call of the default strategies) or _commit_by_passes (the general search).
+
+The searches share their scalars as four tuples (numba passes a tuple as its fields, so
+bundling costs nothing):
+- ``scoring = (b, rnd, patience, w_noise, w_high, separable)``: the weights' phase
+  offset, the round, the customers' patience, whether the noise / high-card features
+  are weighted, and whether an option's score is a per-customer part plus a count part;
+- ``row = (nrow, top_value, v_min, row_values)``: the row's size, highest and lowest
+  value, and a bitmask of the values present (bit v, capped at 63);
+- ``hand = (h, hp, hand_total, boost_slots, boost_all)``: the hand's size, its pile, the
+  sum of its values, the slots holding an unused boost card and their boosts' sum;
+- ``team_effects = (shift_k, has_wild)``: the team's strongest unused shift and whether
+  it holds an unused wild_domain.
+"""
+import numpy as np
+from numba import njit
+
+from sim.games.peer_to_peer.assist_kernel import eval_assist, lowest_slot
+from sim.games.peer_to_peer.constants import (
+    ANY, CD_ARG, CD_DOMAIN, CD_EFFECT, CD_KIND, CD_VALUE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN,
+    EFFECT_NONE, R_CUSTOMER_PATIENCE, VENTURE,
+)
+from sim.games.peer_to_peer.features import (
+    C_CARDS, C_CONTEST_LOSE, C_CONTEST_WIN, C_CUST_EFFECT, C_EFFECTS, C_HIGH, C_NOISE, C_PASS,
+    C_TOP, C_URGENT, C_VALUE, C_WAITED, NF,
+)
+from sim.games.peer_to_peer.state_kernel import (
+    F_CUST, F_CUST_EFFECT, F_TOP, LOW_BITS, LOW_CAND, LOW_CAND_SUM, LOW_SUM, P_HAND, P_ROW,
+    SCR_HBOOST, SCR_HDUAL, SCR_HNAT, SCR_HV, SCR_LOW, SCR_ROWD, SCR_ROWV, SCR_ROW_BITS,
+    SCR_SUBSET_SUMS, S_EFFECTS_KNOWN, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, game_phase,
+    venture_effects,
+)
+from sim.core.lanes_kernel import LANES, equal_lanes
+from sim.core.rng_kernel import uniform
+
+# D2 by subset bitsets (hands of up to SUBSET_BITS cards): bit m of a word stands for hand
+# subset m. CONTAINS[k]: the subsets holding slot k; SUBSETS_OF_SIZE[n]: those of n cards.
+SUBSET_BITS = 6
+CONTAINS = np.array([sum(1 << m for m in range(64) if m >> k & 1) for k in range(SUBSET_BITS)],
+                    dtype=np.uint64).view(np.int64)
+SUBSETS_OF_SIZE = np.array([sum(1 << m for m in range(64) if bin(m).count("1") == n)
+                            for n in range(SUBSET_BITS + 1)], dtype=np.uint64).view(np.int64)
+
+# SUBSET_HOLDS[k, m]: all ones where subset m holds slot k, so that summing
+# ``SUBSET_HOLDS[k] & value of slot k`` over the slots gives every subset's sum at once.
+SUBSET_HOLDS = np.array([[-1 if m >> k & 1 else 0 for m in range(LANES)]
+                         for k in range(SUBSET_BITS)], dtype=np.int16)
+SUBSET_SUM_MAX = 1 << 15  # subset sums are int16 lanes
+
+ALL_DOMAINS = (1 << 5) - 1  # domain bits of a card whose domain is `any`
+# LOWEST_SLOT[m]: the lowest set bit of m (m > 0), for D2's subset sums.
+LOWEST_SLOT = np.array([0] + [(m & -m).bit_length() - 1 for m in range(1, 1 << LOW_BITS)],
+                       dtype=np.int64)
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def assist_score(w, b, value, waited, urgent, n_cards, high, effects, top, win, lose,
+                 customer_effect, noise):
+    """weights . features of a commit/retarget option, summed in feature order."""
+    s = 0.0
+    s += w[b + C_VALUE] * value
+    s += w[b + C_WAITED] * waited
+    s += w[b + C_URGENT] * urgent
+    s += w[b + C_CARDS] * n_cards
+    s += w[b + C_HIGH] * high
+    s += w[b + C_EFFECTS] * effects
+    s += w[b + C_TOP] * top
+    s += w[b + C_CONTEST_WIN] * win
+    s += w[b + C_CONTEST_LOSE] * lose
+    s += w[b + C_CUST_EFFECT] * customer_effect
+    s += w[b + C_NOISE] * noise
+    return s
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def highest_played(vals, mask):
+    high = 0
+    m = mask
+    slot = 0
+    while m:
+        if m & 1 and vals[slot] > high:
+            high = vals[slot]
+        m >>= 1
+        slot += 1
+    return high
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def customer_has_effect(cards, cust):
+    return 1.0 if (cards[CD_KIND, cust] == VENTURE and cards[CD_EFFECT, cust] != EFFECT_NONE) else 0.0
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _commit_legal(cards, pile, used, hp, mask, j, total, nat, dual, boost, high, shift_k,
+                  has_wild, vals):
+    """D2: (legal, venture effects used) of committing hand subset ``mask`` to row position
+    ``j``, whose value lies within reach of the subset (sum - shift .. sum + boosts + shift).
+    For a subset with a boost card ``vals`` then holds the played values (eval_assist)."""
+    value = pile[SCR_ROWV, j]
+    d = pile[SCR_ROWD, j]
+    natural = d == ANY or (nat >> d & 1) != 0
+    if not natural and not (dual >> d & 1) and not has_wild:
+        return False, 0.0
+    if boost == 0:
+        # no boost card: the exact check of eval_assist, from the aggregates
+        delta = value - total
+        if delta != 0 and not (delta > 0 or high + delta >= 0):
+            return False, 0.0
+        return True, (0.0 if delta == 0 else 1.0) + (0.0 if natural or (dual >> d & 1) else 1.0)
+    ok, sh_slot, _, use_wild, _, _ = eval_assist(cards, pile[hp], mask, pile[P_ROW, j], used,
+                                                 shift_k, has_wild, vals)
+    return ok, (1.0 if sh_slot >= 0 else 0.0) + use_wild
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _commit_score(cards, w, rng, pile, arrival, used, vals, scoring, row, hand, team_effects,
+                  mask, j, n_played, boost, effects):
+    """D2: the score of a legal option (hand subset ``mask``, row position ``j``)."""
+    b, rnd, patience, w_noise, w_high, _ = scoring
+    top_value = row[1]
+    hp = hand[1]
+    shift_k, has_wild = team_effects
+    cust = pile[P_ROW, j]
+    high_f = 0
+    if w_high:
+        if boost == 0:  # _commit_legal left vals alone
+            eval_assist(cards, pile[hp], mask, cust, used, shift_k, has_wild, vals)
+        high_f = highest_played(vals, mask)
+    value = pile[SCR_ROWV, j]
+    waited = rnd - arrival[cust]
+    return assist_score(
+        w, b, value, waited, 1.0 if waited + 1 >= patience else 0.0, n_played, high_f, effects,
+        1.0 if value >= top_value else 0.0, 0.0, 0.0, customer_has_effect(cards, cust),
+        uniform(rng) if w_noise else 0.0)
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _customer_parts(cards, w, pile, arrival, scoring, top_value, j):
+    """D2 with separable scores: the parts of an option's score that depend on its
+    customer (row position ``j``): (value, waited and urgent; top; customer effect), each
+    summed in assist_score's order (the zero-weight features add zeros)."""
+    b, rnd, patience = scoring[0], scoring[1], scoring[2]
+    cust = pile[P_ROW, j]
+    value = pile[SCR_ROWV, j]
+    waited = rnd - arrival[cust]
+    return ((w[b + C_VALUE] * value + w[b + C_WAITED] * waited
+             + w[b + C_URGENT] * (1.0 if waited + 1 >= patience else 0.0)),
+            w[b + C_TOP] * (1.0 if value >= top_value else 0.0),
+            w[b + C_CUST_EFFECT] * customer_has_effect(cards, cust))
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects, best_score):
+    """D2 for separable scores and a hand of up to SUBSET_BITS cards without a usable
+    boost: returns (best mask, its row position, any option legal), the pass option
+    (``best_score``) kept unless beaten.
+
+    Bit m of a word stands for hand subset m, and lane m of ``sums`` holds its sum, so
+    per customer the subsets that assist it legally are a vector compare (equal_lanes)
+    and a few word operations: those whose sum hits its value (or the value within the
+    team's shift, where shifting down needs a card at least that high, P2P-E2), and that
+    hold a card of its domain (natural or dual_domain) unless the team has a
+    wild_domain. An option's score depends only on the customer and the card count, so
+    per customer and count only the smallest subset can be the first maximum: options are
+    ordered (mask, row position) and ties keep the first."""
+    b = scoring[0]
+    nrow, top_value = row[0], row[1]
+    h, hand_total = hand[0], hand[2]
+    shift_k, has_wild = team_effects
+    w_cards = w[b + C_CARDS]
+    h_val = pile[SCR_HV]
+    h_nat = pile[SCR_HNAT]
+    h_dual = pile[SCR_HDUAL]
+    row_v = pile[SCR_ROWV]
+    row_bits = pile[SCR_ROW_BITS]
+    sums = pile[SCR_SUBSET_SUMS].view(np.int16)
+    for m in range(LANES):  # (fixed-length loops: numba turns them into vector code)
+        sums[m] = 0
+    for k in range(h):
+        value = h_val[k]
+        for m in range(LANES):
+            sums[m] += SUBSET_HOLDS[k, m] & value
+    subsets = ((2 << ((1 << h) - 1)) - 1) & ~1  # the non-empty subsets
+    best_mask = 0
+    best_j = 0
+    legal = False
+    for j in range(nrow):
+        v = row_v[j]
+        domain_ok = subsets if has_wild else 0
+        for k in range(h):
+            domain_ok |= CONTAINS[k] & -(((h_nat[k] | h_dual[k]) & row_bits[j]) != 0)
+        ok = equal_lanes(sums, v) if v <= hand_total else 0
+        for d in range(1, shift_k + 1):
+            if 0 <= v - d <= hand_total:
+                ok |= equal_lanes(sums, v - d)  # shifted up by d
+            if v + d <= hand_total:
+                high_enough = 0  # shifted down by d: the highest card stays >= 0
+                for k in range(h):
+                    high_enough |= CONTAINS[k] & -(h_val[k] >= d)
+                ok |= equal_lanes(sums, v + d) & high_enough
+        ok &= domain_ok & subsets
+        legal |= ok != 0
+        if ok == 0:
+            continue
+        cust_part, top_part, effect_part = _customer_parts(cards, w, pile, arrival, scoring,
+                                                           top_value, j)
+        # Scores fall (or stay) as the count moves away from the preferred end: the first
+        # count scoring below the best so far ends the search for this customer.
+        for i in range(h):
+            n = i + 1 if w_cards <= 0.0 else h - i
+            of_size = ok & SUBSETS_OF_SIZE[n]
+            if of_size == 0:
+                continue
+            m = lowest_slot(of_size)
+            sc = cust_part + w_cards * n + top_part + effect_part
+            if sc < best_score:
+                break
+            if sc > best_score or (sc == best_score and best_mask != 0 and (
+                    m < best_mask or (m == best_mask and j < best_j))):
+                best_score = sc
+                best_mask = m
+                best_j = j
+    return best_mask, best_j, legal
+
+
+@njit(cache=True, _nrt=False)
+def _commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
+                      team_effects, best_score):
+    """D2 where _best_by_sums does not apply (scores with noise, high card or effects
+    features, a usable boost card, or more than SUBSET_BITS cards): returns (best mask, its
+    row position, any option legal).
+
+    Only subsets whose sum is within reach of some customer's value can be legal; a cheap
+    first pass lists them. For those, per-subset aggregates (sum, natural and dual_domain
+    bits, boost, count, highest card) decide most pairs without eval_assist: a subset
+    without a usable boost card is legal exactly when its sum, or its sum with the team's
+    best shift, hits the customer's value and a domain (natural, dual_domain, then
+    wild_domain) matches. Subsets with a boost card go through eval_assist (the exact
+    check). (Bucketing the row by customer value was slower: rows hold about two
+    customers.)
+
+    Not inlined, so the assist loop's code stays small: 4p greedy 0.96x the time, random
+    v random 1.07x (its every call comes here and pays the call)."""
+    b, _, _, _, _, separable = scoring
+    nrow, top_value, v_min, row_values = row
+    h, hp, _, boost_slots, boost_all = hand
+    shift_k, has_wild = team_effects
+    best_mask = 0
+    best_j = 0
+    legal = False
+    cust_part = fscr[F_CUST]
+    top_part = fscr[F_TOP]
+    effect_part = fscr[F_CUST_EFFECT]
+    h_val = pile[SCR_HV]
+    h_nat = pile[SCR_HNAT]
+    h_dual = pile[SCR_HDUAL]
+    h_boost = pile[SCR_HBOOST]
+    row_v = pile[SCR_ROWV]
+    row_bits = pile[SCR_ROW_BITS]
+    # A customer of value v is within reach of a subset with sum t when t - shift <= v <=
+    # t + boosts + shift: bit v + shift of reach_values lies in the window of width
+    # 2 shift + boosts (+ 1) above bit t. With values too high for 64 bits, every
+    # subset is in reach (card files allow values up to 99).
+    reach_values = row_values << shift_k if top_value + shift_k < 63 else -1
+    reach_plain = (2 << min(2 * shift_k, 62)) - 1
+    reach_boost = (2 << min(2 * shift_k + boost_all, 62)) - 1
+    # Masks in ascending order, in runs of 2**LOW_BITS: (slots beyond LOW_BITS, low slots).
+    # Pass 1 of a run sums each subset and lists, without branches (a filter branch
+    # mispredicts), the subsets with a row customer's value within reach of the sum (sum -
+    # shift .. sum + boosts + shift); pass 2 checks only those (about 4 of 14 at 4 players).
+    low_bits = min(h, LOW_BITS)
+    n_low = 1 << low_bits
+    l_sum = pile[SCR_LOW + LOW_SUM]  # sums of the low subsets, built in the first run
+    l_sum[0] = 0
+    cand = pile[SCR_LOW + LOW_CAND]
+    cand_sum = pile[SCR_LOW + LOW_CAND_SUM]
+    for run in range(1 << (h - low_bits)):
+        hi_mask = run << low_bits
+        hi_sum = 0
+        for k in range(low_bits, h):
+            hi_sum += h_val[k] * (hi_mask >> k & 1)
+        n_cand = 0
+        for lo in range(1 if run == 0 else 0, n_low):
+            if run == 0:
+                # a subset = a smaller one (without its lowest slot) + that slot
+                l_sum[lo] = l_sum[lo & (lo - 1)] + h_val[LOWEST_SLOT[lo]]
+            mask = hi_mask | lo
+            total = l_sum[lo] + hi_sum
+            reach = reach_boost if mask & boost_slots else reach_plain
+            cand[n_cand] = mask
+            cand_sum[n_cand] = total
+            n_cand += ((reach_values >> min(total, 63)) & reach) != 0
+        for i in range(n_cand):
+            mask = cand[i]
+            total = cand_sum[i]
+            # the subset's other aggregates, without branches on the data
+            n_played = 0
+            nat = 0
+            dual = 0
+            boost = 0
+            high = -1
+            for k in range(h):
+                bit = mask >> k & 1
+                n_played += bit
+                nat |= h_nat[k] * bit
+                dual |= h_dual[k] * bit
+                boost += h_boost[k] * bit
+                high = max(high, h_val[k] * bit - (1 - bit))
+            count_part = w[b + C_CARDS] * n_played
+            if separable and boost == 0:
+                # The exact check of eval_assist from the aggregates, without branches on the
+                # data (they mispredict): the sum hits the value, or the best shift does and
+                # leaves the highest card >= 0 (P2P-E2); a domain matches (natural,
+                # dual_domain, then wild_domain).
+                domains = nat | dual
+                for j in range(nrow):  # row order
+                    delta = row_v[j] - total
+                    ok = (((delta == 0) | ((abs(delta) <= shift_k) & ((delta > 0) | (high + delta >= 0))))
+                          & (((domains & row_bits[j]) != 0) | has_wild))
+                    sc = cust_part[j] + count_part + top_part[j] + effect_part[j]
+                    legal |= ok
+                    # the first maximum, as selects (a branch here mispredicts)
+                    better = ok & (sc > best_score)
+                    best_score = sc if better else best_score
+                    best_mask = mask if better else best_mask
+                    best_j = j if better else best_j
+                continue
+            lowest = total - shift_k
+            highest = total + boost + shift_k
+            if highest < v_min or lowest > top_value:
+                continue  # no customer in reach
+            for j in range(nrow):  # row order
+                if row_v[j] < lowest or row_v[j] > highest:
+                    continue
+                sc = 0.0
+                if separable:
+                    sc = cust_part[j] + count_part + top_part[j] + effect_part[j]
+                    if legal and sc <= best_score:
+                        continue  # cannot be the first maximum: skip the legality check
+                ok, effects = _commit_legal(cards, pile, used, hp, mask, j, total, nat, dual,
+                                            boost, high, shift_k, has_wild, vals)
+                if not ok:
+                    continue
+                legal = True
+                if not separable:
+                    sc = _commit_score(cards, w, rng, pile, arrival, used, vals, scoring, row,
+                                       hand, team_effects, mask, j, n_played, boost, effects)
+                if sc > best_score:
+                    best_score = sc
+                    best_mask = mask
+                    best_j = j
+    return best_mask, best_j, legal
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, vals,
+                  none_legal, fscr):
+    """D2: returns (mask, customer, any option legal); mask 0 and customer -1 for pass.
+
+    ``none_legal``: the caller knows no option can be legal (the team had none earlier in
+    this round and its hand, seats and effects have not changed since, while the row only
+    lost customers), so only the pass option is scored (its noise drawn as usual).
+
+    Every (subset, customer) pair is an option, in (subset mask ascending, row order).
+    With separable scores and a hand of up to SUBSET_BITS cards without a usable boost
+    (nearly every call of the default strategies), _best_by_sums finds the first maximum
+    with subset bitsets; otherwise _commit_by_passes visits the options in order."""
+    h = pile_n[P_HAND + team]
+    nrow = pile_n[P_ROW]
+    if h == 0 or nrow == 0:
+        return 0, -1, False
+    b = game_phase(w, pile_n) * NF
+    if none_legal:
+        if w[b + C_NOISE] != 0.0:
+            uniform(rng)  # the pass option's noise draw
+        return 0, -1, False
+    rnd = st[S_ROUND]
+    patience = rules[R_CUSTOMER_PATIENCE]
+    if st[S_EFFECTS_KNOWN + team] == 0:  # (also read by reveal)
+        shift_card, shift_k, wild, _ = venture_effects(cards, pile, pile_n, seats, used, team)
+        st[S_SHIFT_CARD + team] = shift_card
+        st[S_SHIFT_K + team] = shift_k
+        st[S_WILD + team] = wild
+        st[S_EFFECTS_KNOWN + team] = 1
+    shift_k = st[S_SHIFT_K + team]
+    has_wild = st[S_WILD + team] >= 0
+    w_noise = w[b + C_NOISE] != 0.0
+    w_high = w[b + C_HIGH] != 0.0
+    best_score = w[b + C_PASS] + (w[b + C_NOISE] * uniform(rng) if w_noise else 0.0)
+    # The row: each position's value and domain.
+    row_v = pile[SCR_ROWV]
+    row_d = pile[SCR_ROWD]
+    row_bits = pile[SCR_ROW_BITS]  # matched by a card of any of these domains
+    top_value = 0
+    v_min = cards[CD_VALUE, pile[P_ROW, 0]]
+    row_values = 0  # bit v: a customer of value v is in the row
+    for j in range(nrow):
+        cust = pile[P_ROW, j]
+        v = cards[CD_VALUE, cust]
+        row_v[j] = v
+        row_d[j] = cards[CD_DOMAIN, cust]
+        row_bits[j] = ALL_DOMAINS if row_d[j] == ANY else 1 << row_d[j]
+        top_value = max(top_value, v)
+        v_min = min(v_min, v)
+        row_values |= 1 << min(v, 63)
+    # Separable scores: without the high card, effects and noise features an option's score
+    # is a per-customer part plus the cards part, summed in assist_score's order (the
+    # zero-weight features add zeros), so it is known before the legality check.
+    separable = (not w_noise and not w_high and w[b + C_EFFECTS] == 0.0
+                 and np.isfinite(w[b + C_CONTEST_WIN]) and np.isfinite(w[b + C_CONTEST_LOSE]))
+    # Each hand slot's part of the aggregates (boost and dual_domain only while unused).
+    hp = P_HAND + team
+    h_val = pile[SCR_HV]
+    h_nat = pile[SCR_HNAT]
+    h_dual = pile[SCR_HDUAL]
+    h_boost = pile[SCR_HBOOST]
+    for s in range(h):
+        c = pile[hp, s]
+        h_val[s] = cards[CD_VALUE, c]
+        d = cards[CD_DOMAIN, c]
+        h_nat[s] = ALL_DOMAINS if d == ANY else 1 << d
+        h_dual[s] = 0
+        h_boost[s] = 0
+        if used[c] == 0:
+            if cards[CD_EFFECT, c] == EFFECT_BOOST:
+                h_boost[s] = cards[CD_ARG, c]
+            elif cards[CD_EFFECT, c] == EFFECT_DUAL_DOMAIN:
+                h_dual[s] = 1 << cards[CD_ARG, c]
+    boost_slots = 0  # the slots holding an unused boost card
+    boost_all = 0
+    hand_total = 0
+    for s in range(h):
+        boost_slots |= (1 if h_boost[s] else 0) << s
+        boost_all += h_boost[s]
+        hand_total += h_val[s]
+    # The option search's scalars, bundled (see the module docstring).
+    scoring = (b, rnd, patience, w_noise, w_high, separable)
+    row = (nrow, top_value, v_min, row_values)
+    hand = (h, hp, hand_total, boost_slots, boost_all)
+    team_effects = (shift_k, has_wild)
+    if separable and boost_slots == 0 and h <= SUBSET_BITS and hand_total < SUBSET_SUM_MAX:
+        best_mask, best_j, legal = _best_by_sums(cards, w, pile, arrival, scoring, row, hand,
+                                                 team_effects, best_score)
+        return best_mask, (pile[P_ROW, best_j] if best_mask else -1), legal
+    if separable:
+        for j in range(nrow):
+            fscr[F_CUST, j], fscr[F_TOP, j], fscr[F_CUST_EFFECT, j] = _customer_parts(
+                cards, w, pile, arrival, scoring, top_value, j)
+    best_mask, best_j, legal = _commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr,
+                                                 scoring, row, hand, team_effects, best_score)
+    return best_mask, (pile[P_ROW, best_j] if best_mask else -1), legal
+

@@ -1,0 +1,179 @@
+"""Reveals and contests (P2P-R2b, R2c, D3), as numba kernels.
+
+After both teams commit, the team without the marker reveals first, then the marker
+holder, who may retarget (D3: choose_target); reveal applies an assist's effects and sorts
+its contest keys; resolve_contest settles two assists of one customer. The legality of an
+assist and the contest comparison themselves are assist_kernel's.
+"""
+import numpy as np
+from numba import njit
+
+from sim.games.peer_to_peer.assist_kernel import (
+    contest, eval_assist, lowest_slot, sorted_play, unpaired_step,
+)
+from sim.games.peer_to_peer.commit_kernel import (
+    assist_score, customer_has_effect, highest_played,
+)
+from sim.games.peer_to_peer.constants import (
+    CD_EFFECT, CD_VALUE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN, EFFECT_SHIFT, EFFECT_TIEBREAK,
+    EFFECT_WILD_DOMAIN, ERR_ILLEGAL_ASSIST, MAX_SEATS, R_CONTEST_UNPAIRED, R_CUSTOMER_PATIENCE,
+    R_LOSER_EFFECTS_SPENT, SEAT_TEAM, UNPAIRED_TIED, WHY_TIEBREAK,
+)
+from sim.games.peer_to_peer.features import C_NOISE, NF
+from sim.games.peer_to_peer.state_kernel import (
+    EV_CONTEST, EV_DECLARE, EV_PLAY, EV_RETURN, P_HAND, P_ROW, P_SEAT, S_EFFECTS_KNOWN, S_ERROR,
+    S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, T_CONTESTS, T_CONTESTS_WON, T_UNPAIRED_WON, event,
+    feature_noise, find_effect, game_phase, mark_used, venture_effects,
+)
+
+@njit(cache=True, _nrt=False, inline='always')
+def reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals, keys, trace,
+           mark, need_keys):
+    """Apply the effects of an assist (P2P-R2b/R2f); with ``need_keys``, sort its contest
+    keys into ``keys`` and return their number (else 0).
+
+    The team's venture effects are those its D2 found (st[S_SHIFT_CARD + team] ...): only
+    the other team's reveal ran since, and it marks only that team's cards."""
+    hand = pile[P_HAND + team]
+    shift_card = st[S_SHIFT_CARD + team]
+    shift_k = st[S_SHIFT_K + team]
+    wild = st[S_WILD + team]
+    ok, sh_slot, sh_delta, use_wild, dual_slot, boost_mask = eval_assist(
+        cards, hand, mask, cust, used, shift_k, wild >= 0, vals)
+    if not ok:
+        st[S_ERROR] = ERR_ILLEGAL_ASSIST
+    if mark:
+        if sh_slot >= 0:
+            mark_used(used, st, shift_card, trace, team, EFFECT_SHIFT)
+        if use_wild:
+            mark_used(used, st, wild, trace, team, EFFECT_WILD_DOMAIN)
+        if dual_slot >= 0:
+            mark_used(used, st, hand[dual_slot], trace, team, EFFECT_DUAL_DOMAIN)
+        for slot in range(pile_n[P_HAND + team]):
+            if boost_mask >> slot & 1:
+                mark_used(used, st, hand[slot], trace, team, EFFECT_BOOST)
+    total = 0
+    m = mask
+    while m:
+        slot = lowest_slot(m)
+        m &= m - 1
+        total += vals[slot]
+        if trace.shape[0] and mark:
+            event(trace, st, st[S_ROUND], EV_PLAY, team, hand[slot], vals[slot], 0)
+    if total != cards[CD_VALUE, cust]:
+        st[S_ERROR] = ERR_ILLEGAL_ASSIST
+    if trace.shape[0] and mark:
+        event(trace, st, st[S_ROUND], EV_DECLARE, team, cust,
+              shift_card if sh_slot >= 0 else -1, wild if use_wild else -1)
+    if not need_keys:
+        return 0
+    return sorted_play(cards, rules, hand, mask, vals, keys)
+
+
+@njit(cache=True, _nrt=False)
+def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, mask,
+                  declared, rival_cust, rival_keys, n_rival, vals, keys):
+    """D3: the marker holder picks any customer its committed cards can legally assist."""
+    phase = game_phase(w, pile_n)
+    hand = pile[P_HAND + team]
+    shift_card, shift_k, wild, _ = venture_effects(cards, pile, pile_n, seats, used, team)
+    has_wild = wild >= 0
+    tb_me = find_effect(cards, pile, pile_n, seats, used, team, EFFECT_TIEBREAK, -1) >= 0
+    tb_rival = find_effect(cards, pile, pile_n, seats, used, 1 - team, EFFECT_TIEBREAK, -1) >= 0
+    top_value = 0
+    for j in range(pile_n[P_ROW]):
+        top_value = max(top_value, cards[CD_VALUE, pile[P_ROW, j]])
+    b = phase * NF
+    rnd = st[S_ROUND]
+    best = declared
+    best_score = -np.inf
+    for j in range(pile_n[P_ROW]):
+        cust = pile[P_ROW, j]
+        ok, sh_slot, _, use_wild, _, _ = eval_assist(cards, hand, mask, cust, used, shift_k,
+                                                     has_wild, vals)
+        if not ok:
+            continue
+        win = 0.0
+        lose = 0.0
+        if cust == rival_cust:
+            n = sorted_play(cards, rules, hand, mask, vals, keys)
+            if team == 0:
+                winner, _ = contest(keys, n, rival_keys, n_rival, tb_me, tb_rival, team,
+                                    rules[R_CONTEST_UNPAIRED] == UNPAIRED_TIED)
+            else:
+                winner, _ = contest(rival_keys, n_rival, keys, n, tb_rival, tb_me, team,
+                                    rules[R_CONTEST_UNPAIRED] == UNPAIRED_TIED)
+            if winner == team:
+                win = 1.0
+            else:
+                lose = 1.0
+        value = cards[CD_VALUE, cust]
+        waited = rnd - arrival[cust]
+        n_played = 0
+        m = mask
+        while m:
+            n_played += m & 1
+            m >>= 1
+        sc = assist_score(
+            w, b, value, waited, 1.0 if waited + 1 >= rules[R_CUSTOMER_PATIENCE] else 0.0,
+            n_played, highest_played(vals, mask), (1.0 if sh_slot >= 0 else 0.0) + use_wild,
+            1.0 if value >= top_value else 0.0, win, lose, customer_has_effect(cards, cust),
+            feature_noise(w, phase, C_NOISE, rng))
+        if sc > best_score:
+            best_score = sc
+            best = cust
+    return best
+
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def resolve_contest(cards, rules, seats, pile, pile_n, used, used_before, st, stats, trace,
+                    keys_a, n_a, keys_b, n_b, marker, masks, cust):
+    """R2c: both teams assisted customer ``cust``; returns the winning team. Spends the
+    winner's `tiebreak` if it decided, counts the contest, and (loser_effects_spent=false)
+    gives the loser back the effects of its assist. Keys come from reveal."""
+    rnd = st[S_ROUND]
+    tb_a = find_effect(cards, pile, pile_n, seats, used, 0, EFFECT_TIEBREAK, -1)
+    tb_b = find_effect(cards, pile, pile_n, seats, used, 1, EFFECT_TIEBREAK, -1)
+    winner, why = contest(keys_a, n_a, keys_b, n_b, tb_a >= 0, tb_b >= 0, marker,
+                          rules[R_CONTEST_UNPAIRED] == UNPAIRED_TIED)
+    if why == WHY_TIEBREAK:
+        mark_used(used, st, tb_a if winner == 0 else tb_b, trace, winner, EFFECT_TIEBREAK)
+    stats[T_CONTESTS] += 1
+    stats[T_CONTESTS_WON + winner] += 1
+    unpaired = unpaired_step(keys_a, n_a, keys_b, n_b)
+    if unpaired:
+        stats[T_UNPAIRED_WON + winner] += 1
+    if trace.shape[0]:
+        event(trace, st, rnd, EV_CONTEST, winner, cust, why, 1 if unpaired else 0)
+        event(trace, st, rnd, EV_RETURN, 1 - winner, 0, 0, 0)
+    if rules[R_LOSER_EFFECTS_SPENT] == 0:
+        unmark_assist(cards, pile, pile_n, seats, used, used_before, st, 1 - winner,
+                      masks[1 - winner])
+    return winner
+
+
+@njit(cache=True, _nrt=False)
+def unmark_assist(cards, pile, pile_n, seats, used, used_before, st, team, mask):
+    """Reading loser_effects_spent=false: a contest loser's effects stay available.
+
+    Restores the loser's assist venture effects and played group cards to ``used_before``
+    (taken before this pass's reveals), so an effect spent earlier in the round stays
+    spent (P2P-E: once per round)."""
+    st[S_EFFECTS_KNOWN + team] = 0
+    for s in range(MAX_SEATS):
+        if seats[SEAT_TEAM, s] != team:
+            continue
+        for i in range(pile_n[P_SEAT + s]):
+            c = pile[P_SEAT + s, i]
+            if cards[CD_EFFECT, c] == EFFECT_SHIFT or cards[CD_EFFECT, c] == EFFECT_WILD_DOMAIN:
+                used[c] = used_before[c]
+    m = mask
+    slot = 0
+    while m:
+        if m & 1:
+            c = pile[P_HAND + team, slot]
+            used[c] = used_before[c]
+        m >>= 1
+        slot += 1
+

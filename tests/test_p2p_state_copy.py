@@ -1,0 +1,62 @@
+"""state_kernel.copy_state and engine_kernel.play_rounds: a copy of a Peer-to-Peer game's
+state made between rounds plays on exactly as the original would (what a search player
+clones and plays out from)."""
+import numpy as np
+import pytest
+
+from sim.core.game import get_game
+from sim.games.peer_to_peer import engine_kernel as e
+from sim.games.peer_to_peer import state_kernel as s
+from sim.games.peer_to_peer.constants import R_MAX_ROUNDS, TIMEOUT
+
+NO_TRACE = np.zeros((0, s.TRACE_FIELDS), np.int64)
+
+
+def _args(config):
+    return (config.card_table, config.rules_vector, config.seats, config.weights["A"],
+            config.weights["B"])
+
+
+def _game_state(state):
+    """The parts of a state a game goes on from (not the scratch rows), as plain lists."""
+    rng, pile, pile_n, arrival, used, st, stats, starts, _ = state
+    return ([int(x) for x in rng], [pile[p, :pile_n[p]].tolist() for p in range(s.N_PILES)],
+            arrival.tolist(), used.tolist(), st.tolist(), stats.tolist(), starts.tolist())
+
+
+@pytest.mark.parametrize("players, strategies", [
+    (4, None),
+    (3, {"A": "random", "B": "greedy"}),  # strategy noise: the copy must carry the stream
+    (1, {"A": "random"}),
+])
+def test_a_copy_made_between_rounds_plays_on_as_the_original(players, strategies):
+    config = get_game("peer-to-peer").configure(players=players, strategies=strategies)
+    cards, rules, seats, w_a, w_b = _args(config)
+    first_part = rules.copy()
+    checked = 0
+    for game_index in range(12):
+        whole = e.new_state(cards.shape[1])
+        e.start_game(cards, rules, seats, w_a, w_b, 5, game_index, NO_TRACE, whole)
+        expected = e.play_rounds(cards, rules, seats, w_a, w_b, NO_TRACE, True, whole)
+        split_at = 1 + game_index % 4
+        if expected[1] <= split_at:
+            continue  # over before the copy is made
+        # The first rounds, stopped after round split_at (max_rounds is read only by the
+        # round loop), then copied into a state left over from another game.
+        first_part[R_MAX_ROUNDS] = split_at
+        original = e.new_state(cards.shape[1])
+        e.start_game(cards, rules, seats, w_a, w_b, 5, game_index, NO_TRACE, original)
+        assert e.play_rounds(cards, first_part, seats, w_a, w_b, NO_TRACE, True,
+                             original) == (TIMEOUT, split_at)
+        copy = e.new_state(cards.shape[1])
+        e.start_game(cards, rules, seats, w_a, w_b, 99, game_index + 1, NO_TRACE, copy)
+        e.play_rounds(cards, rules, seats, w_a, w_b, NO_TRACE, True, copy)
+        s.copy_state(original, copy)
+        assert _game_state(copy) == _game_state(original)
+        # the original plays on first: the copy shares none of its arrays
+        assert e.play_rounds(cards, rules, seats, w_a, w_b, NO_TRACE, True, original) == expected
+        assert _game_state(original) == _game_state(whole)
+        assert e.play_rounds(cards, rules, seats, w_a, w_b, NO_TRACE, True, copy) == expected
+        assert _game_state(copy) == _game_state(whole)
+        checked += 1
+    assert checked >= 6
