@@ -17,6 +17,15 @@ def _args(config):
             config.weights["B"])
 
 
+def _start(game, seed, game_index, state):
+    e.start_game(*game, seed, game_index, NO_TRACE, *state[:8])
+
+
+def _play_rounds(game, rules, state):
+    cards, _, seats, w_a, w_b = game
+    return e.play_rounds(cards, rules, seats, w_a, w_b, NO_TRACE, True, *state[:7], state[8])
+
+
 def _game_state(state):
     """The parts of a state a game goes on from (not the scratch rows), as plain lists."""
     rng, pile, pile_n, arrival, used, st, stats, starts, _ = state
@@ -31,13 +40,14 @@ def _game_state(state):
 ])
 def test_a_copy_made_between_rounds_plays_on_as_the_original(players, strategies):
     config = get_game("peer-to-peer").configure(players=players, strategies=strategies)
-    cards, rules, seats, w_a, w_b = _args(config)
+    game = _args(config)
+    cards, rules = game[0], game[1]
     first_part = rules.copy()
     checked = 0
     for game_index in range(12):
         whole = e.new_state(cards.shape[1])
-        e.start_game(cards, rules, seats, w_a, w_b, 5, game_index, NO_TRACE, whole)
-        expected = e.play_rounds(cards, rules, seats, w_a, w_b, NO_TRACE, True, whole)
+        _start(game, 5, game_index, whole)
+        expected = _play_rounds(game, rules, whole)
         split_at = 1 + game_index % 4
         if expected[1] <= split_at:
             continue  # over before the copy is made
@@ -45,18 +55,17 @@ def test_a_copy_made_between_rounds_plays_on_as_the_original(players, strategies
         # round loop), then copied into a state left over from another game.
         first_part[R_MAX_ROUNDS] = split_at
         original = e.new_state(cards.shape[1])
-        e.start_game(cards, rules, seats, w_a, w_b, 5, game_index, NO_TRACE, original)
-        assert e.play_rounds(cards, first_part, seats, w_a, w_b, NO_TRACE, True,
-                             original) == (TIMEOUT, split_at)
+        _start(game, 5, game_index, original)
+        assert _play_rounds(game, first_part, original) == (TIMEOUT, split_at)
         copy = e.new_state(cards.shape[1])
-        e.start_game(cards, rules, seats, w_a, w_b, 99, game_index + 1, NO_TRACE, copy)
-        e.play_rounds(cards, rules, seats, w_a, w_b, NO_TRACE, True, copy)
+        _start(game, 99, game_index + 1, copy)
+        _play_rounds(game, rules, copy)
         s.copy_state(original, copy)
         assert _game_state(copy) == _game_state(original)
         # the original plays on first: the copy shares none of its arrays
-        assert e.play_rounds(cards, rules, seats, w_a, w_b, NO_TRACE, True, original) == expected
+        assert _play_rounds(game, rules, original) == expected
         assert _game_state(original) == _game_state(whole)
-        assert e.play_rounds(cards, rules, seats, w_a, w_b, NO_TRACE, True, copy) == expected
+        assert _play_rounds(game, rules, copy) == expected
         assert _game_state(copy) == _game_state(whole)
         checked += 1
     assert checked >= 6

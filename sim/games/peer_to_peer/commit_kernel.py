@@ -457,4 +457,3 @@ def choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
     best_mask, best_j, legal = _commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr,
                                                  scoring, row, hand, team_effects, best_score)
     return best_mask, (pile[P_ROW, best_j] if best_mask else -1), legal
-

@@ -26,6 +26,7 @@ from sim.games.peer_to_peer.state_kernel import (
     feature_noise, find_effect, game_phase, mark_used, venture_effects,
 )
 
+
 @njit(cache=True, _nrt=False, inline='always')
 def reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals, keys, trace,
            mark, need_keys):
@@ -125,7 +126,6 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
     return best
 
 
-
 @njit(cache=True, _nrt=False, inline='always')
 def resolve_contest(cards, rules, seats, pile, pile_n, used, used_before, st, stats, trace,
                     keys_a, n_a, keys_b, n_b, marker, masks, cust):
@@ -176,4 +176,3 @@ def unmark_assist(cards, pile, pile_n, seats, used, used_before, st, team, mask)
             used[c] = used_before[c]
         m >>= 1
         slot += 1
-

@@ -14,8 +14,8 @@ compile-cache hash covers it):
 - round_kernel: the assist loop (R2), the refresh (R3) and unhappy customers (R4, E6);
 - engine_kernel (this module): the round loop, scoring, the result row.
 
-A game is ``start_game`` (seed, reset, setup) then ``play_rounds``; the state is the
-tuple of state_kernel.new_state (its layout is described there), so a copy
+A game is ``start_game`` (seed, reset, setup) then ``play_rounds``, on the arrays of
+state_kernel.new_state (its layout is described there); a copy of them
 (state_kernel.copy_state) made between rounds plays on with ``play_rounds`` exactly as
 the original would.
 
@@ -53,6 +53,7 @@ from sim.games.peer_to_peer.state_kernel import (  # noqa: F401
 )
 from sim.core.rng_kernel import seed_game
 
+
 # ---------------------------------------------------------------- a whole game
 
 @njit(cache=True, _nrt=False)
@@ -74,11 +75,12 @@ def _scoring(cards, rules, pile, pile_n):
     return DRAW
 
 
-
 @njit(cache=True, _nrt=False)
-def start_game(cards, rules, seats, w_a, w_b, seed, game_index, trace, state):
-    """Seed game ``game_index``'s random stream, reset the state and set the game up (P2P-S)."""
-    rng, pile, pile_n, arrival, used, st, stats, starts, _ = state
+def start_game(cards, rules, seats, w_a, w_b, seed, game_index, trace, rng, pile, pile_n, arrival,
+               used, st, stats, starts):
+    """Seed game ``game_index``'s random stream, reset the state and set the game up (P2P-S).
+
+    The state arrays are those of state_kernel.new_state (all but the float scratch)."""
     seed_game(rng, seed, game_index)
     pile_n[:] = 0
     arrival[:] = 0
@@ -89,11 +91,15 @@ def start_game(cards, rules, seats, w_a, w_b, seed, game_index, trace, state):
 
 
 @njit(cache=True, _nrt=False)
-def play_rounds(cards, rules, seats, w_a, w_b, trace, debug, state):
+def play_rounds(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n, arrival, used, st,
+                stats, fscr):
     """Play the rounds after round st[S_ROUND] until the game ends; returns (winner code,
     the last round played). Every round: R1 deal, R2 assists, R3 refresh, R4 unhappy
-    customers, R5 end of the game or the marker passes."""
-    rng, pile, pile_n, arrival, used, st, stats, _, fscr = state
+    customers, R5 end of the game or the marker passes.
+
+    The state arrays are those of state_kernel.new_state (all but ``starts``), passed one
+    by one: with the state as one tuple argument this function took about twice as long
+    to compile cold."""
     solo = rules[R_PLAYERS] == 1
     winner = TIMEOUT
     rnd = st[S_ROUND]
@@ -137,15 +143,18 @@ def play_game(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace
     """Play one game; write its result row into ``out`` (a record) and ``fates``.
 
     Returns the number of trace events written (0 when ``trace`` has no rows)."""
+    rng, pile, pile_n, arrival, used, st, stats, starts, fscr = new_state(cards.shape[1])
     return _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug,
-                 new_state(cards.shape[1]))
+                 rng, pile, pile_n, arrival, used, st, stats, starts, fscr)
 
 
 @njit(cache=True, _nrt=False)
-def _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug, state):
-    start_game(cards, rules, seats, w_a, w_b, seed, game_index, trace, state)
-    winner, rnd = play_rounds(cards, rules, seats, w_a, w_b, trace, debug, state)
-    _, pile, pile_n, _, _, st, stats, starts, _ = state
+def _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug,
+          rng, pile, pile_n, arrival, used, st, stats, starts, fscr):
+    start_game(cards, rules, seats, w_a, w_b, seed, game_index, trace, rng, pile, pile_n, arrival,
+               used, st, stats, starts)
+    winner, rnd = play_rounds(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n,
+                              arrival, used, st, stats, fscr)
     if trace.shape[0]:
         event(trace, st, rnd, EV_END, winner, pile_n[P_SCORE], pile_n[P_SCORE + 1], 0)
     _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_index, winner, rnd,
@@ -216,10 +225,10 @@ def _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_ind
 def run_games(cards, rules, seats, w_a, w_b, seed, start, out, fates, debug):
     """Play games start .. start+len(out)-1 (serial, GIL released: callers use threads)."""
     trace = np.zeros((0, TRACE_FIELDS), np.int64)
-    state = new_state(cards.shape[1])
+    rng, pile, pile_n, arrival, used, st, stats, starts, fscr = new_state(cards.shape[1])
     for i in range(out.shape[0]):
         _play(cards, rules, seats, w_a, w_b, seed, start + i, out[i], fates[i], trace, debug,
-              state)
+              rng, pile, pile_n, arrival, used, st, stats, starts, fscr)
 
 
 @njit(cache=True)

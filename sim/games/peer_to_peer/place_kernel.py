@@ -19,6 +19,7 @@ from sim.games.peer_to_peer.state_kernel import (
 )
 from sim.core.rng_kernel import shuffle
 
+
 @njit(cache=True, _nrt=False, inline='always')
 def win_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, mask, cust, trace):
     """The winner's played cards go to its discard and it places the customer (R2d)."""
@@ -34,8 +35,6 @@ def win_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, tea
     if trace.shape[0]:
         event(trace, st, st[S_ROUND], EV_WIN, team, cust, 0, 0)
     place_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, trace)
-
-
 
 
 @njit(cache=True, _nrt=False, inline='always')
@@ -122,7 +121,7 @@ def _overflow(cards, w, phase, rng, pile, pile_n, st, team, s, trace):
         value = float(cards[CD_VALUE, c])
         is_new = 1.0 if i == pile_n[p] - 1 else 0.0
         noise = feature_noise(w, phase, L_NOISE, rng)
-        sc = 0.0  # as _score_option: the non-zero features, in feature order
+        sc = 0.0  # weights . features over the non-zero features, in feature order
         if has_effect != 0.0:
             sc += w[b + L_HAS_EFFECT] * has_effect
         if value != 0.0:
@@ -138,4 +137,3 @@ def _overflow(cards, w, phase, rng, pile, pile_n, st, team, s, trace):
     push(pile, pile_n, P_SCORE + team, c)
     if trace.shape[0]:
         event(trace, st, st[S_ROUND], EV_OVERFLOW, team, s, c, 0)
-

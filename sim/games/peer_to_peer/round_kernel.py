@@ -5,7 +5,6 @@ and the winners place their customers (place_kernel), until both pass (R2). refr
 group hand is discarded and drawn again (R3). unhappy: customers who waited too long or
 overflow the row turn unhappy, unless a patience venture saves them (R4, E6, D6).
 """
-import numpy as np
 from numba import njit
 
 from sim.games.peer_to_peer.assist_kernel import eval_assist
@@ -28,6 +27,7 @@ from sim.games.peer_to_peer.state_kernel import (
     remove_at, venture_effects,
 )
 from sim.core.rng_kernel import shuffle
+
 
 # ---------------------------------------------------------------- R2: the assist loop
 
@@ -135,7 +135,6 @@ def assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used,
             check_invariants(cards, rules, seats, pile, pile_n, st)
 
 
-
 @njit(cache=True, _nrt=False)
 def _trace_hands(pile, pile_n, st, n_teams, trace):
     """Trace only: each team's group hand before it commits (R2a), slot by slot."""
@@ -165,7 +164,6 @@ def _trace_could_assist(cards, pile, pile_n, seats, used, st, n_teams, vals, tra
                     found = mask
                     break
             event(trace, st, st[S_ROUND], EV_COULD, t, cust, found, 0)
-
 
 
 # ---------------------------------------------------------------- R3, R4: end of round
@@ -277,5 +275,3 @@ def unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st,
             push(pile, pile_n, P_UNHAPPY, c)
             if trace.shape[0]:
                 event(trace, st, rnd, EV_UNHAPPY, c, 0, 0, 0)
-
-

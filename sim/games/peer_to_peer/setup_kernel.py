@@ -19,6 +19,7 @@ from sim.games.peer_to_peer.state_kernel import (
 )
 from sim.core.rng_kernel import shuffle, uniform
 
+
 @njit(cache=True, _nrt=False)
 def setup_game(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, starts, trace):
     n_cards = cards.shape[1]
@@ -56,7 +57,7 @@ def setup_game(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, st
             has_effect = 1.0 if cards[CD_EFFECT, c] != EFFECT_NONE else 0.0
             value = float(cards[CD_VALUE, c])
             noise = feature_noise(w, 0, V_NOISE, rng)
-            sc = 0.0  # as _score_option: the non-zero features, in feature order
+            sc = 0.0  # weights . features over the non-zero features, in feature order
             if has_effect != 0.0:
                 sc += w[V_HAS_EFFECT] * has_effect
             if value != 0.0:
@@ -128,4 +129,3 @@ def setup_game(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, st
     else:
         st[S_MARKER] = 1 if uniform(rng) >= 0.5 else 0
     st[S_FIRST_MARKER] = st[S_MARKER]
-
