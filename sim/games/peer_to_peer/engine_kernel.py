@@ -75,7 +75,10 @@ def _scoring(cards, rules, pile, pile_n):
     return DRAW
 
 
-@njit(cache=True, _nrt=False)
+NO_WINNER = -1  # play_round: the game goes on
+
+
+@njit(cache=True, _nrt=False, inline='always')
 def start_game(cards, rules, seats, w_a, w_b, seed, game_index, trace, rng, pile, pile_n, arrival,
                used, st, stats, starts):
     """Seed game ``game_index``'s random stream, reset the state and set the game up (P2P-S).
@@ -90,51 +93,59 @@ def start_game(cards, rules, seats, w_a, w_b, seed, game_index, trace, rng, pile
     setup_game(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, starts, trace)
 
 
+@njit(cache=True, _nrt=False, inline='always')
+def play_round(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n, arrival, used, st,
+               stats, fscr, rnd):
+    """Round ``rnd``: R1 deal, R2 assists, R3 refresh, R4 unhappy customers, R5 the end of
+    the game (returns its winner code) or the marker passes (returns NO_WINNER)."""
+    solo = rules[R_PLAYERS] == 1
+    st[S_ROUND] = rnd
+    if trace.shape[0]:
+        event(trace, st, rnd, EV_MARKER, st[S_MARKER], 0, 0, 0)
+    if rnd > 1 or rules[R_DEAL_IN_FIRST_ROUND]:  # R1
+        for _ in range(rules[R_NEW_CUSTOMERS]):
+            if pile_n[P_CUST] == 0:
+                break
+            c = pop(pile, pile_n, P_CUST)
+            push(pile, pile_n, P_ROW, c)
+            arrival[c] = rnd
+            if trace.shape[0]:
+                event(trace, st, rnd, EV_DEAL, c, 0, 0, 0)
+    used[:] = 0
+    st[S_EFFECTS_KNOWN] = 0
+    st[S_EFFECTS_KNOWN + 1] = 0
+    assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, stats,
+                trace, debug, fscr)
+    for team in range(1 if solo else 2):  # R3
+        refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace)
+    if any_unhappy(rules, pile, pile_n, arrival, rnd):  # R4 (most rounds have none)
+        unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, trace)
+    if debug:
+        check_invariants(cards, rules, seats, pile, pile_n, st)
+    if pile_n[P_UNHAPPY] >= rules[R_UNHAPPY_LIMIT]:  # R5
+        return ALL_LOSE
+    if pile_n[P_CUST] == 0 and (rules[R_END_WHEN] == END_DECK_EMPTY or pile_n[P_ROW] == 0):
+        return SOLO_WIN if solo else _scoring(cards, rules, pile, pile_n)
+    if not solo:  # R5: the marker passes to the other team (there is none in solo)
+        st[S_MARKER] = 1 - st[S_MARKER]
+    return NO_WINNER
+
+
 @njit(cache=True, _nrt=False)
 def play_rounds(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n, arrival, used, st,
                 stats, fscr):
-    """Play the rounds after round st[S_ROUND] until the game ends; returns (winner code,
-    the last round played). Every round: R1 deal, R2 assists, R3 refresh, R4 unhappy
-    customers, R5 end of the game or the marker passes.
-
-    The state arrays are those of state_kernel.new_state (all but ``starts``), passed one
-    by one: with the state as one tuple argument this function took about twice as long
-    to compile cold."""
-    solo = rules[R_PLAYERS] == 1
+    """Play on from a state after round st[S_ROUND] (a copy, say) until the game ends;
+    returns (winner code, the last round played). Not on the engine's path: _play runs
+    the same rounds (play_round) in its own loop, so that its cold compile stays that of
+    one function (with the rounds in a second function it took about twice as long)."""
     winner = TIMEOUT
     rnd = st[S_ROUND]
     for rnd in range(st[S_ROUND] + 1, rules[R_MAX_ROUNDS] + 1):
-        st[S_ROUND] = rnd
-        if trace.shape[0]:
-            event(trace, st, rnd, EV_MARKER, st[S_MARKER], 0, 0, 0)
-        if rnd > 1 or rules[R_DEAL_IN_FIRST_ROUND]:  # R1
-            for _ in range(rules[R_NEW_CUSTOMERS]):
-                if pile_n[P_CUST] == 0:
-                    break
-                c = pop(pile, pile_n, P_CUST)
-                push(pile, pile_n, P_ROW, c)
-                arrival[c] = rnd
-                if trace.shape[0]:
-                    event(trace, st, rnd, EV_DEAL, c, 0, 0, 0)
-        used[:] = 0
-        st[S_EFFECTS_KNOWN] = 0
-        st[S_EFFECTS_KNOWN + 1] = 0
-        assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, stats,
-                    trace, debug, fscr)
-        for team in range(1 if solo else 2):  # R3
-            refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace)
-        if any_unhappy(rules, pile, pile_n, arrival, rnd):  # R4 (most rounds have none)
-            unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, trace)
-        if debug:
-            check_invariants(cards, rules, seats, pile, pile_n, st)
-        if pile_n[P_UNHAPPY] >= rules[R_UNHAPPY_LIMIT]:  # R5
-            winner = ALL_LOSE
+        ended = play_round(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n,
+                           arrival, used, st, stats, fscr, rnd)
+        if ended != NO_WINNER:
+            winner = ended
             break
-        if pile_n[P_CUST] == 0 and (rules[R_END_WHEN] == END_DECK_EMPTY or pile_n[P_ROW] == 0):
-            winner = SOLO_WIN if solo else _scoring(cards, rules, pile, pile_n)
-            break
-        if not solo:  # R5: the marker passes to the other team (there is none in solo)
-            st[S_MARKER] = 1 - st[S_MARKER]
     return winner, rnd
 
 
@@ -153,8 +164,14 @@ def _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, de
           rng, pile, pile_n, arrival, used, st, stats, starts, fscr):
     start_game(cards, rules, seats, w_a, w_b, seed, game_index, trace, rng, pile, pile_n, arrival,
                used, st, stats, starts)
-    winner, rnd = play_rounds(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n,
-                              arrival, used, st, stats, fscr)
+    winner = TIMEOUT
+    rnd = 0
+    for rnd in range(1, rules[R_MAX_ROUNDS] + 1):
+        ended = play_round(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n,
+                           arrival, used, st, stats, fscr, rnd)
+        if ended != NO_WINNER:
+            winner = ended
+            break
     if trace.shape[0]:
         event(trace, st, rnd, EV_END, winner, pile_n[P_SCORE], pile_n[P_SCORE + 1], 0)
     _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_index, winner, rnd,
