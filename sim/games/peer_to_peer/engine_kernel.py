@@ -9,13 +9,14 @@ compile-cache hash covers it):
 - setup_kernel: setup (P2P-S, D1);
 - commit_kernel: D2, the commit search (which hand subset for which customer);
 - assist_kernel: the legality of an assist and the contest comparison (P2P-R2a, R2c, E);
-- contest_kernel: reveals (R2b), the marker holder's retarget (D3) and contests (R2c);
+- contest_kernel: reveals (R2b), the marker holder's retarget (D3), a contest loser's effects;
 - place_kernel: the won customer's destination (R2d, D4) and venture overflow (D5);
-- round_kernel: the assist loop (R2), the refresh (R3) and unhappy customers (R4, E6);
+- round_kernel: the assist loop (R2, with its R2c contest step), the refresh (R3) and
+  unhappy customers (R4, E6);
 - engine_kernel (this module): the round loop, scoring, the result row.
 
-A game is ``start_game`` (seed, reset, setup) then ``play_rounds``, on the arrays of
-state_kernel.new_state (its layout is described there); a copy of them
+A game is ``start_game`` (seed, reset, setup), then ``play_round`` for each round, on the
+arrays of state_kernel.new_state (its layout is described there); a copy of them
 (state_kernel.copy_state) made between rounds plays on with ``play_rounds`` exactly as
 the original would.
 
