@@ -136,9 +136,8 @@ def play_round(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n, a
 def play_rounds(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n, arrival, used, st,
                 stats, fscr):
     """Play on from a state after round st[S_ROUND] (a copy, say) until the game ends;
-    returns (winner code, the last round played). Not on the engine's path: _play runs
-    the same rounds (play_round) in its own loop, so that its cold compile stays that of
-    one function (with the rounds in a second function it took about twice as long)."""
+    returns (winner code, the last round played). Not on the engine's path (_play runs
+    the same rounds, play_round, in its own loop), so it is compiled only when called."""
     winner = TIMEOUT
     rnd = st[S_ROUND]
     for rnd in range(st[S_ROUND] + 1, rules[R_MAX_ROUNDS] + 1):
