@@ -23,6 +23,7 @@ from reports.tables import text_table
 from sim.core.errors import UserError
 from sim.core.inputs import parse_count, parse_threads
 from sim.core.progress import progress_bar
+from sim.core.request import GameRequest
 from sim.runs import backends
 from sim.runs.rundir import stamped_path
 from sim.runs.setup import new_run, play, resume
@@ -127,11 +128,12 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
             else:
                 strategies = (retuned(exp, point, directory, cards, threads, command_line)
                               if exp.retune else point.strategies)
+                request = GameRequest(game=exp.game, players=point.players, cards=cards,
+                                      rule_overrides=point.rule_overrides,
+                                      strategies=strategies or None)
                 config, run, manifest = new_run(
-                    game=exp.game, players=point.players, games=games, seed=exp.seed,
-                    cards=cards, rules_file=None, rule_overrides=point.rule_overrides,
-                    strategies=strategies or None, out=run_dir, chunk_size=exp.chunk_size,
-                    debug=False, command_line=command_line,
+                    request, games=games, seed=exp.seed, out=run_dir,
+                    chunk_size=exp.chunk_size, command_line=command_line,
                     extra={"experiment": {"name": exp.name, "point": point.name,
                                           "values": point.values}})
                 if chosen is not None:
