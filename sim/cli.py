@@ -617,7 +617,7 @@ def _experiment_options(func):
     ]
     for option in reversed(options):
         func = option(func)
-    return func
+    return backend_flags(func)
 
 
 @main.command(short_help="Run a named experiment from experiments.yaml (every sweep point).")
@@ -625,7 +625,6 @@ def _experiment_options(func):
 @click.option("--out", metavar="DIR", default=None,
               help="Output directory (default runs/experiment-<name>-<time>); an unfinished "
                    "one is continued.")
-@backend_flags
 @click.option("--report/--no-report", "with_report", default=True, show_default=True,
               help="Write the sweep report (plots) after the runs.")
 @click.pass_context
@@ -654,7 +653,6 @@ def experiment(ctx: click.Context, name: str, path: str, with_report: bool, **op
 @_experiment_options
 @click.option("--out", metavar="DIR", default=None,
               help="Keep the runs here (default: a temporary directory, removed after).")
-@backend_flags
 @click.pass_context
 def check(ctx: click.Context, name: str, path: str, **opts: Any) -> None:
     """Run the points EXPERIMENT's checks select and judge every check: it holds when the
@@ -678,7 +676,6 @@ def check(ctx: click.Context, name: str, path: str, **opts: Any) -> None:
 @_experiment_options
 @click.option("--out", metavar="FILE", default=None,
               help="Where to write the best card file (default autobalance-<name>.csv).")
-@backend_flags
 @click.pass_context
 def autobalance(ctx: click.Context, name: str, path: str, **opts: Any) -> None:
     """Search the card changes EXPERIMENT's 'autobalance' section allows (cards, fields,

@@ -126,7 +126,8 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                 if bar is not None:
                     bar.update(games)
             else:
-                strategies = (retuned(exp, point, directory, cards, threads, command_line)
+                strategies = (retuned(exp, point, directory, cards, threads, command_line,
+                                      backend=chosen)
                               if exp.retune else point.strategies)
                 request = GameRequest(game=exp.game, players=point.players, cards=cards,
                                       rule_overrides=point.rule_overrides,
@@ -171,10 +172,11 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
 
 
 def retuned(exp: Experiment, point: Point, directory: Path, cards: str | None,
-            threads: Any, command_line: str | None) -> dict:
+            threads: Any, command_line: str | None, backend: Any = None) -> dict:
     """The point's strategies with 'expert' replaced by a strategy file tuned for this
     point's players, cards and rules (``directory/expert.yaml``; kept and reused when the
-    experiment is continued)."""
+    experiment is continued), tuned on the experiment's ``backend`` (a Backend or None).
+    """
     from sim.studies.experiments.schema import EXPERT
     from sim.studies.tune import tune_strategy
 
@@ -187,7 +189,7 @@ def retuned(exp: Experiment, point: Point, directory: Path, cards: str | None,
                       base=settings.get("base", "weighted"),
                       games_per_eval=settings.get("games_per_eval"),
                       check_games=settings.get("check_games"), progress=False,
-                      command_line=command_line)
+                      command_line=command_line, backend=backend)
     return {team: f"@{target}" if spec == EXPERT else spec
             for team, spec in point.strategies.items()}
 
