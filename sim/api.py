@@ -81,17 +81,20 @@ def run(request: GameRequest | str | None = None, execution: Execution | None = 
     return setup.start(request, execution)
 
 
-def resume(run_dir: str | os.PathLike, *, threads: int | None = None, progress: bool = True,
-           command_line: str | None = None, backend: Any = None,
-           backend_options: Mapping[str, Any] | None = None) -> RunResult:
+def resume(run_dir: str | os.PathLike, execution: Execution | None = None, /,
+           **fields: Any) -> RunResult:
     """Play the chunks an interrupted run is missing; the result is identical to an
     uninterrupted run. The configuration (game, players, card file, rules, strategies) is
     rebuilt from the manifest and must still match it (e.g. the card file's sha256).
-    ``backend`` as in ``run`` (any backend can finish any run)."""
+    From ``execution`` (or keywords): threads, progress, command_line, and the backend as
+    in ``run`` (any backend can finish any run)."""
     from sim.runs import setup
 
-    return setup.resume(run_dir, threads=threads, progress=progress, command_line=command_line,
-                        backend=backend, backend_options=backend_options)
+    _, execution = split(None, execution, fields, command="resume()",
+                         allowed=("threads", "progress", "command_line", "backend",
+                                  "backend_options"))
+    return setup.resume(run_dir, threads=execution.threads, progress=execution.progress,
+                        command_line=execution.command_line, **execution.backend_args())
 
 
 def load(run_dir: str | os.PathLike):

@@ -320,9 +320,7 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
         if clashes:
             raise click.UsageError(f"--resume continues a run with the settings in its manifest; "
                                    f"drop {', '.join(clashes)}", ctx=ctx)
-        result = api.resume(opts["resume_dir"], threads=execution.threads,
-                            progress=execution.progress, command_line=execution.command_line,
-                            **execution.backend_args())
+        result = api.resume(opts["resume_dir"], execution)
     else:
         result = api.run(_game_request(opts), execution)
     manifest = result.manifest
