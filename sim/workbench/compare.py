@@ -24,7 +24,7 @@ import math
 import shutil
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -110,7 +110,7 @@ def paired_interval(sum_d: int, sum_d2: int, n: int, z: float) -> dict[str, floa
 def verdict_line(row: Mapping[str, Any], width_pp: float) -> str:
     d = row["difference"]
     mean, lo, hi = 100 * d["mean"], 100 * d["lo"], 100 * d["hi"]
-    name = row["headline"].removesuffix(" rate")
+    name = row["headline"]
     if row["discordant"] == 0:
         return f"{name}: the edit changed no game's outcome for this rate"
     if lo > 0:
