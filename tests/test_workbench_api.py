@@ -35,7 +35,7 @@ PAGE = "page-0123456789"
 
 def client(tmp_path: Path, **settings) -> TestClient:
     start = tmp_path / "start"
-    start.mkdir(exist_ok=True)
+    start.mkdir(parents=True, exist_ok=True)
     options = {"game": "fake", "allowed_hosts": ("testserver",), **settings}
     return TestClient(create_app(Settings(start_dir=start, **options)))
 
@@ -284,6 +284,22 @@ def test_a_page_that_stops_polling_stops_its_comparison(tmp_path, monkeypatch):
         snap = c.get(f"/api/run/{ident}").json()
     assert snap["state"] == "stopped" and "stopped asking" in snap["reason"]
     assert snap["looks"] < 200
+
+
+def test_the_dask_backend_plays_the_same_comparison(tmp_path):
+    pytest.importorskip("distributed")
+    results = []
+    for backend, options in (("local", {}), ("dask-local", {"workers": 1})):
+        with client(tmp_path / backend, backend=backend, backend_options=options,
+                    backend_flags=("--backend", backend) if backend != "local" else ()) as c:
+            state = c.get("/api/state").json()
+            ident = c.post("/api/run", json=renamed(edit_body(
+                state, page=PAGE, games=4000, chunk=2000, width=0.01))).json()["id"]
+            snap = wait(c, ident, 240)
+            results.append((snap["state"], snap["points"], snap["commands"]["edit"]))
+    assert results[0][0] == results[1][0] == "capped"
+    assert results[0][1] == results[1][1]          # the same numbers on either backend
+    assert results[1][2].endswith("--backend dask-local")
 
 
 # ----------------------------------------------------------------------------- keeping

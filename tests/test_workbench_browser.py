@@ -118,21 +118,20 @@ def test_edit_a_card_run_watch_the_interval_narrow_see_the_verdict_save_and_relo
     assert headers[1:] == ["id", "name", "domain", "value", "kind", "start", "effect"]
     row = card_row(browser, "TE7")
     type_into(cell(browser, row, "value"), "12")
-    set_run_options(browser, games=120_000, width=1.5, chunk=6000)
+    set_run_options(browser, games=60_000, width=1, chunk=2000)
     browser.find_element("id", "run").click()
 
     widths = []
 
     def width_of_team_a():
         """the team A difference width in the results table"""
-        found = browser.find_elements(
-            "css selector", 'table.point tr[data-headline="team A win rate"] td.width')
-        if found and found[0].text not in ("", "–"):
-            text = found[0].text
-            if not widths or widths[-1] != text:
-                widths.append(text)
-        return browser.execute_script("return document.body.dataset.state") in (
-            "decided", "capped", "stopped", "error")
+        text, state = browser.execute_script(  # one read: the page redraws the table
+            "const c = document.querySelector("
+            "'table.point tr[data-headline=\"team A win rate\"] td.width');"
+            "return [c ? c.textContent : '', document.body.dataset.state || ''];")
+        if text not in ("", "–") and (not widths or widths[-1] != text):
+            widths.append(text)
+        return state in ("decided", "capped", "stopped", "error")
 
     until(width_of_team_a, 300, 0.02)
     state = browser.execute_script("return document.body.dataset.state")
@@ -244,4 +243,5 @@ def test_a_closed_page_stops_its_comparison(server, browser):
     browser.get("about:blank")                   # the page goes away
     until(lambda: not comparison.running, 30)
     assert comparison.state == "stopped"
+    assert comparison.reason.startswith("stopped on the page")   # the page said so, no timeout
     assert comparison.looks < comparison.looks_planned
