@@ -273,6 +273,26 @@ def test_stop_keeps_the_finished_chunks_and_one_run_at_a_time_per_page(tmp_path,
     assert again.status_code == 200   # the page may run again once stopped
 
 
+def test_a_page_keeps_its_last_comparisons_only(tmp_path):
+    """Older comparisons of a page go with their folders (runs, files, report), so 30
+    comparisons hold the disk (and memory) of two."""
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        body = renamed(edit_body(state, page=PAGE, games=1000, chunk=1000, width=0.01))
+        idents = []
+        for _ in range(4):
+            idents.append(c.post("/api/run", json=body).json()["id"])
+            wait(c, idents[-1])
+        c.post("/api/save", json={**body, "cards_name": "kept.csv"})
+        bench = c.app.state.bench
+        folders = sorted(p.name for p in bench.work.iterdir() if p.name != "check")
+        checks = list((bench.work / "check").iterdir())
+        gone = c.get(f"/api/run/{idents[0]}")
+    assert folders == sorted(idents[-2:])
+    assert checks == []
+    assert gone.status_code == 404
+
+
 def test_a_page_that_stops_polling_stops_its_comparison(tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_GAME_DELAY", "0.05")
     with client(tmp_path, idle_seconds=0.3) as c:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import tempfile
 import threading
 import uuid
@@ -162,8 +163,6 @@ class Workbench:
             comparison.thread.join(timeout=30) if comparison.thread.is_alive() else None
         if self._backend is not None:
             self._backend.close()
-        import shutil
-
         shutil.rmtree(self.work, ignore_errors=True)
 
 
@@ -260,8 +259,6 @@ async def validate(request: Request, bench: Workbench) -> Response:
     try:
         checked = inputs.check_edit(name, players, folder, sheet, rules, strategies)
     finally:
-        import shutil
-
         shutil.rmtree(folder, ignore_errors=True)
     problem = checked.problem
     return JSONResponse({"ok": problem is None,
@@ -310,7 +307,7 @@ async def run(request: Request, bench: Workbench) -> Response:
                                               str(checked.rules_path) if checked.rules_path
                                               else None),
                                  strategies, bench.settings.threads)
-        comparison = compare.Comparison(ident, plan, folder / "runs", bench.backend(),
+        comparison = compare.Comparison(ident, plan, folder, bench.backend(),
                                         idle_seconds=bench.settings.idle_seconds)
         comparison.command_info = {
             "strategies": strategies, "sheet_changed": sheet.rows != bench.baseline_sheet(name).rows
@@ -415,8 +412,11 @@ async def save(request: Request, bench: Workbench) -> Response:
         if not path.parent.is_dir():
             raise BadInput(f"no folder {_shown(bench, str(path.parent))} under "
                            f"{bench.start_dir}")
-    checked = inputs.check_edit(name, players, bench.work / "check" / uuid.uuid4().hex, sheet,
-                                rules, strategies)
+    folder = bench.work / "check" / uuid.uuid4().hex
+    try:
+        checked = inputs.check_edit(name, players, folder, sheet, rules, strategies)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     if checked.problem is not None:  # a file the CLI would refuse is not saved
         return JSONResponse({"error": checked.problem.cli, "problem": checked.problem.as_json()},
                             status_code=400)
@@ -456,7 +456,7 @@ async def report(request: Request, bench: Workbench) -> Response:
         raise BadInput("the comparison is still running; stop it or wait for its verdict")
     if comparison.looks == 0:
         raise BadInput("the comparison played no chunk; nothing to report")
-    out = comparison.folder.parent / "report"
+    out = comparison.home / "report"
     if not (out / "report.html").exists():
         dirs = [d for p in comparison.plan.players
                 for d in (comparison.run_dirs[p]["baseline"], comparison.run_dirs[p]["edit"])]
@@ -471,7 +471,7 @@ async def report_file(request: Request) -> Response:
     name = request.path_params["name"]
     if comparison is None or name not in ("report.html", "report.md"):
         return _error("not found", 404)
-    path = comparison.folder.parent / "report" / name
+    path = comparison.home / "report" / name
     if not path.exists():
         return _error("no report yet; make it first", 404)
     return FileResponse(path, headers={"Cache-Control": "no-store"})

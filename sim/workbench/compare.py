@@ -147,9 +147,11 @@ class Plan:
 class Comparison:
     """A comparison running in a background thread; ``snapshot`` is what the page polls."""
 
-    def __init__(self, ident: str, plan: Plan, folder: Path, backend: Any,
+    def __init__(self, ident: str, plan: Plan, home: Path, backend: Any,
                  idle_seconds: float = 15.0, on_end: Callable[["Comparison"], None] | None = None):
-        self.id, self.plan, self.folder, self.backend = ident, plan, folder, backend
+        self.id, self.plan, self.backend = ident, plan, backend
+        self.home = home                 # the comparison's folder: its files, runs, report
+        self.folder = home / "runs"
         self.idle_seconds = idle_seconds
         self.on_end = on_end
         self.looks_planned = len(range(0, plan.max_games, plan.chunk))
@@ -304,8 +306,8 @@ class Comparison:
                     "seed": self.plan.seed}
 
     def remove(self) -> None:
-        """Drop the run directories (an older comparison of the page)."""
-        shutil.rmtree(self.folder, ignore_errors=True)
+        """Drop the comparison's folder (an older comparison of the page)."""
+        shutil.rmtree(self.home, ignore_errors=True)
 
 
 def chunk_for(max_games: int, chunk: int | None = None) -> int:
