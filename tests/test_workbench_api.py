@@ -180,6 +180,16 @@ def test_foreign_host_and_origin_are_refused_and_own_origin_passes(tmp_path):
     assert own.status_code == 200
 
 
+def test_the_hosts_a_server_answers_to():
+    from sim.workbench.server import allowed_hosts, machine_names
+
+    local = allowed_hosts("127.0.0.1", 8765)
+    assert set(local) == {"127.0.0.1:8765", "localhost:8765", "[::1]:8765"}
+    wildcard = allowed_hosts("0.0.0.0", 9000)
+    assert {f"{name}:9000" for name in machine_names()} <= set(wildcard)
+    assert "attacker.example:9000" not in wildcard
+
+
 def test_request_size_and_game_count_are_capped(tmp_path):
     with client(tmp_path, max_games=5000) as c:
         state = c.get("/api/state").json()

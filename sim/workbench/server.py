@@ -16,12 +16,26 @@ def allowed_hosts(host: str, port: int) -> tuple[str, ...]:
     """The Host header values that name this server (with and without the port when it is
     80). A browser on a DNS-rebinding page sends the attacker's name and is refused."""
     names = {host.lower(), "127.0.0.1", "localhost", "[::1]"}
+    if host in ("0.0.0.0", "::", ""):  # every interface: this machine's own names too
+        names |= machine_names()
     if ":" in host and not host.startswith("["):
         names.add(f"[{host.lower()}]")
     out = {f"{name}:{port}" for name in names}
     if port == 80:
         out |= names
     return tuple(sorted(out))
+
+
+def machine_names() -> set[str]:
+    """This machine's host name, full name and addresses (for a wildcard --host)."""
+    names = {socket.gethostname().lower(), socket.getfqdn().lower()}
+    try:
+        for *_, address in socket.getaddrinfo(socket.gethostname(), None):
+            ip = str(address[0])
+            names.add(f"[{ip}]" if ":" in ip else ip)
+    except OSError:
+        pass
+    return {name for name in names if name}
 
 
 def bind(host: str, port: int) -> socket.socket:
