@@ -206,3 +206,15 @@ def tune(game: str = DEFAULT_GAME, players: int | None = None, out: str | os.Pat
                          rule_overrides=rule_overrides, threads=threads, backend=backend,
                          backend_options=backend_options, games_per_eval=games_per_eval,
                          check_games=check_games, progress=progress, command_line=command_line)
+
+
+# ---------------------------------------------------------------- warm (issue 26)
+def warm(games: list[str] | tuple[str, ...] | None = None, jobs: int | None = None,
+         trace: bool = False) -> list[dict[str, Any]]:
+    """Compile the kernels of ``games`` (default: every game) into numba's cache now, e.g.
+    after ``pip install``, so the first run does not wait for it: one process per game,
+    ``jobs`` at a time (default: one per CPU). ``trace``: the trace kernels too. Returns
+    per game {"game", "seconds", "cpu_seconds"}. See sim/runs/warm.py."""
+    from sim.runs.warm import warm as warm_games
+
+    return warm_games(games, jobs, trace)
