@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from sim.core.errors import UserError
-from sim.core.game import configure, hook, resolve_game
-from sim.core.inputs import parse_count, parse_seed, parse_threads
-from sim.studies.matchup_files import common_manifest, new_run_dir, strategy_names, write_outputs
+from sim.core.game import hook
+from sim.core.inputs import parse_count
+from sim.studies.matchup_files import common_manifest, play_blocks, prepare, write_outputs
 
 CHUNK = 100_000
 FIELD = "field"
@@ -116,26 +116,6 @@ def _count(out, seat: int, column: str, codes: dict[str, int]) -> dict[str, int]
             "errors": int((out["error"] != 0).sum())}
 
 
-def _play_block(game: Any, strategy: str, opponent: str, seat: int, names: list[str],
-                players: int, games: int, seed: int, start: int, threads: int,
-                configure_args: dict[str, Any]) -> dict[str, Any]:
-    column, codes = hook(game, "outcome_column"), hook(game, "outcome_codes")
-    specs = seating(strategy, opponent, seat, players, names)
-    config = game.configure(players=players, strategies={f"seat{s}": spec
-                                                         for s, spec in enumerate(specs)},
-                            **configure_args)
-    row: dict[str, Any] = {"strategy": strategy, "opponent": opponent, "seat": seat,
-                           "seats": " | ".join(specs), "first_game_index": start,
-                           "games": games}
-    totals = dict.fromkeys(("wins", "field_wins", "maintainers", "stalemates", "errors"), 0)
-    for lo in range(0, games, CHUNK):
-        out = config.play(seed, start + lo, min(CHUNK, games - lo), threads)
-        for key, value in _count(out, seat, column, codes).items():
-            totals[key] += value
-    row.update(totals)
-    return row
-
-
 def matrix_rows(strategies: list[str], pairs: list[dict[str, Any]],
                 players: int) -> list[dict[str, Any]]:
     """Pool the seats of every cell; see the module docstring."""
@@ -161,54 +141,61 @@ def matrix_rows(strategies: list[str], pairs: list[dict[str, Any]],
     return rows
 
 
-def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10_000,
-        seed: int = 1, out: str | Path | None = None, threads: int | None = None,
-        cards: str | None = None, rules_file: str | None = None,
-        rule_overrides: Sequence[str] = (), debug: bool = False,
-        command_line: str | None = None, *, game: str) -> PlaiMatchupResult:
-    """Play every cell (strategy x opponent, and strategy x field), every seat in turn;
-    write manifest.json, pairs.csv, matrix.csv and matrix.txt into a new run directory."""
-    game_obj = resolve_game(game)
-    games = parse_count(games, field="--games")
-    players = parse_count(players, field="--players", maximum=1000)
+def play(game_obj: Any, strategies: str | Sequence[str], request: Any, execution: Any,
+         backend: Any) -> PlaiMatchupResult:
+    """Play every cell (strategy x opponent, and strategy x field), every seat in turn, on
+    ``backend``; write manifest.json, pairs.csv, matrix.csv and matrix.txt into a new run
+    directory (``sim.studies.matchups.play`` checks the scheme and owns the backend)."""
+    game = game_obj.name
+    games = parse_count(execution.games, field="--games")
+    players = parse_count(request.players, field="--players", maximum=1000)
     if players not in tuple(game_obj.player_counts):  # the game's own message
-        game_obj.configure(players=players, cards=cards, rules_file=rules_file,
-                           rule_overrides=tuple(rule_overrides), debug=debug)
+        game_obj.configure(players=players, cards=request.cards, rules_file=request.rules_file,
+                           rule_overrides=request.rule_overrides, debug=request.debug)
         raise UserError(f"{game} is not played by {players} players", field="--players")
     if games < players:
         raise UserError(f"must be at least {players} so every seat gets games", field="--games")
-    threads = parse_threads(threads)
-    seed = parse_seed(seed)
+    request = request.replace(players=players)
     default = hook(game_obj, "default_strategy")
-    names = strategy_names(strategies, hook(game_obj, "strategy_package"), f"{default},...")
-    configure_args = {"cards": cards, "rules_file": rules_file,
-                      "rule_overrides": tuple(rule_overrides), "debug": debug}
-    configure(game, players, cards, rules_file, tuple(rule_overrides), None, debug)
-    run_dir = new_run_dir(out, game, players, seed)
+    names, seed, threads, run_dir = prepare(game_obj, strategies, request, execution, players,
+                                            f"{default},...")
+    column, codes = hook(game_obj, "outcome_column"), hook(game_obj, "outcome_codes")
 
     per_seat = [games // players + (1 if s < games % players else 0) for s in range(players)]
     stride = -(-games // players)
-    pairs, block, began = [], 0, time.perf_counter()
+    pairs, blocks = [], []
     for x in names:
         for y in [*names, FIELD]:
             for seat in range(players):
-                pairs.append(_play_block(game_obj, x, y, seat, names, players, per_seat[seat], seed,
-                                         block * stride, threads, configure_args))
-                block += 1
+                specs = seating(x, y, seat, players, names)
+                start = len(blocks) * stride
+                blocks.append(({f"seat{s}": spec for s, spec in enumerate(specs)}, (), start,
+                               per_seat[seat]))
+                pairs.append({"strategy": x, "opponent": y, "seat": seat,
+                              "seats": " | ".join(specs), "first_game_index": start,
+                              "games": per_seat[seat]})
+    began = time.perf_counter()
+    counts = play_blocks(game_obj, request, blocks, seed=seed, threads=threads, backend=backend,
+                         play=lambda config, *chunk: config.play(*chunk),
+                         count=lambda out, i: _count(out, pairs[i]["seat"], column, codes),
+                         chunk=CHUNK)
+    for row, totals in zip(pairs, counts):
+        row.update(totals)
     wall = time.perf_counter() - began
     result = PlaiMatchupResult(run_dir=run_dir, players=players, games=games, strategies=names,
                                pairs=pairs, matrix=matrix_rows(names, pairs, players),
                                wall_seconds=wall, game=game,
                                title=hook(game_obj, "title"))
+    rules_file, cards = request.rules_file, request.cards
     result.manifest = {
         "kind": "matchups", "game": game, "players": players, "games_per_cell": games,
-        "seed": seed, "strategies": names, "rule_overrides": list(rule_overrides),
+        "seed": seed, "strategies": names, "rule_overrides": list(request.rule_overrides),
         "rules_file": rules_file and str(rules_file), "cards": cards and str(cards),
-        "debug": debug, "threads": threads,
+        "debug": request.debug, "threads": threads,
         "win_rate": "the row strategy's wins / all games of the cell; Wilson 95 % interval",
         "seats": "the row strategy sits in each seat for an equal share of the cell's games; "
                  "the opponent (or the field of the other strategies) fills the other seats",
-        **common_manifest(wall=wall, command_line=command_line),
+        **common_manifest(wall=wall, command_line=execution.command_line),
     }
     write_outputs(result, PAIR_COLUMNS, MATRIX_COLUMNS)
     return result
