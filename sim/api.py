@@ -297,3 +297,15 @@ def autobalance(name: str, path: str | os.PathLike = "experiments.yaml",
     return search.autobalance(exp, games=execution.games, out=execution.out,
                               threads=execution.threads, progress=execution.progress,
                               **execution.backend_args())
+
+
+# ---------------------------------------------------------------- warm (issue 26)
+def warm(games: list[str] | tuple[str, ...] | None = None, jobs: int | None = None,
+         trace: bool = False) -> list[dict[str, Any]]:
+    """Compile the kernels of ``games`` (default: every game) into numba's cache now, e.g.
+    after ``pip install``, so the first run does not wait for it: one process per game,
+    ``jobs`` at a time (default: one per CPU). ``trace``: the trace kernels too. Returns
+    per game {"game", "seconds", "cpu_seconds"}. See sim/runs/warm.py."""
+    from sim.runs.warm import warm as warm_games
+
+    return warm_games(games, jobs, trace)

@@ -749,5 +749,28 @@ def autobalance(ctx: click.Context, name: str, path: str, **opts: Any) -> None:
     click.echo(result.report())
 
 
+@main.command(short_help="Compile the games' kernels into the cache now (after install).")
+@click.option("--game", "games", multiple=True, metavar="GAME",
+              help="A game to compile (repeatable; default: every game).")
+@click.option("--jobs", type=Count(64), default=None,
+              help="Games compiled at once, each in its own process (default: one per CPU).")
+@click.option("--trace", "with_trace", is_flag=True, help="Compile the trace kernels too.")
+def warm(games: tuple[str, ...], jobs: int | None, with_trace: bool) -> None:
+    """Compile every kernel a run needs into numba's on-disk cache, so the first
+    `simulate` of each game starts at once instead of compiling for a minute. Run it once
+    after installing (or after editing a kernel); the games compile in parallel processes.
+
+    \b
+    Examples:
+      simulate warm
+      simulate warm --game plai --trace
+    """
+    from sim import api
+
+    for done in api.warm(list(games) or None, jobs=jobs, trace=with_trace):
+        click.echo(f"{done['game']}: ready in {done['seconds']:.1f} s "
+                   f"({done['cpu_seconds']:.1f} s CPU)")
+
+
 if __name__ == "__main__":
     main()
