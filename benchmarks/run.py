@@ -34,6 +34,13 @@ import numpy as np  # noqa: E402
 
 import sim  # noqa: E402,F401  (sets the numba cache directory)
 
+# The speed figures are of the hand-written baselines (greedy v greedy, PLAI's default
+# weights), as since issue 6, so they stay comparable now that `expert` is the default
+# strategy (tuned games are longer: Peer-to-Peer ~8x dearer per game).
+P2P_BASELINE = {"A": "greedy", "B": "greedy"}
+P2P_BASELINE_ARGS = ["--team-a", "greedy", "--team-b", "greedy"]
+PLAI_BASELINE = {"all": "weighted"}
+
 TARGETS = {"engine_vs_limit": 0.15, "engine_vs_reference": 300.0, "two_vs_one_thread": 1.6,
            "rss_1e7_mb": 500.0, "warm_start_s": 3.0, "cold_start_s": 20.0,
            "cli_vs_engine_1e6": 1.3}
@@ -62,7 +69,7 @@ def p2p_rates(games: int, repeats: int) -> dict[tuple[int, str], float]:
 
     rates = {}
     for players in range(1, 7):
-        config = get_game("peer-to-peer").configure(players=players)
+        config = get_game("peer-to-peer").configure(players=players, strategies=P2P_BASELINE)
         config.play(1, 0, 100)  # warm-up / compile
         rates[(players, "cpu")], rates[(players, "wall")] = median_rates(
             lambda n: config.play(1, 0, n, 1), games, repeats)
@@ -94,7 +101,7 @@ def reference_rate(games: int, engine_games: int, rounds: int) -> tuple[float, f
         play_games = None
     from sim.core.game import get_game
 
-    config = get_game("peer-to-peer").configure(players=4)
+    config = get_game("peer-to-peer").configure(players=4, strategies=P2P_BASELINE)
     if play_games is not None:
         config.play(1, 0, 100)  # warm-up / compile
         ref_cpu = engine_cpu = 0.0
@@ -108,7 +115,8 @@ def reference_rate(games: int, engine_games: int, rounds: int) -> tuple[float, f
         return (rounds * games / ref_cpu, rounds * engine_games / engine_cpu,
                 "reference engine")
     code = ("import time, sim; from sim.core.game import get_game; "
-            "c = get_game('peer-to-peer').configure(players=4); t = time.perf_counter(); "
+            f"c = get_game('peer-to-peer').configure(players=4, strategies={P2P_BASELINE!r}); "
+            "t = time.perf_counter(); "
             f"c.play(1, 0, {games}); print({games} / (time.perf_counter() - t))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, check=True, cwd=ROOT)
@@ -131,7 +139,7 @@ def peak_rss_mb(games: str, workdir: Path) -> tuple[float, float]:
             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, "
             "time.perf_counter() - t)")
     cmd = [sys.executable, "-c", code, sys.executable, "-m", "sim.cli", "--games", games,
-           "--out", str(out), "--no-progress", "--json"]
+           "--out", str(out), "--no-progress", "--json", *P2P_BASELINE_ARGS]
     rss, wall = subprocess.run(cmd, capture_output=True, text=True, check=True,
                                cwd=workdir, env=tree_env()).stdout.split()
     return float(rss), float(wall)
@@ -202,7 +210,7 @@ def plai_rates(games: int, repeats: int) -> dict[int, tuple[float, float]]:
         return {}
     rates = {}
     for players in game.player_counts:
-        config = game.configure(players=players)
+        config = game.configure(players=players, strategies=PLAI_BASELINE)
         config.run_chunk(1, 0, 50)
         rates[players] = (
             median_rate(lambda n: config.play(1, 0, n, 1, card_fights=True), games, repeats),

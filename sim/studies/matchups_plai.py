@@ -22,6 +22,13 @@ losses), with a Wilson 95 % interval; a strategy no better than its opponents wi
 the startup wins. The diagonal (X, X) is self-play, a check: it should be about
 (1 - maintainers - stalemates) / P.
 
+Head to head (X v Y), fair at 50 %: cells (X, Y) and (Y, X) pooled, i.e. X alone against
+P-1 Ys and Y alone against P-1 Xs, every seat in turn. X's share = games won by a seat X
+holds / games some seat won (maintainers' wins and stalemates are not decided), Wilson
+95 % interval. Swapping X and Y maps the design onto itself, so two equal strategies
+share the decided games 50/50 at any P; X "beats" Y when the interval's lower end is
+above 50 %. At 2 players it is the plain rotated duel. Written to head_to_head.csv.
+
 Block b (a cell and a seat) plays game indices ``b * ceil(games / P) ..``, recorded in
 pairs.csv, so any game can be replayed with ``simulate trace --game plai --seat ...``.
 """
@@ -35,7 +42,8 @@ from typing import Any, Sequence
 from sim.core.errors import UserError
 from sim.core.game import hook
 from sim.core.inputs import parse_count
-from sim.studies.matchup_files import common_manifest, play_blocks, prepare, write_outputs
+from sim.studies.matchup_files import (common_manifest, play_blocks, prepare, write_csv,
+                                       write_outputs)
 
 CHUNK = 100_000
 FIELD = "field"
@@ -45,6 +53,8 @@ PAIR_COLUMNS = ("strategy", "opponent", "seat", "seats", "first_game_index", "ga
 MATRIX_COLUMNS = ("strategy", "opponent", "games", "wins", "win_rate", "ci_low", "ci_high",
                   "startup_wins", "share", "share_low", "share_high", "fair_share",
                   "maintainers_rate", "stalemate_rate")
+HEAD_TO_HEAD_COLUMNS = ("strategy", "opponent", "games", "decided", "wins", "share",
+                        "share_low", "share_high", "beats")
 
 
 def seating(strategy: str, opponent: str, seat: int, players: int,
@@ -76,6 +86,7 @@ class PlaiMatchupResult:
     manifest: dict[str, Any] = field(default_factory=dict)
     game: str = ""                 # the game's name (set by run)
     title: str = ""                # its printed name (the title hook)
+    head_to_head: list[dict[str, Any]] = field(default_factory=list)  # HEAD_TO_HEAD_COLUMNS
 
     def cell(self, strategy: str, opponent: str) -> dict[str, Any]:
         return next(r for r in self.matrix
@@ -103,6 +114,17 @@ class PlaiMatchupResult:
             lines.append(f"{row:<{width}}" + "".join(
                 f"{100 * self.cell(row, col)['maintainers_rate']:>{width - 7}.1f} / "
                 f"{100 * self.cell(row, col)['stalemate_rate']:<4.1f}" for col in cols))
+        if self.head_to_head:
+            lines.append("head to head (row alone v column in the other seats, pooled with "
+                         "column alone v row): row's share of the decided games, 95 % Wilson "
+                         "interval; fair = 50 %")
+            lines.append(f"{'strategy':<{width}}{'opponent':<{width}}{'games':>10}{'decided':>10}"
+                         f"{'share % [95 % CI]':>24}  beats")
+            for h in self.head_to_head:
+                ci = (f"{100 * h['share']:.2f} [{100 * h['share_low']:.2f}-"
+                      f"{100 * h['share_high']:.2f}]")
+                lines.append(f"{h['strategy']:<{width}}{h['opponent']:<{width}}{h['games']:>10,}"
+                             f"{h['decided']:>10,}{ci:>24}  {'yes' if h['beats'] else 'no'}")
         return "\n".join(lines)
 
 
@@ -138,6 +160,27 @@ def matrix_rows(strategies: list[str], pairs: list[dict[str, Any]],
                          if games else float("nan"),
                          "stalemate_rate": sum(p["stalemates"] for p in blocks) / games
                          if games else float("nan")})
+    return rows
+
+
+def head_to_head_rows(strategies: list[str], pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """X v Y for every ordered pair X != Y: cells (X, Y) and (Y, X) pooled; see the module."""
+    from sim.core.stats import wilson
+
+    rows = []
+    for x in strategies:
+        for y in strategies:
+            if x == y:
+                continue
+            alone = [p for p in pairs if (p["strategy"], p["opponent"]) == (x, y)]
+            among = [p for p in pairs if (p["strategy"], p["opponent"]) == (y, x)]
+            wins = sum(p["wins"] for p in alone) + sum(p["field_wins"] for p in among)
+            decided = sum(p["wins"] + p["field_wins"] for p in alone + among)
+            share, lo, hi = wilson(wins, decided)
+            rows.append({"strategy": x, "opponent": y,
+                         "games": sum(p["games"] for p in alone + among), "decided": decided,
+                         "wins": wins, "share": share, "share_low": lo, "share_high": hi,
+                         "beats": bool(lo > 0.5)})
     return rows
 
 
@@ -185,7 +228,8 @@ def play(game_obj: Any, strategies: str | Sequence[str], request: Any, execution
     result = PlaiMatchupResult(run_dir=run_dir, players=players, games=games, strategies=names,
                                pairs=pairs, matrix=matrix_rows(names, pairs, players),
                                wall_seconds=wall, game=game,
-                               title=hook(game_obj, "title"))
+                               title=hook(game_obj, "title"),
+                               head_to_head=head_to_head_rows(names, pairs))
     rules_file, cards = request.rules_file, request.cards
     result.manifest = {
         "kind": "matchups", "game": game, "players": players, "games_per_cell": games,
@@ -195,7 +239,10 @@ def play(game_obj: Any, strategies: str | Sequence[str], request: Any, execution
         "win_rate": "the row strategy's wins / all games of the cell; Wilson 95 % interval",
         "seats": "the row strategy sits in each seat for an equal share of the cell's games; "
                  "the opponent (or the field of the other strategies) fills the other seats",
+        "head_to_head": "cells (X, Y) and (Y, X) pooled: X's seats' wins / games some seat won; "
+                        "Wilson 95 % interval; fair 50 %; beats = lower end above 50 %",
         **common_manifest(wall=wall, command_line=execution.command_line),
     }
     write_outputs(result, PAIR_COLUMNS, MATRIX_COLUMNS)
+    write_csv(run_dir / "head_to_head.csv", HEAD_TO_HEAD_COLUMNS, result.head_to_head)
     return result

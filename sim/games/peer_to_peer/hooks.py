@@ -12,7 +12,7 @@ from sim.core.strategy import team_pairing
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer.arena import PeerToPeerArena
 
-DEFAULT_STRATEGY = "greedy"
+DEFAULT_STRATEGY = "expert"      # the tuned strategy (strategies/peer_to_peer/expert.yaml)
 TEAMS = ("A", "B")
 # balance-report: at 3 and 5 players (an odd team) every odd_team_compensation mode
 ODD_TEAM_COUNTS = (3, 5)

@@ -12,7 +12,7 @@ from sim.core.strategy import seat_number, seat_specs
 from sim.games.plai import constants as c
 from sim.games.plai.arena import PlaiArena
 
-DEFAULT_STRATEGY = "weighted"        # with no parameters: the game's default weights
+DEFAULT_STRATEGY = "expert"          # the tuned strategy (strategies/plai/expert.yaml)
 DEFAULT_KEYS = ("all", "default")   # strategy keys meaning "every seat not given"
 SWEEP_SEATS = 5                      # seat<N>_win_rate sweep metrics exist for N < 5
 
