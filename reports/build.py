@@ -24,17 +24,17 @@ def _duplicate_groups(rs) -> dict[tuple[int, str, str], int]:
     for run in rs.runs:
         like = run.manifest.get("plays_like_players")
         if like and (int(like), run.pairing) in present:
-            out[(run.players, run.compensation, run.pairing)] = int(like)
+            out[(run.players, run.variant, run.pairing)] = int(like)
     return out
 
 
 def _without(table: pl.DataFrame, duplicates: dict) -> pl.DataFrame:
     """The table without the rows of groups that repeat another player count."""
-    if not duplicates or not {"players", "compensation", "pairing"} <= set(table.columns):
+    if not duplicates or not {"players", "variant", "pairing"} <= set(table.columns):
         return table
     keep = pl.lit(True)
     for players, mode, pairing in duplicates:
-        keep = keep & ~((pl.col("players") == players) & (pl.col("compensation") == mode)
+        keep = keep & ~((pl.col("players") == players) & (pl.col("variant") == mode)
                         & (pl.col("pairing") == pairing))
     return table.filter(keep)
 
@@ -68,7 +68,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
         attach_card_fights(rs)
     ctx = Context(game=rs.game, threshold_pp=threshold_pp, card_ids=rs.card_ids,
                   card_names=rs.card_names)
-    metrics, skipped = select_metrics(rs.game, rs.games.columns)
+    metrics, skipped = select_metrics(rs.game, rs.columns)
 
     duplicates = _duplicate_groups(rs)
     out = Path(out_dir)
@@ -80,7 +80,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     # not ask for them get a zero-copy selection without them, so their filters stay small.
     card_fights = r"^card_(att|att_won|def|def_won)_\d+$"
     slim = rs.games.select(pl.exclude(card_fights)) if any(
-        c.startswith("card_att_") for c in rs.games.columns) else rs.games
+        c.startswith("card_att_") for c in rs.columns) else rs.games
     for metric in metrics:
         games = rs.games if any(r.startswith("card_att") for r in metric.requires) else slim
         table = metric.compute(games, ctx)

@@ -142,7 +142,7 @@ class FakeHooks:
     def default_sweep_metrics(self, players):
         return ("a_win_rate", "b_win_rate", "mean_rounds")
 
-    report_metrics = ()                # the report has its summary tables only
+    report_metrics = None              # no metric package: summary tables only
     compared_rules = ("bonus",)         # the report compares its balance variants
     report_card_fights = False
     card_ref_example = "1.name"

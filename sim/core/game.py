@@ -96,11 +96,14 @@ class Game(Protocol):
     def default_sweep_metrics(self, players: tuple[int, ...]) -> tuple[str, ...]:
         """The sweep report's metrics when an experiment names none."""
 
-    report_metrics: tuple[str, ...]  # reports/metrics/ names that apply to this game
+    report_metrics: str | None      # the package of its report metric modules
+                                    # (sim/games/<g>/report_metrics/), or None
     compared_rules: tuple[str, ...]  # rule options reports compare on purpose across runs
 
     def report_group(self, players: int, rules: Mapping[str, Any]) -> str:
-        """The value of the reports' third group key (``compensation``) for one run."""
+        """The value of the reports' third group key (``variant``) for one run: the
+        rule variant a report compares (Peer-to-Peer: the odd_team_compensation mode),
+        "n/a" where the game has none."""
 
     report_card_fights: bool        # reports replay games for per-card fight counts
     card_ref_example: str           # an experiment card key, for error messages

@@ -73,9 +73,7 @@ class PeerToPeerHooks:
     def default_sweep_metrics(self, players: tuple[int, ...]) -> tuple[str, ...]:
         return ("a_share", "all_lose_rate", "a_win_rate", "b_win_rate", "mean_rounds")
 
-    report_metrics = ("all_lose", "card_fate", "card_start_delta", "compensation",
-                      "destinations", "first_marker", "game_length", "outcomes",
-                      "score_margin", "team_balance")
+    report_metrics = "sim.games.peer_to_peer.report_metrics"  # its metric modules
     compared_rules = ("odd_team_compensation",)
     report_card_fights = False
 

@@ -98,8 +98,7 @@ class PlaiHooks:
             "first_player_advantage", "last_player_advantage", "maintainers_win_rate",
             "stalemate_rate", "mean_turns")
 
-    report_metrics = ("plai_card_fights", "plai_first_player", "plai_fundings", "plai_length",
-                      "plai_outcomes", "plai_seats", "plai_takeovers")
+    report_metrics = "sim.games.plai.report_metrics"  # its metric modules
     compared_rules = ()
     report_card_fights = True       # reports replay games for per-card fight counts
 

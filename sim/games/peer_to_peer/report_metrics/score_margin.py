@@ -4,23 +4,24 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from reports.metrics._common import DRAW, WIN_A, WIN_B, keys, sort_groups
-from reports.plots import COLORS, MAX_PANELS, new_figure
-from reports.registry import Context, Metric
+from sim.games.peer_to_peer.report_metrics._common import DRAW, WIN_A, WIN_B, keys, sort_groups
+from sim.core.plots import COLORS, MAX_PANELS, new_figure
+from sim.core.report_metric import Context, Metric, collect, distribution, lazy
 from sim.core.stats import with_t_interval, with_wilson
 
 
-def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
-    scored = games.filter((pl.col("players") >= 2) & pl.col("winner").is_in([WIN_A, WIN_B, DRAW]))
-    m = (pl.col("score_a").cast(pl.Float64) - pl.col("score_b").cast(pl.Float64))
-    t = (scored.group_by(keys(ctx))
-         .agg(pl.len().cast(pl.Int64).alias("games"),
-              m.mean().alias("margin_mean"), m.std().alias("margin_sd"),
-              m.abs().mean().alias("abs_margin_mean"), m.abs().std().alias("abs_margin_sd"),
-              (m == 0).sum().cast(pl.Int64).alias("level_scores"),
-              m.min().alias("margin_min"), m.quantile(0.1, "nearest").alias("margin_p10"),
-              m.median().alias("margin_median"), m.quantile(0.9, "nearest").alias("margin_p90"),
-              m.max().alias("margin_max")))
+SCORED = (pl.col("players") >= 2) & pl.col("winner").is_in([WIN_A, WIN_B, DRAW])
+MARGIN = pl.col("score_a").cast(pl.Int64) - pl.col("score_b").cast(pl.Int64)
+
+
+def compute(games, ctx: Context) -> pl.DataFrame:
+    t = distribution(games, MARGIN, ctx, "margin_", (0.1, 0.5, 0.9), where_expr=SCORED)
+    a = distribution(games, MARGIN.abs(), ctx, "abs_margin_", (), count_name="_n",
+                     where_expr=SCORED).select(*keys(ctx), "abs_margin_mean", "abs_margin_sd")
+    level = collect(lazy(games).filter(SCORED).group_by(keys(ctx))
+                    .agg((MARGIN == 0).sum().cast(pl.Int64).alias("level_scores")))
+    t = t.join(a, on=keys(ctx), how="left", nulls_equal=True).join(level, on=keys(ctx), how="left",
+                                                                    nulls_equal=True)
     t = with_t_interval(t, "margin_mean", "margin_sd", "games", prefix="margin_")
     t = with_t_interval(t, "abs_margin_mean", "abs_margin_sd", "games", prefix="abs_margin_")
     t = with_wilson(t, "level_scores", "games", prefix="level_", z=ctx.z)
@@ -31,22 +32,24 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     return sort_groups(t.select(cols), ctx)
 
 
-def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
-    scored = games.filter((pl.col("players") >= 2) & pl.col("winner").is_in([WIN_A, WIN_B, DRAW]))
-    if scored.height == 0:
+def plot(table: pl.DataFrame, games, ctx: Context):
+    counts = collect(lazy(games).filter(SCORED).group_by(*keys(ctx), MARGIN.alias("_m"))
+                     .agg(pl.len().alias("_c")))
+    if counts.height == 0:
         return None
-    scored = scored.with_columns((pl.col("score_a").cast(pl.Int64) - pl.col("score_b").cast(pl.Int64)).alias("_m"))
+    scored = counts
     pairings = scored["pairing"].unique().sort().to_list()[:MAX_PANELS]
     lo, hi = int(scored["_m"].min()), int(scored["_m"].max())
     bins = np.arange(lo - 0.5, hi + 1.5, 1.0) if hi - lo <= 80 else 60
     fig, axes = new_figure(len(pairings))
     for ax, pairing in zip(axes, pairings):
         sub = scored.filter(pl.col("pairing") == pairing)
-        groups = sub.select("players", "compensation").unique().sort("players", "compensation").rows()
+        groups = sub.select("players", "variant").unique().sort("players", "variant").rows()
         for j, (players, comp) in enumerate(groups):
-            x = sub.filter((pl.col("players") == players) & (pl.col("compensation") == comp))["_m"].to_numpy()
-            label = f"{players}p" + (f" {comp}" if comp != "n/a" else "") + f" (n={x.size:,})"
-            ax.hist(x, bins=bins, density=True, histtype="step", lw=1.5,
+            r = sub.filter((pl.col("players") == players) & (pl.col("variant") == comp))
+            x, w = r["_m"].to_numpy(), r["_c"].to_numpy().astype(float)
+            label = f"{players}p" + (f" {comp}" if comp != "n/a" else "") + f" (n={int(w.sum()):,})"
+            ax.hist(x, bins=bins, weights=w, density=True, histtype="step", lw=1.5,
                     color=COLORS[j % len(COLORS)], label=label)
         ax.axvline(0, color="black", lw=0.8)
         ax.set_xlabel("score margin, team A minus team B (cards)")

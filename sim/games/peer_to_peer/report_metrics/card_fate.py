@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import keys, sort_groups
-from reports.registry import Context, Metric
+from sim.games.peer_to_peer.report_metrics._common import keys, sort_groups
+from sim.core.report_metric import Context, Metric, collect, columns, lazy
 from sim.core.stats import with_wilson
 
 # fate codes (data contract) grouped into what a designer asks about
@@ -15,13 +15,13 @@ ALWAYS = ("scored", "venture", "group_deck", "unhappy", "never_dealt")
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     g = keys(ctx)
-    fate_cols = [c for c in games.columns if c.startswith("fate_")]
+    fate_cols = [c for c in columns(games) if c.startswith("fate_")]
     aggs = []
     for c in fate_cols:
         aggs.append(pl.col(c).is_not_null().sum().cast(pl.Int64).alias(f"{c}|games"))
         aggs += [pl.col(c).is_in(list(codes)).sum().cast(pl.Int64).alias(f"{c}|{name}")
                  for name, codes in FATES]
-    wide = games.group_by(g).agg(aggs)
+    wide = collect(lazy(games).group_by(g).agg(aggs))
     long = wide.unpivot(index=g, variable_name="_v", value_name="count")
     long = long.with_columns(pl.col("_v").str.split_exact("|", 1).struct.rename_fields(["_c", "fate"])
                              ).unnest("_v")

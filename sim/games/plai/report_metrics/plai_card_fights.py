@@ -8,15 +8,17 @@ import re
 import numpy as np
 import polars as pl
 
-from reports.metrics._common import keys, sort_groups
-from reports.metrics._plai import with_ratio
-from reports.plots import COLORS, new_figure
-from reports.registry import Context, Finding, Metric
-from reports.wording import pp
+from sim.core.report_metric import collect, columns, lazy, keys, sort_groups
+from sim.games.plai.report_metrics._plai import with_ratio
+from sim.core.plots import COLORS, new_figure
+from sim.core.report_metric import Context, Finding, Metric
+from sim.core.wording import pp
 
 FIGHTS = pl.col("regional_attacked") + pl.col("venture_attacked") + pl.col("takeovers")
 ATT_WON = pl.col("regional_attack_won") + pl.col("venture_attack_won") + pl.col("takeovers_won")
 SIDES = {"attack": ("card_att", ATT_WON), "defense": ("card_def", FIGHTS - ATT_WON)}
+NEEDED = ("regional_attacked", "venture_attacked", "takeovers", "regional_attack_won",
+          "venture_attack_won", "takeovers_won")
 MAX_PLOT_PANELS = 3
 
 
@@ -29,9 +31,13 @@ def _ints(games: pl.DataFrame, expr: pl.Expr) -> np.ndarray:
 
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
-    cards = card_indices(games.columns)
+    cards = card_indices(columns(games))
     if not cards:
         return pl.DataFrame()
+    # numpy sums over the games below: collect only the columns they read (the per-card
+    # columns grow with the run; the Peer-to-Peer metrics aggregate lazily instead)
+    games = collect(lazy(games).select(*keys(ctx), "^card_(att|att_won|def|def_won)_\\d+$",
+                                       *[c for c in columns(games) if c in NEEDED]))
     # Per group (ctx keys) and card, a handful of sums over the games, one card column at a
     # time with numpy (np.bincount by group), so that a report on millions of games with 4
     # columns per card needs no copy of the table. Sums of integers: exact.
@@ -71,14 +77,14 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
             played = _ints(games, pl.col(f"{prefix}_{k}"))
             won = _ints(games, pl.col(f"{prefix}_won_{k}"))
             card_id = ctx.card_ids[k] if k < len(ctx.card_ids) else str(k)
-            columns = {"games": total, "games_counted": n_counted,
+            sums_out = {"games": total, "games_counted": n_counted,
                        "fights": fights_sum.astype(np.int64),
                        "played": sums(played).astype(np.int64), "won": sums(won).astype(np.int64),
                        **ratio_sums(won, played, "with"), "_with_n": n_counted,
                        **ratio_sums(side_won - won, fights - played, "without"),
                        "_without_n": n_counted}
             parts.append(groups.drop("_g").with_columns(
-                *(pl.Series(name, values) for name, values in columns.items()),
+                *(pl.Series(name, values) for name, values in sums_out.items()),
                 pl.lit(side).alias("side"), pl.lit(k).alias("_k"), pl.lit(card_id).alias("card"),
                 pl.lit(ctx.card_name(card_id)).alias("name")))
     t = pl.concat(parts, how="vertical_relaxed").filter(pl.col("games_counted") > 0)
@@ -128,14 +134,14 @@ def _games_text(counted: int, games: int) -> str:
 def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
     if table.height == 0:
         return None
-    groups = table.select("players", "pairing", "compensation").unique(maintain_order=True).rows()
+    groups = table.select("players", "pairing", "variant").unique(maintain_order=True).rows()
     groups = groups[:MAX_PLOT_PANELS]
     labels = table.select("card", "name").unique(maintain_order=True).rows()
     fig, axes = new_figure(len(groups), panel_height=max(3.0, 0.22 * len(labels) + 1.2))
     y = np.arange(len(labels), dtype=float)
     for ax, (p, pair, comp) in zip(axes, groups):
         sub = table.filter((pl.col("players") == p) & (pl.col("pairing") == pair)
-                           & (pl.col("compensation") == comp))
+                           & (pl.col("variant") == comp))
         for j, side in enumerate(SIDES):
             est, lo, hi = (np.full(len(labels), np.nan) for _ in range(3))
             for r in sub.filter(pl.col("side") == side).iter_rows(named=True):

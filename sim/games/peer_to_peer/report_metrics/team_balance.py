@@ -3,21 +3,23 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import (TEAM_PLAYERS, WIN_A, WIN_B, add_verdict, judged, keys,
+from sim.games.peer_to_peer.report_metrics._common import (TEAM_PLAYERS, WIN_A, WIN_B, add_verdict, judged, keys,
                                      sort_groups, where)
-from reports.registry import Context, Finding, Metric
+from sim.core.report_metric import (Context, Finding, Metric, collect, columns, family_kw, lazy,
+                                    with_family)
 from sim.core.stats import with_wilson
-from reports.wording import plural
+from sim.core.wording import plural
 
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     g = keys(ctx)
-    seats = [pl.col(c).first() for c in ("seats_a", "seats_b") if c in games.columns]
-    t = (games.filter(pl.col("players") >= 2).group_by(g)
+    seats = [pl.col(c).first() for c in ("seats_a", "seats_b") if c in columns(games)]
+    t = collect(lazy(games).filter(pl.col("players") >= 2).group_by(g)
          .agg(pl.len().alias("games"),
               (pl.col("winner") == WIN_A).sum().alias("a_wins"),
               (pl.col("winner") == WIN_B).sum().alias("b_wins"),
               *seats))
+    t = t.with_columns(pl.col("games", "a_wins", "b_wins").cast(pl.Int64))
     t = t.with_columns(
         pl.col("players").replace_strict({k: v[0] for k, v in TEAM_PLAYERS.items()},
                                          default=None, return_dtype=pl.Int64).alias("team_a_players"),
@@ -29,7 +31,7 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     t = t.with_columns((pl.col("a_share_rate") - 0.5).alias("a_edge_diff"),
                        (pl.col("a_share_lo") - 0.5).alias("a_edge_lo"),
                        (pl.col("a_share_hi") - 0.5).alias("a_edge_hi"))
-    t = add_verdict(t, "a_share", 0.5, ctx)
+    t = with_family(add_verdict(t, "a_share", 0.5, ctx), "a_share", 0.5, ctx)
     return sort_groups(t, ctx)
 
 
@@ -55,7 +57,7 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
         out.append(judged("team_balance", where(row), quantity,
                           row["a_share_rate"], row["a_share_lo"], row["a_share_hi"], row["decisive"],
                           ctx, centre=0.5, centre_words="50 %", method="Wilson",
-                          above_words=above, below_words=below))
+                          above_words=above, below_words=below, **family_kw(row)))
     return out
 
 

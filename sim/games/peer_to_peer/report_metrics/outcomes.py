@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import (ALL_LOSE, DRAW, SOLO_WIN, TIMEOUT, WIN_A, WIN_B,
-                                     keys, sort_groups)
-from reports.plots import MAX_PANELS, category, grouped_points, new_figure
-from reports.registry import Context, Metric
+from sim.games.peer_to_peer.report_metrics._common import (ALL_LOSE, DRAW, SOLO_WIN, TIMEOUT, WIN_A, WIN_B,
+                                     collect, keys, lazy, sort_groups)
+from sim.core.plots import MAX_PANELS, category, grouped_points, new_figure
+from sim.core.report_metric import Context, Metric
 from sim.core.stats import with_wilson
 
 OUTCOMES = (("A_win", WIN_A), ("B_win", WIN_B), ("draw", DRAW), ("all_lose", ALL_LOSE),
@@ -17,9 +17,9 @@ TEAM_OUTCOMES = {"A_win", "B_win", "draw", "all_lose", "timeout"}
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     g = keys(ctx)
-    counts = games.group_by(g).agg(
+    counts = collect(lazy(games).group_by(g).agg(
         pl.len().alias("games"),
-        *[(pl.col("winner") == code).sum().alias(name) for name, code in OUTCOMES])
+        *[(pl.col("winner") == code).sum().alias(name) for name, code in OUTCOMES]))
     long = counts.unpivot(index=[*g, "games"], variable_name="outcome", value_name="count")
     long = long.filter(pl.when(pl.col("players") == 1)
                        .then(pl.col("outcome").is_in(list(SOLO_OUTCOMES)))
@@ -38,15 +38,15 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
     fig, axes = new_figure(len(pairings))
     for ax, pairing in zip(axes, pairings):
         t = table.filter(pl.col("pairing") == pairing)
-        cats = t.select("players", "compensation", "games").unique(maintain_order=True)
-        labels = [category(r["players"], r["compensation"], r["games"]) for r in cats.iter_rows(named=True)]
+        cats = t.select("players", "variant", "games").unique(maintain_order=True)
+        labels = [category(r["players"], r["variant"], r["games"]) for r in cats.iter_rows(named=True)]
         series = []
         for name in ("A_win", "B_win", "draw", "solo_win"):
-            rows = {(r["players"], r["compensation"]): r for r in
+            rows = {(r["players"], r["variant"]): r for r in
                     t.filter(pl.col("outcome") == name).iter_rows(named=True)}
             if not rows:
                 continue
-            pick = [rows.get((c["players"], c["compensation"])) for c in cats.iter_rows(named=True)]
+            pick = [rows.get((c["players"], c["variant"])) for c in cats.iter_rows(named=True)]
             series.append((name.replace("_", " "),
                            [r["rate"] if r else float("nan") for r in pick],
                            [r["lo"] if r else float("nan") for r in pick],

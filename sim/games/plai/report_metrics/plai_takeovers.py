@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import keys, sort_groups
-from reports.metrics._plai import ratio_aggs, with_ratio
-from reports.plots import category, grouped_points, new_figure
-from reports.registry import Context, Metric
+from sim.core.report_metric import collect, columns, lazy, keys, sort_groups
+from sim.games.plai.report_metrics._plai import ratio_aggs, with_ratio
+from sim.core.plots import category, grouped_points, new_figure
+from sim.core.report_metric import Context, Metric
 from sim.core.stats import with_t_interval, with_wilson
 
 FIGHTS = pl.col("regional_attacked") + pl.col("venture_attacked") + pl.col("takeovers")
@@ -15,7 +15,7 @@ FIGHTS = pl.col("regional_attacked") + pl.col("venture_attacked") + pl.col("take
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     tk, won, bluffs = (pl.col(c).cast(pl.Float64) for c in ("takeovers", "takeovers_won",
                                                            "bluffs_called"))
-    t = (games.group_by(keys(ctx))
+    t = collect(lazy(games).group_by(keys(ctx))
          .agg(pl.len().cast(pl.Int64).alias("games"),
               (pl.col("takeovers") > 0).sum().cast(pl.Int64).alias("games_with_takeover"),
               tk.sum().cast(pl.Int64).alias("takeovers"),

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import add_verdict, judged, keys, sort_groups, where
-from reports.metrics._plai import MAX_SEATS, OUT_SEAT
-from reports.plots import category, grouped_points, new_figure
-from reports.registry import Context, Finding, Metric
+from sim.core.report_metric import collect, columns, lazy, add_verdict, judged, keys, sort_groups, where
+from sim.games.plai.report_metrics._plai import MAX_SEATS, OUT_SEAT
+from sim.core.plots import category, grouped_points, new_figure
+from sim.core.report_metric import Context, Finding, Metric, family_kw, with_family
 from sim.core.stats import with_wilson
 
 
@@ -17,7 +17,7 @@ def by_place(games: pl.DataFrame, ctx: Context, place: pl.Expr, name: str) -> pl
     won = pl.col("outcome") == OUT_SEAT
     aggs = [pl.len().alias("games"), won.sum().alias("decided")]
     aggs += [(won & (place == s)).sum().alias(f"_w{s}") for s in range(MAX_SEATS)]
-    t = games.group_by(keys(ctx)).agg(aggs)
+    t = collect(lazy(games).group_by(keys(ctx)).agg(aggs))
     t = t.unpivot(index=[*keys(ctx), "games", "decided"],
                   on=[f"_w{s}" for s in range(MAX_SEATS)], variable_name="_p", value_name="wins")
     t = t.with_columns(pl.col("_p").str.slice(2).cast(pl.Int64).alias(name),
@@ -29,9 +29,10 @@ def by_place(games: pl.DataFrame, ctx: Context, place: pl.Expr, name: str) -> pl
     t = t.with_columns((pl.col("share_rate") - pl.col("fair")).alias("edge_diff"),
                        (pl.col("share_lo") - pl.col("fair")).alias("edge_lo"),
                        (pl.col("share_hi") - pl.col("fair")).alias("edge_hi"))
-    t = add_verdict(t, "edge", 0.0, ctx)
+    t = with_family(add_verdict(t, "edge", 0.0, ctx), "edge", 0.0, ctx)
     cols = [*keys(ctx), name, "games", "decided", "wins", "win_rate", "win_lo", "win_hi", "fair",
-            "share_rate", "share_lo", "share_hi", "edge_diff", "edge_lo", "edge_hi", "verdict"]
+            "share_rate", "share_lo", "share_hi", "edge_diff", "edge_lo", "edge_hi", "verdict",
+            "p_beyond", "p_holm", "called", "tested"]
     return sort_groups(t.select(cols), ctx, name)
 
 
@@ -43,14 +44,15 @@ def place_findings(metric: str, table: pl.DataFrame, ctx: Context, name: str, wh
                           row["share_rate"], row["share_lo"], row["share_hi"], row["decided"],
                           ctx, centre=row["fair"],
                           centre_words=f"the fair share 1/{row['players']}", method="Wilson",
-                          above_words=f"{w} is favoured", below_words=f"{w} is at a disadvantage"))
+                          above_words=f"{w} is favoured", below_words=f"{w} is at a disadvantage",
+                          **family_kw(row)))
     return out
 
 
 def place_plot(table: pl.DataFrame, name: str, label: str, title: str):
     if table.height == 0:
         return None
-    groups = table.select("players", "pairing", "compensation", "decided").unique(
+    groups = table.select("players", "pairing", "variant", "decided").unique(
         maintain_order=True).rows()
     several = len({g[1] for g in groups}) > 1
     labels = [category(p, None, n) + (f"\n{pair[:24]}" if several else "")
@@ -58,7 +60,7 @@ def place_plot(table: pl.DataFrame, name: str, label: str, title: str):
     series = []
     for s in range(int(table[name].max()) + 1):
         rows = [table.filter((pl.col("players") == p) & (pl.col("pairing") == pair)
-                             & (pl.col("compensation") == comp) & (pl.col(name) == s))
+                             & (pl.col("variant") == comp) & (pl.col(name) == s))
                 for p, pair, comp, _ in groups]
         series.append((f"{label} {s}", *[[r[f"share_{x}"][0] if r.height else float("nan")
                                           for r in rows] for x in ("rate", "lo", "hi")]))

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import (ALL_LOSE, DRAW, WIN_A, WIN_B, add_verdict, judged)
-from reports.plots import MAX_PANELS, grouped_points, new_figure, threshold_band
-from reports.registry import Context, Finding, Metric
+from sim.games.peer_to_peer.report_metrics._common import (ALL_LOSE, DRAW, WIN_A, WIN_B, add_verdict, judged)
+from sim.core.plots import MAX_PANELS, grouped_points, new_figure, threshold_band
+from sim.core.report_metric import Context, Finding, Metric, collect, columns, lazy
 from sim.core.stats import diff_ci, with_wilson
-from reports.wording import pp
+from sim.core.wording import pp
 
 MODE_ORDER = ("extra_venture", "extra_venture_empty", "none")
 
@@ -17,14 +17,14 @@ def _mode_rank(mode: str) -> tuple[int, str]:
 
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
-    odd = games.filter(pl.col("players").is_in([3, 5]) & (pl.col("compensation") != "n/a"))
-    t = (odd.group_by("players", "pairing", "compensation")
+    odd = lazy(games).filter(pl.col("players").is_in([3, 5]) & (pl.col("variant") != "n/a"))
+    t = collect(odd.group_by("players", "pairing", "variant")
          .agg(pl.len().cast(pl.Int64).alias("games"),
               *[(pl.col("winner") == c).sum().cast(pl.Int64).alias(n) for n, c in
                 (("a_wins", WIN_A), ("b_wins", WIN_B), ("draws", DRAW), ("all_lose", ALL_LOSE))],
-              *[pl.col(c).first() for c in ("seats_b",) if c in games.columns]))
+              *[pl.col(c).first() for c in ("seats_b",) if c in columns(games)]))
     # keep only (players, pairing) with at least two modes: that is the comparison
-    t = t.with_columns(pl.col("compensation").n_unique().over("players", "pairing").alias("_modes"))
+    t = t.with_columns(pl.col("variant").n_unique().over("players", "pairing").alias("_modes"))
     t = t.filter(pl.col("_modes") >= 2).drop("_modes")
     t = t.with_columns((pl.col("a_wins") + pl.col("b_wins")).alias("decisive"))
     for stem, col in (("a_win", "a_wins"), ("b_win", "b_wins"), ("draw", "draws"), ("all_lose", "all_lose")):
@@ -36,8 +36,8 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     rows = t.to_dicts()
     for r in rows:
         peers = [p for p in rows if p["players"] == r["players"] and p["pairing"] == r["pairing"]]
-        ref = min(peers, key=lambda p: _mode_rank(p["compensation"]))
-        ref_mode.append(ref["compensation"])
+        ref = min(peers, key=lambda p: _mode_rank(p["variant"]))
+        ref_mode.append(ref["variant"])
         dd, ll, hh = diff_ci(r["a_wins"], r["decisive"], ref["a_wins"], ref["decisive"], ctx.z)
         if ref is r:
             dd = ll = hh = float("nan")
@@ -47,9 +47,9 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
                        pl.Series("vs_reference_lo", lo, dtype=pl.Float64),
                        pl.Series("vs_reference_hi", hi, dtype=pl.Float64))
     if t.height:
-        t = t.with_columns(pl.col("compensation").map_elements(lambda m: _mode_rank(m)[0],
+        t = t.with_columns(pl.col("variant").map_elements(lambda m: _mode_rank(m)[0],
                                                                return_dtype=pl.Int64).alias("_r"))
-        t = t.sort("players", "pairing", "_r", "compensation").drop("_r")
+        t = t.sort("players", "pairing", "_r", "variant").drop("_r")
     return t
 
 
@@ -62,14 +62,14 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
     for (players, pairing), part in table.group_by("players", "pairing", maintain_order=True):
         where = f"{players} players, {pairing}, {{}}"
         for row in part.iter_rows(named=True):
-            f = judged("compensation", where.format(row["compensation"]),
+            f = judged("compensation", where.format(row["variant"]),
                        "team A's (the larger team's) share of the games won by a team",
                        row["a_share_rate"], row["a_share_lo"], row["a_share_hi"], row["decisive"], ctx,
                        centre=0.5, centre_words="50 %", method="Wilson",
                        above_words="the larger team A is favoured",
                        below_words="the smaller team B is favoured")
             text = f.text
-            if row["reference_mode"] != row["compensation"] and row["vs_reference_diff"] == row["vs_reference_diff"]:
+            if row["reference_mode"] != row["variant"] and row["vs_reference_diff"] == row["vs_reference_diff"]:
                 text += (f" Against {row['reference_mode']} the share changes by "
                          f"{pp(row['vs_reference_diff'])} (95 % Newcombe interval "
                          f"{pp(row['vs_reference_lo'])} to {pp(row['vs_reference_hi'])}).")
@@ -84,7 +84,7 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
     fig, axes = new_figure(len(groups))
     for ax, (players, pairing) in zip(axes, groups):
         t = table.filter((pl.col("players") == players) & (pl.col("pairing") == pairing))
-        labels = [f"{m}\nn={n:,}" for m, n in zip(t["compensation"], t["games"])]
+        labels = [f"{m}\nn={n:,}" for m, n in zip(t["variant"], t["games"])]
         threshold_band(ax, 50.0, ctx.threshold_pp)
         grouped_points(ax, labels, [
             ("A share of decisive games", t["a_share_rate"], t["a_share_lo"], t["a_share_hi"]),

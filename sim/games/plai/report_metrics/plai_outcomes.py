@@ -3,17 +3,17 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import keys, sort_groups, where
-from reports.metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE
-from reports.plots import category, grouped_points, new_figure
-from reports.registry import Context, Finding, Metric
+from sim.core.report_metric import collect, columns, lazy, keys, sort_groups, where
+from sim.games.plai.report_metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE
+from sim.core.plots import category, grouped_points, new_figure
+from sim.core.report_metric import Context, Finding, Metric
 from sim.core.stats import with_wilson
-from reports.wording import pct
+from sim.core.wording import pct
 
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     o = pl.col("outcome")
-    t = (games.group_by(keys(ctx))
+    t = collect(lazy(games).group_by(keys(ctx))
          .agg(pl.len().alias("games"), (o == OUT_SEAT).sum().alias("seat_wins"),
               (o == OUT_MAINTAINERS).sum().alias("maintainer_wins"),
               (o == OUT_STALEMATE).sum().alias("stalemates")))

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import keys, length_histograms, sort_groups
-from reports.metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE
-from reports.registry import Context, Metric
+from sim.core.report_metric import collect, columns, lazy, keys, length_histograms, sort_groups
+from sim.games.plai.report_metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE
+from sim.core.report_metric import Context, Metric, distribution
 from sim.core.stats import with_t_interval
 
 ENDED = {"all": None, "seat_win": OUT_SEAT, "maintainers": OUT_MAINTAINERS,
@@ -13,23 +13,13 @@ ENDED = {"all": None, "seat_win": OUT_SEAT, "maintainers": OUT_MAINTAINERS,
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 
 
-def _summary(df: pl.DataFrame, ctx: Context, label: str) -> pl.DataFrame:
-    r = pl.col("turns").cast(pl.Float64)
-    names = {0.5: "turns_median"}
-    t = (df.group_by(keys(ctx))
-         .agg(pl.len().cast(pl.Int64).alias("games"), r.mean().alias("turns_mean"),
-              r.std().alias("turns_sd"), r.min().alias("turns_min"),
-              *[(r.median() if q == 0.5 else r.quantile(q, "nearest"))
-                .alias(names.get(q, f"turns_p{int(q * 100)}")) for q in QUANTILES],
-              r.max().alias("turns_max")))
+def _summary(games, ctx: Context, label: str, where_expr=None) -> pl.DataFrame:
+    t = distribution(games, pl.col("turns"), ctx, "turns_", QUANTILES, where_expr=where_expr)
     return t.with_columns(pl.lit(label).alias("ended"))
 
 
-def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
-    # Only the columns used: filtering the whole table (with its per-card columns) would
-    # copy every column of the matching rows.
-    games = games.select(*keys(ctx), "outcome", "turns")
-    parts = [_summary(games if code is None else games.filter(pl.col("outcome") == code), ctx, label)
+def compute(games, ctx: Context) -> pl.DataFrame:
+    parts = [_summary(games, ctx, label, None if code is None else pl.col("outcome") == code)
              for label, code in ENDED.items()]
     t = pl.concat(parts, how="vertical_relaxed")
     t = with_t_interval(t, "turns_mean", "turns_sd", "games", prefix="turns_")
@@ -43,7 +33,7 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
 
 
 def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
-    return length_histograms(games, "turns", "turns")
+    return length_histograms(games, "turns", "turns", ctx)
 
 
 METRIC = Metric(

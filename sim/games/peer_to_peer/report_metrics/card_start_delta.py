@@ -4,11 +4,13 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from reports.metrics._common import SOLO_WIN, WIN_A, WIN_B, keys, sort_groups, where
-from reports.plots import MAX_PANELS, threshold_band
-from reports.registry import Context, Finding, Metric
+from sim.games.peer_to_peer.report_metrics._common import SOLO_WIN, WIN_A, WIN_B, keys, sort_groups, where
+from sim.core.plots import MAX_PANELS, threshold_band
+from sim.core.multiple import CONTROL_WORDS
+from sim.core.report_metric import (Context, Finding, Metric, collect, columns, family_kw, lazy,
+                                    schema, with_family)
 from sim.core.stats import with_diff, with_wilson
-from reports.wording import ABOVE, BELOW, NO_DATA, UNDECIDED, WITHIN, judge, level_of, verdict
+from sim.core.wording import ABOVE, BELOW, NO_DATA, UNDECIDED, WITHIN, judge, level_of, verdict
 
 SEATS = 6
 MAX_LISTED = 25
@@ -19,23 +21,25 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     w = pl.col("winner")
     team_win = w.is_in([WIN_A, WIN_B, SOLO_WIN])
     teams = pl.when(pl.col("players") >= 2).then(2).otherwise(1)
-    totals = (games.group_by(g)
+    cols_in = columns(games)
+    games = lazy(games)
+    totals = collect(games.group_by(g)
               .agg((teams.sum()).cast(pl.Int64).alias("_obs"),
                    (team_win.sum() + 0).cast(pl.Int64).alias("_wins"),
                    teams.first().cast(pl.Int64).alias("_k")))
     parts = []
     for s in range(SEATS):
         c, tcol = f"start_card_{s}", f"seat_team_{s}"
-        if c not in games.columns or tcol not in games.columns:
+        if c not in cols_in or tcol not in cols_in:
             continue
         parts.append(games.select(*g, w, pl.col(c).cast(pl.Int64).alias("card"),
                                   pl.col(tcol).cast(pl.Int64).alias("team"))
                      .filter((pl.col("card") >= 0) & (pl.col("team") >= 0)))
-    empty = pl.DataFrame(schema={**{k: games.schema[k] for k in g}, "card": pl.Int64})
+    empty = pl.DataFrame(schema={**{k: schema(games)[k] for k in g}, "card": pl.Int64}).lazy()
     starts = pl.concat(parts) if parts else empty.with_columns(pl.lit(0).alias("winner"), pl.lit(0).alias("team"))
     won = ((pl.col("team") == 0) & pl.col("winner").is_in([WIN_A, SOLO_WIN])) | \
           ((pl.col("team") == 1) & (pl.col("winner") == WIN_B))
-    per = (starts.group_by(*g, "card")
+    per = collect(starts.group_by(*g, "card")
            .agg(pl.len().cast(pl.Int64).alias("starts"),
                 won.sum().cast(pl.Int64).alias("wins_with"),
                 pl.col("winner").is_in([WIN_A, WIN_B, SOLO_WIN]).sum().cast(pl.Int64).alias("_games_won")))
@@ -59,7 +63,8 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     cols = [*g, "card", "card_id", "card_name", "starts", "wins_with", "with_rate", "with_lo",
             "with_hi", "obs_without", "wins_without", "without_rate", "without_lo", "without_hi",
             "delta_diff", "delta_lo", "delta_hi", "verdict"]
-    return sort_groups(t.select(cols), ctx, "card")
+    t = with_family(t.select(cols), "delta", 0.0, ctx)   # every card x group: one family (Holm)
+    return sort_groups(t, ctx, "card")
 
 
 def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
@@ -68,25 +73,33 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
     out = []
     tally = {ABOVE: 0, BELOW: 0, WITHIN: 0, UNDECIDED: 0, NO_DATA: 0}
     listed = 0
+    alone = 0     # beyond the threshold on their own, not called after the correction
     for row in table.iter_rows(named=True):
         tally[row["verdict"]] += 1
-        if row["verdict"] in (ABOVE, BELOW) and listed < MAX_LISTED:
+        if row["verdict"] in (ABOVE, BELOW) and not row["called"]:
+            alone += 1
+        if row["verdict"] in (ABOVE, BELOW) and row["called"] and listed < MAX_LISTED:
             listed += 1
             code, text = judge(f"{where(row)}, card {row['card_name']} ({row['card_id']})",
                                "the win-rate delta of the team that started with it as a venture",
                                row["delta_diff"], row["delta_lo"], row["delta_hi"], row["starts"],
                                centre=0.0, centre_words="no difference", threshold_pp=ctx.threshold_pp,
                                method="Newcombe", above_words="the card goes with more wins",
-                               below_words="the card goes with fewer wins", estimate_is_diff=True)
-            out.append(Finding("card_start_delta", level_of(code), text))
+                               below_words="the card goes with fewer wins", estimate_is_diff=True,
+                               **family_kw(row))
+            out.append(Finding("card_start_delta", level_of(code), text, int(row["tested"])))
     t = f"{ctx.threshold_pp:g} pp"
-    summary = (f"Starting-venture deltas, {table.height} card × group rows: "
-               f"{tally[ABOVE] + tally[BELOW]} called an imbalance (the whole 95 % Newcombe "
-               f"interval beyond ±{t}), {tally[WITHIN]} within ±{t}, {tally[UNDECIDED]} not "
-               f"decided, {tally[NO_DATA]} without data. These are associations, not effects: "
+    m = int(table["tested"].max() or 0)
+    called = int(table["called"].sum())
+    summary = (f"Starting-venture deltas, {table.height} card × group rows, {m} tested as one "
+               f"family with {CONTROL_WORDS}: {called} called an imbalance (the 95 % Newcombe "
+               f"interval beyond ±{t} after the correction), {alone} beyond ±{t} on their own "
+               f"but not after the correction, {tally[WITHIN]} within ±{t}, {tally[UNDECIDED]} "
+               f"not decided, {tally[NO_DATA]} without data. These are associations, not effects "
+               "(the card ablation measures effects): "
                "each seat chooses its starting venture (P2P-D1), so a card chosen in better "
                "positions looks stronger.")
-    if tally[ABOVE] + tally[BELOW] > listed:
+    if called > listed:
         summary += f" Only the first {listed} imbalances are listed; see the CSV for all."
     return [Finding("card_start_delta", "info", summary)] + out
 
@@ -94,7 +107,7 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
 def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
     if table.height == 0:
         return None
-    from reports.plots import Figure, FigureCanvasAgg  # noqa: F401 (same backend as new_figure)
+    from sim.core.plots import Figure, FigureCanvasAgg  # noqa: F401 (same backend as new_figure)
     groups = table.select(*keys(ctx)).unique(maintain_order=True).rows()[:MAX_PANELS]
     n_cards = table["card"].n_unique()
     height = 0.22 * n_cards + 1.4
@@ -112,7 +125,7 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
         y = np.arange(t.height)
         threshold_band(ax, 0.0, ctx.threshold_pp, horizontal=False)
         err = np.vstack([np.nan_to_num(d - lo), np.nan_to_num(hi - d)])
-        called = np.array([v in (ABOVE, BELOW) for v in t["verdict"]], dtype=bool)
+        called = t["called"].to_numpy().astype(bool)
         for mask, color, label in ((~called, "#1f77b4", "not called"), (called, "#d62728", "imbalance called")):
             if mask.any():
                 ax.errorbar(d[mask], y[mask], xerr=err[:, mask], fmt="o", ms=3.5, color=color,
@@ -129,9 +142,11 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
 
 def display(table: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     """Called imbalances first, then the rest; raw counts of the baseline stay in the CSV."""
-    order = {ABOVE: 0, BELOW: 0, UNDECIDED: 1, WITHIN: 2, NO_DATA: 3}
-    t = table.with_columns(pl.col("verdict").replace_strict(order, return_dtype=pl.Int8).alias("_v"))
-    return t.sort("_v", *keys(ctx), "card").drop("_v", "card", "wins_with", "wins_without")
+    order = {ABOVE: 1, BELOW: 1, UNDECIDED: 2, WITHIN: 3, NO_DATA: 4}
+    t = table.with_columns(pl.when(pl.col("called")).then(0).otherwise(
+        pl.col("verdict").replace_strict(order, return_dtype=pl.Int8)).alias("_v"))
+    return t.sort("_v", *keys(ctx), "card").drop("_v", "card", "wins_with", "wins_without",
+                                                 "p_beyond")
 
 
 METRIC = Metric(
@@ -149,5 +164,6 @@ METRIC = Metric(
                  "observation; a solo game has one team), with Newcombe's interval for a "
                  "difference of two proportions. The two teams of one game are counted as "
                  "independent, which makes the interval slightly wide, not narrow, because at "
-                 "most one of them wins. Red points are called imbalances."),
+                 "most one of them wins. Red points are imbalances called under Holm's "
+                 "correction over every card × group tested (see the decision rule)."),
 )

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import keys, sort_groups
-from reports.plots import COLORS, MAX_PANELS, new_figure
-from reports.registry import Context, Finding, Metric
+from sim.games.peer_to_peer.report_metrics._common import keys, sort_groups
+from sim.core.plots import COLORS, MAX_PANELS, new_figure
+from sim.core.report_metric import Context, Finding, Metric, collect, columns, lazy
 from sim.core.stats import ratio_ci, t_interval
-from reports.wording import pct, plural
+from sim.core.wording import pct, plural
 
 DESTS = ("score", "venture", "deck")
 
@@ -16,13 +16,13 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     g = keys(ctx)
     rows = []
     for team, suffix, strat in (("A", "a", "strategy_a"), ("B", "b", "strategy_b")):
-        sub = games if team == "A" else games.filter(pl.col("players") >= 2)
+        sub = lazy(games) if team == "A" else lazy(games).filter(pl.col("players") >= 2)
         total = sum(pl.col(f"sent_{d}_{suffix}").cast(pl.Float64) for d in DESTS)
         for d in DESTS:
             x = pl.col(f"sent_{d}_{suffix}").cast(pl.Float64)
-            agg = (sub.group_by(g)
+            agg = collect(sub.group_by(g)
                    .agg(pl.len().cast(pl.Int64).alias("games"),
-                        (pl.col(strat).first() if strat in sub.columns else pl.lit(team)).alias("strategy"),
+                        (pl.col(strat).first() if strat in columns(games) else pl.lit(team)).alias("strategy"),
                         x.sum().alias("sx"), (x * x).sum().alias("sxx"), (x * total).sum().alias("sxy"),
                         total.sum().alias("sy"), (total * total).sum().alias("syy"),
                         x.mean().alias("sent_mean"), x.std().alias("_sd")))
@@ -71,14 +71,14 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
         vals = []
         for r in sides.iter_rows(named=True):
             row = table.filter((pl.col("players") == r["players"]) & (pl.col("pairing") == r["pairing"])
-                               & (pl.col("compensation") == r["compensation"])
+                               & (pl.col("variant") == r["variant"])
                                & (pl.col("team") == r["team"]) & (pl.col("destination") == d))
             v = row["share_rate"][0] * 100 if row.height else 0.0
             vals.append(0.0 if v != v else v)
         ax.barh(range(sides.height), vals, left=left, color=COLORS[j], label=d)
         left = [a + b for a, b in zip(left, vals)]
     for r in sides.iter_rows(named=True):
-        comp = f" {r['compensation']}" if r["compensation"] != "n/a" else ""
+        comp = f" {r['variant']}" if r["variant"] != "n/a" else ""
         labels.append(f"{r['players']}p{comp} {r['team']}: {r['strategy']} (n={r['games']:,})")
     ax.set_yticks(range(sides.height))
     ax.set_yticklabels(labels, fontsize=7)

@@ -3,15 +3,15 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import WIN_A, WIN_B, add_verdict, judged, keys, sort_groups, where
-from reports.registry import Context, Finding, Metric
+from sim.games.peer_to_peer.report_metrics._common import WIN_A, WIN_B, add_verdict, judged, keys, sort_groups, where
+from sim.core.report_metric import Context, Finding, Metric, collect, family_kw, lazy, with_family
 from sim.core.stats import with_diff, with_wilson
-from reports.wording import pp
+from sim.core.wording import pp
 
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     w, m = pl.col("winner"), pl.col("first_marker")
-    t = (games.filter(pl.col("players") >= 2).group_by(keys(ctx))
+    t = collect(lazy(games).filter(pl.col("players") >= 2).group_by(keys(ctx))
          .agg(pl.len().alias("games"),
               w.is_in([WIN_A, WIN_B]).sum().alias("decisive"),
               (((w == WIN_A) & (m == 0)) | ((w == WIN_B) & (m == 1))).sum().alias("holder_wins"),
@@ -19,12 +19,12 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
               ((m == 0) & (w == WIN_A)).sum().alias("a_wins_a_marker"),
               (m == 1).sum().alias("games_b_marker"),
               ((m == 1) & (w == WIN_A)).sum().alias("a_wins_b_marker")))
-    t = t.with_columns(pl.exclude("players", "pairing", "compensation").cast(pl.Int64))
+    t = t.with_columns(pl.exclude("players", "pairing", "variant").cast(pl.Int64))
     t = with_wilson(t, "holder_wins", "decisive", prefix="holder_share_", z=ctx.z)
     t = t.with_columns((pl.col("holder_share_rate") - 0.5).alias("holder_edge_diff"),
                        (pl.col("holder_share_lo") - 0.5).alias("holder_edge_lo"),
                        (pl.col("holder_share_hi") - 0.5).alias("holder_edge_hi"))
-    t = add_verdict(t, "holder_share", 0.5, ctx)
+    t = with_family(add_verdict(t, "holder_share", 0.5, ctx), "holder_share", 0.5, ctx)
     t = with_diff(t, "a_wins_a_marker", "games_a_marker", "a_wins_b_marker", "games_b_marker",
                   prefix="a_marker_delta_", z=ctx.z)
     t = t.rename({"a_marker_delta_rate": "a_marker_delta_diff"})
@@ -39,7 +39,8 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
                    row["holder_share_rate"], row["holder_share_lo"], row["holder_share_hi"],
                    row["decisive"], ctx, centre=0.5, centre_words="50 %", method="Wilson",
                    above_words="starting with the first team marker is an advantage",
-                   below_words="starting with the first team marker is a disadvantage")
+                   below_words="starting with the first team marker is a disadvantage",
+                   **family_kw(row))
         text = f.text
         d = row["a_marker_delta_diff"]
         if d == d:  # not nan

@@ -3,26 +3,21 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import ALL_LOSE, keys, sort_groups, where
-from reports.plots import MAX_PANELS, category, grouped_points, new_figure
-from reports.registry import Context, Finding, Metric
+from sim.games.peer_to_peer.report_metrics._common import ALL_LOSE, keys, sort_groups, where
+from sim.core.plots import MAX_PANELS, category, grouped_points, new_figure
+from sim.core.report_metric import Context, Finding, Metric, collect, distribution, lazy
 from sim.core.stats import with_t_interval, with_wilson
-from reports.wording import count, pct
+from sim.core.wording import count, pct
 
 
-def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
+def compute(games, ctx: Context) -> pl.DataFrame:
     lose = pl.col("winner") == ALL_LOSE
-    r = pl.col("rounds").filter(lose).cast(pl.Float64)
-    t = (games.group_by(keys(ctx))
-         .agg(pl.len().cast(pl.Int64).alias("games"),
-              lose.sum().cast(pl.Int64).alias("all_lose"),
-              r.mean().alias("end_round_mean"),
-              r.std().alias("end_round_sd"),
-              r.min().alias("end_round_min"),
-              r.quantile(0.1, "nearest").alias("end_round_p10"),
-              r.median().alias("end_round_median"),
-              r.quantile(0.9, "nearest").alias("end_round_p90"),
-              r.max().alias("end_round_max")))
+    t = collect(lazy(games).group_by(keys(ctx))
+                .agg(pl.len().cast(pl.Int64).alias("games"),
+                     lose.sum().cast(pl.Int64).alias("all_lose")))
+    ends = distribution(games, pl.col("rounds"), ctx, "end_round_", (0.1, 0.5, 0.9),
+                        count_name="_n", where_expr=lose)
+    t = t.join(ends.drop("_n"), on=keys(ctx), how="left", nulls_equal=True)
     t = with_wilson(t, "all_lose", "games", prefix="all_lose_", z=ctx.z)
     t = with_t_interval(t, "end_round_mean", "end_round_sd", "all_lose", prefix="end_round_")
     cols = [*keys(ctx), "games", "all_lose", "all_lose_rate", "all_lose_lo", "all_lose_hi",
@@ -53,7 +48,7 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
     fig, axes = new_figure(len(pairings))
     for ax, pairing in zip(axes, pairings):
         t = table.filter(pl.col("pairing") == pairing)
-        labels = [category(r["players"], r["compensation"], r["games"]) for r in t.iter_rows(named=True)]
+        labels = [category(r["players"], r["variant"], r["games"]) for r in t.iter_rows(named=True)]
         grouped_points(ax, labels, [("all lose", t["all_lose_rate"], t["all_lose_lo"], t["all_lose_hi"])],
                        ylabel="all-lose rate (%), 95 % Wilson", xlabel="player count (n = games)")
         ax.set_title(f"All-lose rate by player count: {pairing}", fontsize=10)

@@ -3,38 +3,30 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import (
+from sim.games.peer_to_peer.report_metrics._common import (
     ALL_LOSE,
     TIMEOUT,
     keys,
     length_histograms,
     sort_groups,
 )
-from reports.registry import Context, Metric
+from sim.core.report_metric import Context, Metric, distribution
 from sim.core.stats import with_t_interval
 
 CLASSES = ("all", "scored", "all_lose")
 
 
-def _summary(df: pl.DataFrame, ctx: Context, label: str) -> pl.DataFrame:
-    r = pl.col("rounds").cast(pl.Float64)
-    t = (df.group_by(keys(ctx))
-         .agg(pl.len().cast(pl.Int64).alias("games"),
-              r.mean().alias("rounds_mean"), r.std().alias("rounds_sd"),
-              r.min().alias("rounds_min"),
-              *[r.quantile(q, "nearest").alias(f"rounds_p{int(q * 100)}") for q in (0.1, 0.25)],
-              r.median().alias("rounds_median"),
-              *[r.quantile(q, "nearest").alias(f"rounds_p{int(q * 100)}") for q in (0.75, 0.9)],
-              r.max().alias("rounds_max")))
+def _summary(games, ctx: Context, label: str, where_expr=None) -> pl.DataFrame:
+    t = distribution(games, pl.col("rounds"), ctx, "rounds_", (0.1, 0.25, 0.5, 0.75, 0.9),
+                     where_expr=where_expr)
     return t.with_columns(pl.lit(label).alias("ended"))
 
 
-def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
+def compute(games, ctx: Context) -> pl.DataFrame:
     w = pl.col("winner")
-    games = games.select(*keys(ctx), "winner", "rounds")  # filters below copy only these
     parts = [_summary(games, ctx, "all"),
-             _summary(games.filter(~w.is_in([ALL_LOSE, TIMEOUT])), ctx, "scored"),
-             _summary(games.filter(w == ALL_LOSE), ctx, "all_lose")]
+             _summary(games, ctx, "scored", ~w.is_in([ALL_LOSE, TIMEOUT])),
+             _summary(games, ctx, "all_lose", w == ALL_LOSE)]
     t = pl.concat(parts, how="vertical_relaxed")
     t = with_t_interval(t, "rounds_mean", "rounds_sd", "games", prefix="rounds_")
     cols = [*keys(ctx), "ended", "games", "rounds_mean", "rounds_lo", "rounds_hi", "rounds_sd",
@@ -46,7 +38,7 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
 
 
 def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
-    return length_histograms(games, "rounds", "rounds")
+    return length_histograms(games, "rounds", "rounds", ctx)
 
 
 METRIC = Metric(

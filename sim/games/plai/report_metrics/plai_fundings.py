@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics._common import keys, sort_groups
-from reports.metrics._plai import ratio_aggs, with_ratio
-from reports.plots import category, grouped_points, new_figure
-from reports.registry import Context, Metric
+from sim.core.report_metric import collect, columns, lazy, keys, sort_groups
+from sim.games.plai.report_metrics._plai import ratio_aggs, with_ratio
+from sim.core.plots import category, grouped_points, new_figure
+from sim.core.report_metric import Context, Metric
 from sim.core.stats import with_t_interval
 
 # type -> (fundings column, attacked column, attack-won column); family funding cannot be
@@ -27,7 +27,7 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
                      pl.col(won).sum().cast(pl.Int64).alias("attack_won"),
                      *ratio_aggs(pl.col(attacked), pl.col(funded), "attacked_share"),
                      *ratio_aggs(pl.col(won), pl.col(attacked), "attacker_won")]
-        t = games.group_by(keys(ctx)).agg(aggs)
+        t = collect(lazy(games).group_by(keys(ctx)).agg(aggs))
         if attacked is not None:
             t = with_ratio(with_ratio(t, "attacked_share", ctx.z), "attacker_won", ctx.z)
         else:
@@ -53,7 +53,7 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
     fought = table.filter(pl.col("funding") != "family")
     if fought.height == 0:
         return None
-    groups = fought.select("players", "pairing", "compensation", "games").unique(maintain_order=True).rows()
+    groups = fought.select("players", "pairing", "variant", "games").unique(maintain_order=True).rows()
     labels = [category(p, None, n) for p, _, _, n in groups]
     fig, axes = new_figure(2)
     for ax, stem, ylabel in ((axes[0], "attacked_share", "fundings attacked (%)"),
@@ -61,7 +61,7 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
         series = []
         for kind in ("regional", "venture"):
             rows = [fought.filter((pl.col("players") == p) & (pl.col("pairing") == pair)
-                                  & (pl.col("compensation") == comp) & (pl.col("funding") == kind))
+                                  & (pl.col("variant") == comp) & (pl.col("funding") == kind))
                     for p, pair, comp, _ in groups]
             series.append((kind, *[[r[f"{stem}_{x}"][0] if r.height else float("nan") for r in rows]
                                    for x in ("rate", "lo", "hi")]))

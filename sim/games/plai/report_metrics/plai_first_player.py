@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.metrics.plai_seats import by_place, place_findings, place_plot
-from reports.registry import Context, Finding, Metric
+from sim.games.plai.report_metrics.plai_seats import by_place, place_findings, place_plot
+from sim.core.report_metric import Context, Finding, Metric
 
 # the winner's place in the turn order of its game (PLAI-S1: first_seat moves first)
 POSITION = (pl.col("winner").cast(pl.Int64) - pl.col("first_seat").cast(pl.Int64)) \
