@@ -109,6 +109,8 @@ class Game(Protocol):
     card_ref_example: str           # an experiment card key, for error messages
     card_fields: tuple[str, ...] | None  # card fields experiments may change (None: the
                                          # card file's own columns other than id)
+    ablation_fields: tuple[str, str | None]  # card-file columns `simulate ablate` changes:
+                                    # (the value, the effect or None)
     tune_arena: Any                 # `simulate tune`'s arena class (sim.core.arena), or None
                                     # for a game without a parametric strategy
 
@@ -123,7 +125,8 @@ HOOKS = ("title", "strategy_kind", "default_strategy", "strategy_package", "stra
          "strategy_key", "pairing", "outcome_column", "outcome_codes", "headline_counts",
          "headline_columns", "matchup_scheme", "balance_variants", "sweep_metrics",
          "default_sweep_metrics", "report_metrics", "compared_rules", "report_group",
-         "report_card_fights", "card_ref_example", "card_fields", "tune_arena")
+         "report_card_fights", "card_ref_example", "card_fields", "tune_arena",
+         "ablation_fields")
 
 
 class MissingHook(UserError):

@@ -268,3 +268,31 @@ def distribution(games, value: pl.Expr, ctx: Context, prefix: str,
               **{f"{prefix}{s}": pl.Float64 for s in ("mean", "sd", "min", "max")},
               **{names[q]: pl.Float64 for q in quantiles}}
     return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
+
+
+def answer_of(row: dict, question: str, stem: str, centre: float, ctx: Context, *,
+              above: str, below: str, kind: str = "rate", order: int = 100) -> Answer:
+    """An answers-first row from a table row with ``<stem>_rate|_diff``, ``<stem>_lo`` and
+    ``<stem>_hi`` (and, from ``with_family``, ``called``/``p_holm``/``tested``): the answer
+    in words is "balanced (within ±T pp)", "<above|below> by N points" (called: the whole
+    interval beyond the threshold, after the family's correction where there is one),
+    "not decided" or "no data"."""
+    est = row.get(f"{stem}_rate", row.get(f"{stem}_diff"))
+    lo, hi = row[f"{stem}_lo"], row[f"{stem}_hi"]
+    code = verdict(lo - centre, hi - centre, ctx.threshold_pp)
+    t = f"{ctx.threshold_pp:g} pp"
+    if code in ("above", "below") and row.get("called", True) is False:
+        code = "undecided"
+    if code == "no_data":
+        words = "no data"
+    elif code == "within":
+        words = f"balanced (within ±{t})"
+    elif code == "undecided":
+        words = "not decided (the interval crosses the threshold; more games would narrow it)"
+    else:
+        words = f"{above if code == 'above' else below} by {abs(est - centre) * 100:.1f} points"
+    tested = int(row.get("tested") or 1)
+    if tested > 1:
+        words += f" ({tested} tested, Holm)"
+    return Answer(question=question, where=where(row), answer=words, verdict=code,
+                  estimate=est, lo=lo, hi=hi, kind=kind, players=row.get("players"), order=order)

@@ -76,6 +76,7 @@ class PeerToPeerHooks:
     report_metrics = "sim.games.peer_to_peer.report_metrics"  # its metric modules
     compared_rules = ("odd_team_compensation",)
     report_card_fights = False
+    ablation_fields = ("value", "effect")   # simulate ablate: value -1 / +1, effect removed
 
     def report_group(self, players: int, rules: Mapping[str, Any]) -> str:
         """The odd_team_compensation mode at 3 and 5 players, "n/a" otherwise."""

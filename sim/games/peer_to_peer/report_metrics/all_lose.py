@@ -5,7 +5,7 @@ import polars as pl
 
 from sim.games.peer_to_peer.report_metrics._common import ALL_LOSE, keys, sort_groups, where
 from sim.core.plots import MAX_PANELS, category, grouped_points, new_figure
-from sim.core.report_metric import Context, Finding, Metric, collect, distribution, lazy
+from sim.core.report_metric import Answer, Context, Finding, Metric, collect, distribution, lazy
 from sim.core.stats import with_t_interval, with_wilson
 from sim.core.wording import count, pct
 
@@ -55,6 +55,18 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
     return fig
 
 
+def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
+    out = []
+    for row in table.iter_rows(named=True):
+        words = (f"{pct(row['all_lose_rate'])} of games"
+                 + (f", ending on average in round {row['end_round_mean']:.1f}"
+                    if row["all_lose"] else "") + " (see why below)")
+        out.append(Answer("How often does everyone lose?", where(row), words, "info",
+                          row["all_lose_rate"], row["all_lose_lo"], row["all_lose_hi"],
+                          players=row["players"], order=30))
+    return out
+
+
 METRIC = Metric(
     name="all_lose",
     title="All lose: unhappy customers",
@@ -62,6 +74,7 @@ METRIC = Metric(
     compute=compute,
     findings=findings,
     plot=plot,
+    answers=answers,
     order=50,
     description=("Share of games that end with every player losing because the unhappy pile "
                  "reached its limit (Wilson interval), and the round in which those games end: "

@@ -7,7 +7,7 @@ import polars as pl
 from sim.games.peer_to_peer.report_metrics._common import SOLO_WIN, WIN_A, WIN_B, keys, sort_groups, where
 from sim.core.plots import MAX_PANELS, threshold_band
 from sim.core.multiple import CONTROL_WORDS
-from sim.core.report_metric import (Context, Finding, Metric, collect, columns, family_kw, lazy,
+from sim.core.report_metric import (Answer, Context, Finding, Metric, collect, columns, family_kw, lazy,
                                     schema, with_family)
 from sim.core.stats import with_diff, with_wilson
 from sim.core.wording import ABOVE, BELOW, NO_DATA, UNDECIDED, WITHIN, judge, level_of, verdict
@@ -104,6 +104,36 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
     return [Finding("card_start_delta", "info", summary)] + out
 
 
+def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
+    """Per group: the card whose starting-venture delta is furthest from zero, and whether
+    any card is called under Holm's correction (an association; the card ablation, when
+    given, answers what a card does)."""
+    out = []
+    if table.height == 0:
+        return out
+    for _, part in table.group_by(keys(ctx), maintain_order=True):
+        part = part.filter(pl.col("delta_diff").is_not_nan())
+        if part.height == 0:
+            continue
+        top = part.with_columns(pl.col("delta_diff").abs().alias("_a")).sort("_a", descending=True)
+        row = top.row(0, named=True)
+        called = int(part["called"].sum())
+        m = int(row["tested"])
+        if called:
+            words = (f"{row['card_name']} goes with {100 * row['delta_diff']:+.1f} points of wins "
+                     f"as a starting venture ({called} of {m} cards × groups called, Holm; an "
+                     "association, see the card ablation for the effect)")
+            code = "above" if row["delta_diff"] > 0 else "below"
+        else:
+            words = (f"no card called ({m} tested, Holm); the largest: {row['card_name']} "
+                     f"{100 * row['delta_diff']:+.1f} points (an association)")
+            code = "within" if row["verdict"] == WITHIN else "undecided"
+        out.append(Answer("Which card is too strong? (starting ventures)", where(row), words,
+                          code, row["delta_diff"], row["delta_lo"], row["delta_hi"], kind="diff",
+                          players=row["players"], order=40))
+    return out
+
+
 def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
     if table.height == 0:
         return None
@@ -157,6 +187,7 @@ METRIC = Metric(
     findings=findings,
     plot=plot,
     display=display,
+    answers=answers,
     order=80,
     description=("For each card that was some seat's starting venture: the win rate of the team "
                  "that started with it (one observation per such game) minus the win rate of "

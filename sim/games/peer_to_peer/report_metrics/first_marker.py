@@ -4,7 +4,7 @@ from __future__ import annotations
 import polars as pl
 
 from sim.games.peer_to_peer.report_metrics._common import WIN_A, WIN_B, add_verdict, judged, keys, sort_groups, where
-from sim.core.report_metric import Context, Finding, Metric, collect, family_kw, lazy, with_family
+from sim.core.report_metric import Answer, Context, Finding, Metric, answer_of, collect, family_kw, lazy, with_family
 from sim.core.stats import with_diff, with_wilson
 from sim.core.wording import pp
 
@@ -51,12 +51,20 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
     return out
 
 
+def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
+    return [answer_of(row, "Does the first team marker matter?", "holder_share", 0.5, ctx,
+                      above="favours the team with the first marker",
+                      below="favours the team without the first marker", order=20)
+            for row in table.iter_rows(named=True)]
+
+
 METRIC = Metric(
     name="first_marker",
     title="Advantage of the first team marker",
     requires=("winner", "players", "first_marker"),
     compute=compute,
     findings=findings,
+    answers=answers,
     order=40,
     description=("Among games won by a team, the share won by the team that started with the "
                  "first team marker (Wilson); 50 % means no advantage. This assumes the marker "

@@ -5,7 +5,7 @@ import polars as pl
 
 from sim.games.peer_to_peer.report_metrics._common import (TEAM_PLAYERS, WIN_A, WIN_B, add_verdict, judged, keys,
                                      sort_groups, where)
-from sim.core.report_metric import (Context, Finding, Metric, collect, columns, family_kw, lazy,
+from sim.core.report_metric import (Answer, Context, Finding, Metric, answer_of, collect, columns, family_kw, lazy,
                                     with_family)
 from sim.core.stats import with_wilson
 from sim.core.wording import plural
@@ -61,12 +61,24 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
     return out
 
 
+def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
+    out = []
+    for row in table.iter_rows(named=True):
+        odd = row["players"] in (3, 5)
+        out.append(answer_of(row, "Is it fair between the teams?" if not odd else
+                             "Is the larger team against the smaller one fair?", "a_share", 0.5,
+                             ctx, above="favours team A" + (" (larger)" if odd else ""),
+                             below="favours team B" + (" (smaller)" if odd else ""), order=10))
+    return out
+
+
 METRIC = Metric(
     name="team_balance",
     title="Team A against team B (3 and 5 players: larger team against smaller)",
     requires=("winner", "players"),
     compute=compute,
     findings=findings,
+    answers=answers,
     order=20,
     description=("Among games won by a team (draws, all-lose and timeouts left out), the share "
                  "won by team A, with its 95 % Wilson interval. 50 % is even. With 3 and 5 "

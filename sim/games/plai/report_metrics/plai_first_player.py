@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sim.games.plai.report_metrics.plai_seats import by_place, place_findings, place_plot
+from sim.games.plai.report_metrics.plai_seats import by_place, place_answers, place_findings, place_plot
 from sim.core.report_metric import Context, Finding, Metric
 
 # the winner's place in the turn order of its game (PLAI-S1: first_seat moves first)
@@ -24,6 +24,11 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
     return place_findings("plai_first_player", table, ctx, "position", _who)
 
 
+def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
+    return place_answers(table, ctx, "position", "Does going first matter?", _who,
+                         pick_first=True, order=20)
+
+
 def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
     return place_plot(table, "position", "position", "Shares of startup wins by place in the "
                       "turn order (0 = first), 95 % Wilson intervals (dotted: 1/players)")
@@ -36,6 +41,7 @@ METRIC = Metric(
     compute=compute,
     findings=findings,
     plot=plot,
+    answers=answers,
     order=21,
     description=("The winner's place in its game's turn order, counted from the seat that "
                  "took the first turn (first_seat, PLAI-S1; position 0 moves first), so this "

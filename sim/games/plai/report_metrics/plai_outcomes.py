@@ -6,7 +6,7 @@ import polars as pl
 from sim.core.report_metric import collect, columns, lazy, keys, sort_groups, where
 from sim.games.plai.report_metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE
 from sim.core.plots import category, grouped_points, new_figure
-from sim.core.report_metric import Context, Finding, Metric
+from sim.core.report_metric import Answer, Context, Finding, Metric
 from sim.core.stats import with_wilson
 from sim.core.wording import pct
 
@@ -36,6 +36,15 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
     return out
 
 
+def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
+    return [Answer("How often do the maintainers win (every startup loses)?", where(row),
+                   f"{pct(row['maintainers_win_rate'])} of games; "
+                   f"{pct(row['stalemate_rate'])} end in a stalemate", "info",
+                   row["maintainers_win_rate"], row["maintainers_win_lo"],
+                   row["maintainers_win_hi"], players=row["players"], order=30)
+            for row in table.iter_rows(named=True)]
+
+
 def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
     if table.height == 0:
         return None
@@ -57,6 +66,7 @@ METRIC = Metric(
     compute=compute,
     findings=findings,
     plot=plot,
+    answers=answers,
     order=30,
     description=("How games end (PLAI-T6): the last startup standing wins (seat_win); if "
                  "every startup goes bankrupt the Open Source Maintainers win; a game still "

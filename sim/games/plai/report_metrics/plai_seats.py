@@ -6,7 +6,8 @@ import polars as pl
 from sim.core.report_metric import collect, columns, lazy, add_verdict, judged, keys, sort_groups, where
 from sim.games.plai.report_metrics._plai import MAX_SEATS, OUT_SEAT
 from sim.core.plots import category, grouped_points, new_figure
-from sim.core.report_metric import Context, Finding, Metric, family_kw, with_family
+from sim.core.report_metric import (Answer, Context, Finding, Metric, answer_of, family_kw,
+                                    with_family)
 from sim.core.stats import with_wilson
 
 
@@ -49,6 +50,26 @@ def place_findings(metric: str, table: pl.DataFrame, ctx: Context, name: str, wh
     return out
 
 
+def place_answers(table: pl.DataFrame, ctx: Context, name: str, question: str, who,
+                  pick_first: bool = False, order: int = 40) -> list[Answer]:
+    """Per group, one answer: the place furthest from its fair share (every seat), or the
+    first place in the turn order (``pick_first``)."""
+    out = []
+    for _, part in table.group_by(keys(ctx), maintain_order=True):
+        if pick_first:
+            part = part.filter(pl.col(name) == 0)
+        else:
+            part = part.with_columns(pl.col("edge_diff").abs().fill_nan(-1).alias("_a")).sort(
+                "_a", descending=True)
+        if part.height == 0:
+            continue
+        row = part.row(0, named=True)
+        w = who(row[name])
+        out.append(answer_of(row, question, "edge", 0.0, ctx, above=f"favours {w}",
+                             below=f"is against {w}", kind="diff", order=order))
+    return out
+
+
 def place_plot(table: pl.DataFrame, name: str, label: str, title: str):
     if table.height == 0:
         return None
@@ -80,6 +101,11 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
     return place_findings("plai_seats", table, ctx, "seat", lambda s: f"seat {s}")
 
 
+def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
+    return place_answers(table, ctx, "seat", "Is every seat fair? (the seat furthest from "
+                         "its fair share)", lambda s: f"seat {s}", order=10)
+
+
 def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
     return place_plot(table, "seat", "seat", "Seat shares of startup wins, 95 % Wilson "
                       "intervals (dotted: fair share 1/players)")
@@ -92,6 +118,7 @@ METRIC = Metric(
     compute=compute,
     findings=findings,
     plot=plot,
+    answers=answers,
     order=20,
     description=("For every seat: its wins over all games (win) and its share of the games a "
                  "startup won (share; games the maintainers won or that hit max_turns left "
