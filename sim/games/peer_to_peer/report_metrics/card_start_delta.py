@@ -26,23 +26,26 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     totals = collect(games.group_by(g)
               .agg((teams.sum()).cast(pl.Int64).alias("_obs"),
                    (team_win.sum() + 0).cast(pl.Int64).alias("_wins"),
-                   teams.first().cast(pl.Int64).alias("_k")))
+                   teams.max().cast(pl.Int64).alias("_k")))  # constant per group: max streams, first does not
+    won = ((pl.col("team") == 0) & pl.col("winner").is_in([WIN_A, SOLO_WIN])) | \
+          ((pl.col("team") == 1) & (pl.col("winner") == WIN_B))
+    # one streamed aggregate per seat (small: group x card), summed: memory flat in games
     parts = []
     for s in range(SEATS):
         c, tcol = f"start_card_{s}", f"seat_team_{s}"
         if c not in cols_in or tcol not in cols_in:
             continue
-        parts.append(games.select(*g, w, pl.col(c).cast(pl.Int64).alias("card"),
-                                  pl.col(tcol).cast(pl.Int64).alias("team"))
-                     .filter((pl.col("card") >= 0) & (pl.col("team") >= 0)))
-    empty = pl.DataFrame(schema={**{k: schema(games)[k] for k in g}, "card": pl.Int64}).lazy()
-    starts = pl.concat(parts) if parts else empty.with_columns(pl.lit(0).alias("winner"), pl.lit(0).alias("team"))
-    won = ((pl.col("team") == 0) & pl.col("winner").is_in([WIN_A, SOLO_WIN])) | \
-          ((pl.col("team") == 1) & (pl.col("winner") == WIN_B))
-    per = collect(starts.group_by(*g, "card")
-           .agg(pl.len().cast(pl.Int64).alias("starts"),
-                won.sum().cast(pl.Int64).alias("wins_with"),
-                pl.col("winner").is_in([WIN_A, WIN_B, SOLO_WIN]).sum().cast(pl.Int64).alias("_games_won")))
+        seat = (games.select(*g, w, pl.col(c).cast(pl.Int64).alias("card"),
+                             pl.col(tcol).cast(pl.Int64).alias("team"))
+                .filter((pl.col("card") >= 0) & (pl.col("team") >= 0)))
+        parts.append(collect(seat.group_by(*g, "card").agg(
+            pl.len().cast(pl.Int64).alias("starts"),
+            won.sum().cast(pl.Int64).alias("wins_with"),
+            pl.col("winner").is_in([WIN_A, WIN_B, SOLO_WIN]).sum().cast(pl.Int64).alias("_games_won"))))
+    empty = pl.DataFrame(schema={**{k: schema(games)[k] for k in g}, "card": pl.Int64,
+                                 "starts": pl.Int64, "wins_with": pl.Int64, "_games_won": pl.Int64})
+    per = (pl.concat(parts).group_by(*g, "card").agg(pl.col("starts", "wins_with", "_games_won").sum())
+           if parts else empty)
     # every card seen as a start anywhere, in every group (0 starts where it never was)
     cards = per.select("card").unique()
     grid = totals.join(cards, how="cross")

@@ -22,7 +22,7 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
          .agg(pl.len().cast(pl.Int64).alias("games"),
               *[(pl.col("winner") == c).sum().cast(pl.Int64).alias(n) for n, c in
                 (("a_wins", WIN_A), ("b_wins", WIN_B), ("draws", DRAW), ("all_lose", ALL_LOSE))],
-              *[pl.col(c).first() for c in ("seats_b",) if c in columns(games)]))
+              *[pl.col(c).max() for c in ("seats_b",) if c in columns(games)]))
     # keep only (players, pairing) with at least two modes: that is the comparison
     t = t.with_columns(pl.col("variant").n_unique().over("players", "pairing").alias("_modes"))
     t = t.filter(pl.col("_modes") >= 2).drop("_modes")

@@ -18,15 +18,21 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     for team, suffix, strat in (("A", "a", "strategy_a"), ("B", "b", "strategy_b")):
         sub = lazy(games) if team == "A" else lazy(games).filter(pl.col("players") >= 2)
         total = sum(pl.col(f"sent_{d}_{suffix}").cast(pl.Float64) for d in DESTS)
-        for d in DESTS:
+        aggs = [pl.len().cast(pl.Int64).alias("games"),
+                (pl.col(strat).max() if strat in columns(games) else pl.lit(team)).alias("strategy"),
+                total.sum().alias("sy"), (total * total).sum().alias("syy")]
+        for d in DESTS:       # one streamed pass per team for every destination
             x = pl.col(f"sent_{d}_{suffix}").cast(pl.Float64)
-            agg = collect(sub.group_by(g)
-                   .agg(pl.len().cast(pl.Int64).alias("games"),
-                        (pl.col(strat).first() if strat in columns(games) else pl.lit(team)).alias("strategy"),
-                        x.sum().alias("sx"), (x * x).sum().alias("sxx"), (x * total).sum().alias("sxy"),
-                        total.sum().alias("sy"), (total * total).sum().alias("syy"),
-                        x.mean().alias("sent_mean"), x.std().alias("_sd")))
-            rows.append(agg.with_columns(pl.lit(team).alias("team"), pl.lit(d).alias("destination")))
+            aggs += [x.sum().alias(f"sx|{d}"), (x * x).sum().alias(f"sxx|{d}"),
+                     (x * total).sum().alias(f"sxy|{d}"), x.mean().alias(f"sent_mean|{d}"),
+                     x.std().alias(f"_sd|{d}")]
+        agg = collect(sub.group_by(g).agg(aggs))
+        for d in DESTS:
+            part = agg.select(*g, "games", "strategy",
+                              *[pl.col(f"{c}|{d}").alias(c) for c in ("sx", "sxx", "sxy")],
+                              "sy", "syy", pl.col(f"sent_mean|{d}").alias("sent_mean"),
+                              pl.col(f"_sd|{d}").alias("_sd"))
+            rows.append(part.with_columns(pl.lit(team).alias("team"), pl.lit(d).alias("destination")))
     t = pl.concat(rows, how="vertical_relaxed")
     r, lo, hi = ratio_ci(t["sx"].to_numpy(), t["sxx"].to_numpy(), t["sxy"].to_numpy(),
                          t["sy"].to_numpy(), t["syy"].to_numpy(), t["games"].to_numpy(), ctx.z)

@@ -13,7 +13,8 @@ from sim.core.wording import plural
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     g = keys(ctx)
-    seats = [pl.col(c).first() for c in ("seats_a", "seats_b") if c in columns(games)]
+    # constant per group: max streams, first() would make polars load the whole table
+    seats = [pl.col(c).max() for c in ("seats_a", "seats_b") if c in columns(games)]
     t = collect(lazy(games).filter(pl.col("players") >= 2).group_by(g)
          .agg(pl.len().alias("games"),
               (pl.col("winner") == WIN_A).sum().alias("a_wins"),
