@@ -67,3 +67,4 @@ def always() -> list[Builder]:
 def _load_builtin() -> None:
     """Import the built-in section modules (they register themselves)."""
     import reports.ablation  # noqa: F401
+    import reports.why_lose  # noqa: F401

@@ -100,6 +100,7 @@ class PlaiHooks:
 
     report_metrics = "sim.games.plai.report_metrics"  # its metric modules
     compared_rules = ()
+    why_lose = None                         # no "why everyone loses" section
     ablation_fields = ("strength", "effect")   # simulate ablate: strength -1 / +1, effect removed
     report_card_fights = True       # reports replay games for per-card fight counts
 
