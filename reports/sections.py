@@ -7,7 +7,9 @@ extra={"ablation": dir, "skill": dir})`` calls the builder of every name given, 
 path. Each section may add rows to the answers-first table (``answers``) and warnings shown
 under the strategies (``warnings``, e.g. "a skill run says expert beats these strategies").
 Builders that need nothing extra (the why-everyone-loses section reads the runs' own
-games) are listed in :data:`ALWAYS` and get ``path=None``.
+games) are listed in :data:`ALWAYS` and get ``path=None``. The built-in section modules
+(reports/ablation.py, reports/why_lose.py) register themselves when reports.build imports
+them; a new one is one module plus one import line there.
 """
 from __future__ import annotations
 
@@ -45,12 +47,10 @@ def register(name: str, builder: Builder) -> None:
 
 
 def known() -> list[str]:
-    _load_builtin()
     return sorted(OPTIONAL_SECTIONS)
 
 
 def builder(name: str) -> Builder:
-    _load_builtin()
     from sim.core.errors import UserError
 
     if name not in OPTIONAL_SECTIONS:
@@ -60,11 +60,4 @@ def builder(name: str) -> Builder:
 
 
 def always() -> list[Builder]:
-    _load_builtin()
     return list(ALWAYS)
-
-
-def _load_builtin() -> None:
-    """Import the built-in section modules (they register themselves)."""
-    import reports.ablation  # noqa: F401
-    import reports.why_lose  # noqa: F401
