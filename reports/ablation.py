@@ -47,8 +47,10 @@ def forest_png(table: pl.DataFrame, threshold_pp: float) -> bytes | None:
     for ax, t, h in zip(axes, parts, headlines):
         d, lo, hi = (t[c].to_numpy() * 100 for c in ("diff", "lo", "hi"))
         y = np.arange(t.height)
-        ref = float(t["ref_diff"][0]) * 100 if t.height else 0.0
-        threshold_band(ax, ref, threshold_pp, horizontal=False)
+        threshold_band(ax, 0.0, threshold_pp, horizontal=False)
+        # each change (value -1, +1, effect removed) has its own typical card
+        ax.plot(t["ref_diff"].to_numpy() * 100, y, "|", color="#555", ms=9,
+                label="typical card (median), same change")
         called = t["called"].to_numpy().astype(bool)
         err = np.vstack([np.nan_to_num(d - lo), np.nan_to_num(hi - d)])
         for mask, color, label in ((~called, "#1f77b4", "not called"),
@@ -59,8 +61,7 @@ def forest_png(table: pl.DataFrame, threshold_pp: float) -> bytes | None:
         ax.set_yticks(y)
         ax.set_yticklabels([f"{n}: {CHANGE_WORDS.get(c, c)}" for n, c in
                             zip(t["card_name"], t["change"])], fontsize=6.5)
-        ax.set_xlabel(f"paired change of the {h} (pp, variant minus baseline), 95 % interval; "
-                      "band: typical card ± threshold")
+        ax.set_xlabel(f"paired change of the {h} (pp, variant minus baseline), 95 % interval")
         ax.set_title(f"Card ablation: {h} (n = {int(t['games'][0]):,} games per configuration)",
                      fontsize=10)
         ax.grid(axis="x", alpha=0.3)
