@@ -13,7 +13,10 @@ headline, the reference is the card with the median effect; each other card is t
 the same games against it (the per-game difference of the two variants' indicators), for
 lying beyond ± the threshold, and the whole family (every card x change x headline
 tested) is controlled with Holm (sim.core.multiple). With every card equal, no card is
-called however many games are played; a card made stronger is called, first.
+called however many games are played; a card made stronger is called, first. The typical
+card is the median of the cards ablated: ablate every card (the default) for "stronger than
+the deck's typical card"; with a few cards named (``--card``) the calls compare them with
+each other.
 
 Every run is an ordinary run directory (``<out>/baseline``, ``<out>/<card>-<change>``)
 played on any backend (``sim.runs.backends``); ``<out>/ablation.csv`` and
