@@ -127,12 +127,35 @@ def default_cards(game: str = DEFAULT_GAME) -> str:
 # ---------------------------------------------------------------- reports (issue 4)
 
 def report(run_dirs, out: str | os.PathLike, threshold_pp: float = 2.0,
-           allow_mixed: bool = False) -> dict[str, Any]:
-    """Write report.html, report.md and CSV tables for one or more run directories."""
+           allow_mixed: bool = False, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Write report.html, report.md and CSV tables for one or more run directories.
+    ``extra`` adds optional sections by name (reports.sections), e.g.
+    ``{"ablation": "runs/ablation-..."}`` (a ``simulate ablate`` output)."""
     from reports.build import write_report
 
     return write_report([str(d) for d in run_dirs], str(out), threshold_pp=threshold_pp,
-                        allow_mixed=allow_mixed)
+                        allow_mixed=allow_mixed, extra=extra)
+
+
+def ablate(game: str = DEFAULT_GAME, players: int | None = None, games: int | str = 10_000,
+           seed: int = 1, cards: str | None = None, rules_file: str | None = None,
+           rule_overrides: tuple[str, ...] = (), strategies: Mapping[str, str] | None = None,
+           only: tuple[str, ...] = (), changes: tuple[str, ...] | None = None,
+           out: str | os.PathLike | None = None, threads: int | None = None,
+           threshold_pp: float = 2.0, backend: Any = None,
+           backend_options: Mapping[str, Any] | None = None, progress: bool = False):
+    """Card ablation on common random numbers (sim.studies.ablation): the same seed and
+    games with each card's value -1 / +1 and its effect removed; the paired change of
+    every outcome rate with its 95 % interval, cards that differ from the typical card
+    called under Holm's control. Any backend; returns an ``AblationResult``."""
+    from sim.studies.ablation import CHANGES
+    from sim.studies.ablation import ablate as run_ablation
+
+    return run_ablation(game=game, players=players, games=games, seed=seed, cards=cards,
+                        rules_file=rules_file, rule_overrides=rule_overrides,
+                        strategies=strategies, only=tuple(only), changes=tuple(changes or CHANGES),
+                        out=out, threads=threads, threshold_pp=threshold_pp, backend=backend,
+                        backend_options=backend_options, progress=progress)
 
 
 def balance_points(game: str = DEFAULT_GAME) -> list[tuple[int, tuple[str, ...]]]:
