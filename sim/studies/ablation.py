@@ -198,6 +198,7 @@ def ablate(*, game: str, players: int | None = None, games: Any = 10_000, seed: 
     """Play the baseline and every card change on the same seed and games (any backend);
     write ``ablation.csv`` / ``ablation.json`` into ``out`` and return the result."""
     from sim.core.inputs import parse_count
+    from sim.core.request import GameRequest
     from sim.runs import backends, rundir, setup
 
     bad = [c for c in changes if c not in CHANGES]
@@ -215,9 +216,9 @@ def ablate(*, game: str, players: int | None = None, games: Any = 10_000, seed: 
     variants, _ = _variants(cards_path, game, only, changes)
     column = hook(game_obj, "outcome_column")
     codes = hook(game_obj, "outcome_codes")
-    common = dict(game=game, players=players, games=games, seed=seed,
-                  rules_file=rules_file, rule_overrides=tuple(rule_overrides),
-                  strategies=strategies, chunk_size=None, debug=False, command_line=None)
+    request = GameRequest(game=game, players=players, rules_file=rules_file,
+                          rule_overrides=tuple(rule_overrides), strategies=strategies or (),
+                          debug=False)
     chosen, owned = backends.resolve(backend, backend_options)
     skipped: list[str] = []
     played: list[tuple[str, str, str, np.ndarray]] = []
@@ -225,7 +226,9 @@ def ablate(*, game: str, players: int | None = None, games: Any = 10_000, seed: 
         nthreads = threads
 
         def play(cards_file: str, directory: Path):
-            config, run, manifest = setup.new_run(cards=cards_file, out=directory, **common)
+            config, run, manifest = setup.new_run(
+                request.replace(cards=cards_file), games=games, seed=seed, out=directory,
+                chunk_size=None, command_line=None)
             with run:
                 return setup.play(config, run, manifest, threads=nthreads, command_line=None,
                                   progress=progress, backend=chosen)
