@@ -445,3 +445,16 @@ def test_cli_workbench_has_help_and_refuses_a_bad_card_file_in_one_line(tmp_path
     assert helped.returncode == 0 and "simulate workbench --game plai" in helped.stdout
     assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
     assert str(bad) in refused.stderr
+
+
+def test_a_choice_option_shows_its_choice_and_an_unedited_form_writes_no_rules():
+    # PLAI's first_seat defaults to the choice '0': YAML would show it quoted ("'0'"), which
+    # matched none of the select's choices, so the page sent "" and the run was refused.
+    from sim.core.game import resolve_game
+    from sim.workbench import inputs
+
+    game = resolve_game("plai")
+    form = {o["key"]: o for o in inputs.describe_options(game, None)}
+    assert form["first_seat"]["value"] == "0" and "0" in form["first_seat"]["choices"]
+    edit = inputs.rules_from_request({"rules": {k: o["value"] for k, o in form.items()}}, game)
+    assert edit.text == ""

@@ -125,6 +125,14 @@ def yaml_text(value: Any) -> str:
         "\n...").removesuffix("...").strip()
 
 
+def option_text(option: Any, value: Any) -> str:
+    """A value as the form shows it: a choice as the choice itself (the page's select
+    offers ``choices``; YAML would quote a choice such as '0'), anything else as YAML."""
+    if option.kind == "choice" and str(value) in [str(c) for c in option.choices]:
+        return str(value)
+    return yaml_text(value)
+
+
 def describe_options(game: Any, baseline_rules: str | None) -> list[dict[str, Any]] | None:
     """The rule form: every option with its default, the baseline's value (from the
     rules file the workbench started with), kind, choices, rule id and meaning."""
@@ -133,7 +141,8 @@ def describe_options(game: Any, baseline_rules: str | None) -> list[dict[str, An
         return None
     defaults = options.defaults()
     baseline = options.resolve(baseline_rules) if baseline_rules else defaults
-    return [{"key": key, "default": yaml_text(defaults[key]), "value": yaml_text(baseline[key]),
+    return [{"key": key, "default": option_text(option, defaults[key]),
+             "value": option_text(option, baseline[key]),
              "kind": option.kind, "choices": [str(c) for c in option.choices],
              "per_players": option.per_players, "rule_id": option.rule_id, "doc": option.doc}
             for key, option in options.options.items()]
@@ -164,7 +173,8 @@ def rules_from_request(body: Mapping[str, Any], game: Any) -> RulesEdit:
     lines = []
     for key, raw in rules.items():
         value = _cell(raw)
-        if key in defaults and value == yaml_text(defaults[key]):
+        if key in defaults and value in (yaml_text(defaults[key]),
+                                         option_text(options.options[key], defaults[key])):
             continue
         lines.append(f"{key}: {value}" if value else f"{key}:")
         edit.lines[len(lines)] = str(key)
