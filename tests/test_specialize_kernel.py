@@ -2,7 +2,10 @@
 (sim/core/specialize_kernel.py, issue 26): numba's literal specializations of a callee
 (one per constant argument, and one more for a variable's first, literal type) were a
 fifth of the Peer-to-Peer cold compile. Tiny kernels here; nothing compiles a game."""
+import copy
+
 from numba import njit, types
+from numba.core import ir
 
 import sim.core.rng_kernel  # noqa: F401 - installs the policy, as every game kernel does
 
@@ -40,3 +43,55 @@ def test_other_code_keeps_numbas_literal_specializations():
     add, _ = _callee_signatures("someone_elses_module")
     assert (types.int64, types.int64) in add
     assert any(isinstance(t, types.Literal) for sig in add for t in sig)
+
+
+def _inlining_caller(module: str):
+    def clamp(x, lo, hi):  # several blocks, inlined at three call sites
+        if x < lo:
+            return lo
+        if x > hi:
+            return hi
+        return x
+
+    clamp.__module__ = module
+    clamp = njit(inline="always")(clamp)
+
+    def caller(a, b, c):
+        return clamp(a, 0, 9) * 100 + clamp(b, 0, 9) * 10 + clamp(c, 0, 9)
+
+    caller.__module__ = module
+    return clamp, njit(caller)
+
+
+def test_an_inline_kernel_is_translated_once_per_process():
+    from numba.core.inline_closurecall import InlineWorker
+
+    clamp, caller = _inlining_caller("sim.games.tiny_kernel")
+    assert caller(-5, 4, 12) == 49  # 0, 4, 9
+    memo = InlineWorker.run_untyped_passes.memo
+    assert sum(1 for key in memo if key[0] is clamp.py_func) == 1
+
+
+def test_an_inlined_callee_is_copied_with_one_scope():
+    from numba.core.inline_closurecall import InlineWorker
+
+    from sim.core.specialize_kernel import NUMBA_INLINE_IR
+
+    assert NUMBA_INLINE_IR is not None, "numba's inline_ir changed: the one-copy patch is off"
+    patched = InlineWorker.inline_ir
+    assert patched.numba_original is NUMBA_INLINE_IR
+    seen = []
+    original_copy = copy.deepcopy
+
+    def counting(obj, memo=None):
+        if isinstance(obj, dict) and obj and all(isinstance(b, ir.Block) for b in obj.values()):
+            seen.append(len(obj))
+        return original_copy(obj, memo)
+
+    copy.deepcopy = counting
+    try:
+        _, caller = _inlining_caller("sim.games.tiny2_kernel")
+        assert caller(3, 40, -1) == 390
+    finally:
+        copy.deepcopy = original_copy
+    assert seen and all(n > 1 for n in seen)  # whole block dicts, not block by block

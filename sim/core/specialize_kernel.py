@@ -14,10 +14,28 @@ it would from Python. What a kernel computes does not change (the same code runs
 same values); only the number of copies compiled does. Calls into numba's own and other
 libraries' functions keep numba's behaviour.
 
+The same module translates each ``inline='always'`` kernel once per process. numba
+inlines such a function by running its whole untyped pipeline (bytecode to IR, rewrites,
+and the inlining of *its* inline callees, recursively) again at every call site, then
+deep-copies the resulting IR into the caller; the Peer-to-Peer helpers are inlined at
+dozens of sites, so that re-translation was a large part of the cold compile. The IR it
+produces depends only on the function (and the pipeline flags), and numba copies it
+before changing it, so ``_install_inline_memo`` keeps the first result per function and
+hands numba that: the compiled code is the same.
+
+And numba's copy of an inlined callee's IR deep-copies it block by block, each block with
+its own copy of the callee's whole variable scope: quadratic in the callee's size, so a
+large function inlined into another (a round inlined into the game loop, say) cost more
+than all the rest of its inlining. ``_install_single_copy`` makes that copy one deep copy
+of all the blocks (one scope copy), the same IR.
+
 This file is part of the kernel-source hash (``*_kernel.py``): changing the policy
 recompiles.
 """
-from numba.core import types
+import inspect
+import textwrap
+
+from numba.core import inline_closurecall, types
 from numba.core.dispatcher import Dispatcher
 
 PROJECT_PREFIXES = ("sim.",)
@@ -46,3 +64,69 @@ def _install():
 
 
 NUMBA_GET_CALL_TEMPLATE = _install()  # numba's own method, for tests
+
+
+def _install_inline_memo():
+    worker = inline_closurecall.InlineWorker
+    original = worker.run_untyped_passes
+    if hasattr(original, "numba_original"):
+        return original.numba_original
+    memo = {}
+
+    def run_untyped_passes(self, func, enable_ssa=False):
+        module = getattr(func, "__module__", "") or ""
+        if not module.startswith(PROJECT_PREFIXES):
+            return original(self, func, enable_ssa)
+        flags = self.flags
+        key = (func, func.__code__, enable_ssa, getattr(flags, "no_rewrites", None),
+               getattr(flags, "auto_parallel", None) is not None
+               and bool(getattr(flags.auto_parallel, "enabled", False)))
+        ir = memo.get(key)
+        if ir is None:
+            ir = memo[key] = original(self, func, enable_ssa)
+        else:
+            flags.enable_ssa = enable_ssa  # as numba's own sets it for the callee
+        return ir  # inline_ir deep-copies the callee IR before changing it
+
+    run_untyped_passes.numba_original = original
+    run_untyped_passes.memo = memo
+    worker.run_untyped_passes = run_untyped_passes
+    return original
+
+
+NUMBA_RUN_UNTYPED_PASSES = _install_inline_memo()  # numba's own method, for tests
+
+
+_BLOCKWISE_COPY = """
+            kernel_copy.blocks = {}
+            for block_label, block in the_ir.blocks.items():
+                new_block = copy.deepcopy(the_ir.blocks[block_label])
+                kernel_copy.blocks[block_label] = new_block
+"""
+_ONE_COPY = """
+            kernel_copy.blocks = copy.deepcopy(the_ir.blocks)  # one scope copy for all blocks
+"""
+
+
+def _install_single_copy():
+    worker = inline_closurecall.InlineWorker
+    original = worker.inline_ir
+    if hasattr(original, "numba_original"):
+        return original.numba_original
+    try:
+        source = textwrap.dedent(inspect.getsource(original))
+    except (OSError, TypeError):
+        return None
+    old = textwrap.indent(textwrap.dedent(_BLOCKWISE_COPY), " " * 8)
+    if old not in source:
+        return None  # another numba: keep its own copy (slower to compile, same code)
+    namespace = dict(vars(inline_closurecall))
+    exec(compile(source.replace(old, textwrap.indent(textwrap.dedent(_ONE_COPY), " " * 8)),
+                 inline_closurecall.__file__, "exec"), namespace)
+    patched = namespace["inline_ir"]
+    patched.numba_original = original
+    worker.inline_ir = patched
+    return original
+
+
+NUMBA_INLINE_IR = _install_single_copy()  # numba's own method (None: not replaced)
