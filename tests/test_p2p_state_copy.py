@@ -1,7 +1,6 @@
 """state_kernel.copy_state and engine_kernel.play_rounds: a copy of a Peer-to-Peer game's
 state made between rounds plays on exactly as the original would (what a search player
 clones and plays out from)."""
-import numpy as np
 import pytest
 
 from sim.core.game import get_game
@@ -9,7 +8,7 @@ from sim.games.peer_to_peer import engine_kernel as e
 from sim.games.peer_to_peer import state_kernel as s
 from sim.games.peer_to_peer.constants import R_MAX_ROUNDS, TIMEOUT
 
-NO_TRACE = np.zeros((0, s.TRACE_FIELDS), np.int64)
+NO_TRACE = None  # no trace: the version run_games uses (trace branches compiled away)
 
 
 def _args(config):

@@ -58,11 +58,11 @@ def reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals, 
         slot = lowest_slot(m)
         m &= m - 1
         total += vals[slot]
-        if trace.shape[0] and mark:
+        if trace is not None and trace.shape[0] and mark:
             event(trace, st, st[S_ROUND], EV_PLAY, team, hand[slot], vals[slot], 0)
     if total != cards[CD_VALUE, cust]:
         st[S_ERROR] = ERR_ILLEGAL_ASSIST
-    if trace.shape[0] and mark:
+    if trace is not None and trace.shape[0] and mark:
         event(trace, st, st[S_ROUND], EV_DECLARE, team, cust,
               shift_card if sh_slot >= 0 else -1, wild if use_wild else -1)
     if not need_keys:

@@ -18,7 +18,19 @@ compile-cache hash covers it):
 A game is ``start_game`` (seed, reset, setup), then ``play_round`` for each round, on the
 arrays of state_kernel.new_state (its layout is described there); a copy of them
 (state_kernel.copy_state) made between rounds plays on with ``play_rounds`` exactly as
-the original would.
+the original would. What a search player (a play-out from a copied state) calls:
+- ``state = new_state(n_cards)``: the arrays, once per batch;
+- ``start_game(cards, rules, seats, w_a, w_b, seed, game_index, trace, *state[:8])``;
+- ``copy_state(src, dst)``: clone a state (between rounds) into another of the same size;
+- ``play_rounds(cards, rules, seats, w_a, w_b, trace, debug, *state[:7], state[8])``:
+  plays on after round st[S_ROUND] to the end; returns (winner code, last round).
+
+The trace: ``trace`` is None for a game without one (run_games): numba prunes every
+``trace is not None`` branch when it compiles that version, so a plain run compiles no
+trace code at all, and the traced version (play_traced, an int64[rows, TRACE_FIELDS]
+matrix; events beyond its rows are dropped) is compiled only when a trace is asked for.
+Every trace test in the kernels is written ``trace is not None and ...`` for that reason
+(numba prunes only a test on the argument itself).
 
 Random draws, in order, all from the game's own counter-based stream: (1) shuffle of the
 non-S cards, (2) per dealt seat the D1 noise (only if weighted), (3) shuffle of the deck
@@ -26,7 +38,6 @@ after the revealed cards return, (4) team A's then team B's S-card shuffle, (5) 
 team marker, then during play: strategy noise, `develop deck` shuffles and group-discard
 reshuffles, in the order they happen. The customer deck is the deck shuffled in (3).
 """
-import numpy as np
 from numba import njit
 
 from sim.games.peer_to_peer.constants import (
@@ -101,7 +112,7 @@ def play_round(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n, a
     the game (returns its winner code) or the marker passes (returns NO_WINNER)."""
     solo = rules[R_PLAYERS] == 1
     st[S_ROUND] = rnd
-    if trace.shape[0]:
+    if trace is not None and trace.shape[0]:
         event(trace, st, rnd, EV_MARKER, st[S_MARKER], 0, 0, 0)
     if rnd > 1 or rules[R_DEAL_IN_FIRST_ROUND]:  # R1
         for _ in range(rules[R_NEW_CUSTOMERS]):
@@ -110,7 +121,7 @@ def play_round(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n, a
             c = pop(pile, pile_n, P_CUST)
             push(pile, pile_n, P_ROW, c)
             arrival[c] = rnd
-            if trace.shape[0]:
+            if trace is not None and trace.shape[0]:
                 event(trace, st, rnd, EV_DEAL, c, 0, 0, 0)
     used[:] = 0
     st[S_EFFECTS_KNOWN] = 0
@@ -172,7 +183,7 @@ def _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, de
         if ended != NO_WINNER:
             winner = ended
             break
-    if trace.shape[0]:
+    if trace is not None and trace.shape[0]:
         event(trace, st, rnd, EV_END, winner, pile_n[P_SCORE], pile_n[P_SCORE + 1], 0)
     _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_index, winner, rnd,
                   out, fates)
@@ -241,10 +252,10 @@ def _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_ind
 @njit(cache=True, nogil=True)
 def run_games(cards, rules, seats, w_a, w_b, seed, start, out, fates, debug):
     """Play games start .. start+len(out)-1 (serial, GIL released: callers use threads)."""
-    trace = np.zeros((0, TRACE_FIELDS), np.int64)
     rng, pile, pile_n, arrival, used, st, stats, starts, fscr = new_state(cards.shape[1])
     for i in range(out.shape[0]):
-        _play(cards, rules, seats, w_a, w_b, seed, start + i, out[i], fates[i], trace, debug,
+        # trace None: every trace branch is pruned when numba compiles this version
+        _play(cards, rules, seats, w_a, w_b, seed, start + i, out[i], fates[i], None, debug,
               rng, pile, pile_n, arrival, used, st, stats, starts, fscr)
 
 

@@ -32,7 +32,7 @@ def win_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, tea
             remove_at(pile, pile_n, P_ROW, j)
             break
     stats[T_ASSISTS + team] += 1
-    if trace.shape[0]:
+    if trace is not None and trace.shape[0]:
         event(trace, st, st[S_ROUND], EV_WIN, team, cust, 0, 0)
     place_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, trace)
 
@@ -80,13 +80,13 @@ def place_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, t
     if best == 0:
         push(pile, pile_n, P_SCORE + team, cust)
         stats[T_SENT_SCORE + team] += 1
-        if trace.shape[0]:
+        if trace is not None and trace.shape[0]:
             event(trace, st, rnd, EV_PLACE, team, cust, 0, -1)
     elif best < 100:
         s = best - 1
         push(pile, pile_n, P_SEAT + s, cust)
         stats[T_SENT_VENTURE + team] += 1
-        if trace.shape[0]:
+        if trace is not None and trace.shape[0]:
             event(trace, st, rnd, EV_PLACE, team, cust, 1, s)
         while pile_n[P_SEAT + s] > limit:
             _overflow(cards, w, phase, rng, pile, pile_n, st, team, s, trace)
@@ -103,7 +103,7 @@ def place_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, t
             push(pile, pile_n, P_HAND + team, cust)
         else:
             push(pile, pile_n, P_DISC + team, cust)
-        if trace.shape[0]:
+        if trace is not None and trace.shape[0]:
             event(trace, st, rnd, EV_PLACE, team, cust, 2 + target, -1)
 
 
@@ -135,5 +135,5 @@ def _overflow(cards, w, phase, rng, pile, pile_n, st, team, s, trace):
             best = i
     c = remove_at(pile, pile_n, p, best)
     push(pile, pile_n, P_SCORE + team, c)
-    if trace.shape[0]:
+    if trace is not None and trace.shape[0]:
         event(trace, st, st[S_ROUND], EV_OVERFLOW, team, s, c, 0)

@@ -51,7 +51,7 @@ def assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used,
     while True:
         # R2a: both teams commit at once, from the same state.
         # (one call site: choose_commit is inlined)
-        if trace.shape[0]:
+        if trace is not None and trace.shape[0]:
             _trace_hands(pile, pile_n, st, n_teams, trace)
         mask_a, cust_a, mask_b, cust_b = 0, -1, 0, -1
         for t in range(n_teams):
@@ -64,7 +64,7 @@ def assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used,
             else:
                 mask_b, cust_b, none_b = mask, cust, not legal
         if mask_a == 0 and mask_b == 0:
-            if trace.shape[0]:
+            if trace is not None and trace.shape[0]:
                 event(trace, st, rnd, EV_PASS, 0, 0, 0, 0)
                 if n_teams == 2:
                     event(trace, st, rnd, EV_PASS, 1, 0, 0, 0)
@@ -95,7 +95,7 @@ def assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used,
             if t >= n_teams:
                 continue
             if masks[t] == 0:
-                if trace.shape[0]:
+                if trace is not None and trace.shape[0]:
                     event(trace, st, rnd, EV_PASS, t, 0, 0, 0)
                 continue
             t_keys = keys_a if t == 0 else keys_b
@@ -108,7 +108,7 @@ def assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used,
                                              arrival, used, st, marker, masks[marker],
                                               custs[marker], custs[other], other_keys, n_other,
                                               t_vals, t_keys)
-                if new_cust != custs[marker] and trace.shape[0]:
+                if trace is not None and trace.shape[0] and new_cust != custs[marker]:
                     event(trace, st, rnd, EV_RETARGET, marker, custs[marker], new_cust, 0)
                 custs[marker] = new_cust
             # contest keys only where a contest may follow (R2c) or D3 scores one
@@ -138,7 +138,7 @@ def assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used,
             unpaired = unpaired_step(keys_a, n_a, keys_b, n_b)
             if unpaired:
                 stats[T_UNPAIRED_WON + winner] += 1
-            if trace.shape[0]:
+            if trace is not None and trace.shape[0]:
                 event(trace, st, rnd, EV_CONTEST, winner, custs[0], why, 1 if unpaired else 0)
                 event(trace, st, rnd, EV_RETURN, 1 - winner, 0, 0, 0)
             if rules[R_LOSER_EFFECTS_SPENT] == 0:
@@ -208,7 +208,7 @@ def refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace):
         if pile_n[P_GDECK + team] == 0:
             if rules[R_RESHUFFLE_DISCARD] == 0 or pile_n[P_DISC + team] == 0:
                 break
-            if trace.shape[0]:
+            if trace is not None and trace.shape[0]:
                 event(trace, st, st[S_ROUND], EV_RESHUFFLE, team, pile_n[P_DISC + team], 0, 0)
             while pile_n[P_DISC + team]:
                 push(pile, pile_n, P_GDECK + team, pop(pile, pile_n, P_DISC + team))
@@ -216,10 +216,10 @@ def refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace):
             reshuffles += 1
         push(pile, pile_n, P_HAND + team, pop(pile, pile_n, P_GDECK + team))
         drawn += 1
-        if trace.shape[0]:
+        if trace is not None and trace.shape[0]:
             event(trace, st, st[S_ROUND], EV_DRAW, team, pile[P_HAND + team, pile_n[P_HAND + team] - 1],
                   0, 0)
-    if trace.shape[0]:
+    if trace is not None and trace.shape[0]:
         event(trace, st, st[S_ROUND], EV_REFRESH, team, drawn, reshuffles, extra)
 
 
@@ -285,12 +285,12 @@ def unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st,
                 n_doomed -= 1
                 if rules[R_PATIENCE_RESETS_WAIT]:  # E6: its wait starts again next round
                     arrival[pile[P_ROW, best]] = rnd + 1
-                if trace.shape[0]:
+                if trace is not None and trace.shape[0]:
                     event(trace, st, rnd, EV_SAVE, team, src, pile[P_ROW, best],
                           rules[R_PATIENCE_RESETS_WAIT])
     for j in range(nrow - 1, -1, -1):
         if doomed[j]:
             c = remove_at(pile, pile_n, P_ROW, j)
             push(pile, pile_n, P_UNHAPPY, c)
-            if trace.shape[0]:
+            if trace is not None and trace.shape[0]:
                 event(trace, st, rnd, EV_UNHAPPY, c, 0, 0, 0)

@@ -71,12 +71,12 @@ def setup_game(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, st
         kept[best] = 1
         starts[s] = best
         push(pile, pile_n, P_SEAT + s, best)
-        if trace.shape[0]:
+        if trace is not None and trace.shape[0]:
             event(trace, st, 0, EV_SEAT_START, s, best, unchosen, 0)
         if rules[R_UNCHOSEN_VENTURES] == UNCHOSEN_ASIDE:  # S2: only group cards go back
             kept[unchosen] = 1
             push(pile, pile_n, P_OUT, unchosen)
-            if trace.shape[0]:
+            if trace is not None and trace.shape[0]:
                 event(trace, st, 0, EV_ASIDE, s, unchosen, 0, 0)
     # Every revealed card not kept (or set aside) returns; the deck is shuffled (S2) and
     # becomes the customer deck (S5) once the S cards are in the group decks.
@@ -108,9 +108,9 @@ def setup_game(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, st
             if pile_n[P_GDECK + team] == 0:
                 break
             push(pile, pile_n, P_HAND + team, pop(pile, pile_n, P_GDECK + team))
-            if trace.shape[0]:
+            if trace is not None and trace.shape[0]:
                 event(trace, st, 0, EV_DRAW, team, pile[P_HAND + team, pile_n[P_HAND + team] - 1], 0, 0)
-    if trace.shape[0]:
+    if trace is not None and trace.shape[0]:
         event(trace, st, 0, EV_SETUP, pile_n[P_CUST], pile_n[P_GDECK], pile_n[P_GDECK + 1], 0)
     # S5: the first customers.
     for _ in range(rules[R_INITIAL_ROW]):
@@ -119,7 +119,7 @@ def setup_game(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, st
         c = pop(pile, pile_n, P_CUST)
         push(pile, pile_n, P_ROW, c)
         arrival[c] = 1
-        if trace.shape[0]:
+        if trace is not None and trace.shape[0]:
             event(trace, st, 1, EV_DEAL, c, 0, 0, 0)
     # S6: the first team marker.
     if solo or rules[R_FIRST_MARKER] == MARKER_A:

@@ -164,7 +164,7 @@ def mark_used(used, st, card, trace, team, code):
         st[S_ERROR] = ERR_EFFECT_TWICE
     used[card] = 1
     st[S_EFFECTS_KNOWN + team] = 0
-    if trace.shape[0]:
+    if trace is not None and trace.shape[0]:
         event(trace, st, st[S_ROUND], EV_EFFECT, team, card, code, 0)
 
 
