@@ -251,13 +251,19 @@ def copy_state(src, dst):
     used marks, the scalars, the counters and the starting ventures."""
     rng, pile, pile_n, arrival, used, st, stats, starts, _ = src
     rng2, pile2, pile_n2, arrival2, used2, st2, stats2, starts2, _ = dst
-    rng2[:] = rng
+    # element loops: an array-to-array slice assignment needs numba's runtime (_nrt)
+    for i in range(rng.shape[0]):
+        rng2[i] = rng[i]
     for p in range(N_PILES):
         for i in range(pile_n[p]):
             pile2[p, i] = pile[p, i]
-    pile_n2[:] = pile_n
-    arrival2[:] = arrival
-    used2[:] = used
-    st2[:] = st
-    stats2[:] = stats
-    starts2[:] = starts
+        pile_n2[p] = pile_n[p]
+    for c in range(arrival.shape[0]):
+        arrival2[c] = arrival[c]
+        used2[c] = used[c]
+    for i in range(st.shape[0]):
+        st2[i] = st[i]
+    for i in range(stats.shape[0]):
+        stats2[i] = stats[i]
+    for i in range(starts.shape[0]):
+        starts2[i] = starts[i]
