@@ -20,7 +20,7 @@ from sim.core.strategy import parse_spec
 TRACE_CAPACITY = 200_000
 # Cold compile of run_games (the kernels a run needs), CPU seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
-COMPILE_SECONDS = 60
+COMPILE_SECONDS = 35  # issue 26: 60.8 s CPU at load 7-8 (main 112.3 s there), idle about 33-42 s
 
 
 def card_matrix(cards: CardTable) -> np.ndarray:
