@@ -443,7 +443,8 @@ class Game:
         """``count`` games: (result records, fates int8[count, n_cards])."""
         out = np.zeros(count, dtype=k.RESULT_DTYPE)
         fates = np.zeros((count, self.table.n), dtype=np.int8)
-        e.run_games(*self._args(), seed, start, out, fates, self.debug)
+        e.run_games(*self._args(), seed, start, out, fates, self.debug,
+                    *e.new_state(self.table.n))
         return out, fates
 
 

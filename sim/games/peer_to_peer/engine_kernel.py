@@ -170,7 +170,7 @@ def play_game(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace
                  rng, pile, pile_n, arrival, used, st, stats, starts, fscr)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug,
           rng, pile, pile_n, arrival, used, st, stats, starts, fscr):
     start_game(cards, rules, seats, w_a, w_b, seed, game_index, trace, rng, pile, pile_n, arrival,
@@ -249,10 +249,15 @@ def _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_ind
             fates[pile[p, i]] = code
 
 
-@njit(cache=True, nogil=True)
-def run_games(cards, rules, seats, w_a, w_b, seed, start, out, fates, debug):
-    """Play games start .. start+len(out)-1 (serial, GIL released: callers use threads)."""
-    rng, pile, pile_n, arrival, used, st, stats, starts, fscr = new_state(cards.shape[1])
+@njit(cache=True, nogil=True, _nrt=False)
+def run_games(cards, rules, seats, w_a, w_b, seed, start, out, fates, debug, rng, pile, pile_n,
+              arrival, used, st, stats, starts, fscr):
+    """Play games start .. start+len(out)-1 (serial, GIL released: callers use threads) on
+    the state arrays of one new_state(n_cards) (``*new_state(n)``; one per thread).
+
+    The game (_play) is inlined here, so its code is optimised and emitted by LLVM once:
+    as a kernel of its own it was compiled for itself and again inside this one (numba
+    links a callee's code into its caller's), about 8 % of the cold compile."""
     for i in range(out.shape[0]):
         # trace None: every trace branch is pruned when numba compiles this version
         _play(cards, rules, seats, w_a, w_b, seed, start + i, out[i], fates[i], None, debug,

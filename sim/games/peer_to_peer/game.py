@@ -20,7 +20,7 @@ from sim.core.strategy import parse_spec
 TRACE_CAPACITY = 200_000
 # Cold compile of run_games (the kernels a run needs), CPU seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
-COMPILE_SECONDS = 35  # issue 26: 60.8 s CPU at load 7-8 (main 112.3 s there), idle about 33-42 s
+COMPILE_SECONDS = 35  # issue 26: 50.5 s CPU at load 6-8 (main 112.3 s there), idle about 30-40 s
 
 
 def card_matrix(cards: CardTable) -> np.ndarray:
@@ -73,14 +73,15 @@ class PeerToPeerConfig:
 
     def play(self, seed: int, start: int, count: int, threads: int = 1):
         """Raw results: (record array, fates int8[count, n_cards])."""
-        from sim.games.peer_to_peer.engine_kernel import run_games
+        from sim.games.peer_to_peer.engine_kernel import new_state, run_games
 
         out = np.zeros(count, dtype=k.RESULT_DTYPE)
         fates = np.zeros((count, self.cards.n), dtype=np.int8)
         # a cold cache compiles for a while: say so (stderr) and compile on one game first
-        ensure_compiled("peer-to-peer", PeerToPeerHooks.title, [run_games],
+        ensure_compiled("peer-to-peer", PeerToPeerHooks.title, [run_games, new_state],
                         lambda: run_games(*self._kernel_args(), seed, start, out[:1].copy(),
-                                          fates[:1].copy(), self.debug),
+                                          fates[:1].copy(), self.debug,
+                                          *new_state(self.cards.n)),
                         COMPILE_SECONDS)
         threads = max(1, min(int(threads or 1), count))
         bounds = np.linspace(0, count, threads + 1).astype(int)
@@ -88,7 +89,8 @@ class PeerToPeerConfig:
 
         def work(i):
             lo, hi = bounds[i], bounds[i + 1]
-            run_games(*args, seed, start + lo, out[lo:hi], fates[lo:hi], self.debug)
+            run_games(*args, seed, start + lo, out[lo:hi], fates[lo:hi], self.debug,
+                      *new_state(self.cards.n))  # each thread its own state
 
         if threads == 1:
             work(0)
