@@ -207,20 +207,31 @@ def _log_played(trace, st, piles, pile_n, pile, side, start, seat):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules, piles,
-          pile_n, bankrupt, st, trace, scratch):
-    """PLAI-F1..F5 between two startups; returns the winning side. ``picks`` is
-    ``decide_kernel.pick_table(weights, cards)``."""
-    players = rules[R_PLAYERS]
-    a_hand = _own_pile(bankrupt, attacker)   # the pool in a maintainers' challenge
-    d_hand = P_HAND0 + defender
-    # venture_attackers: joint: the other attackers (fund marked them in SCR_JOINT_MODE)
-    joint = kind == FIGHT_VENTURE and rules[R_VENTURE_JOINT] != 0
+def fight_open(kind, attacker, defender, att_mode, st, trace):
+    """A fight begins (PLAI-F): its counter and trace row. The phases below, in order,
+    make ``fight``; the search player (search_kernel.py) runs them with its own picks."""
     st[S_FIGHTS] += 1
     log(trace, st, EV_ATTACK, attacker, defender, att_mode, kind)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def attack_cards(attacker, att_mode, weights, picks, rng, cards, piles, pile_n, bankrupt, st,
+                 trace):
+    """F1/D2: the attacker's cards, face down; returns how many it played."""
+    a_hand = _own_pile(bankrupt, attacker)   # the pool in a maintainers' challenge
     n_own = pick_cards_s(weights, attacker, picks, rng, cards, piles, pile_n, a_hand,
                          P_ATTACK, SIDE_ATTACK, att_mode, MAX_FIGHT_CARDS)
     _log_played(trace, st, piles, pile_n, P_ATTACK, SIDE_ATTACK, 0, attacker)
+    return n_own
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def fight_support(kind, attacker, defender, n_own, weights, picks, rng, cards, rules, piles,
+                  pile_n, bankrupt, st, trace, scratch):
+    """The joint venture's other attackers (venture_attackers: joint) and the maintainers'
+    help (PLAI-T7 / D6), after the attacker's own ``n_own`` cards."""
+    players = rules[R_PLAYERS]
+    joint = kind == FIGHT_VENTURE and rules[R_VENTURE_JOINT] != 0
     if joint:
         for k in range(1, players):   # in turn order from the funder
             s = seat_after(defender, k, players)
@@ -241,16 +252,60 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
         st[S_HELP_CARDS] += pick_help(weights, lead, rng, cards, piles, pile_n, max_help,
                                       kind == FIGHT_TAKEOVER)
         _log_played(trace, st, piles, pile_n, P_ATTACK, SIDE_ATTACK, start, -1)
-    stake = pile_n[d_hand] if kind == FIGHT_TAKEOVER else pile_n[P_FUNDING]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def defense_stake(kind, defender, piles, pile_n):
+    """What the defender stands to lose: its hand in a takeover, else the funding (D3)."""
+    return pile_n[P_HAND0 + defender] if kind == FIGHT_TAKEOVER else pile_n[P_FUNDING]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def defense_cards(kind, defender, weights, picks, rng, cards, piles, pile_n, st, trace):
+    """D3: whether and with which cards the defender defends."""
+    d_hand = P_HAND0 + defender
+    stake = defense_stake(kind, defender, piles, pile_n)
     d_mode = decide_mode_s(weights, defender, rng, cards, piles, pile_n, d_hand, SIDE_DEFENSE,
                            True, stake, 0)
     log(trace, st, EV_DEFEND, defender, d_mode, 0, 0)
     if d_mode != MODE_NONE:
         pick_cards_s(weights, defender, picks, rng, cards, piles, pile_n, d_hand, P_DEFENSE,
                      SIDE_DEFENSE, d_mode, MAX_FIGHT_CARDS)
-        if traced(trace):
-            for i in range(pile_n[P_DEFENSE]):
-                log(trace, st, EV_PLAY, SIDE_DEFENSE, piles[P_DEFENSE, i], defender, 0)
+        log_defense(trace, st, piles, pile_n, defender)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def log_defense(trace, st, piles, pile_n, defender):
+    """The trace rows of the defender's played cards."""
+    if traced(trace):
+        for i in range(pile_n[P_DEFENSE]):
+            log(trace, st, EV_PLAY, SIDE_DEFENSE, piles[P_DEFENSE, i], defender, 0)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules, piles,
+          pile_n, bankrupt, st, trace, scratch):
+    """PLAI-F1..F5 between two startups; returns the winning side. ``picks`` is
+    ``decide_kernel.pick_table(weights, cards)``."""
+    fight_open(kind, attacker, defender, att_mode, st, trace)
+    n_own = attack_cards(attacker, att_mode, weights, picks, rng, cards, piles, pile_n,
+                         bankrupt, st, trace)
+    fight_support(kind, attacker, defender, n_own, weights, picks, rng, cards, rules, piles,
+                  pile_n, bankrupt, st, trace, scratch)
+    defense_cards(kind, defender, weights, picks, rng, cards, piles, pile_n, st, trace)
+    return fight_close(kind, attacker, defender, weights, rng, cards, rules, piles, pile_n,
+                       bankrupt, st, trace, scratch)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def fight_close(kind, attacker, defender, weights, rng, cards, rules, piles, pile_n, bankrupt,
+                st, trace, scratch):
+    """F2..F5 once both sides' cards are down: effects, the verdict, the spoils; returns
+    the winning side."""
+    players = rules[R_PLAYERS]
+    a_hand = _own_pile(bankrupt, attacker)
+    d_hand = P_HAND0 + defender
+    joint = kind == FIGHT_VENTURE and rules[R_VENTURE_JOINT] != 0
     defended = pile_n[P_DEFENSE] > 0
     att_strength, att_flags = _played(cards, piles, pile_n, P_ATTACK)
     def_strength, def_flags = _played(cards, piles, pile_n, P_DEFENSE)
@@ -425,7 +480,7 @@ def fund(action, seat, maintainer, weights, rng, cards, rules, piles, pile_n, ba
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _count_fight(kind, winner, st):
+def count_fight(kind, winner, st):
     """The per-game counters of a fight's outcome."""
     won = 1 if winner == SIDE_ATTACK else 0
     if kind == FIGHT_REGIONAL:
@@ -449,7 +504,7 @@ def funding(action, seat, weights, picks, rng, cards, rules, piles, pile_n, bank
         kind = FIGHT_REGIONAL if action == ACT_REGIONAL else FIGHT_VENTURE
         winner = fight(kind, attacker, seat, mode, weights, picks, rng, cards, rules, piles,
                        pile_n, bankrupt, st, trace, scratch)
-        _count_fight(kind, winner, st)
+        count_fight(kind, winner, st)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -493,6 +548,16 @@ def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, 
     action, card, target = choose_action_s(weights, seat, rng, cards, rules, piles, pile_n,
                                            bankrupt, seat, left, st[S_TURNS])
     log(trace, st, EV_ACTION, seat, action, card, target)
+    act(seat, action, card, target, weights, picks, rng, cards, rules, piles, pile_n,
+        bankrupt, st, trace, scratch)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def act(seat, action, card, target, weights, picks, rng, cards, rules, piles, pile_n,
+        bankrupt, st, trace, scratch):
+    """The chosen action of ``seat``'s turn (PLAI-T1), with its fight if any."""
+    maintainer = bankrupt[seat] >= 0
+    own = P_POOL if maintainer else P_HAND0 + seat
     if action == ACT_PASS:
         return
     kind = -1          # the fight this action leads to (FIGHT_*), -1 for none
@@ -519,7 +584,7 @@ def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, 
     if kind >= 0:
         winner = fight(kind, attacker, defender, mode, weights, picks, rng, cards, rules,
                        piles, pile_n, bankrupt, st, trace, scratch)
-        _count_fight(kind, winner, st)
+        count_fight(kind, winner, st)
         if maintainer and kind == FIGHT_TAKEOVER and winner == SIDE_ATTACK:
             st[S_MAINT_ATTACKS_WON] += 1
 
@@ -654,7 +719,7 @@ def play_games(seed, start, deck, cards, rules, weights, out, card_fights):
         outcome, winner, first = play_game(seed, start + i, u_deck, u_cards, u_rules,
                                            u_weights, u_picks, u_piles, u_pile_n, u_bankrupt,
                                            u_st, u_trace, u_scratch, u_rng)
-        _record(out[i], start + i, players, n, outcome, winner, first, u_pile_n, u_bankrupt,
+        record(out[i], start + i, players, n, outcome, winner, first, u_pile_n, u_bankrupt,
                 u_st)
         if card_fights.shape[0] > 0:
             for f in range(4):
@@ -677,12 +742,12 @@ def trace_game(seed, game_index, deck, cards, rules, weights, trace, out):
     picks = pick_table(weights, cards)
     outcome, winner, first = play_game(seed, game_index, deck, cards, rules, weights, picks,
                                        piles, pile_n, bankrupt, st, trace, scratch, rng)
-    _record(out[0], game_index, players, n, outcome, winner, first, pile_n, bankrupt, st)
+    record(out[0], game_index, players, n, outcome, winner, first, pile_n, bankrupt, st)
     return st[S_TRACE_N]
 
 
 @njit(cache=True, _nrt=False)
-def _record(r, game_index, players, deck_size, outcome, winner, first, pile_n, bankrupt, st):
+def record(r, game_index, players, deck_size, outcome, winner, first, pile_n, bankrupt, st):
     r['game_index'] = game_index
     r['players'] = players
     r['outcome'] = outcome
