@@ -180,7 +180,8 @@ def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
         found = registry(package) if package else {}
     except ModuleNotFoundError:
         found = {}
-    return [{"name": s.name, "summary": s.summary, "params": dict(s.params),
+    return [{"name": s.name, "summary": s.summary,
+             "params": {**dict(s.params), **dict(s.text_params)},
              "module": f"strategies/{package}/{sys.modules[s.weights.__module__].__name__.rsplit('.', 1)[-1]}.py"}
             for s in found.values()]
 
@@ -206,3 +207,30 @@ def tune(game: str = DEFAULT_GAME, players: int | None = None, out: str | os.Pat
                          rule_overrides=rule_overrides, threads=threads, backend=backend,
                          backend_options=backend_options, games_per_eval=games_per_eval,
                          check_games=check_games, progress=progress, command_line=command_line)
+
+
+# ---------------------------------------------------------------- skill ladder (issue 24)
+def skill(game: str = DEFAULT_GAME, players: Any = None, games: int | str | None = None,
+          search_games: int | str | None = None, budgets: tuple[str, ...] | None = None,
+          seed: int = 1, out: str | os.PathLike | None = None, threads: int | None = None,
+          cards: str | None = None, rules_file: str | None = None,
+          rule_overrides: tuple[str, ...] = (), backend: Any = None,
+          backend_options: Mapping[str, Any] | None = None, progress: Any = None,
+          command_line: str | None = None):
+    """The skill ladder of ``game`` (random, each baseline, expert, search at two budgets;
+    each rung against the rung below and against expert) at each player count of
+    ``players`` (default: every count from 2). Returns a ``sim.studies.skill.SkillResult``
+    (``.table()``, ``.run_dir``, ``.summary``); see sim/studies/skill.py."""
+    from sim.studies import skill as skill_study
+
+    kwargs: dict[str, Any] = {}
+    if games is not None:
+        kwargs["games"] = games
+    if search_games is not None:
+        kwargs["search_games"] = search_games
+    if budgets is not None:
+        kwargs["budgets"] = tuple(budgets)
+    return skill_study.run(game=game, players=players, seed=seed, out=out, threads=threads,
+                           cards=cards, rules_file=rules_file, rule_overrides=rule_overrides,
+                           backend=backend, backend_options=backend_options,
+                           progress=progress, command_line=command_line, **kwargs)
