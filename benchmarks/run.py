@@ -3,7 +3,10 @@
     python benchmarks/run.py            # full: ~5 minutes on 2 cores
     python benchmarks/run.py --quick    # smaller runs, ~3 minutes
 
-Results go to stdout and to benchmarks/results.md. Every games/s figure is the median of
+Results go to stdout and to benchmarks/results.md. The cold start (issue 26) runs
+`simulate --games 1000` of each game from an empty numba cache and reports wall and CPU
+time (user + system) with the load average: on a shared machine the CPU time is what an
+idle machine's wall time would be, for a compile runs on one core. Every games/s figure is the median of
 several runs after a warm-up (compile) run, except the engine/reference ratio: the
 reference engine and the engine alternate over the same minutes, each pooled (see
 reference_rate). Single-thread figures are CPU time
@@ -31,8 +34,17 @@ import numpy as np  # noqa: E402
 
 import sim  # noqa: E402,F401  (sets the numba cache directory)
 
+# The speed figures are of the hand-written baselines (greedy v greedy, PLAI's default
+# weights), as since issue 6, so they stay comparable now that `expert` is the default
+# strategy (tuned games are longer: Peer-to-Peer ~8x dearer per game).
+P2P_BASELINE = {"A": "greedy", "B": "greedy"}
+P2P_BASELINE_ARGS = ["--team-a", "greedy", "--team-b", "greedy"]
+PLAI_BASELINE = {"all": "weighted"}
+
 TARGETS = {"engine_vs_limit": 0.15, "engine_vs_reference": 300.0, "two_vs_one_thread": 1.6,
-           "rss_1e7_mb": 500.0, "warm_start_s": 3.0}
+           "rss_1e7_mb": 500.0, "warm_start_s": 3.0, "cold_start_s": 20.0,
+           "cli_vs_engine_1e6": 1.3}
+AT_MOST = ("rss_1e7_mb", "warm_start_s", "cold_start_s", "cli_vs_engine_1e6")
 
 
 def median_rates(fn, games: int, repeats: int) -> tuple[float, float]:
@@ -57,7 +69,7 @@ def p2p_rates(games: int, repeats: int) -> dict[tuple[int, str], float]:
 
     rates = {}
     for players in range(1, 7):
-        config = get_game("peer-to-peer").configure(players=players)
+        config = get_game("peer-to-peer").configure(players=players, strategies=P2P_BASELINE)
         config.play(1, 0, 100)  # warm-up / compile
         rates[(players, "cpu")], rates[(players, "wall")] = median_rates(
             lambda n: config.play(1, 0, n, 1), games, repeats)
@@ -89,7 +101,7 @@ def reference_rate(games: int, engine_games: int, rounds: int) -> tuple[float, f
         play_games = None
     from sim.core.game import get_game
 
-    config = get_game("peer-to-peer").configure(players=4)
+    config = get_game("peer-to-peer").configure(players=4, strategies=P2P_BASELINE)
     if play_games is not None:
         config.play(1, 0, 100)  # warm-up / compile
         ref_cpu = engine_cpu = 0.0
@@ -103,7 +115,8 @@ def reference_rate(games: int, engine_games: int, rounds: int) -> tuple[float, f
         return (rounds * games / ref_cpu, rounds * engine_games / engine_cpu,
                 "reference engine")
     code = ("import time, sim; from sim.core.game import get_game; "
-            "c = get_game('peer-to-peer').configure(players=4); t = time.perf_counter(); "
+            f"c = get_game('peer-to-peer').configure(players=4, strategies={P2P_BASELINE!r}); "
+            "t = time.perf_counter(); "
             f"c.play(1, 0, {games}); print({games} / (time.perf_counter() - t))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, check=True, cwd=ROOT)
@@ -126,23 +139,63 @@ def peak_rss_mb(games: str, workdir: Path) -> tuple[float, float]:
             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, "
             "time.perf_counter() - t)")
     cmd = [sys.executable, "-c", code, sys.executable, "-m", "sim.cli", "--games", games,
-           "--out", str(out), "--no-progress", "--json"]
+           "--out", str(out), "--no-progress", "--json", *P2P_BASELINE_ARGS]
     rss, wall = subprocess.run(cmd, capture_output=True, text=True, check=True,
                                cwd=workdir, env=tree_env()).stdout.split()
     return float(rss), float(wall)
 
 
-def start_times(workdir: Path) -> tuple[float, float]:
-    """Cold (empty numba cache) and warm wall time of `simulate --games 1000`."""
-    env = tree_env(CARDSIM_CACHE_ROOT=str(workdir / "cache"))
-    times = []
+def timed_child(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user + system) of one child process."""
+    before = os.times()
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = os.times()
+    return wall, (after.children_user - before.children_user
+                  + after.children_system - before.children_system)
+
+
+def start_times(workdir: Path, game: str = "peer-to-peer") -> dict[str, float]:
+    """`simulate --game G --games 1000` from an empty numba cache (wall and CPU seconds,
+    the 1-minute load average when it started) and warm (the faster of two, wall)."""
+    env = tree_env(CARDSIM_CACHE_ROOT=str(workdir / f"cache-{game}"))
+    env.pop("NUMBA_CACHE_DIR", None)
+    times = {"load": os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")}
+    runs = []
     for name in ("cold", "warm", "warm2"):
+        runs.append(timed_child([sys.executable, "-m", "sim.cli", "--game", game, "--games",
+                                 "1000", "--out", str(workdir / f"{game}-{name}"),
+                                 "--no-progress", "--json"], env, workdir))
+    times["cold_wall"], times["cold_cpu"] = runs[0]
+    times["warm_wall"] = min(wall for wall, _ in runs[1:])
+    return times
+
+
+def cli_vs_engine(workdir: Path, games: int = 1_000_000, pairs: int = 3) -> dict[str, float]:
+    """Warm `simulate --games 1e6` (the whole process: start-up, playing, writing the run
+    directory, the summary) against the engine alone playing the same games with the same
+    threads in this process (``config.play``), alternating ``pairs`` times so drift on a
+    shared machine hits both alike. Medians of the wall times and of the pair ratios."""
+    from sim.core.game import configure
+    from sim.core.inputs import default_threads
+
+    threads = default_threads()
+    config = configure("peer-to-peer")
+    config.play(1, 0, 100)  # warm-up
+    cmd = [sys.executable, "-m", "sim.cli", "--games", str(games), "--threads", str(threads),
+           "--no-progress", "--json"]
+    cli_walls, engine_walls = [], []
+    for i in range(pairs):
+        cli_walls.append(timed_child(cmd + ["--out", str(workdir / f"ratio-{i}")], tree_env(),
+                                     workdir)[0])
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "sim.cli", "--games", "1000", "--out",
-                        str(workdir / name), "--no-progress", "--json"], check=True, env=env,
-                       cwd=workdir, stdout=subprocess.DEVNULL)
-        times.append(time.perf_counter() - start)
-    return times[0], min(times[1:])
+        config.play(1, 0, games, threads)
+        engine_walls.append(time.perf_counter() - start)
+    ratios = [c / e for c, e in zip(cli_walls, engine_walls)]
+    return {"cli_wall": statistics.median(cli_walls), "engine_wall": statistics.median(engine_walls),
+            "ratio": statistics.median(ratios), "threads": threads, "games": games}
 
 
 def plai_rates(games: int, repeats: int) -> dict[int, tuple[float, float]]:
@@ -157,7 +210,7 @@ def plai_rates(games: int, repeats: int) -> dict[int, tuple[float, float]]:
         return {}
     rates = {}
     for players in game.player_counts:
-        config = game.configure(players=players)
+        config = game.configure(players=players, strategies=PLAI_BASELINE)
         config.run_chunk(1, 0, 50)
         rates[players] = (
             median_rate(lambda n: config.play(1, 0, n, 1, card_fights=True), games, repeats),
@@ -180,13 +233,19 @@ def main() -> None:
     plai = plai_rates(games // 4, repeats)
     with tempfile.TemporaryDirectory() as tmp:
         rss = {size: peak_rss_mb(size, Path(tmp)) for size in rss_sizes}
-        cold, warm = start_times(Path(tmp))
+        starts = {game: start_times(Path(tmp), game) for game in ("peer-to-peer", "plai")}
+        ratio = cli_vs_engine(Path(tmp))
 
     engine4 = rates[(4, "cpu")]
     ratios = {"engine_vs_limit": engine4 / limit,
               "engine_vs_reference": (engine_beside_ref or engine4) / ref,
               "two_vs_one_thread": rates[(4, "wall2")] / rates[(4, "wall")],
-              "rss_1e7_mb": rss[rss_sizes[-1]][0], "warm_start_s": warm}
+              "rss_1e7_mb": rss[rss_sizes[-1]][0],
+              "warm_start_s": starts["peer-to-peer"]["warm_wall"],
+              # the issue-26 target is wall time on an idle machine: on a shared one the
+              # CPU time (serial compile) is the honest stand-in, so that is compared
+              "cold_start_s": max(t["cold_cpu"] for t in starts.values()),
+              "cli_vs_engine_1e6": ratio["ratio"]}
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     lines = [f"# Benchmarks ({'quick' if args.quick else 'full'}; {os.cpu_count()} CPUs; "
              f"load {load:.1f}; {time.strftime('%Y-%m-%d %H:%M')})", "",
@@ -208,8 +267,14 @@ def main() -> None:
                      f"time) | {engine_beside_ref:,.0f} games/s |")
     for size, (mb, wall) in rss.items():
         lines.append(f"| peak RSS, `simulate --games {size}` | {mb:,.0f} MB ({wall:.1f} s) |")
-    lines += [f"| cold start, `simulate --games 1000` (empty cache) | {cold:.2f} s |",
-              f"| warm start, `simulate --games 1000` | {warm:.2f} s |"]
+    for game, t in starts.items():
+        lines += [f"| cold start, `simulate --game {game} --games 1000` (empty cache; load "
+                  f"{t['load']:.1f}) | {t['cold_wall']:.1f} s wall, {t['cold_cpu']:.1f} s CPU |",
+                  f"| warm start, `simulate --game {game} --games 1000` | {t['warm_wall']:.2f} s |"]
+    lines.append(f"| warm `simulate --games 1e6` / the engine alone on the same games "
+                 f"({ratio['threads']} threads, median of 3 alternating pairs) | "
+                 f"{ratio['cli_wall']:.2f} s / {ratio['engine_wall']:.2f} s = "
+                 f"{ratio['ratio']:.2f}x |")
     for players, (engine, table) in plai.items():
         lines.append(f"| PLAI, {players} players, 1 thread (CPU time): engine with per-card "
                      f"fight counts; with the per-game table | {engine:,.0f} games/s; "
@@ -217,10 +282,11 @@ def main() -> None:
     lines += ["", "## Ratios and targets", "", "| ratio | value | target | met |", "|---|---|---|---|"]
     for key, value in ratios.items():
         target = TARGETS[key]
-        met = value <= target if key in ("rss_1e7_mb", "warm_start_s") else value >= target
+        at_most = key in AT_MOST
+        met = value <= target if at_most else value >= target
         if key == "rss_1e7_mb" and args.quick:
             key = f"rss_{rss_sizes[-1]}_mb (quick)"
-        lines.append(f"| {key} | {value:,.3g} | {'<=' if 'rss' in key or 'start' in key else '>='} "
+        lines.append(f"| {key} | {value:,.3g} | {'<=' if at_most else '>='} "
                      f"{target:g} | {'yes' if met else 'NO'} |")
     text = "\n".join(lines) + "\n"
     print(text)

@@ -3,14 +3,16 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import polars as pl
 
 from reports.load import load_runs
+from reports.figures import small_multiples
 from reports.plots import to_png
 from reports.registry import Context, Finding, select_metrics
-from reports.render import Section, key_findings, render_html, render_markdown
+from reports.render import (Page, Section, answer_rows, render_html, render_markdown,
+                            strategy_warnings)
 from sim.core.errors import UserError
 from sim.core.game import game_hook
 
@@ -24,23 +26,23 @@ def _duplicate_groups(rs) -> dict[tuple[int, str, str], int]:
     for run in rs.runs:
         like = run.manifest.get("plays_like_players")
         if like and (int(like), run.pairing) in present:
-            out[(run.players, run.compensation, run.pairing)] = int(like)
+            out[(run.players, run.variant, run.pairing)] = int(like)
     return out
 
 
 def _without(table: pl.DataFrame, duplicates: dict) -> pl.DataFrame:
     """The table without the rows of groups that repeat another player count."""
-    if not duplicates or not {"players", "compensation", "pairing"} <= set(table.columns):
+    if not duplicates or not {"players", "variant", "pairing"} <= set(table.columns):
         return table
     keep = pl.lit(True)
     for players, mode, pairing in duplicates:
-        keep = keep & ~((pl.col("players") == players) & (pl.col("compensation") == mode)
+        keep = keep & ~((pl.col("players") == players) & (pl.col("variant") == mode)
                         & (pl.col("pairing") == pairing))
     return table.filter(keep)
 
 
 def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
-                 allow_mixed: bool = False) -> dict:
+                 allow_mixed: bool = False, extra: Mapping[str, Any] | None = None) -> dict:
     """Write ``report.html``, ``report.md``, one ``<metric>.csv`` per metric and
     ``plots/<metric>.png`` into ``out_dir``.
 
@@ -51,7 +53,15 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     Returns a dict: ``html``, ``markdown`` (paths), ``tables`` {metric: csv path},
     ``plots`` {metric: png path}, ``findings`` [{metric, level, text}], ``imbalances``
     (count), ``skipped`` {metric: reason}, ``runs``, ``games``, ``mixed`` [differences],
-    ``threshold_pp``.
+    ``threshold_pp``, ``answers`` [{question, where, answer, verdict, estimate, lo, hi,
+    section}] (the answers-first table) and ``extra`` [section names].
+
+    ``extra`` names optional sections and their inputs (reports.sections), e.g.
+    ``{"ablation": "runs/ablation-3p"}``; a section a later issue adds (a skill run) plugs
+    in the same way.
+
+    Memory: the games are a lazy scan of the runs' parquet parts, aggregated metric by
+    metric on polars' streaming engine, so the peak does not grow with the number of games.
     """
     try:
         threshold_pp = float(threshold_pp)
@@ -68,7 +78,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
         attach_card_fights(rs)
     ctx = Context(game=rs.game, threshold_pp=threshold_pp, card_ids=rs.card_ids,
                   card_names=rs.card_names)
-    metrics, skipped = select_metrics(rs.game, rs.games.columns)
+    metrics, skipped = select_metrics(rs.game, rs.columns)
 
     duplicates = _duplicate_groups(rs)
     out = Path(out_dir)
@@ -80,7 +90,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     # not ask for them get a zero-copy selection without them, so their filters stay small.
     card_fights = r"^card_(att|att_won|def|def_won)_\d+$"
     slim = rs.games.select(pl.exclude(card_fights)) if any(
-        c.startswith("card_att_") for c in rs.games.columns) else rs.games
+        c.startswith("card_att_") for c in rs.columns) else rs.games
     for metric in metrics:
         games = rs.games if any(r.startswith("card_att") for r in metric.requires) else slim
         table = metric.compute(games, ctx)
@@ -97,7 +107,38 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
                 (out / plot_name).write_bytes(png)
                 plots[metric.name] = str(out / plot_name)
         display = metric.display(table, ctx) if metric.display else table
-        sections.append(Section(metric, table, display, findings, png, csv_path.name, plot_name))
+        answers = metric.answers(_without(table, duplicates), ctx) if metric.answers else []
+        sections.append(Section(metric, table, display, findings, png, csv_path.name, plot_name,
+                                answers))
+
+    from reports import ablation, why_lose  # noqa: F401  (they register their sections)
+    from reports import sections as optional
+
+    extras = []
+    for name, path in (extra or {}).items():
+        if path is None:
+            continue
+        section = optional.builder(name)(path, rs, ctx)
+        if section is not None:
+            extras.append(section)
+    for build in optional.always():
+        section = build(None, rs, ctx)
+        if section is not None:
+            extras.append(section)
+    extras.sort(key=lambda x: x.order)
+    for section in extras:
+        if section.table is not None:
+            csv_path = out / f"{section.name}.csv"
+            section.table.write_csv(csv_path)
+            tables[section.name] = str(csv_path)
+        if section.png is not None:
+            (out / "plots" / f"{section.name}.png").write_bytes(section.png)
+            plots[section.name] = str(out / "plots" / f"{section.name}.png")
+    answers = answer_rows(sections, extras)
+    panel = small_multiples([a for a, _ in answers])
+    if panel is not None:
+        (out / "plots" / "answers.png").write_bytes(panel)
+        plots["answers"] = str(out / "plots" / "answers.png")
 
     if duplicates and sections:  # said once, instead of repeating the rows as findings
         sections[0].findings.insert(0, Finding(sections[0].metric.name, "info", " ".join(
@@ -107,20 +148,26 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
             f"{like}-player rows and are not listed again as findings."
             for players, mode, like in sorted({(p, m, like) for (p, m, _), like in duplicates.items()}))))
     html_path, md_path = out / "report.html", out / "report.md"
-    html_path.write_text(render_html(rs, ctx, sections, skipped), encoding="utf-8")
-    md_path.write_text(render_markdown(rs, ctx, sections, skipped), encoding="utf-8")
-    all_findings = [f for s in sections for f in s.findings]
+    page = Page(answers=answers, extras=extras, panel=panel,
+                warnings=strategy_warnings(rs, extras))
+    html_path.write_text(render_html(rs, ctx, sections, skipped, page), encoding="utf-8")
+    md_path.write_text(render_markdown(rs, ctx, sections, skipped, page), encoding="utf-8")
+    all_findings = [f for s in sections for f in s.findings] + [f for x in extras for f in x.findings]
     result: dict[str, Any] = {
         "html": str(html_path),
         "markdown": str(md_path),
         "tables": tables,
         "plots": plots,
         "findings": [{"metric": f.metric, "level": f.level, "text": f.text} for f in all_findings],
-        "imbalances": sum(1 for f in key_findings(sections) if f.level == "imbalance"),
+        "imbalances": sum(1 for f in all_findings if f.level == "imbalance"),
         "skipped": dict(skipped),
         "runs": len(rs.runs),
         "games": rs.total_games,
         "mixed": list(rs.mixed),
         "threshold_pp": threshold_pp,
+        "answers": [{"question": a.question, "where": a.where, "answer": a.answer,
+                     "verdict": a.verdict, "estimate": a.estimate, "lo": a.lo, "hi": a.hi,
+                     "section": anchor} for a, anchor in answers],
+        "extra": [x.name for x in extras],
     }
     return result

@@ -9,12 +9,17 @@ listed in :attr:`RunSet.mixed` and the report says so.
 
 The merged table gets these columns in addition to the per-game ones:
 ``run`` (index into :attr:`RunSet.runs`), ``pairing`` ("greedy vs random"),
-``strategy_a``, ``strategy_b``, ``compensation`` (the game's ``report_group`` hook:
+``strategy_a``, ``strategy_b``, ``variant`` (the game's ``report_group`` hook:
 Peer-to-Peer's odd_team_compensation mode for 3 and 5 players, ``"n/a"`` otherwise), and, when the manifest has ``seat_teams``,
 ``seat_team_0..5`` (0 = A, 1 = B, -1 = no seat), ``seats_a`` and ``seats_b``.
 ``start_card_*`` and PLAI's per-card fight columns (``card_att_<k>`` and the like) are
 re-indexed into one card list shared by all runs (:attr:`RunSet.card_ids`), which only
 matters when runs use different card files.
+
+:attr:`RunSet.games` is a polars **LazyFrame** over the runs' parquet parts, never the
+merged table in memory: metrics aggregate it (streaming), so a report's peak memory does
+not grow with the number of games. ``RunSet.collect()`` gives the table, for small runs
+and tests.
 """
 from __future__ import annotations
 
@@ -59,7 +64,7 @@ class Run:
         return resolve_game(str(self.manifest.get("game")))
 
     @property
-    def compensation(self) -> str:
+    def variant(self) -> str:
         """The third group key of the reports (the game's ``report_group`` hook:
         Peer-to-Peer's odd_team_compensation mode at 3 and 5 players, else "n/a")."""
         from sim.core.game import hook
@@ -83,7 +88,7 @@ class Run:
 @dataclass
 class RunSet:
     runs: list[Run]
-    games: pl.DataFrame
+    games: pl.LazyFrame
     game: str
     card_ids: list[str]
     card_names: list[str]
@@ -93,7 +98,15 @@ class RunSet:
 
     @property
     def total_games(self) -> int:
-        return self.games.height
+        return sum(r.games_found for r in self.runs)
+
+    @property
+    def columns(self) -> list[str]:
+        return self.games.collect_schema().names()
+
+    def collect(self) -> pl.DataFrame:
+        """The merged per-game table in memory (small runs and tests only)."""
+        return self.games.collect()
 
 
 def _canon(value: Any) -> str:
@@ -120,11 +133,11 @@ def read_manifest(run_dir: str) -> dict[str, Any]:
     return manifest
 
 
-def _read_games(run: Run) -> pl.DataFrame:
+def _scan_games(run: Run) -> pl.LazyFrame:
     pattern = os.path.join(run.path, "games", "*.parquet")
     if not list(Path(run.path, "games").glob("*.parquet")):
         raise UserError("no games/*.parquet parts in this run directory", file=str(run.path))
-    return pl.scan_parquet(pattern).collect()
+    return pl.scan_parquet(pattern)
 
 
 def compared_on_purpose(run: Run) -> set[str]:
@@ -156,16 +169,17 @@ def _compare(runs: list[Run]) -> list[str]:
 CARD_COLUMN = re.compile(r"(card_att_won_|card_att_|card_def_won_|card_def_)(\d+)")
 
 
-def _reindex_card_columns(df: pl.DataFrame, mapping: dict[int, int]) -> pl.DataFrame:
+def _reindex_card_columns(df: pl.LazyFrame, mapping: dict[int, int]) -> pl.LazyFrame:
     """Rename per-card columns from the run's card indices to the shared card list."""
     rename = {}
-    for col in df.columns:
+    cols = df.collect_schema().names()
+    for col in cols:
         m = CARD_COLUMN.fullmatch(col)
         if m and int(m.group(2)) in mapping:
             rename[col] = f"{m.group(1)}{mapping[int(m.group(2))]}"
     if not rename:
         return df
-    return df.select(pl.col(c).alias(rename.get(c, c)) for c in df.columns)
+    return df.select(pl.col(c).alias(rename.get(c, c)) for c in cols)
 
 
 def load_runs(run_dirs: list[str], allow_mixed: bool = False) -> RunSet:
@@ -208,34 +222,44 @@ def load_runs(run_dirs: list[str], allow_mixed: bool = False) -> RunSet:
 
     frames = []
     notes = []
-    config_seen: dict[str, tuple[Run, pl.Series]] = {}
+    config_seen: dict[str, tuple[Run, pl.LazyFrame, tuple]] = {}
     for k, run in enumerate(runs):
-        df = _read_games(run)
-        run.games_found = df.height
+        df = _scan_games(run)
+        present = df.collect_schema().names()
+        has_index = "game_index" in present
+        # the count (from the parts' metadata) and the game-index range, streamed
+        span = df.select(pl.len().alias("n"), *([pl.col("game_index").min().alias("lo"),
+                                                 pl.col("game_index").max().alias("hi")]
+                                                if has_index else [])).collect(engine="streaming")
+        run.games_found = int(span["n"][0])
         m = run.manifest
         if not m.get("complete", True):
-            notes.append(f"{run.path} is marked incomplete; its {df.height:,} games are included.")
-        elif int(m.get("games", df.height)) != df.height:
+            notes.append(f"{run.path} is marked incomplete; its {run.games_found:,} games are included.")
+        elif int(m.get("games", run.games_found)) != run.games_found:
             notes.append(f"{run.path}: the manifest says {int(m['games']):,} games, "
-                         f"the parquet parts hold {df.height:,}.")
+                         f"the parquet parts hold {run.games_found:,}.")
         # the same experiment twice (same seed and settings) would count games twice
         key = _canon({x: m.get(x) for x in ("seed", "players", "rules", "strategies")} | {"sha": run.sha256})
-        if "game_index" in df.columns and key in config_seen:
-            other, idx = config_seen[key]
-            if df["game_index"].is_in(idx.implode()).any():
+        if has_index and key in config_seen:
+            other, other_df, (lo, hi) = config_seen[key]
+            # ranges first (cheap); the exact test (a streamed semi-join) only when they overlap
+            overlap = span["lo"][0] <= hi and lo <= span["hi"][0] and other_df.select("game_index").join(
+                df.select("game_index"), on="game_index", how="semi").select(pl.len()).collect(
+                engine="streaming").item() > 0
+            if overlap:
                 raise UserError(f"runs {other.path} and {run.path} have the same seed and settings "
                                 "and overlapping game indices, so their games are copies",
                                 file=run.path, field="seed")
-        if "game_index" in df.columns:
-            config_seen.setdefault(key, (run, df["game_index"]))
+        if has_index:
+            config_seen.setdefault(key, (run, df, (span["lo"][0], span["hi"][0])))
 
         names = dict(run.strategy_names)
         extra = [pl.lit(k, dtype=pl.Int32).alias("run"),
                  pl.lit(run.pairing).alias("pairing"),
                  pl.lit(names.get("A", next(iter(names.values()), "?"))).alias("strategy_a"),
                  pl.lit(names.get("B", "")).alias("strategy_b"),
-                 pl.lit(run.compensation).alias("compensation")]
-        if "players" not in df.columns:
+                 pl.lit(run.variant).alias("variant")]
+        if "players" not in present:
             extra.append(pl.lit(run.players, dtype=pl.Int8).alias("players"))
         seat_teams = m.get("seat_teams")
         if isinstance(seat_teams, list):
@@ -250,7 +274,7 @@ def load_runs(run_dirs: list[str], allow_mixed: bool = False) -> RunSet:
         if any(i != j for i, j in mapping.items()):
             for s in range(MAX_SEATS):
                 col = f"start_card_{s}"
-                if col in df.columns:
+                if col in present:
                     extra.append(pl.col(col).replace(mapping).alias(col))
         df = df.with_columns(extra)
         if any(i != j for i, j in mapping.items()):
@@ -258,7 +282,7 @@ def load_runs(run_dirs: list[str], allow_mixed: bool = False) -> RunSet:
         frames.append(df)
 
     merged = pl.concat(frames, how="diagonal_relaxed") if len(frames) > 1 else frames[0]
-    if "players" in merged.columns:
+    if "players" in merged.collect_schema().names():
         merged = merged.with_columns(pl.col("players").cast(pl.Int64))
 
     common = {}

@@ -41,7 +41,7 @@ def attach_card_fights(rs, sample: int = DEFAULT_SAMPLE) -> None:
     from sim.games.plai.fight_stats import FIELDS, card_fight_table
     from sim.runs.setup import configure_from_manifest
 
-    columns = set(rs.games.columns)
+    columns = set(rs.columns)
     if not game_hook(rs.game, "report_card_fights") or not {"run", "game_index",
                                                              "turns"} <= columns:
         return
@@ -50,7 +50,8 @@ def attach_card_fights(rs, sample: int = DEFAULT_SAMPLE) -> None:
         run = rs.runs[k]
         m = run.manifest
         games = rs.games.filter(pl.col("run") == k)
-        indices = games["game_index"].sort().head(sample).to_list()
+        indices = (games.select("game_index").bottom_k(sample, by="game_index")
+                   .collect(engine="streaming")["game_index"].sort().to_list())
         if not indices:
             continue
         try:
@@ -60,8 +61,8 @@ def attach_card_fights(rs, sample: int = DEFAULT_SAMPLE) -> None:
                             f"run's configuration: {exc})")
             continue
         table = card_fight_table(config, int(m["seed"]), indices)
-        check = games.select("game_index", "turns").join(table.select("game_index", "replay_turns"),
-                                                         on="game_index")
+        check = games.select("game_index", "turns").join(
+            table.select("game_index", "replay_turns").lazy(), on="game_index").collect()
         if (check["turns"] != check["replay_turns"]).any():
             rs.notes.append(f"{run.path}: per-card fight counts skipped (a replayed game "
                             "differs from the stored one; was the simulator changed?)")
@@ -80,7 +81,7 @@ def attach_card_fights(rs, sample: int = DEFAULT_SAMPLE) -> None:
     fights = fights.with_columns(pl.col("^card_.*$").fill_null(0))
     new = [col for col in fights.columns if col.startswith("card_")]
     clash = [col for col in new if col in columns]
-    games = rs.games.join(fights.rename({col: col + "__replay" for col in clash}),
+    games = rs.games.join(fights.rename({col: col + "__replay" for col in clash}).lazy(),
                           on=["run", "game_index"], how="left")
     rs.games = games.with_columns(
         pl.coalesce(pl.col(col), pl.col(col + "__replay")).alias(col) for col in clash

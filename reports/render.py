@@ -31,6 +31,54 @@ class Section:
     png: bytes | None = None
     csv_name: str = ""
     plot_name: str | None = None
+    answers: list = field(default_factory=list)       # sim.core.report_metric.Answer
+
+
+@dataclass
+class Page:
+    """What the page shows besides the metric sections: the answers-first rows
+    [(Answer, section anchor)], the optional sections (reports.sections), the small-multiples
+    panel (PNG) and the warnings about the strategies used."""
+
+    answers: list = field(default_factory=list)
+    extras: list = field(default_factory=list)
+    panel: bytes | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def answer_rows(sections: list[Section], extras: list) -> list[tuple[Any, str]]:
+    """Every section's answers, ordered by question (its ``order``), then player count."""
+    rows = [(a, s.metric.name) for s in sections for a in s.answers]
+    rows += [(a, x.name) for x in extras for a in x.answers]
+    return sorted(rows, key=lambda r: (r[0].order, r[0].question, r[0].players or 0, r[0].where))
+
+
+def strategies_used(rs: RunSet) -> list[tuple[str, int]]:
+    """(pairing, player count) of every run, in run order without repeats."""
+    return list(dict.fromkeys((r.pairing, r.players) for r in rs.runs))
+
+
+def strategy_warnings(rs: RunSet, extras: list) -> list[str]:
+    """When the balance numbers rest on weak play: a strategy other than the game's default
+    (its ``default_strategy`` hook), a random player, or what an optional section says
+    (a skill run showing a stronger strategy beats these)."""
+    from sim.core.game import game_hook
+
+    default = game_hook(rs.game, "default_strategy")
+    names = sorted({name for r in rs.runs for _, name in r.strategy_names if name})
+    out = []
+    weak = [n for n in names if n.split(":")[0] == "random"]
+    if weak:
+        out.append("A random player is in these runs: the numbers describe random play, "
+                   "not how people play; check them with the game's better strategies.")
+    other = [n for n in names if n.split(":")[0] != default and n not in weak]
+    if other:
+        out.append(f"Strategies other than the game's default ({default}) were used: "
+                   f"{', '.join(other)}. A balance measured with weaker play may not hold for "
+                   "stronger players.")
+    for x in extras:
+        out += list(x.warnings)
+    return out
 
 
 # ----------------------------------------------------------------------------- cells
@@ -194,11 +242,22 @@ dl.facts dt{font-weight:bold}dl.facts dd{margin:0;word-break:break-all}
 .f-imbalance{color:#a00}.f-undecided{color:#8a5a00}.f-within{color:#196619}
 td.v-above,td.v-below{color:#a00;font-weight:bold}td.v-within{color:#196619}
 img{max-width:100%;height:auto;display:block;margin:.5em 0}
-.muted{color:#666;font-size:.85em}
+.muted{color:#666;font-size:.85em}.lede{margin:.2em 0 .6em}
+table.answers{font-size:.9em;width:100%}table.answers td{padding:.3em .5em}
+table.answers td.num{white-space:nowrap}
+.dot{display:inline-block;width:.75em;height:.75em;border-radius:50%;margin-right:.4em;
+vertical-align:baseline}
+.a-ok td{background:#e3f4e1!important}.a-ok .dot{background:#2ca02c}
+.a-bad td{background:#fbe0de!important}.a-bad .dot{background:#d62728}
+.a-open td{background:#fff0d6!important}.a-open .dot{background:#ff7f0e}
+.a-info td{background:#e4eef8!important}.a-info .dot{background:#1f77b4}
+.a-none td{background:#eee!important}.a-none .dot{background:#7f7f7f}
+.legend span{margin-right:1em;font-size:.85em;padding:.1em .3em}
 .tablewrap{overflow-x:auto}
 @media print{body{max-width:none;margin:0;font-size:10pt}h2{page-break-after:avoid}
 img,figure,table{page-break-inside:avoid}.tablewrap{overflow:visible}
 tr:nth-child(even) td,th{background:none}a{color:inherit;text-decoration:none}
+*{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 table{font-size:7pt}th,td{padding:.1em .25em}nav{display:none}}
 """
 
@@ -207,32 +266,79 @@ def _e(x) -> str:
     return html.escape(str(x), quote=True)
 
 
+ANSWER_CLASS = {"within": "a-ok", "above": "a-bad", "below": "a-bad", "undecided": "a-open",
+                "no_data": "a-none", "info": "a-info"}
+ANSWER_COLOUR = {"within": "green", "above": "red", "below": "red", "undecided": "amber",
+                 "no_data": "grey", "info": "blue"}
+
+
+def _answer_number(a) -> str:
+    return _combine(a.estimate, a.lo, a.hi, "diff" if a.kind == "diff" else "rate")
+
+
+def _answers_html(page: Page) -> str:
+    if not page.answers:
+        return '<p class="muted">No metric of these runs answers a designer question.</p>'
+    p = ['<table class="answers"><thead><tr><th>Question</th><th>Where</th><th>Answer</th>'
+         '<th>Number [95 % CI]</th><th>Section</th></tr></thead><tbody>']
+    for a, anchor in page.answers:
+        cls = ANSWER_CLASS.get(a.verdict, "a-info")
+        p.append(f'<tr class="{cls}"><td>{_e(a.question)}</td><td>{_e(a.where)}</td>'
+                 f'<td><span class="dot"></span>{_e(a.answer)}</td>'
+                 f'<td class="num">{_e(_answer_number(a))}</td>'
+                 f'<td><a href="#{_e(anchor)}">details</a></td></tr>')
+    p.append("</tbody></table>")
+    return "".join(p)
+
+
+def _img(png: bytes, alt: str) -> str:
+    b64 = base64.b64encode(png).decode("ascii")
+    return f'<figure><img src="data:image/png;base64,{b64}" alt="{_e(alt)}"></figure>'
+
+
 def render_html(rs: RunSet, ctx: Context, sections: list[Section],
-                skipped: list[tuple[str, str]]) -> str:
+                skipped: list[tuple[str, str]], page: Page | None = None) -> str:
+    """Answers first: the answers table, the strategies used (and warnings), the headline
+    panel; then the key findings and every section; the configuration tables at the end."""
+    page = page or Page()
     title = f"Balance report: {rs.game}"
     p = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>",
          f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><style>{CSS}</style>"
-         "</head><body>", f"<h1>{_e(title)}</h1>", '<header><dl class="facts">']
-    for k, v in header_facts(rs, ctx):
-        p.append(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>")
-    p.append("</dl>")
-    p.append("<h3>Rule options</h3>")
-    p.append(html_table(["option", "value"], [list(r) for r in rules_rows(rs)], wrap=True))
-    p.append("<h3>Runs</h3>")
-    h, rows = runs_table(rs)
-    p.append(html_table(h, rows, wrap=True))
-    p.append("</header>")
+         "</head><body>", f"<h1>{_e(title)}</h1>",
+         f'<p class="lede">{rs.total_games:,} games in {len(rs.runs)} run'
+         f'{"s" if len(rs.runs) != 1 else ""}; every number with its 95 % interval; '
+         f'threshold ±{ctx.threshold_pp:g} pp. <a href="#configuration">Configuration</a></p>']
+    p.append('<section id="answers"><h2>Answers</h2>')
+    p.append(_answers_html(page))
+    p.append('<p class="legend"><span class="a-ok"><span class="dot"></span>balanced</span> '
+             '<span class="a-bad"><span class="dot"></span>imbalance called</span> '
+             '<span class="a-open"><span class="dot"></span>not decided</span> '
+             '<span class="a-info"><span class="dot"></span>a rate, no verdict</span></p></section>')
+    p.append('<section id="strategies"><h2>Strategies used</h2><ul>')
+    p += [f"<li>{_e(pairing)} ({players} players)</li>" for pairing, players in strategies_used(rs)]
+    p.append("</ul>")
+    if page.warnings:
+        p.append('<div class="box warn"><ul>' + "".join(f"<li>{_e(w)}</li>" for w in page.warnings)
+                 + "</ul></div>")
+    p.append("</section>")
     if rs.mixed:
         p.append('<div class="box warn"><strong>Mixed runs merged on request (allow_mixed).</strong> '
-                 "These runs differ in more than player count, pairing and compensation mode, so "
+                 "These runs differ in more than player count, pairing and variant, so "
                  "pooled numbers mix different games:<ul>")
         p += [f"<li>{_e(d)}</li>" for d in rs.mixed]
         p.append("</ul></div>")
     if rs.notes:
         p.append('<div class="box warn"><ul>' + "".join(f"<li>{_e(n)}</li>" for n in rs.notes) + "</ul></div>")
+    if page.panel:
+        p.append('<section id="panel"><h2>Headline rates by player count</h2>')
+        p.append(_img(page.panel, "headline answers by player count"))
+        p.append('<p class="muted">One panel per question; points coloured by the answer '
+                 "(green balanced, red imbalance called, amber not decided, blue a rate); "
+                 "bars are 95 % intervals.</p></section>")
     p.append(f'<div class="box">{_e(DECISION_RULE.format(t=f"{ctx.threshold_pp:g}"))}</div>')
     p.append("<h2>Key findings</h2>")
-    keyf = key_findings(sections)
+    keyf = key_findings(sections) + [f for x in page.extras for f in x.findings
+                                     if f.level == "imbalance"]
     if keyf:
         p.append("<ul>" + "".join(f'<li class="f-{f.level}">{_e(f.text)}</li>' for f in keyf) + "</ul>")
     else:
@@ -240,15 +346,17 @@ def render_html(rs: RunSet, ctx: Context, sections: list[Section],
     nu = undecided_count(sections)
     if nu:
         p.append(f'<p class="f-undecided">{nu} comparison{"s" if nu != 1 else ""} not decided: '
-                 "the interval crosses the threshold; see the sections below.</p>")
+                 "the interval crosses the threshold (or a family's correction does not call "
+                 "it); see the sections below.</p>")
     p.append("<nav><strong>Contents:</strong> " + " · ".join(
-        f'<a href="#{_e(s.metric.name)}">{_e(s.metric.title)}</a>' for s in sections) + "</nav>")
+        [f'<a href="#{_e(s.metric.name)}">{_e(s.metric.title)}</a>' for s in sections]
+        + [f'<a href="#{_e(x.name)}">{_e(x.title)}</a>' for x in page.extras]
+        + ['<a href="#configuration">Configuration</a>']) + "</nav>")
     for s in sections:
         p.append(f'<section id="{_e(s.metric.name)}"><h2>{_e(s.metric.title)}</h2>')
         p.append(f"<p>{_e(s.metric.description)}</p>")
         if s.png:
-            b64 = base64.b64encode(s.png).decode("ascii")
-            p.append(f'<figure><img src="data:image/png;base64,{b64}" alt="{_e(s.metric.title)}"></figure>')
+            p.append(_img(s.png, s.metric.title))
         if s.findings:
             p.append("<ul>" + "".join(f'<li class="f-{f.level}">{_e(f.text)}</li>' for f in s.findings) + "</ul>")
         if s.display.height == 0:
@@ -258,33 +366,66 @@ def render_html(rs: RunSet, ctx: Context, sections: list[Section],
             vcol = h.index("verdict") if "verdict" in h else None
             p.append(html_table(h, rows, limit=MAX_ROWS, verdict_col=vcol, wrap=True))
         p.append(f'<p class="muted">Full table: {_e(s.csv_name)}</p></section>')
+    for x in page.extras:
+        p.append(f'<section id="{_e(x.name)}"><h2>{_e(x.title)}</h2><p>{_e(x.description)}</p>')
+        if x.png:
+            p.append(_img(x.png, x.title))
+        if x.findings:
+            p.append("<ul>" + "".join(f'<li class="f-{f.level}">{_e(f.text)}</li>' for f in x.findings) + "</ul>")
+        if x.table is not None and x.table.height:
+            p.append(html_table(*format_table(x.table), limit=MAX_ROWS, wrap=True))
+            p.append(f'<p class="muted">Full table: {_e(x.name)}.csv</p>')
+        p.append("</section>")
     if skipped:
         p.append("<h2>Metrics not applicable</h2><ul>" + "".join(
             f"<li>{_e(n)}: {_e(r)}</li>" for n, r in skipped) + "</ul>")
-    p.append("</body></html>")
+    p.append('<section id="configuration"><h2>Configuration</h2><dl class="facts">')
+    for k, v in header_facts(rs, ctx):
+        p.append(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>")
+    p.append("</dl>")
+    p.append("<h3>Rule options</h3>")
+    p.append(html_table(["option", "value"], [list(r) for r in rules_rows(rs)], wrap=True))
+    p.append("<h3>Runs</h3>")
+    h, rows = runs_table(rs)
+    p.append(html_table(h, rows, wrap=True))
+    p.append("</section></body></html>")
     return "\n".join(p)
 
 
 # ----------------------------------------------------------------------------- Markdown
 def render_markdown(rs: RunSet, ctx: Context, sections: list[Section],
-                    skipped: list[tuple[str, str]]) -> str:
-    p = [f"# Balance report: {rs.game}", ""]
-    p += [f"- **{k}:** {v}" for k, v in header_facts(rs, ctx)]
-    p += ["", "## Rule options", "", markdown_table(["option", "value"], [list(r) for r in rules_rows(rs)]),
-          "", "## Runs", "", markdown_table(*runs_table(rs)), ""]
+                    skipped: list[tuple[str, str]], page: Page | None = None) -> str:
+    page = page or Page()
+    p = [f"# Balance report: {rs.game}", "",
+         f"{rs.total_games:,} games in {len(rs.runs)} run(s); every number with its 95 % "
+         f"interval; threshold ±{ctx.threshold_pp:g} pp.", "", "## Answers", ""]
+    if page.answers:
+        p.append(markdown_table(["Question", "Where", "Answer", "Number [95 % CI]", "Colour", "Section"],
+                                [[a.question, a.where, a.answer, _answer_number(a),
+                                  ANSWER_COLOUR.get(a.verdict, "blue"), f"[details](#{anchor})"]
+                                 for a, anchor in page.answers]))
+    else:
+        p.append("_No metric of these runs answers a designer question._")
+    p += ["", "## Strategies used", ""]
+    p += [f"- {pairing} ({players} players)" for pairing, players in strategies_used(rs)]
+    p += [f"> **Warning:** {w}" for w in page.warnings]
+    p.append("")
     if rs.mixed:
         p.append("> **Mixed runs merged on request (allow_mixed).** Pooled numbers mix different games:")
         p += [f"> - {d}" for d in rs.mixed]
         p.append("")
     if rs.notes:
         p += [f"> {n}" for n in rs.notes] + [""]
+    if page.panel:
+        p += ["![headline answers by player count](plots/answers.png)", ""]
     p += [DECISION_RULE.format(t=f"{ctx.threshold_pp:g}"), "", "## Key findings", ""]
-    keyf = key_findings(sections)
+    keyf = key_findings(sections) + [f for x in page.extras for f in x.findings
+                                     if f.level == "imbalance"]
     p += [f"- **{f.level}**: {f.text}" for f in keyf] or [f"No imbalance called (threshold ±{ctx.threshold_pp:g} pp)."]
     nu = undecided_count(sections)
     if nu:
         p += ["", f"{nu} comparison{'s' if nu != 1 else ''} not decided: the interval crosses the "
-              "threshold; see the sections below."]
+              "threshold (or a family's correction does not call it); see the sections below."]
     for s in sections:
         p += ["", f"## {s.metric.title}", "", s.metric.description, ""]
         if s.plot_name:
@@ -297,6 +438,18 @@ def render_markdown(rs: RunSet, ctx: Context, sections: list[Section],
         else:
             p.append("_No rows for these runs._")
         p += ["", f"Full table: `{s.csv_name}`"]
+    for x in page.extras:
+        p += ["", f"## {x.title}", "", x.description, ""]
+        if x.png:
+            p += [f"![{x.title}](plots/{x.name}.png)", ""]
+        p += [f"- {f.text}" for f in x.findings]
+        if x.table is not None and x.table.height:
+            p += ["", markdown_table(*format_table(x.table), limit=MAX_ROWS), "",
+                  f"Full table: `{x.name}.csv`"]
     if skipped:
         p += ["", "## Metrics not applicable", ""] + [f"- {n}: {r}" for n, r in skipped]
+    p += ["", "## Configuration", ""]
+    p += [f"- **{k}:** {v}" for k, v in header_facts(rs, ctx)]
+    p += ["", "### Rule options", "", markdown_table(["option", "value"], [list(r) for r in rules_rows(rs)]),
+          "", "### Runs", "", markdown_table(*runs_table(rs)), ""]
     return "\n".join(p) + "\n"

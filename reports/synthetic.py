@@ -100,3 +100,67 @@ def write_run(path, players: int = 4, games: int = 400, seed: int = 1, *,
     (path / "manifest.json").write_text(json.dumps(manifest, indent=2))
     df.write_parquet(path / "games" / f"part-{seed}-0.parquet")
     return path
+
+
+def synthetic_part(players: int, games: int, seed: int, start: int = 0, *, p_a=0.4, p_b=0.35,
+                   p_draw=0.02, p_all_lose=0.2, compensation="extra_venture") -> pl.DataFrame:
+    """Like :func:`synthetic_games` (same columns and dtypes) but vectorised, for runs of
+    millions of games (the memory benchmark); the draws differ from synthetic_games'."""
+    rng = np.random.default_rng([seed, start])
+    n = games
+    p_to = 1.0 - p_a - p_b - p_draw - p_all_lose
+    winner = rng.choice(6, size=n, p=[p_a, p_b, p_draw, p_all_lose, 0.0, p_to]).astype(np.int8)
+    teams = seat_teams(players, compensation)
+    seats = len(teams)
+    cols: dict[str, np.ndarray] = {
+        "game_index": np.arange(start, start + n, dtype=np.int64),
+        "players": np.full(n, players, np.int8),
+        "winner": winner,
+        "first_marker": (rng.random(n) < 0.5).astype(np.int8),
+        "rounds": rng.integers(5, 25, n).astype(np.int16),
+        "unhappy": rng.integers(0, 4, n).astype(np.int16),
+    }
+    for t in ("a", "b"):
+        cols[f"score_{t}"] = rng.integers(0, 15, n).astype(np.int16)
+    for t in ("a", "b"):
+        cols[f"value_{t}"] = (cols[f"score_{t}"] * 7).astype(np.int16)
+        cols[f"assists_{t}"] = rng.integers(0, 20, n).astype(np.int16)
+    cols["contests"] = rng.integers(0, 5, n).astype(np.int16)
+    cols["contests_won_a"] = (cols["contests"] // 2).astype(np.int16)
+    cols["contests_won_b"] = (cols["contests"] - cols["contests_won_a"]).astype(np.int16)
+    for d in ("score", "venture", "deck"):
+        for t in ("a", "b"):
+            cols[f"sent_{d}_{t}"] = rng.integers(0, 8, n).astype(np.int16)
+    picks = np.asarray(VENTURES, dtype=np.int16)[
+        rng.random((n, len(VENTURES))).argsort(axis=1)[:, :seats]]
+    for s in range(6):
+        empty = s >= seats or (compensation == "extra_venture_empty" and players in (3, 5)
+                               and s == seats - 1)
+        cols[f"start_card_{s}"] = np.full(n, -1, np.int16) if empty else picks[:, s]
+    cols["error"] = np.zeros(n, np.int16)
+    for cid in CARD_IDS:
+        cols[f"fate_{cid}"] = rng.integers(0, 9, n).astype(np.int8)
+    return pl.DataFrame(cols)
+
+
+def write_large_run(path, players: int, games: int, seed: int = 1, *, part_size: int = 1_000_000,
+                    compensation: str = "extra_venture") -> Path:
+    """A synthetic run of ``games`` games written part by part (``part-<k>.parquet`` of
+    ``part_size`` games each, as the engine writes its chunks), in bounded memory."""
+    path = Path(path)
+    (path / "games").mkdir(parents=True, exist_ok=True)
+    done = 0
+    k = 0
+    while done < games:
+        n = min(part_size, games - done)
+        synthetic_part(players, n, seed, done, compensation=compensation).write_parquet(
+            path / "games" / f"part-{k:05d}.parquet")
+        done += n
+        k += 1
+    head = synthetic_part(players, 1, seed, 0, compensation=compensation)
+    write_run(path, players=players, games=1, seed=seed, compensation=compensation, df=head)
+    (path / "games" / f"part-{seed}-0.parquet").unlink()     # the head part of write_run
+    manifest = json.loads((path / "manifest.json").read_text())
+    manifest["games"] = games
+    (path / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    return path

@@ -6,6 +6,19 @@ these functions; notebooks and scripts can call them directly.
     >>> result.summary["teams"]["A"]["win_rate"]
     >>> frame = result.to_pandas()            # one row per game (pandas)
 
+Every command that plays games takes the same two values, or their fields as keywords
+(keywords win over the values' fields):
+
+    >>> request = api.GameRequest(game="plai", players=3, strategies={"all": "cautious"})
+    >>> on_two = api.Execution(games=20_000, seed=7, backend="dask-local",
+    ...                        backend_options={"workers": 2})
+    >>> api.run(request, on_two)                       # == api.run(game="plai", ..., seed=7)
+    >>> api.matchups("weighted,cautious", request, on_two.replace(games=6000))
+
+``GameRequest``: game, players, cards, rules_file, rule_overrides, strategies, debug.
+``Execution``: games, seed, threads, chunk_size, backend, backend_options, progress, out,
+until_ci, command_line (see sim/core/request.py).
+
 The top of the library: it uses every layer below (sim.core, the games, sim.runs, reports,
 sim.studies) and nothing imports it but the CLI. Heavy modules (numba, polars, the game
 kernels) are imported inside the functions.
@@ -15,34 +28,32 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from sim.core.errors import UserError
 from sim.core.game import (DEFAULT_GAME, EXTRA_GAMES_ENV, configure, extra_games, game_modules,
                            hook, resolve_game)
 from sim.core.inputs import MAX_GAMES, default_threads, parse_count, parse_seed
+from sim.core.request import EXECUTION_FIELDS, REQUEST_FIELDS, Execution, GameRequest, split
 from sim.runs.setup import RunResult, load_games
 
 DEFAULT_GAMES = 1000
 
 # The public API; the names imported above from the lower layers are part of it.
-__all__ = ["DEFAULT_GAME", "DEFAULT_GAMES", "EXTRA_GAMES_ENV", "MAX_GAMES",
-           "RunResult", "balance_points", "balance_report", "configure", "default_cards",
-           "default_threads", "extra_games", "game_modules", "load", "load_games",
-           "parse_count", "parse_seed", "report", "resolve_game", "resume", "run",
-           "strategies", "trace"]
+__all__ = ["DEFAULT_GAME", "DEFAULT_GAMES", "EXTRA_GAMES_ENV", "MAX_GAMES", "Execution",
+           "GameRequest", "RunResult", "autobalance", "balance_points", "balance_report",
+           "check", "configure", "default_cards", "default_threads", "experiment",
+           "extra_games", "game_modules", "load", "load_games", "matchups", "parse_count",
+           "parse_seed", "report", "resolve_game", "resume", "run", "skill", "strategies",
+           "trace", "tune"]
 
 
 # ----------------------------------------------------------------------------- runs
-def run(game: str = DEFAULT_GAME, players: int | None = None, games: int | str = DEFAULT_GAMES,
-        seed: int = 1, cards: str | None = None, rules_file: str | None = None,
-        rule_overrides: tuple[str, ...] = (), strategies: Mapping[str, str] | None = None,
-        out: str | os.PathLike | None = None, threads: int | None = None,
-        chunk_size: int | None = None, resume: str | os.PathLike | None = None,
-        progress: bool = True, debug: bool = False,
-        backend: Any = None, backend_options: Mapping[str, Any] | None = None,
-        command_line: str | None = None, until_ci: float | str | None = None) -> RunResult:
-    """Simulate ``games`` games (seed ``seed``) into a new run directory and summarize them.
+def run(request: GameRequest | str | None = None, execution: Execution | None = None, /, *,
+        resume: str | os.PathLike | None = None, **fields: Any) -> RunResult:
+    """Simulate ``execution.games`` games (default 1000; seed ``execution.seed``) of
+    ``request`` into a new run directory and summarize them. The fields of both values can
+    be given as keywords instead (``api.run(game="plai", players=3, games=10_000)``).
 
     ``resume=RUN_DIR`` continues an unfinished run instead (see ``resume``); the other
     configuration arguments are then taken from its manifest.
@@ -53,41 +64,37 @@ def run(game: str = DEFAULT_GAME, players: int | None = None, games: int | str =
     is the same for every backend.
 
     ``until_ci=W`` (percentage points) stops once every headline interval is narrower
-    than W; ``games`` is then the maximum (see ``sim.studies.sequential``).
+    than W; ``games`` is then the maximum (see ``sim.studies.sequential``), on every backend.
     """
     from sim.runs import setup
 
+    request, execution = split(request, execution, fields, command="run()")
     if resume is not None:
-        return setup.resume(resume, threads=threads, progress=progress,
-                            command_line=command_line, backend=backend,
-                            backend_options=backend_options)
-    if until_ci is not None:
+        return setup.resume(resume, threads=execution.threads, progress=execution.progress,
+                            command_line=execution.command_line, **execution.backend_args())
+    if execution.games is None:
+        execution = execution.replace(games=DEFAULT_GAMES)
+    if execution.until_ci is not None:
         from sim.studies.sequential import run_until_ci
 
-        return run_until_ci(until_ci, game=game, players=players, games=games, seed=seed,
-                            cards=cards, rules_file=rules_file, rule_overrides=rule_overrides,
-                            strategies=strategies, out=out, threads=threads,
-                            chunk_size=chunk_size, progress=progress, debug=debug,
-                            command_line=command_line, backend=backend,
-                            backend_options=backend_options)
-    return setup.start(game=game, players=players, games=games, seed=seed, cards=cards,
-                       rules_file=rules_file, rule_overrides=rule_overrides,
-                       strategies=strategies, out=out, threads=threads, chunk_size=chunk_size,
-                       progress=progress, debug=debug, backend=backend,
-                       backend_options=backend_options, command_line=command_line)
+        return run_until_ci(request, execution)
+    return setup.start(request, execution)
 
 
-def resume(run_dir: str | os.PathLike, *, threads: int | None = None, progress: bool = True,
-           command_line: str | None = None, backend: Any = None,
-           backend_options: Mapping[str, Any] | None = None) -> RunResult:
+def resume(run_dir: str | os.PathLike, execution: Execution | None = None, /,
+           **fields: Any) -> RunResult:
     """Play the chunks an interrupted run is missing; the result is identical to an
     uninterrupted run. The configuration (game, players, card file, rules, strategies) is
     rebuilt from the manifest and must still match it (e.g. the card file's sha256).
-    ``backend`` as in ``run`` (any backend can finish any run)."""
+    From ``execution`` (or keywords): threads, progress, command_line, and the backend as
+    in ``run`` (any backend can finish any run)."""
     from sim.runs import setup
 
-    return setup.resume(run_dir, threads=threads, progress=progress, command_line=command_line,
-                        backend=backend, backend_options=backend_options)
+    _, execution = split(None, execution, fields, command="resume()",
+                         allowed=("threads", "progress", "command_line", "backend",
+                                  "backend_options"))
+    return setup.resume(run_dir, threads=execution.threads, progress=execution.progress,
+                        command_line=execution.command_line, **execution.backend_args())
 
 
 def load(run_dir: str | os.PathLike):
@@ -96,16 +103,15 @@ def load(run_dir: str | os.PathLike):
     return load_games(run_dir)
 
 
-def trace(game: str = DEFAULT_GAME, seed: int = 1, game_index: int = 0,
-          players: int | None = None, cards: str | None = None, rules_file: str | None = None,
-          rule_overrides: tuple[str, ...] = (), strategies: Mapping[str, str] | None = None,
-          debug: bool = False) -> str:
-    """Replay one game and describe it round by round."""
+def trace(request: GameRequest | str | None = None, /, *, seed: int = 1, game_index: int = 0,
+          **fields: Any) -> str:
+    """Replay game ``game_index`` of ``seed`` of ``request`` (or its fields as keywords)
+    and describe it round by round."""
+    request, _ = split(request, None, fields, command="trace()", allowed=REQUEST_FIELDS)
     seed = parse_seed(seed)
     if isinstance(game_index, bool) or not isinstance(game_index, int) or game_index < 0:
         raise UserError(f"must be a whole number >= 0, got {game_index}", field="--game-index")
-    config = configure(game, players, cards, rules_file, rule_overrides, strategies, debug)
-    return config.trace(seed, game_index)
+    return request.configure().trace(seed, game_index)
 
 
 def default_cards(game: str = DEFAULT_GAME) -> str:
@@ -121,12 +127,35 @@ def default_cards(game: str = DEFAULT_GAME) -> str:
 # ---------------------------------------------------------------- reports (issue 4)
 
 def report(run_dirs, out: str | os.PathLike, threshold_pp: float = 2.0,
-           allow_mixed: bool = False) -> dict[str, Any]:
-    """Write report.html, report.md and CSV tables for one or more run directories."""
+           allow_mixed: bool = False, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Write report.html, report.md and CSV tables for one or more run directories.
+    ``extra`` adds optional sections by name (reports.sections), e.g.
+    ``{"ablation": "runs/ablation-..."}`` (a ``simulate ablate`` output)."""
     from reports.build import write_report
 
     return write_report([str(d) for d in run_dirs], str(out), threshold_pp=threshold_pp,
-                        allow_mixed=allow_mixed)
+                        allow_mixed=allow_mixed, extra=extra)
+
+
+def ablate(game: str = DEFAULT_GAME, players: int | None = None, games: int | str = 10_000,
+           seed: int = 1, cards: str | None = None, rules_file: str | None = None,
+           rule_overrides: tuple[str, ...] = (), strategies: Mapping[str, str] | None = None,
+           only: tuple[str, ...] = (), changes: tuple[str, ...] | None = None,
+           out: str | os.PathLike | None = None, threads: int | None = None,
+           threshold_pp: float = 2.0, backend: Any = None,
+           backend_options: Mapping[str, Any] | None = None, progress: bool = False):
+    """Card ablation on common random numbers (sim.studies.ablation): the same seed and
+    games with each card's value -1 / +1 and its effect removed; the paired change of
+    every outcome rate with its 95 % interval, cards that differ from the typical card
+    called under Holm's control. Any backend; returns an ``AblationResult``."""
+    from sim.studies.ablation import CHANGES
+    from sim.studies.ablation import ablate as run_ablation
+
+    return run_ablation(game=game, players=players, games=games, seed=seed, cards=cards,
+                        rules_file=rules_file, rule_overrides=rule_overrides,
+                        strategies=strategies, only=tuple(only), changes=tuple(changes or CHANGES),
+                        out=out, threads=threads, threshold_pp=threshold_pp, backend=backend,
+                        backend_options=backend_options, progress=progress)
 
 
 def balance_points(game: str = DEFAULT_GAME) -> list[tuple[int, tuple[str, ...]]]:
@@ -139,31 +168,45 @@ def balance_points(game: str = DEFAULT_GAME) -> list[tuple[int, tuple[str, ...]]
             for extra in variants(players)]
 
 
-def balance_report(games: int | str = 1_000_000, seed: int = 1, out: str | os.PathLike | None = None,
-                   game: str = DEFAULT_GAME, cards: str | None = None,
-                   rules_file: str | None = None, rule_overrides: tuple[str, ...] = (),
-                   strategies: Mapping[str, str] | None = None, threads: int | None = None,
-                   threshold_pp: float = 2.0, progress: bool = True,
-                   command_line: str | None = None) -> dict[str, Any]:
-    """Run every player count (and compensation mode) with the same settings, then report.
+def balance_report(request: GameRequest | str | None = None, execution: Execution | None = None,
+                   /, *, threshold_pp: float = 2.0, **fields: Any) -> dict[str, Any]:
+    """Run every player count (and compensation mode) of ``request`` with the same
+    settings (``execution.games`` each, default 1e6), then report. ``request.players``
+    must be None. Every run plays on ``execution.backend`` (one cluster for all of them).
 
     Runs go to ``OUT/runs/<players>p[-mode]``; the report to ``OUT``."""
+    from sim.runs import backends
     from sim.runs.rundir import stamped_path
 
-    games = parse_count(games, field="--games")
-    out_path = Path(out) if out is not None else stamped_path(
-        f"balance-{game}-seed{parse_seed(seed)}")
+    request, execution = split(request, execution, fields, command="balance_report()",
+                               allowed=REQUEST_FIELDS + tuple(
+                                   f for f in EXECUTION_FIELDS if f != "until_ci"))
+    if request.players is not None:
+        raise UserError("balance-report plays every player count; drop --players",
+                        field="--players")
+    game = request.game
+    games = parse_count(1_000_000 if execution.games is None else execution.games,
+                        field="--games")
+    seed = parse_seed(execution.seed)
+    out_path = Path(execution.out) if execution.out is not None else stamped_path(
+        f"balance-{game}-seed{seed}")
     if out_path.exists() and any(out_path.iterdir()):
         raise UserError("the output directory is not empty; choose a new --out",
                         file=str(out_path), field="--out")
+    points = balance_points(game)
+    chosen, owned = backends.resolve(execution.backend, execution.backend_options)
     run_dirs = []
-    for players, extra in balance_points(game):
-        name = f"{players}p" + (f"-{extra[0].split('=')[1]}" if extra else "")
-        result = run(game=game, players=players, games=games, seed=seed, cards=cards,
-                     rules_file=rules_file, rule_overrides=tuple(rule_overrides) + extra,
-                     strategies=strategies, out=out_path / "runs" / name, threads=threads,
-                     progress=progress, command_line=command_line)
-        run_dirs.append(result.run_dir)
+    try:
+        for players, extra in points:
+            name = f"{players}p" + (f"-{extra[0].split('=')[1]}" if extra else "")
+            result = run(request.replace(players=players,
+                                         rule_overrides=request.rule_overrides + extra),
+                         execution.replace(games=games, seed=seed, out=out_path / "runs" / name,
+                                           backend=chosen, backend_options=None))
+            run_dirs.append(result.run_dir)
+    finally:
+        if owned:
+            chosen.close()
     return report(run_dirs, out_path, threshold_pp=threshold_pp)
 
 
@@ -186,51 +229,139 @@ def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
             for s in found.values()]
 
 
+# ---------------------------------------------------------------- matchups
+def matchups(strategies: str | Sequence[str], request: GameRequest | str | None = None,
+             execution: Execution | None = None, /, **fields: Any):
+    """Every matchup of ``strategies`` in the scheme of ``request.game`` (its
+    ``matchup_scheme`` hook): ``execution.games`` games per ordered pair or cell (default
+    10,000), played on ``execution.backend``. See ``sim.studies.matchups``."""
+    from sim.studies import matchups as study
+
+    request, execution = split(request, execution, fields, command="matchups()",
+                               allowed=REQUEST_FIELDS + tuple(
+                                   f for f in EXECUTION_FIELDS if f not in ("until_ci",
+                                                                            "chunk_size")))
+    return study.play(strategies, request, execution)
+
+
 # ---------------------------------------------------------------- tune (issue 23)
-def tune(game: str = DEFAULT_GAME, players: int | None = None, out: str | os.PathLike = "expert.yaml",
-         budget: int | str | None = None, seed: int = 1, base: str = "weighted",
-         cards: str | None = None, rules_file: str | None = None,
-         rule_overrides: tuple[str, ...] = (), threads: int | None = None,
-         backend: Any = None, backend_options: Mapping[str, Any] | None = None,
+def tune(request: GameRequest | str | None = None, execution: Execution | None = None, /, *,
+         budget: int | str | None = None, base: str = "weighted",
          games_per_eval: int | str | None = None, check_games: int | str | None = None,
-         progress: bool = True, command_line: str | None = None):
-    """Tune the weights of ``base`` by self-play (CMA-ES) and write a strategy file.
+         **fields: Any):
+    """Tune the weights of ``base`` by self-play (CMA-ES) for ``request`` (game, players,
+    cards, rules) and write a strategy file (``execution.out``, default expert.yaml).
 
     Returns a ``sim.studies.tune.TuneResult`` (``.out``, ``.plot``, ``.document``,
     ``.report()``). ``budget`` is the games the search may play (default: the game's
-    game's arena ``default_budget``); the final re-check plays ``check_games``
-    more per opponent. Deterministic for a seed, on every backend. See sim/studies/tune.py."""
+    arena ``default_budget``); the final re-check plays ``check_games`` more per opponent.
+    Deterministic for a seed, on every backend. See sim/studies/tune.py."""
     from sim.studies.tune import tune_strategy
 
-    return tune_strategy(game=game, players=players, out=out, budget=budget, seed=seed,
-                         base=base, cards=cards, rules_file=rules_file,
-                         rule_overrides=rule_overrides, threads=threads, backend=backend,
-                         backend_options=backend_options, games_per_eval=games_per_eval,
-                         check_games=check_games, progress=progress, command_line=command_line)
+    request, execution = split(request, execution, fields, command="tune()",
+                               allowed=("game", "players", "cards", "rules_file",
+                                        "rule_overrides", "seed", "threads", "backend",
+                                        "backend_options", "progress", "out", "command_line"))
+    return tune_strategy(game=request.game, players=request.players,
+                         out=execution.out if execution.out is not None else "expert.yaml",
+                         budget=budget, seed=execution.seed, base=base, cards=request.cards,
+                         rules_file=request.rules_file, rule_overrides=request.rule_overrides,
+                         threads=execution.threads, games_per_eval=games_per_eval,
+                         check_games=check_games, progress=execution.progress,
+                         command_line=execution.command_line, **execution.backend_args())
+
+
+# ---------------------------------------------------------------- experiments (issue 5)
+_EXPERIMENT_FIELDS = ("games", "threads", "backend", "backend_options", "progress", "out",
+                      "command_line")
+
+
+def _experiment(name: str, path: str | os.PathLike, execution: Execution | None,
+                fields: Mapping[str, Any], command: str):
+    from sim.studies import experiments
+
+    _, execution = split(None, execution, fields, command=command, allowed=_EXPERIMENT_FIELDS)
+    return experiments.get(name, str(path)), execution
+
+
+def experiment(name: str, path: str | os.PathLike = "experiments.yaml",
+               execution: Execution | None = None, /, *, report: bool = True, **fields: Any):
+    """Run every point of experiment ``name`` of ``path`` into ``execution.out`` and write
+    the sweep report; ``execution.games`` overrides the file's games per point (the seed is
+    the file's). Returns a ``sim.studies.experiments.ExperimentResult``."""
+    from sim.studies import experiments
+
+    exp, execution = _experiment(name, path, execution, fields, "experiment()")
+    return experiments.run_experiment(exp, games=execution.games, out=execution.out,
+                                      threads=execution.threads, progress=execution.progress,
+                                      command_line=execution.command_line, report=report,
+                                      **execution.backend_args())
+
+
+def check(name: str, path: str | os.PathLike = "experiments.yaml",
+          execution: Execution | None = None, /, **fields: Any):
+    """Judge experiment ``name``'s checks (``.passed``, ``.table()``); the runs go to
+    ``execution.out`` or a temporary directory."""
+    from sim.studies import experiments
+
+    exp, execution = _experiment(name, path, execution, fields, "check()")
+    return experiments.check_experiment(exp, games=execution.games, out=execution.out,
+                                        threads=execution.threads, progress=execution.progress,
+                                        command_line=execution.command_line,
+                                        **execution.backend_args())
+
+
+def autobalance(name: str, path: str | os.PathLike = "experiments.yaml",
+                execution: Execution | None = None, /, **fields: Any):
+    """Search the card changes experiment ``name``'s autobalance section allows; the best
+    card file goes to ``execution.out``. See ``sim.studies.autobalance``."""
+    from sim.studies import autobalance as search
+
+    exp, execution = _experiment(name, path, execution, fields, "autobalance()")
+    return search.autobalance(exp, games=execution.games, out=execution.out,
+                              threads=execution.threads, progress=execution.progress,
+                              **execution.backend_args())
+
+
+# ---------------------------------------------------------------- warm (issue 26)
+def warm(games: list[str] | tuple[str, ...] | None = None, jobs: int | None = None,
+         trace: bool = False) -> list[dict[str, Any]]:
+    """Compile the kernels of ``games`` (default: every game) into numba's cache now, e.g.
+    after ``pip install``, so the first run does not wait for it: one process per game,
+    ``jobs`` at a time (default: one per CPU). ``trace``: the trace kernels too. Returns
+    per game {"game", "seconds", "cpu_seconds"}. See sim/runs/warm.py."""
+    from sim.runs.warm import warm as warm_games
+
+    return warm_games(games, jobs, trace)
 
 
 # ---------------------------------------------------------------- skill ladder (issue 24)
-def skill(game: str = DEFAULT_GAME, players: Any = None, games: int | str | None = None,
+def skill(request: GameRequest | str | None = None, execution: Execution | None = None, /, *,
           search_games: int | str | None = None, budgets: tuple[str, ...] | None = None,
-          seed: int = 1, out: str | os.PathLike | None = None, threads: int | None = None,
-          cards: str | None = None, rules_file: str | None = None,
-          rule_overrides: tuple[str, ...] = (), backend: Any = None,
-          backend_options: Mapping[str, Any] | None = None, progress: Any = None,
-          command_line: str | None = None):
-    """The skill ladder of ``game`` (random, each baseline, expert, search at two budgets;
-    each rung against the rung below and against expert) at each player count of
-    ``players`` (default: every count from 2). Returns a ``sim.studies.skill.SkillResult``
-    (``.table()``, ``.run_dir``, ``.summary``); see sim/studies/skill.py."""
+          **fields: Any):
+    """The skill ladder of ``request.game`` (random, each baseline, expert, search at two
+    budgets; each rung against the rung below and against expert) at each player count of
+    ``request.players`` (an int, a list or "2,3"; default: every count from 2);
+    ``execution.games`` per plain pairing, ``search_games`` per pairing with a search
+    player. Returns a ``sim.studies.skill.SkillResult`` (``.table()``, ``.run_dir``,
+    ``.summary``); see sim/studies/skill.py."""
     from sim.studies import skill as skill_study
 
+    request, execution = split(request, execution, fields, command="skill()",
+                               allowed=("game", "players", "cards", "rules_file",
+                                        "rule_overrides", "games", "seed", "threads",
+                                        "backend", "backend_options", "progress", "out",
+                                        "command_line"))
     kwargs: dict[str, Any] = {}
-    if games is not None:
-        kwargs["games"] = games
+    if execution.games is not None:
+        kwargs["games"] = execution.games
     if search_games is not None:
         kwargs["search_games"] = search_games
     if budgets is not None:
         kwargs["budgets"] = tuple(budgets)
-    return skill_study.run(game=game, players=players, seed=seed, out=out, threads=threads,
-                           cards=cards, rules_file=rules_file, rule_overrides=rule_overrides,
-                           backend=backend, backend_options=backend_options,
-                           progress=progress, command_line=command_line, **kwargs)
+    return skill_study.run(game=request.game, players=request.players, seed=execution.seed,
+                           out=execution.out, threads=execution.threads, cards=request.cards,
+                           rules_file=request.rules_file,
+                           rule_overrides=request.rule_overrides,
+                           progress=execution.progress, command_line=execution.command_line,
+                           **execution.backend_args(), **kwargs)

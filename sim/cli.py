@@ -254,36 +254,75 @@ def _backend_options(ctx: click.Context, opts: dict[str, Any]) -> dict[str, Any]
     backend = opts["backend"]
     allowed = {"local": (), "dask": ("scheduler", "write_parts"),
                "dask-local": ("workers", "write_parts")}[backend]
+    allowed = tuple(name for name in allowed if name in opts)   # the flags this command has
     for name in _BACKEND_OPTIONS[1:]:
-        if name not in allowed and _given(ctx, name):
+        if name in opts and name not in allowed and _given(ctx, name):
             wants = "dask" if name == "scheduler" else "dask-local" if name == "workers" else \
                 "dask or dask-local"
             raise click.UsageError(f"{_flag(name)} belongs to --backend {wants}, not "
                                    f"--backend {backend}", ctx=ctx)
     if backend == "local":
         return {}
-    return {**{name: opts[name] for name in allowed}, "announce": opts["progress"]}
+    return {**{name: opts[name] for name in allowed if opts[name] is not None},
+            "announce": opts.get("progress", True)}
+
+
+def backend_flags(func):
+    """--backend/--scheduler/--workers for a command that plays games (the same flags and
+    the same numbers on every backend; ``_execution`` reads them)."""
+    options = [
+        click.option("--backend", type=click.Choice(["local", "dask", "dask-local"]),
+                     default="local", show_default=True,
+                     help="Where the games play: this process; an existing Dask cluster "
+                          "(--scheduler); or a Dask LocalCluster on 127.0.0.1 (--workers). "
+                          "Same numbers on every one."),
+        click.option("--scheduler", metavar="ADDRESS", default=None,
+                     help="Dask scheduler for --backend dask, e.g. tcp://HOST:8786."),
+        click.option("--workers", type=Count(1024), default=None,
+                     help="Worker processes for --backend dask-local (default: one per CPU)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _game_request(opts: dict[str, Any], **changes: Any):
+    """The GameRequest of the game options (``game_options``) in ``opts``."""
+    from sim.core.request import GameRequest
+
+    request = GameRequest(game=opts.get("game") or DEFAULT_GAME, players=opts.get("players"),
+                          cards=opts.get("cards"), rules_file=opts.get("rules"),
+                          rule_overrides=tuple(opts.get("rule") or ()),
+                          strategies=_strategies(opts), debug=bool(opts.get("debug")))
+    return request.replace(**changes) if changes else request
+
+
+def _execution(ctx: click.Context, opts: dict[str, Any], **fields: Any):
+    """The Execution of a command's options: games, seed, threads, chunk size, progress,
+    out, --until-ci and the backend flags (those the command has), plus ``fields``."""
+    from sim.core.request import EXECUTION_FIELDS, Execution
+
+    values = {name: opts[name] for name in EXECUTION_FIELDS if name in opts}
+    if "backend" in opts:
+        values["backend_options"] = _backend_options(ctx, opts) or None
+    values["command_line"] = _command_line()
+    values.update(fields)
+    return Execution(**values)
 
 
 def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
     from sim import api
 
     _until_ci_games(ctx, opts)
-    backend = {"backend": opts["backend"], "backend_options": _backend_options(ctx, opts)}
+    execution = _execution(ctx, opts)
     if opts["resume_dir"] is not None:
         clashes = [_flag(name) for name in _RESUME_CONFLICTS if _given(ctx, name)]
         if clashes:
             raise click.UsageError(f"--resume continues a run with the settings in its manifest; "
                                    f"drop {', '.join(clashes)}", ctx=ctx)
-        result = api.resume(opts["resume_dir"], threads=opts["threads"],
-                            progress=opts["progress"], command_line=_command_line(), **backend)
+        result = api.resume(opts["resume_dir"], execution)
     else:
-        result = api.run(game=opts["game"], players=opts["players"], games=opts["games"],
-                         seed=opts["seed"], cards=opts["cards"], rules_file=opts["rules"],
-                         rule_overrides=tuple(opts["rule"]), strategies=_strategies(opts),
-                         out=opts["out"], threads=opts["threads"], chunk_size=opts["chunk_size"],
-                         progress=opts["progress"], debug=opts["debug"],
-                         command_line=_command_line(), until_ci=opts["until_ci"], **backend)
+        result = api.run(_game_request(opts), execution)
     manifest = result.manifest
     if opts["as_json"]:
         payload: dict[str, Any] = {
@@ -333,10 +372,7 @@ def trace(ctx: click.Context, **opts: Any) -> None:
     from sim import api
 
     opts = _inherit(ctx, opts, _GAME_OPTIONS + ("seed",))
-    text = api.trace(game=opts["game"], seed=opts["seed"], game_index=opts["game_index"],
-                     players=opts["players"], cards=opts["cards"], rules_file=opts["rules"],
-                     rule_overrides=tuple(opts["rule"]), strategies=_strategies(opts),
-                     debug=opts["debug"])
+    text = api.trace(_game_request(opts), seed=opts["seed"], game_index=opts["game_index"])
     click.echo(text)
 
 
@@ -379,18 +415,75 @@ def _print_report(written: dict[str, Any], shown: int = 8) -> None:
                    "when its 95 % interval lies wholly beyond it.")
 @click.option("--allow-mixed", is_flag=True,
               help="Merge runs with different card files or rule options (the report says so).")
-def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: bool) -> None:
+@click.option("--ablation", metavar="DIR", default=None,
+              help="Add the card ablation of 'simulate ablate' (its --out directory).")
+def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: bool,
+           ablation: str | None) -> None:
     """Write report.html (self-contained), report.md and CSV tables for RUN_DIRs.
 
     \b
     Examples:
       simulate report runs/peer-to-peer-3p-seed1-* --out reports/3p
       simulate report runs/a runs/b --out out --threshold 1 --allow-mixed
+      simulate report runs/3p runs/5p --out out --ablation runs/ablation-3p
     """
     from sim import api
 
+    extra = {"ablation": ablation} if ablation else None
     _print_report(api.report(list(run_dirs), out, threshold_pp=threshold,
-                             allow_mixed=allow_mixed))
+                             allow_mixed=allow_mixed, extra=extra))
+
+
+@main.command(short_help="Card ablation: what each card is worth, on common random numbers.")
+@click.option("--games", type=Count(), default="1e4", show_default=True,
+              help="Games per configuration (the baseline and every card change).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
+@click.option("--card", "only", metavar="REF", multiple=True,
+              help="Ablate only this card (id or name); repeatable. Default: every card.")
+@click.option("--change", "changes", multiple=True,
+              type=click.Choice(["value-1", "value+1", "no_effect"]),
+              help="Which changes to play; repeatable. Default: all three.")
+@click.option("--out", metavar="DIR", default=None,
+              help="Output directory (default runs/ablation-<game>-<time>).")
+@click.option("--threads", type=Count(4096), default=None, help="Worker threads.")
+@click.option("--threshold", type=float, default=2.0, show_default=True,
+              help="A card is called when its effect differs from the typical card's by "
+                   "more than this many percentage points (Holm-controlled).")
+@click.option("--backend", "ablate_backend", type=click.Choice(["local", "dask", "dask-local"]),
+              default="local", show_default=True, help="Where the games are played.")
+@click.option("--scheduler", "ablate_scheduler", metavar="ADDRESS", default=None,
+              help="--backend dask: the scheduler address, e.g. tcp://10.0.0.5:8786.")
+@click.option("--workers", "ablate_workers", type=Count(1024), default=None,
+              help="--backend dask-local: number of local workers.")
+@click.option("--progress/--no-progress", default=False, show_default=True,
+              help="Progress bar on stderr.")
+@game_options
+def ablate(**opts: Any) -> None:
+    """Replay the same seed and games with each card's value -1 and +1 and its effect
+    removed; print and write (ablation.csv) the paired change of every outcome rate with
+    its 95 % interval. Add it to a report with 'simulate report ... --ablation DIR'.
+
+    \b
+    Examples:
+      simulate ablate --players 3 --games 2e4 --out runs/ablation-3p
+      simulate ablate --card TE12 --card "Service 10" --games 1e5
+      simulate ablate --game plai --players 4 --change no_effect --backend dask-local
+    """
+    from sim import api
+
+    options: dict[str, Any] = {}
+    if opts["ablate_scheduler"]:
+        options["scheduler"] = opts["ablate_scheduler"]
+    if opts["ablate_workers"]:
+        options["workers"] = opts["ablate_workers"]
+    result = api.ablate(
+        game=opts["game"], players=opts["players"], games=opts["games"], seed=opts["seed"],
+        cards=opts["cards"], rules_file=opts["rules"], rule_overrides=tuple(opts["rule"]),
+        strategies=_strategies(opts), only=tuple(opts["only"]),
+        changes=tuple(opts["changes"]) or None, out=opts["out"], threads=opts["threads"],
+        threshold_pp=opts["threshold"], backend=opts["ablate_backend"],
+        backend_options=options or None, progress=opts["progress"])
+    click.echo(result.to_text())
 
 
 @main.command("balance-report", short_help="Run every player count, then write the report.")
@@ -404,8 +497,10 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
               help="Imbalance threshold in percentage points.")
 @click.option("--progress/--no-progress", default=True, show_default=True,
               help="Progress bar on stderr.")
+@backend_flags
 @game_options
-def balance_report(**opts: Any) -> None:
+@click.pass_context
+def balance_report(ctx: click.Context, **opts: Any) -> None:
     """The designer's one-shot: every player count (1-6 for Peer-to-Peer, with all three
     odd_team_compensation modes at 3 and 5 players), then report.html in --out.
 
@@ -414,16 +509,14 @@ def balance_report(**opts: Any) -> None:
       simulate balance-report --games 1e6
       simulate balance-report --games 2e5 --cards my_cards.csv --out balance/
       simulate balance-report --games 1e5 --team-a cautious --team-b cautious
+      simulate balance-report --games 1e6 --backend dask --scheduler tcp://HOST:8786
     """
     from sim import api
 
     if opts["players"] is not None:
         raise click.UsageError("balance-report plays every player count; drop --players")
-    written = api.balance_report(
-        games=opts["games"], seed=opts["seed"], out=opts["out"], game=opts["game"],
-        cards=opts["cards"], rules_file=opts["rules"], rule_overrides=tuple(opts["rule"]),
-        strategies=_strategies(opts), threads=opts["threads"], threshold_pp=opts["threshold"],
-        progress=opts["progress"], command_line=_command_line())
+    written = api.balance_report(_game_request(opts), _execution(ctx, opts),
+                                 threshold_pp=opts["threshold"])
     _print_report(written)
 
 
@@ -473,6 +566,7 @@ def strategies(ctx: click.Context, game: str) -> None:
 @click.option("--rule", metavar="KEY=VALUE", multiple=True,
               help="Set one rule option; repeatable (not first_marker: matchups balance it).")
 @click.option("--debug", is_flag=True, help="Check game invariants while playing (slower).")
+@backend_flags
 @click.pass_context
 def matchups(ctx: click.Context, **opts: Any) -> None:
     """Play every ordered pair of strategies and print a win-rate matrix with 95 % intervals.
@@ -491,15 +585,12 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
     Examples:
       simulate matchups --strategies random,greedy,builder,cautious --players 4 --games 2e5
       simulate matchups --game plai --strategies weighted,aggressive,cautious --players 3
+      simulate matchups --strategies greedy,builder --games 1e6 --backend dask-local --workers 2
     """
-    from sim.studies import matchups as matchups_api
+    from sim import api
 
     opts = _inherit(ctx, opts, ("game", "players", "cards", "rules", "rule", "debug"))
-    result = matchups_api.run(opts["specs"], players=opts["players"], games=opts["games"],
-                              seed=opts["seed"], out=opts["out"], threads=opts["threads"],
-                              cards=opts["cards"], rules_file=opts["rules"],
-                              rule_overrides=tuple(opts["rule"]), debug=opts["debug"],
-                              command_line=_command_line(), game=opts["game"])
+    result = api.matchups(opts["specs"], _game_request(opts), _execution(ctx, opts))
     click.echo(result.table())
     click.echo(f"run dir: {result.run_dir}")
     click.echo(f"{sum(p['games'] for p in result.pairs):,} games in {result.wall_seconds:.1f} s")
@@ -529,15 +620,11 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
               help="Games per opponent in the final re-check (default 20000).")
 @click.option("--threads", type=Count(4096), default=None,
               help="Threads (default: every CPU this process may use).")
-@click.option("--backend", type=click.Choice(["local", "dask", "dask-local"]), default="local",
-              show_default=True, help="Where the games play; the weights are the same on each.")
-@click.option("--scheduler", metavar="ADDRESS", default=None,
-              help="Dask scheduler for --backend dask, e.g. tcp://HOST:8786.")
-@click.option("--workers", type=Count(1024), default=None,
-              help="Worker processes for --backend dask-local.")
+@backend_flags
 @click.option("--progress/--no-progress", default=True, show_default=True,
               help="Progress bar on stderr (only when stderr is a terminal).")
-def tune(**opts: Any) -> None:
+@click.pass_context
+def tune(ctx: click.Context, **opts: Any) -> None:
     """Find the weights of a parametric strategy that win most, by self-play (CMA-ES).
 
     Every weight of the game's feature vector is searched (Peer-to-Peer: both phases and
@@ -553,26 +640,68 @@ def tune(**opts: Any) -> None:
       simulate tune --game peer-to-peer --players 4 --out expert-4p.yaml
       simulate tune --players 3 --cards my_cards.csv --budget 1e7 --out mine-3p.yaml
       simulate --team-a @expert-4p.yaml --team-b greedy --games 1e5
+      simulate tune --players 4 --out expert-4p.yaml --backend dask-local --workers 2
     """
     from sim import api
+
+    result = api.tune(_game_request(opts), _execution(ctx, opts), budget=opts["budget"],
+                      base=opts["base"], games_per_eval=opts["games_per_eval"],
+                      check_games=opts["check_games"])
+    click.echo(result.report())
+
+
+# ---------------------------------------------------------------- workbench (issue 27)
+@main.command(short_help="A local web page: edit cards and rules, compare live on the same seeds.")
+@click.option("--game", default=DEFAULT_GAME, show_default=True, help="Game to open.")
+@click.option("--cards", metavar="FILE", default=None,
+              help="Baseline card file (default: the game's default cards).")
+@click.option("--rules", metavar="FILE", default=None, help="Baseline YAML file of rule options.")
+@click.option("--players", type=Count(1000), default=None,
+              help="Player count ticked at first (default: the game's usual count).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (another address exposes the page to that network).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="Port (0: any free port).")
+@click.option("--max-games", type=Count(), default="1e6", show_default=True,
+              help="Cap on a comparison's games per side and player count.")
+@click.option("--threads", type=Count(4096), default=None,
+              help="Worker threads (default: every CPU this process may use).")
+@click.option("--backend", type=click.Choice(["local", "dask", "dask-local"]), default="local",
+              show_default=True, help="Where chunks play (as for a simulation run).")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="Dask scheduler for --backend dask, e.g. tcp://HOST:8786.")
+@click.option("--workers", type=Count(1024), default=None,
+              help="Worker processes for --backend dask-local.")
+def workbench(**opts: Any) -> None:
+    """Serve the designer's workbench on http://127.0.0.1:8765/ and print its address.
+
+    The page shows the card file as an editable table and the rule options as a form,
+    checks every edit with the loaders of this command line, and compares the edit with
+    the baseline (--cards/--rules, or the defaults) on the same seeds and game indices,
+    chunk by chunk, until every paired difference interval is narrower than the width
+    (the --until-ci rule) or the cap. Files are saved under the current directory only.
+
+    \b
+    Examples:
+      simulate workbench
+      simulate workbench --game plai --players 3
+      simulate workbench --cards my-cards.csv --rules my-rules.yaml --port 9000
+    """
+    from sim.workbench.server import serve
 
     if (opts["scheduler"] and opts["backend"] != "dask") or (
             opts["workers"] and opts["backend"] != "dask-local"):
         raise click.UsageError("--scheduler goes with --backend dask, --workers with "
                                "--backend dask-local")
-    options = None
-    if opts["backend"] != "local":
-        options = {"scheduler": opts["scheduler"], "workers": opts["workers"],
-                   "announce": opts["progress"]}
-        options = {k: v for k, v in options.items() if v is not None}
-    result = api.tune(game=opts["game"], players=opts["players"], out=opts["out"],
-                      budget=opts["budget"], seed=opts["seed"], base=opts["base"],
-                      cards=opts["cards"], rules_file=opts["rules"],
-                      rule_overrides=tuple(opts["rule"]), threads=opts["threads"],
-                      backend=opts["backend"], backend_options=options,
-                      games_per_eval=opts["games_per_eval"], check_games=opts["check_games"],
-                      progress=opts["progress"], command_line=_command_line())
-    click.echo(result.report())
+    options = {k: opts[k] for k in ("scheduler", "workers") if opts[k] is not None}
+    flags = ["--backend", opts["backend"]] if opts["backend"] != "local" else []
+    for name in ("scheduler", "workers"):
+        if opts[name] is not None:
+            flags += [f"--{name}", str(opts[name])]
+    serve(game=opts["game"], cards=opts["cards"], rules=opts["rules"], players=opts["players"],
+          host=opts["host"], port=opts["port"], backend=opts["backend"],
+          backend_options=options, backend_flags=tuple(flags), threads=opts["threads"],
+          max_games=opts["max_games"], announce=click.echo)
 
 
 # ---------------------------------------------------------------- experiments (issue 5)
@@ -597,7 +726,7 @@ def _experiment_options(func):
     ]
     for option in reversed(options):
         func = option(func)
-    return func
+    return backend_flags(func)
 
 
 @main.command(short_help="Run a named experiment from experiments.yaml (every sweep point).")
@@ -605,17 +734,10 @@ def _experiment_options(func):
 @click.option("--out", metavar="DIR", default=None,
               help="Output directory (default runs/experiment-<name>-<time>); an unfinished "
                    "one is continued.")
-@click.option("--backend", type=click.Choice(["local", "dask", "dask-local"]), default="local",
-              show_default=True, help="Where the points' chunks play (all points at once on Dask).")
-@click.option("--scheduler", metavar="ADDRESS", default=None,
-              help="Dask scheduler for --backend dask, e.g. tcp://HOST:8786.")
-@click.option("--workers", type=Count(1024), default=None,
-              help="Worker processes for --backend dask-local.")
 @click.option("--report/--no-report", "with_report", default=True, show_default=True,
               help="Write the sweep report (plots) after the runs.")
-def experiment(name: str, path: str, games: int | None, threads: int | None, progress: bool,
-               out: str | None, backend: str, scheduler: str | None,
-               workers: int | None, with_report: bool) -> None:
+@click.pass_context
+def experiment(ctx: click.Context, name: str, path: str, with_report: bool, **opts: Any) -> None:
     """Run every point of EXPERIMENT (player counts x sweep values) into one directory, one
     sub-directory per point, and write the sweep report (OUT/report/sweep.html). Every
     point plays the same games (same seed and game indices), so the differences against
@@ -627,17 +749,9 @@ def experiment(name: str, path: str, games: int | None, threads: int | None, pro
       simulate experiment three_vs_five --games 2000 --out runs/quick
       simulate experiment all_lose_pressure --backend dask --scheduler tcp://HOST:8786
     """
-    from sim.studies import experiments
+    from sim import api
 
-    if (scheduler and backend != "dask") or (workers and backend != "dask-local"):
-        raise click.UsageError("--scheduler goes with --backend dask, --workers with "
-                               "--backend dask-local")
-    options = {"scheduler": scheduler, "workers": workers} if backend != "local" else None
-    exp = experiments.get(name, path)
-    result = experiments.run_experiment(exp, games=games, out=out, threads=threads,
-                                        progress=progress, command_line=_command_line(),
-                                        backend=backend, backend_options=options,
-                                        report=with_report)
+    result = api.experiment(name, path, _execution(ctx, opts), report=with_report)
     click.echo(result.table_text())
     click.echo(f"experiment dir: {result.out}")
     if with_report:
@@ -648,8 +762,8 @@ def experiment(name: str, path: str, games: int | None, threads: int | None, pro
 @_experiment_options
 @click.option("--out", metavar="DIR", default=None,
               help="Keep the runs here (default: a temporary directory, removed after).")
-def check(name: str, path: str, games: int | None, threads: int | None, progress: bool,
-          out: str | None) -> None:
+@click.pass_context
+def check(ctx: click.Context, name: str, path: str, **opts: Any) -> None:
     """Run the points EXPERIMENT's checks select and judge every check: it holds when the
     metric's whole interval (95 % unless the check says otherwise) lies within its bounds.
     Prints a table; exits 0 when every check holds, 1 when any fails or is undecided.
@@ -658,12 +772,11 @@ def check(name: str, path: str, games: int | None, threads: int | None, progress
     Examples:
       simulate check three_vs_five
       simulate check three_vs_five --games 20000
+      simulate check three_vs_five --backend dask --scheduler tcp://HOST:8786
     """
-    from sim.studies import experiments
+    from sim import api
 
-    exp = experiments.get(name, path)
-    result = experiments.check_experiment(exp, games=games, out=out, threads=threads,
-                                          progress=progress, command_line=_command_line())
+    result = api.check(name, path, _execution(ctx, opts))
     click.echo(result.table())
     sys.exit(0 if result.passed else 1)
 
@@ -672,8 +785,8 @@ def check(name: str, path: str, games: int | None, threads: int | None, progress
 @_experiment_options
 @click.option("--out", metavar="FILE", default=None,
               help="Where to write the best card file (default autobalance-<name>.csv).")
-def autobalance(name: str, path: str, games: int | None, threads: int | None, progress: bool,
-                out: str | None) -> None:
+@click.pass_context
+def autobalance(ctx: click.Context, name: str, path: str, **opts: Any) -> None:
     """Search the card changes EXPERIMENT's 'autobalance' section allows (cards, fields,
     ranges) for the set that brings its target metrics into their bands. Deterministic for
     the experiment's seed. Prints the best set as a diff against the starting card file,
@@ -683,14 +796,37 @@ def autobalance(name: str, path: str, games: int | None, threads: int | None, pr
     Examples:
       simulate autobalance three_player_balance
       simulate autobalance three_player_balance --games 5000 --out balanced.csv
+      simulate autobalance three_player_balance --backend dask-local --workers 2
     """
-    from sim.studies import autobalance as search
-    from sim.studies import experiments
+    from sim import api
 
-    exp = experiments.get(name, path)
-    result = search.autobalance(exp, games=games, out=out, threads=threads,
-                                progress=progress and sys.stderr.isatty())
+    execution = _execution(ctx, opts)
+    result = api.autobalance(name, path, execution.replace(
+        progress=execution.progress and sys.stderr.isatty()))
     click.echo(result.report())
+
+
+@main.command(short_help="Compile the games' kernels into the cache now (after install).")
+@click.option("--game", "games", multiple=True, metavar="GAME",
+              help="A game to compile (repeatable; default: every game).")
+@click.option("--jobs", type=Count(64), default=None,
+              help="Games compiled at once, each in its own process (default: one per CPU).")
+@click.option("--trace", "with_trace", is_flag=True, help="Compile the trace kernels too.")
+def warm(games: tuple[str, ...], jobs: int | None, with_trace: bool) -> None:
+    """Compile every kernel a run needs into numba's on-disk cache, so the first
+    `simulate` of each game starts at once instead of compiling for a minute. Run it once
+    after installing (or after editing a kernel); the games compile in parallel processes.
+
+    \b
+    Examples:
+      simulate warm
+      simulate warm --game plai --trace
+    """
+    from sim import api
+
+    for done in api.warm(list(games) or None, jobs=jobs, trace=with_trace):
+        click.echo(f"{done['game']}: ready in {done['seconds']:.1f} s "
+                   f"({done['cpu_seconds']:.1f} s CPU)")
 
 
 if __name__ == "__main__":

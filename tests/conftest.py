@@ -4,6 +4,8 @@
   ``--game fake`` (CARDSIM_EXTRA_GAMES) for a whole test module, with tests/ on PYTHONPATH
   so subprocesses and Dask workers find it too. Use it with
   ``pytestmark = pytest.mark.usefixtures("fake_game_registered")``.
+- ``dask_cluster``: a Dask LocalCluster of 2 worker processes (1 thread each, 127.0.0.1
+  only, the fake game registered) for a whole test module: (scheduler address, client).
 - ``rules_text(name)``: the text of a rules file of ../shared/rules/ (beside the
   repository, where CI copies shared/). A missing file fails the test: the rules files are
   the authority the tests cite, so they must not be skipped quietly.
@@ -28,6 +30,18 @@ def fake_game_registered():
         mp.setenv(EXTRA_GAMES_ENV, "fake=fake_game")
         mp.setenv("PYTHONPATH", os.pathsep.join([str(REPO_ROOT), str(TESTS)]))
         yield
+
+
+@pytest.fixture(scope="module")
+def dask_cluster(fake_game_registered):
+    pytest.importorskip("distributed")
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as local, \
+            Client(local, set_as_default=False) as client:
+        client.wait_for_workers(2)
+        yield local.scheduler_address, client
 
 
 def read_rules(name: str) -> str:

@@ -142,9 +142,11 @@ class FakeHooks:
     def default_sweep_metrics(self, players):
         return ("a_win_rate", "b_win_rate", "mean_rounds")
 
-    report_metrics = ()                # the report has its summary tables only
+    report_metrics = None              # no metric package: summary tables only
     compared_rules = ("bonus",)         # the report compares its balance variants
     report_card_fights = False
+    ablation_fields = ("power", None)
+    why_lose = None  # its card file has no effect column
     card_ref_example = "1.name"
     card_fields = None                 # the card file's own columns
     tune_arena = None                  # no weight vector to tune

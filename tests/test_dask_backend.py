@@ -35,14 +35,8 @@ pytestmark = pytest.mark.usefixtures("fake_game_registered")
 
 
 @pytest.fixture(scope="module")
-def cluster(fake_game_registered):
-    from distributed import Client, LocalCluster
-
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as local, \
-            Client(local, set_as_default=False) as client:
-        client.wait_for_workers(2)
-        yield local.scheduler_address, client
+def cluster(dask_cluster):
+    return dask_cluster          # (address, client): tests/conftest.py
 
 
 def _dask(address):

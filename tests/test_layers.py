@@ -6,7 +6,8 @@ the imports inside functions, which nothing else would notice until they run. Ea
 belongs to a layer; a module may import its own layer and the layers below it:
 
     core (sim, sim.core)  <-  games (sim.games.<g>, strategies.<g>)  <-  runs (sim.runs)
-    <-  reports  <-  studies (sim.studies)  <-  api (sim.api)  <-  cli (sim.cli)
+    <-  reports  <-  studies (sim.studies)  <-  api (sim.api)  <-  workbench (sim.workbench)
+    <-  cli (sim.cli)
 
 A game is one package: sim.games.<g> and strategies.<g> import no other game. Within a
 layer the imports form no circle.
@@ -29,6 +30,7 @@ LAYERS = (
     ("reports", ("reports",)),
     ("studies", ("sim.studies",)),
     ("api", ("sim.api",)),
+    ("workbench", ("sim.workbench",)),   # the web page (issue 27): uses the API, only the CLI uses it
     ("cli", ("sim.cli",)),
 )
 RANK = {name: rank for rank, (name, _) in enumerate(LAYERS)}

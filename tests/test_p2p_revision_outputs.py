@@ -116,11 +116,12 @@ def test_plays_like_needs_equal_per_player_count_options():
 
 
 def test_summary_says_once_that_3_players_play_like_4_and_when_everyone_loses(runner, tmp_path):
-    """Patience 1 makes everyone lose in most games; at 3 players with extra_venture the
-    summary adds one line for each, naming where the report shows why."""
+    """Patience 1 makes everyone lose in most games of greedy teams (named: the default is
+    expert, which loses fewer); at 3 players with extra_venture the summary adds one line for
+    each, naming where the report shows why."""
     result = runner.invoke(main, ["--games", "2000", "--players", "3", "--rule",
                                   "customer_patience=1", "--out", str(tmp_path / "r3"),
-                                  "--no-progress"])
+                                  "--team-a", "greedy", "--team-b", "greedy", "--no-progress"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     dominant = [line for line in lines if line.startswith("Everyone loses in most games")]

@@ -59,6 +59,39 @@ def test_matrix_pools_the_seats(result):
     assert field_cell["games"] == 41
 
 
+def test_head_to_head_pools_both_cells_of_a_pair(result):
+    """X v Y: X alone v Y plus Y alone v X; X's seats' wins over the decided games."""
+    x, y = NAMES
+    rows = {(h["strategy"], h["opponent"]): h for h in result.head_to_head}
+    assert set(rows) == {(x, y), (y, x)}
+    alone = [p for p in result.pairs if (p["strategy"], p["opponent"]) == (x, y)]
+    among = [p for p in result.pairs if (p["strategy"], p["opponent"]) == (y, x)]
+    wins = sum(p["wins"] for p in alone) + sum(p["field_wins"] for p in among)
+    decided = sum(p["wins"] + p["field_wins"] for p in alone + among)
+    h = rows[(x, y)]
+    assert (h["games"], h["decided"], h["wins"]) == (82, decided, wins)
+    assert (h["share"], h["share_low"], h["share_high"]) == pytest.approx(wilson(wins, decided))
+    assert h["beats"] == (h["share_low"] > 0.5)
+    back = rows[(y, x)]   # the same games seen from the other side
+    assert back["decided"] == decided and back["wins"] == decided - wins
+    with open(result.run_dir / "head_to_head.csv") as handle:
+        assert [(r["strategy"], int(r["wins"])) for r in csv.DictReader(handle)] == \
+            [(x, wins), (y, decided - wins)]
+    assert "head to head" in result.table()
+
+
+def test_head_to_head_is_fair_at_half_for_equal_strategies():
+    """5 players, every seat winning 16 % of the games in both cells: X alone wins 16, its
+    four seats among Ys win 64, out of 160 decided: 50 %, not 'beats'."""
+    from sim.studies.matchups_plai import head_to_head_rows
+
+    pairs = [{"strategy": a, "opponent": b, "games": 100, "wins": 16, "field_wins": 64}
+             for a, b in (("a", "b"), ("b", "a"))]
+    rows = head_to_head_rows(["a", "b"], pairs)
+    assert rows[0]["decided"] == 160 and rows[0]["wins"] == 16 + 64
+    assert rows[0]["share"] == pytest.approx(0.5) and not rows[0]["beats"]
+
+
 def test_files_and_table(result):
     d = result.run_dir
     with open(d / "matrix.csv") as handle:

@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from reports.registry import Context, list_metrics, select_metrics
+from reports.registry import Context, game_metrics, list_metrics, select_metrics
 from sim.core.stats import wilson
 from sim.core.game import resolve_game
 from sim.games.plai import constants as c
@@ -14,7 +14,7 @@ from sim.games.plai.fight_stats import FIELDS, fights_of_trace
 
 CTX = Context(game="plai", threshold_pp=2.0, card_ids=["a", "b"], card_names=["Alpha", "Beta"])
 METRICS = {m.name: m for m in list_metrics()}
-PLAI_METRICS = [m for m in list_metrics() if m.name in resolve_game("plai").report_metrics]
+PLAI_METRICS = game_metrics("plai")
 COUNTERS = ("fund_family", "fund_regional", "fund_venture", "regional_attacked",
             "regional_attack_won", "venture_attacked", "venture_attack_won", "takeovers",
             "takeovers_won", "bluffs_called")
@@ -24,7 +24,7 @@ def table(rows, players=2, pairing="weighted x2"):
     """Rows as dicts -> a merged games table like reports.load makes for PLAI."""
     out = []
     for i, r in enumerate(rows):
-        row = dict(game_index=i, run=0, players=players, pairing=pairing, compensation="n/a",
+        row = dict(game_index=i, run=0, players=players, pairing=pairing, variant="n/a",
                    outcome=c.OUT_SEAT, winner=0, first_seat=0, turns=10,
                    **dict.fromkeys(COUNTERS, 0))
         row.update(r)
@@ -273,12 +273,13 @@ def test_report_from_a_real_run_embeds_every_plai_plot(real_report):
     html = (base / "report" / "report.html").read_text()
     with_plot = [m.name for m in PLAI_METRICS if m.plot is not None]
     assert len(with_plot) == 7
-    assert sorted(written["plots"]) == sorted(with_plot)
-    assert html.count("data:image/png;base64,") == len(with_plot)
+    assert sorted(written["plots"]) == sorted(with_plot + ["answers"])   # + the answers panel
+    assert html.count("data:image/png;base64,") == len(with_plot) + 1
     for m in PLAI_METRICS:
         assert m.name not in written["skipped"]
         assert (base / "report" / f"{m.name}.csv").is_file()
-    assert set(written["skipped"]) >= {"team_balance", "first_marker", "card_fate"}
+    # Peer-to-Peer's metrics are Peer-to-Peer's (its report_metrics package): never run here
+    assert not set(written["tables"]) & {"team_balance", "first_marker", "card_fate"}
     assert written["games"] == 300
     assert "aggressive x2" in html and "aggressive x3" in html
     assert "odd_team_compensation" not in html  # a Peer-to-Peer option, not shown for PLAI
@@ -320,7 +321,7 @@ def test_an_old_run_without_card_columns_is_replayed_and_merged_with_a_new_one(r
     rs = load_runs([str(old), str(base / "3p")])
     attach_card_fights(rs, sample=40)
     assert any("first 40 games, replayed" in note for note in rs.notes)
-    games = rs.games
+    games = rs.collect()
     replayed = games.filter((pl.col("run") == 0) & pl.col("card_att_0").is_not_null())
     assert replayed.height == 40
     cols = [col for col in new.columns if col.startswith("card_")]

@@ -44,8 +44,7 @@ def test_writes_html_markdown_and_one_csv_per_metric(report):
     for name in p2p:
         assert (out / f"{name}.csv").is_file()
     assert result["runs"] == 5 and result["games"] == 1200
-    assert result["skipped"] == {name: "applies to plai, not peer-to-peer"
-                                 for name in METRIC_NAMES if name.startswith("plai_")}
+    assert result["skipped"] == {}   # PLAI's metrics are PLAI's to register
     assert set(result["plots"]) >= {"outcomes", "all_lose", "game_length", "card_start_delta",
                                     "compensation"}
 
@@ -58,7 +57,7 @@ def test_csv_counts_match_the_parquet(report, runs):
     assert row["count"] == raw.filter(pl.col("winner") == 1).height
     assert row["games"] == 300
     comp = pl.read_csv(out / "compensation.csv")
-    assert sorted(comp["compensation"]) == ["extra_venture", "none"]
+    assert sorted(comp["variant"]) == ["extra_venture", "none"]
 
 
 def test_html_is_self_contained_with_every_plot_embedded(report):
@@ -144,8 +143,8 @@ def test_refuses_different_rule_options(runs, tmp_path):
 
 def test_compensation_and_players_differ_on_purpose(runs):
     rs = load_runs([str(runs["p3ev"]), str(runs["p3none"]), str(runs["p4"])])
-    assert rs.mixed == [] and rs.games.height == 900
-    assert sorted(set(rs.games["compensation"])) == ["extra_venture", "n/a", "none"]
+    assert rs.mixed == [] and rs.total_games == 900
+    assert sorted(set(rs.collect()["variant"])) == ["extra_venture", "n/a", "none"]
     assert "odd_team_compensation" not in rs.common_rules and "customer_patience" in rs.common_rules
 
 
@@ -171,9 +170,14 @@ def test_bad_inputs_are_user_errors(runs, tmp_path):
 
 
 def test_other_game_skips_every_p2p_metric(runs, tmp_path):
+    """A Peer-to-Peer table labelled PLAI: only PLAI's own metrics are asked, and each is
+    skipped for the columns it misses (Peer-to-Peer's metrics are not PLAI's to run)."""
+    from reports.registry import game_metrics
+
     plai = _copy_with(runs["p4"], tmp_path / "plai", game="plai")
     result = write_report([str(plai)], str(tmp_path / "out"))
-    assert result["tables"] == {} and set(result["skipped"]) == set(METRIC_NAMES)
+    assert result["tables"] == {}
+    assert set(result["skipped"]) == {m.name for m in game_metrics("plai")}
     assert "Metrics not applicable" in (tmp_path / "out" / "report.html").read_text()
 
 

@@ -4,7 +4,7 @@ import math
 import polars as pl
 import pytest
 
-from reports.registry import Context, list_metrics, select_metrics
+from reports.registry import Context, game_metrics, list_metrics, select_metrics
 from sim.core.stats import diff_ci, wilson
 from reports.wording import ABOVE, BELOW, UNDECIDED, WITHIN, judge, verdict
 
@@ -23,7 +23,7 @@ def table(rows, players=4, pairing="greedy vs greedy", compensation="n/a", seat_
     teams = (seat_teams + [-1] * 6)[:6]
     out = []
     for r in rows:
-        row = dict(DEFAULTS, players=players, pairing=pairing, compensation=compensation,
+        row = dict(DEFAULTS, players=players, pairing=pairing, variant=compensation,
                    strategy_a="greedy", strategy_b="random" if players > 1 else "")
         for s in range(6):
             row[f"start_card_{s}"] = -1
@@ -50,31 +50,30 @@ def run(name, games, ctx=CTX):
 
 # ------------------------------------------------------------------ registry
 def test_registry_lists_every_metric_module_in_order():
-    from sim.core.game import resolve_game
-
-    p2p_names, plai_names = (resolve_game(g).report_metrics for g in ("peer-to-peer", "plai"))
-    p2p = [m for m in list_metrics() if m.name in p2p_names]
+    """Each game registers the metric modules of its own package (its report_metrics hook)."""
+    p2p = game_metrics("peer-to-peer")
     assert [m.name for m in p2p] == [
         "outcomes", "team_balance", "compensation", "first_marker", "all_lose", "game_length",
         "score_margin", "card_start_delta", "card_fate", "destinations"]
-    for m in list_metrics():  # the rest are PLAI's (tests/test_plai_report.py)
+    assert all(m.compute.__module__.startswith("sim.games.peer_to_peer.report_metrics.") for m in p2p)
+    plai = game_metrics("plai")
+    assert plai and all(m.name.startswith("plai_") for m in plai)
+    assert all(m.compute.__module__.startswith("sim.games.plai.report_metrics.") for m in plai)
+    assert [m.name for m in list_metrics()] == [m.name for m in p2p + plai]
+    for m in list_metrics():
         assert m.title and m.description
-        assert m.name in p2p_names or (m.name in plai_names and m.name.startswith("plai_"))
 
 
-def test_registry_skips_metrics_by_game_and_missing_columns():
+def test_registry_skips_metrics_by_missing_columns():
     cols = table(W(0)).columns
-    ok, skipped = select_metrics("plai", cols)
-    p2p_skipped = [(n, why) for n, why in skipped if not n.startswith("plai_")]
-    assert ok == [] and len(p2p_skipped) == 10
-    assert all("applies to peer-to-peer, not plai" in why for _, why in p2p_skipped)
-    plai_only = lambda items: {n: why for n, why in items if not n.startswith("plai_")}  # noqa: E731
+    ok, skipped = select_metrics("plai", cols)       # PLAI's metrics on a Peer-to-Peer table
+    assert ok == [] and {n for n, _ in skipped} == {m.name for m in game_metrics("plai")}
+    assert all(why.startswith("missing column(s): ") for _, why in skipped)
     ok, skipped = select_metrics("peer-to-peer", [c for c in cols if c != "first_marker"])
-    assert plai_only(skipped) == {"first_marker": "missing column(s): first_marker",
-                                  "card_fate": "missing column(s): fate_*"}
+    assert dict(skipped) == {"first_marker": "missing column(s): first_marker",
+                             "card_fate": "missing column(s): fate_*"}
     ok, skipped = select_metrics("peer-to-peer", cols + ["fate_c0"])
-    assert plai_only(skipped) == {}
-    assert all(why == "applies to plai, not peer-to-peer" for n, why in skipped)
+    assert skipped == [] and len(ok) == 10
 
 
 # ------------------------------------------------------------------ outcomes
@@ -156,7 +155,7 @@ def test_compensation_side_by_side_only_with_two_modes():
               seat_teams=[0, 0, 0, 1, 1, 1]),
     ])
     t = run("compensation", games)
-    assert t.select("players", "compensation").rows() == [(3, "extra_venture"), (3, "none")]
+    assert t.select("players", "variant").rows() == [(3, "extra_venture"), (3, "none")]
     ev, none = t.iter_rows(named=True)
     assert (ev["a_share_rate"], none["a_share_rate"]) == (0.6, 0.8)
     assert none["all_lose_rate"] == pytest.approx(2 / 12) and ev["all_lose_rate"] == 0.0

@@ -182,12 +182,13 @@ def test_experiment_retune_tunes_expert_at_every_point(tmp_path):
 
 
 @pytest.mark.parametrize("body, words", [
-    ("  game: plai\n  strategies: {all: expert}\n", "plai has no shipped 'expert'"),
+    # both real games ship an expert now; the test game of tests/fake_game.py does not
+    ("  game: fake\n  strategies: {A: expert}\n", "fake has no shipped 'expert'"),
     ("  retune: true\n  strategies: {A: greedy}\n", "tunes the strategies named 'expert'"),
     ("  retune: yes please\n  strategies: {A: expert}\n", "expected true or false"),
     ("  retune: true\n  tune: {budgett: 5}\n  strategies: {A: expert}\n", "unknown key"),
 ])
-def test_experiment_retune_errors_name_the_line(tmp_path, body, words):
+def test_experiment_retune_errors_name_the_line(tmp_path, body, words, fake_game_registered):
     from sim.studies import experiments
     from sim.core.errors import UserError
 
@@ -198,13 +199,14 @@ def test_experiment_retune_errors_name_the_line(tmp_path, body, words):
     assert words in str(caught.value) and f"{path}:" in str(caught.value)
 
 
-def test_experiment_plays_the_shipped_expert_without_retune(tmp_path):
+@pytest.mark.parametrize("game, slots, first", [("peer-to-peer", "{A: expert, B: greedy}", "A")])
+def test_experiment_plays_the_shipped_expert_without_retune(tmp_path, game, slots, first):
     from sim.studies import experiments
 
     path = tmp_path / "experiments.yaml"
-    path.write_text("shipped:\n  players: 2\n  strategies: {A: expert, B: greedy}\n")
+    path.write_text(f"shipped:\n  game: {game}\n  players: 2\n  strategies: {slots}\n")
     exp = experiments.get("shipped", str(path))
-    assert not exp.retune and exp.strategies["A"][0] == "expert"
+    assert not exp.retune and exp.strategies[first][0] == "expert"
 
 
 def test_beating_every_baseline_does_not_require_beating_the_previous_champion():

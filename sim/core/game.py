@@ -96,16 +96,24 @@ class Game(Protocol):
     def default_sweep_metrics(self, players: tuple[int, ...]) -> tuple[str, ...]:
         """The sweep report's metrics when an experiment names none."""
 
-    report_metrics: tuple[str, ...]  # reports/metrics/ names that apply to this game
+    report_metrics: str | None      # the package of its report metric modules
+                                    # (sim/games/<g>/report_metrics/), or None
     compared_rules: tuple[str, ...]  # rule options reports compare on purpose across runs
 
     def report_group(self, players: int, rules: Mapping[str, Any]) -> str:
-        """The value of the reports' third group key (``compensation``) for one run."""
+        """The value of the reports' third group key (``variant``) for one run: the
+        rule variant a report compares (Peer-to-Peer: the odd_team_compensation mode),
+        "n/a" where the game has none."""
 
     report_card_fights: bool        # reports replay games for per-card fight counts
     card_ref_example: str           # an experiment card key, for error messages
     card_fields: tuple[str, ...] | None  # card fields experiments may change (None: the
                                          # card file's own columns other than id)
+    why_lose: Any                   # the report's "why everyone loses" replay (.code: the
+                                    # outcome code, .replay(config, seed, indices) -> table
+                                    # of unhappy customers), or None
+    ablation_fields: tuple[str, str | None]  # card-file columns `simulate ablate` changes:
+                                    # (the value, the effect or None)
     tune_arena: Any                 # `simulate tune`'s arena class (sim.core.arena), or None
                                     # for a game without a parametric strategy
 
@@ -120,7 +128,8 @@ HOOKS = ("title", "strategy_kind", "default_strategy", "strategy_package", "stra
          "strategy_key", "pairing", "outcome_column", "outcome_codes", "headline_counts",
          "headline_columns", "matchup_scheme", "balance_variants", "sweep_metrics",
          "default_sweep_metrics", "report_metrics", "compared_rules", "report_group",
-         "report_card_fights", "card_ref_example", "card_fields", "tune_arena")
+         "report_card_fights", "card_ref_example", "card_fields", "tune_arena",
+         "ablation_fields", "why_lose")
 
 
 class MissingHook(UserError):

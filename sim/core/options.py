@@ -20,26 +20,9 @@ import yaml
 
 from sim.core.csvfile import read_text
 from sim.core.errors import UserError
+from sim.core.yaml_lines import StrictBoolLoader, compose, yaml_problem  # noqa: F401 (public here too)
 
 KINDS = ("int", "bool", "choice", "list")
-_BOOL_TAG = "tag:yaml.org,2002:bool"
-
-
-class StrictBoolLoader(yaml.SafeLoader):
-    """safe_load, except that only true/false are booleans at parse time.
-
-    YAML 1.1 turns yes/no/on/off into booleans, which would corrupt a choice such as
-    ``no``; bool options still accept those words (see ``_to_bool``), so for them the
-    result equals yaml.safe_load's.
-    """
-
-
-StrictBoolLoader.yaml_implicit_resolvers = {
-    first: [(tag, regex) for tag, regex in resolvers if tag != _BOOL_TAG]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-StrictBoolLoader.add_implicit_resolver(_BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
-                              list("tTfF"))
 _BOOL_WORDS = {"yes": True, "on": True, "y": True, "no": False, "off": False, "n": False}
 
 
@@ -106,7 +89,7 @@ class OptionSet:
         try:
             value = yaml.load(raw, Loader=StrictBoolLoader) if raw.strip() else None
         except yaml.YAMLError as exc:
-            raise UserError(f"--rule {text}: cannot parse the value ({_yaml_problem(exc)})",
+            raise UserError(f"--rule {text}: cannot parse the value ({yaml_problem(exc)})",
                             **where) from None
         if dot:
             if not option.per_players:
@@ -159,13 +142,7 @@ class OptionSet:
 def _read_rules_yaml(path: str) -> list[tuple[str, Any, int]]:
     """(key, value, line of the key) for each top-level entry. Composing (not just
     loading) keeps the node marks, so every error can name its line."""
-    text = read_text(path, what="rules file", kind="YAML")
-    try:
-        root = yaml.compose(text, Loader=StrictBoolLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise UserError(f"not valid YAML ({_yaml_problem(exc)})", file=path,
-                        line=mark.line + 1 if mark else None) from None
+    root = compose(read_text(path, what="rules file", kind="YAML"), path)
     if root is None:
         return []  # an empty file changes nothing
     if not isinstance(root, yaml.MappingNode):
@@ -184,10 +161,6 @@ def _read_rules_yaml(path: str) -> list[tuple[str, Any, int]]:
         value = StrictBoolLoader("").construct_document(value_node)
         entries.append((key, value, line))
     return entries
-
-
-def _yaml_problem(exc: yaml.YAMLError) -> str:
-    return " ".join(str(getattr(exc, "problem", None) or exc).split())
 
 
 # -- validation --------------------------------------------------------------------------

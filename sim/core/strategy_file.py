@@ -29,6 +29,7 @@ import numpy as np
 import yaml
 
 from sim.core.errors import UserError
+from sim.core.yaml_lines import compose
 
 FORMAT_KEY = "cardsim_strategy"
 FORMAT_VERSION = 1
@@ -85,10 +86,6 @@ def _loader():
     return yaml.SafeLoader
 
 
-def _problem(exc: yaml.YAMLError) -> str:
-    return " ".join(str(getattr(exc, "problem", None) or exc).split())
-
-
 def _number(node: Any, path: str, key: str) -> float:
     line = node.start_mark.line + 1
     value = None
@@ -127,12 +124,7 @@ def read(path: str, game: str | None = None, field_name: str = "strategy") -> Fi
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise UserError("strategy file is not UTF-8 text", file=path, field=field_name) from None
-    try:
-        root = yaml.compose(text, Loader=_loader())
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise UserError(f"not valid YAML ({_problem(exc)})", file=path,
-                        line=mark.line + 1 if mark else None) from None
+    root = compose(text, path, loader=_loader())
     if not isinstance(root, yaml.MappingNode):
         raise UserError("expected a strategy file: a mapping with 'game' and 'weights'",
                         file=path, line=root.start_mark.line + 1 if root is not None else None)

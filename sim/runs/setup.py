@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from sim.core.errors import UserError
-from sim.core.game import configure_request, game_request, player_count, resolve_game
+from sim.core.game import configure_request, player_count, resolve_game
 from sim.core.inputs import parse_count, parse_seed, parse_threads
+from sim.core.request import Execution, GameRequest
 
 
 @dataclass
@@ -107,24 +108,23 @@ def configure_from_manifest(manifest: Mapping[str, Any]):
                              manifest["request"])
 
 
-def new_run(*, game: str, players: int | None, games: Any, seed: Any, cards: str | None,
-            rules_file: str | None, rule_overrides: tuple[str, ...],
-            strategies: Mapping[str, str] | None, out: str | Path | None,
-            chunk_size: int | None, debug: bool, command_line: str | None,
+def new_run(request: GameRequest, *, games: Any, seed: Any, out: str | Path | None,
+            chunk_size: int | None, command_line: str | None,
             extra: Mapping[str, Any] | None = None):
-    """(config, RunDir (locked; close it), manifest) of a new run; nothing played yet."""
+    """(config, RunDir (locked; close it), manifest) of a new run of ``request``; nothing
+    played yet."""
     from sim.runs import rundir
 
     games = parse_count(games, field="--games")
     seed = parse_seed(seed)
     chunk = (rundir.default_chunk_size(games) if chunk_size is None
              else min(parse_count(chunk_size, "--chunk-size"), games))
-    game_obj = resolve_game(game)
-    players = player_count(game_obj, players)
-    request = game_request(cards, rules_file, rule_overrides, strategies, debug)
-    config = configure_request(game_obj, players, request)
+    game, game_obj = request.game, resolve_game(request.game)
+    players = player_count(game_obj, request.players)
+    stored = request.as_request()
+    config = configure_request(game_obj, players, stored)
     command_line = command_line if command_line is not None else own_command_line()
-    manifest = new_manifest(game, players, games, seed, chunk, config, request, command_line)
+    manifest = new_manifest(game, players, games, seed, chunk, config, stored, command_line)
     manifest.update(extra or {})
     out_path = Path(out) if out is not None else rundir.stamped_path(f"{game}-{players}p-seed{seed}")
     run = rundir.RunDir.create(out_path, manifest)
@@ -159,28 +159,24 @@ def play(config: Any, run: Any, manifest: dict, *, threads: int | None,
     return finish(config, run, manifest)
 
 
-def start(*, game: str, players: Any, games: Any, seed: Any, cards: str | None,
-          rules_file: str | None, rule_overrides: tuple[str, ...],
-          strategies: Mapping[str, str] | None, out: Any, threads: Any, chunk_size: Any,
-          progress: bool, debug: bool, backend: Any, backend_options: Mapping[str, Any] | None,
-          command_line: str | None) -> RunResult:
-    """A new run played to the end on ``backend`` (see ``sim.api.run``)."""
+def start(request: GameRequest, execution: Execution) -> RunResult:
+    """A new run of ``request`` played to the end as ``execution`` says (see ``sim.api.run``;
+    ``execution.until_ci`` is ``sim.studies.sequential``'s)."""
     from sim.runs import backends
 
-    games = parse_count(games, field="--games")
-    chosen, owned = backends.resolve(backend, backend_options)
+    games = parse_count(execution.games, field="--games")
+    chosen, owned = backends.resolve(execution.backend, execution.backend_options)
     try:
-        threads = parse_threads(threads, chosen.default_threads())
+        threads = parse_threads(execution.threads, chosen.default_threads())
         config, run, manifest = new_run(
-            game=game, players=players, games=games, seed=seed, cards=cards,
-            rules_file=rules_file, rule_overrides=rule_overrides, strategies=strategies,
-            out=out, chunk_size=chunk_size, debug=debug, command_line=command_line)
+            request, games=games, seed=execution.seed, out=execution.out,
+            chunk_size=execution.chunk_size, command_line=execution.command_line)
     except BaseException:
         if owned:
             chosen.close()
         raise
     with run, using(chosen, owned, run):
-        return play(config, run, manifest, threads=threads, progress=progress,
+        return play(config, run, manifest, threads=threads, progress=execution.progress,
                     command_line=manifest["command_line"], backend=chosen)
 
 

@@ -99,16 +99,18 @@ def _distance(value: float, lo: float, hi: float) -> float:
 
 class _Evaluator:
     def __init__(self, exp: Experiment, points: list[Point], games: int, batches: int,
-                 threads: int, workdir: Path):
+                 threads: int, workdir: Path, backend: Any):
         self.exp, self.points, self.games = exp, points, games
-        self.threads, self.workdir = threads, workdir
+        self.threads, self.workdir, self.backend = threads, workdir, backend
         size = -(-games // batches)
         self.batches = [(s, min(size, games - s)) for s in range(0, games, size)]
         self.spec = exp.autobalance
         self.count = 0
 
     def _config(self, point: Point, changes: tuple):
-        from sim.core.game import configure
+        """(ConfigRequest, GameConfig) of a point with the candidate's card changes."""
+        from sim.core.request import GameRequest
+        from sim.runs.backends import ConfigRequest
 
         all_changes = list(point.card_changes) + [CardChange(r, f, v, self.spec.vary[0].loc)
                                                   for r, f, v in changes]
@@ -119,19 +121,28 @@ class _Evaluator:
             apply_card_changes(self.exp.base_cards_path(), all_changes,
                                game=self.exp.game).write(path)
             cards = str(path)
-        return configure(game=self.exp.game, players=point.players, cards=cards,
-                         rule_overrides=point.rule_overrides,
-                         strategies=point.strategies or None)
+        request = ConfigRequest.of(GameRequest(game=self.exp.game, players=point.players,
+                                               cards=cards, rule_overrides=point.rule_overrides,
+                                               strategies=point.strategies or None))
+        return request, request.configure()
 
     def evaluate(self, changes: tuple, best: Evaluation | None) -> Evaluation:
         from reports.sweep import concat_games, frame_games
 
-        configs = [self._config(p, changes) for p in self.points]
+        from sim.runs.tables import chunk_tables
+
+        configs = dict(self._config(p, changes) for p in self.points)
+        requests = list(configs)
         parts: list[list] = [[] for _ in self.points]
         evaluation = None
         for b, (start, count) in enumerate(self.batches):
-            for i, config in enumerate(configs):
-                parts[i].append(frame_games(config.run_chunk(self.exp.seed, start, count, self.threads)))
+            # one batch of every point; a point's tables are kept in batch order
+            items = [(request, self.exp.seed, start, count, i)
+                     for i, request in enumerate(requests)]
+            threads = self.threads if self.backend.in_process else None
+            for i, table in chunk_tables(self.backend, items, scratch=self.workdir,
+                                         threads=threads, configs=configs):
+                parts[i].append(frame_games(table))
             games = [concat_games(p) for p in parts]
             evaluation = self._score(changes, games, start + count, b == len(self.batches) - 1)
             if best is not None and not evaluation.complete and cannot_beat(evaluation, best):
@@ -174,7 +185,23 @@ def _better(a: Evaluation, b: Evaluation) -> bool:
 
 
 def autobalance(exp: Experiment, *, games: Any = None, out: Any = None, threads: Any = None,
-                progress: bool = True) -> AutobalanceResult:
+                progress: bool = True, backend: Any = None,
+                backend_options: Any = None) -> AutobalanceResult:
+    """The search (see the module); every candidate's games play on ``backend`` (a name
+    with ``backend_options``, or a Backend object; the same search on every backend)."""
+    from sim.runs import backends
+
+    chosen, owned = backends.resolve(backend, backend_options)
+    try:
+        return _autobalance(exp, games=games, out=out, threads=threads, progress=progress,
+                            backend=chosen)
+    finally:
+        if owned:
+            chosen.close()
+
+
+def _autobalance(exp: Experiment, *, games: Any, out: Any, threads: Any, progress: bool,
+                 backend: Any) -> AutobalanceResult:
 
     spec = exp.autobalance
     if spec is None:
@@ -200,7 +227,7 @@ def autobalance(exp: Experiment, *, games: Any = None, out: Any = None, threads:
             raise v.loc.error(str(exc.args[0])) from None
 
     with tempfile.TemporaryDirectory(prefix="cardsim-autobalance-") as tmp:
-        evaluator = _Evaluator(exp, points, games, spec.batches, threads, Path(tmp))
+        evaluator = _Evaluator(exp, points, games, spec.batches, threads, Path(tmp), backend)
         current: dict = dict(start_values)
 
         def changes_of(values: dict) -> tuple:

@@ -1,4 +1,5 @@
-"""What the matchup commands of every game share: the --strategies list, the output
+"""What the matchup schemes of every game share: the --strategies list, the checks before
+the first game, playing the blocks (in this process or on a cluster backend), the output
 directory and the files written into it (manifest.json, pairs.csv, matrix.csv, matrix.txt)."""
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import csv
 import datetime as _dt
 import json
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import sim
 from sim.core.errors import UserError
@@ -56,6 +57,63 @@ def new_run_dir(out: str | Path | None, game: str, players: int, seed: int) -> P
         raise UserError("already exists and is not an empty directory; choose a new --out",
                         file=str(path), field="--out")
     return make_output_dir(path)
+
+
+def prepare(game_obj: Any, strategies: str | Sequence[str], request: Any, execution: Any,
+            players: int, example: str) -> tuple[list[str], int, int, Path]:
+    """What every scheme checks before the first game, a bad rule must not fail half way:
+    (strategy names, seed, threads, the new empty run directory)."""
+    from sim.core.game import hook
+    from sim.core.inputs import parse_seed, parse_threads
+
+    threads = parse_threads(execution.threads)
+    seed = parse_seed(execution.seed)
+    names = strategy_names(strategies, hook(game_obj, "strategy_package"), example)
+    request.replace(players=players, strategies=None).configure()
+    return names, seed, threads, new_run_dir(execution.out, game_obj.name, players, seed)
+
+
+def play_blocks(game_obj: Any, request: Any, blocks: Sequence[tuple], *, seed: int,
+                threads: int, backend: Any, play: Callable, count: Callable,
+                chunk: int) -> list[dict[str, int]]:
+    """The outcome counts of every block (slots, extra rule overrides, first game index,
+    games): ``count(games, block index)`` of each ``chunk``-sized piece, summed. In this process
+    (``backend`` None or in-process) with ``play(config, seed, start, count, threads)``
+    (the game's raw results); on a cluster backend as chunk tasks whose tables come back
+    (``sim.runs.tables``). Integer counts of the same games: the same on every backend."""
+    import tempfile
+
+    totals: list[dict[str, int]] = [{} for _ in blocks]
+
+    def add(index: int, counts: dict[str, int]) -> None:
+        for key, value in counts.items():
+            totals[index][key] = totals[index].get(key, 0) + int(value)
+
+    def pieces(games: int):
+        return [(lo, min(chunk, games - lo)) for lo in range(0, games, chunk)]
+
+    if backend is None or backend.in_process:
+        for index, (slots, overrides, start, games) in enumerate(blocks):
+            config = game_obj.configure(
+                players=request.players, strategies=dict(slots), cards=request.cards,
+                rules_file=request.rules_file,
+                rule_overrides=request.rule_overrides + tuple(overrides), debug=request.debug)
+            for lo, n in pieces(games):
+                add(index, count(play(config, seed, start + lo, n, threads), index))
+        return totals
+
+    from sim.runs.backends import ConfigRequest
+    from sim.runs.tables import chunk_tables
+
+    items = []
+    for index, (slots, overrides, start, games) in enumerate(blocks):
+        config_request = ConfigRequest.of(request.replace(
+            strategies=dict(slots), rule_overrides=request.rule_overrides + tuple(overrides)))
+        items += [(config_request, seed, start + lo, n, index) for lo, n in pieces(games)]
+    with tempfile.TemporaryDirectory(prefix="cardsim-matchups-") as scratch:
+        for index, table in chunk_tables(backend, items, scratch=scratch):
+            add(index, count(table, index))
+    return totals
 
 
 def write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -> None:

@@ -35,10 +35,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from sim.core.errors import UserError
-from sim.core.game import DEFAULT_GAME, configure, hook, resolve_game
-from sim.core.inputs import parse_count, parse_seed, parse_threads
-from sim.studies.matchup_files import (common_manifest, new_run_dir, split_specs,  # noqa: F401
-                                       strategy_names, write_outputs)
+from sim.core.game import DEFAULT_GAME, hook, resolve_game
+from sim.core.inputs import parse_count
+from sim.core.request import Execution, GameRequest
+from sim.studies.matchup_files import (common_manifest, play_blocks, prepare,  # noqa: F401
+                                       split_specs, write_outputs)
 
 CHUNK = 100_000  # games per kernel call: bounds memory whatever --games is
 MARKERS = ("A", "B")
@@ -98,25 +99,6 @@ def _count(out: np.ndarray, column: str, codes: dict[str, int]) -> dict[str, int
             "errors": int((out["error"] != 0).sum())}
 
 
-def _play_block(game: Any, team_a: str, team_b: str, marker: str, players: int, games: int,
-                seed: int, start: int, threads: int,
-                configure_args: dict[str, Any]) -> dict[str, Any]:
-    column, codes = hook(game, "outcome_column"), hook(game, "outcome_codes")
-    overrides = tuple(configure_args["rule_overrides"]) + (f"first_marker={marker}",)
-    config = game.configure(players=players, strategies={"A": team_a, "B": team_b},
-                           cards=configure_args["cards"], rules_file=configure_args["rules_file"],
-                           rule_overrides=overrides, debug=configure_args["debug"])
-    row: dict[str, Any] = {"team_a": team_a, "team_b": team_b, "first_marker": marker,
-                           "first_game_index": start, "games": games}
-    totals = dict.fromkeys(("a_wins", "b_wins", "draws", "all_lose", "timeouts", "errors"), 0)
-    for lo in range(0, games, CHUNK):
-        out, _ = config.play(seed, start + lo, min(CHUNK, games - lo), threads)
-        for key, value in _count(out, column, codes).items():
-            totals[key] += value
-    row.update(totals)
-    return row
-
-
 def matrix_rows(strategies: list[str], pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Pool the blocks into one row per (strategy, opponent); see the module docstring."""
     from sim.core.stats import wilson
@@ -145,72 +127,101 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
         seed: int = 1, out: str | Path | None = None, threads: int | None = None,
         cards: str | None = None, rules_file: str | None = None,
         rule_overrides: Sequence[str] = (), debug: bool = False,
-        command_line: str | None = None, game: str = DEFAULT_GAME):
-    """The matchups of ``game``'s scheme (its ``matchup_scheme`` hook; see the module).
+        command_line: str | None = None, game: str = DEFAULT_GAME, backend: Any = None,
+        backend_options: Any = None):
+    """``play`` in keyword form (``sim.api.matchups`` takes the values)."""
+    request = GameRequest(game=game, players=players, cards=cards, rules_file=rules_file,
+                          rule_overrides=tuple(rule_overrides), debug=debug)
+    execution = Execution(games=games, seed=seed, out=out, threads=threads,
+                          command_line=command_line, backend=backend,
+                          backend_options=backend_options)
+    return play(strategies, request, execution)
 
-    "team_pairs": play every ordered pair of ``strategies`` (``games`` games each, marker
-    balanced) and write manifest.json, pairs.csv, matrix.csv and matrix.txt into a new run
-    directory. "every_seat": every strategy in every seat (sim/studies/matchups_plai.py)."""
+
+def play(strategies: str | Sequence[str], request: GameRequest, execution: Execution):
+    """The matchups of ``request.game``'s scheme (its ``matchup_scheme`` hook; see the module).
+
+    "team_pairs": play every ordered pair of ``strategies`` (``execution.games`` games each,
+    default 10,000, marker balanced) and write manifest.json, pairs.csv, matrix.csv and
+    matrix.txt into a new run directory. "every_seat": every strategy in every seat
+    (sim/studies/matchups_plai.py). The games play on ``execution.backend`` (the same
+    counts on every backend)."""
+    game = request.game
     game_obj = resolve_game(game)
     scheme = hook(game_obj, "matchup_scheme")
-    args = dict(players=players, games=games, seed=seed, out=out, threads=threads, cards=cards,
-                rules_file=rules_file, rule_overrides=rule_overrides, debug=debug,
-                command_line=command_line)
-    if scheme == "team_pairs":
-        return _run_team_pairs(game_obj, strategies, **args)
-    if scheme == "every_seat":
+    if scheme not in ("team_pairs", "every_seat"):
+        if scheme is None:
+            raise UserError(f"game '{game}' has no matchups (its matchup_scheme hook is None)",
+                            field="--game")
+        raise UserError(f"game '{game}' names an unknown matchup scheme '{scheme}'; schemes: "
+                        "team_pairs, every_seat", field="--game")
+    if execution.games is None:
+        execution = execution.replace(games=10_000)
+    if request.players is None:
+        request = request.replace(players=game_obj.default_players)
+    from sim.runs import backends
+
+    chosen, owned = backends.resolve(execution.backend, execution.backend_options)
+    try:
+        if scheme == "team_pairs":
+            return _run_team_pairs(game_obj, strategies, request, execution, chosen)
         from sim.studies import matchups_plai
 
-        return matchups_plai.run(strategies, game=game, **args)
-    if scheme is None:
-        raise UserError(f"game '{game}' has no matchups (its matchup_scheme hook is None)",
-                        field="--game")
-    raise UserError(f"game '{game}' names an unknown matchup scheme '{scheme}'; schemes: "
-                    "team_pairs, every_seat", field="--game")
+        return matchups_plai.play(game_obj, strategies, request, execution, chosen)
+    finally:
+        if owned:
+            chosen.close()
 
 
-def _run_team_pairs(game_obj: Any, strategies: str | Sequence[str], *, players, games, seed,
-                    out, threads, cards, rules_file, rule_overrides, debug,
-                    command_line) -> MatchupResult:
+def _run_team_pairs(game_obj: Any, strategies: str | Sequence[str], request: GameRequest,
+                    execution: Execution, backend: Any) -> MatchupResult:
     """The "team_pairs" scheme (see the module)."""
     game = game_obj.name
-    games = parse_count(games, field="--games")
+    games = parse_count(execution.games, field="--games")
     if games < 2:
         raise UserError("must be at least 2 so both markers get games", field="--games")
-    players = parse_count(players, field="--players", maximum=max(game_obj.player_counts))
+    players = parse_count(request.players, field="--players",
+                          maximum=max(game_obj.player_counts))
     if players < 2:
         raise UserError("matchups need two teams: at least 2 players", field="--players")
-    threads = parse_threads(threads)
-    seed = parse_seed(seed)
+    rule_overrides = request.rule_overrides
     if any(o.split("=")[0].strip() == "first_marker" for o in rule_overrides):
         raise UserError("matchups balance the first marker themselves; drop first_marker",
                         field="--rule")
+    request = request.replace(players=players)
     default = hook(game_obj, "default_strategy")
-    names = strategy_names(strategies, hook(game_obj, "strategy_package"), f"random,{default}")
-    configure_args = {"cards": cards, "rules_file": rules_file,
-                      "rule_overrides": tuple(rule_overrides), "debug": debug}
-    # Validate every input before the first game: a bad rule must not fail half way.
-    configure(game, players, cards, rules_file, tuple(rule_overrides), None, debug)
-    run_dir = new_run_dir(out, game, players, seed)
+    names, seed, threads, run_dir = prepare(game_obj, strategies, request, execution, players,
+                                            f"random,{default}")
+    column, codes = hook(game_obj, "outcome_column"), hook(game_obj, "outcome_codes")
 
     halves = {"A": games // 2, "B": games - games // 2}
-    pairs, block, began = [], 0, time.perf_counter()
+    pairs, blocks = [], []
     for team_a in names:
         for team_b in names:
             for marker in MARKERS:
-                pairs.append(_play_block(game_obj, team_a, team_b, marker, players, halves[marker], seed,
-                                         block * games, threads, configure_args))
-                block += 1
+                start = len(blocks) * games
+                blocks.append(({"A": team_a, "B": team_b}, (f"first_marker={marker}",),
+                               start, halves[marker]))
+                pairs.append({"team_a": team_a, "team_b": team_b, "first_marker": marker,
+                              "first_game_index": start, "games": halves[marker]})
+    began = time.perf_counter()
+    counts = play_blocks(game_obj, request, blocks, seed=seed, threads=threads, backend=backend,
+                         play=lambda config, *chunk: config.play(*chunk)[0],
+                         count=lambda out, _: _count(out, column, codes), chunk=CHUNK)
+    for row, totals in zip(pairs, counts):
+        row.update(totals)
     wall = time.perf_counter() - began
     result = MatchupResult(run_dir=run_dir, players=players, games=games, strategies=names,
                            pairs=pairs, matrix=matrix_rows(names, pairs), wall_seconds=wall)
+    rules_file, cards = request.rules_file, request.cards
     result.manifest = {
         "kind": "matchups", "game": game, "players": players, "games_per_pair": games,
         "seed": seed, "strategies": names, "rule_overrides": list(rule_overrides),
-        "rules_file": rules_file and str(rules_file), "cards": cards and str(cards), "debug": debug, "threads": threads,
+        "rules_file": rules_file and str(rules_file), "cards": cards and str(cards),
+        "debug": request.debug, "threads": threads,
         "win_rate": "wins / (wins + losses) among games with a winner; Wilson 95 % interval",
         "marker": "first_marker=A for the first half of each ordered pair's games, B for the rest",
-        **common_manifest(wall=wall, command_line=command_line),
+        **common_manifest(wall=wall, command_line=execution.command_line),
     }
     write_outputs(result, PAIR_COLUMNS, MATRIX_COLUMNS)
     return result

@@ -22,6 +22,13 @@ losses), with a Wilson 95 % interval; a strategy no better than its opponents wi
 the startup wins. The diagonal (X, X) is self-play, a check: it should be about
 (1 - maintainers - stalemates) / P.
 
+Head to head (X v Y), fair at 50 %: cells (X, Y) and (Y, X) pooled, i.e. X alone against
+P-1 Ys and Y alone against P-1 Xs, every seat in turn. X's share = games won by a seat X
+holds / games some seat won (maintainers' wins and stalemates are not decided), Wilson
+95 % interval. Swapping X and Y maps the design onto itself, so two equal strategies
+share the decided games 50/50 at any P; X "beats" Y when the interval's lower end is
+above 50 %. At 2 players it is the plain rotated duel. Written to head_to_head.csv.
+
 Block b (a cell and a seat) plays game indices ``b * ceil(games / P) ..``, recorded in
 pairs.csv, so any game can be replayed with ``simulate trace --game plai --seat ...``.
 """
@@ -33,9 +40,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from sim.core.errors import UserError
-from sim.core.game import configure, hook, resolve_game
-from sim.core.inputs import parse_count, parse_seed, parse_threads
-from sim.studies.matchup_files import common_manifest, new_run_dir, strategy_names, write_outputs
+from sim.core.game import hook
+from sim.core.inputs import parse_count
+from sim.studies.matchup_files import (common_manifest, play_blocks, prepare, write_csv,
+                                       write_outputs)
 
 CHUNK = 100_000
 FIELD = "field"
@@ -45,6 +53,8 @@ PAIR_COLUMNS = ("strategy", "opponent", "seat", "seats", "first_game_index", "ga
 MATRIX_COLUMNS = ("strategy", "opponent", "games", "wins", "win_rate", "ci_low", "ci_high",
                   "startup_wins", "share", "share_low", "share_high", "fair_share",
                   "maintainers_rate", "stalemate_rate")
+HEAD_TO_HEAD_COLUMNS = ("strategy", "opponent", "games", "decided", "wins", "share",
+                        "share_low", "share_high", "beats")
 
 
 def seating(strategy: str, opponent: str, seat: int, players: int,
@@ -76,6 +86,7 @@ class PlaiMatchupResult:
     manifest: dict[str, Any] = field(default_factory=dict)
     game: str = ""                 # the game's name (set by run)
     title: str = ""                # its printed name (the title hook)
+    head_to_head: list[dict[str, Any]] = field(default_factory=list)  # HEAD_TO_HEAD_COLUMNS
 
     def cell(self, strategy: str, opponent: str) -> dict[str, Any]:
         return next(r for r in self.matrix
@@ -103,6 +114,17 @@ class PlaiMatchupResult:
             lines.append(f"{row:<{width}}" + "".join(
                 f"{100 * self.cell(row, col)['maintainers_rate']:>{width - 7}.1f} / "
                 f"{100 * self.cell(row, col)['stalemate_rate']:<4.1f}" for col in cols))
+        if self.head_to_head:
+            lines.append("head to head (row alone v column in the other seats, pooled with "
+                         "column alone v row): row's share of the decided games, 95 % Wilson "
+                         "interval; fair = 50 %")
+            lines.append(f"{'strategy':<{width}}{'opponent':<{width}}{'games':>10}{'decided':>10}"
+                         f"{'share % [95 % CI]':>24}  beats")
+            for h in self.head_to_head:
+                ci = (f"{100 * h['share']:.2f} [{100 * h['share_low']:.2f}-"
+                      f"{100 * h['share_high']:.2f}]")
+                lines.append(f"{h['strategy']:<{width}}{h['opponent']:<{width}}{h['games']:>10,}"
+                             f"{h['decided']:>10,}{ci:>24}  {'yes' if h['beats'] else 'no'}")
         return "\n".join(lines)
 
 
@@ -114,26 +136,6 @@ def _count(out, seat: int, column: str, codes: dict[str, int]) -> dict[str, int]
             "maintainers": int((outcome == codes["maintainers"]).sum()),
             "stalemates": int((outcome == codes["stalemate"]).sum()),
             "errors": int((out["error"] != 0).sum())}
-
-
-def _play_block(game: Any, strategy: str, opponent: str, seat: int, names: list[str],
-                players: int, games: int, seed: int, start: int, threads: int,
-                configure_args: dict[str, Any]) -> dict[str, Any]:
-    column, codes = hook(game, "outcome_column"), hook(game, "outcome_codes")
-    specs = seating(strategy, opponent, seat, players, names)
-    config = game.configure(players=players, strategies={f"seat{s}": spec
-                                                         for s, spec in enumerate(specs)},
-                            **configure_args)
-    row: dict[str, Any] = {"strategy": strategy, "opponent": opponent, "seat": seat,
-                           "seats": " | ".join(specs), "first_game_index": start,
-                           "games": games}
-    totals = dict.fromkeys(("wins", "field_wins", "maintainers", "stalemates", "errors"), 0)
-    for lo in range(0, games, CHUNK):
-        out = config.play(seed, start + lo, min(CHUNK, games - lo), threads)
-        for key, value in _count(out, seat, column, codes).items():
-            totals[key] += value
-    row.update(totals)
-    return row
 
 
 def matrix_rows(strategies: list[str], pairs: list[dict[str, Any]],
@@ -161,54 +163,86 @@ def matrix_rows(strategies: list[str], pairs: list[dict[str, Any]],
     return rows
 
 
-def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10_000,
-        seed: int = 1, out: str | Path | None = None, threads: int | None = None,
-        cards: str | None = None, rules_file: str | None = None,
-        rule_overrides: Sequence[str] = (), debug: bool = False,
-        command_line: str | None = None, *, game: str) -> PlaiMatchupResult:
-    """Play every cell (strategy x opponent, and strategy x field), every seat in turn;
-    write manifest.json, pairs.csv, matrix.csv and matrix.txt into a new run directory."""
-    game_obj = resolve_game(game)
-    games = parse_count(games, field="--games")
-    players = parse_count(players, field="--players", maximum=1000)
+def head_to_head_rows(strategies: list[str], pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """X v Y for every ordered pair X != Y: cells (X, Y) and (Y, X) pooled; see the module."""
+    from sim.core.stats import wilson
+
+    rows = []
+    for x in strategies:
+        for y in strategies:
+            if x == y:
+                continue
+            alone = [p for p in pairs if (p["strategy"], p["opponent"]) == (x, y)]
+            among = [p for p in pairs if (p["strategy"], p["opponent"]) == (y, x)]
+            wins = sum(p["wins"] for p in alone) + sum(p["field_wins"] for p in among)
+            decided = sum(p["wins"] + p["field_wins"] for p in alone + among)
+            share, lo, hi = wilson(wins, decided)
+            rows.append({"strategy": x, "opponent": y,
+                         "games": sum(p["games"] for p in alone + among), "decided": decided,
+                         "wins": wins, "share": share, "share_low": lo, "share_high": hi,
+                         "beats": bool(lo > 0.5)})
+    return rows
+
+
+def play(game_obj: Any, strategies: str | Sequence[str], request: Any, execution: Any,
+         backend: Any) -> PlaiMatchupResult:
+    """Play every cell (strategy x opponent, and strategy x field), every seat in turn, on
+    ``backend``; write manifest.json, pairs.csv, matrix.csv and matrix.txt into a new run
+    directory (``sim.studies.matchups.play`` checks the scheme and owns the backend)."""
+    game = game_obj.name
+    games = parse_count(execution.games, field="--games")
+    players = parse_count(request.players, field="--players", maximum=1000)
     if players not in tuple(game_obj.player_counts):  # the game's own message
-        game_obj.configure(players=players, cards=cards, rules_file=rules_file,
-                           rule_overrides=tuple(rule_overrides), debug=debug)
+        game_obj.configure(players=players, cards=request.cards, rules_file=request.rules_file,
+                           rule_overrides=request.rule_overrides, debug=request.debug)
         raise UserError(f"{game} is not played by {players} players", field="--players")
     if games < players:
         raise UserError(f"must be at least {players} so every seat gets games", field="--games")
-    threads = parse_threads(threads)
-    seed = parse_seed(seed)
+    request = request.replace(players=players)
     default = hook(game_obj, "default_strategy")
-    names = strategy_names(strategies, hook(game_obj, "strategy_package"), f"{default},...")
-    configure_args = {"cards": cards, "rules_file": rules_file,
-                      "rule_overrides": tuple(rule_overrides), "debug": debug}
-    configure(game, players, cards, rules_file, tuple(rule_overrides), None, debug)
-    run_dir = new_run_dir(out, game, players, seed)
+    names, seed, threads, run_dir = prepare(game_obj, strategies, request, execution, players,
+                                            f"{default},...")
+    column, codes = hook(game_obj, "outcome_column"), hook(game_obj, "outcome_codes")
 
     per_seat = [games // players + (1 if s < games % players else 0) for s in range(players)]
     stride = -(-games // players)
-    pairs, block, began = [], 0, time.perf_counter()
+    pairs, blocks = [], []
     for x in names:
         for y in [*names, FIELD]:
             for seat in range(players):
-                pairs.append(_play_block(game_obj, x, y, seat, names, players, per_seat[seat], seed,
-                                         block * stride, threads, configure_args))
-                block += 1
+                specs = seating(x, y, seat, players, names)
+                start = len(blocks) * stride
+                blocks.append(({f"seat{s}": spec for s, spec in enumerate(specs)}, (), start,
+                               per_seat[seat]))
+                pairs.append({"strategy": x, "opponent": y, "seat": seat,
+                              "seats": " | ".join(specs), "first_game_index": start,
+                              "games": per_seat[seat]})
+    began = time.perf_counter()
+    counts = play_blocks(game_obj, request, blocks, seed=seed, threads=threads, backend=backend,
+                         play=lambda config, *chunk: config.play(*chunk),
+                         count=lambda out, i: _count(out, pairs[i]["seat"], column, codes),
+                         chunk=CHUNK)
+    for row, totals in zip(pairs, counts):
+        row.update(totals)
     wall = time.perf_counter() - began
     result = PlaiMatchupResult(run_dir=run_dir, players=players, games=games, strategies=names,
                                pairs=pairs, matrix=matrix_rows(names, pairs, players),
                                wall_seconds=wall, game=game,
-                               title=hook(game_obj, "title"))
+                               title=hook(game_obj, "title"),
+                               head_to_head=head_to_head_rows(names, pairs))
+    rules_file, cards = request.rules_file, request.cards
     result.manifest = {
         "kind": "matchups", "game": game, "players": players, "games_per_cell": games,
-        "seed": seed, "strategies": names, "rule_overrides": list(rule_overrides),
+        "seed": seed, "strategies": names, "rule_overrides": list(request.rule_overrides),
         "rules_file": rules_file and str(rules_file), "cards": cards and str(cards),
-        "debug": debug, "threads": threads,
+        "debug": request.debug, "threads": threads,
         "win_rate": "the row strategy's wins / all games of the cell; Wilson 95 % interval",
         "seats": "the row strategy sits in each seat for an equal share of the cell's games; "
                  "the opponent (or the field of the other strategies) fills the other seats",
-        **common_manifest(wall=wall, command_line=command_line),
+        "head_to_head": "cells (X, Y) and (Y, X) pooled: X's seats' wins / games some seat won; "
+                        "Wilson 95 % interval; fair 50 %; beats = lower end above 50 %",
+        **common_manifest(wall=wall, command_line=execution.command_line),
     }
     write_outputs(result, PAIR_COLUMNS, MATRIX_COLUMNS)
+    write_csv(run_dir / "head_to_head.csv", HEAD_TO_HEAD_COLUMNS, result.head_to_head)
     return result

@@ -24,6 +24,7 @@ from sim.core.errors import UserError
 from sim.core.game import hook, resolve_game
 from sim.core.inputs import parse_count, parse_threads
 from sim.core.progress import progress_bar
+from sim.core.request import Execution, GameRequest
 from sim.runs.setup import new_run, play, using
 
 ALPHA = 0.05
@@ -81,39 +82,34 @@ class Tally:
         return self.n > 0 and all(v["width_pp"] < width_pp for v in self.intervals().values())
 
 
-def run_until_ci(width: Any, *, game: str, players: Any, games: Any, seed: Any,
-                 cards: str | None, rules_file: str | None, rule_overrides: tuple[str, ...],
-                 strategies: Mapping[str, str] | None, out: Any, threads: Any,
-                 chunk_size: Any, progress: bool, debug: bool, command_line: str | None,
-                 backend: Any = None, backend_options: Mapping[str, Any] | None = None):
-    """The run of ``sim.api.run(..., until_ci=W)``: grows one chunk at a time. Every
-    chunk is played on ``backend`` (as in ``sim.api.run``: a name, created here and closed
-    at the end, or a Backend object, left open)."""
+def run_until_ci(request: GameRequest, execution: Execution):
+    """The run of ``sim.api.run(..., until_ci=W)``: grows one chunk at a time up to
+    ``execution.games`` (the maximum). Every chunk is played on ``execution.backend`` (as
+    in ``sim.api.run``: a name, created here and closed at the end, or a Backend object,
+    left open)."""
     from sim.runs import backends, rundir
 
-    width_pp = parse_width(width)
-    max_games = parse_count(games, field="--games")
-    chunk = (default_chunk(max_games) if chunk_size is None
-             else min(parse_count(chunk_size, "--chunk-size"), max_games))
+    width_pp = parse_width(execution.until_ci)
+    max_games = parse_count(execution.games, field="--games")
+    chunk = (default_chunk(max_games) if execution.chunk_size is None
+             else min(parse_count(execution.chunk_size, "--chunk-size"), max_games))
     layout = rundir.chunk_layout(max_games, chunk)
     looks = len(layout)
     z = z_for_looks(looks)
     state = {"width_pp": width_pp, "max_games": max_games, "looks_planned": looks,
              "alpha": ALPHA, "z": z, "method": METHOD, "looks": 0, "stopped": None}
-    chosen, owned = backends.resolve(backend, backend_options)
+    chosen, owned = backends.resolve(execution.backend, execution.backend_options)
     try:
-        threads = parse_threads(threads, chosen.default_threads())
+        threads = parse_threads(execution.threads, chosen.default_threads())
         config, run, manifest = new_run(
-            game=game, players=players, games=layout[0][1], seed=seed, cards=cards,
-            rules_file=rules_file, rule_overrides=rule_overrides, strategies=strategies,
-            out=out, chunk_size=chunk, debug=debug, command_line=command_line,
-            extra={"until_ci": state})
+            request, games=layout[0][1], seed=execution.seed, out=execution.out,
+            chunk_size=chunk, command_line=execution.command_line, extra={"until_ci": state})
     except BaseException:
         if owned:
             chosen.close()
         raise
     with run, using(chosen, owned, run):
-        return _grow(config, run, manifest, state, layout, chosen, threads, progress)
+        return _grow(config, run, manifest, state, layout, chosen, threads, execution.progress)
 
 
 def _grow(config: Any, run: Any, manifest: dict, state: dict, layout: list[tuple[int, int]],

@@ -291,7 +291,7 @@ def _ladder(player: _Player, p: int, baselines, searches, expert, games, search_
                            "decided": won + lost, "stronger_wins": won, "weaker_wins": lost,
                            "share": share, "ci_low": lo, "ci_high": hi,
                            "beats": bool(lo > 0.5), "seconds": round(seconds, 3)}
-            if progress:
+            if callable(progress):
                 progress(played[key])
         elif kind not in played[key]["kind"]:
             played[key]["kind"] += "+" + kind

@@ -14,9 +14,13 @@ from sim.games.peer_to_peer.hooks import DEFAULT_STRATEGY, PeerToPeerHooks
 from sim.games.peer_to_peer.cards import CardTable, default_cards_path, load_cards, validate_for_players
 from sim.games.peer_to_peer.rules import OPTIONS, plays_like, rules_array
 from sim.games.peer_to_peer.seats import TEAM_SIZES, seat_layout, seat_teams
+from sim.core.compile_cache import ensure_compiled
 from sim.core.strategy import parse_spec
 
 TRACE_CAPACITY = 200_000
+# Cold compile of run_games (the kernels a run needs), CPU seconds on an idle 2-core machine:
+# the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
+COMPILE_SECONDS = 60
 
 
 def card_matrix(cards: CardTable) -> np.ndarray:
@@ -73,6 +77,11 @@ class PeerToPeerConfig:
 
         out = np.zeros(count, dtype=k.RESULT_DTYPE)
         fates = np.zeros((count, self.cards.n), dtype=np.int8)
+        # a cold cache compiles for a while: say so (stderr) and compile on one game first
+        ensure_compiled("peer-to-peer", PeerToPeerHooks.title, [run_games],
+                        lambda: run_games(*self._kernel_args(), seed, start, out[:1].copy(),
+                                          fates[:1].copy(), self.debug),
+                        COMPILE_SECONDS)
         threads = max(1, min(int(threads or 1), count))
         bounds = np.linspace(0, count, threads + 1).astype(int)
         args = self._kernel_args()

@@ -11,8 +11,9 @@ import polars as pl
 from sim.core.strategy import team_pairing
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer.arena import PeerToPeerArena
+from sim.games.peer_to_peer.why_lose import WhyLose
 
-DEFAULT_STRATEGY = "greedy"
+DEFAULT_STRATEGY = "expert"      # the tuned strategy (strategies/peer_to_peer/expert.yaml)
 TEAMS = ("A", "B")
 # balance-report: at 3 and 5 players (an odd team) every odd_team_compensation mode
 ODD_TEAM_COUNTS = (3, 5)
@@ -73,11 +74,11 @@ class PeerToPeerHooks:
     def default_sweep_metrics(self, players: tuple[int, ...]) -> tuple[str, ...]:
         return ("a_share", "all_lose_rate", "a_win_rate", "b_win_rate", "mean_rounds")
 
-    report_metrics = ("all_lose", "card_fate", "card_start_delta", "compensation",
-                      "destinations", "first_marker", "game_length", "outcomes",
-                      "score_margin", "team_balance")
+    report_metrics = "sim.games.peer_to_peer.report_metrics"  # its metric modules
     compared_rules = ("odd_team_compensation",)
     report_card_fights = False
+    why_lose = WhyLose()                    # reports: why everyone loses (replayed)
+    ablation_fields = ("value", "effect")   # simulate ablate: value -1 / +1, effect removed
 
     def report_group(self, players: int, rules: Mapping[str, Any]) -> str:
         """The odd_team_compensation mode at 3 and 5 players, "n/a" otherwise."""

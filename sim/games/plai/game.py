@@ -14,9 +14,13 @@ from sim.games.plai import features
 from sim.games.plai.hooks import DEFAULT_KEYS, DEFAULT_STRATEGY, PlaiHooks  # noqa: F401 - for callers
 from sim.games.plai.cards import DEFAULT_CARDS, CardTable, load_cards
 from sim.games.plai.rules import OPTIONS, PLAYER_COUNTS, rules_array
+from sim.core.compile_cache import ensure_compiled
 from sim.core.strategy import parse_spec
 
 TRACE_CAPACITY = 200_000
+# Cold compile of play_games (the kernels a run needs), CPU seconds on an idle 2-core machine:
+# the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
+COMPILE_SECONDS = 60
 SEAT_FIELDS = ("bankrupt_turn", "hand")
 
 
@@ -73,6 +77,11 @@ class PlaiConfig:
         out = np.zeros(count, dtype=c.RESULT_DTYPE)
         n_cards = self.card_table.shape[1]
         fights = np.zeros((count if card_fights else 0, 4, n_cards), dtype=np.int16)
+        # a cold cache compiles for a while: say so (stderr) and compile on one game first
+        ensure_compiled("plai", PlaiHooks.title, [play_games],
+                        lambda: play_games(seed, start, *self._args(), out[:1].copy(),
+                                           fights[:1].copy()),
+                        COMPILE_SECONDS)
         threads = max(1, min(int(threads or 1), count))
         bounds = np.linspace(0, count, threads + 1).astype(int)
 

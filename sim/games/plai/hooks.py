@@ -12,7 +12,7 @@ from sim.core.strategy import seat_number, seat_specs
 from sim.games.plai import constants as c
 from sim.games.plai.arena import PlaiArena
 
-DEFAULT_STRATEGY = "weighted"        # with no parameters: the game's default weights
+DEFAULT_STRATEGY = "expert"          # the tuned strategy (strategies/plai/expert.yaml)
 DEFAULT_KEYS = ("all", "default")   # strategy keys meaning "every seat not given"
 SWEEP_SEATS = 5                      # seat<N>_win_rate sweep metrics exist for N < 5
 
@@ -98,9 +98,10 @@ class PlaiHooks:
             "first_player_advantage", "last_player_advantage", "maintainers_win_rate",
             "stalemate_rate", "mean_turns")
 
-    report_metrics = ("plai_card_fights", "plai_first_player", "plai_fundings", "plai_length",
-                      "plai_outcomes", "plai_seats", "plai_takeovers")
+    report_metrics = "sim.games.plai.report_metrics"  # its metric modules
     compared_rules = ()
+    why_lose = None                         # no "why everyone loses" section
+    ablation_fields = ("strength", "effect")   # simulate ablate: strength -1 / +1, effect removed
     report_card_fights = True       # reports replay games for per-card fight counts
 
     def report_group(self, players: int, rules: Mapping[str, Any]) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
 from sim.core.errors import UserError
+from sim.core.request import GameRequest
 
 # name -> "module:Class". Explicit on purpose: read it to see every backend.
 BACKENDS = {
@@ -33,19 +34,18 @@ class OutputFailed(Exception):
 
 
 @dataclass(frozen=True)
-class ConfigRequest:
-    """Everything needed to rebuild a GameConfig in another process: what the user asked
-    for (as stored in a manifest's ``request``) plus the module holding the game's GAME.
-    Hashable, so workers keep one configured game per request."""
+class ConfigRequest(GameRequest):
+    """Everything needed to rebuild a GameConfig in another process: a GameRequest with its
+    player count resolved (as stored in a manifest's ``request``) plus the module holding
+    the game's GAME. Hashable, so workers keep one configured game per request."""
 
-    game: str
-    players: int
-    cards: str | None = None
-    rules_file: str | None = None
-    rule_overrides: tuple[str, ...] = ()
-    strategies: tuple[tuple[str, str], ...] = ()
-    debug: bool = False
+    players: int = 0
     module: str | None = None  # resolved on the client, so workers need no CARDSIM_EXTRA_GAMES
+
+    @classmethod
+    def of(cls, request: GameRequest) -> "ConfigRequest":
+        """From a GameRequest (its player count resolved, paths made absolute)."""
+        return cls.build(request.game, request.player_count(), request.as_request())
 
     @classmethod
     def from_manifest(cls, manifest: Mapping[str, Any]) -> "ConfigRequest":
@@ -63,12 +63,6 @@ class ConfigRequest:
                    rule_overrides=tuple(request.get("rule_overrides") or ()),
                    strategies=tuple(sorted(dict(strategies).items())),
                    debug=bool(request.get("debug")), module=game_modules().get(game))
-
-    def as_request(self) -> dict[str, Any]:
-        """The ``game_request`` dict (the manifest's ``request``)."""
-        return {"cards": self.cards, "rules_file": self.rules_file,
-                "rule_overrides": list(self.rule_overrides),
-                "strategies": dict(self.strategies) or None, "debug": self.debug}
 
     def configure(self):
         """A fresh GameConfig (raises UserError on bad input)."""

@@ -100,8 +100,10 @@ class _PointView:
 
 def check_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                      threads: Any = None, progress: bool = True,
-                     command_line: str | None = None) -> CheckResult:
-    """Run the points the checks select (into ``out``, or a temporary directory) and judge."""
+                     command_line: str | None = None, backend: Any = None,
+                     backend_options: Any = None) -> CheckResult:
+    """Run the points the checks select (into ``out``, or a temporary directory) on
+    ``backend`` (as ``run_experiment``) and judge."""
     from sim.studies.experiments.run import run_experiment
 
     if not exp.checks:
@@ -118,5 +120,6 @@ def check_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
     with tempfile.TemporaryDirectory(prefix="cardsim-check-") as tmp:
         target = Path(out) if out is not None else Path(tmp) / exp.name
         result = run_experiment(exp, games=games, out=target, threads=threads, progress=progress,
-                                only=needed, command_line=command_line, report=out is not None)
+                                only=needed, command_line=command_line, report=out is not None,
+                                backend=backend, backend_options=backend_options)
         return CheckResult(evaluate(exp.checks, result.points), games)

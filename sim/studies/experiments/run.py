@@ -23,6 +23,7 @@ from reports.tables import text_table
 from sim.core.errors import UserError
 from sim.core.inputs import parse_count, parse_threads
 from sim.core.progress import progress_bar
+from sim.core.request import GameRequest
 from sim.runs import backends
 from sim.runs.rundir import stamped_path
 from sim.runs.setup import new_run, play, resume
@@ -125,13 +126,15 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                 if bar is not None:
                     bar.update(games)
             else:
-                strategies = (retuned(exp, point, directory, cards, threads, command_line)
+                strategies = (retuned(exp, point, directory, cards, threads, command_line,
+                                      backend=chosen)
                               if exp.retune else point.strategies)
+                request = GameRequest(game=exp.game, players=point.players, cards=cards,
+                                      rule_overrides=point.rule_overrides,
+                                      strategies=strategies or None)
                 config, run, manifest = new_run(
-                    game=exp.game, players=point.players, games=games, seed=exp.seed,
-                    cards=cards, rules_file=None, rule_overrides=point.rule_overrides,
-                    strategies=strategies or None, out=run_dir, chunk_size=exp.chunk_size,
-                    debug=False, command_line=command_line,
+                    request, games=games, seed=exp.seed, out=run_dir,
+                    chunk_size=exp.chunk_size, command_line=command_line,
                     extra={"experiment": {"name": exp.name, "point": point.name,
                                           "values": point.values}})
                 if chosen is not None:
@@ -169,10 +172,11 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
 
 
 def retuned(exp: Experiment, point: Point, directory: Path, cards: str | None,
-            threads: Any, command_line: str | None) -> dict:
+            threads: Any, command_line: str | None, backend: Any = None) -> dict:
     """The point's strategies with 'expert' replaced by a strategy file tuned for this
     point's players, cards and rules (``directory/expert.yaml``; kept and reused when the
-    experiment is continued)."""
+    experiment is continued), tuned on the experiment's ``backend`` (a Backend or None).
+    """
     from sim.studies.experiments.schema import EXPERT
     from sim.studies.tune import tune_strategy
 
@@ -185,7 +189,7 @@ def retuned(exp: Experiment, point: Point, directory: Path, cards: str | None,
                       base=settings.get("base", "weighted"),
                       games_per_eval=settings.get("games_per_eval"),
                       check_games=settings.get("check_games"), progress=False,
-                      command_line=command_line)
+                      command_line=command_line, backend=backend)
     return {team: f"@{target}" if spec == EXPERT else spec
             for team, spec in point.strategies.items()}
 

@@ -1,0 +1,116 @@
+"""Words that do not overclaim.
+
+An imbalance is called only when the whole 95 % interval of a deviation lies beyond
+the threshold (default ±2 percentage points):
+
+* ``above``     – the interval's lower end is above +threshold: called an imbalance;
+* ``below``     – the interval's upper end is below -threshold: called an imbalance;
+* ``within``    – the whole interval lies inside ±threshold: called balanced (within it);
+* ``undecided`` – the interval overlaps a threshold: nothing is called;
+* ``no_data``   – no interval (no games).
+
+Every sentence says which interval was used and how the call was made.
+"""
+from __future__ import annotations
+
+import math
+
+ABOVE, BELOW, WITHIN, UNDECIDED, NO_DATA = "above", "below", "within", "undecided", "no_data"
+
+
+def verdict(dev_lo: float, dev_hi: float, threshold_pp: float) -> str:
+    """Classify a deviation interval given as fractions (0.03 = 3 pp)."""
+    if dev_lo is None or dev_hi is None or math.isnan(dev_lo) or math.isnan(dev_hi):
+        return NO_DATA
+    t = threshold_pp / 100.0
+    eps = 1e-12
+    if dev_lo > t + eps:
+        return ABOVE
+    if dev_hi < -t - eps:
+        return BELOW
+    if dev_lo >= -t - eps and dev_hi <= t + eps:
+        return WITHIN
+    return UNDECIDED
+
+
+def level_of(code: str) -> str:
+    """Finding level for a verdict code."""
+    return {ABOVE: "imbalance", BELOW: "imbalance", WITHIN: "within",
+            UNDECIDED: "undecided"}.get(code, "info")
+
+
+def pct(x: float, digits: int = 1) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{100 * x:.{digits}f} %"
+
+
+def pp(x: float, digits: int = 1) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{100 * x:+.{digits}f} pp"
+
+
+def count(n) -> str:
+    return f"{int(n):,}"
+
+
+def plural(n, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def group_label(players, pairing, compensation) -> str:
+    text = f"{plural(players, 'player')}, {pairing}"
+    if compensation not in (None, "n/a", ""):
+        text += f", {compensation}"
+    return text
+
+
+def judge(where: str, quantity: str, est: float, lo: float, hi: float, n: int, *,
+          centre: float, centre_words: str, threshold_pp: float, method: str,
+          above_words: str, below_words: str, estimate_is_diff: bool = False,
+          tested: int = 1, p_holm: float | None = None) -> tuple[str, str]:
+    """Return (verdict code, sentence) for an estimate with interval [lo, hi] compared to
+    ``centre`` (0.5 for a share, 0 for a difference), with the decision rule spelled out.
+
+    ``above_words`` / ``below_words`` name what a deviation in each direction means,
+    e.g. "team A is favoured".
+
+    ``tested`` is the size of the family this test belongs to and ``p_holm`` its
+    Holm-adjusted p-value (sim.core.multiple): with more than one test, an interval beyond
+    the threshold is called an imbalance only when the family's control calls it too; the
+    code returned is then UNDECIDED, and every sentence says how many were tested.
+    """
+    from sim.core.multiple import ALPHA, CONTROL
+    fmt = pp if estimate_is_diff else pct
+    code = verdict(lo - centre, hi - centre, threshold_pp)
+    t = f"{threshold_pp:g} pp"
+    stated = (f"{quantity} is {fmt(est)} (95 % {method} interval {fmt(lo)} to {fmt(hi)}, "
+              f"n = {count(n)})")
+    stated = stated[:1].upper() + stated[1:]
+    if code == NO_DATA:
+        return code, f"{where}: no data for {quantity} (n = {count(n)}), so nothing is called."
+    family = (f" ({CONTROL}: one of {count(tested)} tests of this family, adjusted p "
+              f"{p_holm:.2g})" if tested > 1 and p_holm is not None and p_holm == p_holm else "")
+    if code in (ABOVE, BELOW):
+        direction = "above" if code == ABOVE else "below"
+        words = above_words if code == ABOVE else below_words
+        if tested > 1 and p_holm is not None and not p_holm < ALPHA:
+            return UNDECIDED, (f"{where}: not called after the correction for {count(tested)} "
+                               f"tests. {stated}; on its own the interval lies more than {t} "
+                               f"{direction} {centre_words}, but {CONTROL}'s correction over "
+                               f"the {count(tested)} tests of this family does not call it "
+                               f"(adjusted p {p_holm:.2g}).")
+        return code, (f"{where}: {words}. {stated}; the whole interval lies more than {t} "
+                      f"{direction} {centre_words}, so this is called an imbalance{family}.")
+    if code == WITHIN:
+        return code, (f"{where}: balanced within ±{t}. {stated}; the whole interval lies "
+                      f"within ±{t} of {centre_words}, so no imbalance larger than {t} is likely"
+                      + (f" (one of {count(tested)} tests)" if tested > 1 else "") + ".")
+    excludes_centre = lo > centre or hi < centre
+    extra = (" The interval does exclude " + centre_words + ", so there is a difference, "
+             f"but it is not shown to exceed {t}." if excludes_centre else "")
+    return code, (f"{where}: not decided. {stated}; the interval crosses the ±{t} threshold "
+                  f"around {centre_words}, so neither an imbalance nor balance within {t} is "
+                  f"called; more games would narrow it.{extra}"
+                  + (f" One of {count(tested)} tests of this family." if tested > 1 else ""))

@@ -1,0 +1,74 @@
+"""Advantage of starting with the first team marker (P2P-S6)."""
+from __future__ import annotations
+
+import polars as pl
+
+from sim.games.peer_to_peer.report_metrics._common import WIN_A, WIN_B, add_verdict, judged, keys, sort_groups, where
+from sim.core.report_metric import Answer, Context, Finding, Metric, answer_of, collect, family_kw, lazy, with_family
+from sim.core.stats import with_diff, with_wilson
+from sim.core.wording import pp
+
+
+def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
+    w, m = pl.col("winner"), pl.col("first_marker")
+    t = collect(lazy(games).filter(pl.col("players") >= 2).group_by(keys(ctx))
+         .agg(pl.len().alias("games"),
+              w.is_in([WIN_A, WIN_B]).sum().alias("decisive"),
+              (((w == WIN_A) & (m == 0)) | ((w == WIN_B) & (m == 1))).sum().alias("holder_wins"),
+              (m == 0).sum().alias("games_a_marker"),
+              ((m == 0) & (w == WIN_A)).sum().alias("a_wins_a_marker"),
+              (m == 1).sum().alias("games_b_marker"),
+              ((m == 1) & (w == WIN_A)).sum().alias("a_wins_b_marker")))
+    t = t.with_columns(pl.exclude("players", "pairing", "variant").cast(pl.Int64))
+    t = with_wilson(t, "holder_wins", "decisive", prefix="holder_share_", z=ctx.z)
+    t = t.with_columns((pl.col("holder_share_rate") - 0.5).alias("holder_edge_diff"),
+                       (pl.col("holder_share_lo") - 0.5).alias("holder_edge_lo"),
+                       (pl.col("holder_share_hi") - 0.5).alias("holder_edge_hi"))
+    t = with_family(add_verdict(t, "holder_share", 0.5, ctx), "holder_share", 0.5, ctx)
+    t = with_diff(t, "a_wins_a_marker", "games_a_marker", "a_wins_b_marker", "games_b_marker",
+                  prefix="a_marker_delta_", z=ctx.z)
+    t = t.rename({"a_marker_delta_rate": "a_marker_delta_diff"})
+    return sort_groups(t, ctx)
+
+
+def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
+    out = []
+    for row in table.iter_rows(named=True):
+        f = judged("first_marker", where(row),
+                   "the first-marker team's share of the games won by a team",
+                   row["holder_share_rate"], row["holder_share_lo"], row["holder_share_hi"],
+                   row["decisive"], ctx, centre=0.5, centre_words="50 %", method="Wilson",
+                   above_words="starting with the first team marker is an advantage",
+                   below_words="starting with the first team marker is a disadvantage",
+                   **family_kw(row))
+        text = f.text
+        d = row["a_marker_delta_diff"]
+        if d == d:  # not nan
+            text += (f" Cross-check: team A's win rate with the marker minus without it is "
+                     f"{pp(d)} (95 % Newcombe interval {pp(row['a_marker_delta_lo'])} to "
+                     f"{pp(row['a_marker_delta_hi'])}).")
+        out.append(Finding("first_marker", f.level, text))
+    return out
+
+
+def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
+    return [answer_of(row, "Does the first team marker matter?", "holder_share", 0.5, ctx,
+                      above="favours the team with the first marker",
+                      below="favours the team without the first marker", order=20)
+            for row in table.iter_rows(named=True)]
+
+
+METRIC = Metric(
+    name="first_marker",
+    title="Advantage of the first team marker",
+    requires=("winner", "players", "first_marker"),
+    compute=compute,
+    findings=findings,
+    answers=answers,
+    order=40,
+    description=("Among games won by a team, the share won by the team that started with the "
+                 "first team marker (Wilson); 50 % means no advantage. This assumes the marker "
+                 "is given at random (P2P-S6), so team strength averages out. As a cross-check, "
+                 "a_marker_delta is team A's win rate with the marker minus without it "
+                 "(Newcombe interval for two independent proportions)."),
+)

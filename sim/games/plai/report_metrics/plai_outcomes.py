@@ -1,0 +1,75 @@
+"""PLAI: how games end: a seat wins, the Open Source Maintainers win, or stalemate."""
+from __future__ import annotations
+
+import polars as pl
+
+from sim.core.report_metric import collect, columns, lazy, keys, sort_groups, where
+from sim.games.plai.report_metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE
+from sim.core.plots import category, grouped_points, new_figure
+from sim.core.report_metric import Answer, Context, Finding, Metric
+from sim.core.stats import with_wilson
+from sim.core.wording import pct
+
+
+def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
+    o = pl.col("outcome")
+    t = collect(lazy(games).group_by(keys(ctx))
+         .agg(pl.len().alias("games"), (o == OUT_SEAT).sum().alias("seat_wins"),
+              (o == OUT_MAINTAINERS).sum().alias("maintainer_wins"),
+              (o == OUT_STALEMATE).sum().alias("stalemates")))
+    t = t.with_columns(pl.col("games", "seat_wins", "maintainer_wins", "stalemates").cast(pl.Int64))
+    t = with_wilson(t, "seat_wins", "games", prefix="seat_win_", z=ctx.z)
+    t = with_wilson(t, "maintainer_wins", "games", prefix="maintainers_win_", z=ctx.z)
+    t = with_wilson(t, "stalemates", "games", prefix="stalemate_", z=ctx.z)
+    return sort_groups(t, ctx)
+
+
+def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
+    out = []
+    for row in table.iter_rows(named=True):
+        out.append(Finding("plai_outcomes", "info", (
+            f"{where(row)}: the maintainers win {pct(row['maintainers_win_rate'])} of games "
+            f"(95 % Wilson interval {pct(row['maintainers_win_lo'])} to "
+            f"{pct(row['maintainers_win_hi'])}); {pct(row['stalemate_rate'])} end in a "
+            f"stalemate at max_turns ({pct(row['stalemate_lo'])} to {pct(row['stalemate_hi'])}); "
+            f"n = {row['games']:,}.")))
+    return out
+
+
+def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
+    return [Answer("How often do the maintainers win (every startup loses)?", where(row),
+                   f"{pct(row['maintainers_win_rate'])} of games; "
+                   f"{pct(row['stalemate_rate'])} end in a stalemate", "info",
+                   row["maintainers_win_rate"], row["maintainers_win_lo"],
+                   row["maintainers_win_hi"], players=row["players"], order=30)
+            for row in table.iter_rows(named=True)]
+
+
+def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
+    if table.height == 0:
+        return None
+    labels = [category(r["players"], None, r["games"]) for r in table.iter_rows(named=True)]
+    fig, (ax,) = new_figure(1)
+    grouped_points(ax, labels, [
+        ("maintainers win", table["maintainers_win_rate"], table["maintainers_win_lo"],
+         table["maintainers_win_hi"]),
+        ("stalemate", table["stalemate_rate"], table["stalemate_lo"], table["stalemate_hi"])],
+        ylabel="share of games (%)", xlabel="players")
+    ax.set_title("Maintainers' wins and stalemates, 95 % Wilson intervals", fontsize=10)
+    return fig
+
+
+METRIC = Metric(
+    name="plai_outcomes",
+    title="Maintainers' win rate and stalemate rate",
+    requires=("outcome", "players"),
+    compute=compute,
+    findings=findings,
+    plot=plot,
+    answers=answers,
+    order=30,
+    description=("How games end (PLAI-T6): the last startup standing wins (seat_win); if "
+                 "every startup goes bankrupt the Open Source Maintainers win; a game still "
+                 "running at max_turns is a stalemate. Shares of all games with 95 % Wilson "
+                 "intervals."),
+)

@@ -1,0 +1,263 @@
+"""Card ablation on common random numbers: what each card does to the headline rates.
+
+For each card (or the cards named), the same seed and game indices are replayed with the
+card changed, one change at a time: its value -1, its value +1, its effect removed (the
+game's ``ablation_fields`` hook names the value and effect columns of its card file). A
+game depends only on (seed, game index, configuration), so game i of a variant is game i
+of the baseline with that one card changed: the per-game difference of an outcome
+indicator (variant minus baseline) has a small variance, and its mean with a 95 % interval
+(normal, game as the unit) is the card's paired effect on that headline.
+
+What is called: a card whose effect differs from the typical card's. Per change and
+headline, the reference is the card with the median effect; each other card is tested on
+the same games against it (the per-game difference of the two variants' indicators), for
+lying beyond ± the threshold, and the whole family (every card x change x headline
+tested) is controlled with Holm (sim.core.multiple). With every card equal, no card is
+called however many games are played; a card made stronger is called, first. The typical
+card is the median of the cards ablated: ablate every card (the default) for "stronger than
+the deck's typical card"; with a few cards named (``--card``) the calls compare them with
+each other.
+
+Every run is an ordinary run directory (``<out>/baseline``, ``<out>/<card>-<change>``)
+played on any backend (``sim.runs.backends``); ``<out>/ablation.csv`` and
+``ablation.json`` hold the result, which ``simulate report --ablation <out>`` shows.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import polars as pl
+
+from sim.core.errors import UserError
+from sim.core.game import hook, resolve_game
+from sim.core.multiple import ALPHA, CONTROL, family_size, holm, p_beyond
+
+CHANGES = ("value-1", "value+1", "no_effect")
+CHANGE_WORDS = {"value-1": "value -1", "value+1": "value +1", "no_effect": "effect removed"}
+Z95 = 1.959964
+RESULT_FILE = "ablation.csv"
+META_FILE = "ablation.json"
+
+
+@dataclass
+class AblationResult:
+    out: Path
+    table: pl.DataFrame                   # one row per card x change x headline
+    games: int                            # games per configuration
+    configurations: int                   # baseline + variants played
+    skipped: list[str] = field(default_factory=list)   # changes a card file refused
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def games_played(self) -> int:
+        return self.games * self.configurations
+
+    def called(self) -> pl.DataFrame:
+        return self.table.filter(pl.col("called")).sort("p_holm")
+
+    def to_text(self) -> str:
+        lines = [f"Card ablation: {self.meta.get('game')}, {self.meta.get('players')} players, "
+                 f"{self.games:,} games per configuration, {self.configurations} configurations "
+                 f"({self.games_played:,} games), seed {self.meta.get('seed')}."]
+        called = self.called()
+        m = int(self.table["tested"].max() or 0) if self.table.height else 0
+        if called.height == 0:
+            lines.append(f"No card called ({m} tests, {CONTROL}, threshold "
+                         f"±{self.meta.get('threshold_pp'):g} pp against the typical card).")
+        for r in called.iter_rows(named=True):
+            lines.append(f"  {r['card_name']} ({r['card_id']}), {CHANGE_WORDS[r['change']]}: "
+                         f"{r['headline']} {100 * r['diff']:+.2f} pp [{100 * r['lo']:+.2f}, "
+                         f"{100 * r['hi']:+.2f}], typical card {100 * r['ref_diff']:+.2f} pp "
+                         f"(called, Holm p {r['p_holm']:.2g}, {m} tests)")
+        top = self.table.with_columns(pl.col("diff").abs().alias("_a")).sort(
+            "_a", descending=True).head(10)
+        lines.append("Largest paired changes (variant minus baseline, 95 % interval):")
+        for r in top.iter_rows(named=True):
+            lines.append(f"  {r['card_name']:<24} {CHANGE_WORDS[r['change']]:<15} "
+                         f"{r['headline']:<16} {100 * r['diff']:+7.2f} pp "
+                         f"[{100 * r['lo']:+.2f}, {100 * r['hi']:+.2f}]")
+        lines += [f"  skipped: {s}" for s in self.skipped]
+        lines.append(f"Written: {self.out / RESULT_FILE}")
+        return "\n".join(lines)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-") or "card"
+
+
+def _variants(cards_path: str, game: str, only, changes) -> tuple[list[tuple], Any]:
+    """[(card_id, card_name, change, CardCsv)] and the card file's table (CardCsv)."""
+    from sim.studies.experiments.cardfile import CardCsv
+
+    value_field, effect_field = hook(resolve_game(game), "ablation_fields")
+    base = CardCsv(cards_path, game)
+    indices = list(base.rows)
+    if only:
+        try:
+            indices = list(dict.fromkeys(i for ref in only for i in base.find_all(ref)))
+        except KeyError as exc:
+            raise UserError(str(exc.args[0]), file=cards_path, field="--card") from None
+    out = []
+    for i in indices:
+        cid = base.card_id(i)
+        name = base.get(i, "name") or cid
+        for change in changes:
+            table = base.copy()
+            if change == "no_effect":
+                if effect_field is None or not base.get(i, effect_field):
+                    continue                       # no effect to remove
+                table.set(i, effect_field, "")
+            else:
+                raw = base.get(i, value_field)
+                try:
+                    value = int(raw)
+                except ValueError:
+                    continue                       # a card without a numeric value
+                table.set(i, value_field, value + (1 if change == "value+1" else -1))
+            out.append((cid, name, change, table))
+    return out, base
+
+
+def _outcomes(run_dir: Path, column: str) -> np.ndarray:
+    t = (pl.scan_parquet(str(run_dir / "games" / "*.parquet")).select("game_index", column)
+         .collect().sort("game_index"))
+    return t[column].to_numpy()
+
+
+def _paired(x: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
+    """Mean of per-game differences and its normal 95 % interval."""
+    n = x.size
+    mean = float(x.mean())
+    sd = float(x.std(ddof=1)) if n > 1 else float("nan")
+    half = z * sd / math.sqrt(n) if n > 1 else float("nan")
+    return mean, mean - half, mean + half
+
+
+def paired_table(base: np.ndarray, variants: list[tuple[str, str, str, np.ndarray]],
+                 codes: Mapping[str, int], threshold_pp: float) -> pl.DataFrame:
+    """The ablation table from the baseline's and each variant's per-game outcome codes
+    (aligned by game index): per card x change x headline (every outcome code the baseline
+    or a variant reaches), the paired change with its interval, the typical card (median
+    change) it is compared with, and the Holm-controlled call."""
+    t = threshold_pp / 100.0
+    rows = []
+    for headline, code in codes.items():
+        b = (base == code).astype(np.int8)
+        if not b.any() and not any((v == code).any() for *_, v in variants):
+            continue
+        for change in CHANGES:
+            group = [(cid, name, (v == code).astype(np.int8)) for cid, name, ch, v in variants
+                     if ch == change]
+            if not group:
+                continue
+            diffs = [(_paired(ind - b), cid, name, ind) for cid, name, ind in group]
+            order = sorted(range(len(diffs)), key=lambda j: diffs[j][0][0])
+            ref = diffs[order[(len(order) - 1) // 2]]
+            for (d, lo, hi), cid, name, ind in diffs:
+                is_ref = cid == ref[1]
+                if is_ref:
+                    rd = (float("nan"),) * 3
+                else:
+                    rd = _paired(ind - ref[3])   # this card against the typical card
+                rows.append({"card_id": cid, "card_name": name, "change": change,
+                             "headline": f"{headline} rate", "games": int(b.size),
+                             "base_rate": float(b.mean()), "variant_rate": float(ind.mean()),
+                             "diff": d, "lo": lo, "hi": hi, "ref_card": ref[2],
+                             "ref_diff": ref[0][0], "vs_ref_diff": rd[0], "vs_ref_lo": rd[1],
+                             "vs_ref_hi": rd[2],
+                             "p_beyond": (float("nan") if is_ref else
+                                          p_beyond(rd[0], rd[1], rd[2], 0.0, t))})
+    schema = {"card_id": pl.Utf8, "card_name": pl.Utf8, "change": pl.Utf8, "headline": pl.Utf8,
+              "games": pl.Int64, **{c: pl.Float64 for c in ("base_rate", "variant_rate", "diff",
+                                                               "lo", "hi")},
+              "ref_card": pl.Utf8, **{c: pl.Float64 for c in ("ref_diff", "vs_ref_diff",
+                                                              "vs_ref_lo", "vs_ref_hi",
+                                                              "p_beyond")}}
+    table = pl.DataFrame(rows, schema=schema)
+    p = table["p_beyond"].to_numpy()
+    adj = holm(p)
+    table = table.with_columns(pl.Series("p_holm", adj),
+                               pl.Series("called", [bool(a < ALPHA) for a in adj]),
+                               pl.lit(family_size(p), dtype=pl.Int64).alias("tested"))
+    return table.sort("p_holm", "card_id", nulls_last=True)
+
+
+def ablate(*, game: str, players: int | None = None, games: Any = 10_000, seed: Any = 1,
+           cards: str | None = None, rules_file: str | None = None,
+           rule_overrides: tuple[str, ...] = (), strategies: Mapping[str, str] | None = None,
+           only: tuple[str, ...] = (), changes: tuple[str, ...] = CHANGES,
+           out: str | Path | None = None, threads: Any = None, threshold_pp: float = 2.0,
+           backend: Any = None, backend_options: Mapping[str, Any] | None = None,
+           progress: bool = False) -> AblationResult:
+    """Play the baseline and every card change on the same seed and games (any backend);
+    write ``ablation.csv`` / ``ablation.json`` into ``out`` and return the result."""
+    from sim.core.inputs import parse_count
+    from sim.core.request import GameRequest
+    from sim.runs import backends, rundir, setup
+
+    bad = [c for c in changes if c not in CHANGES]
+    if bad:
+        raise UserError(f"unknown change '{bad[0]}'; choose from {', '.join(CHANGES)}",
+                        field="--change")
+    games = parse_count(games, field="--games")
+    game_obj = resolve_game(game)
+    cards_path = str(cards or game_obj.default_cards_path())
+    out = Path(out) if out is not None else rundir.stamped_path(f"ablation-{game}")
+    if out.exists() and any(out.iterdir()):
+        raise UserError("the ablation output directory is not empty; choose a new --out",
+                        file=str(out), field="--out")
+    out.mkdir(parents=True, exist_ok=True)
+    variants, _ = _variants(cards_path, game, only, changes)
+    column = hook(game_obj, "outcome_column")
+    codes = hook(game_obj, "outcome_codes")
+    request = GameRequest(game=game, players=players, rules_file=rules_file,
+                          rule_overrides=tuple(rule_overrides), strategies=strategies or (),
+                          debug=False)
+    chosen, owned = backends.resolve(backend, backend_options)
+    skipped: list[str] = []
+    played: list[tuple[str, str, str, np.ndarray]] = []
+    try:
+        nthreads = threads
+
+        def play(cards_file: str, directory: Path):
+            config, run, manifest = setup.new_run(
+                request.replace(cards=cards_file), games=games, seed=seed, out=directory,
+                chunk_size=None, command_line=None)
+            with run:
+                return setup.play(config, run, manifest, threads=nthreads, command_line=None,
+                                  progress=progress, backend=chosen)
+
+        baseline = play(cards_path, out / "baseline")
+        base = _outcomes(out / "baseline", column)
+        for cid, name, change, table in variants:
+            slug = f"{_slug(cid)}-{change.replace('+', 'plus').replace('-', 'minus')}"
+            directory = out / slug
+            cards_file = out / "cards" / f"{slug}.csv"
+            cards_file.parent.mkdir(exist_ok=True)
+            cards_file.write_text(table.text(), encoding="utf-8")
+            try:
+                play(str(cards_file), directory)
+            except UserError as exc:             # e.g. a value the card file refuses
+                skipped.append(f"{name} ({cid}) {CHANGE_WORDS[change]}: {exc}")
+                continue
+            played.append((cid, name, change, _outcomes(directory, column)))
+    finally:
+        if owned:
+            chosen.close()
+    table = paired_table(base, played, codes, threshold_pp)
+    meta = {"game": game, "players": baseline.manifest["players"], "seed": baseline.manifest["seed"],
+            "games": games, "configurations": 1 + len(played), "games_played": games * (1 + len(played)),
+            "cards": cards_path, "threshold_pp": threshold_pp, "control": CONTROL,
+            "changes": list(changes), "skipped": skipped,
+            "backend": getattr(chosen, "name", type(chosen).__name__),
+            "strategies": baseline.manifest.get("strategies")}
+    table.write_csv(out / RESULT_FILE)
+    (out / META_FILE).write_text(json.dumps(meta, indent=2, default=str) + "\n", encoding="utf-8")
+    return AblationResult(out=out, table=table, games=games, configurations=1 + len(played),
+                          skipped=skipped, meta=meta)

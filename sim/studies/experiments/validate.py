@@ -1,0 +1,95 @@
+"""Checking an experiment before any game runs: every point is configured once (no
+games), and a bad rule value, strategy, card reference or card value is reported at its
+line in the YAML file; ``apply_card_changes`` writes a point's card changes."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from sim.core.errors import UserError
+from sim.core.game import DEFAULT_GAME
+from sim.core.yaml_lines import Located
+from sim.studies.experiments.model import EXPERT, CardChange, Experiment, join_spec
+
+def _relocate(exc: UserError, node: Located, renamed: dict | None = None) -> UserError:
+    """``exc`` (from configuring a point) at ``node``'s line of the YAML file, with where
+    the game's loader found it; a changed card file written for the check is named as
+    the card file it was made from (its lines are the same)."""
+    file = exc.file
+    changed = ""
+    if renamed and file in renamed:
+        file, changed = renamed[file], " after the change"
+    where = ""
+    if file and file != node.file:
+        where = f" (in {file}" + (f":{exc.line}" if exc.line else "") + (
+            f", field '{exc.field}'" if exc.field and changed else "") + changed + ")"
+    return node.error(exc.message + where)
+
+
+def apply_card_changes(base_path: str, changes, *, game: str | None = DEFAULT_GAME,
+                       strict: bool = True):
+    """The base card file with ``changes`` applied, as a CardCsv; bad refs raise UserError
+    at the change's YAML line. A ref that names several rows (a PLAI card printed under
+    several numerals) changes every one of them (sim.studies.experiments.cardfile)."""
+    from sim.studies.experiments.cardfile import CardCsv
+
+    table = CardCsv(base_path, game)
+    for change in changes:
+        try:
+            table.set_all(table.find_all(change.ref), change.field, change.value)
+        except KeyError as exc:
+            raise change.loc.error(str(exc.args[0])) from None
+    return table
+
+
+def validate_experiment(exp: Experiment) -> None:
+    """Configure every point once (no games): a bad rule value, strategy, card reference
+    or card value is reported at its line in the YAML file."""
+    from sim.core.game import configure
+
+    base = exp.base_cards_path()
+    renamed: dict[str, str] = {}   # written card file -> the file it was made from
+    with tempfile.TemporaryDirectory(prefix="cardsim-exp-") as tmp:
+        def cards_for(changes) -> str | None:
+            if not changes:
+                return exp.cards
+            table = apply_card_changes(base, changes, game=exp.game)
+            path = str(table.write(Path(tmp) / f"cards-{abs(hash(tuple((c.ref, c.field, str(c.value)) for c in changes)))}.csv"))
+            renamed[path] = base
+            return path
+
+        def attempt(node: Located, **kwargs) -> None:
+            if exp.retune and kwargs.get("strategies"):   # 'expert' does not exist yet
+                base = exp.tune.get("base", "weighted")
+                kwargs["strategies"] = {team: base if spec == EXPERT else spec
+                                        for team, spec in kwargs["strategies"].items()}
+            try:
+                configure(game=exp.game, players=kwargs.pop("players", exp.players[0]),
+                          cards=kwargs.pop("cards", exp.cards), **kwargs)
+            except UserError as exc:
+                raise _relocate(exc, node, renamed) from None
+
+        for count in exp.players:
+            attempt(exp.loc, players=count)
+        for text, node in exp.rules:
+            attempt(node, rule_overrides=(text,))
+        for team, (name, params) in exp.strategies.items():
+            attempt(exp.loc.v["strategies"].v.get(team) or exp.loc.v["strategies"].v.get(team.lower())
+                    or exp.loc, strategies={team: join_spec(name, params)})
+        for change in exp.card_overrides:
+            attempt(change.loc, cards=cards_for([change]))
+        for axis in exp.axes:
+            for value in axis.values:
+                point = exp.point(exp.players[0], {a.key: (value if a is axis else a.values[0])
+                                                  for a in exp.axes})
+                changes = [c for c in point.card_changes if c.loc is axis.loc]
+                attempt(axis.loc, rule_overrides=point.rule_overrides,
+                        strategies=point.strategies, cards=cards_for(changes) if changes else exp.cards)
+        for point in exp.points():
+            attempt(exp.loc, players=point.players, rule_overrides=point.rule_overrides,
+                    strategies=point.strategies, cards=cards_for(point.card_changes))
+        if exp.autobalance is not None:
+            for vary in exp.autobalance.vary:
+                for value in vary.choices:
+                    change = CardChange(vary.ref, vary.field, value, vary.loc)
+                    attempt(vary.loc, cards=cards_for(list(exp.card_overrides) + [change]))

@@ -1,0 +1,513 @@
+"""The workbench's Starlette application: the page, its JSON endpoints, and the guards.
+
+Guards (``Guard``, an ASGI middleware around everything): the Host header must name this
+server (a DNS-rebinding page's requests carry its own host name), an Origin header, when
+a browser sends one, must be this server's; a request body is capped (``max_body``).
+Every endpoint reads at most that much JSON; a malformed request is a 400 with a one-line
+``error`` and the server goes on serving.
+
+Endpoints (all JSON unless said):
+  GET  /                      the page (static/index.html; app.js, app.css beside it)
+  GET  /api/state?game=G      cards, rule options, strategies, player counts, caps
+  POST /api/validate          check an edit with the CLI's loaders -> {ok, problem}
+  POST /api/run               start a comparison -> {id}; one at a time per page
+  GET  /api/run/{id}          its progress (polled; a page that stops polling stops it)
+  POST /api/run/{id}/stop     stop it, keeping the finished chunks
+  POST /api/save              write the edited card / rule file under the start directory
+  POST /api/download          the edited card or rule file as an attachment
+  POST /api/report/{id}       the balance report of a finished comparison -> {url}
+  GET  /report/{id}/{file}    a file of that report (report.html)
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import tempfile
+import threading
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from sim import api
+from sim.core.errors import UserError
+from sim.core.game import hook, resolve_game
+from sim.core.inputs import parse_count
+from sim.workbench import compare, inputs
+from sim.workbench.inputs import BadInput
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_BODY = 1_000_000            # bytes of one request body
+DEFAULT_MAX_GAMES = 1_000_000   # cap on a comparison's games per side and player count
+DEFAULT_WIDTH_PP = 1.0
+KEEP_COMPARISONS = 2            # finished comparisons kept per page (their run directories)
+PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+            "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+
+
+def _error(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
+
+
+class Guard:
+    """Host/Origin checks and the body cap, before any route runs."""
+
+    def __init__(self, app: Any, allowed_hosts: Iterable[str], max_body: int = MAX_BODY):
+        self.app = app
+        self.hosts = {h.lower() for h in allowed_hosts}
+        self.origins = {f"http://{h}" for h in self.hosts}
+        self.max_body = max_body
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host", "").strip().lower()
+        if host not in self.hosts:
+            return await _error(f"refused: Host '{host}' is not this workbench (it answers "
+                                f"to {', '.join(sorted(self.hosts))}; DNS-rebinding guard)",
+                                403)(scope, receive, send)
+        origin = headers.get("origin")
+        if origin is not None and origin.strip().lower().rstrip("/") not in self.origins:
+            return await _error(f"refused: Origin '{origin}' is not this workbench "
+                                "(cross-site request)", 403)(scope, receive, send)
+        length = headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            return await _error(f"request body too large (at most {self.max_body:,} bytes)",
+                                413)(scope, receive, send)
+        seen = 0
+
+        async def capped():
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_body:
+                    raise BodyTooLarge()
+            return message
+
+        try:
+            await self.app(scope, capped, send)
+        except BodyTooLarge:
+            await _error(f"request body too large (at most {self.max_body:,} bytes)",
+                         413)(scope, receive, send)
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+@dataclass
+class Settings:
+    """What ``simulate workbench`` was started with."""
+
+    start_dir: Path
+    game: str
+    cards: str | None = None
+    rules: str | None = None
+    players: int | None = None
+    backend: str = "local"
+    backend_options: dict[str, Any] = field(default_factory=dict)
+    backend_flags: tuple[str, ...] = ()
+    threads: int | None = None
+    max_games: int = DEFAULT_MAX_GAMES
+    idle_seconds: float = 15.0
+    allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost")
+
+
+class Workbench:
+    """The server's state: baselines per game, the comparisons of each page."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.start_dir = settings.start_dir.resolve()
+        self.work = Path(tempfile.mkdtemp(prefix="cardsim-workbench-"))
+        self.comparisons: dict[str, compare.Comparison] = {}
+        self.pages: dict[str, list[str]] = {}
+        self.saved: dict[str, dict[str, str]] = {}   # game -> {"cards": name, "rules": name}
+        self.lock = threading.Lock()
+        self._backend = None
+
+    # -- baseline of a game: the started-with files for the started game, else defaults
+    def baseline(self, game_name: str) -> compare.Side:
+        if game_name == self.settings.game:  # the game given on the command line
+            return compare.Side(self.settings.cards, self.settings.rules)
+        return compare.Side(None, None)
+
+    def baseline_sheet(self, game_name: str) -> inputs.CardSheet:
+        side = self.baseline(game_name)
+        if side.cards:
+            from sim.core.csvfile import read_text
+
+            return inputs.parse_card_text(read_text(side.cards, what="card file"))
+        return inputs.parse_card_text(api.default_cards(game_name))
+
+    def backend(self):
+        if self._backend is None:
+            from sim.runs import backends
+
+            self._backend, _ = backends.resolve(self.settings.backend,
+                                                self.settings.backend_options or None)
+        return self._backend
+
+    def close(self) -> None:
+        for comparison in list(self.comparisons.values()):
+            comparison.stop("the workbench is shutting down")
+        for comparison in list(self.comparisons.values()):
+            comparison.thread.join(timeout=30) if comparison.thread.is_alive() else None
+        if self._backend is not None:
+            self._backend.close()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------- helpers
+async def read_json(request: Request) -> dict[str, Any]:
+    body = await request.body()
+    if not body.strip():
+        return {}
+    try:
+        data = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadInput(f"the request body is not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise BadInput("the request body must be a JSON object")
+    return data
+
+
+def game_of(body: Mapping[str, Any], bench: Workbench) -> tuple[str, Any]:
+    name = body.get("game", bench.settings.game)
+    if not isinstance(name, str):
+        raise BadInput("'game' must be a game name")
+    return name, resolve_game(name)  # UserError for an unknown game
+
+
+def edit_of(body: Mapping[str, Any], bench: Workbench):
+    """(game name, GAME, player counts, sheet, rules edit, strategies per count)."""
+    name, game = game_of(body, bench)
+    players = inputs.players_from_request(body, game)
+    sheet = inputs.sheet_from_request(body, bench.baseline_sheet(name))
+    rules = inputs.rules_from_request(body, game)
+    strategies = {p: inputs.strategies_from_request(body, game, p) for p in players}
+    return name, game, players, sheet, rules, strategies
+
+
+def handled(func):
+    """Route wrapper: BadInput / UserError / bad values -> 400 with one line."""
+    async def route(request: Request):
+        try:
+            return await func(request, request.app.state.bench)
+        except BadInput as exc:
+            return _error(f"error: {exc}")
+        except UserError as exc:
+            return _error(str(exc))
+    route.__name__ = func.__name__
+    return route
+
+
+# ----------------------------------------------------------------------------- routes
+async def page(request: Request) -> Response:
+    name = request.path_params.get("name", "index.html")
+    files = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8",
+             "app.css": "text/css; charset=utf-8"}
+    if name not in files:
+        return _error("not found", 404)
+    return Response((STATIC / name).read_bytes(), media_type=files[name],
+                    headers={"Content-Security-Policy": PAGE_CSP, "Cache-Control": "no-store",
+                             "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"})
+
+
+@handled
+async def state(request: Request, bench: Workbench) -> Response:
+    name, game = game_of(dict(request.query_params), bench)
+    sheet = bench.baseline_sheet(name)
+    side = bench.baseline(name)
+    registered = api.strategies(name)
+    default_players = (bench.settings.players if name == bench.settings.game and
+                       bench.settings.players else int(game.default_players))
+    slots = {str(p): list(hook(game, "strategy_slots")(p)) for p in game.player_counts}
+    return JSONResponse({
+        "game": name, "title": hook(game, "title"), "games": list(api.game_modules()),
+        "start_dir": str(bench.start_dir),
+        "cards": {"columns": sheet.columns, "rows": sheet.rows, "comments": sheet.comments,
+                  "file": side.cards or "(the game's default card file)"},
+        "rules": inputs.describe_options(game, side.rules_file),
+        "rules_file": side.rules_file,
+        "strategy_kind": hook(game, "strategy_kind"),
+        "default_strategy": hook(game, "default_strategy"),
+        "strategies": [{"name": s["name"], "summary": s["summary"]} for s in registered],
+        "slots": slots, "player_counts": list(game.player_counts),
+        "default_players": default_players,
+        "max_games": bench.settings.max_games, "default_games": min(bench.settings.max_games,
+                                                                   DEFAULT_MAX_GAMES),
+        "default_width": DEFAULT_WIDTH_PP, "backend": bench.settings.backend,
+        "saved": bench.saved.get(name, {}),
+        "idle_seconds": bench.settings.idle_seconds,
+    })
+
+
+@handled
+async def validate(request: Request, bench: Workbench) -> Response:
+    body = await read_json(request)
+    name, _, players, sheet, rules, strategies = edit_of(body, bench)
+    folder = bench.work / "check" / uuid.uuid4().hex
+    try:
+        checked = inputs.check_edit(name, players, folder, sheet, rules, strategies)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    problem = checked.problem
+    return JSONResponse({"ok": problem is None,
+                         "problem": problem.as_json() if problem else None})
+
+
+def _number(body: Mapping[str, Any], key: str, default: Any, maximum: int | None = None) -> int:
+    value = body.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, str, float)):
+        raise BadInput(f"'{key}' must be a number")
+    return parse_count(value, field=key, maximum=maximum) if maximum else parse_count(value,
+                                                                                     field=key)
+
+
+@handled
+async def run(request: Request, bench: Workbench) -> Response:
+    from sim.studies.sequential import parse_width
+
+    body = await read_json(request)
+    page_id = body.get("page")
+    if not isinstance(page_id, str) or not 8 <= len(page_id) <= 64:
+        raise BadInput("'page' must be the page's id (8 to 64 characters)")
+    name, game, players, sheet, rules, strategies = edit_of(body, bench)
+    max_games = _number(body, "games", min(DEFAULT_MAX_GAMES, bench.settings.max_games))
+    if max_games > bench.settings.max_games:
+        raise BadInput(f"at most {bench.settings.max_games:,} games per side (the workbench's "
+                       f"--max-games), got {max_games:,}")
+    chunk = _number(body, "chunk", 0) if body.get("chunk") else None
+    seed_value = body.get("seed", 1)
+    if isinstance(seed_value, bool) or not isinstance(seed_value, int) or seed_value < 0:
+        raise BadInput("'seed' must be a whole number >= 0")
+    width = parse_width(body.get("width", DEFAULT_WIDTH_PP))
+    with bench.lock:
+        for other in bench.pages.get(page_id, []):
+            if bench.comparisons[other].running:
+                return _error("this page already runs a comparison; stop it first", 409)
+        ident = uuid.uuid4().hex[:12]
+        folder = bench.work / ident
+        checked = inputs.check_edit(name, players, folder / "files", sheet, rules, strategies)
+        if checked.problem is not None:
+            return JSONResponse({"error": checked.problem.cli,
+                                 "problem": checked.problem.as_json()}, status_code=400)
+        baseline = bench.baseline(name)
+        plan = compare.plan_from(name, players, seed_value, max_games, width, chunk, baseline,
+                                 compare.Side(str(checked.cards_path),
+                                              str(checked.rules_path) if checked.rules_path
+                                              else None),
+                                 strategies, bench.settings.threads)
+        comparison = compare.Comparison(ident, plan, folder, bench.backend(),
+                                        idle_seconds=bench.settings.idle_seconds)
+        comparison.command_info = {
+            "strategies": strategies, "sheet_changed": sheet.rows != bench.baseline_sheet(name).rows
+            or sheet.columns != bench.baseline_sheet(name).columns,
+            "rules_changed": bool(rules.text.strip())}
+        bench.comparisons[ident] = comparison
+        history = bench.pages.setdefault(page_id, [])
+        history.append(ident)
+        while len(history) > KEEP_COMPARISONS:  # older comparisons' runs go (bounded disk)
+            old = bench.comparisons.pop(history.pop(0))
+            old.remove()
+        comparison.start()
+    return JSONResponse({"id": ident, "looks_planned": comparison.looks_planned,
+                         "chunk": plan.chunk, "z": comparison.z})
+
+
+def _comparison(request: Request, bench: Workbench) -> compare.Comparison:
+    ident = request.path_params["ident"]
+    comparison = bench.comparisons.get(ident)
+    if comparison is None:
+        raise NotFound(f"no comparison '{ident}' (finished ones are kept {KEEP_COMPARISONS} "
+                       "per page)")
+    return comparison
+
+
+class NotFound(BadInput):
+    pass
+
+
+def commands(bench: Workbench, comparison: compare.Comparison) -> dict[str, str]:
+    plan, info = comparison.plan, comparison.command_info
+    saved = bench.saved.get(plan.game, {})
+    base = bench.baseline(plan.game)
+    edit_cards = (saved.get("cards") or "EDITED-CARDS.csv") if info["sheet_changed"] else \
+        (base.cards and _shown(bench, base.cards))
+    edit_rules = (saved.get("rules") or "EDITED-RULES.yaml") if info["rules_changed"] else None
+    flags = list(bench.settings.backend_flags)
+    strategies = info["strategies"].get(plan.players[0], {})
+    return inputs.command_lines(plan.game, resolve_game(plan.game), plan.players, plan.seed,
+                                plan.max_games, plan.width_pp, strategies, edit_cards, edit_rules,
+                                base.cards and _shown(bench, base.cards),
+                                base.rules_file and _shown(bench, base.rules_file), flags)
+
+
+def _shown(bench: Workbench, path: str) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(bench.start_dir))
+    except ValueError:
+        return str(path)
+
+
+async def progress(request: Request) -> Response:
+    bench = request.app.state.bench
+    ident = request.path_params["ident"]
+    comparison = bench.comparisons.get(ident)
+    if comparison is None:
+        return _error(f"no comparison '{ident}'", 404)
+    comparison.seen()
+    snap = comparison.snapshot()
+    snap["commands"] = commands(bench, comparison)
+    return JSONResponse(_finite(snap))
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no NaN or infinity: None instead."""
+    import math
+
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+async def stop(request: Request) -> Response:
+    bench = request.app.state.bench
+    comparison = bench.comparisons.get(request.path_params["ident"])
+    if comparison is None:
+        return _error(f"no comparison '{request.path_params['ident']}'", 404)
+    comparison.stop()
+    return JSONResponse({"id": comparison.id, "stopping": comparison.running})
+
+
+@handled
+async def save(request: Request, bench: Workbench) -> Response:
+    body = await read_json(request)
+    name, game, players, sheet, rules, strategies = edit_of(body, bench)
+    targets = {}
+    if body.get("cards_name"):
+        targets["cards"] = inputs.safe_path(bench.start_dir, body["cards_name"], (".csv",))
+    if body.get("rules_name"):
+        targets["rules"] = inputs.safe_path(bench.start_dir, body["rules_name"],
+                                            (".yaml", ".yml"))
+    if not targets:
+        raise BadInput("give 'cards_name' and/or 'rules_name'")
+    overwrite = body.get("overwrite") is True
+    for kind, path in targets.items():
+        if path.exists() and not overwrite:
+            raise BadInput(f"{_shown(bench, str(path))} exists; tick 'overwrite' to replace it")
+        if not path.parent.is_dir():
+            raise BadInput(f"no folder {_shown(bench, str(path.parent))} under "
+                           f"{bench.start_dir}")
+    folder = bench.work / "check" / uuid.uuid4().hex
+    try:
+        checked = inputs.check_edit(name, players, folder, sheet, rules, strategies)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if checked.problem is not None:  # a file the CLI would refuse is not saved
+        return JSONResponse({"error": checked.problem.cli, "problem": checked.problem.as_json()},
+                            status_code=400)
+    written = {}
+    if "cards" in targets:
+        targets["cards"].write_text(sheet.text(), encoding="utf-8")
+        written["cards"] = _shown(bench, str(targets["cards"]))
+    if "rules" in targets:
+        targets["rules"].write_text(rules.text or "# every rule option at its default\n",
+                                    encoding="utf-8")
+        written["rules"] = _shown(bench, str(targets["rules"]))
+    bench.saved.setdefault(name, {}).update(written)
+    return JSONResponse({"written": written, "start_dir": str(bench.start_dir)})
+
+
+@handled
+async def download(request: Request, bench: Workbench) -> Response:
+    body = await read_json(request)
+    kind = body.get("kind")
+    if kind not in ("cards", "rules"):
+        raise BadInput("'kind' must be 'cards' or 'rules'")
+    name, game = game_of(body, bench)
+    if kind == "cards":
+        sheet = inputs.sheet_from_request(body, bench.baseline_sheet(name))
+        text, filename, media = sheet.text(), inputs.CARDS_NAME, "text/csv"
+    else:
+        text = inputs.rules_from_request(body, game).text
+        filename, media = inputs.RULES_NAME, "application/yaml"
+    return Response(text, media_type=f"{media}; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+
+@handled
+async def report(request: Request, bench: Workbench) -> Response:
+    comparison = _comparison(request, bench)
+    if comparison.running:
+        raise BadInput("the comparison is still running; stop it or wait for its verdict")
+    if comparison.looks == 0:
+        raise BadInput("the comparison played no chunk; nothing to report")
+    out = comparison.home / "report"
+    if not (out / "report.html").exists():
+        dirs = [d for p in comparison.plan.players
+                for d in (comparison.run_dirs[p]["baseline"], comparison.run_dirs[p]["edit"])]
+        api.report(dirs, out, allow_mixed=True)
+    return JSONResponse({"url": f"/report/{comparison.id}/report.html",
+                         "markdown": f"/report/{comparison.id}/report.md"})
+
+
+async def report_file(request: Request) -> Response:
+    bench = request.app.state.bench
+    comparison = bench.comparisons.get(request.path_params["ident"])
+    name = request.path_params["name"]
+    if comparison is None or name not in ("report.html", "report.md"):
+        return _error("not found", 404)
+    path = comparison.home / "report" / name
+    if not path.exists():
+        return _error("no report yet; make it first", 404)
+    return FileResponse(path, headers={"Cache-Control": "no-store"})
+
+
+async def not_found(request: Request, exc: Exception) -> Response:
+    return _error(f"not found: {request.url.path}", 404)
+
+
+async def server_error(request: Request, exc: Exception) -> Response:
+    return _error(f"internal error: {type(exc).__name__}: {exc}", 500)
+
+
+def create_app(settings: Settings) -> Starlette:
+    """The application (``app.state.bench`` holds the Workbench); wrapped in Guard."""
+    bench = Workbench(settings)
+    routes = [
+        Route("/", page, methods=["GET"]),
+        Route("/static/{name}", page, methods=["GET"]),
+        Route("/api/state", state, methods=["GET"]),
+        Route("/api/validate", validate, methods=["POST"]),
+        Route("/api/run", run, methods=["POST"]),
+        Route("/api/run/{ident}", progress, methods=["GET"]),
+        Route("/api/run/{ident}/stop", stop, methods=["POST"]),
+        Route("/api/save", save, methods=["POST"]),
+        Route("/api/download", download, methods=["POST"]),
+        Route("/api/report/{ident}", report, methods=["POST"]),
+        Route("/report/{ident}/{name}", report_file, methods=["GET"]),
+    ]
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        bench.close()
+
+    app = Starlette(routes=routes, exception_handlers={404: not_found, Exception: server_error},
+                    lifespan=lifespan)
+    app.state.bench = bench
+    app.add_middleware(Guard, allowed_hosts=settings.allowed_hosts)
+    return app

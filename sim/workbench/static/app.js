@@ -1,0 +1,413 @@
+// The workbench page: vanilla JS, no external resources. It edits the card table and the
+// rule options, asks the server to check them with the CLI's loaders, runs a comparison
+// and polls its progress (the polling is also the heartbeat: a page that stops polling
+// stops its comparison on the server).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const pageId = (window.crypto && crypto.randomUUID) ? crypto.randomUUID()
+  : Array.from({length: 4}, () => Math.random().toString(16).slice(2, 10)).join("");
+let state = null;        // /api/state of the current game
+let current = null;      // id of the running or last comparison
+let pollTimer = null;
+let checkTimer = null;
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+async function api(method, path, body) {
+  const options = {method, headers: {}};
+  if (body !== undefined) {
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, options);
+  const type = response.headers.get("Content-Type") || "";
+  const data = type.includes("json") ? await response.json() : await response.text();
+  return {ok: response.ok, status: response.status, data};
+}
+
+function showProblem(text) {
+  const p = $("problem");
+  p.textContent = text || "";
+  p.hidden = !text;
+}
+
+// ------------------------------------------------------------------ loading a game
+async function load(game) {
+  const query = game ? "?game=" + encodeURIComponent(game) : "";
+  const answer = await api("GET", "/api/state" + query);
+  if (!answer.ok) { showProblem(answer.data.error); return; }
+  state = answer.data;
+  const select = $("game");
+  select.replaceChildren(...state.games.map((g) => el("option", {value: g, text: g})));
+  select.value = state.game;
+  $("loaded").textContent = `${state.title}; backend ${state.backend}`;
+  $("start-dir").textContent = state.start_dir;
+  $("default-strategy").textContent = state.default_strategy;
+  $("games").value = state.default_games;
+  $("width").value = state.default_width;
+  $("cards-file").textContent = "baseline: " + state.cards.file;
+  $("strategy-names").replaceChildren(
+    ...state.strategies.map((s) => el("option", {value: s.name, text: s.summary})));
+  if (state.saved.cards) $("cards-name").value = state.saved.cards;
+  if (state.saved.rules) $("rules-name").value = state.saved.rules;
+  buildPlayers();
+  buildStrategies();
+  buildCards();
+  buildRules();
+  $("results").replaceChildren();
+  $("verdict").hidden = true;
+  document.body.dataset.ready = "1";
+}
+
+function buildPlayers() {
+  const box = $("players");
+  box.replaceChildren(el("span", {text: "Player counts to test: "}));
+  for (const count of state.player_counts) {
+    const box1 = el("input", {type: "checkbox", value: String(count), name: "players"});
+    box1.checked = count === state.default_players;
+    box1.addEventListener("change", () => { buildStrategies(); scheduleCheck(); });
+    box.append(el("label", {}, box1, ` ${count}`));
+  }
+}
+
+function chosenPlayers() {
+  return Array.from(document.querySelectorAll("#players input:checked")).map((b) => Number(b.value));
+}
+
+function buildStrategies() {
+  const counts = chosenPlayers();
+  const most = counts.length ? Math.max(...counts) : state.default_players;
+  const slots = state.slots[String(most)] || [];
+  const old = strategies();
+  const box = $("strategies");
+  box.replaceChildren();
+  for (const slot of slots) {
+    const label = state.strategy_kind === "teams" ? `team ${slot}` : slot;
+    const input = el("input", {id: "strategy-" + slot, list: "strategy-names", size: "22",
+                               placeholder: state.default_strategy, "data-slot": slot});
+    input.value = old[slot] || "";
+    input.addEventListener("input", scheduleCheck);
+    box.append(el("label", {}, label + " ", input));
+  }
+}
+
+function strategies() {
+  const out = {};
+  for (const input of document.querySelectorAll("#strategies input")) {
+    if (input.value.trim()) out[input.dataset.slot] = input.value.trim();
+  }
+  return out;
+}
+
+function buildCards() {
+  const columns = state.cards.columns;
+  const head = el("tr", {}, el("th", {text: "#"}), ...columns.map((c) => el("th", {text: c})));
+  $("cards-table").tHead.replaceChildren(head);
+  const body = $("cards-table").tBodies[0];
+  body.replaceChildren();
+  state.cards.rows.forEach((row, r) => {
+    const tr = el("tr", {"data-row": String(r)}, el("td", {text: String(r + 1)}));
+    row.forEach((value, c) => {
+      const input = el("input", {"data-row": String(r), "data-col": columns[c],
+                                 "aria-label": `${columns[c]} of row ${r + 1}`});
+      input.value = value;
+      input.addEventListener("input", scheduleCheck);
+      tr.append(el("td", {"data-col": columns[c]}, input));
+    });
+    body.append(tr);
+  });
+}
+
+function cards() {
+  const rows = Array.from($("cards-table").tBodies[0].rows).map(
+    (tr) => Array.from(tr.querySelectorAll("input")).map((i) => i.value));
+  return {columns: state.cards.columns, rows};
+}
+
+function buildRules() {
+  const body = $("rules-table").tBodies[0];
+  body.replaceChildren();
+  const text = $("rules-text");
+  if (!state.rules) {          // a game without declared options: free YAML
+    $("rules-table").hidden = true;
+    text.hidden = false;
+    text.addEventListener("input", scheduleCheck);
+    return;
+  }
+  $("rules-table").hidden = false;
+  text.hidden = true;
+  for (const option of state.rules) {
+    let input;
+    if (option.kind === "choice" || option.kind === "bool") {
+      const choices = option.kind === "bool" ? ["true", "false"] : option.choices;
+      input = el("select", {});
+      for (const choice of choices) input.append(el("option", {value: choice, text: choice}));
+    } else {
+      input = el("input", {size: option.per_players || option.kind === "list" ? "34" : "8"});
+    }
+    input.value = option.value;
+    input.id = "rule-" + option.key;
+    input.dataset.key = option.key;
+    input.addEventListener(input.tagName === "SELECT" ? "change" : "input", scheduleCheck);
+    body.append(el("tr", {"data-key": option.key}, el("td", {}, el("code", {text: option.key})),
+                   el("td", {"data-key": option.key}, input), el("td", {text: option.default}),
+                   el("td", {text: option.rule_id}), el("td", {text: option.doc})));
+  }
+}
+
+function rules() {
+  if (!state.rules) return {rules_text: $("rules-text").value};
+  const out = {};
+  for (const input of document.querySelectorAll("#rules-table [data-key] > input, #rules-table [data-key] > select")) {
+    out[input.dataset.key] = input.value;
+  }
+  return {rules: out};
+}
+
+function edit() {
+  return {game: state.game, players: chosenPlayers(), cards: cards(), strategies: strategies(),
+          ...rules()};
+}
+
+// ------------------------------------------------------------------ checking
+function scheduleCheck() {
+  clearTimeout(checkTimer);
+  checkTimer = setTimeout(check, 250);
+}
+
+function clearErrors() {
+  for (const node of document.querySelectorAll(".bad")) node.classList.remove("bad");
+  for (const node of document.querySelectorAll("td .cell-error")) node.remove();
+  for (const id of ["card-error", "rule-error", "strategy-error"]) {
+    $(id).hidden = true;
+    $(id).textContent = "";
+  }
+  showProblem("");
+}
+
+function showError(problem) {
+  // Beside the cell (or the option, or the strategies) the CLI's own words.
+  let place = null;
+  if (problem.part === "cards") {
+    $("card-error").textContent = problem.cli;
+    $("card-error").hidden = false;
+    if (problem.row !== null) {
+      const tr = $("cards-table").tBodies[0].rows[problem.row];
+      place = tr && (tr.querySelector(`td[data-col="${problem.field}"]`) || tr.cells[1]);
+    }
+  } else if (problem.part === "rules") {
+    $("rule-error").textContent = problem.cli;
+    $("rule-error").hidden = false;
+    place = document.querySelector(`#rules-table td[data-key="${problem.field}"]`);
+  } else if (problem.part === "strategies") {
+    $("strategy-error").textContent = problem.cli;
+    $("strategy-error").hidden = false;
+  } else {
+    showProblem(problem.cli);
+  }
+  if (place) {
+    place.classList.add("bad");
+    place.append(el("div", {class: "cell-error", text: problem.message}));
+  }
+}
+
+async function check() {
+  if (!state) return false;
+  const answer = await api("POST", "/api/validate", edit());
+  clearErrors();
+  if (!answer.ok) { showProblem(answer.data.error); return false; }
+  if (!answer.data.ok) { showError(answer.data.problem); return false; }
+  return true;
+}
+
+// ------------------------------------------------------------------ running
+async function run() {
+  clearTimeout(checkTimer);
+  clearErrors();
+  const body = {...edit(), page: pageId, games: $("games").value.trim(),
+                width: $("width").value.trim(), seed: Number($("seed").value.trim() || "1")};
+  if ($("chunk").value.trim()) body.chunk = $("chunk").value.trim();
+  const answer = await api("POST", "/api/run", body);
+  if (!answer.ok) {
+    if (answer.data.problem) showError(answer.data.problem);
+    else showProblem(answer.data.error);
+    return;
+  }
+  current = answer.data.id;
+  document.body.dataset.comparison = current;
+  $("run").disabled = true;
+  $("stop").disabled = false;
+  $("report").disabled = true;
+  $("report-link").hidden = true;
+  $("verdict").hidden = true;
+  $("status").textContent = "starting (the first run of a session compiles the kernels)";
+  poll();
+}
+
+async function poll() {
+  clearTimeout(pollTimer);
+  if (!current) return;
+  const answer = await api("GET", `/api/run/${current}`);
+  if (!answer.ok) { showProblem(answer.data.error); finish(); return; }
+  render(answer.data);
+  if (answer.data.state === "starting" || answer.data.state === "running") {
+    pollTimer = setTimeout(poll, 300);
+  } else {
+    finish();
+  }
+}
+
+function finish() {
+  $("run").disabled = false;
+  $("stop").disabled = true;
+  $("report").disabled = !current;
+}
+
+function pct(x) { return x === null || x === undefined ? "–" : (100 * x).toFixed(2); }
+
+function intervalBar(d, scale) {
+  const bar = el("div", {class: "interval"});
+  const zero = el("div", {class: "zero"});
+  zero.style.left = "50%";     // CSSOM, not a style attribute: the page's CSP allows it
+  bar.append(zero);
+  if (d.lo !== null && d.hi !== null) {
+    const pos = (x) => Math.max(0, Math.min(100, 50 + 50 * x / scale));
+    const left = pos(d.lo), right = pos(d.hi);
+    const span = el("div", {class: "span"});
+    span.style.left = `${left}%`;
+    span.style.width = `${Math.max(0.5, right - left)}%`;
+    bar.append(span);
+  }
+  return bar;
+}
+
+function render(snap) {
+  $("progress").value = snap.progress;
+  const label = {starting: "starting", running: "running", decided: "decided",
+                 capped: "cap reached", stopped: "stopped", error: "error"}[snap.state];
+  $("status").textContent = `${label}: ${snap.games_per_side.toLocaleString()} games per side ` +
+    `of at most ${snap.max_games.toLocaleString()}, look ${snap.looks} of ${snap.looks_planned}` +
+    ` (intervals at z = ${snap.z.toFixed(2)})` + (snap.reason ? ` - ${snap.reason}` : "");
+  document.body.dataset.state = snap.state;
+  if (snap.error) showProblem(snap.error);
+  const blocks = [];
+  for (const point of snap.points) {
+    const widths = point.rows.map((r) => Math.max(Math.abs(r.difference.lo || 0), Math.abs(r.difference.hi || 0)));
+    const scale = Math.max(0.005, ...widths) * 1.2;
+    const table = el("table", {class: "point", "data-players": String(point.players)},
+      el("caption", {text: `${point.players} players, ${point.games.toLocaleString()} games per side`}),
+      el("tr", {}, ...["headline", "baseline %", "edit %", "difference (pp)", "interval (pp)",
+                       "width (pp)", ""].map((t) => el("th", {text: t}))));
+    for (const row of point.rows) {
+      const d = row.difference;
+      table.append(el("tr", {"data-headline": row.headline},
+        el("td", {text: row.headline}),
+        el("td", {class: "num", text: `${pct(row.baseline.rate)} [${pct(row.baseline.lo)}, ${pct(row.baseline.hi)}]`}),
+        el("td", {class: "num", text: `${pct(row.edit.rate)} [${pct(row.edit.lo)}, ${pct(row.edit.hi)}]`}),
+        el("td", {class: "num diff", text: d.mean === null ? "–" : (100 * d.mean).toFixed(2)}),
+        el("td", {class: "num ci", text: d.lo === null ? "–" : `[${(100 * d.lo).toFixed(2)}, ${(100 * d.hi).toFixed(2)}]`}),
+        el("td", {class: "num width", text: d.width_pp === null ? "–" : d.width_pp.toFixed(3)}),
+        el("td", {}, intervalBar(d, scale))));
+    }
+    blocks.push(table);
+  }
+  $("results").replaceChildren(...blocks);
+  if (snap.verdict) {
+    const box = $("verdict");
+    box.className = snap.state;
+    box.replaceChildren(el("strong", {text: `Verdict (${snap.reason}):`}),
+      el("ul", {}, ...snap.verdict.lines.map((line) => el("li", {text: line}))));
+    box.hidden = false;
+  }
+  if (snap.commands) {
+    $("command").textContent = "# the edit\n" + snap.commands.edit +
+      "\n# the baseline\n" + snap.commands.baseline;
+  }
+}
+
+async function stop() {
+  if (current) await api("POST", `/api/run/${current}/stop`);
+}
+
+// ------------------------------------------------------------------ keeping
+async function save() {
+  const body = {...edit(), overwrite: $("overwrite").checked};
+  if ($("cards-name").value.trim()) body.cards_name = $("cards-name").value.trim();
+  if ($("rules-name").value.trim()) body.rules_name = $("rules-name").value.trim();
+  const answer = await api("POST", "/api/save", body);
+  const status = $("save-status");
+  if (!answer.ok) {
+    status.className = "cell-error";
+    status.textContent = answer.data.error;
+    if (answer.data.problem) showError(answer.data.problem);
+    return;
+  }
+  status.className = "";
+  status.textContent = "saved " + Object.values(answer.data.written).join(", ");
+  state.saved = {...state.saved, ...answer.data.written};
+  if (current) poll();
+}
+
+async function download(kind) {
+  const response = await fetch("/api/download", {method: "POST",
+    headers: {"Content-Type": "application/json"}, body: JSON.stringify({...edit(), kind})});
+  if (!response.ok) { showProblem((await response.json()).error); return; }
+  const blob = await response.blob();
+  const name = kind === "cards" ? ($("cards-name").value.trim() || "edited-cards.csv")
+    : ($("rules-name").value.trim() || "edited-rules.yaml");
+  const a = el("a", {href: URL.createObjectURL(blob), download: name.split("/").pop()});
+  document.body.append(a);
+  a.click();
+  a.remove();
+}
+
+async function report() {
+  if (!current) return;
+  $("report-status").textContent = "writing the report...";
+  const answer = await api("POST", `/api/report/${current}`);
+  if (!answer.ok) { $("report-status").textContent = answer.data.error; return; }
+  $("report-status").textContent = "";
+  $("report-link").href = answer.data.url;
+  $("report-link").hidden = false;
+}
+
+async function copy() {
+  const text = $("command").textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+    $("copy-status").textContent = "copied";
+  } catch (err) {
+    const range = document.createRange();
+    range.selectNodeContents($("command"));
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    $("copy-status").textContent = document.execCommand("copy") ? "copied" : "selected: press Ctrl-C";
+  }
+}
+
+// ------------------------------------------------------------------ wiring
+window.addEventListener("DOMContentLoaded", () => {
+  $("game").addEventListener("change", () => load($("game").value));
+  $("run").addEventListener("click", run);
+  $("stop").addEventListener("click", stop);
+  $("save").addEventListener("click", save);
+  $("download-cards").addEventListener("click", () => download("cards"));
+  $("download-rules").addEventListener("click", () => download("rules"));
+  $("report").addEventListener("click", report);
+  $("copy").addEventListener("click", copy);
+  load(null);
+});
+// A closed page stops its work (the server also stops a comparison nobody polls).
+window.addEventListener("pagehide", () => {
+  if (current && $("run").disabled) navigator.sendBeacon(`/api/run/${current}/stop`);
+});

@@ -1,0 +1,142 @@
+"""The first-run compile notice (issue 26): is a kernel in numba's cache, and what a cold
+start says on stderr. A tiny ``@njit(cache=True)`` function in a temporary module stands
+in for a game kernel, with its own cache directory, so nothing here compiles a game."""
+from __future__ import annotations
+
+import importlib
+import io
+import os
+import sys
+
+import pytest
+from numba.core import config as numba_config
+
+from sim.core import compile_cache
+
+TINY = '''
+from numba import njit
+
+
+@njit(cache=True)
+def twice(x):
+    return 2 * x
+'''
+
+
+@pytest.fixture
+def tiny(tmp_path, monkeypatch):
+    """A fresh module holding one cached kernel, numba's cache in tmp_path/cache/numba-x
+    (the layout sim/__init__.py gives: per-hash directories under a cache root)."""
+    cache = tmp_path / "cache" / "numba-x"
+    monkeypatch.setattr(numba_config, "CACHE_DIR", str(cache))
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(cache))
+    (tmp_path / "tiny_kernel_26.py").write_text(TINY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("tiny_kernel_26", None)
+    module = importlib.import_module("tiny_kernel_26")
+    yield module
+    sys.modules.pop("tiny_kernel_26", None)
+
+
+def test_a_kernel_is_cached_once_compiled_and_not_after_its_source_is_edited(tiny, tmp_path):
+    assert compile_cache.is_cached(tiny.twice) is False
+    assert tiny.twice(21) == 42
+    assert compile_cache.is_cached(tiny.twice) is True
+    assert compile_cache.all_cached([tiny.twice]) is True
+    # numba stamps the index with a hash of the source file: an edited source is not
+    # served from the cache, and the notice must say so
+    (tmp_path / "tiny_kernel_26.py").write_text(TINY.replace("2 * x", "x + x"))
+    sys.modules.pop("tiny_kernel_26", None)
+    reloaded = importlib.import_module("tiny_kernel_26")
+    assert compile_cache.is_cached(reloaded.twice) is False
+
+
+def test_a_cold_kernel_is_announced_with_an_estimate_then_compiled(tiny, monkeypatch):
+    monkeypatch.setattr(compile_cache, "_checked", set())
+    err = io.StringIO()
+    calls = []
+    compiled = compile_cache.ensure_compiled(
+        "tiny", "Tiny", [tiny.twice], lambda: calls.append(tiny.twice(1)), 12.0, stream=err)
+    assert compiled and calls == [2]
+    lines = err.getvalue().splitlines()
+    assert lines[0] == "compiling the Tiny kernels, once, about 12 s (later runs load them " \
+                       "from the cache)"
+    assert lines[1].startswith("compiled the Tiny kernels in ")
+    # the measured time is kept beside the per-hash cache directories: the next cold
+    # compile (after a kernel edit) estimates from it
+    assert compile_cache.estimate_seconds("tiny", 99.0) < 12.0
+    assert compile_cache.estimate_seconds("other", 99.0) == 99.0
+
+
+def test_a_cached_kernel_is_not_announced(tiny, monkeypatch):
+    tiny.twice(1)
+    monkeypatch.setattr(compile_cache, "_checked", set())
+    err = io.StringIO()
+    calls = []
+    assert not compile_cache.ensure_compiled("tiny", "Tiny", [tiny.twice],
+                                             lambda: calls.append(1), 12.0, stream=err)
+    assert err.getvalue() == "" and calls == []
+
+
+@pytest.mark.parametrize("game", ["peer-to-peer", "plai"])
+def test_a_run_on_a_cold_cache_says_it_is_compiling_on_stderr(game, monkeypatch, tmp_path):
+    """The wiring: a run whose kernels are not cached prints the notice on stderr before
+    playing (the cache is reported cold here; the kernels themselves load warm, so this
+    compiles nothing new), and keeps stdout clean for --json."""
+    import json
+
+    from click.testing import CliRunner
+
+    from sim import cli
+    from sim.core.game import resolve_game
+
+    monkeypatch.setattr(compile_cache, "_checked", set())
+    monkeypatch.setattr(compile_cache, "all_cached", lambda dispatchers: False)
+    result = CliRunner().invoke(cli.main, ["--game", game, "--games", "50", "--json",
+                                           "--no-progress", "--out", str(tmp_path / "r")],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    title = resolve_game(game).title
+    assert f"compiling the {title} kernels, once, about " in result.stderr
+    assert json.loads(result.stdout)["games"] == 50
+
+
+# ------------------------------------------------------------------ simulate warm
+@pytest.mark.usefixtures("fake_game_registered")
+def test_warm_plays_each_game_in_its_own_process_and_reports_it():
+    from click.testing import CliRunner
+
+    from sim import api, cli
+    from sim.core.errors import UserError
+
+    # in this process (one game) and in two child processes (jobs=2), in the given order
+    assert [r["game"] for r in api.warm(["fake"], jobs=1)] == ["fake"]
+    results = api.warm(["fake", "fake"], jobs=2)
+    assert [r["game"] for r in results] == ["fake", "fake"]
+    assert all(r["seconds"] >= 0 and r["cpu_seconds"] >= 0 for r in results)
+    with pytest.raises(UserError, match="unknown game 'nope'"):
+        api.warm(["nope"])
+    result = CliRunner().invoke(cli.main, ["warm", "--game", "fake", "--jobs", "1"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0 and result.stdout.startswith("fake: ready in ")
+
+
+@pytest.mark.slow
+def test_warm_fills_an_empty_cache_for_every_game(tmp_path):
+    """From an empty cache (a real cold compile of both games, minutes under load):
+    afterwards a run of each game finds its kernels cached."""
+    import subprocess
+
+    env = {**os.environ, "CARDSIM_CACHE_ROOT": str(tmp_path / "cache")}
+    env.pop("NUMBA_CACHE_DIR", None)
+    done = subprocess.run([sys.executable, "-m", "sim.cli", "warm"], env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "compiling the Peer-to-Peer kernels, once" in done.stderr
+    assert "compiling the PLAI kernels, once" in done.stderr
+    check = ("import sim; from sim.core.compile_cache import all_cached; "
+             "from sim.games.peer_to_peer.engine_kernel import run_games; "
+             "from sim.games.plai.engine_kernel import play_games; "
+             "print(all_cached([run_games, play_games]))")
+    out = subprocess.run([sys.executable, "-c", check], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "True", out.stderr
