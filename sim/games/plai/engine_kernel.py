@@ -225,6 +225,36 @@ def attack_cards(attacker, att_mode, weights, picks, rng, cards, piles, pile_n, 
     return n_own
 
 
+@njit(cache=True, _nrt=False)
+def _joint_attack_cards(attacker, defender, weights, picks, rng, cards, rules, piles, pile_n,
+                        st, trace, scratch):
+    """venture_attackers: joint: the other attackers' cards, in turn order from the funder
+    (an option, off by default: called, not inlined into the game loop)."""
+    players = rules[R_PLAYERS]
+    for k in range(1, players):   # in turn order from the funder
+        s = seat_after(defender, k, players)
+        if s != attacker and scratch[SCR_JOINT_MODE, s] != MODE_NONE:
+            log(trace, st, EV_JOIN, s, scratch[SCR_JOINT_MODE, s], 0, 0)
+            start = pile_n[P_ATTACK]
+            pick_cards_s(weights, s, picks, rng, cards, piles, pile_n, P_HAND0 + s,
+                         P_ATTACK, SIDE_ATTACK, scratch[SCR_JOINT_MODE, s],
+                         MAX_FIGHT_CARDS)
+            _log_played(trace, st, piles, pile_n, P_ATTACK, SIDE_ATTACK, start, s)
+
+
+@njit(cache=True, _nrt=False)
+def _maintainers_help(kind, lead, n_own, weights, rng, cards, rules, piles, pile_n, st, trace):
+    """PLAI-T7 / D6: the lead maintainer's help cards for a startup's attack (only once a
+    seat is bankrupt: called, not inlined into the game loop)."""
+    max_help = rules[R_HELP_CARDS]
+    if rules[R_HELP_IN_FOUR]:
+        max_help = min(max_help, MAX_FIGHT_CARDS - n_own)
+    start = pile_n[P_ATTACK]
+    st[S_HELP_CARDS] += pick_help(weights, lead, rng, cards, piles, pile_n, max_help,
+                                  kind == FIGHT_TAKEOVER)
+    _log_played(trace, st, piles, pile_n, P_ATTACK, SIDE_ATTACK, start, -1)
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def fight_support(kind, attacker, defender, n_own, weights, picks, rng, cards, rules, piles,
                   pile_n, bankrupt, st, trace, scratch):
@@ -233,25 +263,13 @@ def fight_support(kind, attacker, defender, n_own, weights, picks, rng, cards, r
     players = rules[R_PLAYERS]
     joint = kind == FIGHT_VENTURE and rules[R_VENTURE_JOINT] != 0
     if joint:
-        for k in range(1, players):   # in turn order from the funder
-            s = seat_after(defender, k, players)
-            if s != attacker and scratch[SCR_JOINT_MODE, s] != MODE_NONE:
-                log(trace, st, EV_JOIN, s, scratch[SCR_JOINT_MODE, s], 0, 0)
-                start = pile_n[P_ATTACK]
-                pick_cards_s(weights, s, picks, rng, cards, piles, pile_n, P_HAND0 + s,
-                             P_ATTACK, SIDE_ATTACK, scratch[SCR_JOINT_MODE, s],
-                             MAX_FIGHT_CARDS)
-                _log_played(trace, st, piles, pile_n, P_ATTACK, SIDE_ATTACK, start, s)
+        _joint_attack_cards(attacker, defender, weights, picks, rng, cards, rules, piles,
+                            pile_n, st, trace, scratch)
     lead = lead_maintainer(bankrupt, players)
     # PLAI-T7 / D6: help for a startup's attack (a maintainers' challenge is all pool cards)
     if lead >= 0 and rules[R_HELP_CARDS] > 0 and bankrupt[attacker] < 0:
-        max_help = rules[R_HELP_CARDS]
-        if rules[R_HELP_IN_FOUR]:
-            max_help = min(max_help, MAX_FIGHT_CARDS - n_own)
-        start = pile_n[P_ATTACK]
-        st[S_HELP_CARDS] += pick_help(weights, lead, rng, cards, piles, pile_n, max_help,
-                                      kind == FIGHT_TAKEOVER)
-        _log_played(trace, st, piles, pile_n, P_ATTACK, SIDE_ATTACK, start, -1)
+        _maintainers_help(kind, lead, n_own, weights, rng, cards, rules, piles, pile_n, st,
+                          trace)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -297,12 +315,75 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
                        bankrupt, st, trace, scratch)
 
 
+@njit(cache=True, _nrt=False)
+def _fight_effects(kind, attacker, defender, weights, rng, cards, rules, piles, pile_n,
+                   bankrupt, st, trace, scratch):
+    """F2..F4 of a fight with an effect in play (a defended fight, the rare case): the
+    negates (D5), the effects, the verdict. Returns (winner, reason, attack strength,
+    defense strength). Called, not inlined: the common fight does not carry this code."""
+    players = rules[R_PLAYERS]
+    a_hand = _own_pile(bankrupt, attacker)
+    d_hand = P_HAND0 + defender
+    joint = kind == FIGHT_VENTURE and rules[R_VENTURE_JOINT] != 0
+    defended = pile_n[P_DEFENSE] > 0
+    att_neg = _negate_budget(weights, attacker, rng, cards, piles, pile_n, a_hand,
+                             P_DEFENSE)
+    if joint:
+        att_neg = _joint_negate_budgets(weights, attacker, defender, att_neg, rng, cards,
+                                        piles, pile_n, players, scratch)
+    def_neg = _negate_budget(weights, defender, rng, cards, piles, pile_n, d_hand,
+                             P_ATTACK)
+    if traced(trace):   # what the differential test needs to replay resolve_fight
+        log(trace, st, EV_RESOLVE, att_neg, def_neg, 0, 0)
+        for w in range(0, 4, 2):
+            log(trace, st, EV_RNG, rng[w] & np.uint64(0xFFFFFFFF), rng[w] >> np.uint64(32),
+                rng[w + 1] & np.uint64(0xFFFFFFFF), rng[w + 1] >> np.uint64(32))
+    # scratch rows: 0 attack cards removed, 1 defense cards removed, 2 the outcome.
+    resolve_fight(cards, piles, P_ATTACK, pile_n[P_ATTACK], piles, P_DEFENSE,
+                  pile_n[P_DEFENSE], defended, att_neg, def_neg, rng, scratch, 0, scratch,
+                  1, scratch, 2)
+    winner = scratch[2, FO_WINNER]
+    reason = scratch[2, FO_REASON]
+    att_strength = scratch[2, FO_ATT_STRENGTH]
+    def_strength = scratch[2, FO_DEF_STRENGTH]
+    if joint:   # attacker by attacker in turn order, each up to its own budget
+        used = scratch[2, FO_ATT_NEGATES]
+        for k in range(1, players):
+            s = seat_after(defender, k, players)
+            if s == attacker or scratch[SCR_JOINT_MODE, s] != MODE_NONE:
+                n = min(used, scratch[SCR_JOINT_BUDGET, s])
+                _spend_negates(cards, piles, pile_n, P_HAND0 + s, n, s, st, trace,
+                               scratch, SIDE_ATTACK, winner == SIDE_ATTACK)
+                used -= n
+    else:
+        _spend_negates(cards, piles, pile_n, a_hand, scratch[2, FO_ATT_NEGATES], attacker,
+                       st, trace, scratch, SIDE_ATTACK, winner == SIDE_ATTACK)
+    _spend_negates(cards, piles, pile_n, d_hand, scratch[2, FO_DEF_NEGATES], defender, st,
+                   trace, scratch, SIDE_DEFENSE, winner == SIDE_DEFENSE)
+    return winner, reason, att_strength, def_strength
+
+
+@njit(cache=True, _nrt=False)
+def _joint_spoils(attacker, defender, rules, piles, pile_n, st, trace, scratch):
+    """A joint venture attack won: the drawn cards are dealt one at a time to the
+    attackers in turn order, starting after the funder (the top card first)."""
+    players = rules[R_PLAYERS]
+    n = pile_n[P_FUNDING]
+    while pile_n[P_FUNDING] > 0:
+        for k in range(1, players):
+            s = seat_after(defender, k, players)
+            if pile_n[P_FUNDING] > 0 and (s == attacker
+                                          or scratch[SCR_JOINT_MODE, s] != MODE_NONE):
+                card = move(piles, pile_n, P_FUNDING, pile_n[P_FUNDING] - 1, P_HAND0 + s)
+                log(trace, st, EV_DEAL, s, card, 0, 0)
+    log(trace, st, EV_SPOILS, attacker, n, -1, 1)
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def fight_close(kind, attacker, defender, weights, rng, cards, rules, piles, pile_n, bankrupt,
                 st, trace, scratch):
     """F2..F5 once both sides' cards are down: effects, the verdict, the spoils; returns
     the winning side."""
-    players = rules[R_PLAYERS]
     a_hand = _own_pile(bankrupt, attacker)
     d_hand = P_HAND0 + defender
     joint = kind == FIGHT_VENTURE and rules[R_VENTURE_JOINT] != 0
@@ -313,40 +394,9 @@ def fight_close(kind, attacker, defender, weights, rng, cards, rules, piles, pil
     # discarded and no draw made, and resolve_fight would only count the cards counted above.
     effects = defended and ((att_flags | def_flags) & FL_FIGHT_EFFECT) != 0
     if effects:
-        att_neg = _negate_budget(weights, attacker, rng, cards, piles, pile_n, a_hand,
-                                 P_DEFENSE)
-        if joint:
-            att_neg = _joint_negate_budgets(weights, attacker, defender, att_neg, rng, cards,
-                                            piles, pile_n, players, scratch)
-        def_neg = _negate_budget(weights, defender, rng, cards, piles, pile_n, d_hand,
-                                 P_ATTACK)
-        if traced(trace):   # what the differential test needs to replay resolve_fight
-            log(trace, st, EV_RESOLVE, att_neg, def_neg, 0, 0)
-            for w in range(0, 4, 2):
-                log(trace, st, EV_RNG, rng[w] & np.uint64(0xFFFFFFFF), rng[w] >> np.uint64(32),
-                    rng[w + 1] & np.uint64(0xFFFFFFFF), rng[w + 1] >> np.uint64(32))
-        # scratch rows: 0 attack cards removed, 1 defense cards removed, 2 the outcome.
-        resolve_fight(cards, piles, P_ATTACK, pile_n[P_ATTACK], piles, P_DEFENSE,
-                      pile_n[P_DEFENSE], defended, att_neg, def_neg, rng, scratch, 0, scratch,
-                      1, scratch, 2)
-        winner = scratch[2, FO_WINNER]
-        reason = scratch[2, FO_REASON]
-        att_strength = scratch[2, FO_ATT_STRENGTH]
-        def_strength = scratch[2, FO_DEF_STRENGTH]
-        if joint:   # attacker by attacker in turn order, each up to its own budget
-            used = scratch[2, FO_ATT_NEGATES]
-            for k in range(1, players):
-                s = seat_after(defender, k, players)
-                if s == attacker or scratch[SCR_JOINT_MODE, s] != MODE_NONE:
-                    n = min(used, scratch[SCR_JOINT_BUDGET, s])
-                    _spend_negates(cards, piles, pile_n, P_HAND0 + s, n, s, st, trace,
-                                   scratch, SIDE_ATTACK, winner == SIDE_ATTACK)
-                    used -= n
-        else:
-            _spend_negates(cards, piles, pile_n, a_hand, scratch[2, FO_ATT_NEGATES], attacker,
-                           st, trace, scratch, SIDE_ATTACK, winner == SIDE_ATTACK)
-        _spend_negates(cards, piles, pile_n, d_hand, scratch[2, FO_DEF_NEGATES], defender, st,
-                       trace, scratch, SIDE_DEFENSE, winner == SIDE_DEFENSE)
+        winner, reason, att_strength, def_strength = _fight_effects(
+            kind, attacker, defender, weights, rng, cards, rules, piles, pile_n, bankrupt, st,
+            trace, scratch)
     else:
         att_real = np.int64((att_flags & FL_ADVERSARY) != 0)   # PLAI-F4: a real card shown
         def_real = np.int64((def_flags & FL_USE_CASE) != 0)
@@ -377,17 +427,7 @@ def fight_close(kind, attacker, defender, weights, rng, cards, rules, piles, pil
         if win_hand == P_POOL:   # a maintainers' challenge won: the pool is capped (T7)
             cap_pool(weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace)
     elif joint and winner == SIDE_ATTACK:
-        # The drawn cards are dealt one at a time to the attackers in turn order, starting
-        # after the funder (the top card first).
-        n = pile_n[P_FUNDING]
-        while pile_n[P_FUNDING] > 0:
-            for k in range(1, players):
-                s = seat_after(defender, k, players)
-                if pile_n[P_FUNDING] > 0 and (s == attacker
-                                              or scratch[SCR_JOINT_MODE, s] != MODE_NONE):
-                    card = move(piles, pile_n, P_FUNDING, pile_n[P_FUNDING] - 1, P_HAND0 + s)
-                    log(trace, st, EV_DEAL, s, card, 0, 0)
-        log(trace, st, EV_SPOILS, attacker, n, -1, 1)
+        _joint_spoils(attacker, defender, rules, piles, pile_n, st, trace, scratch)
     else:                        # the winner takes the drawn cards
         n = pile_n[P_FUNDING]
         move_all(piles, pile_n, P_FUNDING, P_HAND0 + win_seat)
@@ -507,7 +547,7 @@ def funding(action, seat, weights, picks, rng, cards, rules, piles, pile_n, bank
         count_fight(kind, winner, st)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)   # a few times a game: called, not inlined
 def play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, bankrupt, st,
                  trace):
     """PLAI-T1/T7: an action special on a target startup; the target may negate it (D5).
@@ -658,15 +698,27 @@ def play_game(seed, game_index, deck, cards, rules, weights, picks, piles, pile_
         for k in range(scratch.shape[1]):
             scratch[r, k] = 0
     first = setup(deck, cards, rules, rng, piles, pile_n)
-    seat = first
+    outcome, winner = play_rest(first, players, weights, picks, rng, cards, rules, piles,
+                                pile_n, bankrupt, st, trace, scratch, deck.shape[0])
+    log(trace, st, EV_END, outcome, winner, 0, 0)
+    return outcome, winner, first
+
+
+@njit(cache=True, _nrt=False, pipeline_class=NoAliasCompiler)
+def play_rest(seat, left, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st,
+              trace, scratch, deck_size):
+    """The turns from ``seat``'s (the next to play, ``left`` startups in the game) to the
+    end of the game (PLAI-T6); returns (outcome, winner seat or -1). The game loop: one
+    compiled copy, shared by ``play_game`` and the search player's playouts
+    (search_kernel.playout). Every array argument must be its own memory (NoAliasCompiler)."""
+    players = rules[R_PLAYERS]
     outcome = OUT_STALEMATE
     winner = -1
-    left = players
     while st[S_TURNS] < rules[R_MAX_TURNS]:
         st[S_TURNS] += 1
         take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st, trace,
                   scratch, left)
-        left = end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck.shape[0], left)
+        left = end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size, left)
         if left <= 1:   # PLAI-T6
             outcome = OUT_MAINTAINERS
             for s in range(players):
@@ -675,8 +727,7 @@ def play_game(seed, game_index, deck, cards, rules, weights, picks, piles, pile_
                     winner = s
             break
         seat = seat_after(seat, 1, players)
-    log(trace, st, EV_END, outcome, winner, 0, 0)
-    return outcome, winner, first
+    return outcome, winner
 
 
 @njit(cache=True, nogil=True)
