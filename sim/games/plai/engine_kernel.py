@@ -242,10 +242,10 @@ def _joint_attack_cards(attacker, defender, weights, picks, rng, cards, rules, p
             _log_played(trace, st, piles, pile_n, P_ATTACK, SIDE_ATTACK, start, s)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _maintainers_help(kind, lead, n_own, weights, rng, cards, rules, piles, pile_n, st, trace):
     """PLAI-T7 / D6: the lead maintainer's help cards for a startup's attack (only once a
-    seat is bankrupt: called, not inlined into the game loop)."""
+    seat is bankrupt; forceinline: see ``fight``)."""
     max_help = rules[R_HELP_CARDS]
     if rules[R_HELP_IN_FOUR]:
         max_help = min(max_help, MAX_FIGHT_CARDS - n_own)
@@ -300,11 +300,18 @@ def log_defense(trace, st, piles, pile_n, defender):
             log(trace, st, EV_PLAY, SIDE_DEFENSE, piles[P_DEFENSE, i], defender, 0)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True, pipeline_class=NoAliasCompiler)
 def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules, piles,
           pile_n, bankrupt, st, trace, scratch):
     """PLAI-F1..F5 between two startups; returns the winning side. ``picks`` is
-    ``decide_kernel.pick_table(weights, cards)``."""
+    ``decide_kernel.pick_table(weights, cards)``. Every array argument must be its own
+    memory (NoAliasCompiler).
+
+    ``forceinline`` (not numba's ``inline="always"``): numba compiles it once, as its own
+    function, and LLVM inlines the machine-level code into each caller. numba's inliner
+    re-translated every inlined function at every call site into one huge game-loop
+    function (94 % of the cold compile, 4.3 GB); a plain call instead costs about 35 ns
+    (some 100 words of array arguments), 16 % of a 4-player weighted game (issue 26)."""
     fight_open(kind, attacker, defender, att_mode, st, trace)
     n_own = attack_cards(attacker, att_mode, weights, picks, rng, cards, piles, pile_n,
                          bankrupt, st, trace)
@@ -315,12 +322,12 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
                        bankrupt, st, trace, scratch)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _fight_effects(kind, attacker, defender, weights, rng, cards, rules, piles, pile_n,
                    bankrupt, st, trace, scratch):
     """F2..F4 of a fight with an effect in play (a defended fight, the rare case): the
     negates (D5), the effects, the verdict. Returns (winner, reason, attack strength,
-    defense strength). Called, not inlined: the common fight does not carry this code."""
+    defense strength). forceinline: see ``fight``."""
     players = rules[R_PLAYERS]
     a_hand = _own_pile(bankrupt, attacker)
     d_hand = P_HAND0 + defender
@@ -459,10 +466,8 @@ def fund(action, seat, maintainer, weights, rng, cards, rules, piles, pile_n, ba
     venture capital: the draws, then for the last two the asks (D2). Returns (attacker,
     its mode); attacker -1 if nobody attacks, and then the funder keeps the cards.
 
-    The fight, if any, is the caller's: ``take_turn`` has a single call of ``fight`` (for
-    fundings and takeovers) and this function a single draw site, so both inline once.
-    Not inlined, each call passed some 60-120 words of array arguments on the stack."""
-    players = rules[R_PLAYERS]
+    The fight, if any, is the caller's (``act``); the asks of the other two are
+    ``funding_asks``."""
     hand = P_HAND0 + seat
     if maintainer:
         dst = P_POOL
@@ -484,6 +489,18 @@ def fund(action, seat, maintainer, weights, rng, cards, rules, piles, pile_n, ba
         log(trace, st, EV_DRAW, seat, got, action, 0)
         return -1, MODE_NONE
     log(trace, st, EV_DRAW, seat, pile_n[P_FUNDING], action, 0)
+    return funding_asks(action, seat, weights, rng, cards, rules, piles, pile_n, bankrupt,
+                        st, scratch)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def funding_asks(action, seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st,
+                 scratch):
+    """D2 asks of a regional pitch or venture capital (the cards are drawn): who attacks,
+    in what mode; the funder keeps the cards if nobody does. Returns (attacker or -1,
+    mode). forceinline: see ``fight``."""
+    players = rules[R_PLAYERS]
+    hand = P_HAND0 + seat
     prize = pile_n[P_FUNDING]
     attacker = -1
     mode = MODE_NONE
@@ -547,7 +564,7 @@ def funding(action, seat, weights, picks, rng, cards, rules, piles, pile_n, bank
         count_fight(kind, winner, st)
 
 
-@njit(cache=True, _nrt=False)   # a few times a game: called, not inlined
+@njit(cache=True, _nrt=False, forceinline=True)
 def play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, bankrupt, st,
                  trace):
     """PLAI-T1/T7: an action special on a target startup; the target may negate it (D5).
@@ -592,6 +609,13 @@ def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, 
         bankrupt, st, trace, scratch)
 
 
+@njit(cache=True, _nrt=False, forceinline=True)
+def takeover_mode(weights, seat, rng, cards, piles, pile_n, own, t_hand):
+    """D2 of a takeover (real or bluff; none is not allowed). forceinline: see ``fight``."""
+    return decide_mode_s(weights, seat, rng, cards, piles, pile_n, own, SIDE_ATTACK, False,
+                         t_hand, t_hand)
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def act(seat, action, card, target, weights, picks, rng, cards, rules, piles, pile_n,
         bankrupt, st, trace, scratch):
@@ -612,8 +636,7 @@ def act(seat, action, card, target, weights, picks, rng, cards, rules, piles, pi
         if maintainer:
             st[S_MAINT_ATTACKS] += 1
         t_hand = pile_n[P_HAND0 + target]
-        mode = decide_mode_s(weights, seat, rng, cards, piles, pile_n, own, SIDE_ATTACK,
-                             False, t_hand, t_hand)
+        mode = takeover_mode(weights, seat, rng, cards, piles, pile_n, own, t_hand)
         kind = FIGHT_TAKEOVER
     else:   # a funding; a maintainer's family funding goes into the shared pool (T7)
         attacker, mode = fund(action, seat, maintainer, weights, rng, cards, rules, piles,

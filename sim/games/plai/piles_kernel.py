@@ -186,7 +186,7 @@ def discard_random_from(piles, pile_n, pile, n, rng):
     return lost
 
 
-@njit(cache=True, _nrt=False)   # rare (a Market Event drawn): a call, not inlined
+@njit(cache=True, _nrt=False, forceinline=True)   # see engine_kernel.fight
 def resolve_events(piles, pile_n, cards, rules, rng, st, trace, bankrupt, first_seat, drawer):
     """PLAI-T3: resolve the Market Event waiting in P_EVENTS, then discard it.
 
