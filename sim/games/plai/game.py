@@ -21,6 +21,7 @@ TRACE_CAPACITY = 200_000
 # Cold compile of play_games (the kernels a run needs), CPU seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
 COMPILE_SECONDS = 60
+SEARCH_COMPILE_SECONDS = 90   # the search player's kernels (search_kernel.play_games_search)
 SEAT_FIELDS = ("bankrupt_turn", "hand")
 
 
@@ -78,10 +79,17 @@ class PlaiConfig:
         n_cards = self.card_table.shape[1]
         fights = np.zeros((count if card_fights else 0, 4, n_cards), dtype=np.int16)
         # a cold cache compiles for a while: say so (stderr) and compile on one game first
-        ensure_compiled("plai", PlaiHooks.title, [play_games],
-                        lambda: play_games(seed, start, *self._args(), out[:1].copy(),
-                                           fights[:1].copy()),
-                        COMPILE_SECONDS)
+        if searching:   # a search seat plays only the search kernel (its own compile)
+            ensure_compiled("plai-search", f"{PlaiHooks.title} search", [play_games_search],
+                            lambda: play_games_search(seed, start, *self._args(), self.search,
+                                                      0, out[:1].copy(), fights[:1].copy(),
+                                                      decisions[:1].copy()),
+                            SEARCH_COMPILE_SECONDS)
+        else:
+            ensure_compiled("plai", PlaiHooks.title, [play_games],
+                            lambda: play_games(seed, start, *self._args(), out[:1].copy(),
+                                               fights[:1].copy()),
+                            COMPILE_SECONDS)
         threads = max(1, min(int(threads or 1), count))
         bounds = np.linspace(0, count, threads + 1).astype(int)
 

@@ -41,12 +41,13 @@ from sim.games.plai.constants import (
     SEARCH_ATTACK, SEARCH_DEFENSE, SEARCH_K, SEARCH_N, SEARCH_ON, SIDE_ATTACK, SIDE_DEFENSE,
 )
 from sim.games.plai.decide_kernel import (
-    NEG_INF, choose_action_s, decide_mode_s, fight_playable, first_of_id, is_action_special,
+    NEG_INF, choose_action_s, fight_playable, first_of_id, is_action_special,
     leader_hand, mode_powers, pick_table, real_type,
 )
 from sim.games.plai.engine_kernel import (
-    act, attack_cards, count_fight, end_of_turn, fight_close, fight_open, fight_support, defense_cards,
-    defense_stake, fund, log_defense, play_special, record, setup, take_turn,
+    act, attack_cards, count_fight, defense_cards, defense_stake, end_of_turn, fight_close,
+    fight_open, fight_support, fund, log_defense, play_rest, play_special, record, setup,
+    takeover_mode,
 )
 from sim.games.plai.features import (
     F_ACT_ATTACK, F_ACT_ATTACKERS, F_ACT_DEFENSE, F_ACT_FAMILY, F_ACT_PASS, F_ACT_SPECIAL,
@@ -165,29 +166,27 @@ def determinize(me, attack_hidden, rng, cards, piles, pile_n, bankrupt, counts, 
 def playout(seat, left, me, W, picks, rng, cards, rules, piles, pile_n, bankrupt, st,
             trace, scratch, deck_size):
     """The rest of the game after ``seat``'s turn's action: the end of that turn, then
-    every turn with the base strategies. Returns 1.0 if seat ``me`` wins, else 0.0."""
+    every turn with the base strategies (the engine's own game loop, ``play_rest``).
+    Returns 1.0 if seat ``me`` wins, else 0.0."""
     players = rules[R_PLAYERS]
     left = end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size, left)
-    while True:
-        if left <= 1:   # PLAI-T6
-            for s in range(players):
-                if bankrupt[s] < 0:
-                    return 1.0 if s == me else 0.0
-            return 0.0
-        if st[S_TURNS] >= rules[R_MAX_TURNS]:
-            return 0.0
-        seat = seat_after(seat, 1, players)
-        st[S_TURNS] += 1
-        take_turn(seat, W, picks, rng, cards, rules, piles, pile_n, bankrupt, st, trace,
-                  scratch, left)
-        left = end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size, left)
+    if left <= 1:   # PLAI-T6
+        for s in range(players):
+            if bankrupt[s] < 0:
+                return 1.0 if s == me else 0.0
+        return 0.0
+    outcome, winner = play_rest(seat_after(seat, 1, players), left, W, picks, rng, cards,
+                                rules, piles, pile_n, bankrupt, st, trace, scratch, deck_size)
+    return 1.0 if outcome == OUT_SEAT and winner == me else 0.0
 
 
 # One compiled copy each of the engine's inlined phases (they are inline="always" there):
-# called from here through these, the search's functions stay small enough to compile.
+# the search's own functions call these, so that each phase is compiled once here.
 @njit(cache=True)
 def act_once(seat, action, card, target, W, picks, rng, cards, rules, piles, pile_n, bankrupt,
              st, trace, scratch):
+    """``engine_kernel.act``: a search option's action, then its fight with the base
+    strategy's cards (the fight, the asks and a special are calls there)."""
     act(seat, action, card, target, W, picks, rng, cards, rules, piles, pile_n, bankrupt, st,
         trace, scratch)
 
@@ -223,11 +222,6 @@ def fund_once(action, seat, maintainer, W, rng, cards, rules, piles, pile_n, ban
               trace, scratch):
     return fund(action, seat, maintainer, W, rng, cards, rules, piles, pile_n, bankrupt, st,
                 trace, scratch)
-
-
-@njit(cache=True)
-def special_once(seat, card, target, W, rng, cards, rules, piles, pile_n, bankrupt, st, trace):
-    play_special(seat, card, target, W, rng, cards, rules, piles, pile_n, bankrupt, st, trace)
 
 
 @njit(cache=True, inline="always")
@@ -632,15 +626,14 @@ def search_act(seat, action, card, target, left, W, picks, rng, cards, rules, pi
     defender = target
     mode = MODE_NONE
     if action == ACT_SPECIAL:
-        special_once(seat, card, target, W, rng, cards, rules, piles, pile_n, bankrupt, st,
+        play_special(seat, card, target, W, rng, cards, rules, piles, pile_n, bankrupt, st,
                      trace)
     elif action == ACT_TAKEOVER:
         st[S_TAKEOVERS] += 1
         if maintainer:
             st[S_MAINT_ATTACKS] += 1
         t_hand = pile_n[P_HAND0 + target]
-        mode = decide_mode_s(W, seat, rng, cards, piles, pile_n, own, SIDE_ATTACK, False,
-                             t_hand, t_hand)
+        mode = takeover_mode(W, seat, rng, cards, piles, pile_n, own, t_hand)
         kind = FIGHT_TAKEOVER
     else:
         attacker, mode = fund_once(action, seat, maintainer, W, rng, cards, rules, piles,
