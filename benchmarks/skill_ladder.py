@@ -33,15 +33,15 @@ def main() -> None:
              f"load average before: {os.getloadavg()}", ""]
     total = 0.0
     for game in games:
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         with tempfile.TemporaryDirectory() as tmp:
             result = api.skill(game=game, players=args.players, out=Path(tmp) / "skill",
                                threads=args.threads)
-        wall = time.perf_counter() - began
+        wall, cpu = time.perf_counter() - began, time.process_time() - cpu
         total += wall
         lines += ["```", result.table(), "```",
                   f"{game}: {sum(r['games'] for r in result.pairings):,} games in {wall:.0f} s "
-                  f"wall (compile included)", ""]
+                  f"wall, {cpu:.0f} s CPU of this process (compile included)", ""]
         print("\n".join(lines[-5:]), flush=True)
     lines += [f"all games: {total:.0f} s wall; load average after: {os.getloadavg()}", ""]
     print(lines[-2])

@@ -77,7 +77,8 @@ def main() -> None:
     print(f"load average: {os.getloadavg()}", flush=True)
     rows = []
     budgets = [args.budget] if not args.curve else ["k=2,n=2", "k=4,n=4", "k=4,n=8",
-                                                    "k=8,n=16", "k=8,n=32", "k=8,n=64"]
+                                                    "k=8,n=16", "k=8,n=32", "k=8,n=64",
+                                                    "k=16,n=64"]
     for budget in budgets:
         games = args.curve or args.games
         spec = f"search:{budget},base={base}"

@@ -839,9 +839,9 @@ if __name__ == "__main__":
 @click.option("--players", metavar="P[,P...]", default=None,
               help="Player count(s), e.g. 3 or 2,3,4 (default: every count from 2).")
 @click.option("--games", type=Count(), default=None,
-              help="Games per pairing without a search player (default 4000).")
+              help="Games per pairing without a search player (default 20000).")
 @click.option("--search-games", type=Count(), default=None,
-              help="Games per pairing with a search player (default 400).")
+              help="Games per pairing with a search player (default 2000).")
 @click.option("--budgets", metavar="K=..,N=..;K=..,N=..", default=None,
               help="The two search budgets, smaller first (default 'k=4,n=4;k=8,n=16').")
 @click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")

@@ -126,6 +126,7 @@ def test_search_changes_the_searching_seats_play():
     assert not np.array_equal(base["turns"], searched["turns"])
 
 
+@pytest.mark.slow   # compiles the search kernels' trace version too (~75 s CPU): not in .ci/run
 def test_trace_shows_the_options_and_their_means():
     text = _config(seat0="search:k=3,n=2,base=weighted").trace(11, 40)
     assert "search action option 0 (the base strategy's choice): seat wins" in text

@@ -44,8 +44,8 @@ from sim.core.inputs import parse_count, parse_seed
 from sim.core.strategy import registry
 from sim.studies.matchup_files import common_manifest
 
-DEFAULT_GAMES = 4_000          # per pairing without a search player
-DEFAULT_SEARCH_GAMES = 400     # per pairing with one (see benchmarks/skill_ladder.py)
+DEFAULT_GAMES = 20_000         # per pairing without a search player
+DEFAULT_SEARCH_GAMES = 2_000   # per pairing with one (see benchmarks/skill_ladder.py)
 DEFAULT_BUDGETS = ("k=4,n=4", "k=8,n=16")
 CHUNK = 100_000
 PAIRING_COLUMNS = ("players", "pairing", "kind", "stronger", "weaker", "games", "decided",
