@@ -214,7 +214,7 @@ def fight_open(kind, attacker, defender, att_mode, st, trace):
     log(trace, st, EV_ATTACK, attacker, defender, att_mode, kind)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)   # see engine_kernel.fight
 def attack_cards(attacker, att_mode, weights, picks, rng, cards, piles, pile_n, bankrupt, st,
                  trace):
     """F1/D2: the attacker's cards, face down; returns how many it played."""
@@ -278,7 +278,7 @@ def defense_stake(kind, defender, piles, pile_n):
     return pile_n[P_HAND0 + defender] if kind == FIGHT_TAKEOVER else pile_n[P_FUNDING]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)   # see engine_kernel.fight
 def defense_cards(kind, defender, weights, picks, rng, cards, piles, pile_n, st, trace):
     """D3: whether and with which cards the defender defends."""
     d_hand = P_HAND0 + defender
@@ -386,7 +386,7 @@ def _joint_spoils(attacker, defender, rules, piles, pile_n, st, trace, scratch):
     log(trace, st, EV_SPOILS, attacker, n, -1, 1)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)   # see engine_kernel.fight
 def fight_close(kind, attacker, defender, weights, rng, cards, rules, piles, pile_n, bankrupt,
                 st, trace, scratch):
     """F2..F5 once both sides' cards are down: effects, the verdict, the spoils; returns
@@ -459,7 +459,7 @@ def _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, dst,
     return got
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)   # see engine_kernel.fight
 def fund(action, seat, maintainer, weights, rng, cards, rules, piles, pile_n, bankrupt, st,
          trace, scratch):
     """PLAI-T1/T2/T7: family funding (a maintainer's into the pool), regional pitch or
