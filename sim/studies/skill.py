@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from sim.core.errors import UserError
-from sim.core.game import hook, resolve_game
+from sim.core.game import DEFAULT_GAME, hook, resolve_game
 from sim.core.inputs import parse_count, parse_seed
 from sim.core.strategy import registry
 from sim.studies.matchup_files import common_manifest
@@ -181,7 +181,7 @@ class _Player:
         return ChunkTask(request, str(run_dir), self.seed, int(start), int(count), self.threads)
 
 
-def run(game: str = "plai", players: int | Sequence[int] | str | None = None,
+def run(game: str = DEFAULT_GAME, players: int | Sequence[int] | str | None = None,
         games: int | str = DEFAULT_GAMES, search_games: int | str = DEFAULT_SEARCH_GAMES,
         budgets: Sequence[str] = DEFAULT_BUDGETS, seed: int = 1,
         out: str | Path | None = None, threads: int | None = None, cards: str | None = None,
