@@ -44,8 +44,8 @@ __all__ = ["DEFAULT_GAME", "DEFAULT_GAMES", "EXTRA_GAMES_ENV", "MAX_GAMES", "Exe
            "GameRequest", "RunResult", "autobalance", "balance_points", "balance_report",
            "check", "configure", "default_cards", "default_threads", "experiment",
            "extra_games", "game_modules", "load", "load_games", "matchups", "parse_count",
-           "parse_seed", "report", "resolve_game", "resume", "run", "strategies", "trace",
-           "tune"]
+           "parse_seed", "report", "resolve_game", "resume", "run", "skill", "strategies",
+           "trace", "tune"]
 
 
 # ----------------------------------------------------------------------------- runs
@@ -223,7 +223,8 @@ def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
         found = registry(package) if package else {}
     except ModuleNotFoundError:
         found = {}
-    return [{"name": s.name, "summary": s.summary, "params": dict(s.params),
+    return [{"name": s.name, "summary": s.summary,
+             "params": {**dict(s.params), **dict(s.text_params)},
              "module": f"strategies/{package}/{sys.modules[s.weights.__module__].__name__.rsplit('.', 1)[-1]}.py"}
             for s in found.values()]
 
@@ -332,3 +333,35 @@ def warm(games: list[str] | tuple[str, ...] | None = None, jobs: int | None = No
     from sim.runs.warm import warm as warm_games
 
     return warm_games(games, jobs, trace)
+
+
+# ---------------------------------------------------------------- skill ladder (issue 24)
+def skill(request: GameRequest | str | None = None, execution: Execution | None = None, /, *,
+          search_games: int | str | None = None, budgets: tuple[str, ...] | None = None,
+          **fields: Any):
+    """The skill ladder of ``request.game`` (random, each baseline, expert, search at two
+    budgets; each rung against the rung below and against expert) at each player count of
+    ``request.players`` (an int, a list or "2,3"; default: every count from 2);
+    ``execution.games`` per plain pairing, ``search_games`` per pairing with a search
+    player. Returns a ``sim.studies.skill.SkillResult`` (``.table()``, ``.run_dir``,
+    ``.summary``); see sim/studies/skill.py."""
+    from sim.studies import skill as skill_study
+
+    request, execution = split(request, execution, fields, command="skill()",
+                               allowed=("game", "players", "cards", "rules_file",
+                                        "rule_overrides", "games", "seed", "threads",
+                                        "backend", "backend_options", "progress", "out",
+                                        "command_line"))
+    kwargs: dict[str, Any] = {}
+    if execution.games is not None:
+        kwargs["games"] = execution.games
+    if search_games is not None:
+        kwargs["search_games"] = search_games
+    if budgets is not None:
+        kwargs["budgets"] = tuple(budgets)
+    return skill_study.run(game=request.game, players=request.players, seed=execution.seed,
+                           out=execution.out, threads=execution.threads, cards=request.cards,
+                           rules_file=request.rules_file,
+                           rule_overrides=request.rule_overrides,
+                           progress=execution.progress, command_line=execution.command_line,
+                           **execution.backend_args(), **kwargs)

@@ -831,3 +831,70 @@ def warm(games: tuple[str, ...], jobs: int | None, with_trace: bool) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+# ---------------------------------------------------------------- skill (issue 24)
+@main.command(short_help="The skill ladder: how much does skill decide the game?")
+@click.option("--game", default=DEFAULT_GAME, show_default=True, help="Game.")
+@click.option("--players", metavar="P[,P...]", default=None,
+              help="Player count(s), e.g. 3 or 2,3,4 (default: every count from 2).")
+@click.option("--games", type=Count(), default=None,
+              help="Games per pairing without a search player (default 20000).")
+@click.option("--search-games", type=Count(), default=None,
+              help="Games per pairing with a search player (default 2000).")
+@click.option("--budgets", metavar="K=..,N=..;K=..,N=..", default=None,
+              help="The two search budgets, smaller first (default 'k=4,n=4;k=8,n=16').")
+@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
+@click.option("--out", metavar="DIR", default=None,
+              help="New run directory (default: runs/skill-<game>-seed<seed>-<time>).")
+@click.option("--threads", type=Count(4096), default=None,
+              help="Kernel threads per chunk (default: every CPU this process may use).")
+@click.option("--cards", metavar="FILE", default=None, help="Card file (CSV).")
+@click.option("--rules", metavar="FILE", default=None, help="YAML file of rule options.")
+@click.option("--rule", metavar="KEY=VALUE", multiple=True,
+              help="Set one rule option; repeatable.")
+@click.option("--backend", type=click.Choice(["local", "dask", "dask-local"]), default="local",
+              show_default=True, help="Where the pairings' chunks play (as for a run).")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="Dask scheduler for --backend dask, e.g. tcp://HOST:8786.")
+@click.option("--workers", type=Count(1024), default=None,
+              help="Worker processes for --backend dask-local.")
+def skill(**opts: Any) -> None:
+    """Play the skill ladder and print each pairing's share of decided games.
+
+    Rungs, weakest first: random, each baseline strategy (ordered by its share against
+    expert), expert, and search at two budgets. Each rung plays the rung below and expert,
+    in every seat in turn, on the same deals (common random numbers). A share of 50 %
+    means as strong per seat; 95 % Wilson intervals. Also prints how many rungs beat the
+    one below beyond the interval, and the luck share: the weaker side's share in the
+    top pairing (the larger search budget against expert). Writes pairings.csv,
+    ladder.txt, skill.json, ladder-<P>p.png and manifest.json.
+
+    \b
+    Examples:
+      simulate skill --game plai --players 3
+      simulate skill --game peer-to-peer --players 2,4 --search-games 1000
+    """
+    from sim import api
+
+    if (opts["scheduler"] and opts["backend"] != "dask") or (
+            opts["workers"] and opts["backend"] != "dask-local"):
+        raise click.UsageError("--scheduler goes with --backend dask, --workers with "
+                               "--backend dask-local")
+    options = {k: opts[k] for k in ("scheduler", "workers") if opts[k] is not None}
+    budgets = tuple(b.strip() for b in opts["budgets"].split(";")) if opts["budgets"] else None
+
+    def progress(row: dict[str, Any]) -> None:
+        click.echo(f"  {row['players']}p {row['pairing']}: {100 * row['share']:.1f} % of "
+                   f"{row['decided']:,} decided ({row['seconds']:.0f} s)", err=True)
+
+    result = api.skill(game=opts["game"], players=opts["players"], games=opts["games"],
+                       search_games=opts["search_games"], budgets=budgets, seed=opts["seed"],
+                       out=opts["out"], threads=opts["threads"], cards=opts["cards"],
+                       rules_file=opts["rules"], rule_overrides=tuple(opts["rule"]),
+                       backend=opts["backend"], backend_options=options or None,
+                       progress=progress, command_line=_command_line())
+    click.echo(result.table())
+    click.echo(f"run dir: {result.run_dir}")
+    click.echo(f"{sum(r['games'] for r in result.pairings):,} games in "
+               f"{result.wall_seconds:.1f} s")

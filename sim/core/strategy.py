@@ -28,6 +28,11 @@ class Strategy:
     summary: str
     weights: Callable[[Mapping[str, float]], Mapping[str, float]]
     params: Mapping[str, float] = field(default_factory=dict)
+    # Parameters whose values are names, not numbers (``search:base=expert``).
+    text_params: Mapping[str, str] = field(default_factory=dict)
+    # A search player (issue 24): the game's search kernel plays it, over the weights
+    # this strategy returns (its base strategy's), with ``k`` and ``n`` from its params.
+    search: bool = False
 
     def vector(self, feature_names: tuple[str, ...], defaults: np.ndarray,
                params: Mapping[str, float] | None = None,
@@ -36,7 +41,8 @@ class Strategy:
 
         ``expand`` maps a key the strategy uses to the feature names it sets (a game
         with phases lets one key set a weight in every phase)."""
-        merged = dict(self.params)
+        merged: dict = dict(self.params)
+        merged.update(self.text_params)
         merged.update(params or {})
         out = np.array(defaults, dtype=np.float64).copy()
         index = {n: i for i, n in enumerate(feature_names)}
@@ -75,11 +81,14 @@ def parse_spec(spec: str, game_pkg: str, field_name: str = "strategy") -> tuple[
         raise UserError(f"unknown strategy '{name}'; valid: {', '.join(sorted(known))}",
                         field=field_name)
     strategy = known[name]
-    params: dict[str, float] = {}
+    params: dict[str, float | str] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
+        if eq and key in strategy.text_params:
+            params[key] = value.strip()   # a name (search:base=expert), checked by the strategy
+            continue
         if not eq or key not in strategy.params:
-            valid = ", ".join(sorted(strategy.params)) or "(none)"
+            valid = ", ".join(sorted([*strategy.params, *strategy.text_params])) or "(none)"
             raise UserError(f"strategy '{name}' has no parameter '{key}'; valid: {valid}",
                             field=field_name)
         try:

@@ -184,6 +184,16 @@ TRACE_WIDTH = 6
 # eight int32 halves, low half first). Not shown in words: the differential test of fights
 # with effects replays resolve_fight from them (tests/test_plai_effect_fights.py).
 # EV_DEAL: a joint venture's spoils: seat, card.
+# The search player (search_kernel.py), at each of its decisions: EV_SEARCH_OPTION per
+# option it evaluated: decision kind (SEARCH_*), wins of its seat, rollouts, option rank
+# (0 = its base strategy's choice); then EV_SEARCH_ARG: action or mode, card or card count,
+# target, decision kind; then EV_SEARCH_CARD per card of a fight option: card id; after all options
+# EV_SEARCH_CHOICE: kind, the chosen option's rank, the searching seat, options listed.
+EV_SEARCH_OPTION, EV_SEARCH_ARG, EV_SEARCH_CARD, EV_SEARCH_CHOICE = 24, 25, 26, 27
+SEARCH_ACTION, SEARCH_ATTACK, SEARCH_DEFENSE = 0, 1, 2
+SEARCH_KIND_NAMES = ("action", "attack cards", "defense")
+# A seat's row of the search matrix (PlaiConfig.search): on (0/1), k, n.
+SEARCH_ON, SEARCH_K, SEARCH_N = 0, 1, 2
 
 # Rows of the engine's int64 scratch matrix (width: max(N_FIGHT_OUT, deck size, cards)).
 SCR_ATT_REMOVED, SCR_DEF_REMOVED, SCR_OUT = 0, 1, 2   # resolve_fight's marks and outcome

@@ -219,7 +219,7 @@ def holds(cards, piles, pile_n, pile, side, mode):
     return has_real if mode == MODE_REAL else has_bluff
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)   # see engine_kernel.fight
 def decide_mode_s(W, ws, rng, cards, piles, pile_n, pile, side, allow_none, stake,
                   rival_hand):
     """D2 (side attack) / D3 (side defense): none, real or bluff. Returns MODE_*."""
@@ -306,7 +306,7 @@ def pick_table(W, cards):
     return keys, scores
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)   # see engine_kernel.fight
 def pick_cards_s(W, ws, picks, rng, cards, piles, pile_n, src, dst, side, mode, max_cards):
     """D2/D3 cards: move up to ``max_cards`` cards from ``src`` to ``dst`` one pick at a
     time. A real play must end with a real card among them. Returns the number moved.
@@ -413,7 +413,7 @@ def _best_help_no_noise(W, ws, cards, piles, pile_n, takeover, best, best_score)
     return best, best_score
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)   # see engine_kernel.fight
 def pick_help(W, ws, rng, cards, piles, pile_n, max_help, takeover):
     """D6: maintainers add up to ``max_help`` pool cards to the attacking side."""
     added = 0
@@ -486,7 +486,7 @@ def leader_hand(pile_n, bankrupt, players, seat):
     return most
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)   # see engine_kernel.fight
 def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left, turn):
     """D1 with D4: returns (action, card id or -1, target seat or -1). ``left`` is the
     number of startups in the game (PLAI-T5), ``turn`` the turn being played (PLAI-T6);

@@ -207,50 +207,193 @@ def _log_played(trace, st, piles, pile_n, pile, side, start, seat):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules, piles,
-          pile_n, bankrupt, st, trace, scratch):
-    """PLAI-F1..F5 between two startups; returns the winning side. ``picks`` is
-    ``decide_kernel.pick_table(weights, cards)``."""
-    players = rules[R_PLAYERS]
-    a_hand = _own_pile(bankrupt, attacker)   # the pool in a maintainers' challenge
-    d_hand = P_HAND0 + defender
-    # venture_attackers: joint: the other attackers (fund marked them in SCR_JOINT_MODE)
-    joint = kind == FIGHT_VENTURE and rules[R_VENTURE_JOINT] != 0
+def fight_open(kind, attacker, defender, att_mode, st, trace):
+    """A fight begins (PLAI-F): its counter and trace row. The phases below, in order,
+    make ``fight``; the search player (search_kernel.py) runs them with its own picks."""
     st[S_FIGHTS] += 1
     log(trace, st, EV_ATTACK, attacker, defender, att_mode, kind)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)   # see engine_kernel.fight
+def attack_cards(attacker, att_mode, weights, picks, rng, cards, piles, pile_n, bankrupt, st,
+                 trace):
+    """F1/D2: the attacker's cards, face down; returns how many it played."""
+    a_hand = _own_pile(bankrupt, attacker)   # the pool in a maintainers' challenge
     n_own = pick_cards_s(weights, attacker, picks, rng, cards, piles, pile_n, a_hand,
                          P_ATTACK, SIDE_ATTACK, att_mode, MAX_FIGHT_CARDS)
     _log_played(trace, st, piles, pile_n, P_ATTACK, SIDE_ATTACK, 0, attacker)
+    return n_own
+
+
+@njit(cache=True, _nrt=False)
+def _joint_attack_cards(attacker, defender, weights, picks, rng, cards, rules, piles, pile_n,
+                        st, trace, scratch):
+    """venture_attackers: joint: the other attackers' cards, in turn order from the funder
+    (an option, off by default: called, not inlined into the game loop)."""
+    players = rules[R_PLAYERS]
+    for k in range(1, players):   # in turn order from the funder
+        s = seat_after(defender, k, players)
+        if s != attacker and scratch[SCR_JOINT_MODE, s] != MODE_NONE:
+            log(trace, st, EV_JOIN, s, scratch[SCR_JOINT_MODE, s], 0, 0)
+            start = pile_n[P_ATTACK]
+            pick_cards_s(weights, s, picks, rng, cards, piles, pile_n, P_HAND0 + s,
+                         P_ATTACK, SIDE_ATTACK, scratch[SCR_JOINT_MODE, s],
+                         MAX_FIGHT_CARDS)
+            _log_played(trace, st, piles, pile_n, P_ATTACK, SIDE_ATTACK, start, s)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _maintainers_help(kind, lead, n_own, weights, rng, cards, rules, piles, pile_n, st, trace):
+    """PLAI-T7 / D6: the lead maintainer's help cards for a startup's attack (only once a
+    seat is bankrupt; forceinline: see ``fight``)."""
+    max_help = rules[R_HELP_CARDS]
+    if rules[R_HELP_IN_FOUR]:
+        max_help = min(max_help, MAX_FIGHT_CARDS - n_own)
+    start = pile_n[P_ATTACK]
+    st[S_HELP_CARDS] += pick_help(weights, lead, rng, cards, piles, pile_n, max_help,
+                                  kind == FIGHT_TAKEOVER)
+    _log_played(trace, st, piles, pile_n, P_ATTACK, SIDE_ATTACK, start, -1)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def fight_support(kind, attacker, defender, n_own, weights, picks, rng, cards, rules, piles,
+                  pile_n, bankrupt, st, trace, scratch):
+    """The joint venture's other attackers (venture_attackers: joint) and the maintainers'
+    help (PLAI-T7 / D6), after the attacker's own ``n_own`` cards."""
+    players = rules[R_PLAYERS]
+    joint = kind == FIGHT_VENTURE and rules[R_VENTURE_JOINT] != 0
     if joint:
-        for k in range(1, players):   # in turn order from the funder
-            s = seat_after(defender, k, players)
-            if s != attacker and scratch[SCR_JOINT_MODE, s] != MODE_NONE:
-                log(trace, st, EV_JOIN, s, scratch[SCR_JOINT_MODE, s], 0, 0)
-                start = pile_n[P_ATTACK]
-                pick_cards_s(weights, s, picks, rng, cards, piles, pile_n, P_HAND0 + s,
-                             P_ATTACK, SIDE_ATTACK, scratch[SCR_JOINT_MODE, s],
-                             MAX_FIGHT_CARDS)
-                _log_played(trace, st, piles, pile_n, P_ATTACK, SIDE_ATTACK, start, s)
+        _joint_attack_cards(attacker, defender, weights, picks, rng, cards, rules, piles,
+                            pile_n, st, trace, scratch)
     lead = lead_maintainer(bankrupt, players)
     # PLAI-T7 / D6: help for a startup's attack (a maintainers' challenge is all pool cards)
     if lead >= 0 and rules[R_HELP_CARDS] > 0 and bankrupt[attacker] < 0:
-        max_help = rules[R_HELP_CARDS]
-        if rules[R_HELP_IN_FOUR]:
-            max_help = min(max_help, MAX_FIGHT_CARDS - n_own)
-        start = pile_n[P_ATTACK]
-        st[S_HELP_CARDS] += pick_help(weights, lead, rng, cards, piles, pile_n, max_help,
-                                      kind == FIGHT_TAKEOVER)
-        _log_played(trace, st, piles, pile_n, P_ATTACK, SIDE_ATTACK, start, -1)
-    stake = pile_n[d_hand] if kind == FIGHT_TAKEOVER else pile_n[P_FUNDING]
+        _maintainers_help(kind, lead, n_own, weights, rng, cards, rules, piles, pile_n, st,
+                          trace)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def defense_stake(kind, defender, piles, pile_n):
+    """What the defender stands to lose: its hand in a takeover, else the funding (D3)."""
+    return pile_n[P_HAND0 + defender] if kind == FIGHT_TAKEOVER else pile_n[P_FUNDING]
+
+
+@njit(cache=True, _nrt=False, forceinline=True)   # see engine_kernel.fight
+def defense_cards(kind, defender, weights, picks, rng, cards, piles, pile_n, st, trace):
+    """D3: whether and with which cards the defender defends."""
+    d_hand = P_HAND0 + defender
+    stake = defense_stake(kind, defender, piles, pile_n)
     d_mode = decide_mode_s(weights, defender, rng, cards, piles, pile_n, d_hand, SIDE_DEFENSE,
                            True, stake, 0)
     log(trace, st, EV_DEFEND, defender, d_mode, 0, 0)
     if d_mode != MODE_NONE:
         pick_cards_s(weights, defender, picks, rng, cards, piles, pile_n, d_hand, P_DEFENSE,
                      SIDE_DEFENSE, d_mode, MAX_FIGHT_CARDS)
-        if traced(trace):
-            for i in range(pile_n[P_DEFENSE]):
-                log(trace, st, EV_PLAY, SIDE_DEFENSE, piles[P_DEFENSE, i], defender, 0)
+        log_defense(trace, st, piles, pile_n, defender)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def log_defense(trace, st, piles, pile_n, defender):
+    """The trace rows of the defender's played cards."""
+    if traced(trace):
+        for i in range(pile_n[P_DEFENSE]):
+            log(trace, st, EV_PLAY, SIDE_DEFENSE, piles[P_DEFENSE, i], defender, 0)
+
+
+@njit(cache=True, _nrt=False, forceinline=True, pipeline_class=NoAliasCompiler)
+def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules, piles,
+          pile_n, bankrupt, st, trace, scratch):
+    """PLAI-F1..F5 between two startups; returns the winning side. ``picks`` is
+    ``decide_kernel.pick_table(weights, cards)``. Every array argument must be its own
+    memory (NoAliasCompiler).
+
+    ``forceinline`` (not numba's ``inline="always"``): numba compiles it once, as its own
+    function, and LLVM inlines the machine-level code into each caller. numba's inliner
+    re-translated every inlined function at every call site into one huge game-loop
+    function (94 % of the cold compile, 4.3 GB); a plain call instead costs about 35 ns
+    (some 100 words of array arguments), 16 % of a 4-player weighted game (issue 26)."""
+    fight_open(kind, attacker, defender, att_mode, st, trace)
+    n_own = attack_cards(attacker, att_mode, weights, picks, rng, cards, piles, pile_n,
+                         bankrupt, st, trace)
+    fight_support(kind, attacker, defender, n_own, weights, picks, rng, cards, rules, piles,
+                  pile_n, bankrupt, st, trace, scratch)
+    defense_cards(kind, defender, weights, picks, rng, cards, piles, pile_n, st, trace)
+    return fight_close(kind, attacker, defender, weights, rng, cards, rules, piles, pile_n,
+                       bankrupt, st, trace, scratch)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _fight_effects(kind, attacker, defender, weights, rng, cards, rules, piles, pile_n,
+                   bankrupt, st, trace, scratch):
+    """F2..F4 of a fight with an effect in play (a defended fight, the rare case): the
+    negates (D5), the effects, the verdict. Returns (winner, reason, attack strength,
+    defense strength). forceinline: see ``fight``."""
+    players = rules[R_PLAYERS]
+    a_hand = _own_pile(bankrupt, attacker)
+    d_hand = P_HAND0 + defender
+    joint = kind == FIGHT_VENTURE and rules[R_VENTURE_JOINT] != 0
+    defended = pile_n[P_DEFENSE] > 0
+    att_neg = _negate_budget(weights, attacker, rng, cards, piles, pile_n, a_hand,
+                             P_DEFENSE)
+    if joint:
+        att_neg = _joint_negate_budgets(weights, attacker, defender, att_neg, rng, cards,
+                                        piles, pile_n, players, scratch)
+    def_neg = _negate_budget(weights, defender, rng, cards, piles, pile_n, d_hand,
+                             P_ATTACK)
+    if traced(trace):   # what the differential test needs to replay resolve_fight
+        log(trace, st, EV_RESOLVE, att_neg, def_neg, 0, 0)
+        for w in range(0, 4, 2):
+            log(trace, st, EV_RNG, rng[w] & np.uint64(0xFFFFFFFF), rng[w] >> np.uint64(32),
+                rng[w + 1] & np.uint64(0xFFFFFFFF), rng[w + 1] >> np.uint64(32))
+    # scratch rows: 0 attack cards removed, 1 defense cards removed, 2 the outcome.
+    resolve_fight(cards, piles, P_ATTACK, pile_n[P_ATTACK], piles, P_DEFENSE,
+                  pile_n[P_DEFENSE], defended, att_neg, def_neg, rng, scratch, 0, scratch,
+                  1, scratch, 2)
+    winner = scratch[2, FO_WINNER]
+    reason = scratch[2, FO_REASON]
+    att_strength = scratch[2, FO_ATT_STRENGTH]
+    def_strength = scratch[2, FO_DEF_STRENGTH]
+    if joint:   # attacker by attacker in turn order, each up to its own budget
+        used = scratch[2, FO_ATT_NEGATES]
+        for k in range(1, players):
+            s = seat_after(defender, k, players)
+            if s == attacker or scratch[SCR_JOINT_MODE, s] != MODE_NONE:
+                n = min(used, scratch[SCR_JOINT_BUDGET, s])
+                _spend_negates(cards, piles, pile_n, P_HAND0 + s, n, s, st, trace,
+                               scratch, SIDE_ATTACK, winner == SIDE_ATTACK)
+                used -= n
+    else:
+        _spend_negates(cards, piles, pile_n, a_hand, scratch[2, FO_ATT_NEGATES], attacker,
+                       st, trace, scratch, SIDE_ATTACK, winner == SIDE_ATTACK)
+    _spend_negates(cards, piles, pile_n, d_hand, scratch[2, FO_DEF_NEGATES], defender, st,
+                   trace, scratch, SIDE_DEFENSE, winner == SIDE_DEFENSE)
+    return winner, reason, att_strength, def_strength
+
+
+@njit(cache=True, _nrt=False)
+def _joint_spoils(attacker, defender, rules, piles, pile_n, st, trace, scratch):
+    """A joint venture attack won: the drawn cards are dealt one at a time to the
+    attackers in turn order, starting after the funder (the top card first)."""
+    players = rules[R_PLAYERS]
+    n = pile_n[P_FUNDING]
+    while pile_n[P_FUNDING] > 0:
+        for k in range(1, players):
+            s = seat_after(defender, k, players)
+            if pile_n[P_FUNDING] > 0 and (s == attacker
+                                          or scratch[SCR_JOINT_MODE, s] != MODE_NONE):
+                card = move(piles, pile_n, P_FUNDING, pile_n[P_FUNDING] - 1, P_HAND0 + s)
+                log(trace, st, EV_DEAL, s, card, 0, 0)
+    log(trace, st, EV_SPOILS, attacker, n, -1, 1)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)   # see engine_kernel.fight
+def fight_close(kind, attacker, defender, weights, rng, cards, rules, piles, pile_n, bankrupt,
+                st, trace, scratch):
+    """F2..F5 once both sides' cards are down: effects, the verdict, the spoils; returns
+    the winning side."""
+    a_hand = _own_pile(bankrupt, attacker)
+    d_hand = P_HAND0 + defender
+    joint = kind == FIGHT_VENTURE and rules[R_VENTURE_JOINT] != 0
     defended = pile_n[P_DEFENSE] > 0
     att_strength, att_flags = _played(cards, piles, pile_n, P_ATTACK)
     def_strength, def_flags = _played(cards, piles, pile_n, P_DEFENSE)
@@ -258,40 +401,9 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
     # discarded and no draw made, and resolve_fight would only count the cards counted above.
     effects = defended and ((att_flags | def_flags) & FL_FIGHT_EFFECT) != 0
     if effects:
-        att_neg = _negate_budget(weights, attacker, rng, cards, piles, pile_n, a_hand,
-                                 P_DEFENSE)
-        if joint:
-            att_neg = _joint_negate_budgets(weights, attacker, defender, att_neg, rng, cards,
-                                            piles, pile_n, players, scratch)
-        def_neg = _negate_budget(weights, defender, rng, cards, piles, pile_n, d_hand,
-                                 P_ATTACK)
-        if traced(trace):   # what the differential test needs to replay resolve_fight
-            log(trace, st, EV_RESOLVE, att_neg, def_neg, 0, 0)
-            for w in range(0, 4, 2):
-                log(trace, st, EV_RNG, rng[w] & np.uint64(0xFFFFFFFF), rng[w] >> np.uint64(32),
-                    rng[w + 1] & np.uint64(0xFFFFFFFF), rng[w + 1] >> np.uint64(32))
-        # scratch rows: 0 attack cards removed, 1 defense cards removed, 2 the outcome.
-        resolve_fight(cards, piles, P_ATTACK, pile_n[P_ATTACK], piles, P_DEFENSE,
-                      pile_n[P_DEFENSE], defended, att_neg, def_neg, rng, scratch, 0, scratch,
-                      1, scratch, 2)
-        winner = scratch[2, FO_WINNER]
-        reason = scratch[2, FO_REASON]
-        att_strength = scratch[2, FO_ATT_STRENGTH]
-        def_strength = scratch[2, FO_DEF_STRENGTH]
-        if joint:   # attacker by attacker in turn order, each up to its own budget
-            used = scratch[2, FO_ATT_NEGATES]
-            for k in range(1, players):
-                s = seat_after(defender, k, players)
-                if s == attacker or scratch[SCR_JOINT_MODE, s] != MODE_NONE:
-                    n = min(used, scratch[SCR_JOINT_BUDGET, s])
-                    _spend_negates(cards, piles, pile_n, P_HAND0 + s, n, s, st, trace,
-                                   scratch, SIDE_ATTACK, winner == SIDE_ATTACK)
-                    used -= n
-        else:
-            _spend_negates(cards, piles, pile_n, a_hand, scratch[2, FO_ATT_NEGATES], attacker,
-                           st, trace, scratch, SIDE_ATTACK, winner == SIDE_ATTACK)
-        _spend_negates(cards, piles, pile_n, d_hand, scratch[2, FO_DEF_NEGATES], defender, st,
-                       trace, scratch, SIDE_DEFENSE, winner == SIDE_DEFENSE)
+        winner, reason, att_strength, def_strength = _fight_effects(
+            kind, attacker, defender, weights, rng, cards, rules, piles, pile_n, bankrupt, st,
+            trace, scratch)
     else:
         att_real = np.int64((att_flags & FL_ADVERSARY) != 0)   # PLAI-F4: a real card shown
         def_real = np.int64((def_flags & FL_USE_CASE) != 0)
@@ -322,17 +434,7 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
         if win_hand == P_POOL:   # a maintainers' challenge won: the pool is capped (T7)
             cap_pool(weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace)
     elif joint and winner == SIDE_ATTACK:
-        # The drawn cards are dealt one at a time to the attackers in turn order, starting
-        # after the funder (the top card first).
-        n = pile_n[P_FUNDING]
-        while pile_n[P_FUNDING] > 0:
-            for k in range(1, players):
-                s = seat_after(defender, k, players)
-                if pile_n[P_FUNDING] > 0 and (s == attacker
-                                              or scratch[SCR_JOINT_MODE, s] != MODE_NONE):
-                    card = move(piles, pile_n, P_FUNDING, pile_n[P_FUNDING] - 1, P_HAND0 + s)
-                    log(trace, st, EV_DEAL, s, card, 0, 0)
-        log(trace, st, EV_SPOILS, attacker, n, -1, 1)
+        _joint_spoils(attacker, defender, rules, piles, pile_n, st, trace, scratch)
     else:                        # the winner takes the drawn cards
         n = pile_n[P_FUNDING]
         move_all(piles, pile_n, P_FUNDING, P_HAND0 + win_seat)
@@ -357,17 +459,15 @@ def _draw_into(piles, pile_n, cards, rules, rng, st, trace, bankrupt, seat, dst,
     return got
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)   # see engine_kernel.fight
 def fund(action, seat, maintainer, weights, rng, cards, rules, piles, pile_n, bankrupt, st,
          trace, scratch):
     """PLAI-T1/T2/T7: family funding (a maintainer's into the pool), regional pitch or
     venture capital: the draws, then for the last two the asks (D2). Returns (attacker,
     its mode); attacker -1 if nobody attacks, and then the funder keeps the cards.
 
-    The fight, if any, is the caller's: ``take_turn`` has a single call of ``fight`` (for
-    fundings and takeovers) and this function a single draw site, so both inline once.
-    Not inlined, each call passed some 60-120 words of array arguments on the stack."""
-    players = rules[R_PLAYERS]
+    The fight, if any, is the caller's (``act``); the asks of the other two are
+    ``funding_asks``."""
     hand = P_HAND0 + seat
     if maintainer:
         dst = P_POOL
@@ -389,6 +489,18 @@ def fund(action, seat, maintainer, weights, rng, cards, rules, piles, pile_n, ba
         log(trace, st, EV_DRAW, seat, got, action, 0)
         return -1, MODE_NONE
     log(trace, st, EV_DRAW, seat, pile_n[P_FUNDING], action, 0)
+    return funding_asks(action, seat, weights, rng, cards, rules, piles, pile_n, bankrupt,
+                        st, scratch)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def funding_asks(action, seat, weights, rng, cards, rules, piles, pile_n, bankrupt, st,
+                 scratch):
+    """D2 asks of a regional pitch or venture capital (the cards are drawn): who attacks,
+    in what mode; the funder keeps the cards if nobody does. Returns (attacker or -1,
+    mode). forceinline: see ``fight``."""
+    players = rules[R_PLAYERS]
+    hand = P_HAND0 + seat
     prize = pile_n[P_FUNDING]
     attacker = -1
     mode = MODE_NONE
@@ -425,7 +537,7 @@ def fund(action, seat, maintainer, weights, rng, cards, rules, piles, pile_n, ba
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _count_fight(kind, winner, st):
+def count_fight(kind, winner, st):
     """The per-game counters of a fight's outcome."""
     won = 1 if winner == SIDE_ATTACK else 0
     if kind == FIGHT_REGIONAL:
@@ -449,10 +561,10 @@ def funding(action, seat, weights, picks, rng, cards, rules, piles, pile_n, bank
         kind = FIGHT_REGIONAL if action == ACT_REGIONAL else FIGHT_VENTURE
         winner = fight(kind, attacker, seat, mode, weights, picks, rng, cards, rules, piles,
                        pile_n, bankrupt, st, trace, scratch)
-        _count_fight(kind, winner, st)
+        count_fight(kind, winner, st)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, bankrupt, st,
                  trace):
     """PLAI-T1/T7: an action special on a target startup; the target may negate it (D5).
@@ -493,6 +605,23 @@ def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, 
     action, card, target = choose_action_s(weights, seat, rng, cards, rules, piles, pile_n,
                                            bankrupt, seat, left, st[S_TURNS])
     log(trace, st, EV_ACTION, seat, action, card, target)
+    act(seat, action, card, target, weights, picks, rng, cards, rules, piles, pile_n,
+        bankrupt, st, trace, scratch)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def takeover_mode(weights, seat, rng, cards, piles, pile_n, own, t_hand):
+    """D2 of a takeover (real or bluff; none is not allowed). forceinline: see ``fight``."""
+    return decide_mode_s(weights, seat, rng, cards, piles, pile_n, own, SIDE_ATTACK, False,
+                         t_hand, t_hand)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def act(seat, action, card, target, weights, picks, rng, cards, rules, piles, pile_n,
+        bankrupt, st, trace, scratch):
+    """The chosen action of ``seat``'s turn (PLAI-T1), with its fight if any."""
+    maintainer = bankrupt[seat] >= 0
+    own = P_POOL if maintainer else P_HAND0 + seat
     if action == ACT_PASS:
         return
     kind = -1          # the fight this action leads to (FIGHT_*), -1 for none
@@ -507,8 +636,7 @@ def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, 
         if maintainer:
             st[S_MAINT_ATTACKS] += 1
         t_hand = pile_n[P_HAND0 + target]
-        mode = decide_mode_s(weights, seat, rng, cards, piles, pile_n, own, SIDE_ATTACK,
-                             False, t_hand, t_hand)
+        mode = takeover_mode(weights, seat, rng, cards, piles, pile_n, own, t_hand)
         kind = FIGHT_TAKEOVER
     else:   # a funding; a maintainer's family funding goes into the shared pool (T7)
         attacker, mode = fund(action, seat, maintainer, weights, rng, cards, rules, piles,
@@ -519,7 +647,7 @@ def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, 
     if kind >= 0:
         winner = fight(kind, attacker, defender, mode, weights, picks, rng, cards, rules,
                        piles, pile_n, bankrupt, st, trace, scratch)
-        _count_fight(kind, winner, st)
+        count_fight(kind, winner, st)
         if maintainer and kind == FIGHT_TAKEOVER and winner == SIDE_ATTACK:
             st[S_MAINT_ATTACKS_WON] += 1
 
@@ -593,15 +721,27 @@ def play_game(seed, game_index, deck, cards, rules, weights, picks, piles, pile_
         for k in range(scratch.shape[1]):
             scratch[r, k] = 0
     first = setup(deck, cards, rules, rng, piles, pile_n)
-    seat = first
+    outcome, winner = play_rest(first, players, weights, picks, rng, cards, rules, piles,
+                                pile_n, bankrupt, st, trace, scratch, deck.shape[0])
+    log(trace, st, EV_END, outcome, winner, 0, 0)
+    return outcome, winner, first
+
+
+@njit(cache=True, _nrt=False, pipeline_class=NoAliasCompiler)
+def play_rest(seat, left, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st,
+              trace, scratch, deck_size):
+    """The turns from ``seat``'s (the next to play, ``left`` startups in the game) to the
+    end of the game (PLAI-T6); returns (outcome, winner seat or -1). The game loop: one
+    compiled copy, shared by ``play_game`` and the search player's playouts
+    (search_kernel.playout). Every array argument must be its own memory (NoAliasCompiler)."""
+    players = rules[R_PLAYERS]
     outcome = OUT_STALEMATE
     winner = -1
-    left = players
     while st[S_TURNS] < rules[R_MAX_TURNS]:
         st[S_TURNS] += 1
         take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st, trace,
                   scratch, left)
-        left = end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck.shape[0], left)
+        left = end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size, left)
         if left <= 1:   # PLAI-T6
             outcome = OUT_MAINTAINERS
             for s in range(players):
@@ -610,8 +750,7 @@ def play_game(seed, game_index, deck, cards, rules, weights, picks, piles, pile_
                     winner = s
             break
         seat = seat_after(seat, 1, players)
-    log(trace, st, EV_END, outcome, winner, 0, 0)
-    return outcome, winner, first
+    return outcome, winner
 
 
 @njit(cache=True, nogil=True)
@@ -654,7 +793,7 @@ def play_games(seed, start, deck, cards, rules, weights, out, card_fights):
         outcome, winner, first = play_game(seed, start + i, u_deck, u_cards, u_rules,
                                            u_weights, u_picks, u_piles, u_pile_n, u_bankrupt,
                                            u_st, u_trace, u_scratch, u_rng)
-        _record(out[i], start + i, players, n, outcome, winner, first, u_pile_n, u_bankrupt,
+        record(out[i], start + i, players, n, outcome, winner, first, u_pile_n, u_bankrupt,
                 u_st)
         if card_fights.shape[0] > 0:
             for f in range(4):
@@ -677,12 +816,12 @@ def trace_game(seed, game_index, deck, cards, rules, weights, trace, out):
     picks = pick_table(weights, cards)
     outcome, winner, first = play_game(seed, game_index, deck, cards, rules, weights, picks,
                                        piles, pile_n, bankrupt, st, trace, scratch, rng)
-    _record(out[0], game_index, players, n, outcome, winner, first, pile_n, bankrupt, st)
+    record(out[0], game_index, players, n, outcome, winner, first, pile_n, bankrupt, st)
     return st[S_TRACE_N]
 
 
 @njit(cache=True, _nrt=False)
-def _record(r, game_index, players, deck_size, outcome, winner, first, pile_n, bankrupt, st):
+def record(r, game_index, players, deck_size, outcome, winner, first, pile_n, bankrupt, st):
     r['game_index'] = game_index
     r['players'] = players
     r['outcome'] = outcome

@@ -21,6 +21,7 @@ TRACE_CAPACITY = 200_000
 # Cold compile of play_games (the kernels a run needs), CPU seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
 COMPILE_SECONDS = 60
+SEARCH_COMPILE_SECONDS = 90   # the search player's kernels (search_kernel.play_games_search)
 SEAT_FIELDS = ("bankrupt_turn", "hand")
 
 
@@ -34,6 +35,9 @@ class PlaiConfig:
     specs: dict[str, str] = field(default_factory=dict)   # "seat0" -> spec as given
     debug: bool = False
     game: str = "plai"
+    # int64[players, 3] (constants.SEARCH_*): the seats a search player holds, with its k, n
+    search: np.ndarray | None = None
+    decisions: int = 0   # search decisions made by ``play`` so far (for benchmarks)
     card_table: np.ndarray = field(init=False)
     rules_vector: np.ndarray = field(init=False)
     deck: np.ndarray = field(init=False)
@@ -67,27 +71,43 @@ class PlaiConfig:
         constants.CARD_FIGHT_FIELDS order, by card id (row of the card file)."""
         from sim.games.plai.engine_kernel import play_games
 
+        searching = self.search is not None and bool(self.search[:, c.SEARCH_ON].any())
+        if searching:
+            from sim.games.plai.search_kernel import play_games_search
+        decisions = np.zeros(count, dtype=np.int64)
         out = np.zeros(count, dtype=c.RESULT_DTYPE)
         n_cards = self.card_table.shape[1]
         fights = np.zeros((count if card_fights else 0, 4, n_cards), dtype=np.int16)
         # a cold cache compiles for a while: say so (stderr) and compile on one game first
-        ensure_compiled("plai", PlaiHooks.title, [play_games],
-                        lambda: play_games(seed, start, *self._args(), out[:1].copy(),
-                                           fights[:1].copy()),
-                        COMPILE_SECONDS)
+        if searching:   # a search seat plays only the search kernel (its own compile)
+            ensure_compiled("plai-search", f"{PlaiHooks.title} search", [play_games_search],
+                            lambda: play_games_search(seed, start, *self._args(), self.search,
+                                                      0, out[:1].copy(), fights[:1].copy(),
+                                                      decisions[:1].copy()),
+                            SEARCH_COMPILE_SECONDS)
+        else:
+            ensure_compiled("plai", PlaiHooks.title, [play_games],
+                            lambda: play_games(seed, start, *self._args(), out[:1].copy(),
+                                               fights[:1].copy()),
+                            COMPILE_SECONDS)
         threads = max(1, min(int(threads or 1), count))
         bounds = np.linspace(0, count, threads + 1).astype(int)
 
         def work(i):
             lo, hi = bounds[i], bounds[i + 1]
-            play_games(seed, start + lo, *self._args(), out[lo:hi],
-                       fights[lo:hi] if card_fights else fights)
+            if searching:   # the search seats' player (sim/games/plai/search_kernel.py)
+                play_games_search(seed, start + lo, *self._args(), self.search, 0, out[lo:hi],
+                                  fights[lo:hi] if card_fights else fights, decisions[lo:hi])
+            else:
+                play_games(seed, start + lo, *self._args(), out[lo:hi],
+                           fights[lo:hi] if card_fights else fights)
 
         if threads == 1:
             work(0)
         else:  # the kernel releases the GIL; each game seeds itself, so splits don't matter
             with ThreadPoolExecutor(threads) as pool:
                 list(pool.map(work, range(threads)))
+        self.decisions += int(decisions.sum())
         return (out, fights) if card_fights else out
 
     def run_chunk(self, seed: int, start: int, count: int, threads: int = 1) -> pl.DataFrame:
@@ -113,7 +133,12 @@ class PlaiConfig:
 
         rows = np.zeros((TRACE_CAPACITY, c.TRACE_WIDTH), dtype=np.int32)
         out = np.zeros(1, dtype=c.RESULT_DTYPE)
-        n = trace_game(seed, game_index, *self._args(), rows, out)
+        if self.search is not None and self.search[:, c.SEARCH_ON].any():
+            from sim.games.plai.search_kernel import trace_game_search
+
+            n = trace_game_search(seed, game_index, *self._args(), self.search, rows, out)
+        else:
+            n = trace_game(seed, game_index, *self._args(), rows, out)
         row = out[0]
         header = (f"PLAI, {self.players} players, seed {seed}, game {game_index}, deck "
                   f"{len(self.deck)} cards; " + ", ".join(
@@ -204,13 +229,18 @@ class PlaiGame(PlaiHooks):  # the commands' hooks (seat keys too): hooks.py
         chosen = {}
         specs = self.seat_specs(players, strategies)
         weights = np.zeros((players, features.NF), dtype=np.float64)
+        search = np.zeros((players, 3), dtype=np.int64)
         for s, (seat, spec) in enumerate(specs.items()):
             strategy, params = parse_spec(spec, "plai", field_name=f"strategy of {seat}")
-            chosen[seat] = (strategy.name, {**strategy.params, **params})
+            merged = {**strategy.params, **strategy.text_params, **params}
+            chosen[seat] = (strategy.name, merged)
             weights[s] = strategy.vector(features.FEATURE_NAMES, features.DEFAULT_WEIGHTS,
                                          params)
+            if strategy.search:   # the seat's row of weights is its base strategy's
+                search[s] = (1, int(merged["k"]), int(merged["n"]))
         return PlaiConfig(players=players, cards=table, rules=resolved, strategies=chosen,
-                          weights=weights, specs=specs, debug=debug)
+                          weights=weights, specs=specs, debug=debug,
+                          search=search if search[:, 0].any() else None)
 
 
 GAME = PlaiGame()

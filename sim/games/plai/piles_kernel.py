@@ -62,9 +62,11 @@ def traced(trace):
     return tracing(trace) and trace.shape[0] > 0
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def log(trace, st, code, a, b, c, d):
-    """Append one trace row (no-op when the game writes no trace)."""
+    """Append one trace row (no-op when the game writes no trace). Not inlined by numba
+    (some 60 call sites each re-translated it into the game loop: a large share of the
+    cold compile); LLVM inlines it, and in the no-trace version it is empty."""
     if not traced(trace):
         return
     n = st[S_TRACE_N]
@@ -184,7 +186,7 @@ def discard_random_from(piles, pile_n, pile, n, rng):
     return lost
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)   # see engine_kernel.fight
 def resolve_events(piles, pile_n, cards, rules, rng, st, trace, bankrupt, first_seat, drawer):
     """PLAI-T3: resolve the Market Event waiting in P_EVENTS, then discard it.
 

@@ -51,6 +51,17 @@ def _describe(code: int, a: int, b: int, d: int, e: int, card_name, card_kind) -
     if code == c.EV_JOIN:
         return (f"seat {a} joins the attack ({'bluffing' if b == c.MODE_BLUFF else 'real'}; "
                 "joint venture attack)")
+    if code == c.EV_SEARCH_OPTION:
+        mean = b / d if d else float("nan")
+        base = " (the base strategy's choice)" if e == 0 else ""
+        return (f"  search {c.SEARCH_KIND_NAMES[a]} option {e}{base}: seat wins {b} of {d} "
+                f"playouts, mean {mean:.3f}")
+    if code == c.EV_SEARCH_ARG:
+        return "    " + _search_option_text(a, b, d, e, card_name)
+    if code == c.EV_SEARCH_CARD:
+        return f"      card {card_name(a)}"
+    if code == c.EV_SEARCH_CHOICE:
+        return f"  search: seat {d} takes option {b} of {e} ({c.SEARCH_KIND_NAMES[a]})"
     if code in (c.EV_RESOLVE, c.EV_RNG):
         return ""   # replay data for the tests (the negate budgets, the random state)
     if code == c.EV_DEAL:
@@ -100,3 +111,16 @@ def _describe(code: int, a: int, b: int, d: int, e: int, card_name, card_kind) -
     if code == c.EV_POOL_EXCESS:
         return f"pool over its cap: {card_name(a)} discarded"
     return f"(event {code}: {a} {b} {d} {e})"
+
+
+def _search_option_text(a: int, b: int, d: int, kind: int, card_name) -> str:
+    """An evaluated option's words: an action (a = ACT_*, b its card or -1, d its target
+    or -1) or a fight play (a = MODE_*, b its card count; a row per card follows)."""
+    if kind == c.SEARCH_ACTION:
+        if a == c.ACT_SPECIAL:
+            return f"plays {card_name(b)} on seat {d}"
+        if a == c.ACT_TAKEOVER:
+            return f"hostile takeover of seat {d}"
+        return c.ACTION_NAMES[a]
+    mode = {c.MODE_NONE: "no defense", c.MODE_REAL: "real", c.MODE_BLUFF: "bluff"}[a]
+    return f"{mode} with {b} card(s)"

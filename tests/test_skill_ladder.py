@@ -1,0 +1,113 @@
+"""The skill ladder (sim/studies/skill.py, ``simulate skill``) and its report section."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from sim.core.stats import wilson
+from sim.studies import skill
+from reports.skill_section import TITLE, section_html
+
+
+def test_per_seat_share_is_half_when_each_seat_wins_as_often():
+    # one seat won 10, two other seats 10 each: as strong per seat
+    share, lo, hi = skill.wilson_share(10, 20, 2)
+    assert share == pytest.approx(0.5)
+    assert lo < 0.5 < hi
+    # two sides (team games): the plain Wilson interval
+    assert skill.wilson_share(30, 10, 1) == pytest.approx(wilson(30, 40))
+    # the map keeps the order of the interval
+    s, lo, hi = skill.wilson_share(40, 30, 3)
+    assert lo < s < hi and s > 0.5
+
+
+def test_blocks_rotate_every_seat_and_every_team_and_marker():
+    seats = skill._blocks("every_seat", 3, "X", "Y")
+    assert [b[0] for b in seats] == [{"all": "Y", "seat0": "X"}, {"all": "Y", "seat1": "X"},
+                                     {"all": "Y", "seat2": "X"}]
+    teams = skill._blocks("team_pairs", 4, "X", "Y")
+    assert [(b[0], b[1], b[2]) for b in teams] == [
+        ({"A": "X", "B": "Y"}, ("first_marker=A",), "A"),
+        ({"A": "X", "B": "Y"}, ("first_marker=B",), "A"),
+        ({"A": "Y", "B": "X"}, ("first_marker=A",), "B"),
+        ({"A": "Y", "B": "X"}, ("first_marker=B",), "B")]
+
+
+def test_wins_read_from_a_blocks_value_counts():
+    counts = {"winner": {-1: 5, 0: 7, 1: 3, 2: 4}}
+    assert skill._wins("every_seat", {}, "outcome", 1, counts) == (3, 11)
+    codes = {"A": 0, "B": 1, "draw": 2}
+    assert skill._wins("team_pairs", codes, "winner", "B", {"winner": {0: 6, 1: 9, 2: 1}}) == (9, 6)
+
+
+def _row(stronger, weaker, kind, share, lo, hi):
+    return {"players": 3, "pairing": f"{stronger} vs {weaker}", "kind": kind,
+            "stronger": stronger, "weaker": weaker, "share": share, "ci_low": lo,
+            "ci_high": hi, "beats": lo > 0.5, "decided": 100, "games": 120}
+
+
+def test_summary_counts_rungs_beyond_the_interval_and_the_luck_share():
+    ladder = ["random", "weighted", "s1", "s2"]
+    rows = [_row("random", "weighted", "expert", 0.2, 0.15, 0.25),
+            _row("weighted", "random", "below", 0.8, 0.75, 0.85),
+            _row("s1", "weighted", "expert+below", 0.55, 0.49, 0.61),
+            _row("s2", "weighted", "expert", 0.62, 0.56, 0.68),
+            _row("s2", "s1", "below", 0.52, 0.46, 0.58)]
+    s = skill._summary(rows, ladder, "weighted", "PLAI", 3)
+    assert (s["rungs_beaten"], s["steps"]) == (1, 3)
+    assert s["luck_share"] == pytest.approx(0.38)
+    assert (s["luck_low"], s["luck_high"]) == (pytest.approx(0.32), pytest.approx(0.44))
+    assert s["top_pairing"] == "s2 vs weighted"
+
+
+@pytest.fixture(scope="module")
+def tiny_ladder(tmp_path_factory):
+    out = tmp_path_factory.mktemp("skill") / "run"
+    return skill.run(game="plai", players="2", games=24, search_games=8,
+                     budgets=("k=2,n=1", "k=2,n=2"), out=out, threads=1)
+
+
+def test_a_tiny_ladder_writes_its_files_and_table(tiny_ladder):
+    r = tiny_ladder
+    ladder = r.ladders[2]
+    assert ladder[0] == "random" and ladder[-1] == "search:k=2,n=2,base=" + r.manifest["expert"]
+    for name in ("pairings.csv", "ladder.txt", "skill.json", "ladder-2p.png", "manifest.json"):
+        assert (r.run_dir / name).stat().st_size > 0
+    below = [p for p in r.pairings if "below" in p["kind"]]
+    assert len(below) == len(ladder) - 1
+    assert all(p["games"] == 24 or (p["games"] == 8 and "search" in p["pairing"])
+               for p in r.pairings)
+    assert "luck share" in r.table()
+    data = json.loads((r.run_dir / "skill.json").read_text())
+    assert data["summary"]["2"]["steps"] == len(ladder) - 1
+
+
+def test_pairings_share_their_deals(tiny_ladder):
+    """Common random numbers: a pairing of a strategy with itself splits evenly per seat."""
+    from sim.studies.skill import _Player
+    from sim.runs.backends.base import create
+
+    with create("local") as backend:
+        player = _Player(skill.resolve_game("plai"), 2, 1, 1, backend, tiny_ladder.run_dir,
+                         {"cards": None, "rules_file": None, "rule_overrides": ()})
+        games, won, lost, _ = player.pairing("weighted", "weighted", 40)
+    assert games == 40 and won == lost   # the same 20 deals with each seat
+
+
+def test_section_is_self_contained_html(tiny_ladder):
+    text = section_html(tiny_ladder.run_dir)
+    assert text.startswith('<section id="skill">') and TITLE in text
+    assert "data:image/png;base64," in text
+    assert tiny_ladder.summary[2]["sentence"].split(",")[0] in text
+
+
+def test_cli_skill_help_and_bad_players():
+    from sim.cli import main
+
+    runner = CliRunner()
+    result = runner.invoke(main, ["skill", "--help"])
+    assert result.exit_code == 0 and "simulate skill --game plai --players 3" in result.output
+    result = runner.invoke(main, ["skill", "--game", "plai", "--players", "7"])
+    assert result.exit_code == 2 and "--players" in result.output
