@@ -402,6 +402,8 @@ def _print_report(written: dict[str, Any], shown: int = 8) -> None:
         click.echo(f"- {text}")
     if len(called) > shown:
         click.echo(f"- ... and {len(called) - shown} more in the report")
+    if written.get("strategies"):
+        click.echo(f"strategies: {'; '.join(written['strategies'])}")
     click.echo(f"report: {written['html']}")
     click.echo(f"markdown: {written['markdown']}")
 
