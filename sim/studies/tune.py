@@ -24,8 +24,8 @@ Games per evaluation grow with the budget spent (``growth``, an arena's
 the late generations, whose candidates differ by less, are compared on more games.
 
 The final. The last ``FINALISTS`` champions (the current one and the hall of fame's
-latest) and the final CMA mean play each other on fresh seeds (``FINAL_GAMES`` per
-ordered pair, every seat); the one with the highest share of the games someone won
+latest) and the final CMA mean play each other on fresh seeds (half the re-check's
+games per ordered pair, every seat: 10,000 by default); the one with the highest share of the games someone won
 becomes the final champion (a tie keeps the current champion). Promotions are decided on
 one generation's games; the final compares the candidates head to head on many more.
 
@@ -62,7 +62,7 @@ DEFAULT_SIGMA = 0.3                 # initial step, in units of each weight's sc
 HALL_SIZE = 4                       # earlier champions kept in the field
 DEFAULT_GROWTH = 1.0                # games per evaluation at the end of the budget / at start
 FINALISTS = 6                       # the last champions (and the CMA mean) in the final
-FINAL_GAMES = 10_000                # games per ordered pair of finalists (every seat)
+FINAL_SHARE = 0.5                   # games per ordered pair of finalists / re-check games
 PROMOTE_Z = 1.0                     # standard errors the mean must beat the champion by
 PREVIOUS = "previous champion"      # the re-check's row for the champion before the last
 
@@ -240,7 +240,7 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
            games_per_eval: int = DEFAULT_GAMES_PER_EVAL, check_games: int = DEFAULT_CHECK_GAMES,
            sigma: float = DEFAULT_SIGMA, popsize: int | None = None, hall_size: int = HALL_SIZE,
            growth: float = DEFAULT_GROWTH, finalists: int = FINALISTS,
-           final_games: int = FINAL_GAMES,
+           final_games: int | None = None,
            progress: bool = False, on_generation: Callable[[Generation], None] | None = None
            ) -> SearchResult:
     """Tune ``base`` (the starting weights) by self-play against ``baselines`` (name ->
@@ -253,6 +253,8 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
     d = len(base)
     scales = np.ones(d) if scales is None else np.asarray(scales, dtype=np.float64)
     search_seed, check_seed, cma_seed, final_seed = derived_seeds(seed, 4)
+    if final_games is None:
+        final_games = max(1, int(check_games * FINAL_SHARE))
     rng = np.random.default_rng(cma_seed)
     options = {"seed": np.nan, "randn": lambda lam, n: rng.standard_normal((lam, n)),
                "verbose": -9, "verb_log": 0, "verb_disp": 0}
