@@ -610,15 +610,14 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
 @click.option("--base", metavar="SPEC", default="weighted", show_default=True,
               help="Strategy to start from: a name[:k=v,...] or @FILE.")
 @click.option("--budget", type=Count(), default=None,
-              help="Games the search may play (default: 1.2e7 for both games); the final "
+              help="Games the search may play (default: 6e6 Peer-to-Peer, 1.2e7 PLAI); the final "
                    "and the re-check play --check-games more per opponent.")
 @click.option("--seed", type=int, default=1, show_default=True,
               help="Random seed: the same seed gives the same weights.")
 @click.option("--out", metavar="FILE.yaml", required=True,
               help="Strategy file to write (a convergence plot FILE.png goes next to it).")
 @click.option("--games-per-eval", type=Count(), default=None,
-              help="Games per candidate per generation, spread over the field (default 1000; "
-                   "Peer-to-Peer's grow to 4x that by the end of the budget).")
+              help="Games per candidate per generation, spread over the field (default 1000).")
 @click.option("--check-games", type=Count(), default=None,
               help="Games per opponent in the final re-check (default 20000).")
 @click.option("--threads", type=Count(4096), default=None,
