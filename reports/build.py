@@ -12,7 +12,7 @@ from reports.figures import small_multiples
 from reports.plots import to_png
 from reports.registry import Context, Finding, select_metrics
 from reports.render import (Page, Section, answer_rows, render_html, render_markdown,
-                            strategy_warnings)
+                            strategies_used, strategy_warnings)
 from sim.core.errors import UserError
 from sim.core.game import game_hook
 
@@ -165,6 +165,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
         "games": rs.total_games,
         "mixed": list(rs.mixed),
         "threshold_pp": threshold_pp,
+        "strategies": [f"{pairing} ({players} players)" for pairing, players in strategies_used(rs)],
         "answers": [{"question": a.question, "where": a.where, "answer": a.answer,
                      "verdict": a.verdict, "estimate": a.estimate, "lo": a.lo, "hi": a.hi,
                      "section": anchor} for a, anchor in answers],

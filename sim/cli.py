@@ -402,6 +402,8 @@ def _print_report(written: dict[str, Any], shown: int = 8) -> None:
         click.echo(f"- {text}")
     if len(called) > shown:
         click.echo(f"- ... and {len(called) - shown} more in the report")
+    if written.get("strategies"):
+        click.echo(f"strategies: {'; '.join(written['strategies'])}")
     click.echo(f"report: {written['html']}")
     click.echo(f"markdown: {written['markdown']}")
 
@@ -608,8 +610,8 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
 @click.option("--base", metavar="SPEC", default="weighted", show_default=True,
               help="Strategy to start from: a name[:k=v,...] or @FILE.")
 @click.option("--budget", type=Count(), default=None,
-              help="Games the search may play (default: 6e6 Peer-to-Peer, 1.2e7 PLAI); the "
-                   "re-check plays --check-games more per opponent.")
+              help="Games the search may play (default: 6e6 Peer-to-Peer, 1.2e7 PLAI); the final "
+                   "and the re-check play --check-games more per opponent.")
 @click.option("--seed", type=int, default=1, show_default=True,
               help="Random seed: the same seed gives the same weights.")
 @click.option("--out", metavar="FILE.yaml", required=True,
@@ -630,9 +632,10 @@ def tune(ctx: click.Context, **opts: Any) -> None:
     Every weight of the game's feature vector is searched (Peer-to-Peer: both phases and
     the phase switch). Each candidate plays the current champion, a hall of fame of earlier
     champions and the shipped strategies, in every seat, on the same games as the rest of
-    its generation; the score is its own win rate over all games. The final champion is
-    re-checked on fresh seeds against every shipped strategy and the previous champion
-    before the file is written. Use the file anywhere a strategy goes: --team-a @FILE,
+    its generation; the score is its own win rate over all games. At the end the last
+    champions and the search mean play each other on fresh seeds and the best of them is
+    re-checked on other fresh seeds against every shipped strategy and the previous
+    champion before the file is written. Use the file anywhere a strategy goes: --team-a @FILE,
     --seat 0=@FILE, experiments.yaml, matchups.
 
     \b

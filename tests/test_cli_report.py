@@ -38,6 +38,7 @@ def test_report_command_writes_html_markdown_and_tables(runner, two_runs, tmp_pa
     assert html.count('src="data:image/png;base64,') >= 3
     assert (out / "report.md").exists() and list(out.glob("*.csv"))
     assert "imbalance" in result.stdout
+    assert "strategies: expert vs expert (3 players)" in result.stdout   # the default, named
 
 
 def test_report_refuses_runs_with_other_rules_unless_allowed(runner, two_runs, tmp_path):
@@ -71,6 +72,7 @@ def test_balance_report_runs_every_player_count_and_mode(runner, tmp_path):
     assert result.exit_code == 0, result.output
     assert len(list((out / "runs").iterdir())) == len(points)
     assert (out / "report.html").exists()
+    assert "expert vs expert (4 players)" in result.stdout.split("strategies: ")[1]
     again = runner.invoke(main, ["balance-report", "--games", "300", "--out", str(out),
                                  "--no-progress"])
     assert again.exit_code == 2 and "--out" in again.stderr

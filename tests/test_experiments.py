@@ -217,6 +217,22 @@ def test_every_point_has_its_run_and_card_file(swept):
     for name in ("sweep.html", "sweep.md", "sweep.csv", "paired.csv", "sweep-a_win_rate.png"):
         assert (out / "report" / name).is_file()
     assert "paired differences against the baseline" in output
+    assert "strategies: builder(threshold=10.0) vs builder(threshold=10.0) (4 players)" in output
+    assert "Strategies: builder(threshold=10.0) vs builder(threshold=10.0) (4 players)." in (out / "report" / "sweep.md").read_text()
+
+
+def test_an_experiment_names_the_default_strategies_it_played(tmp_path):
+    path = _write(tmp_path, """
+    default_play:
+      players: [2]
+      games: 60
+      sweep:
+        rule.customer_patience: [1, 2]
+    """)
+    result = CliRunner().invoke(main, ["experiment", "default_play", "--file", path, "--out",
+                                       str(tmp_path / "out"), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "strategies: expert vs expert (2 players)" in result.output
 
 
 def test_paired_interval_is_narrower_than_unpaired_on_a_real_sweep(swept):

@@ -80,8 +80,8 @@ def test_winners_curse_guard_keeps_the_previous_champion_when_the_last_is_worse(
             if self.calls == 1:   # the search: the CMA mean (evaluation 4 of 4 + 2) wins all
                 return [tuner.Tally(100, 0, 100) if b.candidate == 4 else
                         tuner.Tally(40, 60, 100) for b in blocks]
-            if self.calls == 2:   # the re-check of the new champion: it loses on fresh seeds
-                return [tuner.Tally(10, 90, 100) for b in blocks]
+            if self.calls == 3:   # the re-check of the new champion: it loses on fresh seeds
+                return [tuner.Tally(10, 90, 100) for b in blocks]   # (call 2: the final, a tie)
             return [tuner.Tally(50, 50, 100) for b in blocks]
 
     arena = Rigged()
@@ -89,6 +89,60 @@ def test_winners_curse_guard_keeps_the_previous_champion_when_the_last_is_worse(
                           games_per_eval=400, check_games=200, popsize=4)
     assert result.champions == 1 and result.reverted
     assert np.array_equal(result.weights, np.zeros(3))
+
+
+def test_the_final_picks_the_strongest_finalist_head_to_head():
+    """The final round robin on fresh seeds: of three finalists the one nearest the best
+    weights wins, whichever is the champion; a tie keeps the champion."""
+    far, near, mid = np.array([-1.0, 1.0, 0.0]), BEST + 0.05, np.zeros(3)
+    chosen, table, games = tuner._final(BowlArena(), [far, near, mid], far, seed=9, games=2000)
+    assert np.array_equal(chosen, near) and games == 6 * 2000
+    assert [row["chosen"] for row in table] == [False, True, False]
+    assert table[0]["entry"] == "champion" and table[2]["entry"] == "CMA mean"
+
+    class Even(BowlArena):
+        def play_blocks(self, vectors, blocks):
+            return [tuner.Tally(50, 50, 100) for _ in blocks]
+
+    chosen, _, _ = tuner._final(Even(), [far, mid, near], mid, seed=9, games=200)
+    assert np.array_equal(chosen, mid)
+
+
+def test_search_takes_the_final_winner_over_an_unpromoted_champion():
+    """No promotion during the search (every evaluation ties), but the CMA mean wins the
+    final: it is written, and re-checked against the champion it displaced."""
+
+    class Rigged(BowlArena):
+        def __init__(self):
+            self.calls = 0
+
+        def play_blocks(self, vectors, blocks):
+            self.calls += 1
+            if self.calls == 2:   # the final: entrant 1 (the CMA mean) wins every game
+                return [tuner.Tally(100, 0, 100) if b.candidate == 1 else
+                        tuner.Tally(0, 100, 100) for b in blocks]
+            return [tuner.Tally(50, 50, 100) for _ in blocks]
+
+    result = tuner.search(Rigged(), np.zeros(3), {"zero": np.zeros(3)}, budget=1, seed=1,
+                          games_per_eval=400, check_games=200, popsize=4)
+    assert result.champions == 0 and not result.reverted
+    assert not np.array_equal(result.weights, np.zeros(3))
+    assert [row["entry"] for row in result.final if row["chosen"]] == ["CMA mean"]
+
+
+def test_games_per_evaluation_grow_with_the_budget_spent():
+    seen = []
+
+    class Counting(BowlArena):
+        def play_blocks(self, vectors, blocks):
+            seen.append(sum(b.count for b in blocks))
+            return super().play_blocks(vectors, blocks)
+
+    tuner.search(Counting(), np.zeros(3), {"zero": np.zeros(3)}, budget=100_000, seed=2,
+                 games_per_eval=400, check_games=200, popsize=4, growth=4.0, finalists=0)
+    search_calls = seen[:-1]          # the last call is the re-check
+    assert search_calls[-1] > 3 * search_calls[0]
+    assert all(b >= a for a, b in zip(search_calls, search_calls[1:]))
 
 
 # ----------------------------------------------------------------------------- real game

@@ -19,6 +19,16 @@ Promotion. After a generation the CMA mean becomes the champion (the old one joi
 hall of fame) when its score against the field beats the champion's by more than one
 standard error on the same games.
 
+Games per evaluation grow with the budget spent (``growth``, an arena's
+``eval_growth``): ``games_per_eval`` at the start, ``growth`` times that at the end, so
+the late generations, whose candidates differ by less, are compared on more games.
+
+The final. The last ``FINALISTS`` champions (the current one and the hall of fame's
+latest) and the final CMA mean play each other on fresh seeds (half the re-check's
+games per ordered pair, every seat: 10,000 by default); the one with the highest share of the games someone won
+becomes the final champion (a tie keeps the current champion). Promotions are decided on
+one generation's games; the final compares the candidates head to head on many more.
+
 Winner's curse guard. The final champion is re-checked on fresh seeds against every
 baseline and the previous champion (Wilson 95 % intervals of its share of the games
 someone won; a fair share is 1/2 for Peer-to-Peer, 1/P for PLAI). If it is significantly
@@ -50,6 +60,9 @@ DEFAULT_GAMES_PER_EVAL = 1_000      # games per candidate per generation, over t
 DEFAULT_CHECK_GAMES = 20_000        # games per opponent in the final re-check
 DEFAULT_SIGMA = 0.3                 # initial step, in units of each weight's scale
 HALL_SIZE = 4                       # earlier champions kept in the field
+DEFAULT_GROWTH = 1.0                # games per evaluation at the end of the budget / at start
+FINALISTS = 6                       # the last champions (and the CMA mean) in the final
+FINAL_SHARE = 0.5                   # games per ordered pair of finalists / re-check games
 PROMOTE_Z = 1.0                     # standard errors the mean must beat the champion by
 PREVIOUS = "previous champion"      # the re-check's row for the champion before the last
 
@@ -156,6 +169,7 @@ class SearchResult:
     check_games: int                     # games played by the re-check
     reverted: bool = False               # the winner's-curse guard took the previous champion
     seconds: float = 0.0
+    final: list[dict[str, Any]] = field(default_factory=list)   # the final's table, by entry
     settings: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -225,6 +239,8 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
            budget: int, seed: int = 1, scales: np.ndarray | None = None,
            games_per_eval: int = DEFAULT_GAMES_PER_EVAL, check_games: int = DEFAULT_CHECK_GAMES,
            sigma: float = DEFAULT_SIGMA, popsize: int | None = None, hall_size: int = HALL_SIZE,
+           growth: float = DEFAULT_GROWTH, finalists: int = FINALISTS,
+           final_games: int | None = None,
            progress: bool = False, on_generation: Callable[[Generation], None] | None = None
            ) -> SearchResult:
     """Tune ``base`` (the starting weights) by self-play against ``baselines`` (name ->
@@ -236,7 +252,9 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
     base = np.asarray(base, dtype=np.float64)
     d = len(base)
     scales = np.ones(d) if scales is None else np.asarray(scales, dtype=np.float64)
-    search_seed, check_seed, cma_seed = derived_seeds(seed, 3)
+    search_seed, check_seed, cma_seed, final_seed = derived_seeds(seed, 4)
+    if final_games is None:
+        final_games = max(1, int(check_games * FINAL_SHARE))
     rng = np.random.default_rng(cma_seed)
     options = {"seed": np.nan, "randn": lambda lam, n: rng.standard_normal((lam, n)),
                "verbose": -9, "verb_log": 0, "verb_disp": 0}
@@ -256,7 +274,8 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
         while True:
             champion = weights_of(champion_x)
             field_vectors = _field(champion, hall, baselines, hall_size)
-            per_block = max(1, games_per_eval // (len(field_vectors) * arena.sides))
+            per_eval = games_per_eval * (1.0 + (growth - 1.0) * min(1.0, games_done / budget))
+            per_block = max(1, int(per_eval) // (len(field_vectors) * arena.sides))
             xs = es.ask()
             mean_x = np.array(es.mean, dtype=np.float64)   # the mean these were drawn around
             evaluated = [weights_of(x) for x in xs] + [weights_of(mean_x), champion]
@@ -295,25 +314,70 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
     finally:
         bar.close()
 
-    final = weights_of(champion_x)
-    previous = hall[-1] if hall else base
+    champion = weights_of(champion_x)
+    final_mean = weights_of(np.array(es.mean, dtype=np.float64))
+    contenders = [*hall[-(finalists - 2):], champion, final_mean] if finalists > 2 else []
+    final, final_table, final_played = _final(arena, contenders, champion, final_seed,
+                                              final_games)
+    lineage = [base, *hall] if not hall or not np.array_equal(hall[0], base) else list(hall)
+    if np.array_equal(final, champion):
+        previous, older = lineage[-1], (lineage[-2] if len(lineage) > 1 else base)
+    else:   # the final displaced the champion: check the winner against the champion
+        previous, older = champion, lineage[-1]
     check, check_played = _recheck(arena, final, previous, baselines, check_seed, check_games)
+    check_played += final_played
     reverted = False
     against_previous = next(r for r in check if r.opponent == PREVIOUS)
-    if hall and against_previous.share_high < arena.fair_share:
+    displaced = not np.array_equal(final, champion)
+    if (hall or displaced) and against_previous.share_high < arena.fair_share:
         # The winner's curse: the last promotion was luck. Keep the one before it.
         reverted = True
         final = previous
-        older = hall[-2] if len(hall) > 1 else base
         check, more = _recheck(arena, final, older, baselines, check_seed, check_games)
         check_played += more
     return SearchResult(weights=final, base=base, champions=promotions, generations=history,
                         check=check, games=games_done, check_games=check_played,
                         reverted=reverted, seconds=time.perf_counter() - began,
+                        final=final_table,
                         settings={"budget": budget, "seed": seed, "games_per_eval": games_per_eval,
+                                  "growth": growth, "finalists": finalists,
+                                  "final_games": final_games,
                                   "check_games": check_games, "sigma": sigma,
                                   "popsize": int(es.popsize), "hall_size": hall_size,
                                   "dimensions": d})
+
+
+def _final(arena: Arena, contenders: list[np.ndarray], champion: np.ndarray, seed: int,
+           games: int) -> tuple[np.ndarray, list[dict[str, Any]], int]:
+    """Round robin of ``contenders`` (duplicates dropped) on ``seed``: every ordered pair,
+    every seat, ``games`` games per pair. Returns the one with the highest share of the
+    games someone won (the champion on a tie), its table and the games played."""
+    entrants: list[np.ndarray] = []
+    for vector in contenders:
+        if not any(np.array_equal(vector, v) for v in entrants):
+            entrants.append(vector)
+    if len(entrants) < 2:
+        return champion, [], 0
+    per_block = max(1, games // arena.sides)
+    blocks = [Block(i, j, side, seed, (j * arena.sides + side) * per_block, per_block)
+              for i in range(len(entrants)) for j in range(len(entrants)) if i != j
+              for side in range(arena.sides)]
+    totals = [Tally() for _ in entrants]
+    for block, tally in zip(blocks, arena.play_blocks(entrants, blocks)):
+        totals[block.candidate].add(tally)
+    table = []
+    for i, (vector, t) in enumerate(zip(entrants, totals)):
+        share, lo, hi = _wilson(t.wins, t.wins + t.rival_wins)
+        role = ("champion" if np.array_equal(vector, champion) else
+                "CMA mean" if i == len(entrants) - 1 else f"earlier champion {i + 1}")
+        table.append({"entry": role, "games": t.games, "wins": t.wins,
+                      "rival_wins": t.rival_wins, "share": share, "share_low": lo,
+                      "share_high": hi})
+    scores = [row["share"] for row in table]
+    best = max(range(len(entrants)), key=lambda i: (scores[i], table[i]["entry"] == "champion"))
+    for i, row in enumerate(table):
+        row["chosen"] = i == best
+    return entrants[best], table, sum(t.games for t in totals)
 
 
 def _recheck(arena: Arena, final: np.ndarray, previous: np.ndarray,
@@ -384,6 +448,18 @@ def check_table(result: SearchResult) -> str:
     return "\n".join(lines)
 
 
+def final_lines(result: SearchResult) -> list[str]:
+    """The final's table: each finalist's share of the won games against the others."""
+    if not result.final:
+        return []
+    lines = [f"final on fresh seeds (each finalist against the others, every seat):"]
+    for row in result.final:
+        mark = "  <- chosen" if row["chosen"] else ""
+        lines.append(f"  {row['entry']:<26}{row['games']:>9,} games {100 * row['share']:>8.2f}% "
+                     f"[{100 * row['share_low']:.2f}-{100 * row['share_high']:.2f}]{mark}")
+    return lines
+
+
 def document(result: SearchResult, *, game: str, players: int, base_spec: str,
              names: Sequence[str], command: str | None, cards: Mapping[str, Any],
              rules: Mapping[str, Any], rule_overrides: Sequence[str],
@@ -412,6 +488,8 @@ def document(result: SearchResult, *, game: str, players: int, base_spec: str,
             "games": int(result.games),
             "generations": len(result.generations),
             "promotions": int(result.champions),
+            "final": [{k: (round(v, 6) if isinstance(v, float) else v) for k, v in row.items()}
+                      for row in result.final],
             "settings": {k: v for k, v in result.settings.items()
                          if k not in ("seed", "budget")},
             "backend": backend,
@@ -467,7 +545,9 @@ class TuneResult:
         s = self.search
         lines = [f"{len(s.generations)} generations, {s.games:,} games of self-play, "
                  f"{s.champions} promotion(s), {s.seconds:.0f} s",
-                 f"re-check on fresh seeds ({s.check_games:,} games):", check_table(s)]
+                 *final_lines(s),
+                 f"re-check on fresh seeds ({s.check_games:,} games, with the final's):",
+                 check_table(s)]
         if s.reverted:
             lines.append("the last champion lost to the one before it on fresh seeds "
                          "(winner's curse): the earlier champion was written")
@@ -525,7 +605,9 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
         scales = scales_for(arena.names, base_vector, local.scales_floor)
         result = search(arena, base_vector, baselines, budget=budget, seed=seed, scales=scales,
                         games_per_eval=games_per_eval, check_games=check_games, sigma=sigma,
-                        popsize=popsize, progress=progress)
+                        popsize=popsize, growth=float(getattr(local, "eval_growth",
+                                                              DEFAULT_GROWTH)),
+                        progress=progress)
     finally:
         arena.close()
         if scratch is not None:

@@ -49,7 +49,32 @@ class ExperimentResult:
         if drows:
             text += "\n\npaired differences against the baseline (same games):\n"
             text += text_table(dhead, drows)
-        return text
+        used = strategies_line(self.points)
+        return text + (f"\nstrategies: {used}" if used else "")
+
+
+def point_strategies(run_dir: str | Path) -> str | None:
+    """The game's label of the strategies a point's run played (its ``pairing`` hook)."""
+    from sim.core.game import hook, resolve_game
+
+    try:
+        manifest = json.loads((Path(run_dir) / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    label = hook(resolve_game(manifest["game"]), "pairing")
+    return label(manifest) if label is not None else None
+
+
+def strategies_line(points: list[dict]) -> str:
+    """'expert vs expert (2, 4 players)': each pairing with the player counts it played."""
+    counts: dict[str, list[int]] = {}
+    for p in points:
+        if p.get("strategies"):
+            counts.setdefault(p["strategies"], [])
+            if p["players"] not in counts[p["strategies"]]:
+                counts[p["strategies"]].append(p["players"])
+    return "; ".join(f"{label} ({', '.join(map(str, sorted(ps)))} players)"
+                     for label, ps in counts.items())
 
 
 def default_out(name: str) -> Path:
@@ -160,8 +185,11 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
 
     for p in result.points:
         p["games"] = load_games(p["run_dir"])
+        p["strategies"] = point_strategies(p["run_dir"])
     if report:
         notes = [exp.description] if exp.description else []
+        if strategies_line(result.points):
+            notes.append(f"Strategies: {strategies_line(result.points)}.")
         notes.append(f"{games:,} games per point, seed {exp.seed}; every point plays the same "
                      "game indices (common random numbers).")
         result.report = write_sweep_report(out_path / "report", f"Experiment {exp.name}",
