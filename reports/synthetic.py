@@ -164,3 +164,78 @@ def write_large_run(path, players: int, games: int, seed: int = 1, *, part_size:
     manifest["games"] = games
     (path / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return path
+
+
+# ----------------------------------------------------------------------------- PLAI
+PLAI_CARD_IDS = list(range(1, 34))
+PLAI_CARD_NAMES = [f"Card {i}" for i in PLAI_CARD_IDS]
+PLAI_COUNTS = ("deck_size", "fund_family", "fund_regional", "fund_venture", "regional_attacked",
+               "regional_attack_won", "venture_attacked", "venture_attack_won", "takeovers",
+               "takeovers_won", "bluffs_called", "specials", "negates", "events", "help_cards",
+               "maintainer_family", "reshuffles", "deck_left", "discard_left", "pool_left",
+               "max_pool")
+
+
+def plai_part(players: int, games: int, seed: int, start: int = 0) -> pl.DataFrame:
+    """Synthetic PLAI games with the engine's columns and dtypes (outcome, seats, fight
+    counters, per-card fight columns ``card_att_<k>`` ... for 33 cards); random draws, for
+    tests and the memory benchmark, never for balance."""
+    rng = np.random.default_rng([seed, start, players])
+    n = games
+    i16 = lambda lo, hi: rng.integers(lo, hi, n).astype(np.int16)  # noqa: E731
+    outcome = rng.choice(3, size=n, p=[0.9, 0.07, 0.03]).astype(np.int8)
+    cols: dict[str, np.ndarray] = {
+        "game_index": np.arange(start, start + n, dtype=np.int64),
+        "players": np.full(n, players, np.int8),
+        "outcome": outcome,
+        "winner": np.where(outcome == 0, rng.integers(0, players, n), -1).astype(np.int8),
+        "first_seat": rng.integers(0, players, n).astype(np.int8),
+        "turns": i16(20, 200),
+    }
+    for name in PLAI_COUNTS:
+        cols[name] = i16(0, 12)
+    for won, of in (("regional_attack_won", "regional_attacked"),
+                    ("venture_attack_won", "venture_attacked"), ("takeovers_won", "takeovers")):
+        cols[won] = (rng.random(n) * (cols[of] + 1)).astype(np.int16)
+        cols[won] = np.minimum(cols[won], cols[of])
+    for s in range(5):
+        cols[f"bankrupt_turn_{s}"] = np.where(s < players, i16(-1, 150), -1).astype(np.int16)
+    for s in range(5):
+        cols[f"hand_{s}"] = np.where(s < players, i16(0, 9), 0).astype(np.int16)
+    cols["error"] = np.zeros(n, np.int16)
+    k = len(PLAI_CARD_IDS)
+    for side in ("att", "def"):
+        played = rng.integers(0, 4, (k, n)).astype(np.int16)
+        won = np.minimum(played, rng.integers(0, 3, (k, n))).astype(np.int16)
+        cols.update({f"card_{side}_{j}": played[j] for j in range(k)})
+        cols.update({f"card_{side}_won_{j}": won[j] for j in range(k)})
+    order = [c for side in ("att", "def") for kind in ("", "won_")
+             for c in (f"card_{side}_{kind}{j}" for j in range(k))]
+    return pl.DataFrame({c: cols[c] for c in [*[c for c in cols if not c.startswith("card_")],
+                                                *order]})
+
+
+def write_plai_run(path, players: int, games: int, seed: int = 1, *,
+                   part_size: int = 1_000_000) -> Path:
+    """A synthetic PLAI run directory (manifest.json and parts ``part-<k>.parquet`` of
+    ``part_size`` games), written part by part in bounded memory."""
+    path = Path(path)
+    (path / "games").mkdir(parents=True, exist_ok=True)
+    done = k = 0
+    while done < games:
+        count = min(part_size, games - done)
+        plai_part(players, count, seed, done).write_parquet(path / "games" / f"part-{k:05d}.parquet")
+        done += count
+        k += 1
+    manifest = {
+        "game": "plai", "players": players, "games": games, "seed": seed, "complete": True,
+        "package_version": "0.1.0", "wall_seconds": 0.5,
+        "cards": {"path": "plai-synthetic.csv",
+                  "sha256": hashlib.sha256(repr(PLAI_CARD_IDS).encode()).hexdigest(),
+                  "ids": PLAI_CARD_IDS, "names": PLAI_CARD_NAMES},
+        "rules": {"first_seat": "0", "starting_hand": 6, "max_turns": 400},
+        "strategies": {f"seat{s}": {"name": "weighted", "params": {}} for s in range(players)},
+        "request": {"strategies": None},
+    }
+    (path / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    return path
