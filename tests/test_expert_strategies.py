@@ -137,12 +137,10 @@ def test_the_expert_file_is_package_data(case):
 
 
 def test_a_shipped_file_read_wrong_names_the_file(tmp_path):
-    """sim.core.strategy_file.shipped: the error names the file as strategies/<g>/<f>."""
+    """sim.core.strategy_file.shipped: a missing file's field is strategies/<g>/<file>."""
     from sim.core.errors import UserError
     from sim.core.strategy_file import shipped
 
     target = tmp_path / "strategies" / "plai" / "expert.yaml"
-    target.parent.mkdir(parents=True)
-    target.write_text("cardsim_strategy: 1\ngame: peer-to-peer\nweights: {}\n")
     with pytest.raises(UserError, match="field 'strategies/plai/expert.yaml'"):
         shipped(target, game="plai")
