@@ -185,37 +185,56 @@ BLOCK = 1 << 20   # games read at a time from a run directory
 
 
 class RunGames:
-    """A run directory's games for the sweep metrics, read in blocks of ``block``
-    consecutive game indices (a lazy parquet scan filtered by index, so only the parts
-    that hold them are read): the sweep report's memory does not grow with the run.
-    :func:`estimate` and :func:`paired` accept it where they accept the arrays of
-    :func:`load_games`; the numbers are the same (sums in another order: standard errors
-    to the last digits)."""
+    """A run directory's games for the sweep metrics, read part by part: each parquet part
+    (the engine writes one per chunk of consecutive game indices), or a slice of at most
+    ``block`` game indices of a larger one, at a time. So the sweep report's memory does
+    not grow with the run. :func:`estimate` and :func:`paired` accept it where they accept
+    the arrays of :func:`load_games`; the numbers are the same (sums in another order:
+    standard errors to the last digits)."""
 
     def __init__(self, run_dir: str | Path, block: int = BLOCK):
         import polars as pl
 
         self.run_dir = Path(run_dir)
         self.block = int(block)
-        self._scan = pl.scan_parquet(str(self.run_dir / "games" / "*.parquet"))
-        self.columns = _columns(self._scan.collect_schema().names())
-        lo, hi, n = self._scan.select(pl.col("game_index").min().alias("lo"),
-                                      pl.col("game_index").max().alias("hi"),
-                                      pl.len()).collect(engine="streaming").row(0)
-        self.first, self.last, self.games = (lo or 0), (hi if hi is not None else -1), int(n)
+        index = pl.col("game_index")
+        self.parts = []                       # (first index, last index, games, path)
+        for path in sorted((self.run_dir / "games").glob("*.parquet")):
+            lo, hi, n = pl.scan_parquet(path).select(index.min().alias("lo"), index.max().alias("hi"),
+                                                     pl.len()).collect().row(0)
+            if n:
+                self.parts.append((lo, hi, n, path))
+        if not self.parts:
+            raise ValueError(f"{self.run_dir}: no games")
+        self.parts.sort()
+        self.columns = _columns(pl.read_parquet_schema(self.parts[0][3]).keys())
+        self.first = self.parts[0][0]
+        self.last = max(hi for _, hi, _, _ in self.parts)
+        self.games = sum(n for _, _, n, _ in self.parts)
 
     def __len__(self) -> int:
         return self.games
 
-    def ranges(self):
-        return [(a, min(a + self.block, self.last + 1))
-                for a in range(self.first, self.last + 1, self.block)]
+    def ranges(self) -> list[tuple[int, int]]:
+        """[start, stop) game-index ranges covering the run: its parts (overlapping ones
+        merged), each cut into slices of at most ``block`` indices."""
+        merged: list[list[int]] = []
+        for lo, hi, _, _ in self.parts:
+            if merged and lo < merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], hi + 1)
+            else:
+                merged.append([lo, hi + 1])
+        return [(a, min(a + self.block, stop)) for start, stop in merged
+                for a in range(start, stop, self.block)]
 
     def block_of(self, start: int, stop: int) -> dict[str, np.ndarray]:
+        """The games with start <= game_index < stop, read from the parts that hold them."""
         import polars as pl
 
+        paths = [path for lo, hi, _, path in self.parts if lo < stop and hi >= start]
         index = pl.col("game_index")
-        return frame_games(self._scan.filter((index >= start) & (index < stop))
+        return frame_games(pl.scan_parquet(paths or [self.parts[0][3]])
+                           .filter((index >= start) & (index < stop))
                            .select(self.columns).collect())
 
 
