@@ -29,6 +29,22 @@ def seat_teams(players: int, compensation: str = "extra_venture") -> list[str]:
     return ["A"] * a + ["B"] * b
 
 
+def _team_counters(cols: dict, rng, n: int, team_b: bool = True) -> None:
+    """Scores, values, assists, contests and cards sent of both teams (team B's zero and
+    not drawn without a team B), drawn in this order."""
+    for t in ("a", "b"):
+        cols[f"score_{t}"] = rng.integers(0, 15, n).astype(np.int16) if (t == "a" or team_b) else np.zeros(n, np.int16)
+    for t in ("a", "b"):
+        cols[f"value_{t}"] = (cols[f"score_{t}"] * 7).astype(np.int16)
+        cols[f"assists_{t}"] = rng.integers(0, 20, n).astype(np.int16)
+    cols["contests"] = rng.integers(0, 5, n).astype(np.int16)
+    cols["contests_won_a"] = (cols["contests"] // 2).astype(np.int16)
+    cols["contests_won_b"] = (cols["contests"] - cols["contests_won_a"]).astype(np.int16)
+    for d in ("score", "venture", "deck"):
+        for t in ("a", "b"):
+            cols[f"sent_{d}_{t}"] = (rng.integers(0, 8, n) if (t == "a" or team_b) else np.zeros(n)).astype(np.int16)
+
+
 def synthetic_games(players: int, games: int, seed: int, *, p_a=0.4, p_b=0.35, p_draw=0.02,
                     p_all_lose=0.2, compensation="extra_venture", start=0) -> pl.DataFrame:
     rng = np.random.default_rng(seed)
@@ -47,17 +63,7 @@ def synthetic_games(players: int, games: int, seed: int, *, p_a=0.4, p_b=0.35, p
         "rounds": rng.integers(5, 25, n).astype(np.int16),
         "unhappy": rng.integers(0, 4, n).astype(np.int16),
     }
-    for t in ("a", "b"):
-        cols[f"score_{t}"] = rng.integers(0, 15, n).astype(np.int16) if (t == "a" or players > 1) else np.zeros(n, np.int16)
-    for t in ("a", "b"):
-        cols[f"value_{t}"] = (cols[f"score_{t}"] * 7).astype(np.int16)
-        cols[f"assists_{t}"] = rng.integers(0, 20, n).astype(np.int16)
-    cols["contests"] = rng.integers(0, 5, n).astype(np.int16)
-    cols["contests_won_a"] = (cols["contests"] // 2).astype(np.int16)
-    cols["contests_won_b"] = (cols["contests"] - cols["contests_won_a"]).astype(np.int16)
-    for d in ("score", "venture", "deck"):
-        for t in ("a", "b"):
-            cols[f"sent_{d}_{t}"] = (rng.integers(0, 8, n) if (t == "a" or players > 1) else np.zeros(n)).astype(np.int16)
+    _team_counters(cols, rng, n, team_b=players > 1)
     seats = len(teams)
     for s in range(6):
         if s < seats and not (compensation == "extra_venture_empty" and players in (3, 5) and s == seats - 1):
@@ -120,17 +126,7 @@ def synthetic_part(players: int, games: int, seed: int, start: int = 0, *, p_a=0
         "rounds": rng.integers(5, 25, n).astype(np.int16),
         "unhappy": rng.integers(0, 4, n).astype(np.int16),
     }
-    for t in ("a", "b"):
-        cols[f"score_{t}"] = rng.integers(0, 15, n).astype(np.int16)
-    for t in ("a", "b"):
-        cols[f"value_{t}"] = (cols[f"score_{t}"] * 7).astype(np.int16)
-        cols[f"assists_{t}"] = rng.integers(0, 20, n).astype(np.int16)
-    cols["contests"] = rng.integers(0, 5, n).astype(np.int16)
-    cols["contests_won_a"] = (cols["contests"] // 2).astype(np.int16)
-    cols["contests_won_b"] = (cols["contests"] - cols["contests_won_a"]).astype(np.int16)
-    for d in ("score", "venture", "deck"):
-        for t in ("a", "b"):
-            cols[f"sent_{d}_{t}"] = rng.integers(0, 8, n).astype(np.int16)
+    _team_counters(cols, rng, n)
     picks = np.asarray(VENTURES, dtype=np.int16)[
         rng.random((n, len(VENTURES))).argsort(axis=1)[:, :seats]]
     for s in range(6):
