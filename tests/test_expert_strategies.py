@@ -137,9 +137,9 @@ def test_the_expert_file_is_package_data(case):
 
 
 def test_a_shipped_file_read_wrong_names_the_file(tmp_path):
-    """sim.core.strategy_file.shipped: a missing file's field is strategies/<g>/<file>."""
+    """sim.core.strategy.shipped: a missing file's field is strategies/<g>/<file>."""
     from sim.core.errors import UserError
-    from sim.core.strategy_file import shipped
+    from sim.core.strategy import shipped
 
     target = tmp_path / "strategies" / "plai" / "expert.yaml"
     with pytest.raises(UserError, match="field 'strategies/plai/expert.yaml'"):

@@ -196,24 +196,3 @@ def dump(document: Mapping[str, Any]) -> str:
     """YAML text of a strategy file (keys in the order given; floats written exactly)."""
     return yaml.safe_dump(dict(document), sort_keys=False, default_flow_style=False,
                           allow_unicode=True, width=100)
-
-
-def shipped(path, game: str, name: str = "expert"):
-    """A strategy a game ships as a file next to its module (``strategies/<g>/expert.yaml``,
-    as ``simulate tune`` wrote it), registered under ``name``: returns the file read and
-    the registered Strategy that plays its weights. One file serves every player count
-    (a weight vector is built without the player count); the summary says where it was
-    tuned."""
-    from pathlib import Path
-
-    from sim.core.strategy import Strategy
-
-    path = Path(path)
-    tuned = read(str(path), game=game, field_name="/".join(path.parts[-3:]))
-    strategy = Strategy(
-        name=name,
-        summary=f"weights tuned by simulate tune (self-play, default cards and rules, "
-                f"{'/'.join(map(str, tuned.players)) or '?'} players)",
-        weights=lambda p: dict(tuned.weight_values),
-    )
-    return tuned, strategy

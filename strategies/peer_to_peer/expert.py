@@ -9,7 +9,7 @@ until then).
 """
 from pathlib import Path
 
-from sim.core.strategy_file import shipped
+from sim.core.strategy import shipped
 
 FILE = Path(__file__).resolve().parent / "expert.yaml"
 TUNED, STRATEGY = shipped(FILE, game="peer-to-peer")

@@ -10,7 +10,7 @@ change to the default cards or rules, re-tune and replace expert.yaml
 """
 from pathlib import Path
 
-from sim.core.strategy_file import shipped
+from sim.core.strategy import shipped
 
 FILE = Path(__file__).resolve().parent / "expert.yaml"
 TUNED, STRATEGY = shipped(FILE, game="plai")
