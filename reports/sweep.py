@@ -173,11 +173,95 @@ def z_for(confidence: float) -> float:
 # ----------------------------------------------------------------------------- loading
 def load_games(run_dir: str | Path) -> dict[str, np.ndarray]:
     """The columns the sweep metrics read (game_index, winner and rounds; for PLAI
-    outcome, turns, first_seat and players), sorted by game index."""
+    outcome, turns, first_seat and players), sorted by game index, in memory (a report
+    reads a run through :class:`RunGames` instead, block by block)."""
     import polars as pl
 
     scan = pl.scan_parquet(str(Path(run_dir) / "games" / "*.parquet"))
     return frame_games(scan.select(_columns(scan.collect_schema().names())).collect())
+
+
+BLOCK = 1 << 20   # games read at a time from a run directory
+
+
+class RunGames:
+    """A run directory's games for the sweep metrics, read part by part: each parquet part
+    (the engine writes one per chunk of consecutive game indices), or a slice of at most
+    ``block`` game indices of a larger one, at a time. So the sweep report's memory does
+    not grow with the run. :func:`estimate` and :func:`paired` accept it where they accept
+    the arrays of :func:`load_games`; the numbers are the same (sums in another order:
+    standard errors to the last digits)."""
+
+    def __init__(self, run_dir: str | Path, block: int = BLOCK):
+        import polars as pl
+
+        self.run_dir = Path(run_dir)
+        self.block = int(block)
+        index = pl.col("game_index")
+        self.parts = []                       # (first index, last index, games, path)
+        for path in sorted((self.run_dir / "games").glob("*.parquet")):
+            lo, hi, n = pl.scan_parquet(path).select(index.min().alias("lo"), index.max().alias("hi"),
+                                                     pl.len()).collect().row(0)
+            if n:
+                self.parts.append((lo, hi, n, path))
+        if not self.parts:
+            raise ValueError(f"{self.run_dir}: no games")
+        self.parts.sort()
+        self.columns = _columns(pl.read_parquet_schema(self.parts[0][3]).keys())
+        self.first = self.parts[0][0]
+        self.last = max(hi for _, hi, _, _ in self.parts)
+        self.games = sum(n for _, _, n, _ in self.parts)
+
+    def __len__(self) -> int:
+        return self.games
+
+    def ranges(self) -> list[tuple[int, int]]:
+        """[start, stop) game-index ranges covering the run: its parts (overlapping ones
+        merged), each cut into slices of at most ``block`` indices."""
+        merged: list[list[int]] = []
+        for lo, hi, _, _ in self.parts:
+            if merged and lo < merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], hi + 1)
+            else:
+                merged.append([lo, hi + 1])
+        return [(a, min(a + self.block, stop)) for start, stop in merged
+                for a in range(start, stop, self.block)]
+
+    def block_of(self, start: int, stop: int) -> dict[str, np.ndarray]:
+        """The games with start <= game_index < stop, read from the parts that hold them."""
+        import polars as pl
+
+        paths = [path for lo, hi, _, path in self.parts if lo < stop and hi >= start]
+        index = pl.col("game_index")
+        return frame_games(pl.scan_parquet(paths or [self.parts[0][3]])
+                           .filter((index >= start) & (index < stop))
+                           .select(self.columns).collect())
+
+
+class _InMemory:
+    """Arrays of :func:`load_games` as one block (to pair them with a RunGames)."""
+
+    def __init__(self, games: dict):
+        self.g = games
+        self.games = len(games["game_index"])
+        index = games["game_index"]
+        self.first, self.last = (int(index[0]), int(index[-1])) if self.games else (0, -1)
+
+    def ranges(self):
+        return [(self.first, self.last + 1)] if self.games else []
+
+    def block_of(self, start: int, stop: int) -> dict[str, np.ndarray]:
+        index = self.g["game_index"]
+        a, b = np.searchsorted(index, start), np.searchsorted(index, stop)
+        return {k: v[a:b] for k, v in self.g.items()}
+
+
+def _source(games):
+    return games if isinstance(games, RunGames) else _InMemory(games)
+
+
+def game_count(games) -> int:
+    return len(games) if isinstance(games, RunGames) else len(games["winner"])
 
 
 def _columns(names) -> list[str]:
@@ -209,6 +293,8 @@ def estimate(metric: str | SweepMetric, games: dict, z: float = 1.959964) -> dic
     from sim.core.stats import wilson
 
     m = METRICS[metric] if isinstance(metric, str) else metric
+    if isinstance(games, RunGames):
+        return streamed_estimates([m], games, z)[m.name]
     x, y = m.xy(games)
     n = int(np.sum(y))
     if m.kind == "rate":
@@ -225,6 +311,8 @@ def paired(metric: str | SweepMetric, games: dict, base: dict, z: float = 1.9599
     """point - baseline on the same games: the paired (CRN) interval and, for comparison,
     the interval that treats the two samples as independent."""
     m = METRICS[metric] if isinstance(metric, str) else metric
+    if isinstance(games, RunGames) or isinstance(base, RunGames):
+        return streamed_paired([m], games, base, z)[m.name]
     if len(games["game_index"]) != len(base["game_index"]) or not np.array_equal(
             games["game_index"], base["game_index"]):
         raise ValueError("paired differences need the same game indices in both points")
@@ -244,28 +332,128 @@ def paired(metric: str | SweepMetric, games: dict, base: dict, z: float = 1.9599
             "identical_games": float(np.mean((xp == xb) & (yp == yb))), "n": n}
 
 
+# ----------------------------------------------------------------------------- streamed
+# The same estimates from sums gathered block by block (RunGames): a first pass sums x and
+# y (the ratio R), a second the influence terms u = (x - R y) / mean(y) and, for paired
+# differences, u_point - u_base on the same games. The sample variance is
+# (sum u^2 - (sum u)^2 / n) / (n - 1), which is np.var(u, ddof=1) up to rounding.
+def _ratio_sums(metrics, source) -> dict[str, tuple[float, float]]:
+    sums = {m.name: [0.0, 0.0] for m in metrics}
+    for start, stop in source.ranges():
+        g = source.block_of(start, stop)
+        for m in metrics:
+            x, y = m.xy(g)
+            sums[m.name][0] += float(np.sum(x))
+            sums[m.name][1] += float(np.sum(y))
+    return {k: (sx, sy) for k, (sx, sy) in sums.items()}
+
+
+def _u(m, g, ratio, mean_y) -> np.ndarray:
+    x, y = m.xy(g)
+    return (x - ratio * y) / mean_y
+
+
+def _ratio(sx, sy, n):
+    return (sx / sy, sy / n) if sy > 0 else (math.nan, math.nan)
+
+
+def _var(s, ss, n) -> float:
+    return (ss - s * s / n) / (n - 1) if n > 1 else math.nan
+
+
+def streamed_estimates(metrics, games: RunGames, z: float = 1.959964) -> dict[str, dict]:
+    """:func:`estimate` of every metric, reading the run block by block (two passes)."""
+    from sim.core.stats import wilson
+
+    sums = _ratio_sums(metrics, games)
+    n = games.games
+    spread = {m.name: [0.0, 0.0] for m in metrics if m.kind != "rate"}
+    if spread:
+        for start, stop in games.ranges():
+            g = games.block_of(start, stop)
+            for m in metrics:
+                if m.kind != "rate":
+                    u = _u(m, g, *_ratio(*sums[m.name], n))
+                    spread[m.name][0] += float(np.sum(u))
+                    spread[m.name][1] += float(np.sum(u * u))
+    out = {}
+    for m in metrics:
+        sx, sy = sums[m.name]
+        if m.kind == "rate":
+            p, lo, hi = wilson(int(sx), int(sy), z) if int(sy) else (math.nan,) * 3
+        else:
+            p = _ratio(sx, sy, n)[0]
+            half = z * math.sqrt(_var(*spread[m.name], n)) / math.sqrt(n) if n > 1 else math.nan
+            lo, hi = p - half, p + half
+        f = lambda v: m.scale * (v + m.offset)  # noqa: E731,B023
+        out[m.name] = {"est": f(p), "lo": f(lo), "hi": f(hi), "n": int(sy)}
+    return out
+
+
+def streamed_paired(metrics, games, base, z: float = 1.959964) -> dict[str, dict]:
+    """:func:`paired` of every metric, reading both runs block by block."""
+    point, baseline = _source(games), _source(base)
+    n = point.games
+    if n != baseline.games or (point.first, point.last) != (baseline.first, baseline.last):
+        raise ValueError("paired differences need the same game indices in both points")
+    sp, sb = _ratio_sums(metrics, point), _ratio_sums(metrics, baseline)
+    acc = {m.name: np.zeros(7) for m in metrics}   # u_p, u_p^2, u_b, u_b^2, d, d^2, same
+    for start, stop in point.ranges():
+        g, h = point.block_of(start, stop), baseline.block_of(start, stop)
+        if not np.array_equal(g["game_index"], h["game_index"]):
+            raise ValueError("paired differences need the same game indices in both points")
+        for m in metrics:
+            up = _u(m, g, *_ratio(*sp[m.name], n))
+            ub = _u(m, h, *_ratio(*sb[m.name], n))
+            (xp, yp), (xb, yb) = m.xy(g), m.xy(h)
+            d = up - ub
+            acc[m.name] += [np.sum(up), np.sum(up * up), np.sum(ub), np.sum(ub * ub),
+                            np.sum(d), np.sum(d * d), np.sum((xp == xb) & (yp == yb))]
+    out = {}
+    for m in metrics:
+        a = acc[m.name]
+        rp, rb = _ratio(*sp[m.name], n)[0], _ratio(*sb[m.name], n)[0]
+        diff = m.scale * (rp - rb)
+        se_paired = math.sqrt(_var(a[4], a[5], n)) / math.sqrt(n) if n > 1 else math.nan
+        se_unpaired = math.sqrt((_var(a[0], a[1], n) + _var(a[2], a[3], n)) / n) \
+            if n > 1 else math.nan
+        out[m.name] = {"diff": diff,
+                       "lo": diff - m.scale * z * se_paired, "hi": diff + m.scale * z * se_paired,
+                       "unpaired_lo": diff - m.scale * z * se_unpaired,
+                       "unpaired_hi": diff + m.scale * z * se_unpaired,
+                       "identical_games": float(a[6] / n) if n else math.nan, "n": n}
+    return out
+
+
 # ----------------------------------------------------------------------------- tables
 def sweep_tables(points: list[dict], metrics: tuple[str, ...],
                  z: float = 1.959964):
-    """``points``: dicts with name, players, values (axis -> value), games (arrays) and
-    baseline (name of the baseline point of the same player count). Returns the point
-    table and the paired-difference table (polars)."""
+    """``points``: dicts with name, players, values (axis -> value), games (the arrays of
+    :func:`load_games`, or a :class:`RunGames`, read block by block) and baseline (name of
+    the baseline point of the same player count). Returns the point table and the
+    paired-difference table (polars)."""
     import polars as pl
 
     by_name = {p["name"]: p for p in points}
+    ms = [METRICS[name] for name in metrics]
     rows, diffs = [], []
     for p in points:
         row = {"point": p["name"], "players": p["players"],
-               **{k: _cell(v) for k, v in p["values"].items()}, "games": len(p["games"]["winner"])}
+               **{k: _cell(v) for k, v in p["values"].items()}, "games": game_count(p["games"])}
+        own = (streamed_estimates(ms, p["games"], z) if isinstance(p["games"], RunGames)
+               else {name: estimate(name, p["games"], z) for name in metrics})
         for name in metrics:
-            e = estimate(name, p["games"], z)
+            e = own[name]
             row.update({f"{name}": e["est"], f"{name}_lo": e["lo"], f"{name}_hi": e["hi"]})
         rows.append(row)
         base = by_name.get(p.get("baseline"))
         if base is None or base is p:
             continue
+        streamed = isinstance(p["games"], RunGames) or isinstance(base["games"], RunGames)
+        pair = (streamed_paired(ms, p["games"], base["games"], z) if streamed
+                else {name: paired(name, p["games"], base["games"], z) for name in metrics})
         for name in metrics:
-            d = paired(name, p["games"], base["games"], z)
+            d = pair[name]
             diffs.append({"point": p["name"], "baseline": base["name"], "metric": name,
                           "diff": d["diff"], "lo": d["lo"], "hi": d["hi"],
                           "unpaired_lo": d["unpaired_lo"], "unpaired_hi": d["unpaired_hi"],

@@ -29,6 +29,22 @@ def seat_teams(players: int, compensation: str = "extra_venture") -> list[str]:
     return ["A"] * a + ["B"] * b
 
 
+def _team_counters(cols: dict, rng, n: int, team_b: bool = True) -> None:
+    """Scores, values, assists, contests and cards sent of both teams (team B's zero and
+    not drawn without a team B), drawn in this order."""
+    for t in ("a", "b"):
+        cols[f"score_{t}"] = rng.integers(0, 15, n).astype(np.int16) if (t == "a" or team_b) else np.zeros(n, np.int16)
+    for t in ("a", "b"):
+        cols[f"value_{t}"] = (cols[f"score_{t}"] * 7).astype(np.int16)
+        cols[f"assists_{t}"] = rng.integers(0, 20, n).astype(np.int16)
+    cols["contests"] = rng.integers(0, 5, n).astype(np.int16)
+    cols["contests_won_a"] = (cols["contests"] // 2).astype(np.int16)
+    cols["contests_won_b"] = (cols["contests"] - cols["contests_won_a"]).astype(np.int16)
+    for d in ("score", "venture", "deck"):
+        for t in ("a", "b"):
+            cols[f"sent_{d}_{t}"] = (rng.integers(0, 8, n) if (t == "a" or team_b) else np.zeros(n)).astype(np.int16)
+
+
 def synthetic_games(players: int, games: int, seed: int, *, p_a=0.4, p_b=0.35, p_draw=0.02,
                     p_all_lose=0.2, compensation="extra_venture", start=0) -> pl.DataFrame:
     rng = np.random.default_rng(seed)
@@ -47,17 +63,7 @@ def synthetic_games(players: int, games: int, seed: int, *, p_a=0.4, p_b=0.35, p
         "rounds": rng.integers(5, 25, n).astype(np.int16),
         "unhappy": rng.integers(0, 4, n).astype(np.int16),
     }
-    for t in ("a", "b"):
-        cols[f"score_{t}"] = rng.integers(0, 15, n).astype(np.int16) if (t == "a" or players > 1) else np.zeros(n, np.int16)
-    for t in ("a", "b"):
-        cols[f"value_{t}"] = (cols[f"score_{t}"] * 7).astype(np.int16)
-        cols[f"assists_{t}"] = rng.integers(0, 20, n).astype(np.int16)
-    cols["contests"] = rng.integers(0, 5, n).astype(np.int16)
-    cols["contests_won_a"] = (cols["contests"] // 2).astype(np.int16)
-    cols["contests_won_b"] = (cols["contests"] - cols["contests_won_a"]).astype(np.int16)
-    for d in ("score", "venture", "deck"):
-        for t in ("a", "b"):
-            cols[f"sent_{d}_{t}"] = (rng.integers(0, 8, n) if (t == "a" or players > 1) else np.zeros(n)).astype(np.int16)
+    _team_counters(cols, rng, n, team_b=players > 1)
     seats = len(teams)
     for s in range(6):
         if s < seats and not (compensation == "extra_venture_empty" and players in (3, 5) and s == seats - 1):
@@ -120,17 +126,7 @@ def synthetic_part(players: int, games: int, seed: int, start: int = 0, *, p_a=0
         "rounds": rng.integers(5, 25, n).astype(np.int16),
         "unhappy": rng.integers(0, 4, n).astype(np.int16),
     }
-    for t in ("a", "b"):
-        cols[f"score_{t}"] = rng.integers(0, 15, n).astype(np.int16)
-    for t in ("a", "b"):
-        cols[f"value_{t}"] = (cols[f"score_{t}"] * 7).astype(np.int16)
-        cols[f"assists_{t}"] = rng.integers(0, 20, n).astype(np.int16)
-    cols["contests"] = rng.integers(0, 5, n).astype(np.int16)
-    cols["contests_won_a"] = (cols["contests"] // 2).astype(np.int16)
-    cols["contests_won_b"] = (cols["contests"] - cols["contests_won_a"]).astype(np.int16)
-    for d in ("score", "venture", "deck"):
-        for t in ("a", "b"):
-            cols[f"sent_{d}_{t}"] = rng.integers(0, 8, n).astype(np.int16)
+    _team_counters(cols, rng, n)
     picks = np.asarray(VENTURES, dtype=np.int16)[
         rng.random((n, len(VENTURES))).argsort(axis=1)[:, :seats]]
     for s in range(6):
@@ -162,5 +158,80 @@ def write_large_run(path, players: int, games: int, seed: int = 1, *, part_size:
     (path / "games" / f"part-{seed}-0.parquet").unlink()     # the head part of write_run
     manifest = json.loads((path / "manifest.json").read_text())
     manifest["games"] = games
+    (path / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    return path
+
+
+# ----------------------------------------------------------------------------- PLAI
+PLAI_CARD_IDS = list(range(1, 34))
+PLAI_CARD_NAMES = [f"Card {i}" for i in PLAI_CARD_IDS]
+PLAI_COUNTS = ("deck_size", "fund_family", "fund_regional", "fund_venture", "regional_attacked",
+               "regional_attack_won", "venture_attacked", "venture_attack_won", "takeovers",
+               "takeovers_won", "bluffs_called", "specials", "negates", "events", "help_cards",
+               "maintainer_family", "reshuffles", "deck_left", "discard_left", "pool_left",
+               "max_pool")
+
+
+def plai_part(players: int, games: int, seed: int, start: int = 0) -> pl.DataFrame:
+    """Synthetic PLAI games with the engine's columns and dtypes (outcome, seats, fight
+    counters, per-card fight columns ``card_att_<k>`` ... for 33 cards); random draws, for
+    tests and the memory benchmark, never for balance."""
+    rng = np.random.default_rng([seed, start, players])
+    n = games
+    i16 = lambda lo, hi: rng.integers(lo, hi, n).astype(np.int16)  # noqa: E731
+    outcome = rng.choice(3, size=n, p=[0.9, 0.07, 0.03]).astype(np.int8)
+    cols: dict[str, np.ndarray] = {
+        "game_index": np.arange(start, start + n, dtype=np.int64),
+        "players": np.full(n, players, np.int8),
+        "outcome": outcome,
+        "winner": np.where(outcome == 0, rng.integers(0, players, n), -1).astype(np.int8),
+        "first_seat": rng.integers(0, players, n).astype(np.int8),
+        "turns": i16(20, 200),
+    }
+    for name in PLAI_COUNTS:
+        cols[name] = i16(0, 12)
+    for won, of in (("regional_attack_won", "regional_attacked"),
+                    ("venture_attack_won", "venture_attacked"), ("takeovers_won", "takeovers")):
+        cols[won] = (rng.random(n) * (cols[of] + 1)).astype(np.int16)
+        cols[won] = np.minimum(cols[won], cols[of])
+    for s in range(5):
+        cols[f"bankrupt_turn_{s}"] = np.where(s < players, i16(-1, 150), -1).astype(np.int16)
+    for s in range(5):
+        cols[f"hand_{s}"] = np.where(s < players, i16(0, 9), 0).astype(np.int16)
+    cols["error"] = np.zeros(n, np.int16)
+    k = len(PLAI_CARD_IDS)
+    for side in ("att", "def"):
+        played = rng.integers(0, 4, (k, n)).astype(np.int16)
+        won = np.minimum(played, rng.integers(0, 3, (k, n))).astype(np.int16)
+        cols.update({f"card_{side}_{j}": played[j] for j in range(k)})
+        cols.update({f"card_{side}_won_{j}": won[j] for j in range(k)})
+    order = [c for side in ("att", "def") for kind in ("", "won_")
+             for c in (f"card_{side}_{kind}{j}" for j in range(k))]
+    return pl.DataFrame({c: cols[c] for c in [*[c for c in cols if not c.startswith("card_")],
+                                                *order]})
+
+
+def write_plai_run(path, players: int, games: int, seed: int = 1, *,
+                   part_size: int = 1_000_000) -> Path:
+    """A synthetic PLAI run directory (manifest.json and parts ``part-<k>.parquet`` of
+    ``part_size`` games), written part by part in bounded memory."""
+    path = Path(path)
+    (path / "games").mkdir(parents=True, exist_ok=True)
+    done = k = 0
+    while done < games:
+        count = min(part_size, games - done)
+        plai_part(players, count, seed, done).write_parquet(path / "games" / f"part-{k:05d}.parquet")
+        done += count
+        k += 1
+    manifest = {
+        "game": "plai", "players": players, "games": games, "seed": seed, "complete": True,
+        "package_version": "0.1.0", "wall_seconds": 0.5,
+        "cards": {"path": "plai-synthetic.csv",
+                  "sha256": hashlib.sha256(repr(PLAI_CARD_IDS).encode()).hexdigest(),
+                  "ids": PLAI_CARD_IDS, "names": PLAI_CARD_NAMES},
+        "rules": {"first_seat": "0", "starting_hand": 6, "max_turns": 400},
+        "strategies": {f"seat{s}": {"name": "weighted", "params": {}} for s in range(players)},
+        "request": {"strategies": None},
+    }
     (path / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return path

@@ -73,6 +73,18 @@ def grouped_points(ax, labels: list[str], series: list[tuple[str, list, list, li
         ax.legend(fontsize=8, loc="best")
 
 
+def players_panel(table, series: list[tuple[str, list, list, list]], ylabel: str, title: str):
+    """One panel of :func:`grouped_points` with a category per row of ``table`` (its
+    player count and games), or None for an empty table."""
+    if table.height == 0:
+        return None
+    labels = [category(r["players"], None, r["games"]) for r in table.iter_rows(named=True)]
+    fig, (ax,) = new_figure(1)
+    grouped_points(ax, labels, series, ylabel=ylabel, xlabel="players")
+    ax.set_title(title, fontsize=10)
+    return fig
+
+
 def threshold_band(ax, centre: float, threshold_pp: float, horizontal: bool = True):
     if horizontal:
         ax.axhspan(centre - threshold_pp, centre + threshold_pp, color="#2ca02c", alpha=0.12,

@@ -17,7 +17,7 @@ estimate ``<stem>_rate`` (a proportion), ``<stem>_diff`` (a difference of propor
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
 import polars as pl
@@ -268,6 +268,26 @@ def distribution(games, value: pl.Expr, ctx: Context, prefix: str,
               **{f"{prefix}{s}": pl.Float64 for s in ("mean", "sd", "min", "max")},
               **{names[q]: pl.Float64 for q in quantiles}}
     return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
+
+
+def length_table(games, column: str, ctx: Context, ended: Mapping[str, pl.Expr | None],
+                 quantiles: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)) -> pl.DataFrame:
+    """A game-length metric's table: per group and per way of ending (``ended``: label ->
+    the games it keeps, None for all), the :func:`distribution` of ``column`` (rounds or
+    turns) with its mean's Student t interval, rows in the order of ``ended``."""
+    from sim.core.stats import with_t_interval
+
+    p = f"{column}_"
+    parts = [distribution(games, pl.col(column), ctx, p, quantiles, where_expr=where)
+             .with_columns(pl.lit(label).alias("ended")) for label, where in ended.items()]
+    t = with_t_interval(pl.concat(parts, how="vertical_relaxed"), f"{p}mean", f"{p}sd", "games",
+                        prefix=p)
+    cols = [*keys(ctx), "ended", "games", f"{p}mean", f"{p}lo", f"{p}hi", f"{p}sd", f"{p}min",
+            *[f"{p}median" if q == 0.5 else f"{p}p{round(q * 100)}" for q in quantiles], f"{p}max"]
+    order = {label: i for i, label in enumerate(ended)}
+    t = t.select(cols).with_columns(
+        pl.col("ended").replace_strict(order, return_dtype=pl.Int8).alias("_e"))
+    return sort_groups(t, ctx, "_e").drop("_e")
 
 
 def answer_of(row: dict, question: str, stem: str, centre: float, ctx: Context, *,

@@ -151,3 +151,24 @@ def team_pairing(manifest: Mapping[str, Any]) -> str:
     if int(manifest.get("players", 0)) == 1 or len(names) == 1:
         return f"{names[0][1]} (solo)" if names else "solo"
     return " vs ".join(n for _, n in names)
+
+
+def shipped(path, game: str, name: str = "expert"):
+    """A strategy a game ships as a file next to its module (``strategies/<g>/expert.yaml``,
+    as ``simulate tune`` wrote it), registered under ``name``: returns the file read and
+    the registered Strategy that plays its weights. One file serves every player count
+    (a weight vector is built without the player count); the summary says where it was
+    tuned."""
+    from pathlib import Path
+
+    from sim.core.strategy_file import read
+
+    path = Path(path)
+    tuned = read(str(path), game=game, field_name="/".join(path.parts[-3:]))
+    strategy = Strategy(
+        name=name,
+        summary=f"weights tuned by simulate tune (self-play, default cards and rules, "
+                f"{'/'.join(map(str, tuned.players)) or '?'} players)",
+        weights=lambda p: dict(tuned.weight_values),
+    )
+    return tuned, strategy

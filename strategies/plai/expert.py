@@ -6,24 +6,11 @@ file serves every player count (2-5): a strategy's weight vector is built withou
 player count (Strategy.vector), and the file's `players` says where it was tuned; it beats
 every other shipped strategy at 2, 3, 4 and 5 players (README, "Strong play"). After a
 change to the default cards or rules, re-tune and replace expert.yaml
-(tests/test_expert_strategy.py fails until then).
+(tests/test_expert_strategies.py fails until then).
 """
 from pathlib import Path
 
-from sim.core.strategy import Strategy
-from sim.core.strategy_file import read
+from sim.core.strategy import shipped
 
 FILE = Path(__file__).resolve().parent / "expert.yaml"
-TUNED = read(str(FILE), game="plai", field_name="strategies/plai/expert.yaml")
-
-
-def _weights(p):
-    return dict(TUNED.weight_values)
-
-
-STRATEGY = Strategy(
-    name="expert",
-    summary=f"weights tuned by simulate tune (self-play, default cards and rules, "
-            f"{'/'.join(map(str, TUNED.players)) or '?'} players)",
-    weights=_weights,
-)
+TUNED, STRATEGY = shipped(FILE, game="plai")

@@ -181,10 +181,10 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
             chosen.close()
         if bar is not None:
             bar.render_finish()
-    from reports.sweep import default_metrics, load_games, write_sweep_report
+    from reports.sweep import RunGames, default_metrics, write_sweep_report
 
     for p in result.points:
-        p["games"] = load_games(p["run_dir"])
+        p["games"] = RunGames(p["run_dir"])   # read block by block: memory flat in games
         p["strategies"] = point_strategies(p["run_dir"])
     if report:
         notes = [exp.description] if exp.description else []

@@ -5,7 +5,7 @@ import polars as pl
 
 from sim.core.report_metric import collect, columns, lazy, keys, sort_groups, where
 from sim.games.plai.report_metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE
-from sim.core.plots import category, grouped_points, new_figure
+from sim.core.plots import players_panel
 from sim.core.report_metric import Answer, Context, Finding, Metric
 from sim.core.stats import with_wilson
 from sim.core.wording import pct
@@ -46,17 +46,11 @@ def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
 
 
 def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
-    if table.height == 0:
-        return None
-    labels = [category(r["players"], None, r["games"]) for r in table.iter_rows(named=True)]
-    fig, (ax,) = new_figure(1)
-    grouped_points(ax, labels, [
+    return players_panel(table, [
         ("maintainers win", table["maintainers_win_rate"], table["maintainers_win_lo"],
          table["maintainers_win_hi"]),
         ("stalemate", table["stalemate_rate"], table["stalemate_lo"], table["stalemate_hi"])],
-        ylabel="share of games (%)", xlabel="players")
-    ax.set_title("Maintainers' wins and stalemates, 95 % Wilson intervals", fontsize=10)
-    return fig
+        "share of games (%)", "Maintainers' wins and stalemates, 95 % Wilson intervals")
 
 
 METRIC = Metric(

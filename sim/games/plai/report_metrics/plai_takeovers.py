@@ -5,7 +5,7 @@ import polars as pl
 
 from sim.core.report_metric import collect, columns, lazy, keys, sort_groups
 from sim.games.plai.report_metrics._plai import ratio_aggs, with_ratio
-from sim.core.plots import category, grouped_points, new_figure
+from sim.core.plots import players_panel
 from sim.core.report_metric import Context, Metric
 from sim.core.stats import with_t_interval, with_wilson
 
@@ -41,18 +41,12 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
 
 
 def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
-    if table.height == 0:
-        return None
-    labels = [category(r["players"], None, r["games"]) for r in table.iter_rows(named=True)]
-    fig, (ax,) = new_figure(1)
-    grouped_points(ax, labels, [
+    return players_panel(table, [
         (f"{label} (95 % interval)", table[f"{stem}_rate"], table[f"{stem}_lo"], table[f"{stem}_hi"])
         for stem, label in (("any_takeover", "games with a takeover"),
                             ("takeover_won", "takeovers won by the attacker"),
                             ("bluff_called_per_fight", "fights ending in a called bluff"))],
-        ylabel="share (%)", xlabel="players")
-    ax.set_title("Hostile takeovers and called bluffs", fontsize=10)
-    return fig
+        "share (%)", "Hostile takeovers and called bluffs")
 
 
 METRIC = Metric(
