@@ -542,7 +542,8 @@ def strategies(ctx: click.Context, game: str) -> None:
     if not found:
         click.echo(f"{game} has no registered strategies")
     for item in found:
-        params = ", ".join(f"{k}={v:g}" for k, v in item["params"].items()) or "(no parameters)"
+        params = ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}"
+                           for k, v in item["params"].items()) or "(no parameters)"
         click.echo(f"{item['name']:<10} {item['summary']}\n{'':<10} parameters: {params}"
                    f"\n{'':<10} file: {item['module']}")
 
