@@ -16,7 +16,12 @@ import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+import polars as pl
+
 from reports.plots import COLORS, new_figure, to_png
+from reports.sections import ExtraSection, register
+from sim.core.errors import UserError
+from sim.core.report_metric import Answer
 
 TITLE = "How much does skill matter"
 
@@ -32,6 +37,21 @@ def ladder_png(rows: Sequence[Mapping[str, Any]], ladder: Sequence[str], title: 
     """The ladder plot: for each rung above the first, its share of decided games against
     the rung below and against expert, with 95 % intervals; 50 % = as strong per seat."""
     fig, (ax,) = new_figure(1, width=9.0, panel_height=4.2)
+    _draw_ladder(ax, rows, ladder, title)
+    return to_png(fig)
+
+
+def ladders_png(data: Mapping[str, Any]) -> bytes:
+    """Every player count's ladder plot, one panel each (the report's figure)."""
+    players = list(data["players"])
+    fig, axes = new_figure(len(players), width=9.0, panel_height=4.2)
+    for ax, p in zip(axes, players):
+        rows = [r for r in data["pairings"] if r["players"] == p]
+        _draw_ladder(ax, rows, data["ladders"][str(p)], f"{data['title']}, {p} players")
+    return to_png(fig)
+
+
+def _draw_ladder(ax, rows: Sequence[Mapping[str, Any]], ladder: Sequence[str], title: str) -> None:
     names = list(ladder[1:])
     x = list(range(len(names)))
     for j, (kind, label) in enumerate((("below", "vs the rung below"), ("expert", "vs expert"))):
@@ -56,12 +76,59 @@ def ladder_png(rows: Sequence[Mapping[str, Any]], ladder: Sequence[str], title: 
     ax.set_ylim(0, 100)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
-    return to_png(fig)
 
 
 def load(run_dir: str | Path) -> dict[str, Any]:
     path = Path(run_dir) / "skill.json"
+    if not path.is_file():
+        raise UserError("not a 'simulate skill' output directory (no skill.json)",
+                        file=str(run_dir), field="--skill")
     return json.loads(path.read_text())
+
+
+def build(path, rs, ctx) -> ExtraSection:
+    """The report's section (``simulate report RUNS --skill DIR``): the ladder plot per
+    player count, the luck share and one sentence per player count, a row per player count
+    in the answers-first table, and a warning when the skill run shows a strategy of the
+    report's runs losing to a stronger one beyond its interval."""
+    data = load(path)
+    if data.get("game") != rs.game:
+        raise UserError(f"the skill run is of {data.get('game')}, the report's runs of {rs.game}",
+                        file=str(Path(path) / "skill.json"), field="game")
+    answers, sentences = [], []
+    for p in data["players"]:
+        s = data["summary"][str(p)]
+        sentences.append(f"{s['sentence']} Luck share {100 * s['luck_share']:.1f} % "
+                         f"[{100 * s['luck_low']:.1f}-{100 * s['luck_high']:.1f}] "
+                         f"({s['top_pairing']}).")
+        answers.append(Answer(
+            "How much does skill decide the game? (luck share of the top pairing)",
+            f"{p} players, {s['top_pairing']}",
+            f"{s['rungs_beaten']} of {s['steps']} steps up the ladder win beyond their "
+            f"interval; the weaker side still wins {100 * s['luck_share']:.0f} % of decided games",
+            "info", s["luck_share"], s["luck_low"], s["luck_high"], kind="rate", players=p,
+            order=60))
+    # a run's label carries its parameters, "weighted(act.pass=-5.0,...)": match by name
+    used = {name.split("(")[0] for r in rs.runs for _, name in r.strategy_names if name}
+    warnings = []
+    for r in data["pairings"]:
+        if r["weaker"] in used and "below" in r["kind"] and r["decided"] and r["ci_low"] > 0.5:
+            warnings.append(f"The skill run ({Path(path).name}) says {r['stronger']} beats "
+                            f"{r['weaker']} at {r['players']} players: {100 * r['share']:.1f} % "
+                            f"[{100 * r['ci_low']:.1f}-{100 * r['ci_high']:.1f}] of decided games.")
+    table = pl.DataFrame([{k: r[k] for k in ("players", "stronger", "weaker", "kind", "games",
+                                             "decided", "share", "ci_low", "ci_high")}
+                          for r in data["pairings"]])
+    description = (f"{data['title']}: a ladder of players from random play to a search player, "
+                   "each rung against the rung below and against expert, every seat in turn on "
+                   "the same deals (share of decided games, 50 % = as strong per seat, 95 % "
+                   "intervals). The luck share is the share of decided games the weaker side of "
+                   "the top pairing still wins. " + " ".join(sentences))
+    return ExtraSection(name="skill", title=TITLE, description=description, table=table,
+                        png=ladders_png(data), answers=answers, warnings=warnings, order=110)
+
+
+register("skill", build)
 
 
 def section_html(run_dir: str | Path) -> str:

@@ -419,8 +419,10 @@ def _print_report(written: dict[str, Any], shown: int = 8) -> None:
               help="Merge runs with different card files or rule options (the report says so).")
 @click.option("--ablation", metavar="DIR", default=None,
               help="Add the card ablation of 'simulate ablate' (its --out directory).")
+@click.option("--skill", metavar="DIR", default=None,
+              help="Add 'How much does skill matter' from a 'simulate skill' run (its --out directory).")
 def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: bool,
-           ablation: str | None) -> None:
+           ablation: str | None, skill: str | None) -> None:
     """Write report.html (self-contained), report.md and CSV tables for RUN_DIRs.
 
     \b
@@ -428,10 +430,11 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
       simulate report runs/peer-to-peer-3p-seed1-* --out reports/3p
       simulate report runs/a runs/b --out out --threshold 1 --allow-mixed
       simulate report runs/3p runs/5p --out out --ablation runs/ablation-3p
+      simulate report runs/plai-3p --out out --skill runs/skill-plai
     """
     from sim import api
 
-    extra = {"ablation": ablation} if ablation else None
+    extra = {k: v for k, v in (("ablation", ablation), ("skill", skill)) if v} or None
     _print_report(api.report(list(run_dirs), out, threshold_pp=threshold,
                              allow_mixed=allow_mixed, extra=extra))
 

@@ -111,3 +111,29 @@ def test_cli_skill_help_and_bad_players():
     assert result.exit_code == 0 and "simulate skill --game plai --players 3" in result.output
     result = runner.invoke(main, ["skill", "--game", "plai", "--players", "7"])
     assert result.exit_code == 2 and "--players" in result.output
+
+
+def test_report_adds_the_skill_section_its_answers_and_a_warning(tiny_ladder, tmp_path):
+    """`simulate report RUNS --skill DIR`: the section, one answers row per player count,
+    and a warning when the skill run shows a strategy of the runs beaten by the rung above."""
+    from sim import api
+    from sim.cli import main
+
+    run = api.run(game="plai", players=2, games=60, seed=3, out=tmp_path / "run",
+                  strategies={"all": "weighted"}, progress=False, threads=1)
+    skill_dir = tmp_path / "skill"
+    skill_dir.mkdir()
+    data = json.loads((tiny_ladder.run_dir / "skill.json").read_text())
+    beaten = next(r for r in data["pairings"] if r["weaker"] == "weighted" and "below" in r["kind"])
+    beaten.update(decided=1000, share=0.7, ci_low=0.67, ci_high=0.73)   # clearly beaten
+    (skill_dir / "skill.json").write_text(json.dumps(data))
+    result = CliRunner().invoke(main, ["report", str(run.run_dir), "--out", str(tmp_path / "rep"),
+                                       "--skill", str(skill_dir)])
+    assert result.exit_code == 0, result.output
+    html = (tmp_path / "rep" / "report.html").read_text()
+    assert 'id="skill"' in html and TITLE in html
+    assert "How much does skill decide the game?" in html
+    assert f"says {beaten['stronger']} beats weighted at 2 players" in html
+    bad = CliRunner().invoke(main, ["report", str(run.run_dir), "--out", str(tmp_path / "rep2"),
+                                    "--skill", str(tmp_path / "run")])
+    assert bad.exit_code == 2 and "skill.json" in bad.output and "Traceback" not in bad.output
