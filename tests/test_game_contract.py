@@ -51,7 +51,7 @@ def json_run(game, tmp_path_factory):
     result = invoke("--game", game.name, "--games", str(FEW), "--seed", "3", "--out", str(out),
                     "--json", "--no-progress")
     assert result.exit_code == 0, result.output
-    return out, json.loads(result.output)
+    return out, json.loads(result.stdout)   # stdout only: a cold run says "compiling ..." on stderr
 
 
 # ----------------------------------------------------------------------------- hooks
