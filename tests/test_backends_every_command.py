@@ -1,5 +1,5 @@
 """Every command that plays games plays on Dask with the same numbers as locally (issue 26):
-``--until-ci``, balance-report, matchups (both schemes), check and autobalance, through
+``--until-ci``, balance-report, matchups (both schemes), check, autobalance and ablate, through
 the API and through the CLI's --backend/--scheduler flags. (``simulate`` runs, --resume,
 experiments and tune have their own Dask tests: tests/test_dask_backend.py,
 tests/test_experiments_dask.py, tests/test_tune.py.)
@@ -222,3 +222,16 @@ def test_game_request_and_execution_values_are_the_keyword_form(tmp_path):
         api.run(request, gmes=10)
     with pytest.raises(TypeError, match="unexpected keyword argument 'until_ci'"):
         api.balance_report(request, until_ci=1)
+
+
+# ----------------------------------------------------------------------------- ablate
+def test_ablate_on_dask_matches_local(cluster, tmp_path):
+    """Card ablation (baseline + each change of one card) plays every configuration's
+    chunks on the cluster and writes the same ablation table as locally."""
+    args = dict(game="peer-to-peer", players=2, games=400, seed=5, only=("SV2",),
+                changes=("value-1", "value+1"), strategies={"A": "greedy", "B": "greedy"})
+    local = api.ablate(out=tmp_path / "local", threads=1, **args)
+    with Spied(cluster) as spied:
+        dask = api.ablate(out=tmp_path / "dask", backend=spied.backend, **args)
+    assert spied.tasks >= 3                          # the baseline and two variants
+    assert _csv(dask.out / "ablation.csv") == _csv(local.out / "ablation.csv")
