@@ -17,7 +17,7 @@ from test_plai_support import CARDS, State, rules, weights
 NEW = ("act.threshold_gap", "takeover.turns_left", "takeover.last_rival", "takeover.edge")
 
 
-TUNED = ("expert",)  # strategies/plai/expert.yaml: tuned by simulate tune, weighs them on purpose
+TUNED = ("expert", "search")  # expert.yaml is tuned and weighs them on purpose; search plays its base's (expert's) weights
 
 
 def test_the_new_features_weigh_nothing_in_every_hand_written_strategy():

@@ -153,7 +153,7 @@ def team_pairing(manifest: Mapping[str, Any]) -> str:
     return " vs ".join(n for _, n in names)
 
 
-def shipped(path, game: str, name: str = "expert"):
+def shipped(path, game: str, name: str = "expert", module: str | None = None):
     """A strategy a game ships as a file next to its module (``strategies/<g>/expert.yaml``,
     as ``simulate tune`` wrote it), registered under ``name``: returns the file read and
     the registered Strategy that plays its weights. One file serves every player count
@@ -165,10 +165,16 @@ def shipped(path, game: str, name: str = "expert"):
 
     path = Path(path)
     tuned = read(str(path), game=game, field_name="/".join(path.parts[-3:]))
+
+    def weights(players):
+        return dict(tuned.weight_values)
+
+    if module is not None:      # the strategy's own file, as every other strategy's weights
+        weights.__module__ = module
     strategy = Strategy(
         name=name,
         summary=f"weights tuned by simulate tune (self-play, default cards and rules, "
                 f"{'/'.join(map(str, tuned.players)) or '?'} players)",
-        weights=lambda p: dict(tuned.weight_values),
+        weights=weights,
     )
     return tuned, strategy

@@ -12,4 +12,4 @@ from pathlib import Path
 from sim.core.strategy import shipped
 
 FILE = Path(__file__).resolve().parent / "expert.yaml"
-TUNED, STRATEGY = shipped(FILE, game="peer-to-peer")
+TUNED, STRATEGY = shipped(FILE, game="peer-to-peer", module=__name__)

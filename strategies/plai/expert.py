@@ -13,4 +13,4 @@ from pathlib import Path
 from sim.core.strategy import shipped
 
 FILE = Path(__file__).resolve().parent / "expert.yaml"
-TUNED, STRATEGY = shipped(FILE, game="plai")
+TUNED, STRATEGY = shipped(FILE, game="plai", module=__name__)
