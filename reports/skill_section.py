@@ -86,6 +86,15 @@ def load(run_dir: str | Path) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
+def intro(title: str) -> str:
+    """What the ladder is, in words (the section's first paragraph, in the report and alone)."""
+    return (f"{title}: a ladder of players from random play to a search player, each rung "
+            "against the rung below and against expert, every seat in turn on the same deals. "
+            "A share of 50 % means the two are as strong per seat; the bars are 95 % "
+            "intervals. The luck share is how much of the decided games the weaker side of "
+            "the top pairing (the strongest search player against expert) still wins.")
+
+
 def build(path, rs, ctx) -> ExtraSection:
     """The report's section (``simulate report RUNS --skill DIR``): the ladder plot per
     player count, the luck share and one sentence per player count, a row per player count
@@ -119,11 +128,7 @@ def build(path, rs, ctx) -> ExtraSection:
     table = pl.DataFrame([{k: r[k] for k in ("players", "stronger", "weaker", "kind", "games",
                                              "decided", "share", "ci_low", "ci_high")}
                           for r in data["pairings"]])
-    description = (f"{data['title']}: a ladder of players from random play to a search player, "
-                   "each rung against the rung below and against expert, every seat in turn on "
-                   "the same deals (share of decided games, 50 % = as strong per seat, 95 % "
-                   "intervals). The luck share is the share of decided games the weaker side of "
-                   "the top pairing still wins. " + " ".join(sentences))
+    description = intro(data["title"]) + " " + " ".join(sentences)
     return ExtraSection(name="skill", title=TITLE, description=description, table=table,
                         png=ladders_png(data), answers=answers, warnings=warnings, order=110)
 
@@ -136,12 +141,7 @@ def section_html(run_dir: str | Path) -> str:
     data = load(run_dir)
     e = html.escape
     parts = [f'<section id="skill"><h2>{e(TITLE)}</h2>',
-             f"<p>{e(data['title'])}: a ladder of players from random play to a search "
-             "player, each rung against the rung below and against expert, every seat in "
-             "turn on the same deals. A share of 50 % means the two are as strong per "
-             "seat; the bars are 95 % intervals. The luck share is how much of the decided "
-             "games the weaker side of the top pairing (the strongest search player against "
-             "expert) still wins.</p>"]
+             f"<p>{e(intro(data['title']))}</p>"]
     for p in data["players"]:
         s = data["summary"][str(p)]
         rows = [r for r in data["pairings"] if r["players"] == p]
