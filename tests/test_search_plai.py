@@ -47,7 +47,7 @@ def _decide(cfg, state, peek):
     piles, pile_n, bankrupt, st, scratch = (a.copy() for a in state)
     players, n = cfg.players, len(cfg.deck)
     ctx = sk.new_context(cfg.search, SEED, GAME_INDEX, peek, n, players, n,
-                         cfg.card_table.shape[1], scratch.shape[1])
+                         cfg.card_table.shape[1])
     trace = np.zeros((0, 6), np.int8)
     picks = dk.pick_table(cfg.weights, cfg.card_table)
     row = sk.decide(c.SEARCH_ACTION, 0, 0, players, -1, -1, -1, cfg.weights, picks,

@@ -219,6 +219,56 @@ def holds(cards, piles, pile_n, pile, side, mode):
     return has_real if mode == MODE_REAL else has_bluff
 
 
+# The scores of D1-D4 without noise, one place each: the strategies add their noise to them
+# (the decisions below), the search player (search_kernel) ranks its options by them.
+@njit(cache=True, _nrt=False, inline="always")
+def mode_score(W, ws, side, mode, power, stake, rival_hand, extra):
+    """D2 / D3: the score of playing in ``mode`` (MODE_REAL or MODE_BLUFF) with the mode's
+    best ``power``, ``stake`` cards at stake, against ``rival_hand`` cards (the attack
+    only); ``extra`` (the noise, or 0.0) is added to the stake term, as the decision does."""
+    base = F_ATK_REAL if side == SIDE_ATTACK else F_DEF_REAL
+    score = W[ws, base + mode - 1] + W[ws, base + 3] * power
+    score += W[ws, base + 4] * stake + extra
+    if side == SIDE_ATTACK:
+        score += W[ws, F_ATK_DEF_HAND] * rival_hand
+    return score
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def stop_score(W, ws, strength, count):
+    """D2 / D3: the score of stopping after ``count`` cards of total ``strength``."""
+    return W[ws, F_STOP] + W[ws, F_STOP_STRENGTH] * strength + W[ws, F_STOP_COUNT] * count
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def funding_score(W, ws, action, attackers, defense, gap):
+    """D1: a funding action's score; ``attackers`` who may attack it, ``defense`` the
+    hand's defense power, ``gap`` the cards still missing to the takeover threshold after
+    it. act.family, act.regional, act.venture are consecutive, like the actions, and
+    draw 1, 2, 3 cards."""
+    return (W[ws, F_ACT_FAMILY + action - ACT_FAMILY] + W[ws, F_ACT_ATTACKERS] * attackers
+            + W[ws, F_ACT_DEFENSE] * (defense if attackers > 0 else 0)
+            + W[ws, F_ACT_THRESHOLD_GAP] * gap)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def special_score(W, ws, hand, most):
+    """D1 + D4: an action special against a target holding ``hand`` cards (``most``: the
+    leader's hand, leader_hand)."""
+    return W[ws, F_ACT_SPECIAL] + W[ws, F_TARGET_HAND] * hand + W[ws, F_TARGET_LEADER] * (hand == most)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def takeover_score(W, ws, power, hand, most, turns_left, last_rival):
+    """D1 + D4: a takeover with attack ``power`` against a target holding ``hand`` cards."""
+    return (W[ws, F_ACT_TAKEOVER] + W[ws, F_ACT_ATTACK] * power
+            + W[ws, F_TARGET_HAND] * hand
+            + W[ws, F_TARGET_LEADER] * (hand == most)
+            + W[ws, F_TAKEOVER_TURNS_LEFT] * turns_left
+            + W[ws, F_TAKEOVER_LAST_RIVAL] * last_rival
+            + W[ws, F_TAKEOVER_EDGE] * (power - hand))
+
+
 @njit(cache=True, _nrt=False, forceinline=True)   # see engine_kernel.fight
 def decide_mode_s(W, ws, rng, cards, piles, pile_n, pile, side, allow_none, stake,
                   rival_hand):
@@ -239,10 +289,7 @@ def decide_mode_s(W, ws, rng, cards, piles, pile_n, pile, side, allow_none, stak
             if not has_bluff:
                 continue
             power = bluff_power
-        score = W[ws, base + mode - 1] + W[ws, base + 3] * power
-        score += W[ws, base + 4] * stake + noise(W, ws, rng)
-        if side == SIDE_ATTACK:
-            score += W[ws, F_ATK_DEF_HAND] * rival_hand
+        score = mode_score(W, ws, side, mode, power, stake, rival_hand, noise(W, ws, rng))
         if mode == MODE_BLUFF and W[ws, base + 2] != 0.0:
             score += W[ws, base + 2] * uniform(rng)   # the bluff coin
         if score > best_score:
@@ -325,8 +372,7 @@ def pick_cards_s(W, ws, picks, rng, cards, piles, pile_n, src, dst, side, mode, 
         best = -1
         best_score = NEG_INF
         if count > 0 and (mode == MODE_BLUFF or has_real):
-            best_score = (W[ws, F_STOP] + W[ws, F_STOP_STRENGTH] * strength
-                          + W[ws, F_STOP_COUNT] * count + noise(W, ws, rng))
+            best_score = stop_score(W, ws, strength, count) + noise(W, ws, rng)
         if W[ws, F_NOISE] == 0.0:
             case = PICK_REAL if need_real else (PICK_ANY if allow_real else PICK_BLUFF)
             best, best_score = _best_pick_no_noise(picks[0], picks[1], ws * 2 + side, case,
@@ -522,12 +568,8 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, lef
             attackers = regional_attackers
         elif action == ACT_VENTURE:
             attackers = startups
-        # act.family, act.regional, act.venture are consecutive, like the actions, and draw
-        # 1, 2, 3 cards.
-        gap = max(missing - (action - ACT_FAMILY + 1), 0)
-        score = (W[ws, F_ACT_FAMILY + action - ACT_FAMILY] + W[ws, F_ACT_ATTACKERS] * attackers
-                 + W[ws, F_ACT_DEFENSE] * (defense if attackers > 0 else 0)
-                 + W[ws, F_ACT_THRESHOLD_GAP] * gap + noise(W, ws, rng))
+        gap = max(missing - (action - ACT_FAMILY + 1), 0)   # they draw 1, 2, 3 cards
+        score = funding_score(W, ws, action, attackers, defense, gap) + noise(W, ws, rng)
         if score > best_score:
             best_score, best_action, best_card, best_target = score, action, -1, -1
     if (not maintainer or rules[R_MAINTAINER_SPECIALS]) and W[ws, F_NOISE] == 0.0:
@@ -545,8 +587,7 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, lef
                 if bankrupt[t] >= 0:
                     continue
                 hand = pile_n[P_HAND0 + t]
-                score = (W[ws, F_ACT_SPECIAL] + W[ws, F_TARGET_HAND] * hand
-                         + W[ws, F_TARGET_LEADER] * (hand == most) + 0.0)
+                score = special_score(W, ws, hand, most) + 0.0
                 if score > best_score:
                     best_score, best_action, best_card, best_target = score, ACT_SPECIAL, card, t
             break
@@ -565,8 +606,7 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, lef
                 if bankrupt[t] >= 0:
                     continue
                 hand = pile_n[P_HAND0 + t]
-                score = (W[ws, F_ACT_SPECIAL] + W[ws, F_TARGET_HAND] * hand
-                         + W[ws, F_TARGET_LEADER] * (hand == most) + noise(W, ws, rng))
+                score = special_score(W, ws, hand, most) + noise(W, ws, rng)
                 if score > best_score:
                     best_score, best_action, best_card, best_target = score, ACT_SPECIAL, card, t
     # A takeover at the threshold (PLAI-T1), or a maintainers' challenge (maintainer_attack)
@@ -582,12 +622,8 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, lef
                 if bankrupt[t] >= 0:
                     continue
                 hand = pile_n[P_HAND0 + t]
-                score = (W[ws, F_ACT_TAKEOVER] + W[ws, F_ACT_ATTACK] * power
-                         + W[ws, F_TARGET_HAND] * hand
-                         + W[ws, F_TARGET_LEADER] * (hand == most)
-                         + W[ws, F_TAKEOVER_TURNS_LEFT] * turns_left
-                         + W[ws, F_TAKEOVER_LAST_RIVAL] * last_rival
-                         + W[ws, F_TAKEOVER_EDGE] * (power - hand) + noise(W, ws, rng))
+                score = (takeover_score(W, ws, power, hand, most, turns_left, last_rival)
+                         + noise(W, ws, rng))
                 if score > best_score:
                     best_score, best_action, best_card, best_target = (score, ACT_TAKEOVER,
                                                                        -1, t)

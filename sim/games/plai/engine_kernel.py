@@ -17,12 +17,12 @@ from sim.games.plai.constants import (
     EV_JOIN, EV_NEGATE, EV_PLAY, EV_POOL_EXCESS, EV_RESOLVE, EV_RNG, EV_SPECIAL_LOSS,
     EV_SPOILS, EV_TURN, FIGHT_REGIONAL, FIGHT_TAKEOVER,
     FIGHT_VENTURE, FO_ATT_NEGATES, FO_ATT_STRENGTH, FO_DEF_NEGATES, FO_DEF_STRENGTH,
-    FO_REASON, FO_WINNER, MARKET_EVENT, MAX_FIGHT_CARDS, MODE_NONE, N_FIGHT_OUT, N_STATS,
+    FO_REASON, FO_WINNER, MARKET_EVENT, MAX_FIGHT_CARDS, MODE_NONE,
     OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE, P_ATTACK, P_DECK, P_DEFENSE, P_DISCARD,
     P_EVENTS, P_FUNDING, P_HAND0, P_POOL, R_FIRST_SEAT, R_HELP_CARDS, R_HELP_IN_FOUR,
     R_DEBUG, R_MAX_TURNS, R_NEGATE_SPECIALS, R_PLAYERS, R_POOL_CAP, R_POOL_NEWEST,
     R_REGIONAL_NEXT_PLAYER, R_STARTING_HAND, R_VENTURE_JOINT, SIDE_ATTACK,
-    SIDE_DEFENSE, CF_ATT, CF_DEF, N_SCRATCH, SCR_CARD_FIGHTS, SCR_JOINT_BUDGET,
+    SIDE_DEFENSE, CF_ATT, CF_DEF, SCR_CARD_FIGHTS, SCR_JOINT_BUDGET,
     SCR_JOINT_MODE, SCR_STAMP_ATT, SCR_STAMP_DEF,
     S_FIGHTS, S_BLUFFS_CALLED, S_ERROR, S_EVENTS, S_FUND_FAMILY, S_FUND_REGIONAL,
     S_FUND_VENTURE, S_HELP_CARDS, S_MAINT_ATTACKS, S_MAINT_ATTACKS_WON, S_MAINT_FAMILY,
@@ -37,7 +37,7 @@ from sim.games.plai.decide_kernel import (
 from sim.games.plai.fight_kernel import resolve_fight, verdict
 from sim.games.plai.piles_kernel import (
     discard_random_from, draw, enforce_pool_cap, log, move, move_all, move_random,
-    resolve_events, seat_after, shuffle_pile, traced, unowned,
+    new_state, resolve_events, seat_after, shuffle_pile, traced, unowned,
 )
 from sim.core.noalias import NoAliasCompiler
 from sim.core.rng_kernel import bounded, seed_game
@@ -704,14 +704,13 @@ def setup(deck, cards, rules, rng, piles, pile_n):
     return first
 
 
-@njit(cache=True, _nrt=False, pipeline_class=NoAliasCompiler)
-def play_game(seed, game_index, deck, cards, rules, weights, picks, piles, pile_n, bankrupt,
-              st, trace, scratch, rng):
-    """One game; returns (outcome, winner seat or -1, first seat). ``picks`` is
-    ``decide_kernel.pick_table(weights, cards)``. Every array argument must be its own
-    memory (``NoAliasCompiler``: about 2 % faster at 4 players), as ``play_games`` and
-    ``trace_game`` allocate them."""
-    players = rules[R_PLAYERS]
+@njit(cache=True, _nrt=False, inline="always")
+def start_game(seed, game_index, deck, cards, rules, piles, pile_n, bankrupt, st, scratch,
+               rng):
+    """A game's start on the state arrays (``piles_kernel.new_state``'s) of the game before:
+    its own random stream (seed, game index), the counters, no seat bankrupt, the per-game
+    scratch rows cleared, then the deal (``setup``). Returns the first seat. Shared by
+    ``play_game`` and the search player's game (search_kernel.play_game_search)."""
     seed_game(rng, seed, game_index)
     for i in range(st.shape[0]):
         st[i] = 0
@@ -720,7 +719,19 @@ def play_game(seed, game_index, deck, cards, rules, weights, picks, piles, pile_
     for r in range(SCR_CARD_FIGHTS, SCR_STAMP_DEF + 1):   # the joint rows are set when used
         for k in range(scratch.shape[1]):
             scratch[r, k] = 0
-    first = setup(deck, cards, rules, rng, piles, pile_n)
+    return setup(deck, cards, rules, rng, piles, pile_n)
+
+
+@njit(cache=True, _nrt=False, pipeline_class=NoAliasCompiler)
+def play_game(seed, game_index, deck, cards, rules, weights, picks, piles, pile_n, bankrupt,
+              st, trace, scratch, rng):
+    """One game; returns (outcome, winner seat or -1, first seat). ``picks`` is
+    ``decide_kernel.pick_table(weights, cards)``. Every array argument must be its own
+    memory (``NoAliasCompiler``: about 2 % faster at 4 players), as ``play_games`` and
+    ``trace_game`` allocate them."""
+    players = rules[R_PLAYERS]
+    first = start_game(seed, game_index, deck, cards, rules, piles, pile_n, bankrupt, st,
+                       scratch, rng)
     outcome, winner = play_rest(first, players, weights, picks, rng, cards, rules, piles,
                                 pile_n, bankrupt, st, trace, scratch, deck.shape[0])
     log(trace, st, EV_END, outcome, winner, 0, 0)
@@ -761,13 +772,8 @@ def play_games(seed, start, deck, cards, rules, weights, out, card_fights):
     game's per-card fight counts: [CF_ATT, CF_ATT_WON, CF_DEF, CF_DEF_WON] x card id."""
     players = rules[R_PLAYERS]
     n = deck.shape[0]
-    piles = np.zeros((P_HAND0 + players, n), np.int16)
-    pile_n = np.zeros(P_HAND0 + players, np.int64)
-    bankrupt = np.zeros(players, np.int64)
-    st = np.zeros(N_STATS, np.int64)
-    scratch = np.zeros((N_SCRATCH, max(N_FIGHT_OUT, n, cards.shape[1])), np.int64)
+    piles, pile_n, bankrupt, st, scratch, rng = new_state(players, n, cards.shape[1])
     trace = np.zeros((0, 6), np.int8)   # no trace, compiled away (tracing)
-    rng = np.zeros(4, np.uint64)
     deck_c = np.ascontiguousarray(deck)
     cards_c = np.ascontiguousarray(cards)
     rules_c = np.ascontiguousarray(rules)
@@ -796,10 +802,17 @@ def play_games(seed, start, deck, cards, rules, weights, out, card_fights):
         record(out[i], start + i, players, n, outcome, winner, first, u_pile_n, u_bankrupt,
                 u_st)
         if card_fights.shape[0] > 0:
-            for f in range(4):
-                for k in range(card_fights.shape[2]):
-                    card_fights[i, f, k] = u_scratch[SCR_CARD_FIGHTS + f, k]
+            copy_card_fights(card_fights, i, u_scratch)
     return len(owned)
+
+
+@njit(cache=True, _nrt=False)
+def copy_card_fights(card_fights, i, scratch):
+    """Game i's per-card fight counts (the scratch's SCR_CARD_FIGHTS rows) into
+    ``card_fights[i]`` (see ``play_games``)."""
+    for f in range(4):
+        for k in range(card_fights.shape[2]):
+            card_fights[i, f, k] = scratch[SCR_CARD_FIGHTS + f, k]
 
 
 @njit(cache=True)
@@ -807,12 +820,7 @@ def trace_game(seed, game_index, deck, cards, rules, weights, trace, out):
     """Replay one game with a trace; returns the number of trace rows written."""
     players = rules[R_PLAYERS]
     n = deck.shape[0]
-    piles = np.zeros((P_HAND0 + players, n), np.int16)
-    pile_n = np.zeros(P_HAND0 + players, np.int64)
-    bankrupt = np.zeros(players, np.int64)
-    st = np.zeros(N_STATS, np.int64)
-    scratch = np.zeros((N_SCRATCH, max(N_FIGHT_OUT, n, cards.shape[1])), np.int64)
-    rng = np.zeros(4, np.uint64)
+    piles, pile_n, bankrupt, st, scratch, rng = new_state(players, n, cards.shape[1])
     picks = pick_table(weights, cards)
     outcome, winner, first = play_game(seed, game_index, deck, cards, rules, weights, picks,
                                        piles, pile_n, bankrupt, st, trace, scratch, rng)

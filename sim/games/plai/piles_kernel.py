@@ -16,8 +16,9 @@ from numba.extending import intrinsic, overload
 from sim.games.plai.constants import (
     CD_ARG, CD_EFFECT, CD_TYPE, EFFECT_ALL_DISCARD, EFFECT_ALL_DRAW, EFFECT_RICH_DISCARD,
     EV_EVENT_GAIN, EV_EVENT_LOSS, EV_MARKET_EVENT, EV_POOL_EXCESS, EV_RESHUFFLE,
-    MARKET_EVENT, P_DECK, P_DISCARD, P_EVENTS, P_HAND0, P_POOL, R_PLAYERS, R_POOL_CAP,
-    R_RESHUFFLE, S_EVENTS, S_MAX_POOL, S_RESHUFFLES, S_TRACE_N, S_TURNS,
+    MARKET_EVENT, N_FIGHT_OUT, N_SCRATCH, N_STATS, P_DECK, P_DISCARD, P_EVENTS, P_HAND0,
+    P_POOL, R_PLAYERS, R_POOL_CAP, R_RESHUFFLE, S_EVENTS, S_MAX_POOL, S_RESHUFFLES, S_TRACE_N,
+    S_TURNS,
 )
 from sim.core.rng_kernel import bounded, bounded_of, step
 
@@ -28,6 +29,21 @@ def _as_voidptr(typingctx, address):
     def codegen(context, builder, signature, args):
         return builder.inttoptr(args[0], cgutils.voidptr_t)
     return types.voidptr(address), codegen
+
+
+@njit(cache=True)
+def new_state(players, deck_size, n_ids):
+    """One game's state arrays, allocated once per batch (each game resets them):
+    (piles, pile_n, bankrupt, st, scratch, rng). ``piles`` has a row per location
+    (constants.P_*, a hand per seat) as wide as the deck; ``scratch`` (constants.SCR_*) is
+    as wide as the widest of its uses (a fight's outcome, the deck, the card ids ``n_ids``).
+    The engine (engine_kernel.play_games, trace_game) and the search player (its games and
+    its work copies of the state) all allocate through here."""
+    return (np.zeros((P_HAND0 + players, deck_size), np.int16),
+            np.zeros(P_HAND0 + players, np.int64), np.zeros(players, np.int64),
+            np.zeros(N_STATS, np.int64),
+            np.zeros((N_SCRATCH, max(N_FIGHT_OUT, deck_size, n_ids)), np.int64),
+            np.zeros(4, np.uint64))
 
 
 @njit(cache=True)

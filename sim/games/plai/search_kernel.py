@@ -27,36 +27,32 @@ the same generator state (common random numbers), so options are compared on equ
 import numpy as np
 from numba import njit
 
-from sim.core.rng_kernel import GOLDEN, next_u64, seed_game, shuffle, splitmix64_next
+from sim.core.rng_kernel import GOLDEN, next_u64, shuffle, splitmix64_next
 from sim.games.plai.constants import (
-    ACT_FAMILY, ACT_PASS, ACT_REGIONAL, ACT_SPECIAL, ACT_TAKEOVER, ACT_VENTURE, BUZZWORD,
-    CD_EFFECT, CD_FLAGS, CD_STRENGTH, CD_TYPE, EFFECT_DISCARD_RIVAL, EV_ACTION, EV_DEFEND,
-    EV_END, EV_PLAY, EV_SEARCH_ARG, EV_SEARCH_CARD, EV_SEARCH_CHOICE, EV_SEARCH_OPTION, EV_TURN,
-    FIGHT_REGIONAL, FIGHT_TAKEOVER, FIGHT_VENTURE, FL_ADVERSARY, FL_BLUFF, MARKET_EVENT,
-    MAX_FIGHT_CARDS, MODE_BLUFF, MODE_NONE, MODE_REAL, N_FIGHT_OUT, N_SCRATCH, N_STATS,
-    OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE, P_ATTACK, P_DECK, P_DEFENSE, P_FUNDING, P_HAND0,
-    P_POOL, R_MAINTAINER_ATTACK, R_MAINTAINER_SPECIALS, R_MAX_TURNS, R_PLAYERS,
-    R_REGIONAL_NEXT_PLAYER, R_TAKEOVER_THRESHOLD, S_MAINT_ATTACKS, S_MAINT_ATTACKS_WON,
-    S_TAKEOVERS, S_TRACE_N, S_TURNS, SCR_CARD_FIGHTS, SCR_STAMP_DEF, SEARCH_ACTION,
-    SEARCH_ATTACK, SEARCH_DEFENSE, SEARCH_K, SEARCH_N, SEARCH_ON, SIDE_ATTACK, SIDE_DEFENSE,
+    ACT_FAMILY, ACT_PASS, ACT_REGIONAL, ACT_SPECIAL, ACT_TAKEOVER, ACT_VENTURE, CD_FLAGS,
+    CD_STRENGTH, CD_TYPE, EV_ACTION, EV_DEFEND, EV_END, EV_PLAY, EV_SEARCH_ARG, EV_SEARCH_CARD,
+    EV_SEARCH_CHOICE, EV_SEARCH_OPTION, EV_TURN, FIGHT_REGIONAL, FIGHT_TAKEOVER, FIGHT_VENTURE, FL_ADVERSARY, FL_BLUFF,
+    MARKET_EVENT, MAX_FIGHT_CARDS, MODE_BLUFF, MODE_NONE, MODE_REAL, OUT_MAINTAINERS, OUT_SEAT,
+    OUT_STALEMATE, P_ATTACK, P_DECK, P_DEFENSE, P_FUNDING, P_HAND0, P_POOL,
+    R_MAINTAINER_ATTACK, R_MAINTAINER_SPECIALS, R_MAX_TURNS, R_PLAYERS, R_REGIONAL_NEXT_PLAYER,
+    R_TAKEOVER_THRESHOLD, S_MAINT_ATTACKS, S_MAINT_ATTACKS_WON, S_TAKEOVERS, S_TRACE_N,
+    S_TURNS, SEARCH_ACTION, SEARCH_ATTACK, SEARCH_DEFENSE, SEARCH_K, SEARCH_N, SEARCH_ON,
+    SIDE_ATTACK, SIDE_DEFENSE,
 )
 from sim.games.plai.decide_kernel import (
-    NEG_INF, choose_action_s, fight_playable, first_of_id, is_action_special,
-    leader_hand, mode_powers, pick_table, real_type,
+    NEG_INF, choose_action_s, fight_playable, first_of_id, funding_score, is_action_special,
+    leader_hand, mode_powers, mode_score, pick_table, real_type, special_score, stop_score,
+    takeover_score,
 )
 from sim.games.plai.engine_kernel import (
-    act, attack_cards, count_fight, defense_cards, defense_stake, end_of_turn, fight_close,
-    fight_open, fight_support, fund, log_defense, play_rest, play_special, record, setup,
-    takeover_mode,
+    act, attack_cards, copy_card_fights, count_fight, defense_cards, defense_stake, end_of_turn,
+    fight_close, fight_open, fight_support, fund, log_defense, play_rest, play_special, record,
+    start_game, takeover_mode,
 )
-from sim.games.plai.features import (
-    F_ACT_ATTACK, F_ACT_ATTACKERS, F_ACT_DEFENSE, F_ACT_FAMILY, F_ACT_PASS, F_ACT_SPECIAL,
-    F_ACT_TAKEOVER, F_ACT_THRESHOLD_GAP, F_ATK_DEF_HAND, F_ATK_REAL, F_DEF_REAL,
-    F_PICK_BUZZWORD, F_PICK_EFFECT, F_PICK_REAL, F_PICK_STRENGTH, F_STOP, F_STOP_COUNT,
-    F_STOP_STRENGTH, F_TAKEOVER_EDGE, F_TAKEOVER_LAST_RIVAL, F_TAKEOVER_TURNS_LEFT,
-    F_TARGET_HAND, F_TARGET_LEADER,
+from sim.games.plai.features import F_ACT_PASS
+from sim.games.plai.piles_kernel import (
+    log, move, new_state, seat_after, shuffle_pile, traced,
 )
-from sim.games.plai.piles_kernel import log, move, seat_after, shuffle_pile, traced
 
 SEARCH_SALT = np.uint64(0x5EA2C4B1D3F0A977)   # the search streams differ from the game's
 MAX_OPTIONS = 512
@@ -263,10 +259,8 @@ def action_options(W, ws, cards, rules, piles, pile_n, bankrupt, seat, left, tur
         elif action == ACT_VENTURE:
             attackers = startups
         gap = max(missing - (action - ACT_FAMILY + 1), 0)
-        score = (W[ws, F_ACT_FAMILY + action - ACT_FAMILY] + W[ws, F_ACT_ATTACKERS] * attackers
-                 + W[ws, F_ACT_DEFENSE] * (defense if attackers > 0 else 0)
-                 + W[ws, F_ACT_THRESHOLD_GAP] * gap)
-        n = _add(opts, scores, n, action, -1, -1, score)
+        n = _add(opts, scores, n, action, -1, -1,
+                 funding_score(W, ws, action, attackers, defense, gap))
     if not maintainer or rules[R_MAINTAINER_SPECIALS]:
         most = leader_hand(pile_n, bankrupt, players, seat)
         seen = np.uint64(0)
@@ -281,10 +275,8 @@ def action_options(W, ws, cards, rules, piles, pile_n, bankrupt, seat, left, tur
                 t = seat_after(seat, k, players)
                 if bankrupt[t] >= 0:
                     continue
-                hand = pile_n[P_HAND0 + t]
-                score = (W[ws, F_ACT_SPECIAL] + W[ws, F_TARGET_HAND] * hand
-                         + W[ws, F_TARGET_LEADER] * (hand == most))
-                n = _add(opts, scores, n, ACT_SPECIAL, card, t, score)
+                n = _add(opts, scores, n, ACT_SPECIAL, card, t,
+                         special_score(W, ws, pile_n[P_HAND0 + t], most))
     if ((not maintainer and pile_n[own] >= rules[R_TAKEOVER_THRESHOLD])
             or (maintainer and rules[R_MAINTAINER_ATTACK] and pile_n[own] > 0)):
         has_real, has_bluff, power, _, _ = mode_powers(cards, piles, pile_n, own, SIDE_ATTACK)
@@ -296,23 +288,20 @@ def action_options(W, ws, cards, rules, piles, pile_n, bankrupt, seat, left, tur
                 t = seat_after(seat, k, players)
                 if bankrupt[t] >= 0:
                     continue
-                hand = pile_n[P_HAND0 + t]
-                score = (W[ws, F_ACT_TAKEOVER] + W[ws, F_ACT_ATTACK] * power
-                         + W[ws, F_TARGET_HAND] * hand + W[ws, F_TARGET_LEADER] * (hand == most)
-                         + W[ws, F_TAKEOVER_TURNS_LEFT] * turns_left
-                         + W[ws, F_TAKEOVER_LAST_RIVAL] * last_rival
-                         + W[ws, F_TAKEOVER_EDGE] * (power - hand))
-                n = _add(opts, scores, n, ACT_TAKEOVER, -1, t, score)
+                n = _add(opts, scores, n, ACT_TAKEOVER, -1, t,
+                         takeover_score(W, ws, power, pile_n[P_HAND0 + t], most, turns_left,
+                                        last_rival))
     return n
 
 
 @njit(cache=True)
-def _prefixes(W, ws, cards, piles, pile_n, src, side, mode, mode_score, take_base, opts,
-              scores, n, taken):
+def _prefixes(W, ws, pick_scores, cards, piles, pile_n, src, side, mode, score_of_mode,
+              take_base, opts, scores, n, taken):
     """The plays of ``mode`` that follow the base's greedy pick order (pick_cards_s without
     noise): every legal prefix of it, each scored by the mode's score, its cards' pick
-    scores and the stop score after them. With ``take_base``, the prefix the base stops
-    at ranks first (BASE_FIRST). Returns the new option count."""
+    scores (``pick_scores``: pick_table's, the base's own) and the stop score after them.
+    With ``take_base``, the prefix the base stops at ranks first (BASE_FIRST). Returns the
+    new option count."""
     rt = real_type(side)
     allow_real = mode == MODE_REAL
     for i in range(pile_n[src]):
@@ -320,36 +309,31 @@ def _prefixes(W, ws, cards, piles, pile_n, src, side, mode, mode_score, take_bas
     count = 0
     strength = 0
     has_real = False
-    total = mode_score
+    total = score_of_mode
     stopped = False
     start = n
     while count < MAX_FIGHT_CARDS:
         need_real = allow_real and not has_real and count == MAX_FIGHT_CARDS - 1
         stop_ok = count > 0 and (mode == MODE_BLUFF or has_real)
-        stop_score = W[ws, F_STOP] + W[ws, F_STOP_STRENGTH] * strength + W[ws, F_STOP_COUNT] * count
+        stop = stop_score(W, ws, strength, count)
         best = -1
         best_score = NEG_INF
         for i in range(pile_n[src]):
             card = piles[src, i]
             if taken[i] or not fight_playable(cards, card, side, allow_real):
                 continue
-            t = cards[CD_TYPE, card]
-            is_real = t == rt
-            if need_real and not is_real:
+            if need_real and cards[CD_TYPE, card] != rt:
                 continue
             if _earlier_copy(piles, src, i, taken):
                 continue   # options are card ids: the first copy left in hand stands for all
-            score = (W[ws, F_PICK_STRENGTH] * cards[CD_STRENGTH, card] + W[ws, F_PICK_REAL] * is_real
-                     + W[ws, F_PICK_BUZZWORD] * (t == BUZZWORD)
-                     + W[ws, F_PICK_EFFECT] * (cards[CD_EFFECT, card] == EFFECT_DISCARD_RIVAL))
+            score = pick_scores[ws * 2 + side, card]
             if score > best_score:
                 best_score = score
                 best = i
         if stop_ok:
-            base = take_base and not stopped and (best < 0 or stop_score >= best_score)
+            base = take_base and not stopped and (best < 0 or stop >= best_score)
             stopped = stopped or base
-            m = _add(opts, scores, n, mode, count, -1,
-                     BASE_FIRST if base else total + stop_score)
+            m = _add(opts, scores, n, mode, count, -1, BASE_FIRST if base else total + stop)
             if m > n:
                 _fill(opts, n, piles, pile_n, src, taken, count)
             n = m
@@ -392,12 +376,11 @@ def _fill(opts, row, piles, pile_n, src, taken, count):
 
 
 @njit(cache=True)
-def card_options(W, ws, cards, piles, pile_n, src, side, allow_none, stake, rival_hand, opts,
-                 scores, taken):
+def card_options(W, ws, pick_scores, cards, piles, pile_n, src, side, allow_none, stake,
+                 rival_hand, opts, scores, taken):
     """D2 cards (``allow_none`` False: the attack is on) or D3 (none, real, bluff): every
     mode the hand allows, with the prefixes of its base pick order (``_prefixes``); the
     base strategy's own play (its best mode score without noise, then its picks) first."""
-    base_row = F_ATK_REAL if side == SIDE_ATTACK else F_DEF_REAL
     n = 0
     best_mode = MODE_NONE
     best_mode_score = NEG_INF
@@ -410,9 +393,7 @@ def card_options(W, ws, cards, piles, pile_n, src, side, allow_none, stake, riva
         if (mode == MODE_REAL and not has_real) or (mode == MODE_BLUFF and not has_bluff):
             continue
         power = real_power if mode == MODE_REAL else bluff_power
-        score = W[ws, base_row + mode - 1] + W[ws, base_row + 3] * power + W[ws, base_row + 4] * stake
-        if side == SIDE_ATTACK:
-            score += W[ws, F_ATK_DEF_HAND] * rival_hand
+        score = mode_score(W, ws, side, mode, power, stake, rival_hand, 0.0)
         mode_scores[mode] = score
         if score > best_mode_score:
             best_mode_score = score
@@ -425,8 +406,8 @@ def card_options(W, ws, cards, piles, pile_n, src, side, allow_none, stake, riva
     for mode in (MODE_REAL, MODE_BLUFF):
         if (mode == MODE_REAL and not has_real) or (mode == MODE_BLUFF and not has_bluff):
             continue
-        n = _prefixes(W, ws, cards, piles, pile_n, src, side, mode, mode_scores[mode],
-                      mode == best_mode, opts, scores, n, taken)
+        n = _prefixes(W, ws, pick_scores, cards, piles, pile_n, src, side, mode,
+                      mode_scores[mode], mode == best_mode, opts, scores, n, taken)
     return n
 
 
@@ -553,12 +534,12 @@ def decide(kind, me, turn_seat, left, fight_kind, attacker, defender, W, picks, 
         src = P_POOL if bankrupt[attacker] >= 0 else P_HAND0 + attacker
         hand = pile_n[P_HAND0 + defender]
         stake = hand if fight_kind == FIGHT_TAKEOVER else pile_n[P_FUNDING]
-        n = card_options(W, me, cards, piles, pile_n, src, SIDE_ATTACK, False, stake, hand,
-                         opts, scores, taken)
+        n = card_options(W, me, picks[1], cards, piles, pile_n, src, SIDE_ATTACK, False, stake,
+                         hand, opts, scores, taken)
     else:
-        n = card_options(W, me, cards, piles, pile_n, P_HAND0 + defender, SIDE_DEFENSE, True,
-                         defense_stake(fight_kind, defender, piles, pile_n), 0, opts, scores,
-                         taken)
+        n = card_options(W, me, picks[1], cards, piles, pile_n, P_HAND0 + defender,
+                         SIDE_DEFENSE, True, defense_stake(fight_kind, defender, piles, pile_n),
+                         0, opts, scores, taken)
     if n == 0:
         return -1
     seed_decision(rng_d, seed, game_index, counter[0])
@@ -671,19 +652,13 @@ def search_take_turn(seat, left, W, picks, rng, cards, rules, piles, pile_n, ban
 
 
 @njit(cache=True)
-def _state(players, n, scratch_width):
-    return (np.zeros((P_HAND0 + players, n), np.int16), np.zeros(P_HAND0 + players, np.int64),
-            np.zeros(players, np.int64), np.zeros(N_STATS, np.int64),
-            np.zeros((N_SCRATCH, scratch_width), np.int64), np.zeros(4, np.uint64))
-
-
-@njit(cache=True)
-def new_context(search, seed, game_index, peek, deck_size, players, n, n_ids, scratch_width):
-    """The search's work arrays for one game (see ``decide``)."""
+def new_context(search, seed, game_index, peek, deck_size, players, n, n_ids):
+    """The search's work arrays for one game (see ``decide``): its two work copies of the
+    state are ``new_state``'s, like the game's own."""
     bufs = (np.zeros(n_ids, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
             np.zeros((0, 6), np.int8))
     return (search, seed, game_index, peek, deck_size, np.zeros(1, np.int64),
-            _state(players, n, scratch_width), _state(players, n, scratch_width), bufs,
+            new_state(players, n, n_ids), new_state(players, n, n_ids), bufs,
             np.zeros((MAX_OPTIONS, OPT_WIDTH), np.int64), np.zeros(MAX_OPTIONS),
             np.zeros(MAX_OPTIONS, np.int64), np.zeros(MAX_OPTIONS), np.zeros(4, np.uint64))
 
@@ -694,17 +669,10 @@ def play_game_search(seed, game_index, deck, cards, rules, W, picks, search, pee
     """``engine_kernel.play_game`` with search seats (``search[s, SEARCH_ON]``); returns
     (outcome, winner, first seat, search decisions made)."""
     players = rules[R_PLAYERS]
-    seed_game(rng, seed, game_index)
-    for i in range(st.shape[0]):
-        st[i] = 0
-    for s in range(bankrupt.shape[0]):
-        bankrupt[s] = -1
-    for r in range(SCR_CARD_FIGHTS, SCR_STAMP_DEF + 1):
-        for k in range(scratch.shape[1]):
-            scratch[r, k] = 0
+    first = start_game(seed, game_index, deck, cards, rules, piles, pile_n, bankrupt, st,
+                       scratch, rng)
     ctx = new_context(search, seed, game_index, peek, deck.shape[0], players, deck.shape[0],
-                      cards.shape[1], scratch.shape[1])
-    first = setup(deck, cards, rules, rng, piles, pile_n)
+                      cards.shape[1])
     seat = first
     outcome = OUT_STALEMATE
     winner = -1
@@ -733,13 +701,8 @@ def play_games_search(seed, start, deck, cards, rules, W, search, peek, out, car
     number of search decisions."""
     players = rules[R_PLAYERS]
     n = deck.shape[0]
-    piles = np.zeros((P_HAND0 + players, n), np.int16)
-    pile_n = np.zeros(P_HAND0 + players, np.int64)
-    bankrupt = np.zeros(players, np.int64)
-    st = np.zeros(N_STATS, np.int64)
-    scratch = np.zeros((N_SCRATCH, max(N_FIGHT_OUT, n, cards.shape[1])), np.int64)
+    piles, pile_n, bankrupt, st, scratch, rng = new_state(players, n, cards.shape[1])
     trace = np.zeros((0, 6), np.int8)
-    rng = np.zeros(4, np.uint64)
     picks = pick_table(W, cards)
     for i in range(out.shape[0]):
         outcome, winner, first, made = play_game_search(
@@ -748,9 +711,7 @@ def play_games_search(seed, start, deck, cards, rules, W, search, peek, out, car
         record(out[i], start + i, players, n, outcome, winner, first, pile_n, bankrupt, st)
         decisions[i] = made
         if card_fights.shape[0] > 0:
-            for f in range(4):
-                for k in range(card_fights.shape[2]):
-                    card_fights[i, f, k] = scratch[SCR_CARD_FIGHTS + f, k]
+            copy_card_fights(card_fights, i, scratch)
 
 
 @njit(cache=True)
@@ -758,12 +719,7 @@ def trace_game_search(seed, game_index, deck, cards, rules, W, search, trace, ou
     """``engine_kernel.trace_game`` with search seats (their options in the trace)."""
     players = rules[R_PLAYERS]
     n = deck.shape[0]
-    piles = np.zeros((P_HAND0 + players, n), np.int16)
-    pile_n = np.zeros(P_HAND0 + players, np.int64)
-    bankrupt = np.zeros(players, np.int64)
-    st = np.zeros(N_STATS, np.int64)
-    scratch = np.zeros((N_SCRATCH, max(N_FIGHT_OUT, n, cards.shape[1])), np.int64)
-    rng = np.zeros(4, np.uint64)
+    piles, pile_n, bankrupt, st, scratch, rng = new_state(players, n, cards.shape[1])
     picks = pick_table(W, cards)
     outcome, winner, first, _ = play_game_search(seed, game_index, deck, cards, rules, W,
                                                  picks, search, 0, piles, pile_n, bankrupt,
