@@ -17,7 +17,7 @@ estimate ``<stem>_rate`` (a proportion), ``<stem>_diff`` (a difference of propor
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 import polars as pl
@@ -183,6 +183,30 @@ def judged(metric: str, row_where: str, quantity: str, est, lo, hi, n, ctx: Cont
 
 def n_of(df: pl.DataFrame, col: str = "games") -> str:
     return f"n = {int(df[col].sum()):,}" if df.height else "n = 0"
+
+
+def rate_table(games, ctx: Context, counts: Mapping[str, pl.Expr],
+               rates: Mapping[str, str | tuple[str, str]], *, by: Sequence[str] | None = None,
+               where_expr: pl.Expr | None = None, extra: Sequence[pl.Expr] = ()) -> pl.DataFrame:
+    """The table of a metric made of rates: per group (``by``, default the group keys;
+    only the games ``where_expr`` keeps) the number of ``games``, a count per ``counts``
+    entry (name -> a per-game expression, summed: a condition counts the games it holds
+    in), both Int64, then any ``extra`` aggregations as they are; and per ``rates`` entry
+    (stem -> the successes column, out of ``games``, or (successes, trials)) the rate with
+    its Wilson interval, ``<stem>_rate``, ``<stem>_lo``, ``<stem>_hi`` (in that order, at
+    ``ctx.z``). Aggregated lazily; rows sorted by the group keys."""
+    from sim.core.stats import with_wilson
+
+    frame = lazy(games)
+    if where_expr is not None:
+        frame = frame.filter(where_expr)
+    t = collect(frame.group_by(list(by) if by is not None else keys(ctx)).agg(
+        pl.len().cast(pl.Int64).alias("games"),
+        *[expr.sum().cast(pl.Int64).alias(name) for name, expr in counts.items()], *extra))
+    for stem, of in rates.items():
+        successes, trials = (of, "games") if isinstance(of, str) else of
+        t = with_wilson(t, successes, trials, prefix=f"{stem}_", z=ctx.z)
+    return sort_groups(t, ctx)
 
 
 def value_counts(games, column: str, ctx: Context) -> pl.DataFrame:

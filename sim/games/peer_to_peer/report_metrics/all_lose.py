@@ -5,20 +5,17 @@ import polars as pl
 
 from sim.games.peer_to_peer.report_metrics._common import ALL_LOSE, keys, sort_groups, where
 from sim.core.plots import MAX_PANELS, category, grouped_points, new_figure
-from sim.core.report_metric import Answer, Context, Finding, Metric, collect, distribution, lazy
-from sim.core.stats import with_t_interval, with_wilson
+from sim.core.report_metric import Answer, Context, Finding, Metric, distribution, rate_table
+from sim.core.stats import with_t_interval
 from sim.core.wording import count, pct
 
 
 def compute(games, ctx: Context) -> pl.DataFrame:
     lose = pl.col("winner") == ALL_LOSE
-    t = collect(lazy(games).group_by(keys(ctx))
-                .agg(pl.len().cast(pl.Int64).alias("games"),
-                     lose.sum().cast(pl.Int64).alias("all_lose")))
+    t = rate_table(games, ctx, {"all_lose": lose}, {"all_lose": "all_lose"})
     ends = distribution(games, pl.col("rounds"), ctx, "end_round_", (0.1, 0.5, 0.9),
                         count_name="_n", where_expr=lose)
     t = t.join(ends.drop("_n"), on=keys(ctx), how="left", nulls_equal=True)
-    t = with_wilson(t, "all_lose", "games", prefix="all_lose_", z=ctx.z)
     t = with_t_interval(t, "end_round_mean", "end_round_sd", "all_lose", prefix="end_round_")
     cols = [*keys(ctx), "games", "all_lose", "all_lose_rate", "all_lose_lo", "all_lose_hi",
             "end_round_mean", "end_round_lo", "end_round_hi", "end_round_sd", "end_round_min",

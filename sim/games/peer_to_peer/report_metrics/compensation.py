@@ -5,7 +5,7 @@ import polars as pl
 
 from sim.games.peer_to_peer.report_metrics._common import (ALL_LOSE, DRAW, WIN_A, WIN_B, add_verdict, judged)
 from sim.core.plots import MAX_PANELS, grouped_points, new_figure, threshold_band
-from sim.core.report_metric import Context, Finding, Metric, collect, columns, lazy
+from sim.core.report_metric import Context, Finding, Metric, columns, rate_table
 from sim.core.stats import diff_ci, with_wilson
 from sim.core.wording import pp
 
@@ -17,13 +17,14 @@ def _mode_rank(mode: str) -> tuple[int, str]:
 
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
-    odd = lazy(games).filter(pl.col("players").is_in([3, 5]) & (pl.col("variant") != "n/a"))
-    t = collect(odd.group_by("players", "pairing", "variant")
-         .agg(pl.len().cast(pl.Int64).alias("games"),
-              *[(pl.col("winner") == c).sum().cast(pl.Int64).alias(n) for n, c in
-                (("a_wins", WIN_A), ("b_wins", WIN_B), ("draws", DRAW), ("all_lose", ALL_LOSE))],
-              *[pl.col(c).max() for c in ("seats_b",) if c in columns(games)]))
-    # keep only (players, pairing) with at least two modes: that is the comparison
+    odd = pl.col("players").is_in([3, 5]) & (pl.col("variant") != "n/a")
+    t = rate_table(games, ctx, {n: pl.col("winner") == c for n, c in
+                                (("a_wins", WIN_A), ("b_wins", WIN_B), ("draws", DRAW),
+                                 ("all_lose", ALL_LOSE))}, {},
+                   by=("players", "pairing", "variant"), where_expr=odd,
+                   extra=[pl.col(c).max() for c in ("seats_b",) if c in columns(games)])
+    # keep only (players, pairing) with at least two modes: that is the comparison (the
+    # rates come after it, and after the decisive count, in the table)
     t = t.with_columns(pl.col("variant").n_unique().over("players", "pairing").alias("_modes"))
     t = t.filter(pl.col("_modes") >= 2).drop("_modes")
     t = t.with_columns((pl.col("a_wins") + pl.col("b_wins")).alias("decisive"))

@@ -3,24 +3,22 @@ from __future__ import annotations
 
 import polars as pl
 
-from sim.games.peer_to_peer.report_metrics._common import WIN_A, WIN_B, add_verdict, judged, keys, sort_groups, where
-from sim.core.report_metric import Answer, Context, Finding, Metric, answer_of, collect, family_kw, lazy, with_family
-from sim.core.stats import with_diff, with_wilson
+from sim.games.peer_to_peer.report_metrics._common import WIN_A, WIN_B, add_verdict, judged, sort_groups, where
+from sim.core.report_metric import Answer, Context, Finding, Metric, answer_of, family_kw, rate_table, with_family
+from sim.core.stats import with_diff
 from sim.core.wording import pp
 
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     w, m = pl.col("winner"), pl.col("first_marker")
-    t = collect(lazy(games).filter(pl.col("players") >= 2).group_by(keys(ctx))
-         .agg(pl.len().alias("games"),
-              w.is_in([WIN_A, WIN_B]).sum().alias("decisive"),
-              (((w == WIN_A) & (m == 0)) | ((w == WIN_B) & (m == 1))).sum().alias("holder_wins"),
-              (m == 0).sum().alias("games_a_marker"),
-              ((m == 0) & (w == WIN_A)).sum().alias("a_wins_a_marker"),
-              (m == 1).sum().alias("games_b_marker"),
-              ((m == 1) & (w == WIN_A)).sum().alias("a_wins_b_marker")))
-    t = t.with_columns(pl.exclude("players", "pairing", "variant").cast(pl.Int64))
-    t = with_wilson(t, "holder_wins", "decisive", prefix="holder_share_", z=ctx.z)
+    t = rate_table(games, ctx, {"decisive": w.is_in([WIN_A, WIN_B]),
+                                "holder_wins": ((w == WIN_A) & (m == 0)) | ((w == WIN_B) & (m == 1)),
+                                "games_a_marker": m == 0,
+                                "a_wins_a_marker": (m == 0) & (w == WIN_A),
+                                "games_b_marker": m == 1,
+                                "a_wins_b_marker": (m == 1) & (w == WIN_A)},
+                   {"holder_share": ("holder_wins", "decisive")},
+                   where_expr=pl.col("players") >= 2)
     t = t.with_columns((pl.col("holder_share_rate") - 0.5).alias("holder_edge_diff"),
                        (pl.col("holder_share_lo") - 0.5).alias("holder_edge_lo"),
                        (pl.col("holder_share_hi") - 0.5).alias("holder_edge_hi"))

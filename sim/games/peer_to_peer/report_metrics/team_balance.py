@@ -3,30 +3,26 @@ from __future__ import annotations
 
 import polars as pl
 
-from sim.games.peer_to_peer.report_metrics._common import (TEAM_PLAYERS, WIN_A, WIN_B, add_verdict, judged, keys,
+from sim.games.peer_to_peer.report_metrics._common import (TEAM_PLAYERS, WIN_A, WIN_B, add_verdict, judged,
                                      sort_groups, where)
-from sim.core.report_metric import (Answer, Context, Finding, Metric, answer_of, collect, columns, family_kw, lazy,
-                                    with_family)
+from sim.core.report_metric import (Answer, Context, Finding, Metric, answer_of, columns, family_kw,
+                                    rate_table, with_family)
 from sim.core.stats import with_wilson
 from sim.core.wording import plural
 
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
-    g = keys(ctx)
     # constant per group: max streams, first() would make polars load the whole table
     seats = [pl.col(c).max() for c in ("seats_a", "seats_b") if c in columns(games)]
-    t = collect(lazy(games).filter(pl.col("players") >= 2).group_by(g)
-         .agg(pl.len().alias("games"),
-              (pl.col("winner") == WIN_A).sum().alias("a_wins"),
-              (pl.col("winner") == WIN_B).sum().alias("b_wins"),
-              *seats))
-    t = t.with_columns(pl.col("games", "a_wins", "b_wins").cast(pl.Int64))
+    t = rate_table(games, ctx, {"a_wins": pl.col("winner") == WIN_A,
+                                "b_wins": pl.col("winner") == WIN_B}, {},
+                   where_expr=pl.col("players") >= 2, extra=seats)
+    # the share of the decisive games, which come after the team sizes in the table
     t = t.with_columns(
         pl.col("players").replace_strict({k: v[0] for k, v in TEAM_PLAYERS.items()},
                                          default=None, return_dtype=pl.Int64).alias("team_a_players"),
         pl.col("players").replace_strict({k: v[1] for k, v in TEAM_PLAYERS.items()},
                                          default=None, return_dtype=pl.Int64).alias("team_b_players"),
-        pl.col("games").cast(pl.Int64), pl.col("a_wins").cast(pl.Int64), pl.col("b_wins").cast(pl.Int64),
         (pl.col("a_wins") + pl.col("b_wins")).cast(pl.Int64).alias("decisive"))
     t = with_wilson(t, "a_wins", "decisive", prefix="a_share_", z=ctx.z)
     t = t.with_columns((pl.col("a_share_rate") - 0.5).alias("a_edge_diff"),

@@ -3,25 +3,20 @@ from __future__ import annotations
 
 import polars as pl
 
-from sim.core.report_metric import collect, columns, lazy, keys, sort_groups, where
+from sim.core.report_metric import rate_table, where
 from sim.games.plai.report_metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE
 from sim.core.plots import players_panel
 from sim.core.report_metric import Answer, Context, Finding, Metric
-from sim.core.stats import with_wilson
 from sim.core.wording import pct
 
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     o = pl.col("outcome")
-    t = collect(lazy(games).group_by(keys(ctx))
-         .agg(pl.len().alias("games"), (o == OUT_SEAT).sum().alias("seat_wins"),
-              (o == OUT_MAINTAINERS).sum().alias("maintainer_wins"),
-              (o == OUT_STALEMATE).sum().alias("stalemates")))
-    t = t.with_columns(pl.col("games", "seat_wins", "maintainer_wins", "stalemates").cast(pl.Int64))
-    t = with_wilson(t, "seat_wins", "games", prefix="seat_win_", z=ctx.z)
-    t = with_wilson(t, "maintainer_wins", "games", prefix="maintainers_win_", z=ctx.z)
-    t = with_wilson(t, "stalemates", "games", prefix="stalemate_", z=ctx.z)
-    return sort_groups(t, ctx)
+    return rate_table(games, ctx, {"seat_wins": o == OUT_SEAT,
+                                   "maintainer_wins": o == OUT_MAINTAINERS,
+                                   "stalemates": o == OUT_STALEMATE},
+                      {"seat_win": "seat_wins", "maintainers_win": "maintainer_wins",
+                       "stalemate": "stalemates"})
 
 
 def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:

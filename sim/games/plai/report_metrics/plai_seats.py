@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sim.core.report_metric import collect, columns, lazy, add_verdict, judged, keys, sort_groups, where
+from sim.core.report_metric import add_verdict, judged, keys, rate_table, sort_groups, where
 from sim.games.plai.report_metrics._plai import MAX_SEATS, OUT_SEAT
 from sim.core.plots import category, grouped_points, new_figure
 from sim.core.report_metric import (Answer, Context, Finding, Metric, answer_of, family_kw,
@@ -16,9 +16,8 @@ def by_place(games: pl.DataFrame, ctx: Context, place: pl.Expr, name: str) -> pl
     turn order): wins over all games (win_rate) and the place's share of the games a
     startup won (share_rate), both Wilson; fair = 1 / players; edge = share - fair."""
     won = pl.col("outcome") == OUT_SEAT
-    aggs = [pl.len().alias("games"), won.sum().alias("decided")]
-    aggs += [(won & (place == s)).sum().alias(f"_w{s}") for s in range(MAX_SEATS)]
-    t = collect(lazy(games).group_by(keys(ctx)).agg(aggs))
+    t = rate_table(games, ctx, {"decided": won,
+                                **{f"_w{s}": won & (place == s) for s in range(MAX_SEATS)}}, {})
     t = t.unpivot(index=[*keys(ctx), "games", "decided"],
                   on=[f"_w{s}" for s in range(MAX_SEATS)], variable_name="_p", value_name="wins")
     t = t.with_columns(pl.col("_p").str.slice(2).cast(pl.Int64).alias(name),

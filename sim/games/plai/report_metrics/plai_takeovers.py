@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import polars as pl
 
-from sim.core.report_metric import collect, columns, lazy, keys, sort_groups
+from sim.core.report_metric import keys, rate_table, sort_groups
 from sim.games.plai.report_metrics._plai import ratio_aggs, with_ratio
 from sim.core.plots import players_panel
 from sim.core.report_metric import Context, Metric
-from sim.core.stats import with_t_interval, with_wilson
+from sim.core.stats import with_t_interval
 
 FIGHTS = pl.col("regional_attacked") + pl.col("venture_attacked") + pl.col("takeovers")
 
@@ -15,18 +15,17 @@ FIGHTS = pl.col("regional_attacked") + pl.col("venture_attacked") + pl.col("take
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     tk, won, bluffs = (pl.col(c).cast(pl.Float64) for c in ("takeovers", "takeovers_won",
                                                            "bluffs_called"))
-    t = collect(lazy(games).group_by(keys(ctx))
-         .agg(pl.len().cast(pl.Int64).alias("games"),
-              (pl.col("takeovers") > 0).sum().cast(pl.Int64).alias("games_with_takeover"),
-              tk.sum().cast(pl.Int64).alias("takeovers"),
-              won.sum().cast(pl.Int64).alias("takeovers_won"),
-              tk.mean().alias("takeovers_mean"), tk.std().alias("_tk_sd"),
-              *ratio_aggs(pl.col("takeovers_won"), pl.col("takeovers"), "takeover_won"),
-              FIGHTS.sum().cast(pl.Int64).alias("fights"),
-              bluffs.sum().cast(pl.Int64).alias("bluffs_called"),
-              bluffs.mean().alias("bluffs_called_mean"), bluffs.std().alias("_b_sd"),
-              *ratio_aggs(pl.col("bluffs_called"), FIGHTS, "bluff_called_per_fight")))
-    t = with_wilson(t, "games_with_takeover", "games", prefix="any_takeover_", z=ctx.z)
+    t = rate_table(
+        games, ctx, {"games_with_takeover": pl.col("takeovers") > 0},
+        {"any_takeover": "games_with_takeover"},
+        extra=[tk.sum().cast(pl.Int64).alias("takeovers"),
+               won.sum().cast(pl.Int64).alias("takeovers_won"),
+               tk.mean().alias("takeovers_mean"), tk.std().alias("_tk_sd"),
+               *ratio_aggs(pl.col("takeovers_won"), pl.col("takeovers"), "takeover_won"),
+               FIGHTS.sum().cast(pl.Int64).alias("fights"),
+               bluffs.sum().cast(pl.Int64).alias("bluffs_called"),
+               bluffs.mean().alias("bluffs_called_mean"), bluffs.std().alias("_b_sd"),
+               *ratio_aggs(pl.col("bluffs_called"), FIGHTS, "bluff_called_per_fight")])
     t = with_t_interval(t, "takeovers_mean", "_tk_sd", "games", prefix="takeovers_")
     t = with_t_interval(t, "bluffs_called_mean", "_b_sd", "games", prefix="bluffs_called_")
     t = with_ratio(t, "takeover_won", ctx.z)
