@@ -252,10 +252,27 @@ def funding_score(W, ws, action, attackers, defense, gap):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def funding_terms(rules, pile_n, bankrupt, seat, own, maintainer, startups, action):
+    """D1: (attackers, gap) of ``funding_score`` for ``seat`` taking the funding ``action``
+    (``own``: its hand or the pool; ``startups``: the startups that could be targets)."""
+    attackers = 0
+    if action == ACT_REGIONAL:
+        attackers = 1 if startups > 0 else 0
+        if rules[R_REGIONAL_NEXT_PLAYER]:   # only the next seat may attack, if it is a startup
+            attackers = 1 if bankrupt[seat_after(seat, 1, rules[R_PLAYERS])] < 0 else 0
+    elif action == ACT_VENTURE:
+        attackers = startups
+    # act.threshold_gap: cards still missing to the takeover threshold after the funding
+    missing = 0 if maintainer else rules[R_TAKEOVER_THRESHOLD] - pile_n[own]
+    return attackers, max(missing - (action - ACT_FAMILY + 1), 0)   # they draw 1, 2, 3 cards
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def special_score(W, ws, hand, most):
     """D1 + D4: an action special against a target holding ``hand`` cards (``most``: the
     leader's hand, leader_hand)."""
-    return W[ws, F_ACT_SPECIAL] + W[ws, F_TARGET_HAND] * hand + W[ws, F_TARGET_LEADER] * (hand == most)
+    return (W[ws, F_ACT_SPECIAL] + W[ws, F_TARGET_HAND] * hand
+            + W[ws, F_TARGET_LEADER] * (hand == most))
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -557,18 +574,9 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, lef
         first, last = ACT_FAMILY, ACT_VENTURE
         # One pass: the defense power and where the first action special is.
         _, _, defense, _, special = mode_powers(cards, piles, pile_n, own, SIDE_DEFENSE)
-    regional_attackers = 1 if startups > 0 else 0
-    if rules[R_REGIONAL_NEXT_PLAYER]:   # only the next seat may attack, if it is a startup
-        regional_attackers = 1 if bankrupt[seat_after(seat, 1, players)] < 0 else 0
-    # act.threshold_gap: cards still missing to the takeover threshold after the funding
-    missing = 0 if maintainer else rules[R_TAKEOVER_THRESHOLD] - pile_n[own]
     for action in range(first, last + 1):
-        attackers = 0
-        if action == ACT_REGIONAL:
-            attackers = regional_attackers
-        elif action == ACT_VENTURE:
-            attackers = startups
-        gap = max(missing - (action - ACT_FAMILY + 1), 0)   # they draw 1, 2, 3 cards
+        attackers, gap = funding_terms(rules, pile_n, bankrupt, seat, own, maintainer, startups,
+                                       action)
         score = funding_score(W, ws, action, attackers, defense, gap) + noise(W, ws, rng)
         if score > best_score:
             best_score, best_action, best_card, best_target = score, action, -1, -1

@@ -620,10 +620,27 @@ def takeover_mode(weights, seat, rng, cards, piles, pile_n, own, t_hand):
 def act(seat, action, card, target, weights, picks, rng, cards, rules, piles, pile_n,
         bankrupt, st, trace, scratch):
     """The chosen action of ``seat``'s turn (PLAI-T1), with its fight if any."""
-    maintainer = bankrupt[seat] >= 0
-    own = P_POOL if maintainer else P_HAND0 + seat
     if action == ACT_PASS:
         return
+    maintainer = bankrupt[seat] >= 0
+    kind, attacker, defender, mode = open_action(seat, action, card, target, weights, rng,
+                                                 cards, rules, piles, pile_n, bankrupt, st,
+                                                 trace, scratch)
+    if kind >= 0:
+        winner = fight(kind, attacker, defender, mode, weights, picks, rng, cards, rules,
+                       piles, pile_n, bankrupt, st, trace, scratch)
+        count_action_fight(kind, winner, maintainer, st)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)   # see fight
+def open_action(seat, action, card, target, weights, rng, cards, rules, piles, pile_n,
+                bankrupt, st, trace, scratch):
+    """``seat``'s action (PLAI-T1, not a pass) up to its fight: a special is played, a
+    takeover's mode chosen, a funding taken. Returns the fight it leads to: (kind, FIGHT_*
+    or -1 for none; attacker; defender; the attack's mode). Shared by ``act`` and the
+    search player's (search_kernel.search_act)."""
+    maintainer = bankrupt[seat] >= 0
+    own = P_POOL if maintainer else P_HAND0 + seat
     kind = -1          # the fight this action leads to (FIGHT_*), -1 for none
     attacker = seat
     defender = target
@@ -644,12 +661,16 @@ def act(seat, action, card, target, weights, picks, rng, cards, rules, piles, pi
         if attacker >= 0:
             kind = FIGHT_REGIONAL if action == ACT_REGIONAL else FIGHT_VENTURE
             defender = seat
-    if kind >= 0:
-        winner = fight(kind, attacker, defender, mode, weights, picks, rng, cards, rules,
-                       piles, pile_n, bankrupt, st, trace, scratch)
-        count_fight(kind, winner, st)
-        if maintainer and kind == FIGHT_TAKEOVER and winner == SIDE_ATTACK:
-            st[S_MAINT_ATTACKS_WON] += 1
+    return kind, attacker, defender, mode
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def count_action_fight(kind, winner, maintainer, st):
+    """An action's fight in the counters: by kind and winner, and a maintainers'
+    challenge won."""
+    count_fight(kind, winner, st)
+    if maintainer and kind == FIGHT_TAKEOVER and winner == SIDE_ATTACK:
+        st[S_MAINT_ATTACKS_WON] += 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -738,6 +759,19 @@ def play_game(seed, game_index, deck, cards, rules, weights, picks, piles, pile_
     return outcome, winner, first
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def game_over(players, bankrupt):
+    """(outcome, winner seat or -1) once at most one startup is left (PLAI-T6): the last
+    startup wins, or the maintainers when none is left."""
+    outcome = OUT_MAINTAINERS
+    winner = -1
+    for s in range(players):
+        if bankrupt[s] < 0:
+            outcome = OUT_SEAT
+            winner = s
+    return outcome, winner
+
+
 @njit(cache=True, _nrt=False, pipeline_class=NoAliasCompiler)
 def play_rest(seat, left, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st,
               trace, scratch, deck_size):
@@ -754,11 +788,7 @@ def play_rest(seat, left, weights, picks, rng, cards, rules, piles, pile_n, bank
                   scratch, left)
         left = end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size, left)
         if left <= 1:   # PLAI-T6
-            outcome = OUT_MAINTAINERS
-            for s in range(players):
-                if bankrupt[s] < 0:
-                    outcome = OUT_SEAT
-                    winner = s
+            outcome, winner = game_over(players, bankrupt)
             break
         seat = seat_after(seat, 1, players)
     return outcome, winner

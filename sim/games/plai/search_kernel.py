@@ -29,25 +29,24 @@ from numba import njit
 
 from sim.core.rng_kernel import GOLDEN, next_u64, shuffle, splitmix64_next
 from sim.games.plai.constants import (
-    ACT_FAMILY, ACT_PASS, ACT_REGIONAL, ACT_SPECIAL, ACT_TAKEOVER, ACT_VENTURE, CD_FLAGS,
-    CD_STRENGTH, CD_TYPE, EV_ACTION, EV_DEFEND, EV_END, EV_PLAY, EV_SEARCH_ARG, EV_SEARCH_CARD,
-    EV_SEARCH_CHOICE, EV_SEARCH_OPTION, EV_TURN, FIGHT_REGIONAL, FIGHT_TAKEOVER, FIGHT_VENTURE, FL_ADVERSARY, FL_BLUFF,
-    MARKET_EVENT, MAX_FIGHT_CARDS, MODE_BLUFF, MODE_NONE, MODE_REAL, OUT_MAINTAINERS, OUT_SEAT,
-    OUT_STALEMATE, P_ATTACK, P_DECK, P_DEFENSE, P_FUNDING, P_HAND0, P_POOL,
-    R_MAINTAINER_ATTACK, R_MAINTAINER_SPECIALS, R_MAX_TURNS, R_PLAYERS, R_REGIONAL_NEXT_PLAYER,
-    R_TAKEOVER_THRESHOLD, S_MAINT_ATTACKS, S_MAINT_ATTACKS_WON, S_TAKEOVERS, S_TRACE_N,
-    S_TURNS, SEARCH_ACTION, SEARCH_ATTACK, SEARCH_DEFENSE, SEARCH_K, SEARCH_N, SEARCH_ON,
-    SIDE_ATTACK, SIDE_DEFENSE,
+    ACT_FAMILY, ACT_PASS, ACT_SPECIAL, ACT_TAKEOVER, ACT_VENTURE, CD_FLAGS, CD_STRENGTH,
+    CD_TYPE, EV_ACTION, EV_DEFEND, EV_END, EV_PLAY, EV_SEARCH_ARG, EV_SEARCH_CARD,
+    EV_SEARCH_CHOICE, EV_SEARCH_OPTION, EV_TURN, FIGHT_TAKEOVER, FL_ADVERSARY, FL_BLUFF,
+    MARKET_EVENT, MAX_FIGHT_CARDS, MODE_BLUFF, MODE_NONE, MODE_REAL, OUT_SEAT, OUT_STALEMATE,
+    P_ATTACK, P_DECK, P_DEFENSE, P_FUNDING, P_HAND0, P_POOL, R_MAINTAINER_ATTACK,
+    R_MAINTAINER_SPECIALS, R_MAX_TURNS, R_PLAYERS, R_TAKEOVER_THRESHOLD, SEARCH_ACTION,
+    SEARCH_ATTACK, SEARCH_DEFENSE, SEARCH_K, SEARCH_N, SEARCH_ON, SIDE_ATTACK, SIDE_DEFENSE,
+    S_TRACE_N, S_TURNS,
 )
 from sim.games.plai.decide_kernel import (
-    NEG_INF, choose_action_s, fight_playable, first_of_id, funding_score, is_action_special,
-    leader_hand, mode_powers, mode_score, pick_table, real_type, special_score, stop_score,
-    takeover_score,
+    NEG_INF, choose_action_s, fight_playable, first_of_id, funding_score, funding_terms,
+    is_action_special, leader_hand, mode_powers, mode_score, pick_table, real_type,
+    special_score, stop_score, takeover_score,
 )
 from sim.games.plai.engine_kernel import (
-    act, attack_cards, copy_card_fights, count_fight, defense_cards, defense_stake, end_of_turn,
-    fight_close, fight_open, fight_support, fund, log_defense, play_rest, play_special, record,
-    start_game, takeover_mode,
+    act, attack_cards, copy_card_fights, count_action_fight, defense_cards, defense_stake,
+    end_of_turn, fight_close, fight_open, fight_support, game_over, log_defense, open_action,
+    play_rest, record, start_game,
 )
 from sim.games.plai.features import F_ACT_PASS
 from sim.games.plai.piles_kernel import (
@@ -167,12 +166,11 @@ def playout(seat, left, me, W, picks, rng, cards, rules, piles, pile_n, bankrupt
     players = rules[R_PLAYERS]
     left = end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size, left)
     if left <= 1:   # PLAI-T6
-        for s in range(players):
-            if bankrupt[s] < 0:
-                return 1.0 if s == me else 0.0
-        return 0.0
-    outcome, winner = play_rest(seat_after(seat, 1, players), left, W, picks, rng, cards,
-                                rules, piles, pile_n, bankrupt, st, trace, scratch, deck_size)
+        outcome, winner = game_over(players, bankrupt)
+    else:
+        outcome, winner = play_rest(seat_after(seat, 1, players), left, W, picks, rng, cards,
+                                    rules, piles, pile_n, bankrupt, st, trace, scratch,
+                                    deck_size)
     return 1.0 if outcome == OUT_SEAT and winner == me else 0.0
 
 
@@ -213,13 +211,6 @@ def attack_cards_once(attacker, att_mode, W, picks, rng, cards, piles, pile_n, b
                         trace)
 
 
-@njit(cache=True)
-def fund_once(action, seat, maintainer, W, rng, cards, rules, piles, pile_n, bankrupt, st,
-              trace, scratch):
-    return fund(action, seat, maintainer, W, rng, cards, rules, piles, pile_n, bankrupt, st,
-                trace, scratch)
-
-
 @njit(cache=True, inline="always")
 def _add(opts, scores, n, a, b, c, score):
     if n >= MAX_OPTIONS:
@@ -248,17 +239,9 @@ def action_options(W, ws, cards, rules, piles, pile_n, bankrupt, seat, left, tur
     else:
         first, last = ACT_FAMILY, ACT_VENTURE
         _, _, defense, _, _ = mode_powers(cards, piles, pile_n, own, SIDE_DEFENSE)
-    regional_attackers = 1 if startups > 0 else 0
-    if rules[R_REGIONAL_NEXT_PLAYER]:
-        regional_attackers = 1 if bankrupt[seat_after(seat, 1, players)] < 0 else 0
-    missing = 0 if maintainer else rules[R_TAKEOVER_THRESHOLD] - pile_n[own]
     for action in range(first, last + 1):
-        attackers = 0
-        if action == ACT_REGIONAL:
-            attackers = regional_attackers
-        elif action == ACT_VENTURE:
-            attackers = startups
-        gap = max(missing - (action - ACT_FAMILY + 1), 0)
+        attackers, gap = funding_terms(rules, pile_n, bankrupt, seat, own, maintainer, startups,
+                                       action)
         n = _add(opts, scores, n, action, -1, -1,
                  funding_score(W, ws, action, attackers, defense, gap))
     if not maintainer or rules[R_MAINTAINER_SPECIALS]:
@@ -598,36 +581,16 @@ def search_act(seat, action, card, target, left, W, picks, rng, cards, rules, pi
                bankrupt, st, trace, scratch, ctx):
     """``engine_kernel.act`` with ``search_fight``: the search seats choose their cards in
     this turn's fight, whoever's turn it is."""
-    maintainer = bankrupt[seat] >= 0
-    own = P_POOL if maintainer else P_HAND0 + seat
     if action == ACT_PASS:
         return
-    kind = -1
-    attacker = seat
-    defender = target
-    mode = MODE_NONE
-    if action == ACT_SPECIAL:
-        play_special(seat, card, target, W, rng, cards, rules, piles, pile_n, bankrupt, st,
-                     trace)
-    elif action == ACT_TAKEOVER:
-        st[S_TAKEOVERS] += 1
-        if maintainer:
-            st[S_MAINT_ATTACKS] += 1
-        t_hand = pile_n[P_HAND0 + target]
-        mode = takeover_mode(W, seat, rng, cards, piles, pile_n, own, t_hand)
-        kind = FIGHT_TAKEOVER
-    else:
-        attacker, mode = fund_once(action, seat, maintainer, W, rng, cards, rules, piles,
-                                   pile_n, bankrupt, st, trace, scratch)
-        if attacker >= 0:
-            kind = FIGHT_REGIONAL if action == ACT_REGIONAL else FIGHT_VENTURE
-            defender = seat
+    maintainer = bankrupt[seat] >= 0
+    kind, attacker, defender, mode = open_action(seat, action, card, target, W, rng, cards,
+                                                 rules, piles, pile_n, bankrupt, st, trace,
+                                                 scratch)
     if kind >= 0:
         winner = search_fight(kind, attacker, defender, mode, seat, left, W, picks, rng, cards,
                               rules, piles, pile_n, bankrupt, st, trace, scratch, ctx)
-        count_fight(kind, winner, st)
-        if maintainer and kind == FIGHT_TAKEOVER and winner == SIDE_ATTACK:
-            st[S_MAINT_ATTACKS_WON] += 1
+        count_action_fight(kind, winner, maintainer, st)
 
 
 @njit(cache=True)
@@ -682,12 +645,8 @@ def play_game_search(seed, game_index, deck, cards, rules, W, picks, search, pee
         search_take_turn(seat, left, W, picks, rng, cards, rules, piles, pile_n, bankrupt, st,
                          trace, scratch, ctx)
         left = end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck.shape[0], left)
-        if left <= 1:
-            outcome = OUT_MAINTAINERS
-            for s in range(players):
-                if bankrupt[s] < 0:
-                    outcome = OUT_SEAT
-                    winner = s
+        if left <= 1:   # PLAI-T6
+            outcome, winner = game_over(players, bankrupt)
             break
         seat = seat_after(seat, 1, players)
     log(trace, st, EV_END, outcome, winner, 0, 0)
