@@ -252,18 +252,26 @@ def funding_score(W, ws, action, attackers, defense, gap):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def funding_terms(rules, pile_n, bankrupt, seat, own, maintainer, startups, action):
-    """D1: (attackers, gap) of ``funding_score`` for ``seat`` taking the funding ``action``
-    (``own``: its hand or the pool; ``startups``: the startups that could be targets)."""
+def funding_setup(rules, pile_n, bankrupt, seat, own, maintainer, startups):
+    """D1, once per decision: (the startups that may attack a regional pitch, the cards
+    still missing to the takeover threshold) for ``seat`` (``own``: its hand or the pool;
+    ``startups``: the startups that could be targets). See ``funding_terms``."""
+    regional = 1 if startups > 0 else 0
+    if rules[R_REGIONAL_NEXT_PLAYER]:   # only the next seat may attack, if it is a startup
+        regional = 1 if bankrupt[seat_after(seat, 1, rules[R_PLAYERS])] < 0 else 0
+    return regional, 0 if maintainer else rules[R_TAKEOVER_THRESHOLD] - pile_n[own]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def funding_terms(action, regional, startups, missing):
+    """D1: (attackers, gap) of ``funding_score`` for the funding ``action``, from
+    ``funding_setup``'s (regional, missing) and the startups that could attack."""
     attackers = 0
     if action == ACT_REGIONAL:
-        attackers = 1 if startups > 0 else 0
-        if rules[R_REGIONAL_NEXT_PLAYER]:   # only the next seat may attack, if it is a startup
-            attackers = 1 if bankrupt[seat_after(seat, 1, rules[R_PLAYERS])] < 0 else 0
+        attackers = regional
     elif action == ACT_VENTURE:
         attackers = startups
-    # act.threshold_gap: cards still missing to the takeover threshold after the funding
-    missing = 0 if maintainer else rules[R_TAKEOVER_THRESHOLD] - pile_n[own]
+    # act.threshold_gap: cards still missing to the threshold after the funding
     return attackers, max(missing - (action - ACT_FAMILY + 1), 0)   # they draw 1, 2, 3 cards
 
 
@@ -574,9 +582,9 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, lef
         first, last = ACT_FAMILY, ACT_VENTURE
         # One pass: the defense power and where the first action special is.
         _, _, defense, _, special = mode_powers(cards, piles, pile_n, own, SIDE_DEFENSE)
+    regional, missing = funding_setup(rules, pile_n, bankrupt, seat, own, maintainer, startups)
     for action in range(first, last + 1):
-        attackers, gap = funding_terms(rules, pile_n, bankrupt, seat, own, maintainer, startups,
-                                       action)
+        attackers, gap = funding_terms(action, regional, startups, missing)
         score = funding_score(W, ws, action, attackers, defense, gap) + noise(W, ws, rng)
         if score > best_score:
             best_score, best_action, best_card, best_target = score, action, -1, -1

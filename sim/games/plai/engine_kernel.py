@@ -632,7 +632,7 @@ def act(seat, action, card, target, weights, picks, rng, cards, rules, piles, pi
         count_action_fight(kind, winner, maintainer, st)
 
 
-@njit(cache=True, _nrt=False, forceinline=True)   # see fight
+@njit(cache=True, _nrt=False, inline="always")
 def open_action(seat, action, card, target, weights, rng, cards, rules, piles, pile_n,
                 bankrupt, st, trace, scratch):
     """``seat``'s action (PLAI-T1, not a pass) up to its fight: a special is played, a

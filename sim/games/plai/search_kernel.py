@@ -39,9 +39,9 @@ from sim.games.plai.constants import (
     S_TRACE_N, S_TURNS,
 )
 from sim.games.plai.decide_kernel import (
-    NEG_INF, choose_action_s, fight_playable, first_of_id, funding_score, funding_terms,
-    is_action_special, leader_hand, mode_powers, mode_score, pick_table, real_type,
-    special_score, stop_score, takeover_score,
+    NEG_INF, choose_action_s, fight_playable, first_of_id, funding_score, funding_setup,
+    funding_terms, is_action_special, leader_hand, mode_powers, mode_score, pick_table,
+    real_type, special_score, stop_score, takeover_score,
 )
 from sim.games.plai.engine_kernel import (
     act, attack_cards, copy_card_fights, count_action_fight, defense_cards, defense_stake,
@@ -239,9 +239,9 @@ def action_options(W, ws, cards, rules, piles, pile_n, bankrupt, seat, left, tur
     else:
         first, last = ACT_FAMILY, ACT_VENTURE
         _, _, defense, _, _ = mode_powers(cards, piles, pile_n, own, SIDE_DEFENSE)
+    regional, missing = funding_setup(rules, pile_n, bankrupt, seat, own, maintainer, startups)
     for action in range(first, last + 1):
-        attackers, gap = funding_terms(rules, pile_n, bankrupt, seat, own, maintainer, startups,
-                                       action)
+        attackers, gap = funding_terms(action, regional, startups, missing)
         n = _add(opts, scores, n, action, -1, -1,
                  funding_score(W, ws, action, attackers, defense, gap))
     if not maintainer or rules[R_MAINTAINER_SPECIALS]:
