@@ -8,11 +8,12 @@ with the base strategy for both teams, and takes the option with its team's best
 result (a win 1, a draw 1/2). The compiled player is
 sim/games/peer_to_peer/search_kernel.py; this file only names it.
 
-    --team-a search:k=8,n=16,base=expert
+    --team-a search:k=8,n=8,base=expert
 
-Defaults k=8, n=16 (PLAI's are k=8, n=32): a Peer-to-Peer game has about 40 searched
-decisions at 4 players, against PLAI's 9 at 3, so n=16 keeps a game near PLAI's cost per
-game; benchmarks/skill_results.md has the budget curve. Cost: about k * n playouts per
+Defaults k=8, n=8 (PLAI's are k=8, n=32): a Peer-to-Peer game has about 47 searched
+decisions at 4 players, against PLAI's 9 at 3, and a playout is a longer game, so n=8
+keeps a game near 10 per second of one thread (PLAI's default plays about 130);
+benchmarks/skill_results.md has the budget curve. Cost: about k * n playouts per
 decision with more than one option.
 """
 from sim.core.errors import UserError
@@ -42,9 +43,9 @@ STRATEGY = Strategy(
     name="search",
     summary="determinized Monte Carlo search: the k best commits, targets and placements "
             "of its base strategy, n samples of the hidden cards, each played out with the "
-            "base (default k=8, n=16)",
+            "base (default k=8, n=8)",
     weights=_weights,
-    params={"k": 8.0, "n": 16.0},
+    params={"k": 8.0, "n": 8.0},
     text_params={"base": DEFAULT_BASE},
     search=True,
 )

@@ -57,6 +57,9 @@ class PeerToPeerHooks:
 
     # -- studies
     matchup_scheme = "team_pairs"   # every ordered pair of teams, first marker balanced
+    # simulate skill's search rungs (issue 24): a game has about 47 searched decisions at 4
+    # players (PLAI's 9 at 3), so smaller budgets keep the ladder within its 30 minutes
+    skill_budgets = ("k=2,n=2", "k=4,n=4")
 
     def balance_variants(self, players: int) -> tuple[tuple[str, ...], ...]:
         if players in ODD_TEAM_COUNTS:

@@ -722,14 +722,29 @@ def play_search_game(cards, rules, seats, w_a, w_b, seed, game_index, out, fates
     meta = ctx[CX_META]
     meta[M_GAME] = game_index
     meta[M_DECISIONS] = 0
-    none = ctx[CX_NONE]
-    free = ctx[CX_FREE]
     start_game(cards, rules, seats, w_a, w_b, seed, game_index, trace, rng, pile, pile_n, arrival,
                used, st, stats, starts)
+    winner, rnd = search_rounds(cards, rules, seats, w_a, w_b, trace, debug, state, ctx, 1, True)
+    if trace is not None and trace.shape[0]:
+        event(trace, st, rnd, EV_END, winner, pile_n[P_SCORE], pile_n[P_SCORE + 1], 0)
+    write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_index, winner, rnd,
+                 out, fates)
+    return st[S_TRACE_N], meta[M_DECISIONS]
+
+
+@njit(cache=True)
+def search_rounds(cards, rules, seats, w_a, w_b, trace, debug, state, ctx, first, deal_first):
+    """Rounds ``first`` .. the end of the game with search teams (engine_kernel.play_round's
+    phases, the assist loop as ``_pass``); ``deal_first`` False: round ``first`` has begun
+    (start_round ran, or a test set the state up). Returns (winner code, last round)."""
+    rng, pile, pile_n, arrival, used, st, stats, _, fscr = state
+    none = ctx[CX_NONE]
+    free = ctx[CX_FREE]
     winner = TIMEOUT
-    rnd = 0
-    for rnd in range(1, rules[R_MAX_ROUNDS] + 1):
-        start_round(rules, trace, pile, pile_n, arrival, used, st, rnd)
+    rnd = first
+    for rnd in range(first, rules[R_MAX_ROUNDS] + 1):
+        if rnd > first or deal_first:
+            start_round(rules, trace, pile, pile_n, arrival, used, st, rnd)
         none[0] = 0
         none[1] = 0
         while not _pass(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st,
@@ -740,11 +755,37 @@ def play_search_game(cards, rules, seats, w_a, w_b, seed, game_index, out, fates
         if ended != NO_WINNER:
             winner = ended
             break
-    if trace is not None and trace.shape[0]:
-        event(trace, st, rnd, EV_END, winner, pile_n[P_SCORE], pile_n[P_SCORE + 1], 0)
-    write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_index, winner, rnd,
-                 out, fates)
-    return st[S_TRACE_N], meta[M_DECISIONS]
+    return winner, rnd
+
+
+# Decisions on a given state, for tests (tests/test_search_p2p.py): each reuses the compiled
+# decide_* and costs little to compile.
+@njit(cache=True)
+def commit_at(me, cards, rules, seats, w_a, w_b, state, ctx):
+    """Team ``me``'s D2 by search on ``state``, taken as a pass start (nothing known about
+    the round before it): (mask, customer). Its options, results and choice stay in ctx."""
+    rng, pile, pile_n, arrival, used, st, stats, _, _ = state
+    none = ctx[CX_NONE]
+    none[0] = 0
+    none[1] = 0
+    _begin_live_pass(rng, pile, pile_n, arrival, used, st, stats, none, ctx)
+    mask, cust, _ = decide_commit(me, cards, rules, seats, w_a, w_b, False, pile, pile_n,
+                                  arrival, used, st, False, ctx)
+    return mask, cust
+
+
+@njit(cache=True)
+def place_at_state(me, cust, facts, cards, rules, seats, w_a, w_b, state, ctx):
+    """Team ``me``'s D4 by search for customer ``cust`` won in the pass that starts at
+    ``state``, whose commits (and target) ``facts`` gives (FX_*): the destination code."""
+    rng, pile, pile_n, arrival, used, st, stats, _, _ = state
+    none = ctx[CX_NONE]
+    none[0] = 0
+    none[1] = 0
+    _begin_live_pass(rng, pile, pile_n, arrival, used, st, stats, none, ctx)
+    for i in range(N_FX):
+        ctx[CX_FACTS][i] = facts[i]
+    return decide_place(me, cust, cards, rules, seats, w_a, w_b, False, pile, pile_n, used, ctx)
 
 
 @njit(cache=True, nogil=True)
