@@ -21,7 +21,7 @@ TRACE_CAPACITY = 200_000
 # Cold compile of run_games (the kernels a run needs), CPU seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
 COMPILE_SECONDS = 35  # issue 26: 50.5 s CPU at load 6-8 (main 112.3 s there), idle about 30-40 s
-SEARCH_COMPILE_SECONDS = 90  # the search player's kernels (search_kernel.run_games_search)
+SEARCH_COMPILE_SECONDS = 150  # the search player's kernels (search_kernel.run_games_search): 220 s CPU at load 5
 
 
 def card_matrix(cards: CardTable) -> np.ndarray:
