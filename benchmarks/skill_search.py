@@ -2,6 +2,8 @@
 
     nice -n 10 python benchmarks/skill_search.py --game plai --players 3 --games 5000
     nice -n 10 python benchmarks/skill_search.py --game plai --players 3 --curve 600
+    nice -n 10 python benchmarks/skill_search.py --game peer-to-peer --players 4 --games 5000 \
+        --budget k=8,n=8
 
 Strength: the search player in one seat against its base strategy in every other seat,
 each seat in turn on the same deals, as ``simulate skill`` plays a pairing (its share of
@@ -67,6 +69,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=5000)
     parser.add_argument("--curve", type=int, default=0, help="games per budget of the curve")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--curve-budgets", default=None,
+                        help="the curve's budgets, ';'-separated (default: PLAI's seven, up "
+                             "to k=16,n=64; Peer-to-Peer's decisions cost more, e.g. "
+                             "'k=2,n=2;k=4,n=4;k=8,n=8;k=8,n=16;k=8,n=32')")
     args = parser.parse_args()
     from sim.core.game import hook, resolve_game
     from sim.core.strategy import registry
@@ -76,9 +82,9 @@ def main() -> None:
     base = args.base or ("expert" if "expert" in known else hook(game_obj, "default_strategy"))
     print(f"load average: {os.getloadavg()}", flush=True)
     rows = []
-    budgets = [args.budget] if not args.curve else ["k=2,n=2", "k=4,n=4", "k=4,n=8",
-                                                    "k=8,n=16", "k=8,n=32", "k=8,n=64",
-                                                    "k=16,n=64"]
+    curve = (args.curve_budgets.split(";") if args.curve_budgets else
+             ["k=2,n=2", "k=4,n=4", "k=4,n=8", "k=8,n=16", "k=8,n=32", "k=8,n=64", "k=16,n=64"])
+    budgets = [args.budget] if not args.curve else curve
     for budget in budgets:
         games = args.curve or args.games
         spec = f"search:{budget},base={base}"

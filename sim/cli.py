@@ -850,7 +850,8 @@ if __name__ == "__main__":
 @click.option("--search-games", type=Count(), default=None,
               help="Games per pairing with a search player (default 2000).")
 @click.option("--budgets", metavar="K=..,N=..;K=..,N=..", default=None,
-              help="The two search budgets, smaller first (default 'k=4,n=4;k=8,n=16').")
+              help="The two search budgets, smaller first (default: the game's, PLAI "
+                   "'k=4,n=4;k=8,n=16', Peer-to-Peer 'k=2,n=2;k=4,n=2').")
 @click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
 @click.option("--out", metavar="DIR", default=None,
               help="New run directory (default: runs/skill-<game>-seed<seed>-<time>).")

@@ -126,6 +126,7 @@ class FakeHooks:
 
     outcome_column = "winner"
     outcome_codes = {"A": 0, "B": 1, "draw": 2}
+    skill_budgets = ("k=4,n=4", "k=8,n=16")   # (no search player: no search rungs)
     headline_columns = ("winner",)
 
     def headline_counts(self, games, players):

@@ -87,6 +87,7 @@ class Game(Protocol):
 
     # -- studies and reports
     matchup_scheme: str | None      # "team_pairs", "every_seat" or None (no matchups)
+    skill_budgets: tuple[str, str]  # simulate skill's two search budgets ("k=4,n=4", ...)
 
     def balance_variants(self, players: int) -> tuple[tuple[str, ...], ...]:
         """The rule-override sets balance-report runs at this player count (usually ((),))."""
@@ -129,7 +130,7 @@ HOOKS = ("title", "strategy_kind", "default_strategy", "strategy_package", "stra
          "headline_columns", "matchup_scheme", "balance_variants", "sweep_metrics",
          "default_sweep_metrics", "report_metrics", "compared_rules", "report_group",
          "report_card_fights", "card_ref_example", "card_fields", "tune_arena",
-         "ablation_fields", "why_lose")
+         "ablation_fields", "why_lose", "skill_budgets")
 
 
 class MissingHook(UserError):

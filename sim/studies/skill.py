@@ -46,7 +46,7 @@ from sim.studies.matchup_files import common_manifest
 
 DEFAULT_GAMES = 20_000         # per pairing without a search player
 DEFAULT_SEARCH_GAMES = 2_000   # per pairing with one (see benchmarks/skill_ladder.py)
-DEFAULT_BUDGETS = ("k=4,n=4", "k=8,n=16")
+DEFAULT_BUDGETS = ("k=4,n=4", "k=8,n=16")   # PLAI's; each game's are its skill_budgets hook
 CHUNK = 100_000
 PAIRING_COLUMNS = ("players", "pairing", "kind", "stronger", "weaker", "games", "decided",
                    "stronger_wins", "weaker_wins", "share", "ci_low", "ci_high", "beats",
@@ -183,7 +183,7 @@ class _Player:
 
 def run(game: str = DEFAULT_GAME, players: int | Sequence[int] | str | None = None,
         games: int | str = DEFAULT_GAMES, search_games: int | str = DEFAULT_SEARCH_GAMES,
-        budgets: Sequence[str] = DEFAULT_BUDGETS, seed: int = 1,
+        budgets: Sequence[str] | None = None, seed: int = 1,
         out: str | Path | None = None, threads: int | None = None, cards: str | None = None,
         rules_file: str | None = None, rule_overrides: Sequence[str] = (),
         backend: Any = None, backend_options: Any = None,
@@ -198,7 +198,7 @@ def run(game: str = DEFAULT_GAME, players: int | Sequence[int] | str | None = No
     games = parse_count(games, field="--games")
     search_games = parse_count(search_games, field="--search-games")
     seed = parse_seed(seed)
-    budgets = tuple(budgets)
+    budgets = tuple(budgets) if budgets else tuple(hook(game_obj, "skill_budgets"))
     if len(budgets) != 2:
         raise UserError("give two search budgets, e.g. 'k=4,n=4;k=8,n=16'", field="--budgets")
     baselines, searches, expert = ladder_rungs(game_obj, budgets)

@@ -60,6 +60,7 @@ from sim.games.peer_to_peer.state_kernel import (
 from sim.games.peer_to_peer.state_kernel import (  # noqa: F401
     EV_ASIDE, EV_CONTEST, EV_COULD, EV_DECLARE, EV_DRAW, EV_EFFECT, EV_HAND, EV_OVERFLOW,
     EV_PASS, EV_PLACE, EV_PLAY, EV_REFRESH, EV_RESHUFFLE, EV_RETARGET, EV_RETURN, EV_SAVE,
+    EV_SEARCH_ARG, EV_SEARCH_CARD, EV_SEARCH_CHOICE, EV_SEARCH_OPTION,
     EV_SEAT_START, EV_SETUP, EV_UNHAPPY, EV_WIN, N_FROWS, N_ROWS, N_STATE, N_STATS,
     PILE_WIDTH_MIN, P_DISC, P_HAND, S_SHIFT_CARD, S_SHIFT_K, S_WILD,
 )
@@ -110,7 +111,17 @@ def play_round(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n, a
                stats, fscr, rnd):
     """Round ``rnd``: R1 deal, R2 assists, R3 refresh, R4 unhappy customers, R5 the end of
     the game (returns its winner code) or the marker passes (returns NO_WINNER)."""
-    solo = rules[R_PLAYERS] == 1
+    start_round(rules, trace, pile, pile_n, arrival, used, st, rnd)
+    assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, stats,
+                trace, debug, fscr)
+    return end_round(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n, arrival,
+                     used, st, rnd)
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def start_round(rules, trace, pile, pile_n, arrival, used, st, rnd):
+    """The start of round ``rnd``: the marker event, R1's new customers, this round's
+    effects unused (P2P-E). (A part of play_round; the search player calls it too.)"""
     st[S_ROUND] = rnd
     if trace is not None and trace.shape[0]:
         event(trace, st, rnd, EV_MARKER, st[S_MARKER], 0, 0, 0)
@@ -126,8 +137,15 @@ def play_round(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n, a
     used[:] = 0
     st[S_EFFECTS_KNOWN] = 0
     st[S_EFFECTS_KNOWN + 1] = 0
-    assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, stats,
-                trace, debug, fscr)
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def end_round(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n, arrival, used, st,
+              rnd):
+    """After the assist loop of round ``rnd``: R3 refresh, R4 unhappy customers, R5 the end
+    of the game (its winner code) or the marker passes (NO_WINNER). (A part of play_round;
+    the search player calls it too.)"""
+    solo = rules[R_PLAYERS] == 1
     for team in range(1 if solo else 2):  # R3
         refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace)
     if any_unhappy(rules, pile, pile_n, arrival, rnd):  # R4 (most rounds have none)
@@ -281,3 +299,5 @@ _place = place_customer
 _check = check_invariants
 _venture_effects = venture_effects
 _remove_at = remove_at
+# The result row's writer, for the search player's games (search_kernel).
+write_result = _write_result

@@ -21,6 +21,7 @@ TRACE_CAPACITY = 200_000
 # Cold compile of run_games (the kernels a run needs), CPU seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
 COMPILE_SECONDS = 35  # issue 26: 50.5 s CPU at load 6-8 (main 112.3 s there), idle about 30-40 s
+SEARCH_COMPILE_SECONDS = 150  # the search player's kernels (search_kernel.run_games_search): 220 s CPU at load 5
 
 
 def card_matrix(cards: CardTable) -> np.ndarray:
@@ -43,6 +44,9 @@ class PeerToPeerConfig:
     weights: dict[str, np.ndarray]
     debug: bool = False
     game: str = "peer-to-peer"
+    # int64[2, 3] (search_kernel.SEARCH_*): the teams a search player holds, with its k, n
+    search: np.ndarray | None = None
+    decisions: int = 0   # search decisions made by ``play`` so far (for benchmarks)
     card_table: np.ndarray = field(init=False)
     rules_vector: np.ndarray = field(init=False)
     seats: np.ndarray = field(init=False)
@@ -77,6 +81,8 @@ class PeerToPeerConfig:
 
         out = np.zeros(count, dtype=k.RESULT_DTYPE)
         fates = np.zeros((count, self.cards.n), dtype=np.int8)
+        if self.search is not None:   # a search team: its own kernels (search_kernel.py)
+            return self._play_search(seed, start, count, threads, out, fates)
         # a cold cache compiles for a while: say so (stderr) and compile on one game first
         ensure_compiled("peer-to-peer", PeerToPeerHooks.title, [run_games, new_state],
                         lambda: run_games(*self._kernel_args(), seed, start, out[:1].copy(),
@@ -99,6 +105,32 @@ class PeerToPeerConfig:
                 list(pool.map(work, range(threads)))
         return out, fates
 
+    def _play_search(self, seed, start, count, threads, out, fates):
+        from sim.games.peer_to_peer.search_kernel import run_games_search
+
+        decisions = np.zeros(count, dtype=np.int64)
+        ensure_compiled("peer-to-peer-search", f"{PeerToPeerHooks.title} search",
+                        [run_games_search],
+                        lambda: run_games_search(*self._kernel_args(), seed, start,
+                                                 out[:1].copy(), fates[:1].copy(), self.debug,
+                                                 self.search, 0, decisions[:1].copy()),
+                        SEARCH_COMPILE_SECONDS)
+        threads = max(1, min(int(threads or 1), count))
+        bounds = np.linspace(0, count, threads + 1).astype(int)
+
+        def work(i):
+            lo, hi = bounds[i], bounds[i + 1]
+            run_games_search(*self._kernel_args(), seed, start + lo, out[lo:hi], fates[lo:hi],
+                             self.debug, self.search, 0, decisions[lo:hi])
+
+        if threads == 1:
+            work(0)
+        else:
+            with ThreadPoolExecutor(threads) as pool:
+                list(pool.map(work, range(threads)))
+        self.decisions += int(decisions.sum())
+        return out, fates
+
     def run_chunk(self, seed: int, start: int, count: int, threads: int = 1) -> pl.DataFrame:
         out, fates = self.play(seed, start, count, threads)
         columns = {name: out[name] for name in k.RESULT_DTYPE.names}
@@ -111,7 +143,13 @@ class PeerToPeerConfig:
         out = np.zeros(1, dtype=k.RESULT_DTYPE)
         fates = np.zeros((1, self.cards.n), dtype=np.int8)
         trace = np.zeros((TRACE_CAPACITY, TRACE_FIELDS), dtype=np.int64)
-        n = play_traced(*self._kernel_args(), seed, game_index, out, fates, trace, True)
+        if self.search is not None:
+            from sim.games.peer_to_peer.search_kernel import trace_game_search
+
+            n = trace_game_search(*self._kernel_args(), seed, game_index, out, fates, trace,
+                                  True, self.search)
+        else:
+            n = play_traced(*self._kernel_args(), seed, game_index, out, fates, trace, True)
         return trace[:n], out[0], fates[0]
 
     def trace(self, seed: int, game_index: int) -> str:
@@ -133,7 +171,8 @@ class PeerToPeerConfig:
 
     def _strategy_text(self, team: str) -> str:
         name, params = self.strategies[team]
-        return name + (":" + ",".join(f"{p}={v:g}" for p, v in params.items()) if params else "")
+        return name + (":" + ",".join(f"{p}={v:g}" if isinstance(v, (int, float)) else f"{p}={v}"
+                                      for p, v in params.items()) if params else "")
 
     def summarize(self, games: pl.LazyFrame) -> dict[str, Any]:
         from sim.core.stats import wilson, win_rate_ci
@@ -237,14 +276,20 @@ class PeerToPeerGame(PeerToPeerHooks):  # the commands' hooks: hooks.py
         table = load_cards(cards)
         validate_for_players(table, players, resolved)
         chosen, weights = {}, {}
-        for team in ("A", "B"):
+        search = np.zeros((2, 3), dtype=np.int64)
+        for t, team in enumerate(("A", "B")):
             spec = (strategies or {}).get(team) or DEFAULT_STRATEGY
             strategy, params = parse_spec(spec, "peer_to_peer", field_name=f"--team-{team.lower()}")
-            chosen[team] = (strategy.name, {**strategy.params, **params})
+            chosen[team] = (strategy.name, {**strategy.params, **strategy.text_params, **params}
+                            if strategy.search else {**strategy.params, **params})
             weights[team] = strategy.vector(features.WEIGHT_NAMES, features.DEFAULT_WEIGHTS,
                                             params, expand=features.expand_weight_key)
+            if strategy.search:   # the team's weights are its base strategy's
+                merged = chosen[team][1]
+                search[t] = (1, int(merged["k"]), int(merged["n"]))
         return PeerToPeerConfig(players=players, cards=table, rules=resolved, strategies=chosen,
-                                weights=weights, debug=debug)
+                                weights=weights, debug=debug,
+                                search=search if search[:, 0].any() else None)
 
 
 GAME = PeerToPeerGame()

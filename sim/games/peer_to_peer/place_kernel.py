@@ -40,6 +40,14 @@ def win_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, tea
 @njit(cache=True, _nrt=False, inline='always')
 def place_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, trace):
     """D4 (and D5 on overflow): put a won customer somewhere (P2P-R2d)."""
+    best = choose_place(cards, rules, seats, w, rng, pile, pile_n, used, team, cust)
+    place_at(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, best, trace)
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def choose_place(cards, rules, seats, w, rng, pile, pile_n, used, team, cust):
+    """D4: the destination code of a won customer (0 score, 1 + seat, 100 + develop target),
+    the first maximum of the strategy's score over features.py's D4 option order."""
     phase = game_phase(w, pile_n)
     b = phase * NF
     limit = rules[R_VENTURE_LIMIT]
@@ -76,6 +84,16 @@ def place_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, t
         if sc > best_score:
             best_score = sc
             best = 100 + target
+    return best
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def place_at(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, best, trace):
+    """Put a won customer where destination code ``best`` says (choose_place's codes), with
+    D5 on a venture overflow (P2P-R2d). The search player (search_kernel) applies its own
+    D4 choice through this too."""
+    phase = game_phase(w, pile_n)
+    limit = rules[R_VENTURE_LIMIT]
     rnd = st[S_ROUND]
     if best == 0:
         push(pile, pile_n, P_SCORE + team, cust)

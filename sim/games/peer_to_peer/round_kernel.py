@@ -294,3 +294,8 @@ def unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st,
             push(pile, pile_n, P_UNHAPPY, c)
             if trace is not None and trace.shape[0]:
                 event(trace, st, rnd, EV_UNHAPPY, c, 0, 0, 0)
+
+
+# Public names of the trace helpers for the search player's own assist loop (search_kernel).
+trace_hands = _trace_hands
+trace_could_assist = _trace_could_assist

@@ -13,6 +13,16 @@ WHY = {k.WHY_HIGHER_CARD: "a higher card in the pair-by-pair comparison",
        k.WHY_MARKER: "holding the first team marker"}
 PLACES = ("its score pile", "a venture", "its group deck (develop)", "its group hand (develop)",
           "its group discard (develop)")
+SEARCH_KINDS = ("commit", "target", "place")  # search_kernel.KIND_*
+
+
+def _destination(code: int) -> str:
+    """A D4 destination code (place_kernel.choose_place's) in words."""
+    if code == 0:
+        return PLACES[0]
+    if code < 100:
+        return f"a venture on seat {code - 1}"
+    return PLACES[2 + code - 100]
 
 
 def format_trace(events: np.ndarray, names: tuple[str, ...], seat_teams: list[str],
@@ -60,6 +70,26 @@ def format_trace(events: np.ndarray, names: tuple[str, ...], seat_teams: list[st
         if code == e.EV_COULD:
             passed_hands[a] = list(hands.get(a, []))
             could[(a, b)] = c
+            continue
+        if code == e.EV_SEARCH_OPTION:  # a search decision (search_kernel): its kept options
+            base = " (the base strategy's choice)" if b == 0 else ""
+            lines.append(f"  search {SEARCH_KINDS[a]} option {b}{base}: its team scores {c / 2:g} "
+                         f"of {d} playouts, mean {c / 2 / d:.3f}" if d else "")
+            continue
+        if code == e.EV_SEARCH_ARG:
+            if a == 0:  # commit: (mask, customer, cards), its cards in the events that follow
+                played = []
+                while i < len(rows) and rows[i][1] == e.EV_SEARCH_CARD:
+                    played.append(card(rows[i][2]))
+                    i += 1
+                lines.append(f"    {' + '.join(played)} for {card(c)}" if b else "    pass")
+            elif a == 1:
+                lines.append(f"    {card(b)}")
+            else:
+                lines.append(f"    {_destination(b)}")
+            continue
+        if code == e.EV_SEARCH_CHOICE:
+            lines.append(f"  search: {team(c)} takes option {b} of {d} ({SEARCH_KINDS[a]})")
             continue
         if code == e.EV_SETUP:
             for t in sorted(draws):
