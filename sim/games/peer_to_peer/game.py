@@ -15,6 +15,7 @@ from sim.games.peer_to_peer.cards import CardTable, default_cards_path, load_car
 from sim.games.peer_to_peer.rules import OPTIONS, plays_like, rules_array
 from sim.games.peer_to_peer.seats import TEAM_SIZES, seat_layout, seat_teams
 from sim.core.compile_cache import ensure_compiled
+from sim.games.peer_to_peer.compile_plan import run_games_plan
 from sim.core.strategy import parse_spec
 
 TRACE_CAPACITY = 200_000
@@ -82,7 +83,7 @@ class PeerToPeerConfig:
                         lambda: run_games(*self._kernel_args(), seed, start, out[:1].copy(),
                                           fates[:1].copy(), self.debug,
                                           *new_state(self.cards.n)),
-                        COMPILE_SECONDS)
+                        COMPILE_SECONDS, plan=self.compile_plan)
         threads = max(1, min(int(threads or 1), count))
         bounds = np.linspace(0, count, threads + 1).astype(int)
         args = self._kernel_args()
@@ -98,6 +99,10 @@ class PeerToPeerConfig:
             with ThreadPoolExecutor(threads) as pool:
                 list(pool.map(work, range(threads)))
         return out, fates
+
+    def compile_plan(self) -> list:
+        """What a cold compile's helper process compiles meanwhile (compile_plan.py)."""
+        return run_games_plan(*self._kernel_args(), self.debug)
 
     def run_chunk(self, seed: int, start: int, count: int, threads: int = 1) -> pl.DataFrame:
         out, fates = self.play(seed, start, count, threads)

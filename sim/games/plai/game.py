@@ -15,6 +15,7 @@ from sim.games.plai.hooks import DEFAULT_KEYS, DEFAULT_STRATEGY, PlaiHooks  # no
 from sim.games.plai.cards import DEFAULT_CARDS, CardTable, load_cards
 from sim.games.plai.rules import OPTIONS, PLAYER_COUNTS, rules_array
 from sim.core.compile_cache import ensure_compiled
+from sim.games.plai.compile_plan import play_games_plan
 from sim.core.strategy import parse_spec
 
 TRACE_CAPACITY = 200_000
@@ -64,6 +65,10 @@ class PlaiConfig:
     def _args(self):
         return self.deck, self.card_table, self.rules_vector, self.weights
 
+    def compile_plan(self) -> list:
+        """What a cold compile's helper process compiles meanwhile (compile_plan.py)."""
+        return play_games_plan(c.RESULT_DTYPE)
+
     def play(self, seed: int, start: int, count: int, threads: int = 1,
              card_fights: bool = False):
         """Raw results: a RESULT_DTYPE record array, one row per game. With
@@ -89,7 +94,7 @@ class PlaiConfig:
             ensure_compiled("plai", PlaiHooks.title, [play_games],
                             lambda: play_games(seed, start, *self._args(), out[:1].copy(),
                                                fights[:1].copy()),
-                            COMPILE_SECONDS)
+                            COMPILE_SECONDS, plan=self.compile_plan)
         threads = max(1, min(int(threads or 1), count))
         bounds = np.linspace(0, count, threads + 1).astype(int)
 
