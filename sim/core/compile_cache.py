@@ -33,6 +33,7 @@ import os
 import pickle
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Iterable
@@ -138,7 +139,7 @@ def ensure_compiled(key: str, title: str, dispatchers: Iterable, warm_up: Callab
     print(notice(title, estimate_seconds(key, default_seconds)), file=stream, flush=True)
     start, cpu = time.perf_counter(), time.process_time()
     locks = lock_directory() if plan is not None and helper_enabled() else None
-    helper = start_helper(plan(), locks) if locks is not None else None
+    helper = start_helper(_plan_or_none(plan), locks) if locks is not None else None
     _waited[0] = 0.0
     try:
         with compile_locks(locks) if helper is not None else contextlib.nullcontext():
@@ -154,6 +155,13 @@ def ensure_compiled(key: str, title: str, dispatchers: Iterable, warm_up: Callab
 
 
 # ---------------------------------------------------------------- the helper process
+
+def _plan_or_none(plan: Callable[[], list]) -> list:
+    try:
+        return list(plan())
+    except Exception:  # noqa: BLE001 - no help then, the same compile in this process
+        return []
+
 
 def helper_enabled() -> bool:
     """Whether a cold compile may start a helper process (see the module docstring)."""
@@ -202,9 +210,10 @@ def compile_locks(directory: Path | None):
 
     original = Dispatcher.compile
     held: dict[str, list] = {}
+    thread = threading.get_ident()  # only this thread's compiles (numba's lock serialises)
 
     def compile(self, sig):
-        if not _is_project(self):
+        if threading.get_ident() != thread or not _is_project(self):
             return original(self, sig)
         try:
             args = tuple(sigutils.normalize_signature(sig)[0])
@@ -221,8 +230,7 @@ def compile_locks(directory: Path | None):
             return original(self, sig)
         finally:
             entry[1] -= 1
-            if entry[1] == 0:
-                del held[name]
+            if entry[1] == 0 and held.pop(name, None) is entry:
                 _release(entry[0])
 
     Dispatcher.compile = compile
@@ -232,6 +240,7 @@ def compile_locks(directory: Path | None):
         Dispatcher.compile = original
         for fd, _ in held.values():
             _release(fd)
+        held.clear()
 
 
 def _acquire(path: Path):
@@ -264,8 +273,9 @@ def _release(fd) -> None:
         return
     try:
         fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
         os.close(fd)
+    except OSError:
+        pass
 
 
 def plan_by_names(dispatchers: Iterable, examples: dict) -> list:
