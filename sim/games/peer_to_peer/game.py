@@ -19,9 +19,9 @@ from sim.games.peer_to_peer.compile_plan import run_games_plan
 from sim.core.strategy import parse_spec
 
 TRACE_CAPACITY = 200_000
-# Cold compile of run_games (the kernels a run needs), CPU seconds on an idle 2-core machine:
+# Cold compile of run_games (the kernels a run needs), wall seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
-COMPILE_SECONDS = 35  # issue 26: 50.5 s CPU at load 6-8 (main 112.3 s there), idle about 30-40 s
+COMPILE_SECONDS = 27  # issue 26: with the helper process, this process's CPU + waits, about 25-27 s
 
 
 def card_matrix(cards: CardTable) -> np.ndarray:
