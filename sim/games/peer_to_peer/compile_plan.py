@@ -4,8 +4,9 @@ run_games inlines the game and the round (numba's ``inline='always'``); the kern
 are what it calls as compiled functions of their own (``forceinline=True`` ones, which
 LLVM then inlines, or plain calls), each with the values its parameters get there, by
 name. While this process compiles run_games (its typing reaches them in the order they
-are called, from setup to the round's end), a helper compiles them into the shared cache
-in the other order, so the two meet in the middle; a kernel compiled by one is loaded by
+are called, from setup to the round's end), a helper compiles them into the shared cache:
+setup first (this process types the deal and the round loop before it reaches setup),
+then from the round's end backwards, so the two meet in the middle; a kernel compiled by one is loaded by
 the other, and the helper skips one this process is compiling. The two private ones (the scoring and the result row) and
 whatever is not listed here are compiled by this process, as without a helper.
 """
@@ -38,6 +39,6 @@ def run_games_plan(card_table, rules_vector, seats, w_a, w_b, debug) -> list:
                   trace=None, debug=bool(debug), vals=row, keys=row, rival_keys=row,
                   used_before=row, **{name: 0 for name in SCALARS},
                   **{name: True for name in FLAGS})
-    order = (unhappy, refresh, check_invariants, win_customer, unmark_assist, reveal,
-             choose_target, choose_commit, setup_game)
+    order = (setup_game, unhappy, refresh, check_invariants, win_customer, unmark_assist,
+             reveal, choose_target, choose_commit)
     return plan_by_names(order, values)
