@@ -5,10 +5,11 @@ are what it calls as compiled functions of their own (``forceinline=True`` ones,
 LLVM then inlines, or plain calls), each with the values its parameters get there, by
 name. While this process compiles run_games (its typing reaches them in the order they
 are called, from setup to the round's end), a helper compiles them into the shared cache:
-setup first (this process types the deal and the round loop before it reaches setup),
-then from the round's end backwards, so the two meet in the middle; a kernel compiled by one is loaded by
-the other, and the helper skips one this process is compiling. The two private ones (the scoring and the result row) and
-whatever is not listed here are compiled by this process, as without a helper.
+setup first (this process reaches it only after compiling new_state and inlining the game
+loop), then from the round's end backwards, so the two meet in the middle. A kernel
+compiled by one is loaded by the other, and the helper skips one this process is
+compiling. The two private ones (the scoring and the result row) and whatever is not
+listed here are compiled by this process, as without a helper.
 """
 from __future__ import annotations
 
