@@ -201,6 +201,7 @@ def test_a_cold_compile_with_a_plan_starts_the_helper_and_still_compiles(tiny, m
 
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     monkeypatch.setattr(compile_cache, "_checked", set())
+    monkeypatch.setattr(compile_cache, "helper_enabled", lambda: True)
     started = []
     real_start = compile_cache.start_helper
     monkeypatch.setattr(compile_cache, "start_helper",
@@ -214,10 +215,14 @@ def test_a_cold_compile_with_a_plan_starts_the_helper_and_still_compiles(tiny, m
 
 def test_the_helper_is_off_when_asked_or_when_the_cache_cannot_be_written(tiny, monkeypatch,
                                                                           tmp_path):
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.2, 0.2, 0.2))  # an idle machine
     monkeypatch.setenv(compile_cache.HELPER_ENV, "0")
     assert compile_cache.helper_enabled() is False
     monkeypatch.delenv(compile_cache.HELPER_ENV)
-    assert compile_cache.helper_enabled() is (len(os.sched_getaffinity(0)) >= 2)
+    cores = len(os.sched_getaffinity(0))
+    assert compile_cache.helper_enabled() is (cores >= 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (cores + 1.0,) * 3)  # no idle core
+    assert compile_cache.helper_enabled() is False
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("")
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(blocker / "numba-x"))

@@ -20,8 +20,9 @@ both processes compile each project kernel under a lock file of its own
 loaded, never compiled twice. A lock is held only by the process compiling that kernel
 and its callees (a call graph has no cycles, so no deadlock); a lock not released within
 ``LOCK_TIMEOUT`` seconds is ignored. Off (one process, as before) with
-``CARDSIM_COMPILE_HELPER=0``, on one core, without ``fcntl``, or when the cache directory
-cannot be written; when everything is cached there is nothing to start. numba writes
+``CARDSIM_COMPILE_HELPER=0``, on one core, when no core is idle (the 1-minute load
+average above cores - 0.5), without ``fcntl``, or when the cache directory cannot be
+written; when everything is cached there is nothing to start. numba writes
 each cache file to a temporary name and renames it, so a reader never sees half a file.
 """
 from __future__ import annotations
@@ -171,7 +172,13 @@ def helper_enabled() -> bool:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
-    return cores >= 2
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        busy = 0.0
+    # a helper only helps on a core nobody else uses: on a busy machine (load 4.5 of 2
+    # cores) it made a cold Peer-to-Peer run slower (49 s against 43.6 s alone)
+    return cores >= 2 and busy <= cores - 1 + 0.5
 
 
 def lock_directory() -> Path | None:
