@@ -21,7 +21,7 @@ from sim.core.strategy import parse_spec
 TRACE_CAPACITY = 200_000
 # Cold compile of run_games (the kernels a run needs), wall seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
-COMPILE_SECONDS = 27  # issue 26: with the helper process, this process's CPU + waits, about 25-27 s
+COMPILE_SECONDS = 30  # issue 26: 31.8 s at load 1.6 with the helper; one process about 32 s CPU
 
 
 def card_matrix(cards: CardTable) -> np.ndarray:
