@@ -62,6 +62,13 @@ def main() -> None:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{args.game}: first run compiled in {wall:.1f} s wall, {cpu:.1f} s CPU (load "
           f"{load:.1f}); peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    from sim.core.compile_cache import last_compile
+    if last_compile.get("helper"):
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        print(f"with a helper process: it used {children.ru_utime + children.ru_stime:.1f} s CPU "
+              f"(peak RSS {children.ru_maxrss / 1024:.0f} MB); this process waited "
+              f"{last_compile['waited']:.1f} s for kernels it was compiling. The table is this "
+              f"process's compiles only (CARDSIM_COMPILE_HELPER=0: all of them)")
     total = sum(r[2] for r in rows) or 1.0
     print(f"\n{'function':48s} {'inclusive s':>11s} {'exclusive s':>11s} {'share':>6s}")
     for name, inclusive, exclusive in sorted(rows, key=lambda r: -r[2])[:args.top]:

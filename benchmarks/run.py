@@ -5,8 +5,9 @@
 
 Results go to stdout and to benchmarks/results.md. The cold start (issue 26) runs
 `simulate --games 1000` of each game from an empty numba cache and reports wall and CPU
-time (user + system) with the load average: on a shared machine the CPU time is what an
-idle machine's wall time would be, for a compile runs on one core. Every games/s figure is the median of
+time (user + system, of the run and its compile helper process) with the load average:
+the compile runs on both cores, so only the wall time at a low load says what a user
+waits. Every games/s figure is the median of
 several runs after a warm-up (compile) run, except the engine/reference ratio: the
 reference engine and the engine alternate over the same minutes, each pooled (see
 reference_rate). Single-thread figures are CPU time
@@ -159,7 +160,8 @@ def timed_child(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, 
 
 def start_times(workdir: Path, game: str = "peer-to-peer") -> dict[str, float]:
     """`simulate --game G --games 1000` from an empty numba cache (wall and CPU seconds,
-    the 1-minute load average when it started) and warm (the faster of two, wall)."""
+    the CPU time counting the compile's helper process too; the 1-minute load average
+    before and after) and warm (the faster of two, wall)."""
     env = tree_env(CARDSIM_CACHE_ROOT=str(workdir / f"cache-{game}"))
     env.pop("NUMBA_CACHE_DIR", None)
     times = {"load": os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")}
@@ -168,6 +170,8 @@ def start_times(workdir: Path, game: str = "peer-to-peer") -> dict[str, float]:
         runs.append(timed_child([sys.executable, "-m", "sim.cli", "--game", game, "--games",
                                  "1000", "--out", str(workdir / f"{game}-{name}"),
                                  "--no-progress", "--json"], env, workdir))
+        if name == "cold":
+            times["load_after"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     times["cold_wall"], times["cold_cpu"] = runs[0]
     times["warm_wall"] = min(wall for wall, _ in runs[1:])
     return times
@@ -242,9 +246,10 @@ def main() -> None:
               "two_vs_one_thread": rates[(4, "wall2")] / rates[(4, "wall")],
               "rss_1e7_mb": rss[rss_sizes[-1]][0],
               "warm_start_s": starts["peer-to-peer"]["warm_wall"],
-              # the issue-26 target is wall time on an idle machine: on a shared one the
-              # CPU time (serial compile) is the honest stand-in, so that is compared
-              "cold_start_s": max(t["cold_cpu"] for t in starts.values()),
+              # the issue-26 target is wall time on an idle machine. A cold compile uses
+              # two processes (sim.core.compile_cache), so CPU time is no longer a stand-in
+              # for it: wall time is compared, and is only meaningful at a low load
+              "cold_start_s": max(t["cold_wall"] for t in starts.values()),
               "cli_vs_engine_1e6": ratio["ratio"]}
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     lines = [f"# Benchmarks ({'quick' if args.quick else 'full'}; {os.cpu_count()} CPUs; "
@@ -269,7 +274,8 @@ def main() -> None:
         lines.append(f"| peak RSS, `simulate --games {size}` | {mb:,.0f} MB ({wall:.1f} s) |")
     for game, t in starts.items():
         lines += [f"| cold start, `simulate --game {game} --games 1000` (empty cache; load "
-                  f"{t['load']:.1f}) | {t['cold_wall']:.1f} s wall, {t['cold_cpu']:.1f} s CPU |",
+                  f"{t['load']:.1f} before, {t['load_after']:.1f} after) | "
+                  f"{t['cold_wall']:.1f} s wall, {t['cold_cpu']:.1f} s CPU (both processes) |",
                   f"| warm start, `simulate --game {game} --games 1000` | {t['warm_wall']:.2f} s |"]
     lines.append(f"| warm `simulate --games 1e6` / the engine alone on the same games "
                  f"({ratio['threads']} threads, median of 3 alternating pairs) | "

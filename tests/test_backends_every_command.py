@@ -1,8 +1,9 @@
 """Every command that plays games plays on Dask with the same numbers as locally (issue 26):
-``--until-ci``, balance-report, matchups (both schemes), check, autobalance and ablate, through
-the API and through the CLI's --backend/--scheduler flags. (``simulate`` runs, --resume,
-experiments and tune have their own Dask tests: tests/test_dask_backend.py,
-tests/test_experiments_dask.py, tests/test_tune.py.)
+``--until-ci``, balance-report, matchups (both schemes), check, autobalance, ablate and skill,
+through the API and through the CLI's --backend/--scheduler flags. (``simulate`` runs,
+--resume, experiments, tune and workbench have their own Dask tests:
+tests/test_dask_backend.py, tests/test_experiments_dask.py, tests/test_tune.py,
+tests/test_workbench_api.py.)
 
 One LocalCluster for the module (2 worker processes, 1 thread each, 127.0.0.1 only); each
 test spies on the backend so a command that silently played locally fails.
@@ -235,3 +236,25 @@ def test_ablate_on_dask_matches_local(cluster, tmp_path):
         dask = api.ablate(out=tmp_path / "dask", backend=spied.backend, **args)
     assert spied.tasks >= 3                          # the baseline and two variants
     assert _csv(dask.out / "ablation.csv") == _csv(local.out / "ablation.csv")
+
+
+# ----------------------------------------------------------------------------- skill
+def test_skill_on_dask_matches_local(cluster, tmp_path):
+    """The skill ladder plays every block of every pairing on the cluster and writes the
+    same pairings table and ladder as locally. A tiny ladder (one player count, 24 games a
+    plain pairing, 8 with a search player, the smallest budgets): the local run compiles
+    the search kernels into the shared cache first, so the workers load them."""
+    args = dict(game="plai", players="2", games=24, search_games=8,
+                budgets=("k=2,n=1", "k=2,n=2"), seed=6)
+    local = api.skill(out=tmp_path / "local", threads=1, **args)
+    with Spied(cluster) as spied:
+        dask = api.skill(out=tmp_path / "dask", backend=spied.backend, **args)
+    pairings = len(local.pairings)
+    assert pairings >= 5 and spied.tasks >= pairings    # every block of every pairing
+    assert dask.ladders == local.ladders
+    assert dask.table() == local.table()
+    strip = [c for c in pl.read_csv(local.run_dir / "pairings.csv").columns if c != "seconds"]
+    assert pl.read_csv(dask.run_dir / "pairings.csv").select(strip).equals(
+        pl.read_csv(local.run_dir / "pairings.csv").select(strip))
+    ladder = (local.run_dir / "ladder.txt").read_text(encoding="utf-8")
+    assert (dask.run_dir / "ladder.txt").read_text(encoding="utf-8") == ladder

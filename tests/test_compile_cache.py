@@ -140,3 +140,114 @@ def test_warm_fills_an_empty_cache_for_every_game(tmp_path):
              "print(all_cached([run_games, play_games]))")
     out = subprocess.run([sys.executable, "-c", check], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "True", out.stderr
+
+
+# ------------------------------------------------------------------ the helper process
+# (issue 26: a cold compile uses a second core; sim.core.compile_cache's docstring)
+
+def test_a_kernel_locked_by_the_other_process_is_waited_for_then_loaded(tiny, tmp_path,
+                                                                       monkeypatch):
+    """While the helper compiles a kernel (holds its lock), this process does not compile
+    it too: it waits for the lock, then finds it in the cache."""
+    import fcntl
+    import threading
+    import time
+
+    from numba import int64
+
+    monkeypatch.setattr(compile_cache, "PROJECT_PREFIX", "tiny_kernel")
+    locks = tmp_path / "locks"
+    locks.mkdir()
+    held = os.open(locks / compile_cache._lock_name(tiny.twice), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(held, fcntl.LOCK_EX)  # the "other process", until it is done
+    done = []
+
+    def other_process_finishes():
+        time.sleep(1.5)  # longer than compiling twice takes
+        done.append(time.monotonic())
+        fcntl.flock(held, fcntl.LOCK_UN)
+
+    thread = threading.Thread(target=other_process_finishes)
+    thread.start()
+    with compile_cache.compile_locks(locks):
+        tiny.twice.compile((int64,))
+    compiled = time.monotonic()
+    thread.join()
+    assert done and compiled >= done[0]  # it waited for the other process's lock
+    # and released its own: the lock can be taken again at once
+    fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.close(held)
+    assert compile_cache.is_cached(tiny.twice) is True
+
+
+def test_the_helper_compiles_its_plan_into_the_shared_cache(tiny, tmp_path, monkeypatch):
+    from numba import int64
+
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # where the helper finds tiny_kernel_26
+    assert compile_cache.is_cached(tiny.twice) is False
+    locks = compile_cache.lock_directory()
+    assert locks is not None and locks.is_dir()
+    helper = compile_cache.start_helper([(tiny.twice, (int64,))], locks)
+    assert helper is not None
+    assert helper.wait(timeout=120) == 0
+    assert compile_cache.is_cached(tiny.twice) is True  # written by the other process
+    # nothing left to do: no process is started
+    assert compile_cache.start_helper([(tiny.twice, (int64,))], locks) is None
+
+
+def test_a_cold_compile_with_a_plan_starts_the_helper_and_still_compiles(tiny, monkeypatch,
+                                                                         tmp_path):
+    from numba import int64
+
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.setattr(compile_cache, "_checked", set())
+    monkeypatch.setattr(compile_cache, "helper_enabled", lambda: True)
+    started = []
+    real_start = compile_cache.start_helper
+    monkeypatch.setattr(compile_cache, "start_helper",
+                        lambda plan, locks: started.append(plan) or real_start(plan, locks))
+    calls = []
+    assert compile_cache.ensure_compiled(
+        "tiny", "Tiny", [tiny.twice], lambda: calls.append(tiny.twice(4)), 3.0,
+        stream=io.StringIO(), plan=lambda: [(tiny.twice, (int64,))])
+    assert calls == [8] and started == [[(tiny.twice, (int64,))]]
+
+
+def test_the_helper_is_off_when_asked_or_when_the_cache_cannot_be_written(tiny, monkeypatch,
+                                                                          tmp_path):
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.2, 0.2, 0.2))  # an idle machine
+    monkeypatch.setenv(compile_cache.HELPER_ENV, "0")
+    assert compile_cache.helper_enabled() is False
+    monkeypatch.delenv(compile_cache.HELPER_ENV)
+    cores = len(os.sched_getaffinity(0))
+    assert compile_cache.helper_enabled() is (cores >= 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (cores + 1.0,) * 3)  # no idle core
+    assert compile_cache.helper_enabled() is False
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(blocker / "numba-x"))
+    assert compile_cache.lock_directory() is None
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    assert compile_cache.lock_directory() is None  # numba picks its own: no helper
+
+
+@pytest.mark.parametrize("game", ["peer-to-peer", "plai"])
+def test_each_game_plans_the_argument_types_its_entry_point_compiles_with(game):
+    """A planned kernel with other argument types than the entry point's would be a
+    second compile nobody uses (and no help): after a run, the cache holds each planned
+    kernel with the planned types, and with no other types except a trace's."""
+    import inspect
+
+    from sim.core.game import get_game
+
+    config = get_game(game).configure(players=4)
+    config.play(1, 0, 2)  # compiled (or loaded) as any run does
+    plan = config.compile_plan()
+    assert len(plan) >= 5
+    for dispatcher, types in plan:
+        params = list(inspect.signature(dispatcher.py_func).parameters)
+        cached = [key[0] for key in dispatcher._cache._cache_file._load_index()]
+        assert types in cached, (dispatcher.py_func.__name__, types)
+        for other in cached:
+            differ = {p for p, a, b in zip(params, types, other) if a != b}
+            assert differ <= {"trace"}, (dispatcher.py_func.__name__, differ)

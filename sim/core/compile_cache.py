@@ -8,19 +8,52 @@ stderr, with an estimate, and compiles it with a one-game warm-up before the rea
 starts. The estimate is the last compile measured on this machine (kept in
 ``compile-seconds.json`` beside the per-hash cache directories, so it survives a kernel
 edit), or the game's own figure before the first one.
+
+A cold compile also uses a second core (``ensure_compiled(..., plan=...)``): a helper
+process (``python -m sim.core.compile_cache``) compiles the kernels the entry point calls
+(its leaves, with the argument types the entry point calls them with) into the same
+cache while this process compiles the rest. numba compiles a called kernel when it types
+the call, and loads it from the cache instead when an entry for those argument types is
+there, so work the helper finished is work this process skips. While the helper runs,
+both processes compile each project kernel under a lock file of its own
+(``compile_locks``): a kernel being compiled by one is waited for by the other, then
+loaded, never compiled twice. A lock is held only by the process compiling that kernel
+and its callees (a call graph has no cycles, so no deadlock); a lock not released within
+``LOCK_TIMEOUT`` seconds is ignored. Off (one process, as before) with
+``CARDSIM_COMPILE_HELPER=0``, on one core, when no core is idle (the 1-minute load
+average above cores - 0.5), without ``fcntl``, or when the cache directory cannot be
+written; when everything is cached there is nothing to start. numba writes
+each cache file to a temporary name and renames it, so a reader never sees half a file.
 """
 from __future__ import annotations
 
+import contextlib
+import importlib
 import json
 import os
+import pickle
+import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Iterable
 
+try:
+    import fcntl
+except ImportError:  # not POSIX: no helper process
+    fcntl = None
+
 ESTIMATES_FILE = "compile-seconds.json"
+HELPER_ENV = "CARDSIM_COMPILE_HELPER"  # "0": compile in this process only
+LOCK_DIR = "compile-locks"
+LOCK_TIMEOUT = 300.0  # seconds: a lock held longer than this is not waited for
+PROJECT_PREFIX = "sim."
 
 _checked: set[str] = set()  # keys already compiled or found cached in this process
+# The last cold compile in this process: wall and CPU seconds, whether a helper ran, and
+# how long this process waited for kernels the helper was compiling (benchmarks read it).
+last_compile: dict = {}
 
 
 def cache_dir() -> Path | None:
@@ -91,10 +124,13 @@ def notice(title: str, seconds: float) -> str:
 
 
 def ensure_compiled(key: str, title: str, dispatchers: Iterable, warm_up: Callable[[], object],
-                    default_seconds: float, stream=None) -> bool:
+                    default_seconds: float, stream=None,
+                    plan: Callable[[], list] | None = None) -> bool:
     """Compile ``dispatchers`` now if the cache lacks one of them, saying so on ``stream``
     (stderr): ``warm_up()`` must call them on a tiny input (results are thrown away).
-    Returns True when it compiled. Checks once per process and key."""
+    ``plan()``, if given, lists ``(dispatcher, argument types)`` for a helper process to
+    compile meanwhile (see the module docstring). Returns True when it compiled. Checks
+    once per process and key."""
     if key in _checked:
         return False
     _checked.add(key)
@@ -102,9 +138,238 @@ def ensure_compiled(key: str, title: str, dispatchers: Iterable, warm_up: Callab
         return False
     stream = sys.stderr if stream is None else stream
     print(notice(title, estimate_seconds(key, default_seconds)), file=stream, flush=True)
-    start = time.perf_counter()
-    warm_up()
+    start, cpu = time.perf_counter(), time.process_time()
+    locks = lock_directory() if plan is not None and helper_enabled() else None
+    helper = start_helper(_plan_or_none(plan), locks) if locks is not None else None
+    _waited[0] = 0.0
+    try:
+        with compile_locks(locks) if helper is not None else contextlib.nullcontext():
+            warm_up()
+    finally:
+        stop_helper(helper)
     seconds = time.perf_counter() - start
+    last_compile.update(key=key, seconds=seconds, cpu=time.process_time() - cpu,
+                        helper=helper is not None, waited=_waited[0])
     record_seconds(key, seconds)
     print(f"compiled the {title} kernels in {seconds:.0f} s", file=stream, flush=True)
     return True
+
+
+# ---------------------------------------------------------------- the helper process
+
+def _plan_or_none(plan: Callable[[], list]) -> list:
+    try:
+        return list(plan())
+    except Exception:  # noqa: BLE001 - no help then, the same compile in this process
+        return []
+
+
+def helper_enabled() -> bool:
+    """Whether a cold compile may start a helper process (see the module docstring)."""
+    if fcntl is None or os.environ.get(HELPER_ENV, "1").strip() == "0":
+        return False
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        busy = 0.0
+    # a helper only helps on a core nobody else uses: on a busy machine (load 4.5 of 2
+    # cores) it made a cold Peer-to-Peer run slower (49 s against 43.6 s alone)
+    return cores >= 2 and busy <= cores - 1 + 0.5
+
+
+def lock_directory() -> Path | None:
+    """The lock files' directory (created), or None when the cache cannot be written."""
+    directory = cache_dir()
+    if directory is None:
+        return None
+    locks = directory / LOCK_DIR
+    try:
+        locks.mkdir(parents=True, exist_ok=True)
+        probe = locks / f".probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError:
+        return None
+    return locks
+
+
+def _is_project(dispatcher) -> bool:
+    return (getattr(dispatcher.py_func, "__module__", "") or "").startswith(PROJECT_PREFIX)
+
+
+def _lock_name(dispatcher) -> str:
+    return f"{dispatcher.py_func.__module__}.{dispatcher.py_func.__qualname__}.lock"
+
+
+@contextlib.contextmanager
+def compile_locks(directory: Path | None):
+    """While active, this process compiles each project kernel holding its lock file in
+    ``directory`` (re-entrant; a kernel already compiled in memory takes no lock)."""
+    if directory is None or fcntl is None:
+        yield
+        return
+    from numba.core import sigutils
+    from numba.core.dispatcher import Dispatcher
+
+    original = Dispatcher.compile
+    held: dict[str, list] = {}
+    thread = threading.get_ident()  # only this thread's compiles (numba's lock serialises)
+
+    def compile(self, sig):
+        if threading.get_ident() != thread or not _is_project(self):
+            return original(self, sig)
+        try:
+            args = tuple(sigutils.normalize_signature(sig)[0])
+        except Exception:  # noqa: BLE001 - let numba report it
+            return original(self, sig)
+        if args in self.overloads:
+            return original(self, sig)
+        name = _lock_name(self)
+        entry = held.get(name)
+        if entry is None:
+            entry = held[name] = [_acquire(directory / name), 0]
+        entry[1] += 1
+        try:
+            return original(self, sig)
+        finally:
+            entry[1] -= 1
+            if entry[1] == 0 and held.pop(name, None) is entry:
+                _release(entry[0])
+
+    Dispatcher.compile = compile
+    try:
+        yield
+    finally:
+        Dispatcher.compile = original
+        for fd, _ in held.values():
+            _release(fd)
+        held.clear()
+
+
+def _acquire(path: Path):
+    """An exclusive lock on ``path`` (a file descriptor), waiting at most LOCK_TIMEOUT;
+    None when it could not be had (then compile without it)."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:
+        return None
+    start = time.monotonic()
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except OSError:
+                if time.monotonic() > start + LOCK_TIMEOUT:
+                    os.close(fd)
+                    return None
+                time.sleep(0.02)
+    finally:
+        _waited[0] += time.monotonic() - start
+
+
+_waited = [0.0]  # seconds spent in _acquire, this compile
+
+
+def _release(fd) -> None:
+    if fd is None:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def plan_by_names(dispatchers: Iterable, examples: dict) -> list:
+    """A helper's plan: each dispatcher with the numba types of ``examples[name]`` for its
+    parameters, by name (a kernel's ``st`` is the state's ``st``, and so on: pass what the
+    entry point passes it). A dispatcher with a parameter not in ``examples`` is left out
+    (the main process compiles it, as without a helper)."""
+    import inspect
+
+    from numba import typeof
+
+    plan = []
+    for dispatcher in dispatchers:
+        params = list(inspect.signature(dispatcher.py_func).parameters)
+        if all(p in examples for p in params):
+            plan.append((dispatcher, tuple(typeof(examples[p]) for p in params)))
+    return plan
+
+
+def start_helper(plan: list, locks: Path) -> subprocess.Popen | None:
+    """Start ``python -m sim.core.compile_cache`` on ``plan`` ((dispatcher, argument
+    types) pairs); None if there is nothing to do or it cannot start."""
+    entries = [(d.py_func.__module__, d.py_func.__name__, tuple(types)) for d, types in plan
+               if not is_cached(d)]
+    if not entries:
+        return None
+    root = str(Path(__file__).resolve().parents[2])  # this source tree first on the path
+    env = {**os.environ, HELPER_ENV: "0", "NUMBA_CACHE_DIR": str(cache_dir()),
+           "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    env.pop("CARDSIM_CACHE_ROOT", None)  # the same numba cache directory as this process
+    try:
+        helper = subprocess.Popen([sys.executable, "-m", "sim.core.compile_cache", str(locks)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, env=env, cwd=root)
+        helper.stdin.write(pickle.dumps(entries))
+        helper.stdin.close()
+    except (OSError, pickle.PicklingError, ValueError):
+        return None
+    return helper
+
+
+def stop_helper(helper: subprocess.Popen | None) -> None:
+    """End the helper: everything this process needed is compiled by now, so what it
+    still compiles is not needed (a cache file is written whole or not at all)."""
+    if helper is None:
+        return
+    if helper.poll() is None:
+        helper.terminate()
+    try:
+        helper.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        helper.kill()
+        helper.wait()
+
+
+def _locked_elsewhere(path: Path) -> bool:
+    """Is ``path`` locked by another process right now (it is compiling that kernel)?"""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def _helper_main(locks: str) -> None:
+    """Compile the plan read from stdin, skipping what the main process is compiling."""
+    entries = pickle.loads(sys.stdin.buffer.read())
+    parent = os.getppid()
+    with compile_locks(Path(locks)):
+        for module, name, types in entries:
+            if os.getppid() != parent:
+                return  # the run that wanted these is gone
+            try:
+                dispatcher = getattr(importlib.import_module(module), name)
+                if _locked_elsewhere(Path(locks) / _lock_name(dispatcher)):
+                    continue  # the main process has it (do not sit waiting for it)
+                dispatcher.compile(types)
+            except Exception:  # noqa: BLE001 - the main process compiles what failed here
+                pass
+
+
+if __name__ == "__main__":
+    _helper_main(sys.argv[1])

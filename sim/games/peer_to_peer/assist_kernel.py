@@ -51,7 +51,7 @@ def _next_submask(sub, full):
     return ((sub | ~full) + 1) & full
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, forceinline=True)
 def eval_assist(cards, hand, mask, customer, used, shift_k, has_wild, out_vals):
     """Can the hand cards in ``mask`` legally assist ``customer``?
 

@@ -360,7 +360,7 @@ def _commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, r
     return best_mask, best_j, legal
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, forceinline=True)
 def choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, vals,
                   none_legal, fscr):
     """D2: returns (mask, customer, any option legal); mask 0 and customer -1 for pass.

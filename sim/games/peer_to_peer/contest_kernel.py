@@ -26,7 +26,7 @@ from sim.games.peer_to_peer.state_kernel import (
 )
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, forceinline=True)
 def reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals, keys, trace,
            mark, need_keys):
     """Apply the effects of an assist (P2P-R2b/R2f); with ``need_keys``, sort its contest

@@ -15,12 +15,13 @@ from sim.games.peer_to_peer.cards import CardTable, default_cards_path, load_car
 from sim.games.peer_to_peer.rules import OPTIONS, plays_like, rules_array
 from sim.games.peer_to_peer.seats import TEAM_SIZES, seat_layout, seat_teams
 from sim.core.compile_cache import ensure_compiled
+from sim.games.peer_to_peer.compile_plan import run_games_plan
 from sim.core.strategy import parse_spec
 
 TRACE_CAPACITY = 200_000
-# Cold compile of run_games (the kernels a run needs), CPU seconds on an idle 2-core machine:
+# Cold compile of run_games (the kernels a run needs), wall seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
-COMPILE_SECONDS = 35  # issue 26: 50.5 s CPU at load 6-8 (main 112.3 s there), idle about 30-40 s
+COMPILE_SECONDS = 30  # issue 26: 31.8 s at load 1.6 with the helper; one process about 32 s CPU
 SEARCH_COMPILE_SECONDS = 150  # the search player's kernels (search_kernel.run_games_search): 220 s CPU at load 5
 
 
@@ -88,7 +89,7 @@ class PeerToPeerConfig:
                         lambda: run_games(*self._kernel_args(), seed, start, out[:1].copy(),
                                           fates[:1].copy(), self.debug,
                                           *new_state(self.cards.n)),
-                        COMPILE_SECONDS)
+                        COMPILE_SECONDS, plan=self.compile_plan)
         threads = max(1, min(int(threads or 1), count))
         bounds = np.linspace(0, count, threads + 1).astype(int)
         args = self._kernel_args()
@@ -130,6 +131,10 @@ class PeerToPeerConfig:
                 list(pool.map(work, range(threads)))
         self.decisions += int(decisions.sum())
         return out, fates
+
+    def compile_plan(self) -> list:
+        """What a cold compile's helper process compiles meanwhile (compile_plan.py)."""
+        return run_games_plan(*self._kernel_args(), self.debug)
 
     def run_chunk(self, seed: int, start: int, count: int, threads: int = 1) -> pl.DataFrame:
         out, fates = self.play(seed, start, count, threads)

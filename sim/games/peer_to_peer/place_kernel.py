@@ -20,7 +20,7 @@ from sim.games.peer_to_peer.state_kernel import (
 from sim.core.rng_kernel import shuffle
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, forceinline=True)
 def win_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, mask, cust, trace):
     """The winner's played cards go to its discard and it places the customer (R2d)."""
     p = P_HAND + team

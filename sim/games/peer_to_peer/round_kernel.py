@@ -187,7 +187,7 @@ def _trace_could_assist(cards, pile, pile_n, seats, used, st, n_teams, vals, tra
 
 # ---------------------------------------------------------------- R3, R4: end of round
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, forceinline=True)
 def refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace):
     """R3: discard the hand, draw hand_size plus extra_draw, reshuffling the discard."""
     while pile_n[P_HAND + team]:

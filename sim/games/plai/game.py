@@ -15,12 +15,13 @@ from sim.games.plai.hooks import DEFAULT_KEYS, DEFAULT_STRATEGY, PlaiHooks  # no
 from sim.games.plai.cards import DEFAULT_CARDS, CardTable, load_cards
 from sim.games.plai.rules import OPTIONS, PLAYER_COUNTS, rules_array
 from sim.core.compile_cache import ensure_compiled
+from sim.games.plai.compile_plan import play_games_plan
 from sim.core.strategy import parse_spec
 
 TRACE_CAPACITY = 200_000
-# Cold compile of play_games (the kernels a run needs), CPU seconds on an idle 2-core machine:
+# Cold compile of play_games (the kernels a run needs), wall seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
-COMPILE_SECONDS = 60
+COMPILE_SECONDS = 35  # issue 26: 39.4 s idle in one process; 43.8 s at load 2-3 with the helper
 SEARCH_COMPILE_SECONDS = 90   # the search player's kernels (search_kernel.play_games_search)
 SEAT_FIELDS = ("bankrupt_turn", "hand")
 
@@ -64,6 +65,10 @@ class PlaiConfig:
     def _args(self):
         return self.deck, self.card_table, self.rules_vector, self.weights
 
+    def compile_plan(self) -> list:
+        """What a cold compile's helper process compiles meanwhile (compile_plan.py)."""
+        return play_games_plan(c.RESULT_DTYPE)
+
     def play(self, seed: int, start: int, count: int, threads: int = 1,
              card_fights: bool = False):
         """Raw results: a RESULT_DTYPE record array, one row per game. With
@@ -89,7 +94,7 @@ class PlaiConfig:
             ensure_compiled("plai", PlaiHooks.title, [play_games],
                             lambda: play_games(seed, start, *self._args(), out[:1].copy(),
                                                fights[:1].copy()),
-                            COMPILE_SECONDS)
+                            COMPILE_SECONDS, plan=self.compile_plan)
         threads = max(1, min(int(threads or 1), count))
         bounds = np.linspace(0, count, threads + 1).astype(int)
 

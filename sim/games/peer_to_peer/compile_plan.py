@@ -1,0 +1,45 @@
+"""What a cold compile's helper process compiles for Peer-to-Peer (sim.core.compile_cache).
+
+run_games inlines the game and the round (numba's ``inline='always'``); the kernels below
+are what it calls as compiled functions of their own (``forceinline=True`` ones, which
+LLVM then inlines, or plain calls), each with the values its parameters get there, by
+name. While this process compiles run_games (its typing reaches them in the order they
+are called, from setup to the round's end), a helper compiles them into the shared cache:
+setup first (this process reaches it only after compiling new_state and inlining the game
+loop), then from the round's end backwards, so the two meet in the middle. A kernel
+compiled by one is loaded by the other, and the helper skips one this process is
+compiling. The two private ones (the scoring and the result row) and whatever is not
+listed here are compiled by this process, as without a helper.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from sim.core.compile_cache import plan_by_names
+
+# state_kernel.new_state's arrays: name, dtype, dimensions (only their types matter here)
+STATE = (("rng", np.uint64, 1), ("pile", np.int64, 2), ("pile_n", np.int64, 1),
+         ("arrival", np.int64, 1), ("used", np.uint8, 1), ("st", np.int64, 1),
+         ("stats", np.int64, 1), ("starts", np.int64, 1), ("fscr", np.float64, 2))
+SCALARS = ("team", "mask", "cust", "declared", "rival_cust", "n_rival", "phase", "s")
+FLAGS = ("none_legal", "mark", "need_keys")
+
+
+def run_games_plan(card_table, rules_vector, seats, w_a, w_b, debug) -> list:
+    """(kernel, argument types) pairs for the helper, in the order it should take them."""
+    from sim.games.peer_to_peer.commit_kernel import choose_commit
+    from sim.games.peer_to_peer.contest_kernel import choose_target, reveal, unmark_assist
+    from sim.games.peer_to_peer.place_kernel import win_customer
+    from sim.games.peer_to_peer.round_kernel import refresh, unhappy
+    from sim.games.peer_to_peer.setup_kernel import setup_game
+    from sim.games.peer_to_peer.state_kernel import check_invariants
+
+    values = {name: np.zeros((2,) * ndim, dtype) for name, dtype, ndim in STATE}
+    row = values["pile"][0]  # a scratch row of the state (vals, keys, used_before)
+    values.update(cards=card_table, rules=rules_vector, seats=seats, w_a=w_a, w_b=w_b, w=w_a,
+                  trace=None, debug=bool(debug), vals=row, keys=row, rival_keys=row,
+                  used_before=row, **{name: 0 for name in SCALARS},
+                  **{name: True for name in FLAGS})
+    order = (setup_game, unhappy, refresh, check_invariants, win_customer, unmark_assist,
+             reveal, choose_target, choose_commit)
+    return plan_by_names(order, values)
