@@ -183,6 +183,32 @@ def test_restarted_search_is_deterministic_and_finds_the_best_weights():
     assert np.all(np.abs(first.weights - BEST) < 0.3), first.weights
 
 
+def test_exploration_runs_then_the_best_run_goes_on_to_the_end():
+    """explore_runs: that many runs of at most explore_generations, then one run takes the
+    rest of the budget (a tie keeps the last), no more restarts."""
+    kwargs = dict(budget=40 * 6 * 400, seed=3, games_per_eval=400, check_games=200, popsize=4)
+    result = tuner.search(Flat(), np.zeros(3), {"zero": np.zeros(3)}, patience=None,
+                          explore_runs=3, explore_generations=4, **kwargs)
+    runs = [g.run for g in result.generations]
+    assert runs[:12] == [1] * 4 + [2] * 4 + [3] * 4, runs
+    assert set(runs[12:]) == {3} and len(runs) > 30     # (the selection's games count)
+    assert result.settings["runs"] == 3
+
+
+def test_the_run_selection_continues_the_run_nearest_the_best_weights():
+    import cma
+
+    def run(number, x):
+        es = cma.CMAEvolutionStrategy(np.zeros(3), 0.1, {"verbose": -9, "seed": number})
+        return tuner._Run(number, es, np.asarray(x, dtype=np.float64))
+
+    near = run(2, BEST + 0.05)
+    runs = [(run(1, np.zeros(3)), np.zeros(3) - 0.5), (near, BEST + 0.1),
+            (run(3, [-1.0, 1.0, 0.0]), np.array([-1.0, 1.0, 0.5]))]
+    chosen, played = tuner._select_run(BowlArena(), runs, lambda x: x, seed=5, games=1000)
+    assert chosen is near and played == 6 * 5 * 1000
+
+
 # ----------------------------------------------------------------------------- real game
 @pytest.fixture(scope="module")
 def p2p_tuned(tmp_path_factory):

@@ -270,12 +270,15 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
            growth: float = DEFAULT_GROWTH, finalists: int = FINALISTS,
            final_games: int | None = None, patience: int | None = DEFAULT_PATIENCE,
            restart_popsize: float = DEFAULT_RESTART_POPSIZE,
+           explore_runs: int | None = None, explore_generations: int | None = None,
            progress: bool = False, on_generation: Callable[[Generation], None] | None = None
            ) -> SearchResult:
     """Tune ``base`` (the starting weights) by self-play against ``baselines`` (name ->
     weights); ``budget`` games for the search, ``check_games`` per opponent for the final
     re-check. ``patience``: generations without a promotion after which the CMA run
-    restarts from ``base`` (population times ``restart_popsize``), None = never. See the
+    restarts from ``base`` (population times ``restart_popsize``), None = never.
+    ``explore_runs``: that many runs (each at most ``explore_generations``), then the best
+    of them, by a round robin on fresh seeds, goes on to the end of the budget. See the
     module docstring."""
     import cma
 
@@ -300,6 +303,9 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
         return base + scales * np.asarray(x, dtype=np.float64)
 
     run = new_run(0, popsize)
+    exploring = bool(patience) or bool(explore_runs and explore_runs > 1)
+    select_seed = derived_seeds(final_seed ^ 0x5E1EC7, 1)[0]
+    select_games = max(arena.sides, final_games // 5)
     finished: list[tuple[_Run, np.ndarray]] = []     # earlier runs and their final means
     history: list[Generation] = []
     games_done, next_index, promotions = 0, 0, 0
@@ -314,10 +320,23 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
             per_eval = games_per_eval * (1.0 + (growth - 1.0) * min(1.0, games_done / budget))
             per_block = max(1, int(per_eval) // (len(field_vectors) * arena.sides))
             per_generation = per_block * len(field_vectors) * arena.sides
-            if (patience and run.generations - run.last_promotion >= patience):
+            stalled = bool(patience) and run.generations - run.last_promotion >= patience
+            capped = bool(explore_generations) and run.generations >= explore_generations
+            if exploring and (stalled or (explore_runs and capped)):
                 size = max(2, int(round(run.es.popsize * restart_popsize)))
-                # a restart needs room for twice its patience at the larger population
-                if games_done + 2 * patience * (size + 2) * per_generation <= budget:
+                # a restart needs room for twice its patience (exploring: its generations)
+                room = (explore_generations if explore_runs else 2 * patience) or 0
+                fits = games_done + room * (size + 2) * per_generation <= budget
+                if explore_runs and (len(finished) + 1 >= explore_runs or not fits):
+                    # exploration over: the runs meet on fresh seeds, the best goes on
+                    finished.append((run, np.array(run.es.mean, dtype=np.float64)))
+                    run, played = _select_run(arena, finished, weights_of, select_seed,
+                                              select_games)
+                    games_done += played
+                    finished = [(r, m) for r, m in finished if r is not run]
+                    exploring = False
+                    continue
+                if fits:
                     finished.append((run, np.array(run.es.mean, dtype=np.float64)))
                     run = new_run(len(finished), size)
                     continue
@@ -363,7 +382,8 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
     finally:
         bar.close()
 
-    runs = [*finished, (run, np.array(run.es.mean, dtype=np.float64))]
+    runs = sorted([*finished, (run, np.array(run.es.mean, dtype=np.float64))],
+                  key=lambda entry: entry[0].number)
     champion = weights_of(run.champion_x)
     # the final: each run's last champions (the finalists shared out) and its final mean
     per_run = max(1, (finalists - 1) // len(runs)) if finalists > 2 else 0
@@ -387,7 +407,7 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
                                               pair_games,
                                               labels=labels if len(runs) > 1 else None)
     # the winner's lineage: the run it came from (the last run on a tie)
-    own, hall = lineages[-1]
+    own, hall = champion, run.hall
     for (r, mean), (r_own, r_hall) in zip(runs, lineages):
         if any(np.array_equal(final, v) for v in [*r_hall, r_own, weights_of(mean)]):
             own, hall = r_own, r_hall
@@ -419,7 +439,24 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
                                   "check_games": check_games, "sigma": sigma,
                                   "popsize": int(runs[0][0].es.popsize), "hall_size": hall_size,
                                   "patience": patience, "restart_popsize": restart_popsize,
-                                  "runs": len(runs), "dimensions": d})
+                                  "runs": len(runs), "explore_runs": explore_runs,
+                                  "explore_generations": explore_generations,
+                                  "dimensions": d})
+
+
+def _select_run(arena: Arena, runs: list[tuple[_Run, np.ndarray]],
+                weights_of: Callable[[np.ndarray], np.ndarray], seed: int, games: int
+                ) -> tuple[_Run, int]:
+    """The run whose champion or CMA mean does best in a round robin of every run's
+    champion and mean (the last run on a tie), and the games played."""
+    contenders, owners = [], []
+    for r, mean in runs:
+        for x in (r.champion_x, mean):
+            contenders.append(weights_of(x))
+            owners.append(r)
+    chosen, _, played = _final(arena, contenders, contenders[-2], seed, games)
+    return next(o for v, o in zip(contenders[::-1], owners[::-1])
+                if np.array_equal(v, chosen)), played
 
 
 def _final(arena: Arena, contenders: list[np.ndarray], champion: np.ndarray, seed: int,
@@ -698,6 +735,8 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
                         patience=getattr(local, "restart_patience", DEFAULT_PATIENCE),
                         restart_popsize=float(getattr(local, "restart_popsize",
                                                       DEFAULT_RESTART_POPSIZE)),
+                        explore_runs=getattr(local, "explore_runs", None),
+                        explore_generations=getattr(local, "explore_generations", None),
                         progress=progress)
     finally:
         arena.close()
