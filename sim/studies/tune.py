@@ -542,7 +542,7 @@ def plot_convergence(result: SearchResult, path: str | os.PathLike, title: str) 
                 if g.run != before.run]
     if restarts:
         ax.vlines(restarts, *ax.get_ylim(), colors="black", lw=1.0, linestyles="dashed",
-                  label="restart (new CMA run)")
+                  label="run change (a restart, or the best run resumed)")
     ax.set_xlabel("generation")
     ax.set_ylabel("win rate against the field, % (95 % interval)")
     ax.set_title(title, fontsize=10)
