@@ -145,6 +145,70 @@ def test_games_per_evaluation_grow_with_the_budget_spent():
     assert all(b >= a for a, b in zip(search_calls, search_calls[1:]))
 
 
+class Flat(BowlArena):
+    """Every game a tie: no evaluation ever beats the champion, so no promotion."""
+
+    def play_blocks(self, vectors, blocks):
+        return [tuner.Tally(b.count // 2, b.count - b.count // 2, b.count) for b in blocks]
+
+
+def test_restarts_trigger_when_promotions_stop():
+    """No promotion for ``patience`` generations: a new CMA run starts from the base (its own
+    seed); without patience the one run goes on to the end of the budget."""
+    kwargs = dict(budget=60 * 6 * 400, seed=3, games_per_eval=400, check_games=200, popsize=4)
+    restarted = tuner.search(Flat(), np.zeros(3), {"zero": np.zeros(3)}, patience=5, **kwargs)
+    runs = [g.run for g in restarted.generations]
+    assert runs[:11] == [1] * 5 + [2] * 5 + [3], runs
+    assert restarted.settings["runs"] == max(runs) > 3
+    # the last run is not cut short: a restart needs room for twice its patience
+    assert runs.count(runs[-1]) >= 5
+    # each run's finalists (its champion, the base here, and its CMA mean) meet in the final
+    entries = {row["entry"] for row in restarted.final}
+    assert {f"run {r} CMA mean" for r in set(runs)} <= entries, entries
+    single = tuner.search(Flat(), np.zeros(3), {"zero": np.zeros(3)}, patience=None, **kwargs)
+    assert {g.run for g in single.generations} == {1}
+    assert len(single.generations) == len(restarted.generations)
+
+
+def test_restarted_search_is_deterministic_and_finds_the_best_weights():
+    def bowl(seed):
+        return tuner.search(BowlArena(), np.zeros(3), {"zero": np.zeros(3)}, budget=600_000,
+                            seed=seed, games_per_eval=2000, check_games=4000, sigma=0.5,
+                            patience=8)
+
+    first, again = bowl(4), bowl(4)
+    assert first.settings["runs"] > 1
+    assert np.array_equal(first.weights, again.weights)
+    assert [g.run for g in first.generations] == [g.run for g in again.generations]
+    assert np.all(np.abs(first.weights - BEST) < 0.3), first.weights
+
+
+def test_exploration_runs_then_the_best_run_goes_on_to_the_end():
+    """explore_runs: that many runs of at most explore_generations, then one run takes the
+    rest of the budget (a tie keeps the last), no more restarts."""
+    kwargs = dict(budget=40 * 6 * 400, seed=3, games_per_eval=400, check_games=200, popsize=4)
+    result = tuner.search(Flat(), np.zeros(3), {"zero": np.zeros(3)}, patience=None,
+                          explore_runs=3, explore_generations=4, **kwargs)
+    runs = [g.run for g in result.generations]
+    assert runs[:12] == [1] * 4 + [2] * 4 + [3] * 4, runs
+    assert set(runs[12:]) == {3} and len(runs) > 30     # (the selection's games count)
+    assert result.settings["runs"] == 3
+
+
+def test_the_run_selection_continues_the_run_nearest_the_best_weights():
+    import cma
+
+    def run(number, x):
+        es = cma.CMAEvolutionStrategy(np.zeros(3), 0.1, {"verbose": -9, "seed": number})
+        return tuner._Run(number, es, np.asarray(x, dtype=np.float64))
+
+    near = run(2, BEST + 0.05)
+    runs = [(run(1, np.zeros(3)), np.zeros(3) - 0.5), (near, BEST + 0.1),
+            (run(3, [-1.0, 1.0, 0.0]), np.array([-1.0, 1.0, 0.5]))]
+    chosen, played = tuner._select_run(BowlArena(), runs, lambda x: x, seed=5, games=1000)
+    assert chosen is near and played == 6 * 5 * 1000
+
+
 # ----------------------------------------------------------------------------- real game
 @pytest.fixture(scope="module")
 def p2p_tuned(tmp_path_factory):

@@ -19,14 +19,22 @@ Promotion. After a generation the CMA mean becomes the champion (the old one joi
 hall of fame) when its score against the field beats the champion's by more than one
 standard error on the same games.
 
+Restarts. A CMA-ES run settles on a plateau and which one depends on its seed, so with
+``patience`` (an arena's ``restart_patience``; off by default) a run that has gone that
+many generations without a promotion ends and a new one starts from the base with its
+own seed (population times ``restart_popsize``: 2 is IPOP), while the budget leaves room
+for twice its patience. Each run keeps its own champion and hall of fame; earlier runs'
+champions join every later run's field. Run 1 plays exactly as a search without restarts.
+
 Games per evaluation grow with the budget spent (``growth``, an arena's
 ``eval_growth``): ``games_per_eval`` at the start, ``growth`` times that at the end, so
 the late generations, whose candidates differ by less, are compared on more games.
 
 The final. The last ``FINALISTS`` champions (the current one and the hall of fame's
 latest) and the final CMA mean play each other on fresh seeds (half the re-check's
-games per ordered pair, every seat: 10,000 by default); the one with the highest share of the games someone won
-becomes the final champion (a tie keeps the current champion). Promotions are decided on
+games per ordered pair, every seat: 10,000 by default; with restarts, each run's latest
+champions, the finalists shared out, and its final mean, on fewer games per pair so the
+final costs no more); the one with the highest share of the games someone won becomes the final champion (a tie keeps the current champion). Promotions are decided on
 one generation's games; the final compares the candidates head to head on many more.
 
 Winner's curse guard. The final champion is re-checked on fresh seeds against every
@@ -63,6 +71,8 @@ HALL_SIZE = 4                       # earlier champions kept in the field
 DEFAULT_GROWTH = 1.0                # games per evaluation at the end of the budget / at start
 FINALISTS = 6                       # the last champions (and the CMA mean) in the final
 FINAL_SHARE = 0.5                   # games per ordered pair of finalists / re-check games
+DEFAULT_PATIENCE = None             # generations without a promotion before a restart (off)
+DEFAULT_RESTART_POPSIZE = 1.0       # a restart's population / the previous run's
 PROMOTE_Z = 1.0                     # standard errors the mean must beat the champion by
 PREVIOUS = "previous champion"      # the re-check's row for the champion before the last
 
@@ -134,6 +144,7 @@ class Generation:
     best: float                        # best candidate's win rate
     promoted: bool
     sigma: float
+    run: int = 1                       # the CMA run (restarts count up)
 
 
 @dataclass
@@ -235,17 +246,40 @@ def _field(champion: np.ndarray, hall: list[np.ndarray], baselines: Mapping[str,
     return out
 
 
+def _run_seed(cma_seed: int, run: int) -> int:
+    """Run 0 keeps the tune's CMA seed (a search without restarts is unchanged); each
+    restart draws its own."""
+    return cma_seed if run == 0 else derived_seeds(cma_seed ^ run, 1)[0]
+
+
+@dataclass
+class _Run:
+    """One CMA-ES run of the search: its own champion lineage (``hall``, oldest first)."""
+    number: int
+    es: Any
+    champion_x: np.ndarray
+    hall: list[np.ndarray] = field(default_factory=list)
+    generations: int = 0
+    last_promotion: int = 0
+
+
 def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], *,
            budget: int, seed: int = 1, scales: np.ndarray | None = None,
            games_per_eval: int = DEFAULT_GAMES_PER_EVAL, check_games: int = DEFAULT_CHECK_GAMES,
            sigma: float = DEFAULT_SIGMA, popsize: int | None = None, hall_size: int = HALL_SIZE,
            growth: float = DEFAULT_GROWTH, finalists: int = FINALISTS,
-           final_games: int | None = None,
+           final_games: int | None = None, patience: int | None = DEFAULT_PATIENCE,
+           restart_popsize: float = DEFAULT_RESTART_POPSIZE,
+           explore_runs: int | None = None, explore_generations: int | None = None,
            progress: bool = False, on_generation: Callable[[Generation], None] | None = None
            ) -> SearchResult:
     """Tune ``base`` (the starting weights) by self-play against ``baselines`` (name ->
     weights); ``budget`` games for the search, ``check_games`` per opponent for the final
-    re-check. See the module docstring."""
+    re-check. ``patience``: generations without a promotion after which the CMA run
+    restarts from ``base`` (population times ``restart_popsize``), None = never.
+    ``explore_runs``: that many runs (each at most ``explore_generations``), then the best
+    of them, by a round robin on fresh seeds, goes on to the end of the budget. See the
+    module docstring."""
     import cma
 
     began = time.perf_counter()
@@ -255,31 +289,62 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
     search_seed, check_seed, cma_seed, final_seed = derived_seeds(seed, 4)
     if final_games is None:
         final_games = max(1, int(check_games * FINAL_SHARE))
-    rng = np.random.default_rng(cma_seed)
-    options = {"seed": np.nan, "randn": lambda lam, n: rng.standard_normal((lam, n)),
-               "verbose": -9, "verb_log": 0, "verb_disp": 0}
-    if popsize:
-        options["popsize"] = int(popsize)
-    es = cma.CMAEvolutionStrategy(np.zeros(d), float(sigma), options)
+
+    def new_run(number: int, size: int | None) -> _Run:
+        rng = np.random.default_rng(_run_seed(cma_seed, number))
+        options = {"seed": np.nan, "randn": lambda lam, n: rng.standard_normal((lam, n)),
+                   "verbose": -9, "verb_log": 0, "verb_disp": 0}
+        if size:
+            options["popsize"] = int(size)
+        return _Run(number + 1, cma.CMAEvolutionStrategy(np.zeros(d), float(sigma), options),
+                    np.zeros(d))
 
     def weights_of(x: np.ndarray) -> np.ndarray:
         return base + scales * np.asarray(x, dtype=np.float64)
 
-    champion_x = np.zeros(d)
-    hall: list[np.ndarray] = []          # earlier champions' weights, oldest first
+    run = new_run(0, popsize)
+    exploring = bool(patience) or bool(explore_runs and explore_runs > 1)
+    select_seed = derived_seeds(final_seed ^ 0x5E1EC7, 1)[0]
+    select_games = max(arena.sides, final_games // 5)
+    finished: list[tuple[_Run, np.ndarray]] = []     # earlier runs and their final means
     history: list[Generation] = []
     games_done, next_index, promotions = 0, 0, 0
     bar = _Progress(progress, budget, f"tune {arena.game} {arena.players}p")
     try:
         while True:
-            champion = weights_of(champion_x)
-            field_vectors = _field(champion, hall, baselines, hall_size)
+            champion = weights_of(run.champion_x)
+            # the field: this run's champion and hall, earlier runs' champions, the baselines
+            elders = [weights_of(r.champion_x) for r, _ in finished][::-1][:hall_size]
+            field_vectors = _field(champion, [*elders[::-1], *run.hall], baselines,
+                                   hall_size + len(elders))
             per_eval = games_per_eval * (1.0 + (growth - 1.0) * min(1.0, games_done / budget))
             per_block = max(1, int(per_eval) // (len(field_vectors) * arena.sides))
+            per_generation = per_block * len(field_vectors) * arena.sides
+            stalled = bool(patience) and run.generations - run.last_promotion >= patience
+            capped = bool(explore_generations) and run.generations >= explore_generations
+            if exploring and (stalled or (explore_runs and capped)):
+                size = max(2, int(round(run.es.popsize * restart_popsize)))
+                # a restart needs room for twice its patience (exploring: its generations)
+                room = (explore_generations if explore_runs else 2 * patience) or 0
+                fits = games_done + room * (size + 2) * per_generation <= budget
+                if explore_runs and (len(finished) + 1 >= explore_runs or not fits):
+                    # exploration over: the runs meet on fresh seeds, the best goes on
+                    finished.append((run, np.array(run.es.mean, dtype=np.float64)))
+                    run, played = _select_run(arena, finished, weights_of, select_seed,
+                                              select_games)
+                    games_done += played
+                    finished = [(r, m) for r, m in finished if r is not run]
+                    exploring = False
+                    continue
+                if fits:
+                    finished.append((run, np.array(run.es.mean, dtype=np.float64)))
+                    run = new_run(len(finished), size)
+                    continue
+            es = run.es
             xs = es.ask()
             mean_x = np.array(es.mean, dtype=np.float64)   # the mean these were drawn around
             evaluated = [weights_of(x) for x in xs] + [weights_of(mean_x), champion]
-            cost = len(evaluated) * per_block * len(field_vectors) * arena.sides
+            cost = len(evaluated) * per_generation
             if games_done + cost > budget and history:
                 break
             vectors = evaluated + field_vectors
@@ -300,12 +365,15 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
             p_m, p_c = mean_t.wins / mean_t.games, champ_t.wins / champ_t.games
             se = math.sqrt((p_m * (1 - p_m) + p_c * (1 - p_c)) / champ_t.games)
             promoted = p_m - p_c > PROMOTE_Z * max(se, 1e-12)
+            run.generations += 1
             generation = Generation(len(history) + 1, cost, _rate(champ_t), _rate(mean_t),
-                                    max(rates[:len(xs)]), promoted, float(es.sigma))
+                                    max(rates[:len(xs)]), promoted, float(es.sigma),
+                                    run=run.number)
             history.append(generation)
             if promoted:
-                hall.append(champion)
-                champion_x = mean_x
+                run.hall.append(champion)
+                run.champion_x = mean_x
+                run.last_promotion = run.generations
                 promotions += 1
             if on_generation is not None:
                 on_generation(generation)
@@ -314,21 +382,47 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
     finally:
         bar.close()
 
-    champion = weights_of(champion_x)
-    final_mean = weights_of(np.array(es.mean, dtype=np.float64))
-    contenders = [*hall[-(finalists - 2):], champion, final_mean] if finalists > 2 else []
+    runs = sorted([*finished, (run, np.array(run.es.mean, dtype=np.float64))],
+                  key=lambda entry: entry[0].number)
+    champion = weights_of(run.champion_x)
+    # the final: each run's last champions (the finalists shared out) and its final mean
+    per_run = max(1, (finalists - 1) // len(runs)) if finalists > 2 else 0
+    contenders, labels, lineages = [], [], []
+    for r, mean in runs:
+        tag = "" if len(runs) == 1 else f"run {r.number} "
+        own = weights_of(r.champion_x)
+        for i, vector in enumerate([*r.hall, own][-per_run:] if per_run else []):
+            last = vector is own
+            contenders.append(vector)
+            labels.append(f"{tag}champion" if last else f"{tag}earlier champion")
+        if per_run:
+            contenders.append(weights_of(mean))
+            labels.append(f"{tag}CMA mean")
+        lineages.append((own, r.hall))
+    # the final costs what a one-run final does: fewer games per pair when more entrants
+    entrants = len({v.tobytes() for v in contenders})
+    pair_games = final_games if entrants <= finalists else max(
+        arena.sides, final_games * finalists * (finalists - 1) // (entrants * (entrants - 1)))
     final, final_table, final_played = _final(arena, contenders, champion, final_seed,
-                                              final_games)
+                                              pair_games,
+                                              labels=labels if len(runs) > 1 else None)
+    # the winner's lineage: the run it came from (the last run on a tie)
+    own, hall = champion, run.hall
+    for (r, mean), (r_own, r_hall) in zip(runs, lineages):
+        if any(np.array_equal(final, v) for v in [*r_hall, r_own, weights_of(mean)]):
+            own, hall = r_own, r_hall
+    hall = [v for v in hall if not np.array_equal(v, final)] if not np.array_equal(final, own) \
+        else hall
     lineage = [base, *hall] if not hall or not np.array_equal(hall[0], base) else list(hall)
-    if np.array_equal(final, champion):
+    if np.array_equal(final, own):
         previous, older = lineage[-1], (lineage[-2] if len(lineage) > 1 else base)
-    else:   # the final displaced the champion: check the winner against the champion
-        previous, older = champion, lineage[-1]
+    else:   # the final displaced the run's champion: check the winner against it
+        previous, older = own, lineage[-1]
     check, check_played = _recheck(arena, final, previous, baselines, check_seed, check_games)
     check_played += final_played
     reverted = False
     against_previous = next(r for r in check if r.opponent == PREVIOUS)
-    displaced = not np.array_equal(final, champion)
+    displaced = not np.array_equal(final, own)
     if (hall or displaced) and against_previous.share_high < arena.fair_share:
         # The winner's curse: the last promotion was luck. Keep the one before it.
         reverted = True
@@ -343,19 +437,40 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
                                   "growth": growth, "finalists": finalists,
                                   "final_games": final_games,
                                   "check_games": check_games, "sigma": sigma,
-                                  "popsize": int(es.popsize), "hall_size": hall_size,
+                                  "popsize": int(runs[0][0].es.popsize), "hall_size": hall_size,
+                                  "patience": patience, "restart_popsize": restart_popsize,
+                                  "runs": len(runs), "explore_runs": explore_runs,
+                                  "explore_generations": explore_generations,
                                   "dimensions": d})
 
 
+def _select_run(arena: Arena, runs: list[tuple[_Run, np.ndarray]],
+                weights_of: Callable[[np.ndarray], np.ndarray], seed: int, games: int
+                ) -> tuple[_Run, int]:
+    """The run whose champion or CMA mean does best in a round robin of every run's
+    champion and mean (the last run on a tie), and the games played."""
+    contenders, owners = [], []
+    for r, mean in runs:
+        for x in (r.champion_x, mean):
+            contenders.append(weights_of(x))
+            owners.append(r)
+    chosen, _, played = _final(arena, contenders, contenders[-2], seed, games)
+    return next(o for v, o in zip(contenders[::-1], owners[::-1])
+                if np.array_equal(v, chosen)), played
+
+
 def _final(arena: Arena, contenders: list[np.ndarray], champion: np.ndarray, seed: int,
-           games: int) -> tuple[np.ndarray, list[dict[str, Any]], int]:
+           games: int, labels: Sequence[str] | None = None
+           ) -> tuple[np.ndarray, list[dict[str, Any]], int]:
     """Round robin of ``contenders`` (duplicates dropped) on ``seed``: every ordered pair,
     every seat, ``games`` games per pair. Returns the one with the highest share of the
     games someone won (the champion on a tie), its table and the games played."""
     entrants: list[np.ndarray] = []
-    for vector in contenders:
+    names: list[str | None] = []
+    for k, vector in enumerate(contenders):
         if not any(np.array_equal(vector, v) for v in entrants):
             entrants.append(vector)
+            names.append(labels[k] if labels is not None else None)
     if len(entrants) < 2:
         return champion, [], 0
     per_block = max(1, games // arena.sides)
@@ -368,13 +483,14 @@ def _final(arena: Arena, contenders: list[np.ndarray], champion: np.ndarray, see
     table = []
     for i, (vector, t) in enumerate(zip(entrants, totals)):
         share, lo, hi = _wilson(t.wins, t.wins + t.rival_wins)
-        role = ("champion" if np.array_equal(vector, champion) else
-                "CMA mean" if i == len(entrants) - 1 else f"earlier champion {i + 1}")
+        role = names[i] or ("champion" if np.array_equal(vector, champion) else
+                            "CMA mean" if i == len(entrants) - 1 else f"earlier champion {i + 1}")
         table.append({"entry": role, "games": t.games, "wins": t.wins,
                       "rival_wins": t.rival_wins, "share": share, "share_low": lo,
                       "share_high": hi})
     scores = [row["share"] for row in table]
-    best = max(range(len(entrants)), key=lambda i: (scores[i], table[i]["entry"] == "champion"))
+    best = max(range(len(entrants)),
+               key=lambda i: (scores[i], bool(np.array_equal(entrants[i], champion))))
     for i, row in enumerate(table):
         row["chosen"] = i == best
     return entrants[best], table, sum(t.games for t in totals)
@@ -422,6 +538,11 @@ def plot_convergence(result: SearchResult, path: str | os.PathLike, title: str) 
     if promoted:
         ax.vlines(promoted, *ax.get_ylim(), colors="grey", lw=0.5, alpha=0.5,
                   label="new champion")
+    restarts = [g.number for g, before in zip(result.generations[1:], result.generations)
+                if g.run != before.run]
+    if restarts:
+        ax.vlines(restarts, *ax.get_ylim(), colors="black", lw=1.0, linestyles="dashed",
+                  label="run change (a restart, or the best run resumed)")
     ax.set_xlabel("generation")
     ax.set_ylabel("win rate against the field, % (95 % interval)")
     ax.set_title(title, fontsize=10)
@@ -544,7 +665,9 @@ class TuneResult:
     def report(self) -> str:
         s = self.search
         lines = [f"{len(s.generations)} generations, {s.games:,} games of self-play, "
-                 f"{s.champions} promotion(s), {s.seconds:.0f} s",
+                 f"{s.champions} promotion(s), {s.seconds:.0f} s"
+                 + (f", {s.settings['runs']} CMA runs (restarts when promotions stop)"
+                    if s.settings.get("runs", 1) > 1 else ""),
                  *final_lines(s),
                  f"re-check on fresh seeds ({s.check_games:,} games, with the final's):",
                  check_table(s)]
@@ -563,7 +686,7 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
          threads: int = 1, submit: Callable[[list[tuple]], Any] | None = None,
          request: Any = None,
          games_per_eval: int = DEFAULT_GAMES_PER_EVAL, check_games: int = DEFAULT_CHECK_GAMES,
-         sigma: float = DEFAULT_SIGMA, popsize: int | None = None, progress: bool = True,
+         sigma: float | None = None, popsize: int | None = None, progress: bool = True,
          command: str | None = None, cards: str | None = None, rules_file: str | None = None,
          rule_overrides: Sequence[str] = (), backend_name: str = "local") -> TuneResult:
     """Tune ``base`` for ``game`` at ``players`` and write the strategy file ``out`` (with
@@ -604,9 +727,16 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
     try:
         scales = scales_for(arena.names, base_vector, local.scales_floor)
         result = search(arena, base_vector, baselines, budget=budget, seed=seed, scales=scales,
-                        games_per_eval=games_per_eval, check_games=check_games, sigma=sigma,
-                        popsize=popsize, growth=float(getattr(local, "eval_growth",
-                                                              DEFAULT_GROWTH)),
+                        games_per_eval=games_per_eval, check_games=check_games,
+                        sigma=sigma if sigma is not None else float(
+                            getattr(local, "tune_sigma", DEFAULT_SIGMA)),
+                        popsize=popsize or getattr(local, "tune_popsize", None),
+                        growth=float(getattr(local, "eval_growth", DEFAULT_GROWTH)),
+                        patience=getattr(local, "restart_patience", DEFAULT_PATIENCE),
+                        restart_popsize=float(getattr(local, "restart_popsize",
+                                                      DEFAULT_RESTART_POPSIZE)),
+                        explore_runs=getattr(local, "explore_runs", None),
+                        explore_generations=getattr(local, "explore_generations", None),
                         progress=progress)
     finally:
         arena.close()
