@@ -72,7 +72,7 @@ def test_registry_contract(name):
 
 
 def test_unknown_names_and_parameters_list_the_valid_ones():
-    with pytest.raises(UserError, match="valid: builder, cautious, expert, greedy, random, weighted"):
+    with pytest.raises(UserError, match="valid: builder, cautious, expert, greedy, random, search, weighted"):
         parse_spec("bulider", "peer_to_peer")
     with pytest.raises(UserError, match="no parameter 'treshold'; valid: threshold"):
         parse_spec("builder:treshold=3", "peer_to_peer")

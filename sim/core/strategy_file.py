@@ -58,6 +58,8 @@ class FileStrategy:
     base: str | None = None
     document: Mapping[str, Any] = field(default_factory=dict, repr=False)
     params: Mapping[str, float] = field(default_factory=dict)   # a file takes no parameters
+    text_params: Mapping[str, str] = field(default_factory=dict)
+    search: bool = False   # a file holds weights; a search player is asked for by its spec
 
     def weights(self, params: Mapping[str, float] | None = None) -> dict[str, float]:
         return dict(self.weight_values)
