@@ -178,3 +178,30 @@ def shipped(path, game: str, name: str = "expert", module: str | None = None):
         weights=weights,
     )
     return tuned, strategy
+
+
+def search_player(game_pkg: str, *, summary: str, k: int, n: int, default_base: str,
+                  module: str) -> Strategy:
+    """A game's ``search`` strategy (issue 24): its compiled player plays the weights of
+    its base strategy (``base=``, any registered strategy but a search player), keeping the
+    ``k`` best options and ``n`` samples of the hidden cards. ``module`` is the strategy's
+    own file, where its weights are said to come from."""
+
+    def base_strategy(params) -> Strategy:
+        name = str(params.get("base") or default_base)
+        known = {s_name: s for s_name, s in registry(game_pkg).items() if not s.search}
+        if name not in known:
+            raise UserError(f"search: unknown base strategy '{name}'; valid: "
+                            f"{', '.join(sorted(known))}", field="strategy")
+        return known[name]
+
+    def weights(params):
+        base = base_strategy(params)
+        if int(params["k"]) < 1 or int(params["n"]) < 1:
+            raise UserError("search: k and n must be at least 1", field="strategy")
+        return dict(base.weights(dict(base.params)))
+
+    weights.__module__ = module
+    return Strategy(name="search", summary=summary, weights=weights,
+                    params={"k": float(k), "n": float(n)},
+                    text_params={"base": default_base}, search=True)

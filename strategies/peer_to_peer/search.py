@@ -16,36 +16,14 @@ keeps a game near 10 per second of one thread (PLAI's default plays about 130);
 benchmarks/skill_results.md has the budget curve. Cost: about k * n playouts per
 decision with more than one option.
 """
-from sim.core.errors import UserError
-from sim.core.strategy import Strategy, registry
+from sim.core.strategy import search_player
 
 DEFAULT_BASE = "expert"
 
-
-def base_strategy(params) -> Strategy:
-    """The base strategy named by ``params["base"]`` (any registered one but search)."""
-    name = str(params.get("base") or DEFAULT_BASE)
-    known = {n: s for n, s in registry("peer_to_peer").items() if not s.search}
-    if name not in known:
-        raise UserError(f"search: unknown base strategy '{name}'; valid: "
-                        f"{', '.join(sorted(known))}", field="strategy")
-    return known[name]
-
-
-def _weights(params):
-    base = base_strategy(params)
-    if int(params["k"]) < 1 or int(params["n"]) < 1:
-        raise UserError("search: k and n must be at least 1", field="strategy")
-    return dict(base.weights(dict(base.params)))
-
-
-STRATEGY = Strategy(
-    name="search",
+STRATEGY = search_player(
+    "peer_to_peer",
     summary="determinized Monte Carlo search: the k best commits, targets and placements "
             "of its base strategy, n samples of the hidden cards, each played out with the "
             "base (default k=8, n=8)",
-    weights=_weights,
-    params={"k": 8.0, "n": 8.0},
-    text_params={"base": DEFAULT_BASE},
-    search=True,
+    k=8, n=8, default_base=DEFAULT_BASE, module=__name__,
 )

@@ -14,36 +14,14 @@ option.
 """
 import importlib.util
 
-from sim.core.errors import UserError
-from sim.core.strategy import Strategy, registry
+from sim.core.strategy import search_player
 
 DEFAULT_BASE = "expert" if importlib.util.find_spec("strategies.plai.expert") else "weighted"
 
-
-def base_strategy(params) -> Strategy:
-    """The base strategy named by ``params["base"]`` (any registered one but search)."""
-    name = str(params.get("base") or DEFAULT_BASE)
-    known = {n: s for n, s in registry("plai").items() if not s.search}
-    if name not in known:
-        raise UserError(f"search: unknown base strategy '{name}'; valid: "
-                        f"{', '.join(sorted(known))}", field="strategy")
-    return known[name]
-
-
-def _weights(params):
-    base = base_strategy(params)
-    if int(params["k"]) < 1 or int(params["n"]) < 1:
-        raise UserError("search: k and n must be at least 1", field="strategy")
-    return dict(base.weights(dict(base.params)))
-
-
-STRATEGY = Strategy(
-    name="search",
+STRATEGY = search_player(
+    "plai",
     summary="determinized Monte Carlo search: the k best options of its base strategy, "
             "n samples of the hidden cards, each played out with the base (default "
             "k=8, n=32)",
-    weights=_weights,
-    params={"k": 8.0, "n": 32.0},
-    text_params={"base": DEFAULT_BASE},
-    search=True,
+    k=8, n=32, default_base=DEFAULT_BASE, module=__name__,
 )
