@@ -121,6 +121,26 @@ def test_warm_plays_each_game_in_its_own_process_and_reports_it():
     assert result.exit_code == 0 and result.stdout.startswith("fake: ready in ")
 
 
+def test_warm_in_parallel_processes_starts_no_compile_helper(monkeypatch):
+    """warm --jobs N already compiles N games on N processes: a compile helper in each
+    would put twice as many processes on the cores (it slowed a cold run at load 4.5)."""
+    import subprocess
+
+    from sim.core.compile_cache import HELPER_ENV
+    from sim.runs import warm as warm_module
+
+    seen = []
+
+    def fake_run(args, **kwargs):
+        seen.append(kwargs["env"])
+        return subprocess.CompletedProcess(args, 0, stdout='{"game": "x"}\n')
+
+    monkeypatch.setattr(warm_module.subprocess, "run", fake_run)
+    monkeypatch.setenv(HELPER_ENV, "1")
+    assert warm_module.warm(["peer-to-peer", "plai"], jobs=2) == [{"game": "x"}] * 2
+    assert [env[HELPER_ENV] for env in seen] == ["0", "0"]
+
+
 @pytest.mark.slow
 def test_warm_fills_an_empty_cache_for_every_game(tmp_path):
     """From an empty cache (a real cold compile of both games, minutes under load):

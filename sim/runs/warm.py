@@ -17,6 +17,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
+from sim.core.compile_cache import HELPER_ENV
 from sim.core.errors import UserError
 from sim.core.game import configure, game_modules
 
@@ -39,8 +40,9 @@ _CHILD = ("import json, sys; from sim.runs.warm import warm_game; "
 
 
 def _warm_in_child(game: str, trace: bool) -> dict[str, Any]:
+    # The games already compile side by side, one process each: no compile helper per game.
     done = subprocess.run([sys.executable, "-c", _CHILD, game, "1" if trace else "0"],
-                          stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+                          stdout=subprocess.PIPE, text=True, env={**os.environ, HELPER_ENV: "0"})
     if done.returncode != 0:
         raise UserError(f"compiling the {game} kernels failed (exit {done.returncode}; "
                         "its error is above)", field="warm")
