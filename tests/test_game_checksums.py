@@ -46,19 +46,31 @@ PLAI_CASES = [("plai", p, field, ()) for p in range(2, 6) for field in PLAI_FIEL
 ]
 CASES = P2P_CASES + PLAI_CASES
 assert len(CASES) == 48
+# Search seats (issue 24) cost ~1,000 times a plain game: few games each, small budgets,
+# still every search decision kind (D2-D4; PLAI's action, target, fight cards), each team.
+SEARCH_CASES = [
+    ("peer-to-peer", 4, {"A": "search:k=3,n=3,base=expert", "B": "expert"}, (), 40),
+    ("peer-to-peer", 3, {"A": "greedy", "B": "search:k=4,n=2,base=expert"},
+     ("contest_unpaired=tied",), 40),
+    ("peer-to-peer", 1, {"A": "search:k=3,n=3,base=expert"}, (), 40),
+    ("peer-to-peer", 6, {"A": "search:k=2,n=2,base=expert", "B": "search:k=2,n=3,base=cautious"},
+     ("loser_effects_spent=false",), 20),
+    ("plai", 3, {"0": "search:k=3,n=3,base=expert", "all": "expert"}, (), 60),
+]
 
 
-def case_key(game, players, strategies, overrides) -> str:
+def case_key(game, players, strategies, overrides, games=GAMES) -> str:
     field = " ".join(f"{slot}={spec}" for slot, spec in strategies.items())
-    return f"{game} {players}p {field}" + (" " + " ".join(overrides) if overrides else "")
+    return (f"{game} {players}p {field}" + (" " + " ".join(overrides) if overrides else "")
+            + ("" if games == GAMES else f" {games}g"))
 
 
-def table_checksum(game, players, strategies, overrides) -> dict:
+def table_checksum(game, players, strategies, overrides, games=GAMES) -> dict:
     from sim.core.game import configure
 
     config = configure(game, players, strategies=dict(strategies),
                        rule_overrides=tuple(overrides))
-    table = config.run_chunk(SEED, 0, GAMES)
+    table = config.run_chunk(SEED, 0, games)
     digest = hashlib.sha256()
     for name in table.columns:
         column = table[name].to_numpy()
@@ -79,8 +91,23 @@ def test_result_table_is_unchanged(case):
     assert got == want
 
 
+@pytest.mark.parametrize("case", SEARCH_CASES, ids=[case_key(*case) for case in SEARCH_CASES])
+def test_search_result_table_is_unchanged(case):
+    want = json.loads(FIXTURE.read_text())["tables"][case_key(*case)]
+    got = table_checksum(*case)
+    assert got["winner_counts"] == want["winner_counts"]
+    assert got == want
+
+
 if __name__ == "__main__":  # regenerate (only in a change that is meant to change games)
-    tables = {case_key(*case): table_checksum(*case) for case in CASES}
+    # --add: compute only the configurations the fixture lacks, keep every other entry
+    every = CASES + SEARCH_CASES
+    if "--add" in sys.argv[1:]:
+        tables = json.loads(FIXTURE.read_text())["tables"]
+        missing = [case for case in every if case_key(*case) not in tables]
+        tables.update({case_key(*case): table_checksum(*case) for case in missing})
+    else:
+        tables = {case_key(*case): table_checksum(*case) for case in every}
     FIXTURE.parent.mkdir(exist_ok=True)
     FIXTURE.write_text(json.dumps({"seed": SEED, "games": GAMES, "tables": tables},
                                   indent=1, sort_keys=True) + "\n")

@@ -38,6 +38,18 @@ def seed_game(rng, seed, game_index):
         rng[i] = out
 
 
+@njit(cache=True)
+def seed_substream(rng, seed, game_index, counter, salt):
+    """Fill ``rng`` with side stream ``counter`` of game ``game_index`` under ``seed``: from
+    those and ``salt`` only, and apart from the game's own stream (seed_game's). The search
+    players seed each decision's samples with it, each game with its own salt."""
+    s = np.uint64(seed) * GOLDEN ^ np.uint64(game_index)
+    s ^= (np.uint64(counter) + np.uint64(1)) * np.uint64(0xD1B54A32D192ED03) ^ salt
+    for i in range(4):
+        s, out = splitmix64_next(s)
+        rng[i] = out
+
+
 @njit(cache=True, inline="always")
 def step(s0, s1, s2, s3):
     """``next_u64`` on a state held in local variables: (output, s0, s1, s2, s3). For

@@ -4,25 +4,28 @@ After both teams commit, the team without the marker reveals first, then the mar
 holder, who may retarget (D3: choose_target); reveal applies an assist's effects and sorts
 its contest keys; unmark_assist gives a contest's loser back its effects
 (loser_effects_spent=false). The legality of an assist and the contest comparison are
-assist_kernel's; the contest step itself (R2c) stays in round_kernel.assist_loop (as one
-inlined block it compiles as before).
+assist_kernel's; resolve_contest is the contest step (R2c) of round_kernel.assist_loop and
+of the search player's pass (search_kernel), inlined into each.
 """
 import numpy as np
 from numba import njit
 
-from sim.games.peer_to_peer.assist_kernel import contest, eval_assist, lowest_slot, sorted_play
+from sim.games.peer_to_peer.assist_kernel import (
+    contest, eval_assist, lowest_slot, sorted_play, unpaired_step,
+)
 from sim.games.peer_to_peer.commit_kernel import (
     assist_score, customer_has_effect, highest_played,
 )
 from sim.games.peer_to_peer.constants import (
     CD_EFFECT, CD_VALUE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN, EFFECT_SHIFT, EFFECT_TIEBREAK,
     EFFECT_WILD_DOMAIN, ERR_ILLEGAL_ASSIST, MAX_SEATS, R_CONTEST_UNPAIRED, R_CUSTOMER_PATIENCE,
-    SEAT_TEAM, UNPAIRED_TIED,
+    R_LOSER_EFFECTS_SPENT, SEAT_TEAM, UNPAIRED_TIED, WHY_TIEBREAK,
 )
 from sim.games.peer_to_peer.features import C_NOISE, NF
 from sim.games.peer_to_peer.state_kernel import (
-    EV_DECLARE, EV_PLAY, P_HAND, P_ROW, P_SEAT, S_EFFECTS_KNOWN, S_ERROR, S_ROUND, S_SHIFT_CARD,
-    S_SHIFT_K, S_WILD, event, feature_noise, find_effect, game_phase, mark_used, venture_effects,
+    EV_CONTEST, EV_DECLARE, EV_PLAY, EV_RETURN, P_HAND, P_ROW, P_SEAT, S_EFFECTS_KNOWN, S_ERROR,
+    S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, T_CONTESTS, T_CONTESTS_WON, T_UNPAIRED_WON, event,
+    feature_noise, find_effect, game_phase, mark_used, venture_effects,
 )
 
 
@@ -93,20 +96,8 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
                                                      has_wild, vals)
         if not ok:
             continue
-        win = 0.0
-        lose = 0.0
-        if cust == rival_cust:
-            n = sorted_play(cards, rules, hand, mask, vals, keys)
-            if team == 0:
-                winner, _ = contest(keys, n, rival_keys, n_rival, tb_me, tb_rival, team,
-                                    rules[R_CONTEST_UNPAIRED] == UNPAIRED_TIED)
-            else:
-                winner, _ = contest(rival_keys, n_rival, keys, n, tb_rival, tb_me, team,
-                                    rules[R_CONTEST_UNPAIRED] == UNPAIRED_TIED)
-            if winner == team:
-                win = 1.0
-            else:
-                lose = 1.0
+        win, lose = contest_features(cards, rules, hand, mask, vals, keys, cust, rival_cust,
+                                     rival_keys, n_rival, tb_me, tb_rival, team)
         value = cards[CD_VALUE, cust]
         waited = rnd - arrival[cust]
         n_played = 0
@@ -123,6 +114,50 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
             best_score = sc
             best = cust
     return best
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def contest_features(cards, rules, hand, mask, vals, keys, cust, rival_cust, rival_keys,
+                     n_rival, tb_me, tb_rival, team):
+    """D3's contest features (win, lose) of assisting ``cust`` with the hand slots ``mask``:
+    (0, 0) unless the other team revealed for it, else how the contest (R2c) would end.
+    Fills ``keys`` with the assist's contest keys then."""
+    if cust != rival_cust:
+        return 0.0, 0.0
+    n = sorted_play(cards, rules, hand, mask, vals, keys)
+    tied = rules[R_CONTEST_UNPAIRED] == UNPAIRED_TIED
+    if team == 0:
+        winner, _ = contest(keys, n, rival_keys, n_rival, tb_me, tb_rival, team, tied)
+    else:
+        winner, _ = contest(rival_keys, n_rival, keys, n, tb_rival, tb_me, team, tied)
+    win = 1.0 if winner == team else 0.0
+    return win, 1.0 - win
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def resolve_contest(cards, rules, seats, pile, pile_n, used, used_before, st, stats, trace,
+                    keys_a, n_a, keys_b, n_b, marker, masks, cust):
+    """R2c: both teams assisted customer ``cust``; returns the winning team. Spends the
+    winner's tiebreak if it decided, counts the contest, and (loser_effects_spent=false)
+    gives the loser back the effects of its assist. Keys come from reveal."""
+    tb_a = find_effect(cards, pile, pile_n, seats, used, 0, EFFECT_TIEBREAK, -1)
+    tb_b = find_effect(cards, pile, pile_n, seats, used, 1, EFFECT_TIEBREAK, -1)
+    winner, why = contest(keys_a, n_a, keys_b, n_b, tb_a >= 0, tb_b >= 0, marker,
+                          rules[R_CONTEST_UNPAIRED] == UNPAIRED_TIED)
+    if why == WHY_TIEBREAK:
+        mark_used(used, st, tb_a if winner == 0 else tb_b, trace, winner, EFFECT_TIEBREAK)
+    stats[T_CONTESTS] += 1
+    stats[T_CONTESTS_WON + winner] += 1
+    unpaired = unpaired_step(keys_a, n_a, keys_b, n_b)
+    if unpaired:
+        stats[T_UNPAIRED_WON + winner] += 1
+    if trace is not None and trace.shape[0]:
+        event(trace, st, st[S_ROUND], EV_CONTEST, winner, cust, why, 1 if unpaired else 0)
+        event(trace, st, st[S_ROUND], EV_RETURN, 1 - winner, 0, 0, 0)
+    if rules[R_LOSER_EFFECTS_SPENT] == 0:
+        unmark_assist(cards, pile, pile_n, seats, used, used_before, st, 1 - winner,
+                      masks[1 - winner])
+    return winner
 
 
 @njit(cache=True, _nrt=False)

@@ -23,6 +23,14 @@ from sim.core.rng_kernel import shuffle
 @njit(cache=True, _nrt=False, forceinline=True)
 def win_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, mask, cust, trace):
     """The winner's played cards go to its discard and it places the customer (R2d)."""
+    take_customer(pile, pile_n, st, stats, team, mask, cust, trace)
+    place_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, trace)
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def take_customer(pile, pile_n, st, stats, team, mask, cust, trace):
+    """R2d before the placement: the played cards go to the team's discard, the customer
+    leaves the row. (The search player, search_kernel, places by its own D4 after it.)"""
     p = P_HAND + team
     for slot in range(pile_n[p] - 1, -1, -1):  # from the back so slots stay valid
         if mask >> slot & 1:
@@ -34,7 +42,6 @@ def win_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, tea
     stats[T_ASSISTS + team] += 1
     if trace is not None and trace.shape[0]:
         event(trace, st, st[S_ROUND], EV_WIN, team, cust, 0, 0)
-    place_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, trace)
 
 
 @njit(cache=True, _nrt=False, inline='always')

@@ -7,21 +7,19 @@ overflow the row turn unhappy, unless a patience venture saves them (R4, E6, D6)
 """
 from numba import njit
 
-from sim.games.peer_to_peer.assist_kernel import contest, eval_assist, unpaired_step
+from sim.games.peer_to_peer.assist_kernel import eval_assist
 from sim.games.peer_to_peer.commit_kernel import choose_commit
 from sim.games.peer_to_peer.constants import (
-    CD_ARG, CD_EFFECT, CD_KIND, CD_VALUE, EFFECT_EXTRA_DRAW, EFFECT_PATIENCE, EFFECT_TIEBREAK,
-    MAX_SEATS, R_CONTEST_UNPAIRED, UNPAIRED_TIED, WHY_TIEBREAK,
+    CD_ARG, CD_EFFECT, CD_KIND, CD_VALUE, EFFECT_EXTRA_DRAW, EFFECT_PATIENCE, MAX_SEATS,
     R_CUSTOMER_PATIENCE, R_HAND_SIZE, R_LOSER_EFFECTS_SPENT, R_PATIENCE_RESETS_WAIT, R_PLAYERS,
     R_RESHUFFLE_DISCARD, R_ROW_CAPACITY, SEAT_TEAM, VENTURE,
 )
-from sim.games.peer_to_peer.contest_kernel import choose_target, reveal, unmark_assist
+from sim.games.peer_to_peer.contest_kernel import choose_target, resolve_contest, reveal
 from sim.games.peer_to_peer.features import (
     C_CONTEST_LOSE, C_CONTEST_WIN, C_NOISE, NF, S_NOISE, S_NONE, S_VALUE,
 )
 from sim.games.peer_to_peer.place_kernel import win_customer
 from sim.games.peer_to_peer.state_kernel import (
-    EV_CONTEST, EV_RETURN, T_CONTESTS, T_CONTESTS_WON, T_UNPAIRED_WON,
     EV_COULD, EV_DRAW, EV_HAND, EV_PASS, EV_REFRESH, EV_RESHUFFLE, EV_RETARGET, EV_SAVE,
     EV_UNHAPPY, P_DISC, P_GDECK, P_HAND, P_ROW, P_SEAT, P_UNHAPPY, SCR_DOOMED, SCR_KEYS_A,
     SCR_KEYS_B, SCR_PAIR, SCR_USED_BEFORE, SCR_VALS_A, SCR_VALS_B, S_MARKER, S_ROUND,
@@ -125,26 +123,11 @@ def assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used,
         contest_winner = -1
         if n_teams == 2 and masks[0] and masks[1] and custs[0] == custs[1]:
             # R2c: a contest.
-            tb_a = find_effect(cards, pile, pile_n, seats, used, 0, EFFECT_TIEBREAK, -1)
-            tb_b = find_effect(cards, pile, pile_n, seats, used, 1, EFFECT_TIEBREAK, -1)
             n_a = n_marker if marker == 0 else n_other
             n_b = n_marker if marker == 1 else n_other
-            winner, why = contest(keys_a, n_a, keys_b, n_b, tb_a >= 0, tb_b >= 0, marker,
-                                  rules[R_CONTEST_UNPAIRED] == UNPAIRED_TIED)
-            if why == WHY_TIEBREAK:
-                mark_used(used, st, tb_a if winner == 0 else tb_b, trace, winner, EFFECT_TIEBREAK)
-            stats[T_CONTESTS] += 1
-            stats[T_CONTESTS_WON + winner] += 1
-            unpaired = unpaired_step(keys_a, n_a, keys_b, n_b)
-            if unpaired:
-                stats[T_UNPAIRED_WON + winner] += 1
-            if trace is not None and trace.shape[0]:
-                event(trace, st, rnd, EV_CONTEST, winner, custs[0], why, 1 if unpaired else 0)
-                event(trace, st, rnd, EV_RETURN, 1 - winner, 0, 0, 0)
-            if rules[R_LOSER_EFFECTS_SPENT] == 0:
-                unmark_assist(cards, pile, pile_n, seats, used, used_before, st, 1 - winner,
-                              masks[1 - winner])
-            contest_winner = winner
+            contest_winner = resolve_contest(cards, rules, seats, pile, pile_n, used,
+                                             used_before, st, stats, trace, keys_a, n_a,
+                                             keys_b, n_b, marker, masks, custs[0])
         for t in (other, marker):  # resolved in reveal order; after a contest only its winner
             if t < n_teams and masks[t] and (contest_winner < 0 or t == contest_winner):
                 w_t = w_a if t == 0 else w_b

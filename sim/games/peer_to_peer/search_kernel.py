@@ -45,17 +45,19 @@ never compiles it.
 import numpy as np
 from numba import njit
 
-from sim.core.rng_kernel import GOLDEN, next_u64, shuffle, splitmix64_next
-from sim.games.peer_to_peer.assist_kernel import contest, eval_assist, sorted_play, unpaired_step
+from sim.core.rng_kernel import next_u64, seed_substream, shuffle
+from sim.games.peer_to_peer.assist_kernel import eval_assist
 from sim.games.peer_to_peer.commit_kernel import (
     assist_score, choose_commit, customer_has_effect, highest_played,
 )
 from sim.games.peer_to_peer.constants import (
     CD_EFFECT, CD_KIND, CD_VALUE, DRAW, EFFECT_NONE, EFFECT_TIEBREAK, MAX_SEATS,
-    R_CONTEST_UNPAIRED, R_CUSTOMER_PATIENCE, R_LOSER_EFFECTS_SPENT, R_MAX_ROUNDS, R_PLAYERS,
-    R_VENTURE_LIMIT, SEAT_TEAM, SOLO_WIN, TIMEOUT, UNPAIRED_TIED, VENTURE, WHY_TIEBREAK,
+    R_CUSTOMER_PATIENCE, R_LOSER_EFFECTS_SPENT, R_MAX_ROUNDS, R_PLAYERS, R_VENTURE_LIMIT,
+    SEAT_TEAM, SOLO_WIN, TIMEOUT, VENTURE,
 )
-from sim.games.peer_to_peer.contest_kernel import choose_target, reveal, unmark_assist
+from sim.games.peer_to_peer.contest_kernel import (
+    choose_target, contest_features, resolve_contest, reveal,
+)
 from sim.games.peer_to_peer.engine_kernel import (
     NO_WINNER, end_round, start_game, start_round, write_result,
 )
@@ -63,15 +65,14 @@ from sim.games.peer_to_peer.features import (
     C_CONTEST_LOSE, C_CONTEST_WIN, C_NOISE, C_PASS, D_DEVELOP_DECK, D_OVERFLOW, D_SCORE,
     D_SCORE_REMAINING, D_SCORE_VALUE, D_VENTURE, D_VENTURE_EFFECT, NF,
 )
-from sim.games.peer_to_peer.place_kernel import choose_place, place_at
+from sim.games.peer_to_peer.place_kernel import choose_place, place_at, take_customer
 from sim.games.peer_to_peer.round_kernel import trace_could_assist, trace_hands
 from sim.games.peer_to_peer.state_kernel import (
-    EV_CONTEST, EV_END, EV_PASS, EV_RETARGET, EV_RETURN, EV_SEARCH_ARG, EV_SEARCH_CARD,
-    EV_SEARCH_CHOICE, EV_SEARCH_OPTION, EV_WIN, P_CUST, P_DISC, P_GDECK, P_HAND, P_ROW,
-    P_SCORE, P_SEAT, SCR_KEYS_A, SCR_KEYS_B, SCR_PAIR, SCR_USED_BEFORE, SCR_VALS_A,
-    SCR_VALS_B, S_EFFECTS_KNOWN, S_MARKER, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_TRACE_N, S_WILD,
-    T_ASSISTS, T_CONTESTS, T_CONTESTS_WON, T_UNPAIRED_WON, check_invariants, copy_state, event,
-    find_effect, game_phase, mark_used, new_state, push, remove_at, venture_effects,
+    EV_END, EV_PASS, EV_RETARGET, EV_SEARCH_ARG, EV_SEARCH_CARD, EV_SEARCH_CHOICE,
+    EV_SEARCH_OPTION, P_CUST, P_GDECK, P_HAND, P_ROW, P_SCORE, P_SEAT, SCR_KEYS_A, SCR_KEYS_B,
+    SCR_PAIR, SCR_USED_BEFORE, SCR_VALS_A, SCR_VALS_B, S_EFFECTS_KNOWN, S_MARKER, S_ROUND,
+    S_SHIFT_CARD, S_SHIFT_K, S_TRACE_N, S_WILD, check_invariants, copy_state, event,
+    find_effect, game_phase, new_state, venture_effects,
 )
 
 # The search matrix: int64[2, 3], one row per team (constants of game.py's ``search``).
@@ -102,11 +103,7 @@ OPT_WIDTH = 3
 def seed_decision(rng, seed, game_index, decision):
     """The stream of the game's ``decision``-th search decision: from (seed, game index,
     decision) only, apart from the game's own stream (rng_kernel.seed_game's)."""
-    s = np.uint64(seed) * GOLDEN ^ np.uint64(game_index)
-    s ^= (np.uint64(decision) + np.uint64(1)) * np.uint64(0xD1B54A32D192ED03) ^ SEARCH_SALT
-    for i in range(4):
-        s, out = splitmix64_next(s)
-        rng[i] = out
+    seed_substream(rng, seed, game_index, decision, SEARCH_SALT)
 
 
 # ---------------------------------------------------------------- what a team cannot see
@@ -241,19 +238,8 @@ def target_options(w, cards, rules, seats, pile, pile_n, arrival, used, st, team
                                                      wild >= 0, vals)
         if not ok:
             continue
-        win = 0.0
-        lose = 0.0
-        if cust == rival_cust:
-            k = sorted_play(cards, rules, hand, mask, vals, keys)
-            tied = rules[R_CONTEST_UNPAIRED] == UNPAIRED_TIED
-            if team == 0:
-                winner, _ = contest(keys, k, rival_keys, n_rival, tb_me, tb_rival, team, tied)
-            else:
-                winner, _ = contest(rival_keys, n_rival, keys, k, tb_rival, tb_me, team, tied)
-            if winner == team:
-                win = 1.0
-            else:
-                lose = 1.0
+        win, lose = contest_features(cards, rules, hand, mask, vals, keys, cust, rival_cust,
+                                     rival_keys, n_rival, tb_me, tb_rival, team)
         value = cards[CD_VALUE, cust]
         waited = rnd - arrival[cust]
         sc = assist_score(w, b, value, waited,
@@ -432,31 +418,16 @@ def _pass(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, s
     contest_winner = -1
     if n_teams == 2 and masks[0] and masks[1] and custs[0] == custs[1]:
         # R2c: a contest (as assist_loop)
-        tb_a = find_effect(cards, pile, pile_n, seats, used, 0, EFFECT_TIEBREAK, -1)
-        tb_b = find_effect(cards, pile, pile_n, seats, used, 1, EFFECT_TIEBREAK, -1)
         n_a = n_marker if marker == 0 else n_other
         n_b = n_marker if marker == 1 else n_other
-        winner, why = contest(keys_a, n_a, keys_b, n_b, tb_a >= 0, tb_b >= 0, marker,
-                              rules[R_CONTEST_UNPAIRED] == UNPAIRED_TIED)
-        if why == WHY_TIEBREAK:
-            mark_used(used, st, tb_a if winner == 0 else tb_b, trace, winner, EFFECT_TIEBREAK)
-        stats[T_CONTESTS] += 1
-        stats[T_CONTESTS_WON + winner] += 1
-        unpaired = unpaired_step(keys_a, n_a, keys_b, n_b)
-        if unpaired:
-            stats[T_UNPAIRED_WON + winner] += 1
-        if trace is not None and trace.shape[0]:
-            event(trace, st, rnd, EV_CONTEST, winner, custs[0], why, 1 if unpaired else 0)
-            event(trace, st, rnd, EV_RETURN, 1 - winner, 0, 0, 0)
-        if rules[R_LOSER_EFFECTS_SPENT] == 0:
-            unmark_assist(cards, pile, pile_n, seats, used, used_before, st, 1 - winner,
-                          masks[1 - winner])
-        contest_winner = winner
+        contest_winner = resolve_contest(cards, rules, seats, pile, pile_n, used, used_before,
+                                         st, stats, trace, keys_a, n_a, keys_b, n_b, marker,
+                                         masks, custs[0])
     for t in (other, marker):  # resolved in reveal order; after a contest only its winner
         if t < n_teams and masks[t] and (contest_winner < 0 or t == contest_winner):
             w_t = w_a if t == 0 else w_b
             cust = custs[t]
-            _take_customer(pile, pile_n, st, stats, t, masks[t], cust, trace)
+            take_customer(pile, pile_n, st, stats, t, masks[t], cust, trace)
             if forced[FX_PLACE + t] >= 0:
                 best = forced[FX_PLACE + t]
             elif ctx is not None and ctx[CX_SEARCH][t, SEARCH_ON]:
@@ -485,23 +456,6 @@ def _know_effects(cards, pile, pile_n, seats, used, st, team):
         st[S_SHIFT_K + team] = shift_k
         st[S_WILD + team] = wild
         st[S_EFFECTS_KNOWN + team] = 1
-
-
-@njit(cache=True, _nrt=False, inline='always')
-def _take_customer(pile, pile_n, st, stats, team, mask, cust, trace):
-    """place_kernel.win_customer before the placement: the played cards go to the
-    discard, the customer leaves the row (P2P-R2d)."""
-    p = P_HAND + team
-    for slot in range(pile_n[p] - 1, -1, -1):  # from the back so slots stay valid
-        if mask >> slot & 1:
-            push(pile, pile_n, P_DISC + team, remove_at(pile, pile_n, p, slot))
-    for j in range(pile_n[P_ROW]):
-        if pile[P_ROW, j] == cust:
-            remove_at(pile, pile_n, P_ROW, j)
-            break
-    stats[T_ASSISTS + team] += 1
-    if trace is not None and trace.shape[0]:
-        event(trace, st, st[S_ROUND], EV_WIN, team, cust, 0, 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -610,6 +564,19 @@ def evaluate(kind, me, visible, n, cards, rules, seats, w_a, w_b, debug, ctx):
 
 
 @njit(cache=True, _nrt=False)
+def _evaluate_in_pass(kind, me, n, cards, rules, seats, w_a, w_b, debug, ctx):
+    """evaluate for a decision after this pass's commits (D3, D4): the playouts force what
+    the pass has settled so far (ctx's facts), and the other team's revealed hand slots
+    stay as they are in every sample."""
+    template = ctx[CX_TEMPLATE]
+    facts = ctx[CX_FACTS]
+    for i in range(N_FX):
+        template[i] = facts[i]
+    visible = facts[FX_MASK + 1 - me] if rules[R_PLAYERS] > 1 else 0
+    return evaluate(kind, me, max(visible, 0), n, cards, rules, seats, w_a, w_b, debug, ctx)
+
+
+@njit(cache=True, _nrt=False)
 def decide_commit(me, cards, rules, seats, w_a, w_b, debug, pile, pile_n, arrival, used, st,
                   none_known, ctx):
     """D2 by search on the live state: returns (mask, customer, any option legal), mask 0
@@ -642,14 +609,8 @@ def decide_target(me, mask, declared, rival_cust, rival_keys, n_rival, cards, ru
     if n == 0:   # (cannot happen: the declared customer is legal)
         ctx[CX_META][M_KEPT] = 0
         return declared
-    template = ctx[CX_TEMPLATE]
-    facts = ctx[CX_FACTS]
-    for i in range(N_FX):
-        template[i] = facts[i]
-    visible = facts[FX_MASK + 1 - me] if rules[R_PLAYERS] > 1 else 0
-    row = evaluate(KIND_TARGET, me, max(visible, 0), n, cards, rules, seats, w_a, w_b, debug,
-                   ctx)
-    return opts[row, 0]
+    return opts[_evaluate_in_pass(KIND_TARGET, me, n, cards, rules, seats, w_a, w_b, debug,
+                                  ctx), 0]
 
 
 @njit(cache=True, _nrt=False)
@@ -659,14 +620,8 @@ def decide_place(me, cust, cards, rules, seats, w_a, w_b, debug, pile, pile_n, u
     opts = ctx[CX_OPTS]
     n = place_options(w, cards, rules, seats, pile, pile_n, used, me, cust, opts,
                       ctx[CX_SCORES])
-    template = ctx[CX_TEMPLATE]
-    facts = ctx[CX_FACTS]
-    for i in range(N_FX):
-        template[i] = facts[i]
-    visible = facts[FX_MASK + 1 - me] if rules[R_PLAYERS] > 1 else 0
-    row = evaluate(KIND_PLACE, me, max(visible, 0), n, cards, rules, seats, w_a, w_b, debug,
-                   ctx)
-    return opts[row, 0]
+    return opts[_evaluate_in_pass(KIND_PLACE, me, n, cards, rules, seats, w_a, w_b, debug,
+                                  ctx), 0]
 
 
 @njit(cache=True)

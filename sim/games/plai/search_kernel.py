@@ -27,7 +27,7 @@ the same generator state (common random numbers), so options are compared on equ
 import numpy as np
 from numba import njit
 
-from sim.core.rng_kernel import GOLDEN, next_u64, shuffle, splitmix64_next
+from sim.core.rng_kernel import next_u64, seed_substream, shuffle
 from sim.games.plai.constants import (
     ACT_FAMILY, ACT_PASS, ACT_SPECIAL, ACT_TAKEOVER, ACT_VENTURE, CD_FLAGS, CD_STRENGTH,
     CD_TYPE, EV_ACTION, EV_DEFEND, EV_END, EV_PLAY, EV_SEARCH_ARG, EV_SEARCH_CARD,
@@ -63,11 +63,7 @@ BASE_FIRST = 1e300                 # the base strategy's own choice ranks first
 def seed_decision(rng, seed, game_index, decision):
     """The stream of the game's ``decision``-th search decision: from (seed, game index,
     decision) only, apart from the game's own stream (``seed_game``'s)."""
-    s = np.uint64(seed) * GOLDEN ^ np.uint64(game_index)
-    s ^= (np.uint64(decision) + np.uint64(1)) * np.uint64(0xD1B54A32D192ED03) ^ SEARCH_SALT
-    for i in range(4):
-        s, out = splitmix64_next(s)
-        rng[i] = out
+    seed_substream(rng, seed, game_index, decision, SEARCH_SALT)
 
 
 @njit(cache=True)
