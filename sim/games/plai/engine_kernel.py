@@ -743,13 +743,14 @@ def start_game(seed, game_index, deck, cards, rules, piles, pile_n, bankrupt, st
     return setup(deck, cards, rules, rng, piles, pile_n)
 
 
-@njit(cache=True, _nrt=False, pipeline_class=NoAliasCompiler)
+@njit(cache=True, _nrt=False, inline="always")
 def play_game(seed, game_index, deck, cards, rules, weights, picks, piles, pile_n, bankrupt,
               st, trace, scratch, rng):
     """One game; returns (outcome, winner seat or -1, first seat). ``picks`` is
-    ``decide_kernel.pick_table(weights, cards)``. Every array argument must be its own
-    memory (``NoAliasCompiler``: about 2 % faster at 4 players), as ``play_games`` and
-    ``trace_game`` allocate them."""
+    ``decide_kernel.pick_table(weights, cards)``. Inlined into its callers, so a cold
+    compile optimises the game's code (play_rest, linked into each caller's module) once
+    less; as fast as the no-alias compile it had (PLAI engine CPU per game 0.985x at 4
+    players, 0.93x at 3), since the game loop (play_rest) keeps its own."""
     players = rules[R_PLAYERS]
     first = start_game(seed, game_index, deck, cards, rules, piles, pile_n, bankrupt, st,
                        scratch, rng)
