@@ -1,5 +1,5 @@
 """sim.core.noalias.NoAliasCompiler: numba's own noalias flag, set by a pipeline class (the
-PLAI game kernel, engine_kernel.play_game, is compiled with it)."""
+PLAI game loop, engine_kernel.play_rest, is compiled with it)."""
 import numpy as np
 from numba import njit
 
@@ -29,7 +29,7 @@ def test_the_pipeline_marks_array_arguments_noalias_and_computes_the_same():
     assert _signature_line(marked).count("noalias") >= _signature_line(plain).count("noalias") + 2
 
 
-def test_the_plai_game_kernel_is_compiled_with_it():
+def test_the_plai_game_loop_is_compiled_with_it():
     from sim.games.plai import engine_kernel as ek
 
-    assert ek.play_game._compiler.pipeline_class is NoAliasCompiler
+    assert ek.play_rest._compiler.pipeline_class is NoAliasCompiler

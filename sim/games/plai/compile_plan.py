@@ -1,14 +1,14 @@
 """What a cold compile's helper process compiles for PLAI (sim.core.compile_cache).
 
-play_games calls play_game, which calls setup and play_rest (the turn loop, with the turn
-inlined); the kernels below are what those call as compiled functions of their own
+play_games calls play_game, which calls setup and game_loop (the turn loop, with the turn
+inlined; play_game and game_loop are inlined into play_games); the kernels below are what those call as compiled functions of their own
 (``forceinline=True`` ones, which LLVM then inlines, or plain calls), each with the values
 its parameters get there, by name. While this process compiles play_games (its typing
 reaches them in call order), a helper compiles them into the shared cache, the largest
 (a fight) first and then from the end of a turn backwards, so the two meet in the middle;
 a kernel compiled by one is loaded by the other, and the helper skips one this process is
-compiling. The game loop itself (play_games, play_game,
-play_rest) and whatever is not listed here are compiled by this process.
+compiling. The game loop itself (play_games, with
+play_game and game_loop) and whatever is not listed here are compiled by this process.
 """
 from __future__ import annotations
 
