@@ -655,6 +655,28 @@ def write_strategy_file(doc: Mapping[str, Any], out: str | os.PathLike) -> Path:
 SHIPPED_EXPERT = "expert"
 
 
+def field_baselines(arena_cls: Any, configure: Callable[[Mapping[str, str] | None], Any],
+                    names: Sequence[str]) -> dict[str, np.ndarray]:
+    """The shipped strategies a tune plays against (name -> the weights the arena plays),
+    one per distinct vector. Left out: the shipped expert and any strategy that plays its
+    weights in the arena (search's base is expert, and the arena plays only weights), so a
+    cold tune neither meets the expert it is checked against nor depends on it."""
+    def vector_of(name: str) -> np.ndarray:
+        return arena_cls.vector_of(configure(arena_cls.strategies_for(name)))
+
+    expert = vector_of(SHIPPED_EXPERT) if SHIPPED_EXPERT in names else None
+    baselines: dict[str, np.ndarray] = {}
+    for name in sorted(names):
+        if name == SHIPPED_EXPERT:
+            continue
+        vector = vector_of(name)
+        if expert is not None and np.array_equal(vector, expert):
+            continue
+        if not any(np.array_equal(vector, v) for v in baselines.values()):
+            baselines[name] = vector    # e.g. weighted with no parameters plays as greedy
+    return baselines
+
+
 @dataclass
 class TuneResult:
     out: Path
@@ -710,13 +732,8 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
                         field="--out")
     template = configure(None)
     base_vector = arena_cls.vector_of(configure(arena_cls.strategies_for(base)))
-    baselines: dict[str, np.ndarray] = {}
-    for name in sorted(registry(hook(game_obj, "strategy_package"))):
-        if name == SHIPPED_EXPERT:
-            continue    # tuned on the default cards: the recorded tune command must reproduce it
-        vector = arena_cls.vector_of(configure(arena_cls.strategies_for(name)))
-        if not any(np.array_equal(vector, v) for v in baselines.values()):
-            baselines[name] = vector    # e.g. weighted with no parameters plays as greedy
+    baselines = field_baselines(arena_cls, configure,
+                                registry(hook(game_obj, "strategy_package")))
     local = arena_cls(template, threads)
     arena: Any = local
     scratch = None
