@@ -21,7 +21,7 @@ from sim.core.strategy import parse_spec
 TRACE_CAPACITY = 200_000
 # Cold compile of run_games (the kernels a run needs), wall seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
-COMPILE_SECONDS = 30  # issue 26: 31.8 s at load 1.6 with the helper; one process about 32 s CPU
+COMPILE_SECONDS = 18  # issue 26: 14-19 s compiling idle with the helper (27.9 s in one process)
 SEARCH_COMPILE_SECONDS = 150  # the search player's kernels (search_kernel.run_games_search): 220 s CPU at load 5
 
 
