@@ -573,7 +573,7 @@ def final_lines(result: SearchResult) -> list[str]:
     """The final's table: each finalist's share of the won games against the others."""
     if not result.final:
         return []
-    lines = [f"final on fresh seeds (each finalist against the others, every seat):"]
+    lines = ["final on fresh seeds (each finalist against the others, every seat):"]
     for row in result.final:
         mark = "  <- chosen" if row["chosen"] else ""
         lines.append(f"  {row['entry']:<26}{row['games']:>9,} games {100 * row['share']:>8.2f}% "
