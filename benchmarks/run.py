@@ -1,11 +1,14 @@
 """Measure everything issue 6 asks for and write a Markdown table.
 
-    python benchmarks/run.py            # full: ~5 minutes on 2 cores
-    python benchmarks/run.py --quick    # smaller runs, ~3 minutes
+    python benchmarks/run.py               # full: ~8 minutes on 2 cores
+    python benchmarks/run.py --quick       # smaller runs, ~3 minutes
+    python benchmarks/run.py --cold-only   # the cold starts only (5 per game), ~4 minutes
 
 Results go to stdout and to benchmarks/results.md. The cold start (issue 26) runs
-`simulate --games 1000` of each game from an empty numba cache and reports wall and CPU
-time (user + system, of the run and its compile helper process) with the load average:
+`simulate --games 1000` of each game from an empty numba cache, five times each with the
+games alternating (``--cold-runs``), and reports the median wall time, each run's wall and
+CPU time (user + system, of the run and its compile helper process), the load average and
+a fixed Python loop's time before it (this VM's speed drifts by a third within an hour):
 the compile runs on both cores, so only the wall time at a low load says what a user
 waits. Every games/s figure is the median of
 several runs after a warm-up (compile) run, except the engine/reference ratio: the
@@ -158,23 +161,57 @@ def timed_child(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, 
                   + after.children_system - before.children_system)
 
 
-def start_times(workdir: Path, game: str = "peer-to-peer") -> dict[str, float]:
-    """`simulate --game G --games 1000` from an empty numba cache (wall and CPU seconds,
-    the CPU time counting the compile's helper process too; the 1-minute load average
-    before and after) and warm (the faster of two, wall)."""
-    env = tree_env(CARDSIM_CACHE_ROOT=str(workdir / f"cache-{game}"))
-    env.pop("NUMBA_CACHE_DIR", None)
-    times = {"load": os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")}
-    runs = []
-    for name in ("cold", "warm", "warm2"):
-        runs.append(timed_child([sys.executable, "-m", "sim.cli", "--game", game, "--games",
-                                 "1000", "--out", str(workdir / f"{game}-{name}"),
-                                 "--no-progress", "--json"], env, workdir))
-        if name == "cold":
-            times["load_after"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    times["cold_wall"], times["cold_cpu"] = runs[0]
-    times["warm_wall"] = min(wall for wall, _ in runs[1:])
-    return times
+def vm_speed_s() -> float:
+    """Seconds a fixed pure-Python loop takes now: this VM's speed varies by a third from
+    hour to hour (and run to run), so each cold start is shown beside it."""
+    start = time.process_time()
+    total = 0
+    for i in range(5_000_000):
+        total += i
+    return time.process_time() - start
+
+
+def start_times(workdir: Path, runs: int = 1) -> dict[str, dict]:
+    """Per game, `simulate --game G --games 1000` from an empty numba cache ``runs`` times,
+    the games alternating (wall and CPU seconds, the CPU time counting the compile's
+    helper process too; the 1-minute load average and the VM-speed loop before each run;
+    the median wall), then warm (the faster of two, wall)."""
+    games = ("peer-to-peer", "plai")
+    out: dict[str, dict] = {game: {"cold": []} for game in games}
+
+    def run(game: str, name: str, cache: str) -> tuple[float, float]:
+        env = tree_env(CARDSIM_CACHE_ROOT=str(workdir / cache))
+        env.pop("NUMBA_CACHE_DIR", None)
+        return timed_child([sys.executable, "-m", "sim.cli", "--game", game, "--games",
+                            "1000", "--out", str(workdir / f"{game}-{name}"),
+                            "--no-progress", "--json"], env, workdir)
+
+    for i in range(runs):
+        for game in games:
+            load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+            speed = vm_speed_s()
+            wall, cpu = run(game, f"cold{i}", f"cache-{game}-{i}")
+            out[game]["cold"].append({"wall": wall, "cpu": cpu, "load": load, "vm": speed})
+    for game in games:
+        t = out[game]
+        t["cold_wall"] = statistics.median(r["wall"] for r in t["cold"])
+        t["warm_wall"] = min(run(game, name, f"cache-{game}-0")[0]
+                             for name in ("warm", "warm2"))
+    return out
+
+
+def start_lines(starts: dict[str, dict]) -> list[str]:
+    """The cold and warm starts as rows of the measures table."""
+    lines = []
+    for game, t in starts.items():
+        each = ", ".join(f"{r['wall']:.1f}" for r in t["cold"])
+        detail = "; ".join(f"{r['cpu']:.1f} s CPU at load {r['load']:.1f}, loop {r['vm']:.2f} s"
+                           for r in t["cold"])
+        lines += [f"| cold start, `simulate --game {game} --games 1000` (empty cache; median of "
+                  f"{len(t['cold'])}, alternating games) | {t['cold_wall']:.1f} s wall "
+                  f"(runs: {each} s; {detail}; CPU counts both processes) |",
+                  f"| warm start, `simulate --game {game} --games 1000` | {t['warm_wall']:.2f} s |"]
+    return lines
 
 
 def cli_vs_engine(workdir: Path, games: int = 1_000_000, pairs: int = 3) -> dict[str, float]:
@@ -226,7 +263,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller runs")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results.md"))
+    parser.add_argument("--cold-runs", type=int, default=None,
+                        help="cold starts per game, alternating (default 5; --quick 1)")
+    parser.add_argument("--cold-only", action="store_true",
+                        help="only the cold and warm starts (printed, results.md untouched)")
     args = parser.parse_args()
+    cold_runs = args.cold_runs or (1 if args.quick else 5)
+    if args.cold_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            print("\n".join(start_lines(start_times(Path(tmp), cold_runs))))
+        return
     games, repeats = (20_000, 3) if args.quick else (200_000, 5)
     rss_sizes = ("1e5", "1e6") if args.quick else ("1e6", "1e7")
 
@@ -237,7 +283,7 @@ def main() -> None:
     plai = plai_rates(games // 4, repeats)
     with tempfile.TemporaryDirectory() as tmp:
         rss = {size: peak_rss_mb(size, Path(tmp)) for size in rss_sizes}
-        starts = {game: start_times(Path(tmp), game) for game in ("peer-to-peer", "plai")}
+        starts = start_times(Path(tmp), cold_runs)
         ratio = cli_vs_engine(Path(tmp))
 
     engine4 = rates[(4, "cpu")]
@@ -272,11 +318,7 @@ def main() -> None:
                      f"time) | {engine_beside_ref:,.0f} games/s |")
     for size, (mb, wall) in rss.items():
         lines.append(f"| peak RSS, `simulate --games {size}` | {mb:,.0f} MB ({wall:.1f} s) |")
-    for game, t in starts.items():
-        lines += [f"| cold start, `simulate --game {game} --games 1000` (empty cache; load "
-                  f"{t['load']:.1f} before, {t['load_after']:.1f} after) | "
-                  f"{t['cold_wall']:.1f} s wall, {t['cold_cpu']:.1f} s CPU (both processes) |",
-                  f"| warm start, `simulate --game {game} --games 1000` | {t['warm_wall']:.2f} s |"]
+    lines += start_lines(starts)
     lines.append(f"| warm `simulate --games 1e6` / the engine alone on the same games "
                  f"({ratio['threads']} threads, median of 3 alternating pairs) | "
                  f"{ratio['cli_wall']:.2f} s / {ratio['engine_wall']:.2f} s = "

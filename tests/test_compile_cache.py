@@ -233,8 +233,23 @@ def test_a_cold_compile_with_a_plan_starts_the_helper_and_still_compiles(tiny, m
     assert calls == [8] and started == [[(tiny.twice, (int64,))]]
 
 
+def test_the_helper_needs_an_idle_core_now_not_a_low_load_average(monkeypatch):
+    """The CPU counters decide (the 1-minute load average lags behind a run that just
+    ended): half of two cores idle over the sample is enough, a fifth of them is not."""
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.5, 2.5, 2.5))   # just after a run
+    monkeypatch.setattr(compile_cache, "IDLE_SAMPLE_SECONDS", 0.0)
+    for idle_ticks, enough in ((150, True), (100, True), (40, False)):
+        samples = iter([(1000.0, 5000.0), (1000.0 + idle_ticks, 5200.0)])
+        monkeypatch.setattr(compile_cache, "cpu_times", lambda: next(samples))
+        assert compile_cache.idle_cores(2) == pytest.approx(2 * idle_ticks / 200)
+        samples = iter([(1000.0, 5000.0), (1000.0 + idle_ticks, 5200.0)])
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+        assert compile_cache.helper_enabled() is enough
+
+
 def test_the_helper_is_off_when_asked_or_when_the_cache_cannot_be_written(tiny, monkeypatch,
                                                                           tmp_path):
+    monkeypatch.setattr(compile_cache, "cpu_times", lambda: None)   # no CPU counters:
     monkeypatch.setattr(os, "getloadavg", lambda: (0.2, 0.2, 0.2))  # an idle machine
     monkeypatch.setenv(compile_cache.HELPER_ENV, "0")
     assert compile_cache.helper_enabled() is False

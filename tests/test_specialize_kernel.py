@@ -95,3 +95,28 @@ def test_an_inlined_callee_is_copied_with_one_scope():
     finally:
         copy.deepcopy = original_copy
     assert seen and all(n > 1 for n in seen)  # whole block dicts, not block by block
+
+
+
+def test_compile_flags_hash_and_compare_as_numba_does():
+    """The patched TargetConfig hash and equality give numba's own results (so its
+    implementation cache finds the same entries), and are installed."""
+    from numba.core import targetconfig
+    from numba.core.compiler import Flags
+
+    from sim.core.specialize_kernel import NUMBA_FLAG_COMPARE
+
+    assert NUMBA_FLAG_COMPARE is not None, "numba's TargetConfig hash/eq changed: patch off"
+    numba_hash, numba_eq = NUMBA_FLAG_COMPARE
+    assert targetconfig.TargetConfig.__hash__.numba_original is numba_hash
+    plain, nrt, nrt_again, nrt_default = Flags(), Flags(), Flags(), Flags()
+    nrt.nrt = nrt_again.nrt = True
+    nrt_default.nrt = False          # set to its default: equal to the unset one
+    nrt.fastmath = nrt_again.fastmath = {"nnan"}
+    cases = [plain, nrt, nrt_again, nrt_default, Flags(nrt)]
+    for a in cases:
+        assert hash(a) == numba_hash(a)
+        for b in cases:
+            assert (a == b) == numba_eq(a, b), (a, b)
+    assert nrt == nrt_again and plain == nrt_default and plain != nrt
+    assert len({plain: 1, nrt_default: 2, nrt: 3, nrt_again: 4}) == 2

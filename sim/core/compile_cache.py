@@ -20,8 +20,9 @@ both processes compile each project kernel under a lock file of its own
 loaded, never compiled twice. A lock is held only by the process compiling that kernel
 and its callees (a call graph has no cycles, so no deadlock); a lock not released within
 ``LOCK_TIMEOUT`` seconds is ignored. Off (one process, as before) with
-``CARDSIM_COMPILE_HELPER=0``, on one core, when no core is idle (the 1-minute load
-average above cores - 0.5), without ``fcntl``, or when the cache directory cannot be
+``CARDSIM_COMPILE_HELPER=0``, on one core, when no core is idle (less than 0.8 of a core
+idle over a tenth of a second, from the machine's CPU counters; where there are none, the
+1-minute load average above cores - 0.8), without ``fcntl``, or when the cache directory cannot be
 written; when everything is cached there is nothing to start. numba writes
 each cache file to a temporary name and renames it, so a reader never sees half a file.
 """
@@ -164,6 +165,42 @@ def _plan_or_none(plan: Callable[[], list]) -> list:
         return []
 
 
+IDLE_SAMPLE_SECONDS = 0.1   # how long idle_cores watches the CPU counters
+IDLE_NEEDED = 0.8           # idle cores a helper needs (about one nobody else uses)
+
+
+def cpu_times() -> tuple[float, float] | None:
+    """(idle, total) CPU time counters of the whole machine, in ticks (Linux's /proc/stat);
+    None where there is no such file."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = [float(x) for x in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    if len(fields) < 4:
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)   # idle + iowait
+    return idle, sum(fields[:8])   # guest time is already counted in user time
+
+
+def idle_cores(cores: int) -> float:
+    """How many cores nobody uses right now: the machine's idle share over
+    IDLE_SAMPLE_SECONDS times the cores; without /proc/stat, cores minus the 1-minute load
+    average. (The load average lags by a minute: a cold run right after another one saw
+    a load of 2 on an idle machine and compiled alone, 27 s instead of 18.)"""
+    before = cpu_times()
+    if before is not None:
+        time.sleep(IDLE_SAMPLE_SECONDS)
+        after = cpu_times()
+        if after is not None and after[1] > before[1]:
+            share = (after[0] - before[0]) / (after[1] - before[1])
+            return max(0.0, min(1.0, share)) * cores
+    try:
+        return cores - os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return float(cores)
+
+
 def helper_enabled() -> bool:
     """Whether a cold compile may start a helper process (see the module docstring)."""
     if fcntl is None or os.environ.get(HELPER_ENV, "1").strip() == "0":
@@ -172,13 +209,9 @@ def helper_enabled() -> bool:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
-    try:
-        busy = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        busy = 0.0
     # a helper only helps on a core nobody else uses: on a busy machine (load 4.5 of 2
     # cores) it made a cold Peer-to-Peer run slower (49 s against 43.6 s alone)
-    return cores >= 2 and busy <= cores - 1 + 0.5
+    return cores >= 2 and idle_cores(cores) >= IDLE_NEEDED
 
 
 def lock_directory() -> Path | None:

@@ -6,7 +6,7 @@ row order); the first maximum of the strategy's score wins, the pass option firs
 choose_commit prepares per-slot and per-customer aggregates in scratch rows of ``pile``
 (state_kernel.SCR_HV ..) and picks one of two searches: _best_by_sums (subset bitsets and
 vector compares, for separable scores and small hands without a usable boost: nearly
-every call of the default strategies) or _commit_by_passes (the general search).
+every call of the default strategies) or commit_by_passes (the general search).
 
 The searches share their scalars as four tuples (numba passes a tuple as its fields, so
 bundling costs nothing):
@@ -232,7 +232,7 @@ def _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects, bes
 
 
 @njit(cache=True, _nrt=False)
-def _commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
+def commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
                       team_effects, best_score):
     """D2 where _best_by_sums does not apply (scores with noise, high card or effects
     features, a usable boost card, or more than SUBSET_BITS cards): returns (best mask, its
@@ -372,7 +372,7 @@ def choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
     Every (subset, customer) pair is an option, in (subset mask ascending, row order).
     With separable scores and a hand of up to SUBSET_BITS cards without a usable boost
     (nearly every call of the default strategies), _best_by_sums finds the first maximum
-    with subset bitsets; otherwise _commit_by_passes visits the options in order."""
+    with subset bitsets; otherwise commit_by_passes visits the options in order."""
     h = pile_n[P_HAND + team]
     nrow = pile_n[P_ROW]
     if h == 0 or nrow == 0:
@@ -454,6 +454,6 @@ def choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
         for j in range(nrow):
             fscr[F_CUST, j], fscr[F_TOP, j], fscr[F_CUST_EFFECT, j] = _customer_parts(
                 cards, w, pile, arrival, scoring, top_value, j)
-    best_mask, best_j, legal = _commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr,
+    best_mask, best_j, legal = commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr,
                                                  scoring, row, hand, team_effects, best_score)
     return best_mask, (pile[P_ROW, best_j] if best_mask else -1), legal

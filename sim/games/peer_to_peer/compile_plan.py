@@ -5,8 +5,10 @@ are what it calls as compiled functions of their own (``forceinline=True`` ones,
 LLVM then inlines, or plain calls), each with the values its parameters get there, by
 name. While this process compiles run_games (its typing reaches them in the order they
 are called, from setup to the round's end), a helper compiles them into the shared cache:
-setup first (this process reaches it only after compiling new_state and inlining the game
-loop), then from the round's end backwards, so the two meet in the middle. A kernel
+first D2's general commit search (commit_by_passes, the largest leaf, which this process
+would otherwise compile inside choose_commit, on its critical path), then setup (this process reaches
+it only after compiling new_state and inlining the game loop), then from the round's end
+backwards, so the two meet in the middle. A kernel
 compiled by one is loaded by the other, and the helper skips one this process is
 compiling. The two private ones (the scoring and the result row) and whatever is not
 listed here are compiled by this process, as without a helper.
@@ -23,11 +25,16 @@ STATE = (("rng", np.uint64, 1), ("pile", np.int64, 2), ("pile_n", np.int64, 1),
          ("stats", np.int64, 1), ("starts", np.int64, 1), ("fscr", np.float64, 2))
 SCALARS = ("team", "mask", "cust", "declared", "rival_cust", "n_rival", "phase", "s")
 FLAGS = ("none_legal", "mark", "need_keys")
+# choose_commit's bundles for commit_by_passes (commit_kernel.py): scoring = (b, round,
+# patience, noise, high, separable), row = (n, top value, lowest value, value bits), hand =
+# (n, pile, total, boost slots, boosts), team_effects = (shift, any wild)
+COMMIT_BUNDLES = {"scoring": (0, 0, 0, True, True, True), "row": (0, 0, 0, 0),
+                  "hand": (0, 0, 0, 0, 0), "team_effects": (0, True), "best_score": 0.0}
 
 
 def run_games_plan(card_table, rules_vector, seats, w_a, w_b, debug) -> list:
     """(kernel, argument types) pairs for the helper, in the order it should take them."""
-    from sim.games.peer_to_peer.commit_kernel import choose_commit
+    from sim.games.peer_to_peer.commit_kernel import choose_commit, commit_by_passes
     from sim.games.peer_to_peer.contest_kernel import choose_target, reveal, unmark_assist
     from sim.games.peer_to_peer.place_kernel import win_customer
     from sim.games.peer_to_peer.round_kernel import refresh, unhappy
@@ -39,7 +46,7 @@ def run_games_plan(card_table, rules_vector, seats, w_a, w_b, debug) -> list:
     values.update(cards=card_table, rules=rules_vector, seats=seats, w_a=w_a, w_b=w_b, w=w_a,
                   trace=None, debug=bool(debug), vals=row, keys=row, rival_keys=row,
                   used_before=row, **{name: 0 for name in SCALARS},
-                  **{name: True for name in FLAGS})
-    order = (setup_game, unhappy, refresh, check_invariants, win_customer, unmark_assist,
-             reveal, choose_target, choose_commit)
+                  **{name: True for name in FLAGS}, **COMMIT_BUNDLES)
+    order = (commit_by_passes, setup_game, unhappy, refresh, check_invariants, win_customer,
+             unmark_assist, reveal, choose_target, choose_commit)
     return plan_by_names(order, values)
