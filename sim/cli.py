@@ -837,10 +837,6 @@ def warm(games: tuple[str, ...], jobs: int | None, with_trace: bool) -> None:
                    f"({done['cpu_seconds']:.1f} s CPU)")
 
 
-if __name__ == "__main__":
-    main()
-
-
 # ---------------------------------------------------------------- skill (issue 24)
 @main.command(short_help="The skill ladder: how much does skill decide the game?")
 @click.option("--game", default=DEFAULT_GAME, show_default=True, help="Game.")
@@ -907,3 +903,7 @@ def skill(**opts: Any) -> None:
     click.echo(f"run dir: {result.run_dir}")
     click.echo(f"{sum(r['games'] for r in result.pairings):,} games in "
                f"{result.wall_seconds:.1f} s")
+
+
+if __name__ == "__main__":   # last: every command above is registered by then
+    main()

@@ -264,3 +264,14 @@ def test_peak_memory_is_flat_in_games(tmp_path):
     large = _peak_rss_kib("1e7", tmp_path / "large")
     # 1e7 rows of this table are ~190 MB in memory; one 100k chunk is ~2 MB.
     assert large - small < 60_000, (small, large)
+
+
+def test_python_dash_m_sim_cli_knows_every_command():
+    """`python -m sim.cli` (what the benchmarks run) registers every command before it
+    starts: one defined after the `__main__` guard was missing there (skill)."""
+    from sim.cli import main as cli_main
+
+    done = subprocess.run([sys.executable, "-m", "sim.cli", "--help"], capture_output=True,
+                          text=True, check=True, cwd=Path(__file__).resolve().parent.parent)
+    for name in cli_main.commands:
+        assert f"  {name} " in done.stdout or f"  {name}\n" in done.stdout, name
