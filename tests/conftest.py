@@ -6,9 +6,9 @@
   ``pytestmark = pytest.mark.usefixtures("fake_game_registered")``.
 - ``dask_cluster``: a Dask LocalCluster of 2 worker processes (1 thread each, 127.0.0.1
   only, the fake game registered) for a whole test module: (scheduler address, client).
-- ``rules_text(name)``: the text of a rules file of ../shared/rules/ (beside the
-  repository, where CI copies shared/). A missing file fails the test: the rules files are
-  the authority the tests cite, so they must not be skipped quietly.
+- ``rules_text(name)``: the text of one of the project's rules documents in docs/rules/
+  (``rules_text("peer-to-peer.md")``). A missing file fails the test: the rules documents
+  are the authority the tests cite, so they must not be skipped quietly.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from sim.core.game import EXTRA_GAMES_ENV
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
-RULES_DIR = REPO_ROOT.parent / "shared" / "rules"
+RULES_DIR = REPO_ROOT / "docs" / "rules"
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +47,8 @@ def dask_cluster(fake_game_registered):
 def read_rules(name: str) -> str:
     path = RULES_DIR / name
     if not path.is_file():
-        pytest.fail(f"rules file {path} is missing: the tests read ../shared/rules/{name} "
-                    "beside the repository (copy shared/ there)", pytrace=False)
+        pytest.fail(f"rules document {path} is missing: the tests read the rules from "
+                    f"docs/rules/{name}", pytrace=False)
     return path.read_text(encoding="utf-8")
 
 

@@ -22,10 +22,17 @@ def deck():
 
 @pytest.fixture(scope="module")
 def reconstruction_section(rules_text) -> str:
-    """The rules file's "default card file (a reconstruction)" section, one line."""
+    """The rules document's section P2P-C3, "The default card file (a reconstruction)",
+    up to the next heading of its level or above (its lines as written)."""
     text = rules_text("peer-to-peer.md")
-    section = text.split("### The default card file (a reconstruction)")[1].split("###")[0]
-    return " ".join(section.split())
+    section = text.split("\n### P2P-C3 The default card file (a reconstruction)\n")[1]
+    return re.split(r"\n#{1,3} ", section)[0]
+
+
+def table_rows(section: str) -> list[list[str]]:
+    """The cells of every Markdown table row of ``section`` (header and rule rows too)."""
+    return [[cell.strip() for cell in line.strip().strip("|").split("|")]
+            for line in section.splitlines() if line.startswith("|")]
 
 
 def effect_text(deck, i) -> str:
@@ -70,35 +77,36 @@ def test_p2p_c3_52_domain_cards_with_values_1_to_13_and_two_open_protocols(deck)
 
 
 def test_p2p_c3_venture_cards_match_the_rules_text(deck, reconstruction_section):
-    low, high = map(int, re.search(r"values (\d+)-(\d+) of every domain: (\d+) cards",
-                                   reconstruction_section).groups()[:2])
+    found = re.search(r"Venture cards: the cards valued (\d+) to (\d+) in each of the four "
+                      r"domains are the (\d+) venture cards", " ".join(reconstruction_section.split()))
+    low, high, count = map(int, found.groups())
     expected = {f"{d} {v}" for d in c.DOMAIN_NAMES[:4] for v in range(low, high + 1)}
     ventures = {deck.names[i] for i in np.flatnonzero(deck.kind == c.VENTURE)}
-    assert ventures == expected and len(ventures) == 16
+    assert ventures == expected and len(ventures) == count == 16
 
 
 def test_p2p_s3_starting_cards_per_team_match_the_rules_text(deck, reconstruction_section):
+    listed = {row[0]: row[1] for row in table_rows(reconstruction_section)
+              if row[0] in ("A", "B")}
+    assert set(listed) == {"A", "B"}
     for team, label in ((c.TEAM_A, "A"), (c.TEAM_B, "B")):
-        listed = re.search(rf"team {label}: (.+?)(?= - |$)", reconstruction_section).group(1)
-        expected = {name.strip() for name in listed.split(",")}
+        expected = {name.strip() for name in listed[label].split(",")}
         actual = {deck.names[i] for i in np.flatnonzero(deck.start == team)}
         assert actual == expected and len(actual) == 5
-        # "each team holding one card of every domain": values 1-4 and Open Protocol's 5
-        # (the rules text still says "the values 0-4" there; its revised C3 says "starting
-        # decks worth 1-5")
+        # one card of every domain valued 1-4, and an Open Protocol (domain any) worth 5
         team_cards = np.flatnonzero(deck.start == team)
         assert sorted(deck.value[team_cards].tolist()) == [1, 2, 3, 4, 5]
         assert sorted(deck.domain[team_cards].tolist()) == [0, 1, 2, 3, 4]
 
 
 def test_p2p_e_effects_match_the_rules_text(deck, reconstruction_section):
-    effects_text = reconstruction_section.split("- Effects.")[1]
     expected = {}
-    for domain, values, effect in re.findall(rf"{DOMAIN_WORD} ([\d, ]+): `([^`]+)`", effects_text):
-        for value in values.split(","):
-            expected[f"{domain} {value.strip()}"] = effect
-    for domain, value, effect in re.findall(rf"{DOMAIN_WORD} (\d+) `([^`]+)`", effects_text):
-        expected[f"{domain} {value}"] = effect
+    for row in table_rows(reconstruction_section):
+        named = re.fullmatch(rf"{DOMAIN_WORD} ([\d, ]+)", row[0])
+        effect = re.fullmatch(r"`([^`]+)`", row[-1])
+        if named and effect:
+            for value in named.group(2).split(","):
+                expected[f"{named.group(1)} {value.strip()}"] = effect.group(1)
     assert len(expected) == 20
     actual = {deck.names[i]: effect_text(deck, i) for i in range(deck.n) if deck.effect[i]}
     assert actual == expected

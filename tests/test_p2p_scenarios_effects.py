@@ -1,4 +1,4 @@
-"""Peer-to-Peer effect scenarios, P2P-E1 .. P2P-E8 (rules: ../shared/rules/peer-to-peer.md).
+"""Peer-to-Peer effect scenarios, P2P-E1 .. P2P-E8 (rules: docs/rules/peer-to-peer.md).
 
 Default deck effects (rules file): SV10/SV11 wild_domain, SV12 patience, SV13 tiebreak,
 TE10/TE11 shift 1, TE12/TE13 shift 2, SC10 develop discard, SC11 develop hand,

@@ -1,4 +1,4 @@
-"""Issue 20, the revised readings of ../shared/rules/peer-to-peer.md: scenario tests for
+"""Readings of docs/rules/peer-to-peer.md that are options: scenario tests for
 both values of unchosen_ventures (P2P-S2), solo_spare_start_cards (P2P-S3),
 contest_unpaired (P2P-R2c) and patience_resets_wait (P2P-E6), from hand-made states.
 Expected outcomes are worked out from the rules file.

@@ -1,5 +1,5 @@
 """Peer-to-Peer round scenarios, P2P-R1 .. P2P-R6 and decisions D3-D6
-(rules: ../shared/rules/peer-to-peer.md).
+(rules: docs/rules/peer-to-peer.md).
 
 Each scenario is a hand-made state (tests/p2p_state.py) or a whole game with passive
 teams, with the outcome worked out from the rules file. Team weights are the real

@@ -1,4 +1,4 @@
-"""Peer-to-Peer scoring scenarios, P2P-W1 .. P2P-W3 (rules: ../shared/rules/peer-to-peer.md)."""
+"""Peer-to-Peer scoring scenarios, P2P-W1 .. P2P-W3 (rules: docs/rules/peer-to-peer.md)."""
 import math
 
 import numpy as np

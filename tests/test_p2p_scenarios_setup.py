@@ -1,4 +1,4 @@
-"""Peer-to-Peer setup scenarios, P2P-S1 .. P2P-S6 (rules: ../shared/rules/peer-to-peer.md).
+"""Peer-to-Peer setup scenarios, P2P-S1 .. P2P-S6 (rules: docs/rules/peer-to-peer.md).
 
 Expected values are worked out from the rules file and the default card file's
 description there (54 cards: 10 S cards, 16 ventures with values 10-13, every venture

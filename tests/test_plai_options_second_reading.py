@@ -1,6 +1,6 @@
-"""The rule options of the revised sheet (issue 21), each value by a scenario from a
-hand-made state worked out from ../shared/rules/plai.md (PLAI-T1, PLAI-T7, PLAI-D6),
-and how options reach the manifest."""
+"""The rule options regional_attacker, venture_attackers, pool_excess and maintainer_attack,
+each value by a scenario from a hand-made state worked out from docs/rules/plai.md
+(PLAI-T1, PLAI-T7, PLAI-D6), and how options reach the manifest."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,7 +1,7 @@
 """PLAI scenario tests from hand-made states, one or more per rule id (PLAI-S, T, F, D).
 
 Each test builds the piles by hand (test_plai_support.State), calls one engine kernel and
-checks the outcome worked out from ../shared/rules/plai.md.
+checks the outcome worked out from docs/rules/plai.md.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A readable, pure-Python reference engine for Peer-to-Peer (issue 7).
 
-Written from ../shared/rules/peer-to-peer.md in an object style (cards, piles, seats,
+Written from docs/rules/peer-to-peer.md in an object style (cards, piles, seats,
 teams, a table), sharing with the numba kernels only their documented conventions: the
 random stream (rng.py), the option order and features of every decision
 (features.py), which effect uses make an assist legal (assist_kernel.py) and the order of
