@@ -49,7 +49,7 @@ def _configure_numba_cache() -> None:
 # LLVM's -O2 instead of numba's default -O3: a cold Peer-to-Peer compile takes about a fifth
 # less CPU (35 s to 28 s, one process) and PLAI's a tenth, and the games run as fast
 # (engine CPU per game, O2 against O3, medians of 12 alternating bursts: Peer-to-Peer
-# 0.94-0.98, PLAI 1.00; README, Performance). Set before any kernel compiles (numba reads it
+# 0.94-0.98, PLAI 1.00; docs/performance.md). Set before any kernel compiles (numba reads it
 # when it first compiles); a user's own NUMBA_OPT wins.
 OPTIMIZATION_LEVEL = "2"
 

@@ -614,7 +614,7 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
 @click.option("--base", metavar="SPEC", default="weighted", show_default=True,
               help="Strategy to start from: a name[:k=v,...] or @FILE.")
 @click.option("--budget", type=Count(), default=None,
-              help="Games the search may play (default: the game's; Peer-to-Peer 1.6e7, "
+              help="Games the search may play (default: the game's; Peer-to-Peer 1.4e7, "
                    "PLAI 1.2e7); the final and the re-check play --check-games more per "
                    "opponent.")
 @click.option("--seed", type=int, default=1, show_default=True,
