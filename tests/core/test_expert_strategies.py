@@ -18,11 +18,12 @@ import numpy as np
 import pytest
 import yaml
 from click.testing import CliRunner
+from repo_paths import REPO_ROOT
 
 from sim.cli import main
 from sim.core.strategy import parse_spec, registry
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 
 
 @dataclass(frozen=True)

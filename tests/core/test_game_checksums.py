@@ -16,8 +16,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from repo_paths import DATA
 
-FIXTURE = Path(__file__).resolve().parent / "data" / "game_checksums.json"
+FIXTURE = DATA / "game_checksums.json"
 SEED = 4848
 GAMES = 1000
 

@@ -283,8 +283,9 @@ def _game_name_uses(root: Path) -> list[str]:
 
 
 def test_no_game_name_branches_outside_the_game_packages():
-    root = Path(__file__).resolve().parent.parent
-    assert _game_name_uses(root) == []
+    from repo_paths import REPO_ROOT
+
+    assert _game_name_uses(REPO_ROOT) == []
 
 
 def test_the_game_name_scan_finds_a_planted_branch(tmp_path):

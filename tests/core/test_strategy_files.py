@@ -6,7 +6,6 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from sim.cli import main
 
@@ -17,11 +16,6 @@ weights:
   late.dest.score: 2.5
   switch: 6
 """
-
-
-@pytest.fixture(scope="module")
-def runner():
-    return CliRunner()
 
 
 def _file(tmp_path, text, name="s.yaml"):

@@ -18,8 +18,9 @@ import ast
 from pathlib import Path
 
 import pytest
+from repo_paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 PACKAGES = ("sim", "reports", "strategies")
 
 # (layer, module prefixes), bottom first; the longest matching prefix decides.

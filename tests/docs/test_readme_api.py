@@ -6,8 +6,9 @@ import re
 from pathlib import Path
 
 import pytest
+from repo_paths import REPO_ROOT
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = REPO_ROOT / "README.md"
 
 
 def _python_api_example() -> str:

@@ -12,11 +12,6 @@ HEADER = "id,name,domain,value,kind,start,effect"
 
 
 @pytest.fixture(scope="module")
-def runner():
-    return CliRunner()
-
-
-@pytest.fixture(scope="module")
 def default_rows():
     lines = default_cards_path().read_text().splitlines()
     return [line for line in lines if line and not line.startswith("#")][1:]

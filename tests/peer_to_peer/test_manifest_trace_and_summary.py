@@ -5,7 +5,6 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from sim.cli import main
 from sim.games.peer_to_peer import constants as k
@@ -13,23 +12,13 @@ from sim.games.peer_to_peer import engine_kernel as e
 from sim.games.peer_to_peer.game import GAME
 from sim.games.peer_to_peer.rules import OPTIONS, plays_like
 
-try:  # tests/ as a package (tests/__init__.py) or as a plain directory on sys.path
-    from tests.p2p_state import PASSIVE, State, warm_up
-except ImportError:
-    from p2p_state import PASSIVE, State, warm_up
+from p2p_state import PASSIVE, State
 
 NEW_OPTIONS = {"unchosen_ventures": "aside", "solo_spare_start_cards": "customers",
                "contest_unpaired": "longer_wins", "patience_resets_wait": False}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _compiled():
-    warm_up()
-
-
-@pytest.fixture(scope="module")
-def runner():
-    return CliRunner()
+pytestmark = pytest.mark.usefixtures("p2p_kernels")
 
 
 # ---------------------------------------------------------------- manifest

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from repo_paths import DATA
 
-FIXTURE = Path(__file__).resolve().parent / "data" / "p2p_old_readings.json"
+FIXTURE = DATA / "p2p_other_readings.json"
 SEED = 20200
 GAMES = 3000
 PAIRS = [("greedy", "greedy"), ("cautious", "builder"), ("random", "random")]

@@ -11,15 +11,10 @@ import pytest
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer import engine_kernel as e
 
-try:  # tests/ as a package (tests/__init__.py) or as a plain directory on sys.path
-    from tests.p2p_state import Game, State, deck_with, rounds_of, warm_up
-except ImportError:
-    from p2p_state import Game, State, deck_with, rounds_of, warm_up
+from p2p_state import Game, State, deck_with, rounds_of
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _compiled():
-    warm_up()
+pytestmark = pytest.mark.usefixtures("p2p_kernels")
 
 
 # ---------------------------------------------------------------- E1 wild_domain

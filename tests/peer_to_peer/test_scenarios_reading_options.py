@@ -9,10 +9,7 @@ import pytest
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer import engine_kernel as e
 
-try:  # tests/ as a package (tests/__init__.py) or as a plain directory on sys.path
-    from tests.p2p_state import Game, State, deck_with, warm_up
-except ImportError:
-    from p2p_state import Game, State, deck_with, warm_up
+from p2p_state import Game, State, deck_with
 
 S_CARDS_B = {"IN1", "SC2", "TE3", "SV4", "OPB"}
 # A card worth 0: the revised default deck has none (Open Protocol is worth 5, P2P-C3),
@@ -20,9 +17,7 @@ S_CARDS_B = {"IN1", "SC2", "TE3", "SV4", "OPB"}
 ZERO = deck_with("ZR0,Zero,Science,0,group,,")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _compiled():
-    warm_up()
+pytestmark = pytest.mark.usefixtures("p2p_kernels")
 
 
 def _pairs(s):

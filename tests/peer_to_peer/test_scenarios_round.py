@@ -13,10 +13,7 @@ import pytest
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer import engine_kernel as e
 
-try:  # tests/ as a package (tests/__init__.py) or as a plain directory on sys.path
-    from tests.p2p_state import PASSIVE, Game, State, deck_with, old_deck, rounds_of, warm_up
-except ImportError:
-    from p2p_state import PASSIVE, Game, State, deck_with, old_deck, rounds_of, warm_up
+from p2p_state import PASSIVE, Game, State, deck_with, old_deck, rounds_of
 
 LIMITS = {1: 4, 2: 3, 3: 2, 4: 2, 5: 1, 6: 1}           # P2P-R5 unhappy_limit defaults
 VENTURE_LIMITS = {1: 3, 2: 3, 3: 3, 4: 3, 5: 2, 6: 2}   # P2P-R2d venture_limit defaults
@@ -24,9 +21,7 @@ DEALT_SEATS = {1: 1, 2: 2, 3: 4, 4: 4, 5: 6, 6: 6}      # P2P-S1 with extra_vent
 NO_END = {"customer_patience": 1000, "unhappy_limit": 1000}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _compiled():
-    warm_up()
+pytestmark = pytest.mark.usefixtures("p2p_kernels")
 
 
 def customers_after_setup(players, initial_row=2):

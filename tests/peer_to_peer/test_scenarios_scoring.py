@@ -6,15 +6,10 @@ import pytest
 
 from sim.games.peer_to_peer import constants as k
 
-try:  # tests/ as a package (tests/__init__.py) or as a plain directory on sys.path
-    from tests.p2p_state import PASSIVE, Game, State, deck_with, warm_up
-except ImportError:
-    from p2p_state import PASSIVE, Game, State, deck_with, warm_up
+from p2p_state import PASSIVE, Game, State, deck_with
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _compiled():
-    warm_up()
+pytestmark = pytest.mark.usefixtures("p2p_kernels")
 
 
 def scored(a, b, **kw):

@@ -12,19 +12,14 @@ import pytest
 from sim.games.peer_to_peer import constants as k
 from sim.core.rng_kernel import seed_game, shuffle
 
-try:  # tests/ as a package (tests/__init__.py) or as a plain directory on sys.path
-    from tests.p2p_state import PASSIVE, Game, State, rounds_of, warm_up
-except ImportError:
-    from p2p_state import PASSIVE, Game, State, rounds_of, warm_up
+from p2p_state import PASSIVE, Game, State, rounds_of
 from sim.games.peer_to_peer import engine_kernel as e
 
 S_CARDS = {"A": {"SV1", "TE2", "SC3", "IN4", "OPA"}, "B": {"IN1", "SC2", "TE3", "SV4", "OPB"}}
 TEAM_SIZES = {1: (1, 0), 2: (1, 1), 3: (2, 1), 4: (2, 2), 5: (3, 2), 6: (3, 3)}   # P2P-S1
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _compiled():
-    warm_up()
+pytestmark = pytest.mark.usefixtures("p2p_kernels")
 
 
 def seat_plan(players, comp):

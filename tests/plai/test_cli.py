@@ -12,11 +12,6 @@ SEAT_KEYS = {"win_rate", "ci_low", "ci_high"}
 
 
 @pytest.fixture(scope="module")
-def runner():
-    return CliRunner()
-
-
-@pytest.fixture(scope="module")
 def run3(runner, tmp_path_factory):
     out = tmp_path_factory.mktemp("plai_cli") / "run"
     result = runner.invoke(main, ["--game", "plai", "--players", "3", "--games", "300",

@@ -9,7 +9,7 @@ import pytest
 from sim.games.plai import constants as c
 from sim.games.plai import decide_kernel as dk
 from sim.games.plai.features import FEATURE_NAMES, NF
-from test_plai_support import CARDS, State
+from plai_state import CARDS, State
 
 F = {name: i for i, name in enumerate(FEATURE_NAMES)}
 PICK = ("pick.strength", "pick.real", "pick.buzzword", "pick.effect", "pick.stop",

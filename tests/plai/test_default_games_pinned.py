@@ -15,11 +15,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from repo_paths import DATA
 
 from sim import api
 from sim.games.plai import constants as c
 
-FIXTURE = Path(__file__).with_name("plai_default_pin.json")
+FIXTURE = DATA / "plai_default_games.json"
 SEED = 2121
 GAMES = 3000
 

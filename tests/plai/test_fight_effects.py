@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from repo_paths import DATA
 
 from sim import api
 from sim.games.plai import constants as c
 from sim.games.plai import decide_kernel as dk
 from sim.games.plai import engine_kernel as ek
 from sim.games.plai.engine_kernel import trace_game
-from test_plai_fight import RefRng
-from test_plai_support import CARDS, State, card, rules, weights
+from plai_state import CARDS, RefRng, State, card, rules, weights
 
-EFFECT_CARDS = __file__.replace("test_plai_effect_fights.py", "plai_effect_cards.csv")
+EFFECT_CARDS = str(DATA / "plai_effect_cards.csv")
 MIN_FIGHTS = 100_000
 BATCH = 400           # games traced into one buffer
 ROWS_PER_GAME = 4000  # trace rows reserved per game of a batch (a game writes ~1,500)

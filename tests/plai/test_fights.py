@@ -7,7 +7,7 @@ import pytest
 
 from sim.games.plai import constants as c
 from sim.games.plai.fight_kernel import resolve_fights_batch
-from test_plai_support import CARDS, card
+from plai_state import CARDS, RefRng, card
 
 WIDTH = 8  # played-card slots per side in these tests (4 + maintainer help)
 
@@ -142,44 +142,6 @@ def test_f3_strength_counts_only_remaining_cards():
 
 
 # ---------------------------------------------------------------- reference resolver
-MASK = (1 << 64) - 1
-GOLDEN = 0x9E3779B97F4A7C15
-
-
-class RefRng:
-    """xoshiro256++ seeded by SplitMix64 of seed * golden ^ index (engineering notes)."""
-
-    def __init__(self, seed: int, index: int):
-        s = ((seed * GOLDEN) & MASK) ^ index
-        self.s = []
-        for _ in range(4):
-            s = (s + GOLDEN) & MASK
-            z = s
-            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-            self.s.append(z ^ (z >> 31))
-
-    @staticmethod
-    def _rotl(x, k):
-        return ((x << k) | (x >> (64 - k))) & MASK
-
-    def next(self) -> int:
-        s0, s1, s2, s3 = self.s
-        result = (self._rotl((s0 + s3) & MASK, 23) + s0) & MASK
-        t = (s1 << 17) & MASK
-        s2 ^= s0
-        s3 ^= s1
-        s1 ^= s2
-        s0 ^= s3
-        s2 ^= t
-        s3 = self._rotl(s3, 45)
-        self.s = [s0, s1, s2, s3]
-        return result
-
-    def below(self, n: int) -> int:
-        return ((self.next() >> 32) * n) >> 32
-
-
 def reference_fight(cards, attack, defense, att_negates, def_negates, rng):
     """PLAI-F2..F4 read straight from the rules file. defense None = no defense.
     Returns (attack wins?, attack strength, defense strength)."""

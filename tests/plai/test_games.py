@@ -64,7 +64,7 @@ def test_debug_mode_checks_the_invariants_after_every_turn():
     import numpy as np
 
     from sim.games.plai import engine_kernel as ek
-    from test_plai_support import State, rules
+    from plai_state import State, rules
 
     for debug, expected in ((1, c.ERR_CONSERVATION), (0, c.ERR_NONE)):
         s = State(2, hands={0: ["Daily Standups"], 1: ["Chatbot"]})

@@ -11,7 +11,7 @@ from sim.games.plai import constants as c
 from sim.games.plai import decide_kernel as dk
 from sim.games.plai import engine_kernel as ek
 from sim.games.plai.rules import OPTIONS
-from test_plai_support import CARDS, State, rules, weights
+from plai_state import CARDS, State, rules, weights
 
 HATE_ATTACK = {"attack.real": -100.0, "attack.bluff": -100.0}
 LOVE_ATTACK = {"attack.real": 100.0}

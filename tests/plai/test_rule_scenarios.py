@@ -1,6 +1,6 @@
 """PLAI scenario tests from hand-made states, one or more per rule id (PLAI-S, T, F, D).
 
-Each test builds the piles by hand (test_plai_support.State), calls one engine kernel and
+Each test builds the piles by hand (plai_state.State), calls one engine kernel and
 checks the outcome worked out from ../shared/rules/plai.md.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from sim.games.plai import decide_kernel as dk
 from sim.games.plai import engine_kernel as ek
 from sim.games.plai import piles_kernel as pk
 from sim.games.plai.features import FEATURE_NAMES
-from test_plai_support import CARDS, TABLE, State, card, rules, weights
+from plai_state import CARDS, TABLE, State, card, rules, weights
 
 HATE_ATTACK = {"attack.real": -100.0, "attack.bluff": -100.0}
 LOVE_ATTACK = {"attack.real": 100.0}

@@ -10,7 +10,7 @@ from sim.games.plai import constants as c
 from sim.games.plai import decide_kernel as dk
 from sim.games.plai.features import DEFAULT_WEIGHTS, FEATURE_NAMES
 from sim.core.strategy import parse_spec, registry
-from test_plai_support import CARDS, State, rules
+from plai_state import CARDS, State, rules
 
 # The tie-breaking strategies (random has noise on every option: its ties have
 # probability 0, and its targets are uniform by construction).

@@ -12,7 +12,7 @@ from sim.games.plai import constants as c
 from sim.games.plai import decide_kernel as dk
 from sim.games.plai.features import DEFAULT_WEIGHTS, FEATURE_NAMES
 from sim.core.strategy import registry
-from test_plai_support import CARDS, State, rules, weights
+from plai_state import CARDS, State, rules, weights
 
 NEW = ("act.threshold_gap", "takeover.turns_left", "takeover.last_rival", "takeover.edge")
 

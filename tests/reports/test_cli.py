@@ -10,11 +10,6 @@ from sim.cli import main
 
 
 @pytest.fixture(scope="module")
-def runner():
-    return CliRunner()
-
-
-@pytest.fixture(scope="module")
 def two_runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("runs")
     runner = CliRunner()

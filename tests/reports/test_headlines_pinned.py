@@ -12,13 +12,14 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from repo_paths import DATA
+from table_checks import assert_same_table
 
 from reports.build import write_report
 from reports.synthetic import write_run
 
-FIXTURE = Path(__file__).with_name("data") / "report_headlines_d1f558d"
+FIXTURE = DATA / "report_headlines_peer_to_peer"
 METRICS = sorted(p.stem for p in FIXTURE.glob("*.csv"))
-FLOAT_SUMS = ("_mean", "_sd", "_lo", "_hi")   # computed from sums: last-digit rounding only
 
 
 @pytest.fixture(scope="module")
@@ -34,20 +35,6 @@ def written(tmp_path_factory):
 
 def test_the_fixture_is_there():
     assert len(METRICS) == 9
-
-
-def assert_same_table(old: pl.DataFrame, new: pl.DataFrame) -> None:
-    """Every column of ``old`` in ``new``: integers and strings equal, rates and quantiles
-    exactly, columns computed from float sums (FLOAT_SUMS) to 1e-12 relative."""
-    assert new.height == old.height
-    for col in old.columns:
-        a, b = old[col], new[col]
-        if a.dtype.is_float():
-            x, y = a.fill_null(float("nan")).to_numpy(), b.cast(pl.Float64).fill_null(float("nan")).to_numpy()
-            tol = 1e-12 if any(col.endswith(s) for s in FLOAT_SUMS) else 0.0
-            assert ((abs(x - y) <= tol * abs(x)) | (x != x) & (y != y)).all(), col
-        else:
-            assert a.to_list() == b.cast(a.dtype).to_list(), col
 
 
 @pytest.mark.parametrize("metric", METRICS)

@@ -16,14 +16,15 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from repo_paths import DATA
 
 from reports.build import write_report
 from reports.registry import Context
 from reports.synthetic import PLAI_CARD_IDS, plai_part, write_plai_run
 from sim.games.plai.report_metrics import plai_card_fights
-from test_report_identical import assert_same_table
+from table_checks import assert_same_table
 
-FIXTURE = Path(__file__).with_name("data") / "report_headlines_plai_8b0e6aa"
+FIXTURE = DATA / "report_tables_plai"
 METRICS = sorted(p.stem for p in FIXTURE.glob("plai_*.csv") if not p.stem.endswith("_nulls"))
 
 

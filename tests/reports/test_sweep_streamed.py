@@ -9,7 +9,7 @@ import pytest
 
 from reports import sweep
 from reports.synthetic import plai_part, synthetic_part
-from test_report_identical import assert_same_table
+from table_checks import assert_same_table
 
 
 def _run(path, frames):

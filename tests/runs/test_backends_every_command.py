@@ -28,7 +28,7 @@ pytestmark = pytest.mark.usefixtures("fake_game_registered")
 
 @pytest.fixture(scope="module")
 def cluster(dask_cluster):
-    return dask_cluster[0]       # the scheduler's address (tests/conftest.py)
+    return dask_cluster[0]       # the scheduler's address (tests/runs/conftest.py)
 
 
 class Spied:

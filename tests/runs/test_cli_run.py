@@ -16,10 +16,10 @@ import pytest
 from click.testing import CliRunner
 
 import fake_game
+from repo_paths import REPO_ROOT, subprocess_pythonpath
 from sim import api, cli
 
-ROOT = Path(__file__).resolve().parent.parent
-TESTS = Path(__file__).resolve().parent
+ROOT = REPO_ROOT
 
 
 pytestmark = pytest.mark.usefixtures("fake_game_registered")
@@ -199,7 +199,7 @@ SUB_GAMES, SUB_CHUNK = 40_000, 2_000
 
 
 def _simulate(*args, delay=0.0, **kwargs):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(TESTS)]),
+    env = {**os.environ, "PYTHONPATH": subprocess_pythonpath(),
            api.EXTRA_GAMES_ENV: "fake=fake_game", "FAKE_GAME_DELAY": str(delay)}
     return subprocess.Popen([sys.executable, "-m", "sim.cli", *args], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
@@ -250,7 +250,7 @@ def _peak_rss_kib(games: str, out: Path) -> int:
             "try:\n    runpy.run_module('sim.cli', run_name='__main__')\n"
             "except SystemExit as e:\n    assert not e.code, e.code\n"
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(TESTS)]),
+    env = {**os.environ, "PYTHONPATH": subprocess_pythonpath(),
            api.EXTRA_GAMES_ENV: "fake=fake_game"}
     done = subprocess.run([sys.executable, "-c", code, "--game", "fake", "--games", games,
                            "--out", str(out), "--no-progress"], cwd=ROOT, env=env,
@@ -272,6 +272,6 @@ def test_python_dash_m_sim_cli_knows_every_command():
     from sim.cli import main as cli_main
 
     done = subprocess.run([sys.executable, "-m", "sim.cli", "--help"], capture_output=True,
-                          text=True, check=True, cwd=Path(__file__).resolve().parent.parent)
+                          text=True, check=True, cwd=ROOT)
     for name in cli_main.commands:
         assert f"  {name} " in done.stdout or f"  {name}\n" in done.stdout, name

@@ -22,13 +22,13 @@ from click.testing import CliRunner
 pytest.importorskip("distributed")
 
 import fake_game  # noqa: E402
+from repo_paths import REPO_ROOT, subprocess_pythonpath  # noqa: E402
 from sim import api, cli  # noqa: E402
 from sim.core.game import game_request  # noqa: E402
 from sim.runs import backends, setup  # noqa: E402
 from sim.core.game import GAME_MODULES  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-TESTS = Path(__file__).resolve().parent
+ROOT = REPO_ROOT
 
 
 pytestmark = pytest.mark.usefixtures("fake_game_registered")
@@ -36,7 +36,7 @@ pytestmark = pytest.mark.usefixtures("fake_game_registered")
 
 @pytest.fixture(scope="module")
 def cluster(dask_cluster):
-    return dask_cluster          # (address, client): tests/conftest.py
+    return dask_cluster          # (address, client): tests/runs/conftest.py
 
 
 def _dask(address):
@@ -195,7 +195,7 @@ def test_sigterm_then_resume_gives_the_uninterrupted_table(tmp_path, cluster):
     address, client = cluster
     uninterrupted = fake_game.GAME.configure(players=4).run_chunk(3, 0, SUB_GAMES)
     out = tmp_path / "run"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(TESTS)]),
+    env = {**os.environ, "PYTHONPATH": subprocess_pythonpath(),
            api.EXTRA_GAMES_ENV: "fake=fake_game"}
     _set_worker_delay(client, 0.15)
     try:

@@ -3,7 +3,6 @@ import math
 import textwrap
 
 import pytest
-from click.testing import CliRunner
 
 from sim.studies import experiments
 from sim.cli import main
@@ -65,11 +64,6 @@ def _gate(tmp_path, checks):
     path = tmp_path / "gate.yaml"
     path.write_text(textwrap.dedent(GATE).lstrip("\n").replace("{checks}", checks))
     return str(path)
-
-
-@pytest.fixture(scope="module")
-def runner():
-    return CliRunner()
 
 
 def test_check_passes_with_exit_0_and_runs_only_selected_points(runner, tmp_path):

@@ -93,7 +93,7 @@ class DuelGame(FakeHooks):
     compared_rules = ()
 
     def default_cards_path(self):
-        return Path(__file__).with_name("ablation_cards.csv")
+        return Path(__file__).resolve().parent.parent / "data" / "ablation_cards.csv"
 
     def configure(self, *, players=2, cards=None, rules_file=None, rule_overrides=(),
                   strategies=None, debug=False):

@@ -162,7 +162,7 @@ class FakeGame(FakeHooks):
     default_players = 4
 
     def default_cards_path(self):
-        return Path(__file__).with_name("fake_cards.csv")
+        return Path(__file__).resolve().parent.parent / "data" / "fake_cards.csv"
 
     def configure(self, *, players, cards=None, rules_file=None, rule_overrides=(),
                   strategies=None, debug=False):

@@ -1,7 +1,9 @@
-"""Helpers for the PLAI tests: hand-made game states in the kernels' exact dtypes.
+"""Helpers for the PLAI tests: hand-made game states in the kernels' exact dtypes, and
+the engine's random number generator in plain Python (``RefRng``) for the reference
+resolvers the fight tests compare the kernels with.
 
 The arrays have the same dtypes as in the engine, so calling a sub-kernel from a test
-reuses its cached compilation instead of compiling a new signature. (No tests here.)
+reuses its cached compilation instead of compiling a new signature.
 """
 from __future__ import annotations
 
@@ -97,3 +99,42 @@ class State:
 
 def blank_weights() -> np.ndarray:
     return np.zeros(NF, np.float64)
+
+
+# ---------------------------------------------------------------- the engine's RNG in Python
+MASK = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15
+
+
+class RefRng:
+    """xoshiro256++ seeded by SplitMix64 of seed * golden ^ index (engineering notes)."""
+
+    def __init__(self, seed: int, index: int):
+        s = ((seed * GOLDEN) & MASK) ^ index
+        self.s = []
+        for _ in range(4):
+            s = (s + GOLDEN) & MASK
+            z = s
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+            self.s.append(z ^ (z >> 31))
+
+    @staticmethod
+    def _rotl(x, k):
+        return ((x << k) | (x >> (64 - k))) & MASK
+
+    def next(self) -> int:
+        s0, s1, s2, s3 = self.s
+        result = (self._rotl((s0 + s3) & MASK, 23) + s0) & MASK
+        t = (s1 << 17) & MASK
+        s2 ^= s0
+        s3 ^= s1
+        s1 ^= s2
+        s0 ^= s3
+        s2 ^= t
+        s3 = self._rotl(s3, 45)
+        self.s = [s0, s1, s2, s3]
+        return result
+
+    def below(self, n: int) -> int:
+        return ((self.next() >> 32) * n) >> 32

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from repo_paths import REPO_ROOT
 
 from sim import api
 from sim.core.errors import UserError
@@ -434,7 +435,7 @@ def test_command_lines_use_the_cli_flags_of_the_games_strategy_kind():
 
 
 def test_cli_workbench_has_help_and_refuses_a_bad_card_file_in_one_line(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     helped = subprocess.run([sys.executable, "-m", "sim.cli", "workbench", "--help"],
                             capture_output=True, text=True, env=env, timeout=120)
     bad = tmp_path / "bad.csv"
