@@ -1,4 +1,4 @@
-"""The first-run compile notice (issue 26): is a kernel in numba's cache, and what a cold
+"""The first-run compile notice: is a kernel in numba's cache, and what a cold
 start says on stderr. A tiny ``@njit(cache=True)`` function in a temporary module stands
 in for a game kernel, with its own cache directory, so nothing here compiles a game."""
 from __future__ import annotations
@@ -163,7 +163,7 @@ def test_warm_fills_an_empty_cache_for_every_game(tmp_path):
 
 
 # ------------------------------------------------------------------ the helper process
-# (issue 26: a cold compile uses a second core; sim.core.compile_cache's docstring)
+# (a cold compile uses a second core; sim.core.compile_cache's docstring)
 
 def test_a_kernel_locked_by_the_other_process_is_waited_for_then_loaded(tiny, tmp_path,
                                                                        monkeypatch):

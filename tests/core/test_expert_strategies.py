@@ -1,4 +1,4 @@
-"""Each game's shipped `expert` (issue 23): registered, loads, plays its file's weights, and
+"""Each game's shipped `expert`: registered, loads, plays its file's weights, and
 its file says it was tuned on the default cards and rules of today (one test per game).
 
 If the default card file or a rule default changes, the SHA-256 / rules recorded in

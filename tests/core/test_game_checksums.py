@@ -1,11 +1,11 @@
 """Every game of 48 configurations is pinned: a refactor must leave each result table
-identical (issue 22).
+identical.
 
 tests/data/game_checksums.json holds, for each configuration (both games, every player
 count, several strategies and rule options), a SHA-256 over its whole result table
 (column names, dtypes and values, in order) and its winner counts. A change that is meant
 to change games (a rule, a default, a card) regenerates the fixture with
-``python tests/test_game_checksums.py`` and says in its commit which games changed and why.
+``python tests/core/test_game_checksums.py`` and says in its commit which games changed and why.
 """
 from __future__ import annotations
 
@@ -16,9 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from repo_paths import DATA
 
-FIXTURE = DATA / "game_checksums.json"
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "game_checksums.json"
 SEED = 4848
 GAMES = 1000
 
@@ -47,7 +46,7 @@ PLAI_CASES = [("plai", p, field, ()) for p in range(2, 6) for field in PLAI_FIEL
 ]
 CASES = P2P_CASES + PLAI_CASES
 assert len(CASES) == 48
-# Search seats (issue 24) cost ~1,000 times a plain game: few games each, small budgets,
+# Search seats cost ~1,000 times a plain game: few games each, small budgets,
 # still every search decision kind (D2-D4; PLAI's action, target, fight cards), each team.
 SEARCH_CASES = [
     ("peer-to-peer", 4, {"A": "search:k=3,n=3,base=expert", "B": "expert"}, (), 40),

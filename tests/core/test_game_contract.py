@@ -1,5 +1,5 @@
 """The game contract (in the spirit of pgx's api_test): every registered game, Peer-to-Peer,
-PLAI and the test game of tests/fake_game.py (CARDSIM_EXTRA_GAMES), has every hook of
+PLAI and the test game of tests/support/fake_game.py (CARDSIM_EXTRA_GAMES), has every hook of
 ``sim.core.game.HOOKS`` and goes through every command on a few games: run (--json), trace,
 report, balance-report, matchups, an experiment sweep, check, autobalance, --until-ci, and
 the local and Dask backends. Outputs are checked against the game's own hooks (outcome codes,
@@ -84,7 +84,7 @@ def test_every_hook_is_there_and_well_formed(game):
 
 
 def test_a_missing_hook_is_an_error_naming_game_and_hook(monkeypatch, tmp_path):
-    """Seen failing the other way: with the hook removed from tests/fake_game.py the
+    """Seen failing the other way: with the hook removed from tests/support/fake_game.py the
     contract tests above fail with this message (see /work/notes/issue22b.md)."""
     fake = resolve_game("fake")
     monkeypatch.delattr(type(fake).__mro__[1], "headline_counts")  # FakeHooks

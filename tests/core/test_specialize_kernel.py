@@ -1,5 +1,5 @@
 """Calls between the project's kernels compile one version per plain argument types
-(sim/core/specialize_kernel.py, issue 26): numba's literal specializations of a callee
+(sim/core/specialize_kernel.py): numba's literal specializations of a callee
 (one per constant argument, and one more for a variable's first, literal type) were a
 fifth of the Peer-to-Peer cold compile. Tiny kernels here; nothing compiles a game."""
 import copy

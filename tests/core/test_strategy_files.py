@@ -1,4 +1,4 @@
-"""Strategy files (issue 23): ``@FILE.yaml`` wherever a strategy goes, and every bad file
+"""Strategy files: ``@FILE.yaml`` wherever a strategy goes, and every bad file
 is one line naming the file, line and field, with exit code 2."""
 from __future__ import annotations
 

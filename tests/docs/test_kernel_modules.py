@@ -38,8 +38,8 @@ def test_numba_functions_live_only_in_kernel_modules():
 
 
 def test_kernel_sources_cover_every_layer_that_holds_kernels():
-    """After the move to sim/core/ (issue 22) the shared kernels and the compiler pipeline
-    are still hashed, next to every game's kernels, constants and features."""
+    """The shared kernels and the compiler pipeline in sim/core/ are hashed, next to every
+    game's kernels, constants and features."""
     hashed = {p.relative_to(PACKAGE).as_posix() for p in HASHED}
     assert {"core/rng_kernel.py", "core/lanes_kernel.py", "core/noalias.py"} <= hashed
     for game in ("peer_to_peer", "plai"):

@@ -1,5 +1,5 @@
 """Imports point down only, and no module uses another module's ``_private`` names
-(DEVELOPERS: "Imports point one way"; issue 22).
+(DEVELOPERS: "Imports point one way").
 
 Every import of sim/, reports/ and strategies/ is read from the source (AST), including
 the imports inside functions, which nothing else would notice until they run. Each module
@@ -31,7 +31,7 @@ LAYERS = (
     ("reports", ("reports",)),
     ("studies", ("sim.studies",)),
     ("api", ("sim.api",)),
-    ("workbench", ("sim.workbench",)),   # the web page (issue 27): uses the API, only the CLI uses it
+    ("workbench", ("sim.workbench",)),   # the web page: uses the API, only the CLI uses it
     ("cli", ("sim.cli",)),
 )
 RANK = {name: rank for rank, (name, _) in enumerate(LAYERS)}

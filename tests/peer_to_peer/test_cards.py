@@ -62,7 +62,7 @@ def test_p2p_c3_52_domain_cards_with_values_1_to_13_and_two_open_protocols(deck)
         assert values == list(range(1, 14))
     open_protocols = np.flatnonzero(deck.domain == c.ANY)
     assert sorted(deck.names[i] for i in open_protocols) == ["Open Protocol A", "Open Protocol B"]
-    # value 5 since the revision of P2P-C3 (issue 20; it was 0)
+    # value 5 (P2P-C3), so starting hands can reach the customers worth 11-13
     assert all(deck.value[i] == 5 and deck.kind[i] == c.GROUP for i in open_protocols)
     for i in range(deck.n):  # names read "Service 10" like the rules text
         if deck.domain[i] != c.ANY:

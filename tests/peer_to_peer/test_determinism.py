@@ -1,4 +1,4 @@
-"""Determinism (issue 2): a game depends only on (seed, game index, configuration)."""
+"""Determinism: a game depends only on (seed, game index, configuration)."""
 import numpy as np
 import polars as pl
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 20 outputs: the manifest records the new rule options, the trace answers "could
+"""What a run tells: the manifest records the reading options, the trace answers "could
 they have served that customer?", and the run summary and report say once when one
 outcome dominates or when 3 players play exactly like 4."""
 import json
@@ -14,7 +14,7 @@ from sim.games.peer_to_peer.rules import OPTIONS, plays_like
 
 from p2p_state import PASSIVE, State
 
-NEW_OPTIONS = {"unchosen_ventures": "aside", "solo_spare_start_cards": "customers",
+READING_OPTIONS = {"unchosen_ventures": "aside", "solo_spare_start_cards": "customers",
                "contest_unpaired": "longer_wins", "patience_resets_wait": False}
 
 
@@ -23,15 +23,15 @@ pytestmark = pytest.mark.usefixtures("p2p_kernels")
 
 # ---------------------------------------------------------------- manifest
 
-def test_the_manifest_records_the_new_options_defaults_and_overrides(runner, tmp_path):
+def test_the_manifest_records_the_reading_options_defaults_and_overrides(runner, tmp_path):
     out = tmp_path / "r"
     result = runner.invoke(main, ["--games", "500", "--players", "1", "--out", str(out),
                                   "--no-progress", "--rule", "contest_unpaired=tied",
                                   "--rule", "solo_spare_start_cards=out"])
     assert result.exit_code == 0, result.output
     rules = json.loads((out / "manifest.json").read_text())["rules"]
-    assert {key: rules[key] for key in NEW_OPTIONS} == {
-        **NEW_OPTIONS, "contest_unpaired": "tied", "solo_spare_start_cards": "out"}
+    assert {key: rules[key] for key in READING_OPTIONS} == {
+        **READING_OPTIONS, "contest_unpaired": "tied", "solo_spare_start_cards": "out"}
 
 
 # ---------------------------------------------------------------- trace

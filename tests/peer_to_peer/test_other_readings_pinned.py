@@ -1,11 +1,12 @@
-"""Issue 20: the readings before the rules revision still play exactly the old games.
+"""The other readings of the rules play exactly their pinned games.
 
-tests/data/p2p_old_readings.json holds, for a fixed seed, a digest of every column of the
-result table (and of the whole per-card fate matrix) that the engine produced BEFORE issue
-20 changed anything (captured from commit 5711912 with ``python tests/test_p2p_old_readings.py``).
-With the old readings -- ``unchosen_ventures=deck`` (P2P-S2), ``solo_spare_start_cards=out``
-(P2P-S3) and a card file whose Open Protocol cards are worth 0 (P2P-C3) -- today's engine
-must reproduce those tables bit for bit.
+tests/data/p2p_other_readings.json holds, for a fixed seed, a digest of every column of the
+result table (and of the whole per-card fate matrix) of games played with the other
+readings -- ``unchosen_ventures=deck`` (P2P-S2), ``solo_spare_start_cards=out`` (P2P-S3)
+and a card file whose Open Protocol cards are worth 0 (P2P-C3) -- as the engine played them
+when those readings were its only ones (captured from commit 5711912 with
+``python tests/peer_to_peer/test_other_readings_pinned.py``). Today's engine must reproduce
+those tables bit for bit.
 """
 from __future__ import annotations
 
@@ -16,9 +17,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from repo_paths import DATA
 
-FIXTURE = DATA / "p2p_other_readings.json"
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "p2p_other_readings.json"
 SEED = 20200
 GAMES = 3000
 PAIRS = [("greedy", "greedy"), ("cautious", "builder"), ("random", "random")]
@@ -26,15 +26,15 @@ CASES = [(players, a, b, ()) for players in range(1, 7) for a, b in PAIRS] + [
     (4, "builder", "cautious", ("customer_patience=3", "loser_effects_spent=false")),
     (3, "greedy", "random", ("odd_team_compensation=extra_venture_empty",)),
 ]
-OLD_READINGS = ("unchosen_ventures=deck", "solo_spare_start_cards=out")
+OTHER_READINGS = ("unchosen_ventures=deck", "solo_spare_start_cards=out")
 
 
 def case_key(players, a, b, overrides) -> str:
     return f"{players}p {a} v {b}" + (" " + " ".join(overrides) if overrides else "")
 
 
-def old_deck_path(directory: Path) -> str:
-    """The default card file with Open Protocol A and B worth 0 (the pre-revision deck)."""
+def open_protocol_zero_deck_path(directory: Path) -> str:
+    """The default card file with Open Protocol A and B worth 0 (P2P-C3's other value)."""
     from sim.games.peer_to_peer.cards import default_cards_path
 
     lines = default_cards_path().read_text().splitlines()
@@ -46,7 +46,7 @@ def old_deck_path(directory: Path) -> str:
         if cells[ids] in ("OPA", "OPB"):
             cells[value] = "0"
         out.append(",".join(cells))
-    path = directory / "old-deck.csv"
+    path = directory / "open-protocol-0.csv"
     path.write_text("\n".join(out) + "\n")
     return str(path)
 
@@ -73,20 +73,21 @@ def table_digest(players, a, b, overrides, cards) -> dict:
 
 @pytest.mark.parametrize("players,a,b,overrides", CASES,
                          ids=[case_key(*case) for case in CASES])
-def test_old_readings_reproduce_the_pre_revision_tables(players, a, b, overrides, tmp_path):
+def test_the_other_readings_reproduce_their_pinned_tables(players, a, b, overrides, tmp_path):
     expected = json.loads(FIXTURE.read_text())
     assert expected["seed"] == SEED and expected["games"] == GAMES
     want = expected["tables"][case_key(players, a, b, overrides)]
-    got = table_digest(players, a, b, OLD_READINGS + tuple(overrides), old_deck_path(tmp_path))
+    got = table_digest(players, a, b, OTHER_READINGS + tuple(overrides),
+                       open_protocol_zero_deck_path(tmp_path))
     assert got["winner_counts"] == want["winner_counts"]
     differing = sorted(name for name, value in want["columns"].items()
                        if got["columns"].get(name) != value)
     assert not differing, f"columns that changed: {differing}"
 
 
-def test_the_new_defaults_do_change_the_games(tmp_path):
-    """Guard against a fixture that any engine would match: the new default deck and
-    readings (issue 20) give other games than the fixture's."""
+def test_the_default_readings_give_other_games(tmp_path):
+    """Guard against a fixture that any engine would match: the default deck and
+    readings give other games than the fixture's."""
     expected = json.loads(FIXTURE.read_text())
     from sim.games.peer_to_peer.cards import default_cards_path
 
@@ -95,12 +96,12 @@ def test_the_new_defaults_do_change_the_games(tmp_path):
         "columns"]["winner"]
 
 
-if __name__ == "__main__":  # capture the fixture (run on the pre-revision engine only)
+if __name__ == "__main__":  # capture the fixture (on an engine whose defaults were these readings)
     import tempfile
 
-    overrides_now = tuple(sys.argv[1:])  # empty on the pre-revision engine
+    overrides_now = tuple(sys.argv[1:])  # empty where these readings were the defaults
     with tempfile.TemporaryDirectory() as tmp:
-        cards = old_deck_path(Path(tmp))
+        cards = open_protocol_zero_deck_path(Path(tmp))
         tables = {case_key(*case): table_digest(*case[:3], overrides_now + case[3], cards)
                   for case in CASES}
     FIXTURE.write_text(json.dumps({"seed": SEED, "games": GAMES, "tables": tables},

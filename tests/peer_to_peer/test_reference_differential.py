@@ -1,4 +1,4 @@
-"""Differential test (issue 7): the numba kernels and the pure-Python reference engine play
+"""Differential test: the numba kernels and the pure-Python reference engine play
 the same seeded games and must report identical rows (every RESULT_DTYPE field) and
 per-card fates. On a mismatch the message shows the first divergent trace event.
 
@@ -34,7 +34,7 @@ OPTION_CASES = [  # rule options off their defaults: (players, A, B, overrides)
     (4, "random", "builder", ("reshuffle_discard=false",)),
     (2, "random", "random", ("hand_size=6", "initial_row=4")),
     (1, "cautious", "greedy", ("unhappy_limit=6", "max_rounds=12")),
-    # issue 20: each revised reading at its other value (the defaults are the cases above)
+    # each reading option at its other value (the defaults are the cases above)
     (4, "random", "builder", ("unchosen_ventures=deck",)),
     (1, "builder", "random", ("unchosen_ventures=deck",)),
     (1, "random", "random", ("solo_spare_start_cards=out",)),
@@ -225,10 +225,10 @@ def test_engines_agree_for_weight_vectors_slow(case):
     assert not problems, "\n".join(problems)
 
 
-# ---------------------------------------------------------------- the old deck (issue 20)
+# ---------------------------------------------------------------- Open Protocol worth 0
 
-def _old_deck(tmp_path) -> str:
-    """The default card file with Open Protocol A and B worth 0 (before issue 20): extra
+def _open_protocol_zero_deck(tmp_path) -> str:
+    """The default card file with Open Protocol A and B worth 0 (P2P-C3's other value): extra
     cards worth 0 make contests reach P2P-R2c's unpaired step often."""
     from sim.games.peer_to_peer.cards import default_cards_path
 
@@ -246,9 +246,9 @@ def _old_deck(tmp_path) -> str:
     (3, "cautious", "random", ("contest_unpaired=tied", "patience_resets_wait=true")),
     (6, "builder", "greedy", ("contest_unpaired=tied", "unchosen_ventures=deck")),
 ])
-def test_engines_agree_on_the_old_deck(players, a, b, overrides, tmp_path):
+def test_engines_agree_with_open_protocol_worth_0(players, a, b, overrides, tmp_path):
     config = GAME.configure(players=players, strategies={"A": a, "B": b},
-                            cards=_old_deck(tmp_path), rule_overrides=overrides)
+                            cards=_open_protocol_zero_deck(tmp_path), rule_overrides=overrides)
     problems = compare(config, SEED, 0, 150)
     assert not problems, "\n".join(problems)
     records, _ = config.play(SEED, 0, 150)

@@ -1,4 +1,4 @@
-"""The reference engine's pure-Python RNG and shared constants against the kernels (issue 7)."""
+"""The reference engine's pure-Python RNG and shared constants against the kernels."""
 import numpy as np
 import pytest
 from hypothesis import given, settings

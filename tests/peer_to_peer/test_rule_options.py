@@ -31,7 +31,7 @@ def test_defaults_are_the_rules_file_defaults():
     assert d["unhappy_limit"] == {1: 4, 2: 3, 3: 2, 4: 2, 5: 1, 6: 1}
     assert d["deal_in_first_round"] is False and d["reshuffle_discard"] is True
     assert d["first_marker"] == "random" and d["loser_effects_spent"] is True
-    # issue 20: P2P-S2, S3, R2c, E6
+    # the reading options: P2P-S2, S3, R2c, E6
     assert (d["unchosen_ventures"], d["solo_spare_start_cards"], d["contest_unpaired"],
             d["patience_resets_wait"]) == ("aside", "customers", "longer_wins", False)
 

@@ -12,7 +12,7 @@ from sim.games.peer_to_peer import engine_kernel as e
 from p2p_state import Game, State, deck_with
 
 S_CARDS_B = {"IN1", "SC2", "TE3", "SV4", "OPB"}
-# A card worth 0: the revised default deck has none (Open Protocol is worth 5, P2P-C3),
+# A card worth 0: the default deck has none (Open Protocol is worth 5, P2P-C3),
 # and R2c's unpaired step needs an extra card worth 0 after effects.
 ZERO = deck_with("ZR0,Zero,Science,0,group,,")
 
@@ -48,7 +48,7 @@ def test_S2_unchosen_ventures_aside_leave_the_game(players):
 
 @pytest.mark.parametrize("players", [1, 3, 6])
 def test_S2_unchosen_ventures_deck_return_to_the_customer_deck(players):
-    """P2P-S2, unchosen_ventures=deck (the old reading): the other venture goes back into
+    """P2P-S2, unchosen_ventures=deck (the other reading): the other venture goes back into
     the deck with the revealed group cards; nothing is out but (solo, S3 out) B's S cards."""
     s = State(players=players, rules={"unchosen_ventures": "deck",
                                       "solo_spare_start_cards": "out"})
@@ -91,7 +91,7 @@ def test_S3_solo_spare_start_cards_customers_join_the_customer_deck():
 
 
 def test_S3_solo_spare_start_cards_out_of_the_game():
-    """P2P-S3 solo, solo_spare_start_cards=out (the old reading): B's S cards are out."""
+    """P2P-S3 solo, solo_spare_start_cards=out (the other reading): B's S cards are out."""
     s = State(players=1, rules={"solo_spare_start_cards": "out"})
     s.setup(seed=2)
     assert S_CARDS_B <= set(s.ids("out"))

@@ -1,7 +1,7 @@
 """Peer-to-Peer round scenarios, P2P-R1 .. P2P-R6 and decisions D3-D6
 (rules: ../shared/rules/peer-to-peer.md).
 
-Each scenario is a hand-made state (tests/p2p_state.py) or a whole game with passive
+Each scenario is a hand-made state (tests/support/p2p_state.py) or a whole game with passive
 teams, with the outcome worked out from the rules file. Team weights are the real
 strategies (greedy is the default) or a few named weight overrides.
 """
@@ -13,7 +13,7 @@ import pytest
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer import engine_kernel as e
 
-from p2p_state import PASSIVE, Game, State, deck_with, old_deck, rounds_of
+from p2p_state import PASSIVE, Game, State, deck_with, open_protocol_zero_deck, rounds_of
 
 LIMITS = {1: 4, 2: 3, 3: 2, 4: 2, 5: 1, 6: 1}           # P2P-R5 unhappy_limit defaults
 VENTURE_LIMITS = {1: 3, 2: 3, 3: 3, 4: 3, 5: 2, 6: 2}   # P2P-R2d venture_limit defaults
@@ -113,9 +113,10 @@ def retarget_state(strategy_b):
     """Round 2; SC5 waited since round 1 (urgent), IN5 arrived this round. A (greedy, no
     marker) can only assist SC5 with SC1+SC4 and plays [4, 1]. B (marker) commits
     OPB+TE2+IN3 = 5: OPB is `any`, so these cards can assist SC5 or IN5; on SC5 it plays
-    [3, 2, 0] and would lose the contest on the first pair (4 > 3). (The old deck: OPB
-    worth 0.)"""
-    s = State(players=2, round=2, marker="B", strategies={"B": strategy_b}, cards=old_deck())
+    [3, 2, 0] and would lose the contest on the first pair (4 > 3). (A deck with OPB worth
+    0.)"""
+    s = State(players=2, round=2, marker="B", strategies={"B": strategy_b},
+              cards=open_protocol_zero_deck())
     s.row("SC5", arrival=1).row("IN5", arrival=2)
     s.hand("A", "SC1", "SC4").hand("B", "OPB", "TE2", "IN3")
     return s
@@ -151,9 +152,9 @@ def test_D3_marker_holder_may_retarget_onto_the_rival_customer_and_win_it():
     one the other team declared. B (marker, weights contest_win=+50) commits OPB+IN5 (OPB
     is `any`) to TE5, the first of two equal options; A declares SC5 with SC2+SC3 [3, 2].
     B's [5, 0] would win SC5, so B retargets there and wins it; A takes its cards back
-    and cannot assist TE5. (The old deck: OPB worth 0.)"""
+    and cannot assist TE5. (A deck with OPB worth 0.)"""
     s = State(players=2, marker="B", strategies={"B": {"commit.contest_win": 50.0}},
-              cards=old_deck())
+              cards=open_protocol_zero_deck())
     s.row("TE5", "SC5").hand("A", "SC2", "SC3").hand("B", "OPB", "IN5")
     s.assist_loop()
     assert s.events(e.EV_RETARGET)[0][3:5] == (s.id("TE5"), s.id("SC5"))
@@ -166,8 +167,8 @@ def test_D3_marker_holder_may_retarget_onto_the_rival_customer_and_win_it():
 def test_R2c_contest_table():
     """P2P-R2c on the contest kernel directly: higher card pair by pair, then the longer
     list, then `tiebreak` (E5), then domain rank pair by pair, then the marker holder.
-    (The old deck, where Open Protocol is worth 0.)"""
-    s = State(players=2, cards=old_deck())
+    (A deck where Open Protocol is worth 0.)"""
+    s = State(players=2, cards=open_protocol_zero_deck())
     assert s.contest(["SV5", "TE3"], ["TE5", "SV2", "IN1"], marker="B") == ("A", k.WHY_HIGHER_CARD)
     assert s.contest(["SV4", "TE4", "OPA"], ["SC4", "IN4"], marker="B") == ("A", k.WHY_LONGER)
     assert s.contest(["SV5", "TE3"], ["TE5", "SV3"], marker="B") == ("A", k.WHY_DOMAIN)
@@ -203,7 +204,7 @@ def test_R2c_longer_list_wins_after_equal_pairs():
     """P2P-R2c: A [4, 4, 0] (TE4, SC4, OPA) vs B [4, 4] (SV4, IN4) for SV8: equal pairs,
     A's list is longer, so A wins (B's better domains and marker do not matter). (The old
     deck: OPA worth 0.)"""
-    s = State(players=2, marker="B", cards=old_deck()).row("SV8")
+    s = State(players=2, marker="B", cards=open_protocol_zero_deck()).row("SV8")
     s.hand("A", "TE4", "SC4", "OPA").hand("B", "SV4", "IN4")
     s.assist_loop()
     assert contest_why(s) == ("A", k.WHY_LONGER)
@@ -594,7 +595,7 @@ def test_R5_end_when_row_empty_serves_the_last_customers_first():
         results[mode] = (out, fates, scored)
     out, fates, scored = results["deck_empty"]
     left_waiting = (fates[scored] == k.FATE_ROW).any(axis=1)
-    assert left_waiting.mean() > 0.3  # two arrive in the last round (47 % on the revised deck)
+    assert left_waiting.mean() > 0.3  # two arrive in the last round (47 % on the default deck)
     out_r, fates_r, scored_r = results["row_empty"]
     assert scored_r.mean() > 0.8
     assert not (fates_r[scored_r] == k.FATE_ROW).any()

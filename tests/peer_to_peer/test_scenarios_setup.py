@@ -134,7 +134,7 @@ def test_S2_each_seat_keeps_one_of_the_next_two_ventures_and_the_rest_return(pla
     """P2P-S2: team A's seats, then team B's, each deal from the top until 2 ventures were
     revealed and keep one (D1); every other revealed card returns to the deck, which
     becomes the customer deck (S5), so it holds every non-S card but the kept ones (with
-    unchosen_ventures=deck; the default `aside` is tested in test_p2p_scenarios_revision)."""
+    unchosen_ventures=deck; the default `aside` is tested in test_scenarios_reading_options.py)."""
     game = Game(players=players)
     rows, fates = game.run(12, seed=11)
     for i, row in enumerate(rows):

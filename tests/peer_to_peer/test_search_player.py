@@ -1,4 +1,4 @@
-"""Peer-to-Peer's search player (sim/games/peer_to_peer/search_kernel.py, issue 24).
+"""Peer-to-Peer's search player (sim/games/peer_to_peer/search_kernel.py).
 
 - Without search teams its kernel plays the engine's games exactly (its assist loop is
   round_kernel.assist_loop's with hooks).
@@ -7,7 +7,7 @@
   a commit (D2) changes neither the options it evaluates, nor their results, nor its
   choice, for the same random stream. The same check on the peeking variant (``peek`` = 1:
   the true hidden state, never determinized) must fail, which shows the check can fail.
-- Scenarios from hand-made states (tests/p2p_state.py), outcomes from the rules file: a
+- Scenarios from hand-made states (tests/support/p2p_state.py), outcomes from the rules file: a
   commit that wins the game where the base strategy's choice draws it (D2), a placement
   that scores the deciding customer where the base's puts it on a venture (D4).
 """

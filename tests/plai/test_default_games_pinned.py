@@ -1,12 +1,12 @@
-"""A fixed-seed table pins PLAI's default games (issue 21): a checksum of every result
+"""A fixed-seed table pins PLAI's default games: a checksum of every result
 column of 3,000 games per player count under the default options and strategy. A change
 that alters default games (a rule default, the default weights, a decision's option
 order, a random draw) fails here; if the change is meant, say which games changed and
-why, and rewrite the fixture with ``python tests/test_plai_pin.py --write``.
+why, and rewrite the fixture with ``python tests/plai/test_default_games_pinned.py --write``.
 
-The revised readings' other values (regional_attacker: next_player, venture_attackers:
+The reading options' other values (regional_attacker: next_player, venture_attackers:
 joint, pool_excess: newest, maintainer_attack: true) change games only when set: see
-test_plai_options_second_reading.py."""
+test_rule_option_scenarios.py."""
 from __future__ import annotations
 
 import hashlib
@@ -15,12 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from repo_paths import DATA
 
 from sim import api
 from sim.games.plai import constants as c
 
-FIXTURE = DATA / "plai_default_games.json"
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "plai_default_games.json"
 SEED = 2121
 GAMES = 3000
 

@@ -1,4 +1,4 @@
-"""Fight effects inside real games (issue 21): every fight with an effect in play
+"""Fight effects inside real games: every fight with an effect in play
 (discard_random_rival_played like GDPR Fine, and negate) that real games produce is
 replayed by a plain-Python resolver written from the rules file (PLAI-F2..F5), and
 worked example 4 (PLAI-F6) is played through the engine's game path (take_turn) from a

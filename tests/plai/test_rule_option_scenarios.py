@@ -1,4 +1,4 @@
-"""The rule options of the revised sheet (issue 21), each value by a scenario from a
+"""The reading options of the rules sheet, each value by a scenario from a
 hand-made state worked out from ../shared/rules/plai.md (PLAI-T1, PLAI-T7, PLAI-D6),
 and how options reach the manifest."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ from plai_state import CARDS, State, rules, weights
 
 HATE_ATTACK = {"attack.real": -100.0, "attack.bluff": -100.0}
 LOVE_ATTACK = {"attack.real": 100.0}
-NEW_OPTIONS = {"regional_attacker": ("next_startup", "next_player"),
+READING_OPTIONS = {"regional_attacker": ("next_startup", "next_player"),
                "venture_attackers": ("first", "joint"),
                "pool_excess": ("choose", "newest"),
                "maintainer_attack": (False, True)}
@@ -37,8 +37,9 @@ def turn(s, seat, w, **rule_overrides):
 
 def test_the_defaults_are_the_rules_files():
     defaults = OPTIONS.defaults()
-    assert {k: defaults[k] for k in NEW_OPTIONS} == {k: v[0] for k, v in NEW_OPTIONS.items()}
-    for key, values in NEW_OPTIONS.items():
+    assert {k: defaults[k] for k in READING_OPTIONS} == {
+        k: v[0] for k, v in READING_OPTIONS.items()}
+    for key, values in READING_OPTIONS.items():
         assert OPTIONS.options[key].rule_id.startswith("PLAI-T")
         for value in values:
             assert OPTIONS.resolve(None, (f"{key}={str(value).lower()}",))[key] == value
@@ -248,7 +249,7 @@ def test_options_flow_into_the_manifest(tmp_path):
     overrides = ("regional_attacker=next_player", "venture_attackers=joint",
                  "pool_excess=newest", "maintainer_attack=true")
     config = api.configure(game="plai", players=4, rule_overrides=overrides)
-    assert {k: config.manifest()["rules"][k] for k in NEW_OPTIONS} == {
+    assert {k: config.manifest()["rules"][k] for k in READING_OPTIONS} == {
         "regional_attacker": "next_player", "venture_attackers": "joint",
         "pool_excess": "newest", "maintainer_attack": True}
     result = api.run(game="plai", players=3, games=50, rule_overrides=overrides,
@@ -268,7 +269,7 @@ def test_each_other_value_changes_games_only_when_set(override, strategy):
     seats = {"all": strategy}
     default = api.configure(game="plai", players=4, strategies=seats).play(3, 0, 400)
     explicit = api.configure(game="plai", players=4, strategies=seats,
-                             rule_overrides=(f"{key}={str(NEW_OPTIONS[key][0]).lower()}",)
+                             rule_overrides=(f"{key}={str(READING_OPTIONS[key][0]).lower()}",)
                              ).play(3, 0, 400)
     assert np.array_equal(default, explicit)            # the default, spelled out
     other = api.configure(game="plai", players=4, strategies=seats,

@@ -1,4 +1,4 @@
-"""PLAI's search player (sim/games/plai/search_kernel.py, issue 24).
+"""PLAI's search player (sim/games/plai/search_kernel.py).
 
 The no-peeking test: changing what the searching seat cannot see (another hand, the deck
 order) before a decision changes neither the options it evaluates, nor their wins, nor its

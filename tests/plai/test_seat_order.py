@@ -1,6 +1,6 @@
 """PLAI-D: options of a decision that name another seat are listed from the next seat
 clockwise from the deciding seat, so a tie between equal targets never favours a seat
-number (the first version listed seat 0 first, and every tie went to seat 0). Every
+number (listed from seat 0, every tie would go to seat 0). Every
 strategy decides through the kernel's lists, so each is checked here."""
 from __future__ import annotations
 

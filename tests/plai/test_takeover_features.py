@@ -1,4 +1,4 @@
-"""D1 features that let a strategy see a takeover coming and the turn cap (issue 21):
+"""D1 features that let a strategy see a takeover coming and the turn cap:
 act.threshold_gap, takeover.turns_left, takeover.last_rival, takeover.edge. They have
 weight 0 in every shipped strategy (so no game changes until one is tuned), and each one,
 given a weight, moves the decision the way its definition says."""
@@ -20,7 +20,7 @@ NEW = ("act.threshold_gap", "takeover.turns_left", "takeover.last_rival", "takeo
 TUNED = ("expert", "search")  # expert.yaml is tuned and weighs them on purpose; search plays its base's (expert's) weights
 
 
-def test_the_new_features_weigh_nothing_in_every_hand_written_strategy():
+def test_the_takeover_features_weigh_nothing_in_every_hand_written_strategy():
     for name in NEW:
         assert DEFAULT_WEIGHTS[FEATURE_NAMES.index(name)] == 0.0
     hand_written = [s for s in registry("plai").values() if s.name not in TUNED]

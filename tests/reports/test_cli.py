@@ -1,4 +1,4 @@
-"""simulate report / --report / balance-report through click's CliRunner (issue 4)."""
+"""simulate report / --report / balance-report through click's CliRunner."""
 import json
 from pathlib import Path
 

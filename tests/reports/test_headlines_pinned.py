@@ -1,10 +1,10 @@
-"""Every headline number of the report is what the aggregation before issue 25 gave.
+"""Every headline number of the report is what the eager, whole-table aggregation gave.
 
-tests/data/report_headlines_d1f558d/ holds the metric tables that commit d1f558d (the
-eager, whole-table aggregation) wrote for four fixed synthetic runs (reports/synthetic.py,
+tests/data/report_headlines_peer_to_peer/ holds the metric tables that the eager,
+whole-table aggregation (commit d1f558d) wrote for four fixed synthetic runs (reports/synthetic.py,
 seeded: 3 players with and without compensation, 4 and 5 players); this test writes the
 same runs, reports them with today's code (a lazy, streamed aggregation over the parquet
-parts) and compares every column the old tables had: counts, rates, intervals and
+parts) and compares every column the pinned tables have: counts, rates, intervals and
 quantiles exactly; means and standard deviations to 1e-12 relative (they are summed in
 another order). The group column ``compensation`` is called ``variant`` now.
 """
@@ -38,6 +38,6 @@ def test_the_fixture_is_there():
 
 
 @pytest.mark.parametrize("metric", METRICS)
-def test_headline_numbers_identical_to_the_old_aggregation(written, metric):
+def test_headline_numbers_identical_to_the_eager_aggregation(written, metric):
     old = pl.read_csv(FIXTURE / f"{metric}.csv").rename({"compensation": "variant"}, strict=False)
     assert_same_table(old, pl.read_csv(written / f"{metric}.csv"))

@@ -1,9 +1,9 @@
-"""Every PLAI report table is what main 8b0e6aa wrote: in particular the card-fight
-metric, aggregated lazily now (memory flat in the number of games), gives the numbers of
+"""Every PLAI report table is what the eager aggregation (commit 8b0e6aa) wrote: in
+particular the card-fight metric, aggregated lazily now (memory flat in the number of games), gives the numbers of
 the eager numpy aggregation it replaced, and the game-length table built by the shared
 sim.core.report_metric.length_table those of its own code.
 
-tests/data/report_headlines_plai_8b0e6aa/ holds the tables that main 8b0e6aa (its
+tests/data/report_tables_plai/ holds the tables that commit 8b0e6aa (its
 ``plai_card_fights.compute`` collected the per-card columns and summed them with numpy)
 wrote for (1) a report on two fixed synthetic PLAI runs (reports/synthetic.py
 write_plai_run: 3 and 5 players, 6,000 games each in parts of 2,500): every metric's CSV,
@@ -43,7 +43,7 @@ def test_the_fixture_is_there():
 
 
 @pytest.mark.parametrize("metric", METRICS)
-def test_plai_report_tables_identical_to_the_old_ones(written, metric):
+def test_plai_report_tables_identical_to_the_eager_ones(written, metric):
     assert_same_table(pl.read_csv(FIXTURE / f"{metric}.csv"), pl.read_csv(written / f"{metric}.csv"))
 
 

@@ -1,9 +1,9 @@
-"""Every command that plays games plays on Dask with the same numbers as locally (issue 26):
+"""Every command that plays games plays on Dask with the same numbers as locally:
 ``--until-ci``, balance-report, matchups (both schemes), check, autobalance, ablate and skill,
 through the API and through the CLI's --backend/--scheduler flags. (``simulate`` runs,
 --resume, experiments, tune and workbench have their own Dask tests:
-tests/test_dask_backend.py, tests/test_experiments_dask.py, tests/test_tune.py,
-tests/test_workbench_api.py.)
+tests/runs/test_dask_backend.py, tests/runs/test_dask_experiments.py,
+tests/studies/test_tune.py, tests/workbench/test_api.py.)
 
 One LocalCluster for the module (2 worker processes, 1 thread each, 127.0.0.1 only); each
 test spies on the backend so a command that silently played locally fails.

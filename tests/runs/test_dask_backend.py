@@ -1,4 +1,4 @@
-"""The Dask backends (issue 8): same table as the local backend, a SIGTERM'd run resumed,
+"""The Dask backends: same table as the local backend, a SIGTERM'd run resumed,
 a worker killed mid-task, the backend API for experiments, and one-line CLI errors.
 
 One LocalCluster per module (2 worker processes, 1 thread each, 127.0.0.1 only).

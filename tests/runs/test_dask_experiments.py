@@ -1,4 +1,4 @@
-"""Experiments submit points x chunks to a Dask backend and get the local tables (issue 8)."""
+"""Experiments submit points x chunks to a Dask backend and get the local tables."""
 import polars as pl
 import pytest
 

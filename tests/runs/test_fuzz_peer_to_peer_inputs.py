@@ -1,4 +1,4 @@
-"""Property-based fuzzing of Peer-to-Peer card CSVs and rules YAML (issue 10).
+"""Property-based fuzzing of Peer-to-Peer card CSVs and rules YAML.
 
 Every generated input either gives one clean error line and exit code 2 (and no run
 directory), or is valid and runs. Nothing crashes, hangs or leaves a partial run.

@@ -1,4 +1,4 @@
-"""Property-based fuzzing of PLAI card CSVs and experiments.yaml (issue 10).
+"""Property-based fuzzing of PLAI card CSVs and experiments.yaml.
 
 Every generated input either gives one clean error line and exit code 2 (and no run
 directory), or is valid and runs. Nothing crashes, hangs or leaves a partial run.

@@ -1,6 +1,6 @@
-"""Card ablation (sim/studies/ablation.py) on the card-duel test game (tests/ablation_game.py),
-whose card worth is known by construction: a ``boost 8`` card is clearly stronger than the
-``boost 1`` cards, and equal cards are equal."""
+"""Card ablation (sim/studies/ablation.py) on the card-duel test game
+(tests/support/ablation_game.py), whose card worth is known by construction: a ``boost 8``
+card is clearly stronger than the ``boost 1`` cards, and equal cards are equal."""
 import numpy as np
 import polars as pl
 import pytest

@@ -66,8 +66,8 @@ def searched(tmp_path_factory):
     # Team A's starting cards are SV1, TE2, SC3, IN4, OPA, team B's SV4, TE3, SC2, IN1, OPB:
     # mirror images, so with Open Protocol A at its printed 5 the teams start even (the
     # first marker is random), while OPA at 0 leaves team A 5 points short (cautious teams
-    # at 4 players: A takes about 34 % of the decided games instead of 48 %; the revised
-    # deck's IN4 at 0 moved it too little for this test). Starting from 0, the search must
+    # at 4 players: A takes about 34 % of the decided games instead of 48 %; IN4 at 0
+    # moved it too little for this test). Starting from 0, the search must
     # put it back to 5.
     root = tmp_path_factory.mktemp("ab")
     path = _exp(root, "card_overrides: {OPA.value: 0}", 8)

@@ -1,4 +1,4 @@
-"""simulate tune (issue 23): the search finds known best weights, is deterministic for a
+"""simulate tune: the search finds known best weights, is deterministic for a
 seed, and writes a strategy file every strategy option reads back."""
 from __future__ import annotations
 
@@ -323,7 +323,7 @@ def test_experiment_retune_tunes_expert_at_every_point(tmp_path):
 
 
 @pytest.mark.parametrize("body, words", [
-    # both real games ship an expert now; the test game of tests/fake_game.py does not
+    # both real games ship an expert now; the test game of tests/support/fake_game.py does not
     ("  game: fake\n  strategies: {A: expert}\n", "fake has no shipped 'expert'"),
     ("  retune: true\n  strategies: {A: greedy}\n", "tunes the strategies named 'expert'"),
     ("  retune: yes please\n  strategies: {A: expert}\n", "expected true or false"),

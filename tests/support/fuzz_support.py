@@ -1,4 +1,4 @@
-"""Shared checks for the malformed-input fuzz tests (issue 10)."""
+"""Shared checks for the malformed-input fuzz tests (tests/runs/test_fuzz_*)."""
 import itertools
 import tempfile
 from pathlib import Path

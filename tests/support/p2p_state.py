@@ -80,9 +80,9 @@ def deck_with(*rows: str) -> str:
     return str(path)
 
 
-def old_deck() -> str:
-    """The default card file as it was before issue 20: Open Protocol A and B worth 0
-    (now 5, P2P-C3). For scenarios that need an `any` card worth 0."""
+def open_protocol_zero_deck() -> str:
+    """The default card file with Open Protocol A and B worth 0 (the default is 5,
+    P2P-C3). For scenarios that need an `any` card worth 0."""
     text = default_cards_path().read_text()
     for cid, name, team in (("OPA", "Open Protocol A", "A"), ("OPB", "Open Protocol B", "B")):
         row = f"{cid},{name},any,5,group,{team},"

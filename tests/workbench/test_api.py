@@ -1,6 +1,6 @@
-"""The workbench's endpoints (issue 27), through Starlette's TestClient.
+"""The workbench's endpoints, through Starlette's TestClient.
 
-Most tests use the fast fake game (tests/fake_game.py, no numba); the ones about real
+Most tests use the fast fake game (tests/support/fake_game.py, no numba); the ones about real
 cards and rule options read Peer-to-Peer's loaders (no game is played there).
 """
 from __future__ import annotations
