@@ -3,7 +3,7 @@
 Importing this package points numba's on-disk cache at a directory keyed on a hash of
 the sources kernels are compiled from: every ``*_kernel.py`` module under ``sim/`` and
 the ``constants.py`` / ``features.py`` / ``noalias.py`` (a compiler pipeline) modules they
-import (tests/test_kernel_modules.py checks that kernels import nothing else from the
+import (tests/docs/test_kernel_modules.py checks that kernels import nothing else from the
 project). numba only notices edits to the file that holds a cached kernel, not to the
 modules it calls, so without this a stale cache could serve old rules after an edit (see
 shared engineering notes). Editing non-kernel code (the CLI, reports, the reference

@@ -124,7 +124,7 @@ def default_cards(game: str = DEFAULT_GAME) -> str:
                         file=str(path)) from None
 
 
-# ---------------------------------------------------------------- reports (issue 4)
+# ---------------------------------------------------------------- reports
 
 def report(run_dirs, out: str | os.PathLike, threshold_pp: float = 2.0,
            allow_mixed: bool = False, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -244,7 +244,7 @@ def matchups(strategies: str | Sequence[str], request: GameRequest | str | None 
     return study.play(strategies, request, execution)
 
 
-# ---------------------------------------------------------------- tune (issue 23)
+# ---------------------------------------------------------------- tune
 def tune(request: GameRequest | str | None = None, execution: Execution | None = None, /, *,
          budget: int | str | None = None, base: str = "weighted",
          games_per_eval: int | str | None = None, check_games: int | str | None = None,
@@ -271,7 +271,7 @@ def tune(request: GameRequest | str | None = None, execution: Execution | None =
                          command_line=execution.command_line, **execution.backend_args())
 
 
-# ---------------------------------------------------------------- experiments (issue 5)
+# ---------------------------------------------------------------- experiments
 _EXPERIMENT_FIELDS = ("games", "threads", "backend", "backend_options", "progress", "out",
                       "command_line")
 
@@ -323,7 +323,7 @@ def autobalance(name: str, path: str | os.PathLike = "experiments.yaml",
                               **execution.backend_args())
 
 
-# ---------------------------------------------------------------- warm (issue 26)
+# ---------------------------------------------------------------- warm
 def warm(games: list[str] | tuple[str, ...] | None = None, jobs: int | None = None,
          trace: bool = False) -> list[dict[str, Any]]:
     """Compile the kernels of ``games`` (default: every game) into numba's cache now, e.g.
@@ -335,7 +335,7 @@ def warm(games: list[str] | tuple[str, ...] | None = None, jobs: int | None = No
     return warm_games(games, jobs, trace)
 
 
-# ---------------------------------------------------------------- skill ladder (issue 24)
+# ---------------------------------------------------------------- skill ladder
 def skill(request: GameRequest | str | None = None, execution: Execution | None = None, /, *,
           search_games: int | str | None = None, budgets: tuple[str, ...] | None = None,
           **fields: Any):

@@ -19,7 +19,7 @@ _GAME_OPTIONS = ("game", "players", "cards", "rules", "rule", "team_a", "team_b"
                  "strategy", "debug")
 _RUN_ONLY_OPTIONS = ("games", "out", "threads", "chunk_size", "as_json", "resume_dir",
                      "with_report", "until_ci")
-_BACKEND_OPTIONS = ("backend", "scheduler", "workers", "write_parts")  # issue 8
+_BACKEND_OPTIONS = ("backend", "scheduler", "workers", "write_parts")  # where games play
 _RUN_ONLY_OPTIONS += _BACKEND_OPTIONS
 _RESUME_CONFLICTS = ("game", "players", "games", "seed", "cards", "rules", "rule", "team_a",
                      "team_b", "seat", "strategy", "out", "chunk_size", "debug", "until_ci")
@@ -602,7 +602,7 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
     click.echo(f"{sum(p['games'] for p in result.pairs):,} games in {result.wall_seconds:.1f} s")
 
 
-# ---------------------------------------------------------------- tune (issue 23)
+# ---------------------------------------------------------------- tune
 @main.command(short_help="Tune a strategy's weights by self-play; write a strategy file.")
 @click.option("--game", default="peer-to-peer", show_default=True, help="Game to tune for.")
 @click.option("--players", type=Count(1000), default=None,
@@ -658,7 +658,7 @@ def tune(ctx: click.Context, **opts: Any) -> None:
     click.echo(result.report())
 
 
-# ---------------------------------------------------------------- workbench (issue 27)
+# ---------------------------------------------------------------- workbench
 @main.command(short_help="A local web page: edit cards and rules, compare live on the same seeds.")
 @click.option("--game", default=DEFAULT_GAME, show_default=True, help="Game to open.")
 @click.option("--cards", metavar="FILE", default=None,
@@ -712,7 +712,7 @@ def workbench(**opts: Any) -> None:
           max_games=opts["max_games"], announce=click.echo)
 
 
-# ---------------------------------------------------------------- experiments (issue 5)
+# ---------------------------------------------------------------- experiments
 def _until_ci_games(ctx: click.Context, opts: dict[str, Any]) -> None:
     """--until-ci W: without an explicit --games the run may go up to 1e7 games."""
     if opts.get("until_ci") is not None and not _given(ctx, "games"):
@@ -837,7 +837,7 @@ def warm(games: tuple[str, ...], jobs: int | None, with_trace: bool) -> None:
                    f"({done['cpu_seconds']:.1f} s CPU)")
 
 
-# ---------------------------------------------------------------- skill (issue 24)
+# ---------------------------------------------------------------- skill
 @main.command(short_help="The skill ladder: how much does skill decide the game?")
 @click.option("--game", default=DEFAULT_GAME, show_default=True, help="Game.")
 @click.option("--players", metavar="P[,P...]", default=None,

@@ -1,4 +1,4 @@
-"""The skill ladder (issue 24): how much does skill decide the game?
+"""The skill ladder: how much does skill decide the game?
 
     >>> from sim.studies import skill
     >>> result = skill.run(game="plai", players=[3], games=20_000, search_games=2_000)

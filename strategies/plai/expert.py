@@ -6,7 +6,7 @@ file serves every player count (2-5): a strategy's weight vector is built withou
 player count (Strategy.vector), and the file's `players` says where it was tuned; it beats
 every other shipped strategy at 2, 3, 4 and 5 players (docs/strategies.md). After a
 change to the default cards or rules, re-tune and replace expert.yaml
-(tests/test_expert_strategies.py fails until then).
+(tests/core/test_expert_strategies.py fails until then).
 """
 from pathlib import Path
 
