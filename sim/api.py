@@ -248,9 +248,11 @@ def matchups(strategies: str | Sequence[str], request: GameRequest | str | None 
 def tune(request: GameRequest | str | None = None, execution: Execution | None = None, /, *,
          budget: int | str | None = None, base: str = "weighted",
          games_per_eval: int | str | None = None, check_games: int | str | None = None,
-         **fields: Any):
+         resume: bool = False, **fields: Any):
     """Tune the weights of ``base`` by self-play (CMA-ES) for ``request`` (game, players,
     cards, rules) and write a strategy file (``execution.out``, default expert.yaml).
+    ``resume=True`` continues a tune that was stopped (Ctrl-C, SIGTERM, a full disk) from
+    its journal beside the file; the result equals an uninterrupted tune's.
 
     Returns a ``sim.studies.tune.TuneResult`` (``.out``, ``.plot``, ``.document``,
     ``.report()``). ``budget`` is the games the search may play (default: the game's
@@ -268,7 +270,8 @@ def tune(request: GameRequest | str | None = None, execution: Execution | None =
                          rules_file=request.rules_file, rule_overrides=request.rule_overrides,
                          threads=execution.threads, games_per_eval=games_per_eval,
                          check_games=check_games, progress=execution.progress,
-                         command_line=execution.command_line, **execution.backend_args())
+                         command_line=execution.command_line, resume=resume,
+                         **execution.backend_args())
 
 
 # ---------------------------------------------------------------- experiments (issue 5)
@@ -338,13 +341,14 @@ def warm(games: list[str] | tuple[str, ...] | None = None, jobs: int | None = No
 # ---------------------------------------------------------------- skill ladder (issue 24)
 def skill(request: GameRequest | str | None = None, execution: Execution | None = None, /, *,
           search_games: int | str | None = None, budgets: tuple[str, ...] | None = None,
-          **fields: Any):
+          resume: bool = False, **fields: Any):
     """The skill ladder of ``request.game`` (random, each baseline, expert, search at two
     budgets; each rung against the rung below and against expert) at each player count of
     ``request.players`` (an int, a list or "2,3"; default: every count from 2);
     ``execution.games`` per plain pairing, ``search_games`` per pairing with a search
     player. Returns a ``sim.studies.skill.SkillResult`` (``.table()``, ``.run_dir``,
-    ``.summary``); see sim/studies/skill.py."""
+    ``.summary``); see sim/studies/skill.py. ``resume=True`` continues a stopped ladder in
+    ``execution.out``."""
     from sim.studies import skill as skill_study
 
     request, execution = split(request, execution, fields, command="skill()",
@@ -364,4 +368,4 @@ def skill(request: GameRequest | str | None = None, execution: Execution | None 
                            rules_file=request.rules_file,
                            rule_overrides=request.rule_overrides,
                            progress=execution.progress, command_line=execution.command_line,
-                           **execution.backend_args(), **kwargs)
+                           resume=resume, **execution.backend_args(), **kwargs)

@@ -28,10 +28,25 @@ _RESUME_CONFLICTS = ("game", "players", "games", "seed", "cards", "rules", "rule
 _RAW_ARGS: list[str] = []  # the arguments of the current invocation, for the manifest
 
 
-def _command_line() -> str:
+def _command_line(*, drop_resume: bool = False) -> str:
+    """This invocation as one line (``drop_resume``: without a ``--resume`` flag, i.e. the
+    command that makes the same result from scratch)."""
     import shlex
 
-    return shlex.join(["simulate", *_RAW_ARGS])
+    args = [a for a in _RAW_ARGS if not (drop_resume and a == "--resume")]
+    return shlex.join(["simulate", *args])
+
+
+def _resume_command(out: Any = None) -> str:
+    """Exactly what to type to continue this command: the same command line with
+    ``--resume`` (and ``--out OUT`` when the command chose its output itself)."""
+    import os
+    import shlex
+
+    args = [a for a in _RAW_ARGS if a != "--resume"]
+    if out is not None and not any(a == "--out" or a.startswith("--out=") for a in args):
+        args += ["--out", os.fspath(out)]
+    return shlex.join(["simulate", *args, "--resume"])
 
 
 def _flag(name: str) -> str:
@@ -70,6 +85,8 @@ class _Main(click.Group):
     ONE line on stderr with exit code 2 (no traceback), and interruptions exit 130/143."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        from sim.core.output import is_no_space, write_failure
+        from sim.runs.resumable import ResumeRequired, Stopped
         from sim.runs.runner import RunInterrupted
 
         global _RAW_ARGS
@@ -82,10 +99,19 @@ class _Main(click.Group):
             _fail(f"error: {exc.format_message()}{hint}", exc.exit_code)
         except click.ClickException as exc:
             _fail(f"error: {exc.format_message()}", exc.exit_code)
+        except Stopped as exc:   # a long command: its finished work is kept
+            text = exc.message(_resume_command(exc.out_option))
+            _fail(text if text.startswith("error:") else f"simulate: {text}", exc.exit_code)
+        except ResumeRequired as exc:
+            _fail(exc.with_command(_resume_command(exc.out)), exc.exit_code)
         except UserError as exc:
             _fail(str(exc), exc.exit_code)
         except RunInterrupted as exc:
             _fail(f"simulate: {exc}", exc.exit_code)
+        except Exception as exc:  # a write that no command expected to fail: still one line
+            if not is_no_space(exc):
+                raise
+            _fail(str(write_failure(exc, "the output", getattr(exc, "filename", None))), 2)
         except click.Abort as exc:  # Ctrl-C outside a run (loading, compiling, summarizing)
             interrupted = isinstance(exc.__cause__, KeyboardInterrupt)
             _fail("simulate: interrupted" if interrupted else "simulate: aborted",
@@ -630,6 +656,9 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
 @backend_flags
 @click.option("--progress/--no-progress", default=True, show_default=True,
               help="Progress bar on stderr (only when stderr is a terminal).")
+@click.option("--resume", is_flag=True,
+              help="Continue the tune that was stopped (Ctrl-C, SIGTERM, a full disk) writing "
+                   "--out, from its journal beside it; give the same options.")
 @click.pass_context
 def tune(ctx: click.Context, **opts: Any) -> None:
     """Find the weights of a parametric strategy that win most, by self-play (CMA-ES).
@@ -649,12 +678,19 @@ def tune(ctx: click.Context, **opts: Any) -> None:
       simulate tune --players 3 --cards my_cards.csv --budget 1e7 --out mine-3p.yaml
       simulate --team-a @expert-4p.yaml --team-b greedy --games 1e5
       simulate tune --players 4 --out expert-4p.yaml --backend dask-local --workers 2
+      simulate tune --players 4 --out expert-4p.yaml --resume     (after Ctrl-C)
+
+    Every generation is kept as it finishes (FILE.resume.jsonl beside FILE.yaml, removed at
+    the end): Ctrl-C, SIGTERM or a full disk keep the finished work, and the same command
+    with --resume continues it to the same weights an uninterrupted tune finds.
     """
     from sim import api
 
-    result = api.tune(_game_request(opts), _execution(ctx, opts), budget=opts["budget"],
-                      base=opts["base"], games_per_eval=opts["games_per_eval"],
-                      check_games=opts["check_games"])
+    result = api.tune(_game_request(opts),
+                      _execution(ctx, opts, command_line=_command_line(drop_resume=True)),
+                      budget=opts["budget"], base=opts["base"],
+                      games_per_eval=opts["games_per_eval"], check_games=opts["check_games"],
+                      resume=opts["resume"])
     click.echo(result.report())
 
 
@@ -864,6 +900,9 @@ def warm(games: tuple[str, ...], jobs: int | None, with_trace: bool) -> None:
               help="Dask scheduler for --backend dask, e.g. tcp://HOST:8786.")
 @click.option("--workers", type=Count(1024), default=None,
               help="Worker processes for --backend dask-local.")
+@click.option("--resume", is_flag=True,
+              help="Continue the ladder that was stopped (Ctrl-C, SIGTERM, a full disk) in "
+                   "--out; give the same options.")
 def skill(**opts: Any) -> None:
     """Play the skill ladder and print each pairing's share of decided games.
 
@@ -879,6 +918,7 @@ def skill(**opts: Any) -> None:
     Examples:
       simulate skill --game plai --players 3
       simulate skill --game peer-to-peer --players 2,4 --search-games 1000
+      simulate skill --game plai --players 3 --out runs/skill-3p --resume   (after Ctrl-C)
     """
     from sim import api
 
@@ -898,7 +938,8 @@ def skill(**opts: Any) -> None:
                        out=opts["out"], threads=opts["threads"], cards=opts["cards"],
                        rules_file=opts["rules"], rule_overrides=tuple(opts["rule"]),
                        backend=opts["backend"], backend_options=options or None,
-                       progress=progress, command_line=_command_line())
+                       progress=progress, command_line=_command_line(drop_resume=True),
+                       resume=opts["resume"])
     click.echo(result.table())
     click.echo(f"run dir: {result.run_dir}")
     click.echo(f"{sum(r['games'] for r in result.pairings):,} games in "
