@@ -488,6 +488,9 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
               help="--backend dask-local: number of local workers.")
 @click.option("--progress/--no-progress", default=False, show_default=True,
               help="Progress bar on stderr.")
+@click.option("--resume", is_flag=True,
+              help="Continue the ablation that was stopped (Ctrl-C, SIGTERM, a full disk) in "
+                   "--out; give the same options.")
 @game_options
 def ablate(**opts: Any) -> None:
     """Replay the same seed and games with each card's value -1 and +1 and its effect
@@ -499,6 +502,7 @@ def ablate(**opts: Any) -> None:
       simulate ablate --players 3 --games 2e4 --out runs/ablation-3p
       simulate ablate --card TE12 --card "Service 10" --games 1e5
       simulate ablate --game plai --players 4 --change no_effect --backend dask-local
+      simulate ablate --players 3 --games 2e4 --out runs/ablation-3p --resume  (after Ctrl-C)
     """
     from sim import api
 
@@ -513,7 +517,7 @@ def ablate(**opts: Any) -> None:
         strategies=_strategies(opts), only=tuple(opts["only"]),
         changes=tuple(opts["changes"]) or None, out=opts["out"], threads=opts["threads"],
         threshold_pp=opts["threshold"], backend=opts["ablate_backend"],
-        backend_options=options or None, progress=opts["progress"])
+        backend_options=options or None, progress=opts["progress"], resume=opts["resume"])
     click.echo(result.to_text())
 
 
@@ -528,6 +532,9 @@ def ablate(**opts: Any) -> None:
               help="Imbalance threshold in percentage points.")
 @click.option("--progress/--no-progress", default=True, show_default=True,
               help="Progress bar on stderr.")
+@click.option("--resume", is_flag=True,
+              help="Continue the one that was stopped (Ctrl-C, SIGTERM, a full disk) in --out; "
+                   "give the same options.")
 @backend_flags
 @game_options
 @click.pass_context
@@ -547,7 +554,7 @@ def balance_report(ctx: click.Context, **opts: Any) -> None:
     if opts["players"] is not None:
         raise click.UsageError("balance-report plays every player count; drop --players")
     written = api.balance_report(_game_request(opts), _execution(ctx, opts),
-                                 threshold_pp=opts["threshold"])
+                                 threshold_pp=opts["threshold"], resume=opts["resume"])
     _print_report(written)
 
 
@@ -780,8 +787,12 @@ def _experiment_options(func):
                    "one is continued.")
 @click.option("--report/--no-report", "with_report", default=True, show_default=True,
               help="Write the sweep report (plots) after the runs.")
+@click.option("--resume", is_flag=True,
+              help="Continue the experiment that was stopped in --out (an unfinished --out is "
+                   "continued with or without this flag).")
 @click.pass_context
-def experiment(ctx: click.Context, name: str, path: str, with_report: bool, **opts: Any) -> None:
+def experiment(ctx: click.Context, name: str, path: str, with_report: bool, resume: bool,
+               **opts: Any) -> None:
     """Run every point of EXPERIMENT (player counts x sweep values) into one directory, one
     sub-directory per point, and write the sweep report (OUT/report/sweep.html). Every
     point plays the same games (same seed and game indices), so the differences against
@@ -806,8 +817,11 @@ def experiment(ctx: click.Context, name: str, path: str, with_report: bool, **op
 @_experiment_options
 @click.option("--out", metavar="DIR", default=None,
               help="Keep the runs here (default: a temporary directory, removed after).")
+@click.option("--resume", is_flag=True,
+              help="Continue the runs that were stopped in --out (an unfinished --out is "
+                   "continued with or without this flag).")
 @click.pass_context
-def check(ctx: click.Context, name: str, path: str, **opts: Any) -> None:
+def check(ctx: click.Context, name: str, path: str, resume: bool, **opts: Any) -> None:
     """Run the points EXPERIMENT's checks select and judge every check: it holds when the
     metric's whole interval (95 % unless the check says otherwise) lies within its bounds.
     Prints a table; exits 0 when every check holds, 1 when any fails or is undecided.
@@ -829,8 +843,11 @@ def check(ctx: click.Context, name: str, path: str, **opts: Any) -> None:
 @_experiment_options
 @click.option("--out", metavar="FILE", default=None,
               help="Where to write the best card file (default autobalance-<name>.csv).")
+@click.option("--resume", is_flag=True,
+              help="Continue the search that was stopped (Ctrl-C, SIGTERM, a full disk), from "
+                   "its journal beside the card file; give the same options.")
 @click.pass_context
-def autobalance(ctx: click.Context, name: str, path: str, **opts: Any) -> None:
+def autobalance(ctx: click.Context, name: str, path: str, resume: bool, **opts: Any) -> None:
     """Search the card changes EXPERIMENT's 'autobalance' section allows (cards, fields,
     ranges) for the set that brings its target metrics into their bands. Deterministic for
     the experiment's seed. Prints the best set as a diff against the starting card file,
@@ -846,7 +863,7 @@ def autobalance(ctx: click.Context, name: str, path: str, **opts: Any) -> None:
 
     execution = _execution(ctx, opts)
     result = api.autobalance(name, path, execution.replace(
-        progress=execution.progress and sys.stderr.isatty()))
+        progress=execution.progress and sys.stderr.isatty()), resume=resume)
     click.echo(result.report())
 
 

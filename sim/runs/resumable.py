@@ -276,20 +276,25 @@ class Journal:
         self.path, self.settings, self.what = path, settings, what
         self.records = records
         self.replayed = 0          # steps answered from the journal in this session
+        self.discard_empty = False
         self._handle: Any = None
 
     @classmethod
     def open(cls, path: str | os.PathLike, settings: Mapping[str, Any], *, what: str,
-             resume: bool, out: str | os.PathLike | None = None) -> "Journal":
+             resume: bool, out: str | os.PathLike | None = None,
+             discard_empty: bool = False) -> "Journal":
         """The journal at ``path`` for a command whose result is decided by ``settings``.
         Without ``resume`` an existing journal is refused (``ResumeRequired``); with it, its
         settings must equal ``settings``; a missing one starts empty either way (a command
-        stopped before its first step, e.g. by a full disk, has nothing to continue)."""
+        stopped before its first step, e.g. by a full disk, has nothing to continue).
+        ``discard_empty``: a command whose steps hold all its work (no files of its own)
+        drops a journal without steps when it fails (used as a context manager)."""
         path = Path(path)
         settings = _jsonable(dict(settings))
         out = Path(out) if out is not None else path
         if not path.exists():
             journal = cls(path, settings, {}, what)
+            journal.discard_empty = discard_empty
             journal._create()
             return journal
         header, records = _read(path, what)
@@ -303,7 +308,9 @@ class Journal:
             raise UserError(f"holds an unfinished {what} with other settings ({diff}); give the "
                             "settings it started with, or choose a new --out", file=str(out),
                             field="--out")
-        return cls(path, settings, records, what)
+        journal = cls(path, settings, records, what)
+        journal.discard_empty = discard_empty
+        return journal
 
     def _create(self) -> None:
         from sim.runs.rundir import atomic_write_text
@@ -358,7 +365,9 @@ class Journal:
     def __enter__(self) -> "Journal":
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: Any, *exc: object) -> None:
+        if kind is not None and self.discard_empty and not self.records:
+            self.remove()   # failed before its first step: nothing to continue
         self.close()
 
 

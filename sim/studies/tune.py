@@ -784,7 +784,8 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
                 "cards_sha256": manifest["cards"]["sha256"], "rules": manifest["rules"]}
     journal_path = journal_beside(out_path)
     with stoppable("tune", journal_path), Journal.open(
-            journal_path, settings, what="tune", resume=resume, out=out_path) as journal:
+            journal_path, settings, what="tune", resume=resume, out=out_path,
+            discard_empty=True) as journal:
         result, names = _search_with(arena_cls(template, threads), submit, request, out_path,
                                      journal, base_vector, baselines, budget=budget, seed=seed,
                                      games_per_eval=games_per_eval, check_games=check_games,
