@@ -183,7 +183,8 @@ def paired_table(base: np.ndarray, variants: list[tuple[str, str, str, np.ndarra
     p = table["p_beyond"].to_numpy()
     adj = holm(p)
     table = table.with_columns(pl.Series("p_holm", adj),
-                               pl.Series("called", [bool(a < ALPHA) for a in adj]),
+                               pl.Series("called", [bool(a < ALPHA) for a in adj],
+                                         dtype=pl.Boolean),
                                pl.lit(family_size(p), dtype=pl.Int64).alias("tested"))
     return table.sort("p_holm", "card_id", nulls_last=True)
 
@@ -263,11 +264,12 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
             with writing("a changed card file", cards_file):
                 cards_file.parent.mkdir(exist_ok=True)
                 cards_file.write_text(table.text(), encoding="utf-8")
-            try:
-                play(str(cards_file), directory)
-            except UserError as exc:             # e.g. a value the card file refuses
+            try:   # e.g. a value the card file refuses (a failed run is no reason to skip)
+                request.replace(cards=str(cards_file)).configure()
+            except UserError as exc:
                 skipped.append(f"{name} ({cid}) {CHANGE_WORDS[change]}: {exc}")
                 continue
+            play(str(cards_file), directory)
             played.append((cid, name, change, _outcomes(directory, column)))
     finally:
         if owned:
