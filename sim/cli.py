@@ -71,8 +71,60 @@ class Count(click.ParamType):
             self.fail(exc.message, param, ctx)
 
 
+class Threshold(click.ParamType):
+    """Percentage points above 0 and below 100."""
+
+    name = "PP"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> float:
+        import math
+
+        try:
+            number = float(str(value).strip()) if len(str(value)) <= 40 else math.nan
+        except ValueError:
+            number = math.nan
+        if not 0 < number < 100:
+            self.fail(f"expected percentage points above 0 and below 100, such as 2 or 0.5, "
+                      f"got '{str(value)[:24]}'", param, ctx)
+        return number
+
+
+class GameIndex(click.ParamType):
+    """A game index: a whole number 0 .. 2**63-1."""
+
+    name = "N"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+        text = str(value).strip().replace("_", "")
+        if not text.isdigit() or len(text) > 19 or int(text) >= 2**63:
+            self.fail(f"must be a whole number 0 .. 2**63-1, got '{str(value)[:24]}'",
+                      param, ctx)
+        return int(text)
+
+
+class Seed(click.ParamType):
+    """A seed: a whole number 0 .. 2**63-1 (``1_000`` allowed)."""
+
+    name = "SEED"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+        from sim.core.inputs import parse_seed
+
+        try:
+            return parse_seed(value)
+        except UserError as exc:
+            self.fail(exc.message, param, ctx)
+
+
+SEED = Seed()
+
+
+MAX_LINE = 1000   # an error line never echoes a huge value whole
+
+
 def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+    line = " ".join(str(text).split())
+    return line if len(line) <= MAX_LINE else line[:MAX_LINE - 3] + "..."
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -211,7 +263,7 @@ def _inherit(ctx: click.Context, opts: dict[str, Any], names: tuple[str, ...]) -
 @game_options
 @click.option("--games", type=Count(), default="1000", show_default=True,
               help="How many games to play: 1000000, 1_000_000 or 1e6.")
-@click.option("--seed", type=int, default=1, show_default=True,
+@click.option("--seed", type=SEED, default=1, show_default=True,
               help="Random seed; game i of seed s is the same in every run.")
 @click.option("--out", metavar="DIR", default=None,
               help="New run directory (default: runs/<game>-<players>p-seed<seed>-<time>).")
@@ -378,8 +430,8 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
 
 
 @main.command()
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the run.")
-@click.option("--game-index", type=click.IntRange(min=0), required=True,
+@click.option("--seed", type=SEED, default=1, show_default=True, help="Seed of the run.")
+@click.option("--game-index", type=GameIndex(), required=True,
               help="Which game of that seed to replay (0-based).")
 @game_options
 @click.pass_context
@@ -438,7 +490,7 @@ def _print_report(written: dict[str, Any], shown: int = 8) -> None:
 @click.argument("run_dirs", nargs=-1, required=True, metavar="RUN_DIR...")
 @click.option("--out", metavar="DIR", required=True, help="Directory for report.html, "
               "report.md and the CSV tables.")
-@click.option("--threshold", type=float, default=2.0, show_default=True,
+@click.option("--threshold", type=Threshold(), default=2.0, show_default=True,
               help="Imbalance threshold in percentage points: an imbalance is called only "
                    "when its 95 % interval lies wholly beyond it.")
 @click.option("--allow-mixed", is_flag=True,
@@ -468,7 +520,7 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
 @main.command(short_help="Card ablation: what each card is worth, on common random numbers.")
 @click.option("--games", type=Count(), default="1e4", show_default=True,
               help="Games per configuration (the baseline and every card change).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
+@click.option("--seed", type=SEED, default=1, show_default=True, help="Random seed.")
 @click.option("--card", "only", metavar="REF", multiple=True,
               help="Ablate only this card (id or name); repeatable. Default: every card.")
 @click.option("--change", "changes", multiple=True,
@@ -477,7 +529,7 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
 @click.option("--out", metavar="DIR", default=None,
               help="Output directory (default runs/ablation-<game>-<time>).")
 @click.option("--threads", type=Count(4096), default=None, help="Worker threads.")
-@click.option("--threshold", type=float, default=2.0, show_default=True,
+@click.option("--threshold", type=Threshold(), default=2.0, show_default=True,
               help="A card is called when its effect differs from the typical card's by "
                    "more than this many percentage points (Holm-controlled).")
 @click.option("--backend", "ablate_backend", type=click.Choice(["local", "dask", "dask-local"]),
@@ -524,11 +576,11 @@ def ablate(**opts: Any) -> None:
 @main.command("balance-report", short_help="Run every player count, then write the report.")
 @click.option("--games", type=Count(), default="1e6", show_default=True,
               help="Games per player count (and per compensation mode at 3 and 5 players).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
+@click.option("--seed", type=SEED, default=1, show_default=True, help="Random seed.")
 @click.option("--out", metavar="DIR", default=None,
               help="Output directory (default runs/balance-<game>-seed<seed>-<time>).")
 @click.option("--threads", type=Count(4096), default=None, help="Worker threads.")
-@click.option("--threshold", type=float, default=2.0, show_default=True,
+@click.option("--threshold", type=Threshold(), default=2.0, show_default=True,
               help="Imbalance threshold in percentage points.")
 @click.option("--progress/--no-progress", default=True, show_default=True,
               help="Progress bar on stderr.")
@@ -595,7 +647,7 @@ def strategies(ctx: click.Context, game: str) -> None:
 @click.option("--games", type=Count(), default="10000", show_default=True,
               help="Games per ordered pair (half with each team holding the first marker); "
                    "PLAI: per cell, split evenly over the seats.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
+@click.option("--seed", type=SEED, default=1, show_default=True, help="Random seed.")
 @click.option("--out", metavar="DIR", default=None,
               help="New run directory (default: runs/matchups-<game>-<players>p-seed<seed>-<time>).")
 @click.option("--threads", type=Count(4096), default=None,
@@ -650,7 +702,7 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
               help="Games the search may play (default: the game's; Peer-to-Peer 1.6e7, "
                    "PLAI 1.2e7); the final and the re-check play --check-games more per "
                    "opponent.")
-@click.option("--seed", type=int, default=1, show_default=True,
+@click.option("--seed", type=SEED, default=1, show_default=True,
               help="Random seed: the same seed gives the same weights.")
 @click.option("--out", metavar="FILE.yaml", required=True,
               help="Strategy file to write (a convergence plot FILE.png goes next to it).")
@@ -902,7 +954,7 @@ def warm(games: tuple[str, ...], jobs: int | None, with_trace: bool) -> None:
 @click.option("--budgets", metavar="K=..,N=..;K=..,N=..", default=None,
               help="The two search budgets, smaller first (default: the game's, PLAI "
                    "'k=4,n=4;k=8,n=16', Peer-to-Peer 'k=2,n=2;k=4,n=2').")
-@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
+@click.option("--seed", type=SEED, default=1, show_default=True, help="Random seed.")
 @click.option("--out", metavar="DIR", default=None,
               help="New run directory (default: runs/skill-<game>-seed<seed>-<time>).")
 @click.option("--threads", type=Count(4096), default=None,

@@ -71,12 +71,23 @@ def _describe_int(lo: int | None, hi: int | None) -> str:
     return "an integer"
 
 
-def read_text(path: str, what: str = "file", kind: str = "CSV") -> str:
+MAX_TEXT_BYTES = 16_000_000   # a card, rules or experiments file; read no more than this
+
+
+def read_text(path: str, what: str = "file", kind: str = "CSV",
+              limit: int | None = None) -> str:
     """A UTF-8 text file (a byte-order mark is dropped: spreadsheets often write one);
     every failure is one UserError naming the file (and the line of a bad byte).
-    ``what`` names the file in messages ("rules file"), ``kind`` what it should be."""
+    ``what`` names the file in messages ("rules file"), ``kind`` what it should be.
+    A file over ``limit`` bytes (default ``MAX_TEXT_BYTES``) is refused before it is read
+    whole."""
+    limit = MAX_TEXT_BYTES if limit is None else limit
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read(limit + 1)
+        if len(data) > limit:
+            raise UserError(f"the {what} is larger than {limit:,} bytes; is it the right file?",
+                            file=path)
     except FileNotFoundError:
         raise UserError(f"{what} not found", file=path) from None
     except IsADirectoryError:
