@@ -767,6 +767,10 @@ def tune(ctx: click.Context, **opts: Any) -> None:
               help="Port (0: any free port).")
 @click.option("--max-games", type=Count(), default="1e6", show_default=True,
               help="Cap on a comparison's games per side and player count.")
+@click.option("--temp-limit", type=Count(10**7), default="1000", show_default=True,
+              metavar="MB",
+              help="Cap on the temporary data (the comparisons' games), in MB: older finished "
+                   "comparisons are dropped first, then a running one is stopped.")
 @click.option("--threads", type=Count(4096), default=None,
               help="Worker threads (default: every CPU this process may use).")
 @click.option("--backend", type=click.Choice(["local", "dask", "dask-local"]), default="local",
@@ -782,7 +786,9 @@ def workbench(**opts: Any) -> None:
     checks every edit with the loaders of this command line, and compares the edit with
     the baseline (--cards/--rules, or the defaults) on the same seeds and game indices,
     chunk by chunk, until every paired difference interval is narrower than the width
-    (the --until-ci rule) or the cap. Files are saved under the current directory only.
+    (the --until-ci rule) or the cap. Files are read (strategy files named on the page)
+    and saved under the current directory only; the comparisons' temporary data stays
+    under --temp-limit.
 
     \b
     Examples:
@@ -804,7 +810,8 @@ def workbench(**opts: Any) -> None:
     serve(game=opts["game"], cards=opts["cards"], rules=opts["rules"], players=opts["players"],
           host=opts["host"], port=opts["port"], backend=opts["backend"],
           backend_options=options, backend_flags=tuple(flags), threads=opts["threads"],
-          max_games=opts["max_games"], announce=click.echo)
+          max_games=opts["max_games"], max_temp_bytes=opts["temp_limit"] * 1_000_000,
+          announce=click.echo)
 
 
 # ---------------------------------------------------------------- experiments (issue 5)

@@ -72,7 +72,8 @@ class OptionSet:
         resolved = self.defaults()
         if rules_file is not None:
             for key, value, line in _read_rules_yaml(str(rules_file)):
-                where = {"file": str(rules_file), "line": line, "field": key}
+                where = {"file": str(rules_file), "line": line,
+                         "field": excerpt(key, 40, quote=False)}
                 option = self._lookup(key, where)
                 resolved[key] = self._apply(option, resolved[key], value, where)
         for text in overrides:
@@ -104,7 +105,7 @@ class OptionSet:
 
     def _lookup(self, key: str, where: dict) -> Option:
         if key not in self.options:
-            raise UserError(f"unknown rule option '{key}'; valid options: "
+            raise UserError(f"unknown rule option {excerpt(key, 40)}; valid options: "
                             f"{', '.join(self.options)}", **where)
         return self.options[key]
 
