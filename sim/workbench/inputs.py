@@ -278,15 +278,20 @@ def check_edit(game_name: str, players: Sequence[int], folder: Path, sheet: Card
                           dict(strategies.get(count) or {}) or None)
         except UserError as exc:
             return Checked(cards_path, rules_path, locate(exc, count, cards_path, rules_path,
-                                                          sheet, rules))
+                                                          sheet, rules,
+                                                          strategies.get(count) or {}))
     return Checked(cards_path, rules_path, None)
 
 
 def locate(exc: UserError, players: int, cards_path: Path, rules_path: Path | None,
-           sheet: CardSheet, rules: RulesEdit) -> Problem:
+           sheet: CardSheet, rules: RulesEdit,
+           strategies: Mapping[str, str] | None = None) -> Problem:
     """Which part of the page an error of configure points at, with the CLI's line for it
     (the file named as the page names it)."""
     file = str(exc.file) if exc.file else None
+    for slot, spec in (strategies or {}).items():   # a strategy file's own error
+        if file and spec.startswith("@") and os.path.abspath(spec[1:]) == os.path.abspath(file):
+            return Problem("strategies", exc.message, str(exc), None, slot, players)
     if file and os.path.abspath(file) == os.path.abspath(cards_path):
         shown = UserError(exc.message, file=CARDS_NAME, line=exc.line, field=exc.field)
         return Problem("cards", exc.message, str(shown), sheet.row_of_line(exc.line),
