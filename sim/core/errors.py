@@ -31,7 +31,7 @@ class UserError(Exception):
             where.append(f"field '{self.field}'")
         prefix = ", ".join(where)
         text = f"{prefix}: {self.message}" if prefix else self.message
-        text = " ".join(text.split())  # always one line
+        text = "error: " + " ".join(text.split())  # always one line
         if len(text) > MAX_MESSAGE:    # never a file's contents or a huge value
             text = text[:MAX_MESSAGE - 3] + "..."
-        return "error: " + text
+        return text
