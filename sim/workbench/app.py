@@ -43,6 +43,7 @@ from sim import api
 from sim.core.errors import UserError
 from sim.core.game import hook, resolve_game
 from sim.core.inputs import parse_count, parse_seed
+from sim.core.output import is_no_space
 from sim.workbench import compare, inputs
 from sim.workbench.inputs import BadInput
 
@@ -321,6 +322,11 @@ def handled(func):
             return _error(f"error: {exc}")
         except UserError as exc:
             return _error(str(exc))
+        except Exception as exc:  # noqa: BLE001 - only a full disk is answered here
+            if not is_no_space(exc):
+                raise
+            return _error("error: no space left on device for the workbench's files; free "
+                          "some space and try again", 507)
     route.__name__ = func.__name__
     return route
 
