@@ -62,7 +62,8 @@ def main() -> None:
                         help="address-space limit of each run (a runaway one fails instead "
                              "of taking the machine)")
     args = parser.parse_args()
-    sources = [("this checkout", ROOT)] + ([("--source", args.source)] if args.source else [])
+    sources = [("this checkout", ROOT)] + ([(f"--source {args.source}", args.source)]
+                                           if args.source else [])
     rows = []
     with tempfile.TemporaryDirectory(prefix="input-limits-") as tmp:
         work = Path(tmp)
@@ -81,7 +82,7 @@ def main() -> None:
                              "cpu_s": statistics.median(r["cpu"] for r in got),
                              "peak_mb": statistics.median(r["peak_kb"] for r in got) / 1024,
                              "stderr_bytes": got[-1]["stderr_bytes"],
-                             "stderr": got[-1]["stderr"].strip()[:120]})
+                             "stderr": got[-1]["stderr"].strip()})
                 print(json.dumps(rows[-1]), flush=True)
     lines = ["# Refusing a rules file of nested aliases: time and peak memory", "",
              f"`python benchmarks/input_limits.py {' '.join(sys.argv[1:])}`; medians of "
@@ -94,9 +95,10 @@ def main() -> None:
         lines.append(f"| {r['source']} | {r['levels']} | {r['bytes']} | {r['code']} | "
                      f"{r['wall_s']:.2f} | {r['cpu_s']:.2f} | {r['peak_mb']:.0f} | "
                      f"{r['stderr_bytes']:,} |")
-    lines += ["", "The first line each gave:", ""]
+    lines += ["", "The end of what each wrote on stderr:", ""]
     for r in rows:
-        lines.append(f"- {r['source']}, {r['levels']} levels: `{r['stderr'][:110]}`")
+        shown = " ".join(r["stderr"].split())[-110:].replace("`", "'")
+        lines.append(f"- {r['source']}, {r['levels']} levels: `{shown}`")
     (Path(__file__).with_name("input_limits.md")).write_text("\n".join(lines) + "\n")
 
 

@@ -102,6 +102,17 @@ class GameIndex(click.ParamType):
         return int(text)
 
 
+def _checked_rules(ctx: click.Context, param: Any, value: Any) -> Any:
+    """--rules FILE is read within the YAML limits (sim.core.yaml_lines) as soon as it is
+    parsed, before the game and its libraries load: a hostile file costs nothing."""
+    if value is not None:
+        from sim.core.csvfile import read_text
+        from sim.core.yaml_lines import compose
+
+        compose(read_text(value, what="rules file", kind="YAML"), value)
+    return value
+
+
 class Seed(click.ParamType):
     """A seed: a whole number 0 .. 2**63-1 (``1_000`` allowed)."""
 
@@ -181,7 +192,7 @@ def game_options(func):
         click.option("--cards", metavar="FILE", default=None,
                      help="Card file (CSV) to use instead of the game's default "
                           "(see 'simulate cards')."),
-        click.option("--rules", metavar="FILE", default=None,
+        click.option("--rules", metavar="FILE", default=None, callback=_checked_rules,
                      help="YAML file of rule options."),
         click.option("--rule", metavar="KEY=VALUE", multiple=True,
                      help="Set one rule option; repeatable; applied after --rules."),
@@ -653,7 +664,7 @@ def strategies(ctx: click.Context, game: str) -> None:
 @click.option("--threads", type=Count(4096), default=None,
               help="Worker threads (default: every CPU this process may use).")
 @click.option("--cards", metavar="FILE", default=None, help="Card file (CSV).")
-@click.option("--rules", metavar="FILE", default=None, help="YAML file of rule options.")
+@click.option("--rules", metavar="FILE", default=None, callback=_checked_rules, help="YAML file of rule options.")
 @click.option("--rule", metavar="KEY=VALUE", multiple=True,
               help="Set one rule option; repeatable (not first_marker: matchups balance it).")
 @click.option("--debug", is_flag=True, help="Check game invariants while playing (slower).")
@@ -693,7 +704,7 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
 @click.option("--players", type=Count(1000), default=None,
               help="Number of players (default: the game's usual count).")
 @click.option("--cards", metavar="FILE", default=None, help="Card file (CSV) to tune on.")
-@click.option("--rules", metavar="FILE", default=None, help="YAML file of rule options.")
+@click.option("--rules", metavar="FILE", default=None, callback=_checked_rules, help="YAML file of rule options.")
 @click.option("--rule", metavar="KEY=VALUE", multiple=True,
               help="Set one rule option; repeatable; applied after --rules.")
 @click.option("--base", metavar="SPEC", default="weighted", show_default=True,
@@ -758,7 +769,7 @@ def tune(ctx: click.Context, **opts: Any) -> None:
 @click.option("--game", default=DEFAULT_GAME, show_default=True, help="Game to open.")
 @click.option("--cards", metavar="FILE", default=None,
               help="Baseline card file (default: the game's default cards).")
-@click.option("--rules", metavar="FILE", default=None, help="Baseline YAML file of rule options.")
+@click.option("--rules", metavar="FILE", default=None, callback=_checked_rules, help="Baseline YAML file of rule options.")
 @click.option("--players", type=Count(1000), default=None,
               help="Player count ticked at first (default: the game's usual count).")
 @click.option("--host", default="127.0.0.1", show_default=True,
@@ -967,7 +978,7 @@ def warm(games: tuple[str, ...], jobs: int | None, with_trace: bool) -> None:
 @click.option("--threads", type=Count(4096), default=None,
               help="Kernel threads per chunk (default: every CPU this process may use).")
 @click.option("--cards", metavar="FILE", default=None, help="Card file (CSV).")
-@click.option("--rules", metavar="FILE", default=None, help="YAML file of rule options.")
+@click.option("--rules", metavar="FILE", default=None, callback=_checked_rules, help="YAML file of rule options.")
 @click.option("--rule", metavar="KEY=VALUE", multiple=True,
               help="Set one rule option; repeatable.")
 @click.option("--backend", type=click.Choice(["local", "dask", "dask-local"]), default="local",
