@@ -58,12 +58,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--source", type=Path, default=None,
                         help="another checkout to measure too (e.g. before this change)")
+    parser.add_argument("--label", default=None,
+                        help="how the table names --source (default: its path)")
     parser.add_argument("--limit-mb", type=int, default=4000,
                         help="address-space limit of each run (a runaway one fails instead "
                              "of taking the machine)")
     args = parser.parse_args()
-    sources = [("this checkout", ROOT)] + ([(f"--source {args.source}", args.source)]
-                                           if args.source else [])
+    sources = [("this checkout", ROOT)] + ([(args.label or f"--source {args.source}",
+                                             args.source)] if args.source else [])
     rows = []
     with tempfile.TemporaryDirectory(prefix="input-limits-") as tmp:
         work = Path(tmp)
