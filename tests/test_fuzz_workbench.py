@@ -9,7 +9,6 @@ import json
 import resource
 import threading
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
