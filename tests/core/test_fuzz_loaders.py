@@ -6,11 +6,12 @@ a load takes stays bounded. A fixed small budget in the default run; ``-m slow``
 from __future__ import annotations
 
 import tracemalloc
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from repo_paths import DATA
 
 from sim.core.errors import UserError
 
@@ -188,7 +189,7 @@ def test_fuzz_strategy_files_long(tmp_path_factory, text):
     _strategy_case(tmp_path_factory, text)
 
 
-CARD_LINES = (Path(__file__).with_name("fake_cards.csv").read_text().splitlines())
+CARD_LINES = ((DATA / "fake_cards.csv").read_text().splitlines())
 
 
 @st.composite
