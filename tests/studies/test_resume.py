@@ -133,7 +133,7 @@ def test_a_stopped_search_resumes_to_the_uninterrupted_result(tmp_path, monkeypa
     """Stopped at a generation (with restarts, the CMA state and its random generator in
     play), the resumed search replays the recorded games and ends exactly where an
     uninterrupted search ends."""
-    from test_tune import BowlArena
+    from bowl_arena import BowlArena
 
     whole = _bowl_search(BowlArena())
     path = tmp_path / "bowl.resume.jsonl"
