@@ -20,6 +20,8 @@ import pytest
 from repo_paths import REPO_ROOT
 
 from sim import api
+from sim.cli import main
+from sim.core import paired
 from sim.core.errors import UserError
 from sim.core.game import hook, resolve_game
 
@@ -252,6 +254,30 @@ def test_run_pairs_the_sides_game_by_game_and_decides_by_the_until_ci_rule(tmp_p
     assert "--team-a greedy" in snap["commands"]["edit"] and "--until-ci 3" in snap["commands"]["edit"]
 
 
+def test_the_workbench_and_simulate_compare_agree(tmp_path, runner):
+    """The workbench's comparison and `simulate compare` of its two runs are the same
+    tally (sim.core.paired): the same rates, differences (at the workbench's z), discordant
+    games and changed games by kind."""
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        ident = c.post("/api/run", json=renamed(edit_body(
+            state, page=PAGE, games=3000, chunk=1000, width=0.01))).json()["id"]
+        snap = wait(c, ident)
+        dirs = c.app.state.bench.comparisons[ident].run_dirs[4]
+        result = api.compare(dirs["baseline"], dirs["edit"])
+        cli = runner.invoke(main, ["compare", dirs["baseline"], dirs["edit"], "--json"])
+    point = snap["points"][0]
+    assert result.games == point["games"] == 3000
+    assert result.tally.rows(snap["z"]) == point["rows"]
+    assert result.tally.changed(shown=compare.SHOWN_INDICES) == point["changed"]
+    assert result.tally.changed_count() == point["changed_games"] > 0
+    data = json.loads(cli.output)
+    assert [r["discordant"] for r in data["headlines"]] == [r["discordant"] for r in point["rows"]]
+    assert [(k["from"], k["to"], k["count"], k["games"][:compare.SHOWN_INDICES])
+            for k in data["changed"]] == [(k["from"], k["to"], k["count"], k["games"])
+                                         for k in point["changed"]]
+
+
 def test_the_cap_ends_a_run_whose_intervals_stay_wide(tmp_path):
     with client(tmp_path) as c:
         state = c.get("/api/state").json()
@@ -412,7 +438,7 @@ def test_report_of_the_last_comparison(tmp_path):
 def test_headline_indicators_follow_the_hook_and_refuse_a_non_row_wise_one():
     game = resolve_game("fake")
     games = pl.DataFrame({"winner": np.array([0, 1, 2, 0, 0], dtype=np.int8)})
-    found = compare.headline_indicators(game, games, 4)
+    found = paired.headline_indicators(game, games, 4)
     assert found["team A win rate"].tolist() == [1, 0, 0, 1, 1]
     assert found["team B win rate"].tolist() == [0, 1, 0, 0, 0]
 
@@ -423,7 +449,7 @@ def test_headline_indicators_follow_the_hook_and_refuse_a_non_row_wise_one():
             return {"odd": int(games.height > 0)}
 
     with pytest.raises(RuntimeError, match="game by game"):
-        compare.headline_indicators(Odd(), games, 4)
+        paired.headline_indicators(Odd(), games, 4)
 
 
 def test_command_lines_use_the_cli_flags_of_the_games_strategy_kind():
