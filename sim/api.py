@@ -42,7 +42,7 @@ DEFAULT_GAMES = 1000
 # The public API; the names imported above from the lower layers are part of it.
 __all__ = ["DEFAULT_GAME", "DEFAULT_GAMES", "EXTRA_GAMES_ENV", "MAX_GAMES", "Execution",
            "GameRequest", "RunResult", "autobalance", "balance_points", "balance_report",
-           "check", "configure", "default_cards", "default_threads", "experiment",
+           "check", "compare", "configure", "default_cards", "default_threads", "experiment",
            "extra_games", "game_modules", "load", "load_games", "matchups", "parse_count",
            "parse_seed", "report", "resolve_game", "resume", "run", "skill", "strategies",
            "trace", "tune"]
@@ -101,6 +101,18 @@ def load(run_dir: str | os.PathLike):
     """All games of a run as a polars LazyFrame (never materialised unless you collect);
     ``load_games(run_dir, as_pandas=True)`` gives a pandas DataFrame."""
     return load_games(run_dir)
+
+
+def compare(base: str | os.PathLike, edit: str | os.PathLike):
+    """What an edit did, game by game: two runs of the same game, player count and seed
+    (``base`` and ``edit`` run directories) compared on the game indices both hold. Returns
+    a ``sim.studies.compare.RunComparison``: ``.rows()`` every headline's paired difference
+    with its 95 % interval, ``.changed_games()`` {(baseline outcome, edit outcome): game
+    indices}, ``.changes`` what differs between the configurations, ``.to_text()``,
+    ``.to_dict()`` (``simulate compare --json``). Runs that are not paired raise UserError."""
+    from sim.studies.compare import compare_runs
+
+    return compare_runs(base, edit)
 
 
 def trace(request: GameRequest | str | None = None, /, *, seed: int = 1, game_index: int = 0,
