@@ -48,6 +48,8 @@ class PeerToPeerConfig:
     # int64[2, 3] (search_kernel.SEARCH_*): the teams a search player holds, with its k, n
     search: np.ndarray | None = None
     decisions: int = 0   # search decisions made by ``play`` so far (for benchmarks)
+    # a counterfactual replay's first-marker swap (swaps.py): the same draw, the other team
+    marker_to_other: bool = False
     card_table: np.ndarray = field(init=False)
     rules_vector: np.ndarray = field(init=False)
     seats: np.ndarray = field(init=False)
@@ -55,6 +57,11 @@ class PeerToPeerConfig:
     def __post_init__(self):
         self.card_table = card_matrix(self.cards)
         self.rules_vector = rules_array(self.rules, self.players)
+        if self.marker_to_other:
+            mode = self.rules_vector[k.R_FIRST_MARKER]
+            self.rules_vector[k.R_FIRST_MARKER] = {
+                k.MARKER_RANDOM: k.MARKER_RANDOM_OTHER, k.MARKER_A: k.MARKER_B,
+                k.MARKER_B: k.MARKER_A}[int(mode)]
         self.seats = seat_layout(self.players, self.rules["odd_team_compensation"])
 
     def manifest(self) -> dict[str, Any]:

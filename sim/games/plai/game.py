@@ -39,6 +39,9 @@ class PlaiConfig:
     # int64[players, 3] (constants.SEARCH_*): the seats a search player holds, with its k, n
     search: np.ndarray | None = None
     decisions: int = 0   # search decisions made by ``play`` so far (for benchmarks)
+    # a counterfactual replay's turn-order swap (swaps.py): the first seat, and the deal
+    # with it, move this many seats on (the same random draws)
+    first_seat_shift: int = 0
     card_table: np.ndarray = field(init=False)
     rules_vector: np.ndarray = field(init=False)
     deck: np.ndarray = field(init=False)
@@ -47,6 +50,7 @@ class PlaiConfig:
         self.card_table = self.cards.matrix
         self.rules_vector = rules_array(self.rules, self.players)
         self.rules_vector[c.R_DEBUG] = int(self.debug)   # invariants after every turn
+        self.rules_vector[c.R_FIRST_SEAT_SHIFT] = self.first_seat_shift % self.players
         self.deck = self.cards.deck_for(self.players)
 
     def manifest(self) -> dict[str, Any]:
