@@ -42,7 +42,7 @@ DEFAULT_GAMES = 1000
 # The public API; the names imported above from the lower layers are part of it.
 __all__ = ["DEFAULT_GAME", "DEFAULT_GAMES", "EXTRA_GAMES_ENV", "MAX_GAMES", "Execution",
            "GameRequest", "RunResult", "autobalance", "balance_points", "balance_report",
-           "check", "configure", "default_cards", "default_threads", "experiment",
+           "check", "configure", "default_cards", "default_threads", "experiment", "explain",
            "extra_games", "game_modules", "load", "load_games", "matchups", "parse_count",
            "parse_seed", "report", "resolve_game", "resume", "run", "skill", "strategies",
            "trace", "tune"]
@@ -79,6 +79,18 @@ def run(request: GameRequest | str | None = None, execution: Execution | None = 
 
         return run_until_ci(request, execution)
     return setup.start(request, execution)
+
+
+def explain(result: RunResult, fraction: float | None = None) -> dict[str, Any] | None:
+    """The main cause of a run's balance edge (``result`` from ``run``): when the balance
+    answer of its summary (Peer-to-Peer: team balance; PLAI: the seat furthest from its
+    fair share) has an interval that excludes the even point, replay the run's first games
+    under each swap the game declares and add ``causes``, ``main_cause`` and ``replayed``
+    to that answer in ``result.summary``. Takes about a quarter of the run's time by
+    default (``fraction``). Returns the answer (None for a game without one)."""
+    from sim.runs.explain import SUMMARY_FRACTION, explain_summary
+
+    return explain_summary(result, SUMMARY_FRACTION if fraction is None else fraction)
 
 
 def resume(run_dir: str | os.PathLike, execution: Execution | None = None, /,

@@ -323,6 +323,7 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
         result = api.resume(opts["resume_dir"], execution)
     else:
         result = api.run(_game_request(opts), execution)
+    api.explain(result)   # a balance edge: its main cause, from replays of the first games
     manifest = result.manifest
     if opts["as_json"]:
         payload: dict[str, Any] = {

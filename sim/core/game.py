@@ -113,6 +113,8 @@ class Game(Protocol):
     why_lose: Any                   # the report's "why everyone loses" replay (.code: the
                                     # outcome code, .replay(config, seed, indices) -> table
                                     # of unhappy customers), or None
+    swaps: tuple                    # sim.core.attribution.Swap: the counterfactual replays
+                                    # that explain an answer's edge (the report, the summary)
     ablation_fields: tuple[str, str | None]  # card-file columns `simulate ablate` changes:
                                     # (the value, the effect or None)
     tune_arena: Any                 # `simulate tune`'s arena class (sim.core.arena), or None
@@ -130,7 +132,7 @@ HOOKS = ("title", "strategy_kind", "default_strategy", "strategy_package", "stra
          "headline_columns", "matchup_scheme", "balance_variants", "sweep_metrics",
          "default_sweep_metrics", "report_metrics", "compared_rules", "report_group",
          "report_card_fights", "card_ref_example", "card_fields", "tune_arena",
-         "ablation_fields", "why_lose", "skill_budgets")
+         "ablation_fields", "why_lose", "skill_budgets", "swaps")
 
 
 class MissingHook(UserError):

@@ -133,7 +133,12 @@ def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
             code = "within" if row["verdict"] == WITHIN else "undecided"
         out.append(Answer("Which card is too strong? (starting ventures)", where(row), words,
                           code, row["delta_diff"], row["delta_lo"], row["delta_hi"], kind="diff",
-                          players=row["players"], order=40))
+                          players=row["players"], order=40, key="card_strength", even=0.0,
+                          group={k: row[k] for k in keys(ctx)},
+                          causes=({"cause": f"card:{row['card']}", "share": row["delta_diff"],
+                                   "lo": row["delta_lo"], "hi": row["delta_hi"],
+                                   "words": f"{row['card_name']} as a starting venture "
+                                            "(an association, not an effect)"},)))
     return out
 
 
