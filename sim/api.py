@@ -139,14 +139,22 @@ def default_cards(game: str = DEFAULT_GAME) -> str:
 # ---------------------------------------------------------------- reports (issue 4)
 
 def report(run_dirs, out: str | os.PathLike, threshold_pp: float = 2.0,
-           allow_mixed: bool = False, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Write report.html, report.md and CSV tables for one or more run directories.
-    ``extra`` adds optional sections by name (reports.sections), e.g.
-    ``{"ablation": "runs/ablation-..."}`` (a ``simulate ablate`` output)."""
+           allow_mixed: bool = False, extra: Mapping[str, Any] | None = None,
+           replay_games: int | None = None, stronger_play: float | None = None,
+           stronger_play_games: int | None = None) -> dict[str, Any]:
+    """Write report.html, report.md, answers.json and CSV tables for one or more run
+    directories. ``extra`` adds optional sections by name (reports.sections), e.g.
+    ``{"ablation": "runs/ablation-..."}`` (a ``simulate ablate`` output).
+
+    Every answer whose interval excludes its even point is explained by counterfactual
+    replays (``replay_games`` per swap; default: about the runs' own time; 0: none), and
+    every answer is checked under stronger play (``stronger_play`` seconds per player
+    count, default 300 or $CARDSIM_STRONGER_PLAY; 0: off; or ``stronger_play_games``)."""
     from reports.build import write_report
 
     return write_report([str(d) for d in run_dirs], str(out), threshold_pp=threshold_pp,
-                        allow_mixed=allow_mixed, extra=extra)
+                        allow_mixed=allow_mixed, extra=extra, replay_games=replay_games,
+                        stronger_play=stronger_play, stronger_play_games=stronger_play_games)
 
 
 def ablate(game: str = DEFAULT_GAME, players: int | None = None, games: int | str = 10_000,
@@ -181,7 +189,9 @@ def balance_points(game: str = DEFAULT_GAME) -> list[tuple[int, tuple[str, ...]]
 
 
 def balance_report(request: GameRequest | str | None = None, execution: Execution | None = None,
-                   /, *, threshold_pp: float = 2.0, **fields: Any) -> dict[str, Any]:
+                   /, *, threshold_pp: float = 2.0, replay_games: int | None = None,
+                   stronger_play: float | None = None, stronger_play_games: int | None = None,
+                   **fields: Any) -> dict[str, Any]:
     """Run every player count (and compensation mode) of ``request`` with the same
     settings (``execution.games`` each, default 1e6), then report. ``request.players``
     must be None. Every run plays on ``execution.backend`` (one cluster for all of them).
@@ -219,7 +229,8 @@ def balance_report(request: GameRequest | str | None = None, execution: Executio
     finally:
         if owned:
             chosen.close()
-    return report(run_dirs, out_path, threshold_pp=threshold_pp)
+    return report(run_dirs, out_path, threshold_pp=threshold_pp, replay_games=replay_games,
+                  stronger_play=stronger_play, stronger_play_games=stronger_play_games)
 
 
 def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
