@@ -188,6 +188,10 @@ class PeerToPeerConfig:
         return name + (":" + ",".join(f"{p}={v:g}" if isinstance(v, (int, float)) else f"{p}={v}"
                                       for p, v in params.items()) if params else "")
 
+    def balance_measures(self) -> list:
+        """The measures a balance answer picks from (the workbench shows the same)."""
+        return [team_balance_measure(self.players)] if self.players > 1 else []
+
     def balance_measure(self, summary: dict[str, Any]):
         """The measure of the summary's balance line (the report's team_balance answer),
         which the command line explains by replays (sim.runs.explain); None in solo."""

@@ -221,6 +221,11 @@ class PlaiConfig:
         return {"seat": seat, "value": value, "lo": lo, "hi": hi, "even": fair,
                 "decided": decided, "verdict": code, "words": words}
 
+    def balance_measures(self) -> list:
+        """The measures a balance answer picks from (the seat furthest from its fair share;
+        the workbench shows the same)."""
+        return [seat_share(seat, self.players) for seat in range(self.players)]
+
     def balance_measure(self, summary: dict[str, Any]):
         """The measure of the summary's seat-balance line, which the command line explains
         by replays (sim.runs.explain)."""
