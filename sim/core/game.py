@@ -110,9 +110,9 @@ class Game(Protocol):
     card_ref_example: str           # an experiment card key, for error messages
     card_fields: tuple[str, ...] | None  # card fields experiments may change (None: the
                                          # card file's own columns other than id)
-    why_lose: Any                   # the report's "why everyone loses" replay (.code: the
-                                    # outcome code, .replay(config, seed, indices) -> table
-                                    # of unhappy customers), or None
+    why_lose: Any                   # the report's "why everyone loses" causes (.code: the
+                                    # outcome code, .causes: name, words, advice, .column(
+                                    # cause, team) -> the result column), or None
     swaps: tuple                    # sim.core.attribution.Swap: the counterfactual replays
                                     # that explain an answer's edge (the report, the summary)
     ablation_fields: tuple[str, str | None]  # card-file columns `simulate ablate` changes:
