@@ -44,7 +44,7 @@ def _runs_of(rs, group: dict[str, Any]) -> list[int]:
             and run.variant == group.get("variant")]
 
 
-def _stored(rs, k: int, count: int, columns=None) -> pl.DataFrame:
+def _stored(rs, k: int, count: int) -> pl.DataFrame:
     frame = rs.games.filter((pl.col("run") == k) & (pl.col("game_index") < count))
     return frame.sort("game_index").collect(engine="streaming")
 
@@ -92,7 +92,7 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
         if not runs:
             out.append((answer, anchor))
             continue
-        k = runs[0]
+        k = runs[0]   # a group of several runs (seeds): its first run is replayed
         run = rs.runs[k]
         try:
             config = configure_from_manifest(run.manifest)

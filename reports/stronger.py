@@ -60,11 +60,15 @@ def search_request(run) -> dict[str, Any]:
     return {**run.manifest["request"], "strategies": specs}
 
 
+RUN_COLUMNS = ("run", "pairing", "strategy_a", "strategy_b", "variant", "seats_a", "seats_b")
+
+
 def _constant_columns(rs, k: int, have: list[str]) -> list[pl.Expr]:
-    """The run's constant columns a metric groups by (pairing, variant, seats ...)."""
+    """The columns reports.load gives every game of run ``k`` (its group keys, its seats),
+    so the metrics group the search games as the run's."""
     one = rs.games.filter(pl.col("run") == k).head(1).collect()
     return [pl.lit(one[c][0], dtype=one[c].dtype).alias(c) for c in one.columns
-            if c not in have]
+            if c not in have and (c in RUN_COLUMNS or c.startswith("seat_team_"))]
 
 
 def play_search(rs, seconds: float | None = None, games: int | None = None,

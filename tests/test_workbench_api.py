@@ -422,10 +422,12 @@ def test_report_of_the_last_comparison(tmp_path):
         wait(c, ident)
         made = c.post(f"/api/report/{ident}")
         html = c.get(made.json()["url"])
+        answers = c.get(made.json()["answers_json"])
         other = c.get(f"/report/{ident}/manifest.json")
     assert early.status_code in (200, 400)
     assert made.status_code == 200, made.text
     assert html.status_code == 200 and "<html" in html.text.lower()
+    assert answers.status_code == 200 and answers.json()["answers"] == made.json()["answers"]
     assert other.status_code == 404
 
 
