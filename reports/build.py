@@ -41,21 +41,6 @@ def _without(table: pl.DataFrame, duplicates: dict) -> pl.DataFrame:
     return table.filter(keep)
 
 
-def answers_of(games, rs, ctx, duplicates=None) -> list:
-    """Every answer the report's metrics and its why-everyone-loses section give on a
-    games table (the runs', or the stronger-play check's search games)."""
-    from reports.why_lose import answers_of_games
-
-    duplicates = duplicates or {}
-    metrics, _ = select_metrics(rs.game, games.collect_schema().names()
-                                if isinstance(games, pl.LazyFrame) else games.columns)
-    out = []
-    for metric in metrics:
-        if metric.answers is not None:
-            out += metric.answers(_without(metric.compute(games, ctx), duplicates), ctx)
-    return out + answers_of_games(games, rs.game)
-
-
 def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
                  allow_mixed: bool = False, extra: Mapping[str, Any] | None = None,
                  replay_games: int | None = None, stronger_play: float | None = None,
@@ -162,9 +147,8 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     from reports import attribution, stronger
 
     answers, explained = attribution.explain_answers(answers, rs, replay_games)
-    answers, checked = stronger.check_answers(
-        answers, rs, ctx, stronger_play, stronger_play_games,
-        search_answers=lambda frame: answers_of(frame.lazy(), rs, ctx, duplicates))
+    answers, checked = stronger.check_answers(answers, rs, ctx, stronger_play,
+                                              stronger_play_games)
     for section in (explained, checked):
         if section is not None:
             extras.append(section)

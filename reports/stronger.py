@@ -117,66 +117,97 @@ def play_search(rs, seconds: float | None = None, games: int | None = None,
     return pl.concat(parts, how="diagonal_relaxed"), played
 
 
-def _difference(a, b) -> tuple[float, float, float]:
-    """b - a with the half-widths of both intervals combined (independent samples)."""
-    d = b.estimate - a.estimate
-    below = math.hypot(a.hi - a.estimate, b.estimate - b.lo)
-    above = math.hypot(a.estimate - a.lo, b.hi - b.estimate)
+def recomputed(answer, frame: pl.DataFrame):
+    """(estimate, lo, hi) of ``answer`` on the search games, for the same subject: its own
+    ``recompute`` (a card, a cause), else its measure on its group's games (Wilson), else
+    None (an answer of an added section)."""
+    from sim.core.report_metric import in_group
+    from sim.core.stats import wilson
+
+    if answer.recompute is not None:
+        return answer.recompute(frame)
+    if answer.measure is None:
+        return None
+    games = in_group(frame, answer.group).collect()
+    num, den = answer.measure.arrays(games)
+    if den.sum() <= 0:
+        return None
+    value, lo, hi = wilson(int(num.sum()), int(den.sum()))
+    shift = answer.measure.even if answer.kind == "diff" else 0.0   # an edge, not a share
+    return value - shift, lo - shift, hi - shift
+
+
+def _difference(a, est, lo, hi) -> tuple[float, float, float]:
+    """(est - a) with the half-widths of both intervals combined (independent samples)."""
+    d = est - a.estimate
+    below = math.hypot(a.hi - a.estimate, est - lo)
+    above = math.hypot(a.estimate - a.lo, hi - est)
     return d, d - below, d + above
 
 
-def _key(answer) -> tuple:
-    g = answer.group or {}
-    return answer.key, g.get("players", answer.players), g.get("variant")
+def _where(answer) -> tuple:
+    group = answer.group or {}
+    return group.get("players", answer.players), group.get("variant")
 
 
 def _unit(answer) -> str:
     return " points" if answer.kind == "diff" else " %"
 
 
-def compare(answers: list, search_answers: list, games: int, seconds: float) -> list:
-    """``answers`` [(Answer, anchor)] with their ``stronger`` dicts."""
-    found = {_key(a): a for a in search_answers if a.key}
+def compare(answers: list, frame: pl.DataFrame | None, seconds: dict[tuple, float],
+            threshold_pp: float = 2.0) -> list:
+    """``answers`` [(Answer, anchor)] with their ``stronger`` dicts (``seconds``: the time
+    the search games of each (players, variant) took)."""
     out = []
     for answer, anchor in answers:
-        other = found.get(_key(answer)) if answer.key else None
-        if other is None or not all(x == x for x in (other.estimate, other.lo, other.hi,
-                                                       answer.lo, answer.hi)):
-            why = ("no search games of its runs" if answer.key else
+        got = recomputed(answer, frame) if frame is not None else None
+        if got is None or not all(x == x for x in (*got, answer.lo, answer.hi)):
+            why = ("no search games of it (none of its kind in the sample)"
+                   if answer.key and (answer.measure or answer.recompute) else
                    "not an answer of the runs' games (its own section's study)")
             out.append((dataclasses.replace(answer, stronger={
                 "checked": False, "words": f"{NOT_CHECKED}: {why}"}), anchor))
             continue
-        d, lo, hi = _difference(answer, other)
-        holds = lo <= 0 <= hi
-        shown = f"{100 * other.estimate:.1f}{_unit(other)} [{100 * other.lo:.1f}, {100 * other.hi:.1f}]"
+        est, lo, hi = got
+        from sim.core.report_metric import in_group
+
+        games = in_group(frame, answer.group).select(pl.len()).collect().item()
+        d, d_lo, d_hi = _difference(answer, est, lo, hi)
+        holds = d_lo <= 0 <= d_hi
+        shown = f"{100 * est:.1f}{_unit(answer)} [{100 * lo:.1f}, {100 * hi:.1f}]"
         words = (f"holds under stronger play ({shown})" if holds else
                  f"changes: {shown} under stronger play ({100 * d:+.1f} points "
-                 f"[{100 * lo:+.1f}, {100 * hi:+.1f}])")
-        stronger = {"checked": True, "holds": holds, "value": other.estimate, "lo": other.lo,
-                    "hi": other.hi, "verdict": other.verdict, "answer": other.answer,
-                    "difference": d, "difference_lo": lo, "difference_hi": hi,
-                    "words": words, "games": games, "seconds": round(seconds, 1)}
+                 f"[{100 * d_lo:+.1f}, {100 * d_hi:+.1f}])")
+        stronger = {"checked": True, "holds": holds, "value": est, "lo": lo, "hi": hi,
+                    "difference": d, "difference_lo": d_lo, "difference_hi": d_hi,
+                    "words": words, "games": games,
+                    "seconds": round(seconds.get(_where(answer), 0.0), 1)}
+        if answer.even is not None and answer.measure is not None:
+            from sim.core.wording import edge_answer
+
+            m = answer.measure
+            stronger["verdict"], stronger["answer"] = edge_answer(
+                est, lo, hi, answer.even, threshold_pp, m.above, m.below)
         out.append((dataclasses.replace(answer, stronger=stronger), anchor))
     return out
 
 
 def check_answers(answers: list, rs, ctx, seconds: float | None = None,
-                  games: int | None = None, threads: int | None = None,
-                  search_answers=None) -> tuple[list, ExtraSection | None]:
-    """``answers`` [(Answer, anchor)] with their stronger-play checks, and the section.
-    ``search_answers(games_frame) -> [Answer]``: the report's answers of a games table."""
+                  games: int | None = None,
+                  threads: int | None = None) -> tuple[list, ExtraSection | None]:
+    """``answers`` [(Answer, anchor)] with their stronger-play checks, and the section."""
     seconds = default_seconds() if seconds is None else seconds
     if not seconds and not games:
         return [(dataclasses.replace(a, stronger={
             "checked": False, "words": f"{NOT_CHECKED} (turned off)"}), anchor)
             for a, anchor in answers], None
     frame, played = play_search(rs, seconds, games, threads)
-    if frame is None:
-        return compare(answers, [], 0, 0.0), None
     n = sum(p["games"] for p in played)
     spent = sum(p["seconds"] for p in played)
-    checked = compare(answers, search_answers(frame), n, spent)
+    seconds_of = {(p["players"], p.get("variant")): p["seconds"] for p in played}
+    checked = compare(answers, frame, seconds_of, ctx.threshold_pp)
+    if frame is None:
+        return checked, None
     table = pl.DataFrame([{k: v for k, v in p.items()} for p in played])
     changed = [a for a, _ in checked if a.stronger and a.stronger.get("checked")
                and not a.stronger["holds"]]

@@ -68,7 +68,19 @@ def plot(table: pl.DataFrame, why) -> bytes | None:
     return to_png(fig)
 
 
-def answers(table: pl.DataFrame, why) -> list[Answer]:
+def _same_cause(cause: str, group: dict, why, outcome: str):
+    """The answer's main cause on another games table (the stronger-play check)."""
+    from sim.core.report_metric import in_group
+
+    def recompute(games):
+        t = cause_table(in_group(games, group), why, outcome)
+        if t.height == 0 or not t["unhappy_customers"][0]:
+            return None
+        return t[f"{cause}_rate"][0], t[f"{cause}_lo"][0], t[f"{cause}_hi"][0]
+    return recompute
+
+
+def answers(table: pl.DataFrame, why, outcome: str) -> list[Answer]:
     out = []
     for r in table.iter_rows(named=True):
         if not r["unhappy_customers"]:
@@ -85,23 +97,12 @@ def answers(table: pl.DataFrame, why) -> list[Answer]:
         words = (f"mostly {main['cause']} ({split}; {r['unhappy_customers']:,} unhappy "
                  f"customers of {r['all_lose_games']:,} all-lose games); to change it: "
                  f"{main['advice']}")
+        group = {"players": r["players"], "variant": r["variant"]}
         out.append(Answer("Why does everyone lose? (the unhappy customers by cause)", where,
                           words, "info", main["share"], main["lo"], main["hi"],
-                          players=r["players"], order=31, key="why_all_lose",
-                          group={"players": r["players"], "variant": r["variant"]},
-                          causes=causes))
+                          players=r["players"], order=31, key="why_all_lose", group=group,
+                          causes=causes, recompute=_same_cause(main["cause"], group, why, outcome)))
     return out
-
-
-def answers_of_games(games, game: str) -> list[Answer]:
-    """The section's answers on a games table (the stronger-play check's search games)."""
-    from sim.core.game import game_hook
-
-    why = game_hook(game, "why_lose")
-    columns = games.collect_schema().names()
-    if why is None or why.column(why.causes[0].name, "b") not in columns:
-        return []
-    return answers(cause_table(games, why, game_hook(game, "outcome_column")), why)
 
 
 def build(path, rs, ctx) -> ExtraSection | None:
@@ -116,7 +117,8 @@ def build(path, rs, ctx) -> ExtraSection | None:
             name="why_lose", title="Why everyone loses",
             description="These runs lack the columns of the causes of unhappy customers (they "
                         "were played by an older simulator): run them again to see why.")
-    table = cause_table(rs.games, why, game_hook(rs.game, "outcome_column"))
+    outcome = game_hook(rs.game, "outcome_column")
+    table = cause_table(rs.games, why, outcome)
     if table.height == 0:
         return None
     description = (
@@ -129,7 +131,7 @@ def build(path, rs, ctx) -> ExtraSection | None:
         "intervals); the _a and _b columns are each team's own split. What a designer can "
         "change: " + "; ".join(f"{c.name}: {c.advice}" for c in why.causes) + ".")
     return ExtraSection(name="why_lose", title="Why everyone loses", description=description,
-                        table=table, png=plot(table, why), answers=answers(table, why),
+                        table=table, png=plot(table, why), answers=answers(table, why, outcome),
                         order=10)
 
 

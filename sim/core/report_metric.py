@@ -85,6 +85,9 @@ class Answer:
     group: dict = field(default_factory=dict)   # players, pairing, variant of its runs
     causes: tuple = ()              # dicts: attribution.Cause.as_dict, or a split in causes
     stronger: dict | None = None    # the same answer under stronger play (reports.stronger)
+    # (games) -> (estimate, lo, hi): the same answer, of the same subject (card, seat, cause),
+    # on another games table; None: from ``measure`` (reports.stronger)
+    recompute: Any = None
 
 
 @dataclass(frozen=True)
@@ -345,3 +348,14 @@ def answer_of(row: dict, question: str, stem: str, centre: float, ctx: Context, 
                   estimate=est, lo=lo, hi=hi, kind=kind, players=row.get("players"), order=order,
                   key=key, even=centre, measure=measure,
                   group={k: row.get(k) for k in GROUP_KEYS if k in row})
+
+
+def in_group(games, group: Mapping[str, Any]):
+    """The games of one answer's group (its players, pairing and variant present)."""
+    frame = lazy(games)
+    names = columns(frame)
+    for key, value in group.items():
+        if key in names and value is not None:
+            frame = frame.filter(pl.col(key) == value)
+    return frame
+
