@@ -1,4 +1,4 @@
-"""The search player's strength and cost (issue 24). Not run by pytest.
+"""The search player's strength and cost. Not run by pytest.
 
     nice -n 10 python benchmarks/skill_search.py --game plai --players 3 --games 5000
     nice -n 10 python benchmarks/skill_search.py --game plai --players 3 --curve 600
@@ -10,6 +10,10 @@ each seat in turn on the same deals, as ``simulate skill`` plays a pairing (its 
 decided games, 50 % = as strong per seat). Cost: decisions/s and games/s in CPU time of
 one thread (time.process_time, so other work on the shared machine does not count). The
 curve: the share at growing budgets, to see where it stops gaining.
+
+Each measured budget is one row of benchmarks/results/skill_search.md (game, players,
+search, opponent and games make a row: a new measurement replaces it), with its date and
+load; the rows are kept in skill_search.json beside it.
 """
 from __future__ import annotations
 
@@ -91,17 +95,38 @@ def main() -> None:
         share, lo, hi, n, decided, decisions, cpu = pairing(args.game, args.players, spec,
                                                             base, games,
                                                             threads=args.threads)
-        row = (f"| {args.game} | {args.players} | {spec} | {base} | {n:,} | {decided:,} | "
-               f"{100 * share:.1f} [{100 * lo:.1f}-{100 * hi:.1f}] | {decisions / cpu:,.0f} | "
-               f"{n / cpu:,.2f} | {cpu:.0f} |")
+        row = {"game": args.game, "players": args.players, "search": spec, "vs": base,
+               "games": n, "decided": decided,
+               "share": f"{100 * share:.1f} [{100 * lo:.1f}-{100 * hi:.1f}]",
+               "decisions_per_s": decisions / cpu, "games_per_s": n / cpu, "cpu_s": cpu,
+               "threads": args.threads}
         rows.append(row)
         print(row, flush=True)
+    from benchmarks.latest import update_rows
+
+    for row in rows:
+        stored = update_rows("skill_search", ("game", "players", "search", "vs", "games"), row)
+    write_table(stored)
+
+
+def write_table(stored: list[dict]) -> None:
+    from benchmarks.latest import write
+
     header = ("| game | players | search | vs | games | decided | share % [95 % CI] | "
-              "decisions/s (1 thread CPU) | games/s | CPU s |\n|---|---|---|---|---|---|---|---|---|---|")
-    text = (f"\n## search strength ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-            f"load {os.getloadavg()})\n{header}\n" + "\n".join(rows) + "\n")
-    with open(ROOT / "benchmarks" / "skill_results.md", "a") as handle:
-        handle.write(text)
+              "decisions/s (1 thread CPU) | games/s | CPU s | threads | date | load |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    lines = [header] + [
+        f"| {r['game']} | {r['players']} | {r['search']} | {r['vs']} | {r['games']:,} | "
+        f"{r['decided']:,} | {r['share']} | {r['decisions_per_s']:,.0f} | "
+        f"{r['games_per_s']:,.2f} | {r['cpu_s']:.0f} | {r.get('threads', 1)} | {r['date']} | "
+        f"{r['load']} |" for r in sorted(stored, key=lambda r: (r["game"], r["players"],
+                                                                r["games_per_s"] * -1))]
+    write("skill_search", "The search player: strength and cost", "\n".join(lines) + "\n",
+          command="python benchmarks/skill_search.py ...",
+          notes="Each row's own command is in skill_search.json. The search player in one seat (Peer-to-Peer: one team) against its base "
+                "strategy everywhere else, every seat in turn on the same deals: its share of "
+                "the decided games (50 % = as strong). Decisions/s and games/s per CPU second, "
+                "the first game's compile not counted.")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The report section "How much does skill matter" (issue 24), from a ``simulate skill`` run.
+"""The report section "How much does skill matter", from a ``simulate skill`` run.
 
     >>> from reports.skill_section import section_html
     >>> html = section_html("runs/skill-plai-seed1-...")

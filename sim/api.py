@@ -136,7 +136,7 @@ def default_cards(game: str = DEFAULT_GAME) -> str:
                         file=str(path)) from None
 
 
-# ---------------------------------------------------------------- reports (issue 4)
+# ---------------------------------------------------------------- reports
 
 def report(run_dirs, out: str | os.PathLike, threshold_pp: float = 2.0,
            allow_mixed: bool = False, extra: Mapping[str, Any] | None = None,
@@ -163,11 +163,13 @@ def ablate(game: str = DEFAULT_GAME, players: int | None = None, games: int | st
            only: tuple[str, ...] = (), changes: tuple[str, ...] | None = None,
            out: str | os.PathLike | None = None, threads: int | None = None,
            threshold_pp: float = 2.0, backend: Any = None,
-           backend_options: Mapping[str, Any] | None = None, progress: bool = False):
+           backend_options: Mapping[str, Any] | None = None, progress: bool = False,
+           resume: bool = False):
     """Card ablation on common random numbers (sim.studies.ablation): the same seed and
     games with each card's value -1 / +1 and its effect removed; the paired change of
     every outcome rate with its 95 % interval, cards that differ from the typical card
-    called under Holm's control. Any backend; returns an ``AblationResult``."""
+    called under Holm's control. Any backend; returns an ``AblationResult``.
+    ``resume=True`` continues a stopped ablation in ``out``."""
     from sim.studies.ablation import CHANGES
     from sim.studies.ablation import ablate as run_ablation
 
@@ -175,7 +177,7 @@ def ablate(game: str = DEFAULT_GAME, players: int | None = None, games: int | st
                         rules_file=rules_file, rule_overrides=rule_overrides,
                         strategies=strategies, only=tuple(only), changes=tuple(changes or CHANGES),
                         out=out, threads=threads, threshold_pp=threshold_pp, backend=backend,
-                        backend_options=backend_options, progress=progress)
+                        backend_options=backend_options, progress=progress, resume=resume)
 
 
 def balance_points(game: str = DEFAULT_GAME) -> list[tuple[int, tuple[str, ...]]]:
@@ -189,16 +191,20 @@ def balance_points(game: str = DEFAULT_GAME) -> list[tuple[int, tuple[str, ...]]
 
 
 def balance_report(request: GameRequest | str | None = None, execution: Execution | None = None,
-                   /, *, threshold_pp: float = 2.0, replay_games: int | None = None,
-                   stronger_play: float | None = None, stronger_play_games: int | None = None,
+                   /, *, threshold_pp: float = 2.0, resume: bool = False,
+                   replay_games: int | None = None, stronger_play: float | None = None,
+                   stronger_play_games: int | None = None,
                    **fields: Any) -> dict[str, Any]:
     """Run every player count (and compensation mode) of ``request`` with the same
     settings (``execution.games`` each, default 1e6), then report. ``request.players``
     must be None. Every run plays on ``execution.backend`` (one cluster for all of them).
 
-    Runs go to ``OUT/runs/<players>p[-mode]``; the report to ``OUT``."""
+    Runs go to ``OUT/runs/<players>p[-mode]``; the report to ``OUT``. ``resume=True``
+    continues a stopped one in ``OUT``: finished runs and chunks are kept."""
     from sim.runs import backends
+    from sim.runs.resumable import JOURNAL_NAME, Journal, output_dir, stoppable
     from sim.runs.rundir import stamped_path
+    from sim.runs.setup import start_or_continue
 
     request, execution = split(request, execution, fields, command="balance_report()",
                                allowed=REQUEST_FIELDS + tuple(
@@ -210,27 +216,33 @@ def balance_report(request: GameRequest | str | None = None, execution: Executio
     games = parse_count(1_000_000 if execution.games is None else execution.games,
                         field="--games")
     seed = parse_seed(execution.seed)
-    out_path = Path(execution.out) if execution.out is not None else stamped_path(
-        f"balance-{game}-seed{seed}")
-    if out_path.exists() and any(out_path.iterdir()):
-        raise UserError("the output directory is not empty; choose a new --out",
-                        file=str(out_path), field="--out")
+    out_path = output_dir(Path(execution.out) if execution.out is not None else stamped_path(
+        f"balance-{game}-seed{seed}"), what="balance report", resume=resume,
+        finished="report.html")
     points = balance_points(game)
-    chosen, owned = backends.resolve(execution.backend, execution.backend_options)
-    run_dirs = []
-    try:
-        for players, extra in points:
-            name = f"{players}p" + (f"-{extra[0].split('=')[1]}" if extra else "")
-            result = run(request.replace(players=players,
-                                         rule_overrides=request.rule_overrides + extra),
-                         execution.replace(games=games, seed=seed, out=out_path / "runs" / name,
-                                           backend=chosen, backend_options=None))
-            run_dirs.append(result.run_dir)
-    finally:
-        if owned:
-            chosen.close()
-    return report(run_dirs, out_path, threshold_pp=threshold_pp, replay_games=replay_games,
-                  stronger_play=stronger_play, stronger_play_games=stronger_play_games)
+    settings = {"request": request.as_request(), "games": games, "seed": seed,
+                "points": [[p, list(extra)] for p, extra in points]}
+    with stoppable("balance report", out_path, out_option=out_path), Journal.open(
+            out_path / JOURNAL_NAME, settings, what="balance report", resume=resume,
+            out=out_path):
+        chosen, owned = backends.resolve(execution.backend, execution.backend_options)
+        run_dirs = []
+        try:
+            for players, extra in points:
+                name = f"{players}p" + (f"-{extra[0].split('=')[1]}" if extra else "")
+                result = start_or_continue(
+                    request.replace(players=players,
+                                    rule_overrides=request.rule_overrides + extra),
+                    games=games, seed=seed, out=out_path / "runs" / name,
+                    threads=execution.threads, backend=chosen, progress=execution.progress,
+                    chunk_size=execution.chunk_size, command_line=execution.command_line)
+                run_dirs.append(result.run_dir)
+        finally:
+            if owned:
+                chosen.close()
+        return report(run_dirs, out_path, threshold_pp=threshold_pp,
+                      replay_games=replay_games, stronger_play=stronger_play,
+                      stronger_play_games=stronger_play_games)
 
 
 def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
@@ -267,13 +279,15 @@ def matchups(strategies: str | Sequence[str], request: GameRequest | str | None 
     return study.play(strategies, request, execution)
 
 
-# ---------------------------------------------------------------- tune (issue 23)
+# ---------------------------------------------------------------- tune
 def tune(request: GameRequest | str | None = None, execution: Execution | None = None, /, *,
          budget: int | str | None = None, base: str = "weighted",
          games_per_eval: int | str | None = None, check_games: int | str | None = None,
-         **fields: Any):
+         resume: bool = False, **fields: Any):
     """Tune the weights of ``base`` by self-play (CMA-ES) for ``request`` (game, players,
     cards, rules) and write a strategy file (``execution.out``, default expert.yaml).
+    ``resume=True`` continues a tune that was stopped (Ctrl-C, SIGTERM, a full disk) from
+    its journal beside the file; the result equals an uninterrupted tune's.
 
     Returns a ``sim.studies.tune.TuneResult`` (``.out``, ``.plot``, ``.document``,
     ``.report()``). ``budget`` is the games the search may play (default: the game's
@@ -291,10 +305,11 @@ def tune(request: GameRequest | str | None = None, execution: Execution | None =
                          rules_file=request.rules_file, rule_overrides=request.rule_overrides,
                          threads=execution.threads, games_per_eval=games_per_eval,
                          check_games=check_games, progress=execution.progress,
-                         command_line=execution.command_line, **execution.backend_args())
+                         command_line=execution.command_line, resume=resume,
+                         **execution.backend_args())
 
 
-# ---------------------------------------------------------------- experiments (issue 5)
+# ---------------------------------------------------------------- experiments
 _EXPERIMENT_FIELDS = ("games", "threads", "backend", "backend_options", "progress", "out",
                       "command_line")
 
@@ -335,18 +350,20 @@ def check(name: str, path: str | os.PathLike = "experiments.yaml",
 
 
 def autobalance(name: str, path: str | os.PathLike = "experiments.yaml",
-                execution: Execution | None = None, /, **fields: Any):
+                execution: Execution | None = None, /, *, resume: bool = False,
+                **fields: Any):
     """Search the card changes experiment ``name``'s autobalance section allows; the best
-    card file goes to ``execution.out``. See ``sim.studies.autobalance``."""
+    card file goes to ``execution.out``. See ``sim.studies.autobalance``. ``resume=True``
+    continues a stopped search from its journal beside that file."""
     from sim.studies import autobalance as search
 
     exp, execution = _experiment(name, path, execution, fields, "autobalance()")
     return search.autobalance(exp, games=execution.games, out=execution.out,
                               threads=execution.threads, progress=execution.progress,
-                              **execution.backend_args())
+                              resume=resume, **execution.backend_args())
 
 
-# ---------------------------------------------------------------- warm (issue 26)
+# ---------------------------------------------------------------- warm
 def warm(games: list[str] | tuple[str, ...] | None = None, jobs: int | None = None,
          trace: bool = False) -> list[dict[str, Any]]:
     """Compile the kernels of ``games`` (default: every game) into numba's cache now, e.g.
@@ -358,16 +375,17 @@ def warm(games: list[str] | tuple[str, ...] | None = None, jobs: int | None = No
     return warm_games(games, jobs, trace)
 
 
-# ---------------------------------------------------------------- skill ladder (issue 24)
+# ---------------------------------------------------------------- skill ladder
 def skill(request: GameRequest | str | None = None, execution: Execution | None = None, /, *,
           search_games: int | str | None = None, budgets: tuple[str, ...] | None = None,
-          **fields: Any):
+          resume: bool = False, **fields: Any):
     """The skill ladder of ``request.game`` (random, each baseline, expert, search at two
     budgets; each rung against the rung below and against expert) at each player count of
     ``request.players`` (an int, a list or "2,3"; default: every count from 2);
     ``execution.games`` per plain pairing, ``search_games`` per pairing with a search
     player. Returns a ``sim.studies.skill.SkillResult`` (``.table()``, ``.run_dir``,
-    ``.summary``); see sim/studies/skill.py."""
+    ``.summary``); see sim/studies/skill.py. ``resume=True`` continues a stopped ladder in
+    ``execution.out``."""
     from sim.studies import skill as skill_study
 
     request, execution = split(request, execution, fields, command="skill()",
@@ -387,4 +405,4 @@ def skill(request: GameRequest | str | None = None, execution: Execution | None 
                            rules_file=request.rules_file,
                            rule_overrides=request.rule_overrides,
                            progress=execution.progress, command_line=execution.command_line,
-                           **execution.backend_args(), **kwargs)
+                           resume=resume, **execution.backend_args(), **kwargs)

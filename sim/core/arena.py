@@ -69,4 +69,5 @@ class ThreadedArena:
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown()
+            # a stopped search (Ctrl-C) does not wait for the blocks still queued
+            self._pool.shutdown(cancel_futures=True)

@@ -126,7 +126,8 @@ class Game(Protocol):
         """Load and validate everything; raise sim.core.errors.UserError on bad input."""
 
 
-# Every hook a command reads (see Game); tests/test_game_contract.py checks each game has them.
+# Every hook a command reads (see Game); tests/core/test_game_contract.py checks each game has
+# them.
 HOOKS = ("title", "strategy_kind", "default_strategy", "strategy_package", "strategy_slots",
          "strategy_key", "pairing", "outcome_column", "outcome_codes", "headline_counts",
          "headline_columns", "matchup_scheme", "balance_variants", "sweep_metrics",

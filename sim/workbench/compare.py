@@ -183,8 +183,10 @@ class Comparison:
     """A comparison running in a background thread; ``snapshot`` is what the page polls."""
 
     def __init__(self, ident: str, plan: Plan, home: Path, backend: Any,
-                 idle_seconds: float = 15.0, on_end: Callable[["Comparison"], None] | None = None):
+                 idle_seconds: float = 15.0, on_end: Callable[["Comparison"], None] | None = None,
+                 on_look: Callable[["Comparison"], None] | None = None):
         self.id, self.plan, self.backend = ident, plan, backend
+        self.on_look = on_look           # after each look (the workbench's temp-data cap)
         self.home = home                 # the comparison's folder: its files, runs, report
         self.folder = home / "runs"
         self.idle_seconds = idle_seconds
@@ -298,6 +300,8 @@ class Comparison:
                     self.looks = look
                     width = self.widest()
                     self.widths.append(width)
+                if self.on_look is not None:
+                    self.on_look(self)
                 if width < plan.width_pp:
                     self.first_verdict_seconds = time.monotonic() - self.started
                     self._end("decided", f"every difference interval is narrower than "

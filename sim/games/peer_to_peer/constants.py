@@ -71,12 +71,12 @@ END_DECK_EMPTY, END_ROW_EMPTY = 0, 1
 END_WHEN_NAMES = ("deck_empty", "row_empty")
 
 # unchosen_ventures (P2P-S2): the revealed venture a seat did not keep leaves the game, or
-# goes back into the deck (the reading before issue 20).
+# goes back into the deck (the other reading).
 UNCHOSEN_ASIDE, UNCHOSEN_DECK = 0, 1
 UNCHOSEN_NAMES = ("aside", "deck")
 
 # solo_spare_start_cards (P2P-S3): in a solo game team B's S cards join the customer deck,
-# or are out of the game (the reading before issue 20).
+# or are out of the game (the other reading).
 SOLO_SPARE_CUSTOMERS, SOLO_SPARE_OUT = 0, 1
 SOLO_SPARE_NAMES = ("customers", "out")
 

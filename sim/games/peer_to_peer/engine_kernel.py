@@ -323,7 +323,7 @@ def play_traced(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, tra
                      debug)
 
 
-# The names the scenario tests (tests/p2p_state.py) and older callers use for the kernels
+# The names the scenario tests (tests/support/p2p_state.py) and other callers use for the kernels
 # that moved out of this module.
 _setup = setup_game
 _assist_loop = assist_loop

@@ -23,7 +23,7 @@ from sim.core.strategy import parse_spec
 TRACE_CAPACITY = 200_000
 # Cold compile of run_games (the kernels a run needs), wall seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
-COMPILE_SECONDS = 18  # issue 26: 14-19 s compiling idle with the helper (27.9 s in one process)
+COMPILE_SECONDS = 18  # 14-19 s compiling idle with the helper (27.9 s in one process)
 SEARCH_COMPILE_SECONDS = 150  # the search player's kernels (search_kernel.run_games_search): 220 s CPU at load 5
 
 
@@ -225,7 +225,7 @@ class PeerToPeerConfig:
         if self.players > 1:
             teams["B"] = rate(totals["b"])
         contests = {"contests": totals["contests"]}
-        if totals["unpaired"] is not None:  # runs from before issue 20 lack the columns
+        if totals["unpaired"] is not None:  # older runs lack the columns
             # contests whose pairs were all equal with one list longer (P2P-R2c): decided by
             # an unpaired card under contest_unpaired=longer_wins
             contests["reached_unpaired_step"] = totals["unpaired"]

@@ -58,7 +58,7 @@ class PeerToPeerHooks:
 
     # -- studies
     matchup_scheme = "team_pairs"   # every ordered pair of teams, first marker balanced
-    # simulate skill's search rungs (issue 24): a game has about 47 searched decisions at 4
+    # simulate skill's search rungs: a game has about 47 searched decisions at 4
     # players (PLAI's 9 at 3), so small budgets keep the ladder within its 30 minutes
     # (k=2,n=2 plays about 100 games/s of a thread, k=4,n=2 about 55, k=4,n=4 29)
     skill_budgets = ("k=2,n=2", "k=4,n=2")

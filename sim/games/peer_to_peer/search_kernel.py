@@ -1,4 +1,4 @@
-"""Peer-to-Peer's search player (issue 24): determinized Monte Carlo over a base strategy.
+"""Peer-to-Peer's search player: determinized Monte Carlo over a base strategy.
 
 A search team decides D2 (commit: cards and customer, or pass), D3 (the marker holder's
 target after the reveal) and D4 (where a won customer goes) by search (P2P-D; D1, D5 and
@@ -16,7 +16,7 @@ playout never needs a half-played pass, only the state at the pass start (``snap
 copied with state_kernel.copy_state. The pass itself is ``_pass``: round_kernel's
 assist_loop body with a hook per decision (forced, searched, or the base strategy's);
 without search teams and forcing it plays the engine's games exactly
-(tests/test_search_p2p.py checks that game for game).
+(tests/peer_to_peer/test_search_player.py checks that game for game).
 
 What a team may see (P2P-D): its own hand, every venture, discard and score pile, the
 row, the unhappy and out piles, the count of every pile, and the other team's cards once
@@ -28,8 +28,8 @@ revealed in this pass. A sample (``determinize``) keeps all of that and deals ag
   union follows from the public history in the same way; which of them are in the hand
   does not).
 Each pool is read as a set of card ids, never in the order it lies in, so no arrangement
-of the hidden cards reaches a decision; tests/test_search_p2p.py checks that, and that
-the check fails for the peeking variant (``peek`` = 1: the true hidden state, for that
+of the hidden cards reaches a decision; tests/peer_to_peer/test_search_player.py checks that,
+and that the check fails for the peeking variant (``peek`` = 1: the true hidden state, for that
 test only). The sampling has no memory beyond the current pass: cards the other team
 took back after a lost contest (R2e) in an earlier pass are dealt at random again.
 
@@ -713,8 +713,8 @@ def search_rounds(cards, rules, seats, w_a, w_b, trace, debug, state, ctx, first
     return winner, rnd
 
 
-# Decisions on a given state, for tests (tests/test_search_p2p.py): each reuses the compiled
-# decide_* and costs little to compile.
+# Decisions on a given state, for tests (tests/peer_to_peer/test_search_player.py): each
+# reuses the compiled decide_* and costs little to compile.
 @njit(cache=True)
 def commit_at(me, cards, rules, seats, w_a, w_b, state, ctx):
     """Team ``me``'s D2 by search on ``state``, taken as a pass start (nothing known about

@@ -121,7 +121,7 @@ EV_RESHUFFLE = 21     # team, cards of the discard shuffled into a new group dec
 EV_COULD = 22         # team, row customer, first hand subset (slot mask, 0 = none) that could
                       # legally assist it when the team passed at the end of the assist loop
 EV_ASIDE = 23         # seat, the revealed venture it did not keep, set aside (P2P-S2)
-# The search player's decisions (search_kernel, issue 24), after its options are played out:
+# The search player's decisions (search_kernel), after its options are played out:
 EV_SEARCH_OPTION = 24  # kind (search_kernel.KIND_*), rank, 2 x the team's wins (a draw is half), playouts
 EV_SEARCH_ARG = 25     # kind, then the option: commit (hand mask, customer, cards), target
                        # (customer, -, -), place (destination code, -, -)

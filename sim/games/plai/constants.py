@@ -184,7 +184,7 @@ TRACE_WIDTH = 6
 # EV_RESOLVE / EV_RNG: a fight with effects goes to resolve_fight: the negate budgets
 # (attack, defense), then two rows with the random stream's state (four uint64 words as
 # eight int32 halves, low half first). Not shown in words: the differential test of fights
-# with effects replays resolve_fight from them (tests/test_plai_effect_fights.py).
+# with effects replays resolve_fight from them (tests/plai/test_fight_effects.py).
 # EV_DEAL: a joint venture's spoils: seat, card.
 # The search player (search_kernel.py), at each of its decisions: EV_SEARCH_OPTION per
 # option it evaluated: decision kind (SEARCH_*), wins of its seat, rollouts, option rank

@@ -312,7 +312,7 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
     function, and LLVM inlines the machine-level code into each caller. numba's inliner
     re-translated every inlined function at every call site into one huge game-loop
     function (94 % of the cold compile, 4.3 GB); a plain call instead costs about 35 ns
-    (some 100 words of array arguments), 16 % of a 4-player weighted game (issue 26)."""
+    (some 100 words of array arguments), 16 % of a 4-player weighted game."""
     fight_open(kind, attacker, defender, att_mode, st, trace)
     n_own = attack_cards(attacker, att_mode, weights, picks, rng, cards, piles, pile_n,
                          bankrupt, st, trace)

@@ -72,7 +72,7 @@ class PlaiHooks:
 
     # -- studies
     matchup_scheme = "every_seat"   # every strategy in every seat against the others
-    skill_budgets = ("k=4,n=4", "k=8,n=16")   # simulate skill's search rungs (issue 24)
+    skill_budgets = ("k=4,n=4", "k=8,n=16")   # simulate skill's search rungs
 
     def balance_variants(self, players: int) -> tuple[tuple[str, ...], ...]:
         return ((),)

@@ -117,9 +117,17 @@ def check_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
     if not any(needed(p) for p in exp.points()):
         raise UserError("no point of the experiment matches any check (players / where)",
                         file=exp.file, line=exp.loc.line, field=f"{exp.name}.checks")
+    from sim.runs.resumable import Stopped
+
     with tempfile.TemporaryDirectory(prefix="cardsim-check-") as tmp:
         target = Path(out) if out is not None else Path(tmp) / exp.name
-        result = run_experiment(exp, games=games, out=target, threads=threads, progress=progress,
-                                only=needed, command_line=command_line, report=out is not None,
-                                backend=backend, backend_options=backend_options)
+        try:
+            result = run_experiment(exp, games=games, out=target, threads=threads,
+                                    progress=progress, only=needed, command_line=command_line,
+                                    report=out is not None, backend=backend,
+                                    backend_options=backend_options)
+        except Stopped as stop:
+            if out is None:   # the runs were in a temporary directory: nothing is kept
+                stop.out, stop.out_option = Path("(nothing: no --out)"), None
+            raise
         return CheckResult(evaluate(exp.checks, result.points), games)

@@ -1,6 +1,6 @@
 """The things on the table: cards, piles, seats, teams, and the rule options in force.
 
-Written from ../shared/rules/peer-to-peer.md (P2P-C, P2P-S1). A pile is a stack whose
+Written from docs/rules/peer-to-peer.md (P2P-C, P2P-S1). A pile is a stack whose
 top is its last element; a group hand is a list whose order is the order the cards were
 drawn (its positions are the "hand slots" of the D2 option order).
 """
