@@ -31,8 +31,8 @@ from sim.core.errors import UserError
 
 ENV = "CARDSIM_STRONGER_PLAY"
 DEFAULT_SECONDS = 300.0
-# The search budget of the check: Peer-to-Peer's default search (k=8, n=8) plays about as
-# well as k=8, n=16 where that plateaus, at half the time (docs/answers.md has the figures)
+# The search budget of the check: the search player's default (Peer-to-Peer k=8, n=8; PLAI
+# k=8, n=32), what "search" means in every other command (docs/answers.md has its cost)
 SEARCH = "search"
 NOT_CHECKED = "not checked under stronger play"
 

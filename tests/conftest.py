@@ -15,6 +15,7 @@ through pyproject's ``pythonpath``), tests/data the fixtures they read.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest

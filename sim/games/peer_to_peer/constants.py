@@ -138,7 +138,7 @@ RESULT_DTYPE = np.dtype([
      for cause in ("deck", "draw", "capacity", "choice")])
 
 # The columns added to the result row for the report's reasons (contest steps, the causes
-# of unhappy customers): tests/test_game_checksums.py pins them apart from the others.
+# of unhappy customers): tests/core/test_game_checksums.py pins them apart from the others.
 ANSWER_COLUMNS = RESULT_DTYPE.names[RESULT_DTYPE.names.index("contests_higher_won_a"):]
 UNHAPPY_CAUSES = ("deck", "draw", "capacity", "choice")
 
