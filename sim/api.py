@@ -43,9 +43,9 @@ DEFAULT_GAMES = 1000
 __all__ = ["DEFAULT_GAME", "DEFAULT_GAMES", "EXTRA_GAMES_ENV", "MAX_GAMES", "Execution",
            "GameRequest", "RunResult", "autobalance", "balance_points", "balance_report",
            "check", "compare", "configure", "default_cards", "default_threads", "experiment",
-           "extra_games", "game_modules", "load", "load_games", "matchups", "parse_count",
-           "parse_seed", "report", "resolve_game", "resume", "run", "skill", "strategies",
-           "trace", "tune"]
+           "explain", "extra_games", "game_modules", "load", "load_games", "matchups",
+           "parse_count", "parse_seed", "report", "resolve_game", "resume", "run", "skill",
+           "strategies", "trace", "tune"]
 
 
 # ----------------------------------------------------------------------------- runs
@@ -79,6 +79,18 @@ def run(request: GameRequest | str | None = None, execution: Execution | None = 
 
         return run_until_ci(request, execution)
     return setup.start(request, execution)
+
+
+def explain(result: RunResult, fraction: float | None = None) -> dict[str, Any] | None:
+    """The main cause of a run's balance edge (``result`` from ``run``): when the balance
+    answer of its summary (Peer-to-Peer: team balance; PLAI: the seat furthest from its
+    fair share) has an interval that excludes the even point, replay the run's first games
+    under each swap the game declares and add ``causes``, ``main_cause`` and ``replayed``
+    to that answer in ``result.summary``. Takes about a quarter of the run's time by
+    default (``fraction``). Returns the answer (None for a game without one)."""
+    from sim.runs.explain import SUMMARY_FRACTION, explain_summary
+
+    return explain_summary(result, SUMMARY_FRACTION if fraction is None else fraction)
 
 
 def resume(run_dir: str | os.PathLike, execution: Execution | None = None, /,
@@ -139,14 +151,22 @@ def default_cards(game: str = DEFAULT_GAME) -> str:
 # ---------------------------------------------------------------- reports
 
 def report(run_dirs, out: str | os.PathLike, threshold_pp: float = 2.0,
-           allow_mixed: bool = False, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Write report.html, report.md and CSV tables for one or more run directories.
-    ``extra`` adds optional sections by name (reports.sections), e.g.
-    ``{"ablation": "runs/ablation-..."}`` (a ``simulate ablate`` output)."""
+           allow_mixed: bool = False, extra: Mapping[str, Any] | None = None,
+           replay_games: int | None = None, stronger_play: float | None = None,
+           stronger_play_games: int | None = None) -> dict[str, Any]:
+    """Write report.html, report.md, answers.json and CSV tables for one or more run
+    directories. ``extra`` adds optional sections by name (reports.sections), e.g.
+    ``{"ablation": "runs/ablation-..."}`` (a ``simulate ablate`` output).
+
+    Every answer whose interval excludes its even point is explained by counterfactual
+    replays (``replay_games`` per swap; default: about the runs' own time; 0: none), and
+    every answer is checked under stronger play (``stronger_play`` seconds per player
+    count, default 300 or $CARDSIM_STRONGER_PLAY; 0: off; or ``stronger_play_games``)."""
     from reports.build import write_report
 
     return write_report([str(d) for d in run_dirs], str(out), threshold_pp=threshold_pp,
-                        allow_mixed=allow_mixed, extra=extra)
+                        allow_mixed=allow_mixed, extra=extra, replay_games=replay_games,
+                        stronger_play=stronger_play, stronger_play_games=stronger_play_games)
 
 
 def ablate(game: str = DEFAULT_GAME, players: int | None = None, games: int | str = 10_000,
@@ -184,6 +204,8 @@ def balance_points(game: str = DEFAULT_GAME) -> list[tuple[int, tuple[str, ...]]
 
 def balance_report(request: GameRequest | str | None = None, execution: Execution | None = None,
                    /, *, threshold_pp: float = 2.0, resume: bool = False,
+                   replay_games: int | None = None, stronger_play: float | None = None,
+                   stronger_play_games: int | None = None,
                    **fields: Any) -> dict[str, Any]:
     """Run every player count (and compensation mode) of ``request`` with the same
     settings (``execution.games`` each, default 1e6), then report. ``request.players``
@@ -230,7 +252,9 @@ def balance_report(request: GameRequest | str | None = None, execution: Executio
         finally:
             if owned:
                 chosen.close()
-        return report(run_dirs, out_path, threshold_pp=threshold_pp)
+        return report(run_dirs, out_path, threshold_pp=threshold_pp,
+                      replay_games=replay_games, stronger_play=stronger_play,
+                      stronger_play_games=stronger_play_games)
 
 
 def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:

@@ -412,6 +412,7 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
         result = api.resume(opts["resume_dir"], execution)
     else:
         result = api.run(_game_request(opts), execution)
+    api.explain(result)   # a balance edge: its main cause, from replays of the first games
     manifest = result.manifest
     if opts["as_json"]:
         payload: dict[str, Any] = {
@@ -483,6 +484,24 @@ def cards(ctx: click.Context, game: str) -> None:
     click.echo(api.default_cards(game), nl=False)
 
 
+def answer_options(func):
+    """How a report explains and checks its answers (reports.attribution, reports.stronger)."""
+    for option in reversed([
+        click.option("--replay-games", type=click.IntRange(min=0), default=None, metavar="N",
+                     help="Games each swap replays to explain an edge (default: the runs' "
+                          "own time in all; 0: no replays)."),
+        click.option("--stronger-play", type=click.FloatRange(min=0), default=None,
+                     metavar="SECONDS",
+                     help="Seconds per player count for checking every answer with search "
+                          "on every side (default 300, or $CARDSIM_STRONGER_PLAY; 0: off)."),
+        click.option("--stronger-play-games", type=Count(), default=None,
+                     help="Check under stronger play on this many games per run instead of "
+                          "a time budget."),
+    ]):
+        func = option(func)
+    return func
+
+
 def _print_report(written: dict[str, Any], shown: int = 8) -> None:
     called = [f["text"] for f in written.get("findings", []) if f.get("level") == "imbalance"]
     click.echo(f"{len(called)} imbalance(s) called at ±{written.get('threshold_pp', 2):g} pp"
@@ -495,6 +514,8 @@ def _print_report(written: dict[str, Any], shown: int = 8) -> None:
         click.echo(f"strategies: {'; '.join(written['strategies'])}")
     click.echo(f"report: {written['html']}")
     click.echo(f"markdown: {written['markdown']}")
+    if written.get("answers_json"):
+        click.echo(f"answers: {written['answers_json']}")
 
 
 @main.command(short_help="Write the balance report for one or more runs.")
@@ -510,8 +531,10 @@ def _print_report(written: dict[str, Any], shown: int = 8) -> None:
               help="Add the card ablation of 'simulate ablate' (its --out directory).")
 @click.option("--skill", metavar="DIR", default=None,
               help="Add 'How much does skill matter' from a 'simulate skill' run (its --out directory).")
+@answer_options
 def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: bool,
-           ablation: str | None, skill: str | None) -> None:
+           ablation: str | None, skill: str | None, replay_games: int | None,
+           stronger_play: float | None, stronger_play_games: int | None) -> None:
     """Write report.html (self-contained), report.md and CSV tables for RUN_DIRs.
 
     \b
@@ -525,7 +548,9 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
 
     extra = {k: v for k, v in (("ablation", ablation), ("skill", skill)) if v} or None
     _print_report(api.report(list(run_dirs), out, threshold_pp=threshold,
-                             allow_mixed=allow_mixed, extra=extra))
+                             allow_mixed=allow_mixed, extra=extra, replay_games=replay_games,
+                             stronger_play=stronger_play,
+                             stronger_play_games=stronger_play_games))
 
 
 @main.command(short_help="What an edit changed: two runs of the same seed, game by game.")
@@ -625,6 +650,7 @@ def ablate(**opts: Any) -> None:
               help="Imbalance threshold in percentage points.")
 @click.option("--progress/--no-progress", default=True, show_default=True,
               help="Progress bar on stderr.")
+@answer_options
 @click.option("--resume", is_flag=True,
               help="Continue the one that was stopped (Ctrl-C, SIGTERM, a full disk) in --out; "
                    "give the same options.")
@@ -647,7 +673,10 @@ def balance_report(ctx: click.Context, **opts: Any) -> None:
     if opts["players"] is not None:
         raise click.UsageError("balance-report plays every player count; drop --players")
     written = api.balance_report(_game_request(opts), _execution(ctx, opts),
-                                 threshold_pp=opts["threshold"], resume=opts["resume"])
+                                 threshold_pp=opts["threshold"], resume=opts["resume"],
+                                 replay_games=opts["replay_games"],
+                                 stronger_play=opts["stronger_play"],
+                                 stronger_play_games=opts["stronger_play_games"])
     _print_report(written)
 
 

@@ -15,12 +15,17 @@ through pyproject's ``pythonpath``), tests/data the fixtures they read.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from repo_paths import subprocess_pythonpath
 
 from sim.core.game import EXTRA_GAMES_ENV
+
+# Reports check every answer with search players for 300 s per player count by default
+# (reports/stronger.py): the suite turns that off, and its own tests ask for it.
+os.environ.setdefault("CARDSIM_STRONGER_PLAY", "0")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent

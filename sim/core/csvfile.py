@@ -192,6 +192,19 @@ def _check_header(path: str, line: int, cells: list[str], required: Sequence[str
     return header
 
 
+def content_sha256(path) -> str:
+    """Hex SHA-256 of the file's lines that are not comments (``#`` first), joined by
+    newlines: the same for two files that differ only in their comments (the cards an
+    expert strategy was tuned on stay the cards when a header comment changes)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise UserError(f"cannot read the file ({exc.strerror})", file=str(path)) from None
+    lines = [line.rstrip("\r") for line in text.split("\n")]
+    kept = "\n".join(line for line in lines if not line.lstrip().startswith("#"))
+    return hashlib.sha256(kept.encode("utf-8")).hexdigest()
+
+
 def file_sha256(path) -> str:
     """Hex SHA-256 of the file's bytes, recorded with every run."""
     try:

@@ -110,9 +110,11 @@ class Game(Protocol):
     card_ref_example: str           # an experiment card key, for error messages
     card_fields: tuple[str, ...] | None  # card fields experiments may change (None: the
                                          # card file's own columns other than id)
-    why_lose: Any                   # the report's "why everyone loses" replay (.code: the
-                                    # outcome code, .replay(config, seed, indices) -> table
-                                    # of unhappy customers), or None
+    why_lose: Any                   # the report's "why everyone loses" causes (.code: the
+                                    # outcome code, .causes: name, words, advice, .column(
+                                    # cause, team) -> the result column), or None
+    swaps: tuple                    # sim.core.attribution.Swap: the counterfactual replays
+                                    # that explain an answer's edge (the report, the summary)
     ablation_fields: tuple[str, str | None]  # card-file columns `simulate ablate` changes:
                                     # (the value, the effect or None)
     tune_arena: Any                 # `simulate tune`'s arena class (sim.core.arena), or None
@@ -131,7 +133,7 @@ HOOKS = ("title", "strategy_kind", "default_strategy", "strategy_package", "stra
          "headline_columns", "matchup_scheme", "balance_variants", "sweep_metrics",
          "default_sweep_metrics", "report_metrics", "compared_rules", "report_group",
          "report_card_fights", "card_ref_example", "card_fields", "tune_arena",
-         "ablation_fields", "why_lose", "skill_budgets")
+         "ablation_fields", "why_lose", "skill_budgets", "swaps")
 
 
 class MissingHook(UserError):

@@ -629,7 +629,8 @@ def document(result: SearchResult, *, game: str, players: int, base_spec: str,
         "weights": {name: float(w) for name, w in zip(names, result.weights)},
         "tuned_on": {
             "command": command,
-            "cards": {"path": str(cards.get("path")), "sha256": cards.get("sha256")},
+            "cards": {"path": str(cards.get("path")), "sha256": cards.get("sha256"),
+                      "content_sha256": _content_sha256(cards.get("path"))},
             "rules_file": rules_file,
             "rule_overrides": list(rule_overrides),
             "rules": {k: ({str(n): v for n, v in val.items()} if isinstance(val, dict) else val)
@@ -896,3 +897,14 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
     finally:
         if owned:
             chosen.close()
+
+
+def _content_sha256(path) -> str | None:
+    """The card file's content hash without its comments (sim.core.csvfile), or None."""
+    from sim.core.csvfile import content_sha256
+    from sim.core.errors import UserError
+
+    try:
+        return content_sha256(path) if path else None
+    except UserError:
+        return None

@@ -15,7 +15,8 @@ Endpoints (all JSON unless said):
   POST /api/run/{id}/stop     stop it, keeping the finished chunks
   POST /api/save              write the edited card / rule file under the start directory
   POST /api/download          the edited card or rule file as an attachment
-  POST /api/report/{id}       the balance report of a finished comparison -> {url}
+  POST /api/report/{id}       the balance report of a finished comparison -> {url, markdown,
+                              answers_json, answers (its answers.json's)}
   GET  /report/{id}/{file}    a file of that report (report.html)
 """
 from __future__ import annotations
@@ -584,16 +585,22 @@ async def report(request: Request, bench: Workbench) -> Response:
     if not (out / "report.html").exists():
         dirs = [d for p in comparison.plan.players
                 for d in (comparison.run_dirs[p]["baseline"], comparison.run_dirs[p]["edit"])]
-        api.report(dirs, out, allow_mixed=True)
+        # the page waits for it: no stronger-play check (minutes of search per player
+        # count; `simulate report` on these run directories adds it)
+        api.report(dirs, out, allow_mixed=True, stronger_play=0)
+    from reports.answers_file import read_answers
+
     return JSONResponse({"url": f"/report/{comparison.id}/report.html",
-                         "markdown": f"/report/{comparison.id}/report.md"})
+                         "markdown": f"/report/{comparison.id}/report.md",
+                         "answers_json": f"/report/{comparison.id}/answers.json",
+                         "answers": read_answers(out)["answers"]})
 
 
 async def report_file(request: Request) -> Response:
     bench = request.app.state.bench
     comparison = bench.comparisons.get(request.path_params["ident"])
     name = request.path_params["name"]
-    if comparison is None or name not in ("report.html", "report.md"):
+    if comparison is None or name not in ("report.html", "report.md", "answers.json"):
         return _error("not found", 404)
     path = comparison.home / "report" / name
     if not path.exists():

@@ -28,6 +28,7 @@ from sim.core.request import GameRequest
 from sim.core.errors import UserError
 from sim.core.game import resolve_game
 from sim.core.paired import GameOutcomes, PairedTally, verdict_line
+from sim.core.stats import wilson
 from sim.studies.sequential import ALPHA, default_chunk, z_for_looks
 
 
@@ -56,6 +57,40 @@ class Plan:
     threads: int | None = None
 
 
+class BalanceTally:
+    """One side's balance answer as the games come in: per measure of the config's
+    ``balance_measures`` (the summary's and the report's), its summed numerator and
+    denominator; shown as the measure furthest from its even point, in the words of
+    sim.core.wording.edge_answer."""
+
+    def __init__(self) -> None:
+        self.measures: list = []
+        self.sums: list[list[float]] = []
+
+    def add(self, config: Any, games) -> None:
+        measures = getattr(config, "balance_measures", lambda: [])()
+        if not self.measures:
+            self.measures = measures
+            self.sums = [[0.0, 0.0] for _ in measures]
+        for measure, sums in zip(self.measures, self.sums):
+            num, den = measure.arrays(games)
+            sums[0] += float(num.sum())
+            sums[1] += float(den.sum())
+
+    def answer(self) -> dict[str, Any] | None:
+        from sim.core.wording import DEFAULT_THRESHOLD_PP, edge_answer
+
+        rows = [(m, n, d) for m, (n, d) in zip(self.measures, self.sums) if d > 0]
+        if not rows:
+            return None
+        measure, num, den = max(rows, key=lambda r: abs(r[1] / r[2] - r[0].even))
+        value, lo, hi = wilson(int(num), int(den))
+        code, words = edge_answer(value, lo, hi, measure.even, DEFAULT_THRESHOLD_PP,
+                                  measure.above, measure.below)
+        return {"question": measure.key, "value": float(value), "lo": float(lo),
+                "hi": float(hi), "even": measure.even, "verdict": code, "words": words}
+
+
 class Comparison:
     """A comparison running in a background thread; ``snapshot`` is what the page polls."""
 
@@ -72,6 +107,8 @@ class Comparison:
         self.z = z_for_looks(self.looks_planned)
         game = resolve_game(plan.game)
         self.tallies = {p: PairedTally(GameOutcomes(game, p)) for p in plan.players}
+        self.balance = {p: {"baseline": BalanceTally(), "edit": BalanceTally()}
+                        for p in plan.players}
         self.run_dirs: dict[int, dict[str, str]] = {}
         self.looks = 0
         self.state = "starting"          # starting, running, decided, capped, stopped, error
@@ -164,9 +201,10 @@ class Comparison:
                                       command_line=manifest["command_line"],
                                       backend=self.backend)
                         runs[(players, side_name)][2] = result.manifest
-                        drawn[side_name] = pl.read_parquet(
-                            run.part_path(result.manifest["seed"], start),
-                            columns=["game_index", *self.tallies[players].outcomes.columns])
+                        part = pl.read_parquet(run.part_path(result.manifest["seed"], start))
+                        drawn[side_name] = part
+                        with self.lock:
+                            self.balance[players][side_name].add(config, part)
                     with self.lock:
                         self.tallies[players].add(drawn["baseline"], drawn["edit"])
                 with self.lock:
@@ -206,7 +244,9 @@ class Comparison:
                 rows = tally.rows(self.z)
                 points.append({"players": players, "games": tally.n, "rows": rows,
                                "changed_games": tally.changed_count(),
-                               "changed": tally.changed(shown=SHOWN_INDICES)})
+                               "changed": tally.changed(shown=SHOWN_INDICES),
+                               "balance": {side: b.answer() for side, b in
+                                           self.balance[players].items()}})
             played = sum(t.n for t in self.tallies.values())
             done = self.state in ("decided", "capped")
             verdict = None

@@ -2,8 +2,11 @@
 identical.
 
 tests/data/game_checksums.json holds, for each configuration (both games, every player
-count, several strategies and rule options), a SHA-256 over its whole result table
-(column names, dtypes and values, in order) and its winner counts. A change that is meant
+count, several strategies and rule options), a SHA-256 over its result table (column
+names, dtypes and values, in order) and its winner counts. The columns that record the
+reasons behind the report's answers (Peer-to-Peer's contest steps and causes of unhappy
+customers) are pinned on their own in tests/data/answer_column_checksums.json. A change
+that is meant
 to change games (a rule, a default, a card) regenerates the fixture with
 ``python tests/core/test_game_checksums.py`` and says in its commit which games changed and why.
 """
@@ -18,6 +21,7 @@ import numpy as np
 import pytest
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "game_checksums.json"
+ANSWER_FIXTURE = Path(__file__).resolve().parents[1] / "data" / "answer_column_checksums.json"
 SEED = 4848
 GAMES = 1000
 
@@ -65,20 +69,50 @@ def case_key(game, players, strategies, overrides, games=GAMES) -> str:
             + ("" if games == GAMES else f" {games}g"))
 
 
-def table_checksum(game, players, strategies, overrides, games=GAMES) -> dict:
+def answer_columns(game) -> tuple[str, ...]:
+    """The result columns that record the reasons behind the answers (Peer-to-Peer: how
+    contests were decided, why customers turned unhappy): pinned on their own
+    (ANSWER_FIXTURE), so adding them left every other column's pin as it was."""
+    if game != "peer-to-peer":
+        return ()
+    from sim.games.peer_to_peer.constants import ANSWER_COLUMNS
+
+    return ANSWER_COLUMNS
+
+
+def _digest(table, names) -> str:
+    digest = hashlib.sha256()
+    for name in names:
+        column = table[name].to_numpy()
+        digest.update(f"{name}:{column.dtype}".encode())
+        digest.update(np.ascontiguousarray(column).tobytes())
+    return digest.hexdigest()[:24]
+
+
+def _table(game, players, strategies, overrides, games):
     from sim.core.game import configure
 
     config = configure(game, players, strategies=dict(strategies),
                        rule_overrides=tuple(overrides))
-    table = config.run_chunk(SEED, 0, games)
-    digest = hashlib.sha256()
-    for name in table.columns:
-        column = table[name].to_numpy()
-        digest.update(f"{name}:{column.dtype}".encode())
-        digest.update(np.ascontiguousarray(column).tobytes())
+    return config.run_chunk(SEED, 0, games)
+
+
+def table_checksum(game, players, strategies, overrides, games=GAMES, table=None) -> dict:
+    """The pin of every column but the answer columns (in table order)."""
+    table = _table(game, players, strategies, overrides, games) if table is None else table
+    added = set(answer_columns(game))
     winners = table["winner"].value_counts(sort=True).sort("winner")
-    return {"sha256": digest.hexdigest()[:24], "rows": table.height,
+    return {"sha256": _digest(table, [c for c in table.columns if c not in added]),
+            "rows": table.height,
             "winner_counts": {str(w): int(n) for w, n in winners.iter_rows()}}
+
+
+def answer_checksum(game, players, strategies, overrides, games=GAMES, table=None) -> dict:
+    """The pin of the answer columns, with their totals (readable when one changes)."""
+    table = _table(game, players, strategies, overrides, games) if table is None else table
+    names = answer_columns(game)
+    return {"sha256": _digest(table, names),
+            "totals": {name: int(table[name].sum()) for name in names}}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case_key(*case) for case in CASES])
@@ -99,16 +133,31 @@ def test_search_result_table_is_unchanged(case):
     assert got == want
 
 
+ANSWER_CASES = [case for case in CASES + SEARCH_CASES if answer_columns(case[0])]
+
+
+@pytest.mark.parametrize("case", ANSWER_CASES, ids=[case_key(*case) for case in ANSWER_CASES])
+def test_answer_columns_are_unchanged(case):
+    """The contest steps and the causes of unhappy customers, pinned like the rest."""
+    want = json.loads(ANSWER_FIXTURE.read_text())["tables"][case_key(*case)]
+    got = answer_checksum(*case)
+    assert got["totals"] == want["totals"]
+    assert got == want
+
+
+def _write(path, tables) -> None:
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({"seed": SEED, "games": GAMES, "tables": tables},
+                               indent=1, sort_keys=True) + "\n")
+    print(f"wrote {path}: {len(tables)} tables", file=sys.stderr)
+
+
 if __name__ == "__main__":  # regenerate (only in a change that is meant to change games)
-    # --add: compute only the configurations the fixture lacks, keep every other entry
-    every = CASES + SEARCH_CASES
-    if "--add" in sys.argv[1:]:
-        tables = json.loads(FIXTURE.read_text())["tables"]
-        missing = [case for case in every if case_key(*case) not in tables]
-        tables.update({case_key(*case): table_checksum(*case) for case in missing})
-    else:
-        tables = {case_key(*case): table_checksum(*case) for case in every}
-    FIXTURE.parent.mkdir(exist_ok=True)
-    FIXTURE.write_text(json.dumps({"seed": SEED, "games": GAMES, "tables": tables},
-                                  indent=1, sort_keys=True) + "\n")
-    print(f"wrote {FIXTURE}: {len(tables)} tables", file=sys.stderr)
+    # --add: compute only the configurations a fixture lacks, keep every other entry
+    add = "--add" in sys.argv[1:]
+    for path, cases, pin in ((FIXTURE, CASES + SEARCH_CASES, table_checksum),
+                             (ANSWER_FIXTURE, ANSWER_CASES, answer_checksum)):
+        tables = json.loads(path.read_text())["tables"] if add and path.exists() else {}
+        tables.update({case_key(*case): pin(*case) for case in cases
+                       if case_key(*case) not in tables})
+        _write(path, tables)

@@ -191,9 +191,12 @@ def test_p2p_e_unknown_effect_names_the_card(tmp_path):
     ("id,name,domain,kind,start,effect", "value"),
     ("id,name,domain,value,kind,start,effect,cost", "cost"),
 ])
-def test_p2p_c1_header_problems_name_line_2_and_the_column(tmp_path, header, field):
+def test_p2p_c1_header_problems_name_the_header_line_and_the_column(tmp_path, header, field):
     path = mutated(tmp_path, "id,name,domain,value,kind,start,effect\n", header + "\n")
-    with pytest.raises(UserError, match=rf"{re.escape(path)}:2, field '{field}'"):
+    line = default_cards_path().read_text().splitlines().index(
+        "id,name,domain,value,kind,start,effect") + 1   # after the comment lines
+    assert line == 3
+    with pytest.raises(UserError, match=rf"{re.escape(path)}:{line}, field '{field}'"):
         load_cards(path)
 
 

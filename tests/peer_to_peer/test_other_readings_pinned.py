@@ -38,10 +38,11 @@ def open_protocol_zero_deck_path(directory: Path) -> str:
     from sim.games.peer_to_peer.cards import default_cards_path
 
     lines = default_cards_path().read_text().splitlines()
-    header = lines[1].split(",")
+    at = next(i for i, line in enumerate(lines) if not line.startswith("#"))   # the header
+    header = lines[at].split(",")
     ids, value = header.index("id"), header.index("value")
-    out = lines[:2]
-    for line in lines[2:]:
+    out = lines[:at + 1]
+    for line in lines[at + 1:]:
         cells = line.split(",")
         if cells[ids] in ("OPA", "OPB"):
             cells[value] = "0"

@@ -267,16 +267,17 @@ def test_engines_agree_when_customers_are_worth_up_to_99(tmp_path):
     from sim.games.peer_to_peer.cards import default_cards_path
 
     lines = default_cards_path().read_text().splitlines()
-    header = lines[1].split(",")
+    at = next(i for i, line in enumerate(lines) if not line.startswith("#"))   # the header
+    header = lines[at].split(",")
     value, kind = header.index("value"), header.index("kind")
     rows = []
-    for line in lines[2:]:
+    for line in lines[at + 1:]:
         cells = line.split(",")
         scale = 7 if cells[kind] == "venture" else 3
         cells[value] = str(min(99, int(cells[value]) * scale))
         rows.append(",".join(cells))
     path = tmp_path / "high.csv"
-    path.write_text("\n".join(lines[:2] + rows) + "\n")
+    path.write_text("\n".join(lines[:at + 1] + rows) + "\n")
     config = GAME.configure(players=4, strategies={"A": "greedy", "B": "builder"},
                             cards=str(path))
     problems = compare(config, SEED, 0, 150)

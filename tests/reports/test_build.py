@@ -40,7 +40,7 @@ def test_writes_html_markdown_and_one_csv_per_metric(report):
     out, result = report
     assert (out / "report.html").is_file() and (out / "report.md").is_file()
     p2p = [name for name in METRIC_NAMES if not name.startswith("plai_")]
-    assert sorted(result["tables"]) == sorted(p2p)
+    assert sorted(result["tables"]) == sorted(p2p + ["why_lose"])   # and why everyone loses
     for name in p2p:
         assert (out / f"{name}.csv").is_file()
     assert result["runs"] == 5 and result["games"] == 1200

@@ -13,7 +13,10 @@ CTX = Context(game="peer-to-peer", threshold_pp=2.0, card_ids=CARDS,
               card_names=["Card Zero", "Card One", "Card Two", "Card Three"])
 
 DEFAULTS = dict(first_marker=0, rounds=10, unhappy=0, score_a=0, score_b=0, sent_score_a=0,
-                sent_venture_a=0, sent_deck_a=0, sent_score_b=0, sent_venture_b=0, sent_deck_b=0)
+                sent_venture_a=0, sent_deck_a=0, sent_score_b=0, sent_venture_b=0, sent_deck_b=0,
+                contests=0, **{f"contests_{step}_{t}": 0 for step in (
+                    "won", "higher_won", "tiebreak_won", "domain_won", "marker_won")
+                    for t in "ab"})
 
 
 def table(rows, players=4, pairing="greedy vs greedy", compensation="n/a", seat_teams=None):
@@ -53,8 +56,8 @@ def test_registry_lists_every_metric_module_in_order():
     """Each game registers the metric modules of its own package (its report_metrics hook)."""
     p2p = game_metrics("peer-to-peer")
     assert [m.name for m in p2p] == [
-        "outcomes", "team_balance", "compensation", "first_marker", "all_lose", "game_length",
-        "score_margin", "card_start_delta", "card_fate", "destinations"]
+        "outcomes", "team_balance", "contest_steps", "compensation", "first_marker", "all_lose",
+        "game_length", "score_margin", "card_start_delta", "card_fate", "destinations"]
     assert all(m.compute.__module__.startswith("sim.games.peer_to_peer.report_metrics.") for m in p2p)
     plai = game_metrics("plai")
     assert plai and all(m.name.startswith("plai_") for m in plai)
@@ -73,7 +76,7 @@ def test_registry_skips_metrics_by_missing_columns():
     assert dict(skipped) == {"first_marker": "missing column(s): first_marker",
                              "card_fate": "missing column(s): fate_*"}
     ok, skipped = select_metrics("peer-to-peer", cols + ["fate_c0"])
-    assert skipped == [] and len(ok) == 10
+    assert skipped == [] and len(ok) == 11
 
 
 # ------------------------------------------------------------------ outcomes
@@ -362,3 +365,19 @@ def test_card_start_delta_display_puts_called_imbalances_first():
     assert shown["card_id"].to_list() == ["c0", "c2", "c3", "c1"]
     assert shown["verdict"].to_list() == [BELOW, BELOW, ABOVE, WITHIN]
     assert "wins_with" not in shown.columns and "wins_with" in t.columns
+
+
+# ------------------------------------------------------------------ contest steps
+def test_contest_steps_share_each_step_and_who_wins_there():
+    rows = [dict(winner=0, contests=4, contests_won_a=3, contests_won_b=1,
+                 contests_higher_won_a=2, contests_higher_won_b=1, contests_domain_won_a=1),
+            dict(winner=1, contests=2, contests_won_a=0, contests_won_b=2,
+                 contests_domain_won_b=1, contests_marker_won_b=1)]
+    t = run("contest_steps", table(rows))
+    by = {r["step"]: r for r in t.iter_rows(named=True)}
+    assert by["higher card"]["decided_here"] == 3 and by["higher card"]["step_rate"] == 0.5
+    assert by["domain"]["decided_here"] == 2 and by["domain"]["a_share_rate"] == 0.5
+    assert by["marker"]["a_share_rate"] == 0.0
+    assert by["longer list"]["decided_here"] == 0      # the rest of contests_won
+    assert sum(r["decided_here"] for r in by.values()) == 6
+

@@ -3,7 +3,7 @@ continue with --resume to exactly the result of an uninterrupted run: the journa
 (sim/runs/resumable.py), tune, skill, ablate, autobalance, experiment and balance-report.
 
 The stops are injected where the signal handler raises (``StopSignal`` from inside a
-chunk or a block of games); tests/test_recovery_signals.py sends real signals to a
+chunk or a block of games); tests/runs/test_cli_run.py sends real signals to a
 subprocess."""
 from __future__ import annotations
 

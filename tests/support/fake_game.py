@@ -151,6 +151,7 @@ class FakeHooks:
     report_card_fights = False
     ablation_fields = ("power", None)
     why_lose = None  # its card file has no effect column
+    swaps = ()                         # no counterfactual replays declared
     card_ref_example = "1.name"
     card_fields = None                 # the card file's own columns
     tune_arena = None                  # no weight vector to tune

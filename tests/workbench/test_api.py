@@ -251,6 +251,7 @@ def test_run_pairs_the_sides_game_by_game_and_decides_by_the_until_ci_rule(tmp_p
     assert snap["widths"][-1] < 3 <= snap["widths"][-2]      # stopped at the first narrow look
     assert snap["widths"] == sorted(snap["widths"], reverse=True)  # it narrows look by look
     assert snap["z"] == pytest.approx(compare.z_for_looks(10))
+    assert snap["points"][0]["balance"] == {"baseline": None, "edit": None}   # no measure
     assert "--team-a greedy" in snap["commands"]["edit"] and "--until-ci 3" in snap["commands"]["edit"]
 
 
@@ -276,6 +277,26 @@ def test_the_workbench_and_simulate_compare_agree(tmp_path, runner):
     assert [(k["from"], k["to"], k["count"], k["games"][:compare.SHOWN_INDICES])
             for k in data["changed"]] == [(k["from"], k["to"], k["count"], k["games"])
                                          for k in point["changed"]]
+
+
+def test_each_side_shows_the_balance_answer_of_the_summary_and_the_report(tmp_path):
+    from sim.games.peer_to_peer.measures import team_balance
+
+    with client(tmp_path, game="peer-to-peer") as c:
+        state = c.get("/api/state").json()
+        body = edit_body(state, page=PAGE, games=2000, chunk=1000, width=0.001)
+        body["rules"]["customer_patience"] = "3"
+        started = c.post("/api/run", json=body).json()
+        snap = wait(c, started["id"], seconds=120)
+        dirs = c.app.state.bench.comparisons[started["id"]].run_dirs[4]
+        tables = {side: _played(dirs[side]) for side in ("baseline", "edit")}
+    assert snap["state"] == "capped", snap["reason"]
+    for side, table in tables.items():
+        w = table["winner"].to_numpy()
+        same = team_balance(int((w == 0).sum()), int(((w == 0) | (w == 1)).sum()), 4, 2.0)
+        shown = snap["points"][0]["balance"][side]
+        assert shown["question"] == "team_balance" and shown["words"] == same["words"]
+        assert shown["value"] == pytest.approx(same["value"])
 
 
 def test_the_cap_ends_a_run_whose_intervals_stay_wide(tmp_path):
@@ -412,8 +433,9 @@ def test_download_gives_the_edited_files(tmp_path):
         rules = c.post("/api/download", json={**body, "kind": "rules"})
         bad = c.post("/api/download", json={**body, "kind": "../etc/passwd"})
     assert cards.headers["content-disposition"] == 'attachment; filename="edited-cards.csv"'
-    assert cards.text.splitlines()[0] == state["cards"]["comments"][0]
-    assert cards.text.splitlines()[2].split(",")[3] == "4"
+    comments = state["cards"]["comments"]
+    assert cards.text.splitlines()[:len(comments)] == comments
+    assert cards.text.splitlines()[len(comments) + 1].split(",")[3] == "4"   # after the header
     assert rules.text == "customer_patience: 3\n"
     assert bad.status_code == 400
 
@@ -427,10 +449,12 @@ def test_report_of_the_last_comparison(tmp_path):
         wait(c, ident)
         made = c.post(f"/api/report/{ident}")
         html = c.get(made.json()["url"])
+        answers = c.get(made.json()["answers_json"])
         other = c.get(f"/report/{ident}/manifest.json")
     assert early.status_code in (200, 400)
     assert made.status_code == 200, made.text
     assert html.status_code == 200 and "<html" in html.text.lower()
+    assert answers.status_code == 200 and answers.json()["answers"] == made.json()["answers"]
     assert other.status_code == 404
 
 

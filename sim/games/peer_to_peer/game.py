@@ -11,10 +11,12 @@ import polars as pl
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer import features
 from sim.games.peer_to_peer.hooks import DEFAULT_STRATEGY, PeerToPeerHooks
+from sim.games.peer_to_peer.measures import team_balance, team_balance_measure
 from sim.games.peer_to_peer.cards import CardTable, default_cards_path, load_cards, validate_for_players
 from sim.games.peer_to_peer.rules import OPTIONS, plays_like, rules_array
 from sim.games.peer_to_peer.seats import TEAM_SIZES, seat_layout, seat_teams
 from sim.core.compile_cache import ensure_compiled
+from sim.core.wording import DEFAULT_THRESHOLD_PP, balance_line
 from sim.games.peer_to_peer.compile_plan import run_games_plan
 from sim.core.strategy import parse_spec
 
@@ -48,6 +50,8 @@ class PeerToPeerConfig:
     # int64[2, 3] (search_kernel.SEARCH_*): the teams a search player holds, with its k, n
     search: np.ndarray | None = None
     decisions: int = 0   # search decisions made by ``play`` so far (for benchmarks)
+    # a counterfactual replay's first-marker swap (swaps.py): the same draw, the other team
+    marker_to_other: bool = False
     card_table: np.ndarray = field(init=False)
     rules_vector: np.ndarray = field(init=False)
     seats: np.ndarray = field(init=False)
@@ -55,6 +59,11 @@ class PeerToPeerConfig:
     def __post_init__(self):
         self.card_table = card_matrix(self.cards)
         self.rules_vector = rules_array(self.rules, self.players)
+        if self.marker_to_other:
+            mode = self.rules_vector[k.R_FIRST_MARKER]
+            self.rules_vector[k.R_FIRST_MARKER] = {
+                k.MARKER_RANDOM: k.MARKER_RANDOM_OTHER, k.MARKER_A: k.MARKER_B,
+                k.MARKER_B: k.MARKER_A}[int(mode)]
         self.seats = seat_layout(self.players, self.rules["odd_team_compensation"])
 
     def manifest(self) -> dict[str, Any]:
@@ -179,6 +188,15 @@ class PeerToPeerConfig:
         return name + (":" + ",".join(f"{p}={v:g}" if isinstance(v, (int, float)) else f"{p}={v}"
                                       for p, v in params.items()) if params else "")
 
+    def balance_measures(self) -> list:
+        """The measures a balance answer picks from (the workbench shows the same)."""
+        return [team_balance_measure(self.players)] if self.players > 1 else []
+
+    def balance_measure(self, summary: dict[str, Any]):
+        """The measure of the summary's balance line (the report's team_balance answer),
+        which the command line explains by replays (sim.runs.explain); None in solo."""
+        return team_balance_measure(self.players) if self.players > 1 else None
+
     def summarize(self, games: pl.LazyFrame) -> dict[str, Any]:
         from sim.core.stats import wilson, win_rate_ci
 
@@ -213,7 +231,12 @@ class PeerToPeerConfig:
             contests["reached_unpaired_step"] = totals["unpaired"]
             contests["unpaired_share"] = (win_rate_ci(totals["unpaired"], totals["contests"])
                                           if totals["contests"] else None)  # solo: none
+        balance = None
+        if self.players > 1:   # the report's team-balance answer, from the same counts
+            balance = team_balance(totals["a"], totals["a"] + totals["b"], self.players,
+                                   DEFAULT_THRESHOLD_PP)
         return {"teams": teams,
+                "team_balance": balance,
                 "contests": contests,
                 "plays_like_players": plays_like(self.rules, self.players),
                 "draw_rate": totals["draw"] / n if n else float("nan"),
@@ -231,6 +254,10 @@ class PeerToPeerConfig:
             who = f"team {team} ({size} player{'s' if size > 1 else ''}, {self._strategy_text(team)})"
             lines.append(f"{who:<42} wins {100 * rate['win_rate']:6.2f} %  "
                          f"[95 % CI {100 * rate['ci_low']:.2f} - {100 * rate['ci_high']:.2f}]")
+        balance = summary.get("team_balance")
+        if balance:
+            lines.append(balance_line(balance, "team balance",
+                                      "team A's share of the games won by a team"))
         lo, hi = summary["all_lose_ci"]
         lines.append(f"{'draw':<42}      {100 * summary['draw_rate']:6.2f} %")
         lines.append(f"{'everyone loses (unhappy customers)':<42}      "

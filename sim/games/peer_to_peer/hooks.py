@@ -11,6 +11,7 @@ import polars as pl
 from sim.core.strategy import team_pairing
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer.arena import PeerToPeerArena
+from sim.games.peer_to_peer.swaps import SWAPS
 from sim.games.peer_to_peer.why_lose import WhyLose
 
 DEFAULT_STRATEGY = "expert"      # the tuned strategy (strategies/peer_to_peer/expert.yaml)
@@ -81,7 +82,8 @@ class PeerToPeerHooks:
     report_metrics = "sim.games.peer_to_peer.report_metrics"  # its metric modules
     compared_rules = ("odd_team_compensation",)
     report_card_fights = False
-    why_lose = WhyLose()                    # reports: why everyone loses (replayed)
+    why_lose = WhyLose()                    # reports: why everyone loses (its causes)
+    swaps = SWAPS                           # counterfactual replays: what explains an edge
     ablation_fields = ("value", "effect")   # simulate ablate: value -1 / +1, effect removed
 
     def report_group(self, players: int, rules: Mapping[str, Any]) -> str:

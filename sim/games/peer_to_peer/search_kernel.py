@@ -488,7 +488,7 @@ def playout(me, cards, rules, seats, w_a, w_b, debug, work, none, forced, free):
             continue
         rnd = st[S_ROUND]
         winner = end_round(cards, rules, seats, w_a, w_b, None, debug, rng, pile, pile_n,
-                           arrival, used, st, rnd)
+                           arrival, used, st, stats, rnd)
         if winner != NO_WINNER:
             break
         if rnd >= rules[R_MAX_ROUNDS]:
@@ -706,7 +706,7 @@ def search_rounds(cards, rules, seats, w_a, w_b, trace, debug, state, ctx, first
                         stats, trace, debug, fscr, none, free, ctx):
             pass
         ended = end_round(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n,
-                          arrival, used, st, rnd)
+                          arrival, used, st, stats, rnd)
         if ended != NO_WINNER:
             winner = ended
             break

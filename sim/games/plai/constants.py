@@ -81,7 +81,9 @@ R_REGIONAL_NEXT_PLAYER = 12 # PLAI-T1 regional_attacker: 1 = next_player, 0 = ne
 R_VENTURE_JOINT = 13        # PLAI-T1 venture_attackers: 1 = joint, 0 = first
 R_POOL_NEWEST = 14          # PLAI-T7 pool_excess: 1 = newest, 0 = choose (D6)
 R_MAINTAINER_ATTACK = 15    # PLAI-T7 maintainer_attack: 1 = a maintainer may challenge
-N_RULES = 16
+R_FIRST_SEAT_SHIFT = 16     # not a rule: the turn-order swap of a replay (swaps.py) moves the
+                            # first seat (and the deal with it) this many seats on
+N_RULES = 17
 
 # Actions (PLAI-T1, T7), in the option order of decision D1.
 ACT_PASS, ACT_FAMILY, ACT_REGIONAL, ACT_VENTURE, ACT_SPECIAL, ACT_TAKEOVER = 0, 1, 2, 3, 4, 5

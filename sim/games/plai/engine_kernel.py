@@ -19,7 +19,8 @@ from sim.games.plai.constants import (
     FIGHT_VENTURE, FO_ATT_NEGATES, FO_ATT_STRENGTH, FO_DEF_NEGATES, FO_DEF_STRENGTH,
     FO_REASON, FO_WINNER, MARKET_EVENT, MAX_FIGHT_CARDS, MODE_NONE,
     OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE, P_ATTACK, P_DECK, P_DEFENSE, P_DISCARD,
-    P_EVENTS, P_FUNDING, P_HAND0, P_POOL, R_FIRST_SEAT, R_HELP_CARDS, R_HELP_IN_FOUR,
+    P_EVENTS, P_FUNDING, P_HAND0, P_POOL, R_FIRST_SEAT, R_FIRST_SEAT_SHIFT, R_HELP_CARDS,
+    R_HELP_IN_FOUR,
     R_DEBUG, R_MAX_TURNS, R_NEGATE_SPECIALS, R_PLAYERS, R_POOL_CAP, R_POOL_NEWEST,
     R_REGIONAL_NEXT_PLAYER, R_STARTING_HAND, R_VENTURE_JOINT, SIDE_ATTACK,
     SIDE_DEFENSE, CF_ATT, CF_DEF, SCR_CARD_FIGHTS, SCR_JOINT_BUDGET,
@@ -707,6 +708,7 @@ def setup(deck, cards, rules, rng, piles, pile_n):
     first = rules[R_FIRST_SEAT]
     if first < 0:
         first = bounded(rng, players)
+    first = (first + rules[R_FIRST_SEAT_SHIFT]) % players   # 0 but in a turn-order replay
     for p in range(pile_n.shape[0]):
         pile_n[p] = 0
     for i in range(deck.shape[0]):

@@ -12,6 +12,7 @@ from sim.core.errors import UserError
 from sim.games.plai import constants as c
 from sim.games.plai import features
 from sim.games.plai.hooks import DEFAULT_KEYS, DEFAULT_STRATEGY, PlaiHooks  # noqa: F401 - for callers
+from sim.games.plai.measures import seat_share
 from sim.games.plai.cards import DEFAULT_CARDS, CardTable, load_cards
 from sim.games.plai.rules import OPTIONS, PLAYER_COUNTS, rules_array
 from sim.core.compile_cache import ensure_compiled
@@ -39,6 +40,9 @@ class PlaiConfig:
     # int64[players, 3] (constants.SEARCH_*): the seats a search player holds, with its k, n
     search: np.ndarray | None = None
     decisions: int = 0   # search decisions made by ``play`` so far (for benchmarks)
+    # a counterfactual replay's turn-order swap (swaps.py): the first seat, and the deal
+    # with it, move this many seats on (the same random draws)
+    first_seat_shift: int = 0
     card_table: np.ndarray = field(init=False)
     rules_vector: np.ndarray = field(init=False)
     deck: np.ndarray = field(init=False)
@@ -47,6 +51,7 @@ class PlaiConfig:
         self.card_table = self.cards.matrix
         self.rules_vector = rules_array(self.rules, self.players)
         self.rules_vector[c.R_DEBUG] = int(self.debug)   # invariants after every turn
+        self.rules_vector[c.R_FIRST_SEAT_SHIFT] = self.first_seat_shift % self.players
         self.deck = self.cards.deck_for(self.players)
 
     def manifest(self) -> dict[str, Any]:
@@ -188,6 +193,7 @@ class PlaiConfig:
         return {
             "games": n,
             "seats": {str(s): rate(totals[f"seat{s}"]) for s in range(self.players)},
+            "seat_balance": self._seat_balance([totals[f"seat{s}"] for s in range(self.players)]),
             "maintainers_win_rate": maintainers["win_rate"],
             "maintainers_ci": [maintainers["ci_low"], maintainers["ci_high"]],
             "stalemate_rate": totals["stalemate"] / n if n else float("nan"),
@@ -197,12 +203,47 @@ class PlaiConfig:
             "invariant_errors": totals["errors"],
         }
 
+    def _seat_balance(self, wins: list[int]) -> dict[str, Any] | None:
+        """The report's seat-balance answer: the seat furthest from its fair share of the
+        games a startup won (Wilson), in the words of sim.core.wording.edge_answer."""
+        from sim.core.stats import wilson
+        from sim.core.wording import DEFAULT_THRESHOLD_PP, edge_answer
+
+        decided = sum(wins)
+        if not decided:
+            return None
+        fair = 1.0 / self.players
+        seat = max(range(self.players), key=lambda s: (abs(wins[s] / decided - fair), -s))
+        value, lo, hi = wilson(wins[seat], decided)
+        measure = seat_share(seat, self.players)
+        code, words = edge_answer(value, lo, hi, fair, DEFAULT_THRESHOLD_PP, measure.above,
+                                  measure.below)
+        return {"seat": seat, "value": value, "lo": lo, "hi": hi, "even": fair,
+                "decided": decided, "verdict": code, "words": words}
+
+    def balance_measures(self) -> list:
+        """The measures a balance answer picks from (the seat furthest from its fair share;
+        the workbench shows the same)."""
+        return [seat_share(seat, self.players) for seat in range(self.players)]
+
+    def balance_measure(self, summary: dict[str, Any]):
+        """The measure of the summary's seat-balance line, which the command line explains
+        by replays (sim.runs.explain)."""
+        balance = summary.get("seat_balance")
+        return seat_share(balance["seat"], self.players) if balance else None
+
     def format_summary(self, summary: dict[str, Any]) -> str:
+        from sim.core.wording import balance_line
+
         lines = []
         for seat, r in summary["seats"].items():
             who = f"seat {seat} ({self._strategy_text(int(seat))})"
             lines.append(f"{who:<42} wins {100 * r['win_rate']:6.2f} %  "
                          f"[95 % CI {100 * r['ci_low']:.2f} - {100 * r['ci_high']:.2f}]")
+        balance = summary.get("seat_balance")
+        if balance:
+            lines.append(balance_line(balance, "seat balance", f"seat {balance['seat']}'s "
+                                      "share of the games a startup won"))
         lo, hi = summary["maintainers_ci"]
         lines.append(f"{'Open Source Maintainers (all startups lost)':<42} wins "
                      f"{100 * summary['maintainers_win_rate']:6.2f} %  "

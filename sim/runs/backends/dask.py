@@ -356,7 +356,10 @@ class _Watch:
         self.warned = False
 
     def progressed(self) -> None:
-        self.no_worker_since = None
+        # Results can arrive before the next look at the cluster sees the new worker.
+        if self.warned:
+            self._say("dask: a worker is back; going on")
+        self.no_worker_since, self.warned = None, False
 
     def check(self, client: Any) -> None:
         now = time.monotonic()

@@ -104,6 +104,8 @@ class Team:
     assists: int = 0
     contests_won: int = 0
     contests_unpaired_won: int = 0   # contests that reached R2c's unpaired step, won
+    contests_won_by: dict = field(default_factory=dict)   # k.WHY_* -> contests won that way
+    unhappy_causes: list = field(default_factory=lambda: [0, 0, 0, 0])  # causes.DECK ..
     sent_score: int = 0
     sent_venture: int = 0
     sent_deck: int = 0
