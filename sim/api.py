@@ -153,7 +153,7 @@ def default_cards(game: str = DEFAULT_GAME) -> str:
 def report(run_dirs, out: str | os.PathLike, threshold_pp: float = 2.0,
            allow_mixed: bool = False, extra: Mapping[str, Any] | None = None,
            replay_games: int | None = None, stronger_play: float | None = None,
-           stronger_play_games: int | None = None) -> dict[str, Any]:
+           stronger_play_games: int | None = None, resume: bool = False) -> dict[str, Any]:
     """Write report.html, report.md, answers.json and CSV tables for one or more run
     directories. ``extra`` adds optional sections by name (reports.sections), e.g.
     ``{"ablation": "runs/ablation-..."}`` (a ``simulate ablate`` output).
@@ -161,12 +161,48 @@ def report(run_dirs, out: str | os.PathLike, threshold_pp: float = 2.0,
     Every answer whose interval excludes its even point is explained by counterfactual
     replays (``replay_games`` per swap; default: about the runs' own time; 0: none), and
     every answer is checked under stronger play (``stronger_play`` seconds per player
-    count, default 300 or $CARDSIM_STRONGER_PLAY; 0: off; or ``stronger_play_games``)."""
-    from reports.build import write_report
+    count, default 300 or $CARDSIM_STRONGER_PLAY; 0: off; or ``stronger_play_games``).
 
-    return write_report([str(d) for d in run_dirs], str(out), threshold_pp=threshold_pp,
-                        allow_mixed=allow_mixed, extra=extra, replay_games=replay_games,
-                        stronger_play=stronger_play, stronger_play_games=stronger_play_games)
+    Stopped part-way (Ctrl-C, SIGTERM, a full disk), the finished replays and search games
+    are kept in ``out`` (its resume.jsonl); ``resume=True`` continues from them (give the
+    same options)."""
+    from reports.build import write_report
+    from sim.runs.resumable import JOURNAL_NAME, Journal, stoppable
+
+    run_dirs = [run_dirs] if isinstance(run_dirs, (str, os.PathLike)) else list(run_dirs)
+    out = Path(out)
+    created = not out.exists()
+    settings = _report_settings(run_dirs, threshold_pp=threshold_pp, allow_mixed=allow_mixed,
+                               extra=extra, replay_games=replay_games,
+                               stronger_play=stronger_play,
+                               stronger_play_games=stronger_play_games)
+    try:
+        with stoppable("report", out), Journal.open(
+                out / JOURNAL_NAME, settings, what="report", resume=resume, out=out,
+                discard_empty=True) as journal:
+            written = write_report([str(d) for d in run_dirs], str(out),
+                                   threshold_pp=threshold_pp, allow_mixed=allow_mixed,
+                                   extra=extra, replay_games=replay_games,
+                                   stronger_play=stronger_play,
+                                   stronger_play_games=stronger_play_games, journal=journal)
+            journal.remove()
+    except BaseException:
+        if created and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()      # a report that failed before writing anything leaves nothing
+        raise
+    return written
+
+
+def _report_settings(run_dirs=(), **options: Any) -> dict[str, Any]:
+    """What decides a report's replays and stronger-play games (its journal's settings):
+    the runs and the options, the stronger-play budget resolved ($CARDSIM_STRONGER_PLAY)."""
+    from reports.stronger import default_seconds
+
+    if options.get("stronger_play") is None:
+        options["stronger_play"] = default_seconds()
+    if options.get("extra"):
+        options["extra"] = {k: str(v) for k, v in options["extra"].items()}
+    return {"runs": [str(Path(d).resolve()) for d in run_dirs], **options}
 
 
 def ablate(game: str = DEFAULT_GAME, players: int | None = None, games: int | str = 10_000,
@@ -212,7 +248,9 @@ def balance_report(request: GameRequest | str | None = None, execution: Executio
     must be None. Every run plays on ``execution.backend`` (one cluster for all of them).
 
     Runs go to ``OUT/runs/<players>p[-mode]``; the report to ``OUT``. ``resume=True``
-    continues a stopped one in ``OUT``: finished runs and chunks are kept."""
+    continues a stopped one in ``OUT``: finished runs and chunks, and the report's finished
+    replays and search games, are kept."""
+    from reports.build import write_report
     from sim.runs import backends
     from sim.runs.resumable import JOURNAL_NAME, Journal, output_dir, stoppable
     from sim.runs.rundir import stamped_path
@@ -233,10 +271,13 @@ def balance_report(request: GameRequest | str | None = None, execution: Executio
         finished="report.html")
     points = balance_points(game)
     settings = {"request": request.as_request(), "games": games, "seed": seed,
-                "points": [[p, list(extra)] for p, extra in points]}
+                "points": [[p, list(extra)] for p, extra in points],
+                "report": _report_settings(threshold_pp=threshold_pp, replay_games=replay_games,
+                                          stronger_play=stronger_play,
+                                          stronger_play_games=stronger_play_games)}
     with stoppable("balance report", out_path, out_option=out_path), Journal.open(
             out_path / JOURNAL_NAME, settings, what="balance report", resume=resume,
-            out=out_path):
+            out=out_path) as journal:
         chosen, owned = backends.resolve(execution.backend, execution.backend_options)
         run_dirs = []
         try:
@@ -252,9 +293,13 @@ def balance_report(request: GameRequest | str | None = None, execution: Executio
         finally:
             if owned:
                 chosen.close()
-        return report(run_dirs, out_path, threshold_pp=threshold_pp,
-                      replay_games=replay_games, stronger_play=stronger_play,
-                      stronger_play_games=stronger_play_games)
+        # the report's replays and search games are steps of this journal too
+        written = write_report([str(d) for d in run_dirs], str(out_path),
+                               threshold_pp=threshold_pp, replay_games=replay_games,
+                               stronger_play=stronger_play,
+                               stronger_play_games=stronger_play_games, journal=journal)
+        journal.remove()     # finished: its replays need not stay on disk
+        return written
 
 
 def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:

@@ -163,7 +163,7 @@ class _Main(click.Group):
         except click.ClickException as exc:
             _fail(f"error: {exc.format_message()}", exc.exit_code)
         except Stopped as exc:   # a long command: its finished work is kept
-            text = exc.message(_resume_command(exc.out_option))
+            text = exc.message(exc.continue_with or _resume_command(exc.out_option))
             _fail(text if text.startswith("error:") else f"simulate: {text}", exc.exit_code)
         except ResumeRequired as exc:
             _fail(exc.with_command(_resume_command(exc.out)), exc.exit_code)
@@ -425,7 +425,7 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
         for key, value in result.summary.items():
             payload.setdefault(key, value)
         if opts["with_report"]:
-            payload["report"] = str(api.report([result.run_dir], result.run_dir / "report")["html"])
+            payload["report"] = str(_run_report(result.run_dir, opts)["html"])
         click.echo(json.dumps(payload))
         return
     click.echo(result.config.format_summary(result.summary))
@@ -437,8 +437,26 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
     click.echo(f"{manifest['games']:,} games in {result.wall_seconds:.2f} s "
                f"({result.games_per_second:,.0f} games/s)")
     if opts["with_report"]:
-        written = api.report([result.run_dir], result.run_dir / "report")
+        written = _run_report(result.run_dir, opts)
         click.echo(f"report: {written['html']}")
+
+
+def _run_report(run_dir: Any, opts: dict[str, Any]) -> dict[str, Any]:
+    """A run's --report in RUN_DIR/report (continued when the run was: ``--resume``).
+    Stopped, it is continued by 'simulate report', the run being finished."""
+    import os
+    import shlex
+
+    from sim import api
+    from sim.runs.resumable import Stopped
+
+    out = os.path.join(os.fspath(run_dir), "report")
+    try:
+        return api.report([run_dir], out, resume=opts["resume_dir"] is not None)
+    except Stopped as exc:
+        exc.continue_with = shlex.join(["simulate", "report", os.fspath(run_dir), "--out",
+                                        out, "--resume"])
+        raise
 
 
 @main.command()
@@ -532,9 +550,14 @@ def _print_report(written: dict[str, Any], shown: int = 8) -> None:
 @click.option("--skill", metavar="DIR", default=None,
               help="Add 'How much does skill matter' from a 'simulate skill' run (its --out directory).")
 @answer_options
+@click.option("--resume", is_flag=True,
+              help="Continue the report that was stopped (Ctrl-C, SIGTERM, a full disk) in "
+                   "--out: its finished replays and stronger-play games are kept; give the "
+                   "same runs and options.")
 def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: bool,
            ablation: str | None, skill: str | None, replay_games: int | None,
-           stronger_play: float | None, stronger_play_games: int | None) -> None:
+           stronger_play: float | None, stronger_play_games: int | None,
+           resume: bool) -> None:
     """Write report.html (self-contained), report.md and CSV tables for RUN_DIRs.
 
     \b
@@ -543,6 +566,12 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
       simulate report runs/a runs/b --out out --threshold 1 --allow-mixed
       simulate report runs/3p runs/5p --out out --ablation runs/ablation-3p
       simulate report runs/plai-3p --out out --skill runs/skill-plai
+      simulate report runs/plai-3p --out out --resume     (after Ctrl-C)
+
+    The counterfactual replays and stronger-play games are kept as they finish
+    (OUT/resume.jsonl, removed once the report is written): a stopped report continued
+    with --resume plays only what is missing and ends with the same answers (under a
+    --stronger-play time budget, the search plays on for the time left).
     """
     from sim import api
 
@@ -550,7 +579,7 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
     _print_report(api.report(list(run_dirs), out, threshold_pp=threshold,
                              allow_mixed=allow_mixed, extra=extra, replay_games=replay_games,
                              stronger_play=stronger_play,
-                             stronger_play_games=stronger_play_games))
+                             stronger_play_games=stronger_play_games, resume=resume))
 
 
 @main.command(short_help="What an edit changed: two runs of the same seed, game by game.")

@@ -586,8 +586,12 @@ async def report(request: Request, bench: Workbench) -> Response:
         dirs = [d for p in comparison.plan.players
                 for d in (comparison.run_dirs[p]["baseline"], comparison.run_dirs[p]["edit"])]
         # the page waits for it: no stronger-play check (minutes of search per player
-        # count; `simulate report` on these run directories adds it)
-        api.report(dirs, out, allow_mixed=True, stronger_play=0)
+        # count; `simulate report` on these run directories adds it). Written directly,
+        # without api.report's journal and signal handlers: a request inside the server
+        # neither resumes nor stops like a command.
+        from reports.build import write_report
+
+        write_report([str(d) for d in dirs], str(out), allow_mixed=True, stronger_play=0)
     from reports.answers_file import read_answers
 
     return JSONResponse({"url": f"/report/{comparison.id}/report.html",
