@@ -1,4 +1,4 @@
-"""The report's "Why everyone loses" section, for a game whose ``why_lose`` hook replays its
+"""The report's "Why everyone loses" section, for a game whose ``Game.why_lose`` replays its
 all-lose games (Peer-to-Peer: sim/games/peer_to_peer/why_lose.py).
 
 Per run, up to SAMPLE all-lose games (the lowest game indices, so the choice does not
@@ -24,11 +24,11 @@ SAMPLE = 300
 
 def replayed(rs, sample: int = SAMPLE) -> tuple[pl.DataFrame, list[str]]:
     """(unhappy customers of the replayed all-lose games with players and variant, notes)."""
-    from sim.core.game import game_hook
+    from sim.core.game import resolve_game
     from sim.runs.setup import configure_from_manifest
 
-    why = game_hook(rs.game, "why_lose")
-    column = game_hook(rs.game, "outcome_column")
+    why = resolve_game(rs.game).why_lose
+    column = resolve_game(rs.game).outcome_column
     parts, notes = [], []
     for k, run in enumerate(rs.runs):
         lost = (rs.games.filter((pl.col("run") == k) & (pl.col(column) == why.code))
@@ -120,9 +120,9 @@ def plot(customers: pl.DataFrame) -> bytes | None:
 
 
 def build(path, rs, ctx) -> ExtraSection | None:
-    from sim.core.game import game_hook
+    from sim.core.game import resolve_game
 
-    why = game_hook(rs.game, "why_lose")
+    why = resolve_game(rs.game).why_lose
     if why is None or "run" not in rs.columns:
         return None
     customers, notes = replayed(rs)

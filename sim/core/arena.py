@@ -1,7 +1,8 @@
 """What ``simulate tune`` needs from a game, in the core so a game can provide it: a block
 of games (``Block``), a candidate's tally (``Tally``), the ``Arena`` protocol, and
-``ThreadedArena``, the base every game's arena (its ``tune_arena`` hook) builds on: it
-plays blocks in a thread pool, one kernel call per block (kernels release the GIL)."""
+``ThreadedArena``, the base every game's arena (the ``tune_arena`` of its description,
+``TuneArena``) builds on: it plays blocks in a thread pool, one kernel call per block
+(kernels release the GIL)."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
@@ -48,6 +49,28 @@ class Arena(Protocol):
 
     def play_blocks(self, vectors: Sequence[np.ndarray], blocks: Sequence[Block]) -> list[Tally]:
         ...
+
+
+class TuneArena(Protocol):
+    """A game's arena class (``sim.core.game.Game.tune_arena``): built on a template
+    configuration, it is an ``Arena``; its static helpers read a configuration's weight
+    vector and name the strategies of each side."""
+
+    default_budget: int       # games a default ``simulate tune`` plays
+
+    def __call__(self, template: Any, threads: int = 1) -> Arena: ...
+
+    @staticmethod
+    def vector_of(config: Any) -> np.ndarray:
+        """The weight vector a configuration plays (its first team's or seat's)."""
+
+    @staticmethod
+    def strategies_for(spec: str) -> dict[str, str]:
+        """Strategy specs by slot with ``spec`` everywhere."""
+
+    @staticmethod
+    def sided_strategies(candidate: str, opponent: str, side: int) -> dict[str, str]:
+        """Strategy specs by slot with the candidate at side ``side``."""
 
 
 class ThreadedArena:

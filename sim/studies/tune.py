@@ -716,11 +716,11 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
     validated GameConfig on the chosen cards and rules. The games play in this process's
     threads, or, with ``submit`` (see DaskArena) and ``request`` (the ConfigRequest of the
     same configuration), as chunk tasks on a backend."""
-    from sim.core.game import hook, resolve_game
+    from sim.core.game import resolve_game
     from sim.core.strategy import registry
 
     game_obj = resolve_game(game)
-    arena_cls = hook(game_obj, "tune_arena")
+    arena_cls = game_obj.tune_arena
     if arena_cls is None:
         raise UserError(f"game '{game}' has no parametric strategy to tune", field="--game")
     if players < 2:
@@ -733,7 +733,7 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
     template = configure(None)
     base_vector = arena_cls.vector_of(configure(arena_cls.strategies_for(base)))
     baselines = field_baselines(arena_cls, configure,
-                                registry(hook(game_obj, "strategy_package")))
+                                registry(game_obj.strategy_package))
     local = arena_cls(template, threads)
     arena: Any = local
     scratch = None
@@ -781,7 +781,7 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
                   games_per_eval: Any = None, check_games: Any = None,
                   progress: bool = True, command_line: str | None = None) -> "TuneResult":
     """``simulate tune`` / ``api.tune``: check every input, pick the backend, then tune."""
-    from sim.core.game import (configure_request, game_request, hook, player_count,
+    from sim.core.game import (configure_request, game_request, player_count,
                                resolve_game)
     from sim.core.inputs import parse_count, parse_seed
     from sim.core.strategy import parse_spec
@@ -791,7 +791,7 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
     game_obj = resolve_game(game)
     players = player_count(game_obj, players)
     seed = parse_seed(seed)
-    arena_cls = hook(game_obj, "tune_arena")
+    arena_cls = game_obj.tune_arena
     if arena_cls is None:
         raise UserError(f"game '{game}' has no parametric strategy to tune", field="--game")
     budget = parse_count(budget if budget is not None else arena_cls.default_budget,
@@ -804,7 +804,7 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
         return configure_request(game_obj, players, {**request, "strategies": strategies})
 
     configure_with(None)                       # every input checked before the first game
-    parse_spec(base, hook(game_obj, "strategy_package"), field_name="--base")
+    parse_spec(base, game_obj.strategy_package, field_name="--base")
     chosen, owned = resolve(backend, backend_options)
     threads = (chosen.default_threads() if threads is None
                else parse_count(threads, "--threads", 4096))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from sim.core.game import WhyLoseReplay
 from sim.games.peer_to_peer import constants as k
 
 ALL_LOSE = k.ALL_LOSE
@@ -55,9 +56,5 @@ def unhappy_customers(config, seed: int, indices) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
-class WhyLose:
-    """The ``why_lose`` hook: which outcome code is "everyone loses" and how to replay
-    those games' unhappy customers."""
-
-    code = ALL_LOSE
-    replay = staticmethod(unhappy_customers)
+# GAME.why_lose: which outcome code is "everyone loses" and how to replay those games
+WHY_LOSE = WhyLoseReplay(code=ALL_LOSE, replay=unhappy_customers)

@@ -4,7 +4,7 @@ kernel's own counts, and the fallback for runs made before the kernel wrote them
 The engine writes, for every game, the columns below (engine_kernel: ``_tally``, copied out
 of ``play_games``'s ``card_fights`` array; ``PlaiConfig.run_chunk``). This module derives
 the same numbers from a game's trace: tests/test_plai_card_fights.py checks that both agree,
-and reports/plai_fights.py replays a sample of an old run's games with ``trace_game``
+and reports/card_fights.py replays a sample of an old run's games with ``trace_game``
 (game i of seed s is the same game in every replay) when its table lacks the columns:
 
 * a fight is the rows from ``EV_ATTACK`` (attacker seat in column A) to its ``EV_FIGHT``
