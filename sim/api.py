@@ -329,7 +329,8 @@ def warm(games: list[str] | tuple[str, ...] | None = None, jobs: int | None = No
     """Compile the kernels of ``games`` (default: every game) into numba's cache now, e.g.
     after ``pip install``, so the first run does not wait for it: one process per game,
     ``jobs`` at a time (default: one per CPU). ``trace``: the trace kernels too. Returns
-    per game {"game", "seconds", "cpu_seconds"}. See sim/runs/warm.py."""
+    per game {"game", "seconds", "cpu_seconds", "cached"} ("cached": its kernels were
+    compiled already, so nothing ran). See sim/runs/warm.py."""
     from sim.runs.warm import warm as warm_games
 
     return warm_games(games, jobs, trace)

@@ -833,7 +833,8 @@ def warm(games: tuple[str, ...], jobs: int | None, with_trace: bool) -> None:
     from sim import api
 
     for done in api.warm(list(games) or None, jobs=jobs, trace=with_trace):
-        click.echo(f"{done['game']}: ready in {done['seconds']:.1f} s "
+        click.echo(f"{done['game']}: already compiled" if done.get("cached") else
+                   f"{done['game']}: ready in {done['seconds']:.1f} s "
                    f"({done['cpu_seconds']:.1f} s CPU)")
 
 

@@ -1,0 +1,119 @@
+"""What each numba patch (sim/core/numba_patches.py) saves of a cold compile.
+
+    python benchmarks/numba_patches.py                 # 3 rounds, both games (~30 min CPU)
+    python benchmarks/numba_patches.py --rounds 5 --game plai
+
+A cold compile here is one process (no compile helper: ``CARDSIM_COMPILE_HELPER=0``)
+playing one game of a game's default configuration from an empty numba cache directory;
+its CPU time (user + system of that process, so other work on a shared machine does not
+count against it) is measured for every patch set below. Each round runs every set once,
+the sets in turn (alternating, so a slow quarter of an hour hits them all alike); the table
+shows medians. A patch's saving is the median of (every patch) against (every patch but
+this one), as a share of the latter, and of (this patch alone) against (no patch). A patch
+stays only if it saves at least 10 % (sim/core/numba_patches.py). Results go to stdout and
+to benchmarks/numba_patches.md (the latest run only).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sim.core.numba_patches import ENV, PATCH_NAMES, numba_version  # noqa: E402
+
+CHILD = ("import json, time; import sim; from sim.core.game import configure; "
+         "from sim.core import numba_patches; c = configure({game!r}); "
+         "cpu = time.process_time(); c.run_chunk(1, 0, 1); "
+         "print(json.dumps({{'compile_cpu': time.process_time() - cpu, "
+         "'installed': numba_patches.install()}}))")
+
+
+def patch_sets(only: list[str] | None) -> dict[str, str]:
+    """label -> CARDSIM_NUMBA_PATCHES value."""
+    names = only or list(PATCH_NAMES)
+    sets = {"all": "1", "none": "0"}
+    for name in names:
+        rest = [n for n in PATCH_NAMES if n != name]
+        sets[f"all but {name}"] = ",".join(rest) if rest else "0"
+        sets[f"{name} only"] = name
+    return sets
+
+
+def cold_compile(game: str, value: str, workdir: Path) -> dict:
+    """One cold compile: its CPU time (the whole process and the compile alone) and wall."""
+    cache = Path(tempfile.mkdtemp(prefix="cache-", dir=workdir))
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "CARDSIM_COMPILE_HELPER": "0",
+           ENV: value, "PYTHONPATH": str(ROOT)}
+    env.pop("CARDSIM_CACHE_ROOT", None)
+    before = os.times()
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", CHILD.format(game=game)], env=env, cwd=ROOT,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                          check=True)
+    wall = time.perf_counter() - start
+    after = os.times()
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result.update(wall=wall, cpu=after.children_user - before.children_user
+                  + after.children_system - before.children_system,
+                  load=os.getloadavg()[0])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--game", action="append", choices=("peer-to-peer", "plai"))
+    parser.add_argument("--patch", action="append", choices=PATCH_NAMES,
+                        help="measure these patches only (default: every one)")
+    args = parser.parse_args()
+    games = args.game or ["peer-to-peer", "plai"]
+    sets = patch_sets(args.patch)
+    runs: dict[tuple[str, str], list[dict]] = {(g, s): [] for g in games for s in sets}
+    with tempfile.TemporaryDirectory(prefix="cardsim-patches-") as tmp:
+        for r in range(args.rounds):
+            for game in games:
+                for label, value in sets.items():
+                    run = cold_compile(game, value, Path(tmp))
+                    runs[(game, label)].append(run)
+                    print(f"round {r + 1} {game:<13} {label:<22} compile CPU "
+                          f"{run['compile_cpu']:6.1f} s  process CPU {run['cpu']:6.1f} s  "
+                          f"wall {run['wall']:6.1f} s  load {run['load']:.1f}  "
+                          f"installed {','.join(run['installed']) or '-'}", flush=True)
+    med = {key: statistics.median(r["compile_cpu"] for r in rs) for key, rs in runs.items()}
+    lines = [f"# numba patches: CPU seconds of a cold compile (numba {numba_version()})", "",
+             f"Medians of {args.rounds} alternating rounds; one process, no compile helper, "
+             "an empty cache directory per compile; the CPU time of the compile (one game of "
+             "the default configuration). `python benchmarks/numba_patches.py`.", "",
+             "| game | patch set | compile CPU s (median) | runs | load |", "|---|---|---|---|---|"]
+    for (game, label), rs in runs.items():
+        each = ", ".join(f"{r['compile_cpu']:.1f}" for r in rs)
+        loads = ", ".join(f"{r['load']:.1f}" for r in rs)
+        lines.append(f"| {game} | {label} | {med[(game, label)]:.1f} | {each} | {loads} |")
+    lines += ["", "| game | patch | saves (all vs all but it) | saves (it alone vs none) |",
+              "|---|---|---|---|"]
+    for game in games:
+        for name in args.patch or PATCH_NAMES:
+            without = med[(game, f"all but {name}")]
+            alone = med[(game, f"{name} only")]
+            none = med[(game, "none")]
+            lines.append(f"| {game} | {name} | {100 * (without - med[(game, 'all')]) / without:.1f} % "
+                         f"| {100 * (none - alone) / none:.1f} % |")
+        total = med[(game, "none")]
+        lines.append(f"| {game} | every patch | {100 * (total - med[(game, 'all')]) / total:.1f} % "
+                     "(all vs none) | |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    (ROOT / "benchmarks" / "numba_patches.md").write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
