@@ -75,7 +75,7 @@ def card_fight_table(config, seed: int, game_indices: Iterable[int]) -> pl.DataF
     per game: game_index, turns (to check the replay), fights, fights_att_won and the
     FIELDS columns per card index."""
     from sim.games.plai.engine_kernel import trace_game
-    from sim.games.plai.game import TRACE_CAPACITY
+    from sim.games.plai.trace import TRACE_CAPACITY
 
     n_cards = int(config.card_table.shape[1])
     indices = [int(i) for i in game_indices]

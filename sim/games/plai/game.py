@@ -18,6 +18,7 @@ from sim.games.plai.description import DEFAULT_STRATEGY
 from sim.games.plai.sweep_metrics import SWEEP_METRICS
 from sim.games.plai.cards import COLUMNS, DEFAULT_CARDS, CardTable, load_cards
 from sim.games.plai.fight_stats import card_fight_table
+from sim.games.plai.trace import TRACE_CAPACITY
 from sim.games.plai.rules import OPTIONS, PLAYER_COUNTS, rules_array
 from sim.core.compile_cache import ensure_compiled
 from sim.games.plai.compile_plan import play_games_plan
@@ -25,7 +26,6 @@ from sim.core.game import CardFightReplay, Game
 from sim.core.strategy import parse_spec
 
 TITLE = "PLAI"
-TRACE_CAPACITY = 200_000
 # Cold compile of play_games (the kernels a run needs), wall seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
 COMPILE_SECONDS = 20  # issue 26: 18-21 s compiling idle with the helper (35.5 s in one process)
