@@ -2,6 +2,7 @@
 
     python benchmarks/numba_patches.py                 # 3 rounds, both games (~30 min CPU)
     python benchmarks/numba_patches.py --rounds 5 --game plai
+    python benchmarks/numba_patches.py --paired 3 --patch flags   # back-to-back pairs
 
 A cold compile here is one process (no compile helper: ``CARDSIM_COMPILE_HELPER=0``)
 playing one game of a game's default configuration from an empty numba cache directory;
@@ -12,6 +13,12 @@ shows medians. A patch's saving is the median of (every patch) against (every pa
 this one), as a share of the latter, and of (this patch alone) against (no patch). A patch
 stays only if it saves at least 10 % (sim/core/numba_patches.py). Results go to stdout and
 to benchmarks/numba_patches.md (the latest run only).
+
+This VM's speed drifts by a third within an hour, which moves CPU times as much as a
+patch does. ``--paired N`` measures each patch in N back-to-back pairs instead (every
+patch, then every patch but it; the next pair in the other order) and reports the median
+of the pairs' savings, so a drift between pairs cancels out; written to
+benchmarks/numba_patches_paired.md.
 """
 from __future__ import annotations
 
@@ -69,6 +76,34 @@ def cold_compile(game: str, value: str, workdir: Path) -> dict:
     return result
 
 
+def paired(games: list[str], patches: list[str], pairs: int, workdir: Path) -> str:
+    """Each patch in ``pairs`` back-to-back pairs (all, all but it), alternating order."""
+    lines = [f"# numba patches, paired: CPU seconds of a cold compile (numba {numba_version()})",
+             "", f"{pairs} back-to-back pairs per patch and game (every patch, and every patch "
+             "but it; alternating which runs first); one process, no compile helper, an empty "
+             "cache directory per compile. Saving = 1 - all / (all but it), median over the "
+             "pairs. `python benchmarks/numba_patches.py --paired N`.", "",
+             "| game | patch | saves (median) | pairs: all / all but it, s CPU (load) |",
+             "|---|---|---|---|"]
+    for game in games:
+        for name in patches:
+            without = ",".join(n for n in PATCH_NAMES if n != name) or "0"
+            savings, shown = [], []
+            for k in range(pairs):
+                order = [("all", "1"), ("without", without)]
+                got = {}
+                for label, value in (order if k % 2 == 0 else order[::-1]):
+                    got[label] = cold_compile(game, value, workdir)
+                a, b = got["all"]["compile_cpu"], got["without"]["compile_cpu"]
+                savings.append(1 - a / b)
+                shown.append(f"{a:.1f} / {b:.1f} ({got['all']['load']:.1f})")
+                print(f"{game:<13} {name:<12} pair {k + 1}: all {a:6.1f} s, without "
+                      f"{b:6.1f} s: saves {100 * savings[-1]:5.1f} %", flush=True)
+            lines.append(f"| {game} | {name} | {100 * statistics.median(savings):.1f} % | "
+                         f"{'; '.join(shown)} |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -77,8 +112,16 @@ def main() -> None:
                         help="measure these patches only (default: every one)")
     parser.add_argument("--alone", action="store_true",
                         help="also each patch alone (against none)")
+    parser.add_argument("--paired", type=int, default=0, metavar="N",
+                        help="N back-to-back pairs per patch instead of rounds")
     args = parser.parse_args()
     games = args.game or ["peer-to-peer", "plai"]
+    if args.paired:
+        with tempfile.TemporaryDirectory(prefix="cardsim-patches-") as tmp:
+            text = paired(games, args.patch or list(PATCH_NAMES), args.paired, Path(tmp))
+        print(text)
+        (ROOT / "benchmarks" / "numba_patches_paired.md").write_text(text, encoding="utf-8")
+        return
     sets = patch_sets(args.patch, args.alone)
     runs: dict[tuple[str, str], list[dict]] = {(g, s): [] for g in games for s in sets}
     with tempfile.TemporaryDirectory(prefix="cardsim-patches-") as tmp:

@@ -30,9 +30,9 @@ def _python(code: str, **env: str) -> str:
 def test_importing_kernels_installs_no_patch():
     out = _python("import sim.games.peer_to_peer.engine_kernel, sim.games.plai.engine_kernel\n"
                   "from numba.core.dispatcher import Dispatcher\n"
-                  "from numba.core.targetconfig import TargetConfig\n"
+                  "from numba.core.inline_closurecall import InlineWorker\n"
                   "print(hasattr(Dispatcher.get_call_template, 'numba_original'),"
-                  " hasattr(TargetConfig.__hash__, 'numba_original'))")
+                  " hasattr(InlineWorker.inline_ir, 'numba_original'))")
     assert out == "False False"
 
 
@@ -124,34 +124,70 @@ def _inlining_caller(module: str):
 
 
 @needs
-@pytest.mark.skipif("inline_memo" not in ON, reason="inline_memo is off")
-def test_an_inline_kernel_is_translated_once_per_process():
+@pytest.mark.skipif("single_copy" not in ON, reason="single_copy is off")
+def test_an_inlined_callee_is_copied_with_one_scope():
+    import copy
+
+    from numba.core import ir
     from numba.core.inline_closurecall import InlineWorker
 
-    clamp, caller = _inlining_caller("sim.games.tiny_kernel")
-    assert caller(-5, 4, 12) == 49  # 0, 4, 9
-    memo = InlineWorker.run_untyped_passes.memo
-    assert sum(1 for key in memo if key[0] is clamp.py_func) == 1
+    assert InlineWorker.inline_ir.numba_original is not None
+    seen = []
+    original_copy = copy.deepcopy
+
+    def counting(obj, memo=None):
+        if isinstance(obj, dict) and obj and all(isinstance(b, ir.Block) for b in obj.values()):
+            seen.append(len(obj))
+        return original_copy(obj, memo)
+
+    copy.deepcopy = counting
+    try:
+        _, caller = _inlining_caller("sim.games.tiny2_kernel")
+        assert caller(3, 40, -1) == 390
+    finally:
+        copy.deepcopy = original_copy
+    assert seen and all(n > 1 for n in seen)  # whole block dicts, not block by block
+
+
+INLINING = '''
+import hashlib
+from sim.core import numba_patches
+numba_patches.install()
+from numba import njit
+
+
+def clamp(x, lo, hi):
+    if x < lo:
+        return lo
+    if x > hi:
+        return hi
+    return x
+
+
+def wrap(a, b):
+    t = 0
+    for k in range(a):
+        t += clamp(k, b, 9)
+    return t
+
+
+def caller(a, b, c):
+    return clamp(a, 0, 9) * 100 + wrap(b, 2) * 10 + clamp(c, 0, 9)
+
+
+clamp.__module__ = wrap.__module__ = caller.__module__ = "sim.games.tiny_kernel"
+clamp, wrap = njit(inline="always")(clamp), njit(inline="always")(wrap)
+caller = njit(caller)
+print(caller(-5, 4, 12), numba_patches.install(),
+      hashlib.sha256(caller.inspect_llvm(caller.signatures[0]).encode()).hexdigest())
+'''
 
 
 @needs
-@pytest.mark.skipif("flags" not in ON, reason="flags is off")
-def test_compile_flags_hash_and_compare_as_numba_does():
-    """The patched TargetConfig hash and equality give numba's own results (so its
-    implementation cache finds the same entries)."""
-    from numba.core import targetconfig
-    from numba.core.compiler import Flags
-
-    numba_hash = targetconfig.TargetConfig.__hash__.numba_original
-    numba_eq = targetconfig.TargetConfig.__eq__.numba_original
-    plain, nrt, nrt_again, nrt_default = Flags(), Flags(), Flags(), Flags()
-    nrt.nrt = nrt_again.nrt = True
-    nrt_default.nrt = False          # set to its default: equal to the unset one
-    nrt.fastmath = nrt_again.fastmath = {"nnan"}
-    cases = [plain, nrt, nrt_again, nrt_default, Flags(nrt)]
-    for a in cases:
-        assert hash(a) == numba_hash(a)
-        for b in cases:
-            assert (a == b) == numba_eq(a, b), (a, b)
-    assert nrt == nrt_again and plain == nrt_default and plain != nrt
-    assert len({plain: 1, nrt_default: 2, nrt: 3, nrt_again: 4}) == 2
+def test_kernels_with_inlined_helpers_compile_to_the_same_code_without_the_patches():
+    """The same LLVM IR, with every patch and with none (fresh processes, no cache)."""
+    with_patches = _python(INLINING, CARDSIM_NUMBA_PATCHES="1").split(" ", 1)
+    without = _python(INLINING, CARDSIM_NUMBA_PATCHES="0").split(" ", 1)
+    assert with_patches[0] == without[0] == "99"
+    assert "()" in without[1] and "()" not in with_patches[1]
+    assert with_patches[1].split()[-1] == without[1].split()[-1]

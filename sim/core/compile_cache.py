@@ -19,12 +19,18 @@ both processes compile each project kernel under a lock file of its own
 (``compile_locks``): a kernel being compiled by one is waited for by the other, then
 loaded, never compiled twice. A lock is held only by the process compiling that kernel
 and its callees (a call graph has no cycles, so no deadlock); a lock not released within
-``LOCK_TIMEOUT`` seconds is ignored. Off (one process, as before) with
+``LOCK_TIMEOUT`` seconds is ignored. The locks are taken by a wrapper of numba's public
+``Dispatcher.compile``, installed once per process and never removed, that acts only for
+a thread inside ``compile_locks`` (the workbench compiles from other threads meanwhile). Off (one process, as before) with
 ``CARDSIM_COMPILE_HELPER=0``, on one core, when no core is idle (less than 0.8 of a core
 idle over a tenth of a second, from the machine's CPU counters; where there are none, the
 1-minute load average above cores - 0.8), without ``fcntl``, or when the cache directory cannot be
 written; when everything is cached there is nothing to start. numba writes
 each cache file to a temporary name and renames it, so a reader never sees half a file.
+
+Before it compiles anything, ``ensure_compiled`` (and the helper) installs the numba
+patches that make compiling cheaper (``sim.core.numba_patches``; off with
+``CARDSIM_NUMBA_PATCHES=0``).
 """
 from __future__ import annotations
 
@@ -40,6 +46,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
+from sim.core.numba_patches import TESTED_NUMBA, numba_version
 from sim.core.numba_patches import install as install_patches
 
 try:
@@ -68,8 +75,11 @@ def cache_dir() -> Path | None:
 def is_cached(dispatcher) -> bool | None:
     """Whether numba's cache holds a usable compiled version of ``dispatcher`` (an
     ``@njit(cache=True)`` function): its index file exists, matches its source file's
-    stamp and lists at least one signature. None when this numba keeps its cache some
-    other way (then nobody can tell)."""
+    stamp and lists at least one signature. None when nobody can tell: numba has no public
+    way to ask, so this reads its cache's index through private names, trusted only on the
+    numba versions tested (``TESTED_NUMBA``); on another numba, None."""
+    if numba_version() not in TESTED_NUMBA:
+        return None
     try:
         cache_file = dispatcher._cache._cache_file
         index_path = cache_file._index_path

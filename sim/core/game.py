@@ -7,7 +7,7 @@ outcome codes, headline rates, matchup scheme, sweep and report metrics, replays
 Commands read its attributes; none looks a game up by name or asks which game it is.
 ``configure`` builds a ``GameConfig`` (one validated configuration), the only way down to
 the game's kernels. Games are imported lazily so a command never loads (or compiles)
-kernels it does not use. docs/architecture-game.md shows the layers and every field.
+kernels it does not use. The architecture page in docs/ shows the layers and every field.
 """
 from __future__ import annotations
 
@@ -115,9 +115,9 @@ def no_variant(players: int, rules: Mapping[str, Any]) -> str:
 @dataclass(frozen=True, kw_only=True, eq=False)
 class Game:
     """Everything a command needs to know about one game (see the module docstring and
-    docs/architecture-game.md). Fields with a default are capabilities a game may lack;
-    the rest every game states. A new field is one line here with its comment (and, if a
-    game must state it, one line in each game's ``GAME``)."""
+    the architecture page in docs/). Fields with a default are capabilities a game may
+    lack; the rest every game states. A new field is one line here with its comment (and,
+    if a game must state it, one line in each game's ``GAME``)."""
 
     # -- identity
     name: str                         # the name on the command line and in manifests

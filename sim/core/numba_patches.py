@@ -15,13 +15,19 @@ with ``CARDSIM_NUMBA_PATCHES=0``), and nothing needs them to be correct.
   slower to compile and the same games. pyproject.toml pins numba's minor versions.
 * Each was kept because it saves at least 10 % of the CPU time of a cold compile
   (benchmarks/numba_patches.py: medians of alternating cold compiles from an empty cache
-  directory, one process, with and without it).
+  directory, one process, with every patch and with every patch but it; numba 0.68.1):
+  ``unliteral`` 25 % of Peer-to-Peer's, 31 % of PLAI's; ``single_copy`` 30 % and 25 %
+  (benchmarks/numba_patches*.md). Two more were measured and removed: caching an inline
+  kernel's untyped IR (3-8 %) and a cheaper hash and equality of numba's compile flags
+  (7-10 %).
 
 The numba cache directory (``sim/__init__.py``) is keyed on which patches are on, so a
 compile without them never loads code compiled with them.
 """
 from __future__ import annotations
 
+import copy
+import functools
 import os
 import threading
 from dataclasses import dataclass
@@ -40,6 +46,7 @@ class Patch:
     install: Callable[[], None]     # idempotent
 
 
+@functools.cache
 def numba_version() -> str | None:
     try:
         return metadata.version("numba")
@@ -126,121 +133,123 @@ def _install_unliteral() -> None:
     Dispatcher.get_call_template = get_call_template
 
 
-# ---------------------------------------------------------------- inline_memo
-def _install_inline_memo() -> None:
-    """Each ``inline='always'`` kernel is translated once per process.
-
-    numba inlines such a function by running its whole untyped pipeline (bytecode to IR,
-    rewrites, and the inlining of *its* inline callees, recursively) again at every call
-    site, then deep-copies the resulting IR into the caller. The IR depends only on the
-    function (and the pipeline flags), and numba copies it before changing it, so the
-    first result per function is kept and handed to numba again: the same IR."""
-    from numba.core import inline_closurecall
-
-    worker = inline_closurecall.InlineWorker
-    original = worker.run_untyped_passes
-    memo: dict = {}
-
-    def run_untyped_passes(self, func, enable_ssa=False):
-        if not _is_project(func):
-            return original(self, func, enable_ssa)
-        flags = self.flags
-        key = (func, func.__code__, enable_ssa, getattr(flags, "no_rewrites", None),
-               getattr(flags, "auto_parallel", None) is not None
-               and bool(getattr(flags.auto_parallel, "enabled", False)))
-        ir = memo.get(key)
-        if ir is None:
-            ir = memo[key] = original(self, func, enable_ssa)
-        else:
-            flags.enable_ssa = enable_ssa  # as numba's own sets it for the callee
-        return ir  # inline_ir deep-copies the callee IR before changing it
-
-    run_untyped_passes.numba_original = original
-    run_untyped_passes.memo = memo
-    worker.run_untyped_passes = run_untyped_passes
-
-
-# ---------------------------------------------------------------- single_copy (measured only)
-_BLOCKWISE_COPY = """
-            kernel_copy.blocks = {}
-            for block_label, block in the_ir.blocks.items():
-                new_block = copy.deepcopy(the_ir.blocks[block_label])
-                kernel_copy.blocks[block_label] = new_block
-"""
-_ONE_COPY = """
-            kernel_copy.blocks = copy.deepcopy(the_ir.blocks)  # one scope copy for all blocks
-"""
-
-
+# ---------------------------------------------------------------- single_copy
 def _install_single_copy() -> None:
-    """numba's copy of an inlined callee's IR deep-copies it block by block, each block
-    with its own copy of the callee's variable scope: one deep copy of all blocks."""
-    import inspect
-    import textwrap
+    """An inlined callee's IR is copied with one deep copy of all its blocks.
 
+    numba's ``InlineWorker.inline_ir`` copies the callee's IR (twice) block by block, each
+    block's deep copy with its own copy of the callee's whole variable scope: quadratic in
+    the callee's size, so a large kernel inlined into another cost more than all the rest
+    of its inlining (numba#8989). ``_inline_ir`` below is numba 0.68.1's ``inline_ir``
+    (numba/core/inline_closurecall.py, BSD-2-Clause, (c) Anaconda, Inc. and others) with
+    that copy made one ``copy.deepcopy`` of the blocks: the same IR, one scope copy."""
     from numba.core import inline_closurecall
 
     worker = inline_closurecall.InlineWorker
     original = worker.inline_ir
-    source = textwrap.dedent(inspect.getsource(original))
-    old = textwrap.indent(textwrap.dedent(_BLOCKWISE_COPY), " " * 8)
-    if old not in source:
-        return
-    namespace = dict(vars(inline_closurecall))
-    exec(compile(source.replace(old, textwrap.indent(textwrap.dedent(_ONE_COPY), " " * 8)),
-                 inline_closurecall.__file__, "exec"), namespace)
-    patched = namespace["inline_ir"]
-    patched.numba_original = original
-    worker.inline_ir = patched
+    _inline_ir.numba_original = original
+    worker.inline_ir = _inline_ir
 
 
-# ---------------------------------------------------------------- flags
-def _install_flag_compare() -> None:
-    """Compile flags hash and compare without building a dict of their ~40 options.
+def _copy_ir(the_ir):
+    kernel_copy = the_ir.copy()
+    kernel_copy.blocks = copy.deepcopy(the_ir.blocks)   # numba: one deepcopy per block
+    return kernel_copy
 
-    numba looks up each typed call's implementation in a cache keyed on the compile flags;
-    its ``TargetConfig.__hash__`` hashes ``tuple(sorted(self.values()))`` and ``__eq__``
-    compares ``self.values()``, each a dict of every option read through a property. The
-    hash here is of the option *names* only (the same for every flags object of a class,
-    so computed once per class: equal objects still hash equal), and two flags compare on
-    the options either has stored (the others are both at their defaults): the same
-    results, so every lookup finds the same entry."""
-    from numba.core import targetconfig
 
-    config = targetconfig.TargetConfig
-    original = (config.__hash__, config.__eq__)
-    hashes: dict[type, int] = {}
+def _inline_ir(self, caller_ir, block, i, callee_ir, callee_freevars, arg_typs=None):
+    """numba 0.68.1's InlineWorker.inline_ir with _copy_ir (see _install_single_copy)."""
+    from numba.core import inline_closurecall as ic
+    from numba.core import ir, ir_utils
 
-    def __hash__(self):
-        cls = type(self)
-        if cls not in hashes:
-            hashes[cls] = hash(tuple(sorted(self.options)))
-        return hashes[cls]
+    callee_ir = _copy_ir(callee_ir)
+    if self.validator is not None:
+        self.validator(callee_ir)
+    callee_ir_original = _copy_ir(callee_ir)
+    scope = block.scope
+    instr = block.body[i]
+    call_expr = instr.value
+    callee_blocks = callee_ir.blocks
 
-    def __eq__(self, other):
-        if not isinstance(other, config):
-            return NotImplemented
-        if self.options is not other.options:
-            return self.values() == other.values()
-        mine, theirs = self._values, other._values
-        if mine == theirs:
-            return True
-        options = self.options      # equal unless a stored option differs, defaults filled in
-        return all(mine.get(k, options[k].default) == theirs.get(k, options[k].default)
-                   for k in mine.keys() | theirs.keys())
+    # 1. relabel callee_ir by adding an offset
+    max_label = max(ir_utils._the_max_label.next(), max(caller_ir.blocks.keys()))
+    callee_blocks = ic.add_offset_to_labels(callee_blocks, max_label + 1)
+    callee_blocks = ic.simplify_CFG(callee_blocks)
+    callee_ir.blocks = callee_blocks
+    min_label = min(callee_blocks.keys())
+    max_label = max(callee_blocks.keys())
+    ir_utils._the_max_label.update(max_label)
+    self.debug_print("After relabel")
+    ic._debug_dump(callee_ir)
 
-    __hash__.numba_original, __eq__.numba_original = original
-    config.__hash__, config.__eq__ = __hash__, __eq__
+    # 2. rename all local variables in callee_ir with new locals created in caller_ir
+    callee_scopes = ic._get_all_scopes(callee_blocks)
+    self.debug_print("callee_scopes = ", callee_scopes)
+    assert (len(callee_scopes) == 1)
+    callee_scope = callee_scopes[0]
+    var_dict = {}
+    for var in tuple(callee_scope.localvars._con.values()):
+        if not (var.name in callee_freevars):
+            inlined_name = ic._created_inlined_var_name(callee_ir.func_id.unique_name,
+                                                        var.name)
+            new_var = scope.redefine(inlined_name, loc=var.loc)
+            callee_scope.redefine(inlined_name, loc=var.loc)
+            var_dict[var.name] = new_var
+    self.debug_print("var_dict = ", var_dict)
+    ic.replace_vars(callee_blocks, var_dict)
+    self.debug_print("After local var rename")
+    ic._debug_dump(callee_ir)
+
+    # 3. replace formal parameters with actual arguments
+    callee_func = callee_ir.func_id.func
+    args = ic._get_callee_args(call_expr, callee_func, block.body[i].loc, caller_ir)
+
+    # 4. Update typemap
+    if self._permit_update_type_and_call_maps:
+        if arg_typs is None:
+            raise TypeError('arg_typs should have a value not None')
+        self.update_type_and_call_maps(callee_ir, arg_typs)
+        callee_blocks = callee_ir.blocks
+
+    self.debug_print("After arguments rename: ")
+    ic._debug_dump(callee_ir)
+
+    ic._replace_args_with(callee_blocks, args)
+    # 5. split caller blocks into two
+    new_blocks = []
+    new_block = ir.Block(scope, block.loc)
+    new_block.body = block.body[i + 1:]
+    new_label = ic.next_label()
+    caller_ir.blocks[new_label] = new_block
+    new_blocks.append((new_label, new_block))
+    block.body = block.body[:i]
+    block.body.append(ir.Jump(min_label, instr.loc))
+
+    # 6. replace Return with assignment to LHS
+    topo_order = ic.find_topo_order(callee_blocks)
+    ic._replace_returns(callee_blocks, instr.target, new_label)
+
+    if (instr.target.name in caller_ir._definitions
+            and call_expr in caller_ir._definitions[instr.target.name]):
+        caller_ir._definitions[instr.target.name].remove(call_expr)
+
+    # 7. insert all new blocks, and add back definitions
+    for label in topo_order:
+        block = callee_blocks[label]
+        block.scope = scope
+        ic._add_definitions(caller_ir, block)
+        caller_ir.blocks[label] = block
+        new_blocks.append((label, block))
+    self.debug_print("After merge in")
+    ic._debug_dump(caller_ir)
+
+    return callee_ir_original, callee_blocks, var_dict, new_blocks
 
 
 PATCHES = (
     Patch("unliteral", "Dispatcher.get_call_template: no literal specializations between "
           "project kernels", _install_unliteral),
-    Patch("inline_memo", "InlineWorker.run_untyped_passes: an inline kernel's IR built once",
-          _install_inline_memo),
     Patch("single_copy", "InlineWorker.inline_ir: one deep copy of a callee's blocks",
           _install_single_copy),
-    Patch("flags", "TargetConfig.__hash__/__eq__ without a dict of every option",
-          _install_flag_compare),
 )
 PATCH_NAMES = tuple(p.name for p in PATCHES)
