@@ -57,9 +57,9 @@ def numba_version() -> str | None:
 def requested() -> tuple[str, ...] | None:
     """The patch names ``CARDSIM_NUMBA_PATCHES`` asks for (None: every patch)."""
     raw = os.environ.get(ENV, "").strip().lower()
-    if raw in ("", "1", "on", "all"):
+    if raw in ("", "1", "on", "true", "yes", "all"):
         return None
-    if raw in ("0", "off", "none"):
+    if raw in ("0", "off", "false", "no", "none"):
         return ()
     names = tuple(sorted({part.strip() for part in raw.split(",") if part.strip()}))
     unknown = [n for n in names if n not in PATCH_NAMES]
