@@ -15,11 +15,12 @@ with ``CARDSIM_NUMBA_PATCHES=0``), and nothing needs them to be correct.
   slower to compile and the same games. pyproject.toml pins numba's minor versions.
 * Each was kept because it saves at least 10 % of the CPU time of a cold compile
   (benchmarks/numba_patches.py: medians of alternating cold compiles from an empty cache
-  directory, one process, with every patch and with every patch but it; numba 0.68.1):
-  ``unliteral`` 25 % of Peer-to-Peer's, 31 % of PLAI's; ``single_copy`` 30 % and 25 %
-  (benchmarks/numba_patches*.md). Two more were measured and removed: caching an inline
-  kernel's untyped IR (3-8 %) and a cheaper hash and equality of numba's compile flags
-  (7-10 %).
+  directory, one process, with every patch and with every patch but it; numba 0.68.1;
+  benchmarks/numba_patches*.md): ``unliteral`` 24 % of Peer-to-Peer's, 21 % of PLAI's;
+  ``single_copy`` 26 % of Peer-to-Peer's (PLAI's, whose inlined kernels are small: 5 to
+  25 % in different runs, within this VM's drift). Two more were measured and removed:
+  keeping an inline kernel's untyped IR per process (3-8 %) and a cheaper hash and
+  equality of numba's compile flags (7-10 %).
 
 The numba cache directory (``sim/__init__.py``) is keyed on which patches are on, so a
 compile without them never loads code compiled with them.
