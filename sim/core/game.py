@@ -183,14 +183,6 @@ class Game:
             raise TypeError(f"game '{self.name}': " + "; ".join(problems)
                             + " (see sim.core.game.Game)")
 
-    def sweep_metric(self, name: str) -> SweepMetric:
-        """The sweep metric ``name``; KeyError naming the game's metrics."""
-        for metric in self.sweep_metrics:
-            if metric.name == name:
-                return metric
-        raise KeyError(f"{self.name} has no sweep metric '{name}'; metrics: "
-                       + ", ".join(m.name for m in self.sweep_metrics))
-
 
 def check_description(game: Game) -> list[str]:
     """What is wrong with a description (empty when nothing): values out of range and
