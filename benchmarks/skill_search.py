@@ -46,7 +46,7 @@ def pairing(game, players, spec, base, games, seed=1, threads=1):
         out = config.play(seed, 0, per_block, threads)   # every seat on the same deals
         out = out[0] if isinstance(out, tuple) else out
         cpu += time.process_time() - t0
-        decisions += getattr(config, "decisions", 0)
+        decisions += config.decisions   # the search decisions ``play`` made
         if scheme == "every_seat":
             w = out["winner"]
             won += int((w == slot).sum())

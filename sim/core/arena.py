@@ -11,6 +11,13 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
+# How ``simulate tune``'s search (sim/studies/tune.py) runs, unless a game's arena says
+# otherwise (the attributes of ThreadedArena below)
+DEFAULT_SIGMA = 0.3                 # initial step, in units of each weight's scale
+DEFAULT_GROWTH = 1.0                # games per evaluation at the end of the budget / at start
+DEFAULT_PATIENCE = None             # generations without a promotion before a restart (off)
+DEFAULT_RESTART_POPSIZE = 1.0       # a restart's population / the previous run's
+
 
 @dataclass(frozen=True)
 class Block:
@@ -46,6 +53,7 @@ class Arena(Protocol):
     names: tuple[str, ...]
     sides: int
     fair_share: float
+    scales_floor: dict[str, float]   # weights whose search scale is at least this, by name
 
     def play_blocks(self, vectors: Sequence[np.ndarray], blocks: Sequence[Block]) -> list[Tally]:
         ...
@@ -57,6 +65,14 @@ class TuneArena(Protocol):
     vector and name the strategies of each side."""
 
     default_budget: int       # games a default ``simulate tune`` plays
+    # the search's settings for this game (ThreadedArena has the defaults)
+    tune_sigma: float
+    tune_popsize: int | None
+    eval_growth: float
+    restart_patience: int | None
+    restart_popsize: float
+    explore_runs: int | None
+    explore_generations: int | None
 
     def __call__(self, template: Any, threads: int = 1) -> Arena: ...
 
@@ -74,7 +90,16 @@ class TuneArena(Protocol):
 
 
 class ThreadedArena:
-    """Plays blocks in a thread pool, one kernel call per block (kernels release the GIL)."""
+    """Plays blocks in a thread pool, one kernel call per block (kernels release the GIL).
+    Its class attributes are the search's settings; a game's arena overrides those it tunes."""
+
+    tune_sigma: float = DEFAULT_SIGMA
+    tune_popsize: int | None = None          # None: CMA-ES's own default
+    eval_growth: float = DEFAULT_GROWTH
+    restart_patience: int | None = DEFAULT_PATIENCE
+    restart_popsize: float = DEFAULT_RESTART_POPSIZE
+    explore_runs: int | None = None          # None: no exploring runs
+    explore_generations: int | None = None
 
     def __init__(self, template: Any, threads: int):
         self.template = template

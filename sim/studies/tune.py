@@ -61,18 +61,15 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from sim.core.arena import Arena, Block, Tally
+from sim.core.arena import (DEFAULT_GROWTH, DEFAULT_PATIENCE, DEFAULT_RESTART_POPSIZE,
+                            DEFAULT_SIGMA, Arena, Block, Tally)
 from sim.core.errors import UserError
 
 DEFAULT_GAMES_PER_EVAL = 1_000      # games per candidate per generation, over the field
 DEFAULT_CHECK_GAMES = 20_000        # games per opponent in the final re-check
-DEFAULT_SIGMA = 0.3                 # initial step, in units of each weight's scale
 HALL_SIZE = 4                       # earlier champions kept in the field
-DEFAULT_GROWTH = 1.0                # games per evaluation at the end of the budget / at start
 FINALISTS = 6                       # the last champions (and the CMA mean) in the final
 FINAL_SHARE = 0.5                   # games per ordered pair of finalists / re-check games
-DEFAULT_PATIENCE = None             # generations without a promotion before a restart (off)
-DEFAULT_RESTART_POPSIZE = 1.0       # a restart's population / the previous run's
 PROMOTE_Z = 1.0                     # standard errors the mean must beat the champion by
 PREVIOUS = "previous champion"      # the re-check's row for the champion before the last
 
@@ -745,15 +742,13 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
         scales = scales_for(arena.names, base_vector, local.scales_floor)
         result = search(arena, base_vector, baselines, budget=budget, seed=seed, scales=scales,
                         games_per_eval=games_per_eval, check_games=check_games,
-                        sigma=sigma if sigma is not None else float(
-                            getattr(local, "tune_sigma", DEFAULT_SIGMA)),
-                        popsize=popsize or getattr(local, "tune_popsize", None),
-                        growth=float(getattr(local, "eval_growth", DEFAULT_GROWTH)),
-                        patience=getattr(local, "restart_patience", DEFAULT_PATIENCE),
-                        restart_popsize=float(getattr(local, "restart_popsize",
-                                                      DEFAULT_RESTART_POPSIZE)),
-                        explore_runs=getattr(local, "explore_runs", None),
-                        explore_generations=getattr(local, "explore_generations", None),
+                        sigma=sigma if sigma is not None else float(arena_cls.tune_sigma),
+                        popsize=popsize or arena_cls.tune_popsize,
+                        growth=float(arena_cls.eval_growth),
+                        patience=arena_cls.restart_patience,
+                        restart_popsize=float(arena_cls.restart_popsize),
+                        explore_runs=arena_cls.explore_runs,
+                        explore_generations=arena_cls.explore_generations,
                         progress=progress)
     finally:
         arena.close()
