@@ -219,7 +219,7 @@ def configure(*, players, cards=None, rules_file=None, rule_overrides=(), strate
 DESCRIPTION = dict(
     name="fake", title="Fake", player_counts=PLAYER_COUNTS, default_players=4,
     options=None, default_cards_path=default_cards_path, card_fields=None,
-    card_ref_example="1.name", configure=configure, kernels=(),
+    card_ref_example="1.name", configure=configure,   # no compiled kernels (the default)
     strategy_kind="teams", default_strategy="random",
     strategy_package=None,             # its strategies are STRATEGIES above, not files
     strategy_slots=strategy_slots, strategy_key=strategy_key, pairing=pairing,

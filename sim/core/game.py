@@ -112,6 +112,11 @@ def no_variant(players: int, rules: Mapping[str, Any]) -> str:
     return "n/a"
 
 
+def no_kernels() -> tuple[Any, ...]:
+    """``kernels`` of a game without compiled code."""
+    return ()
+
+
 @dataclass(frozen=True, kw_only=True, eq=False)
 class Game:
     """Everything a command needs to know about one game (see the module docstring and
@@ -133,8 +138,9 @@ class Game:
                                              # card file's own columns other than id)
     card_ref_example: str             # an experiment card key, for error messages
     configure: Configure              # inputs -> a validated GameConfig (UserError if bad)
-    kernels: tuple[str, ...]          # "module:function" of the compiled entry points a
-                                      # run calls (simulate warm: are they cached?)
+    # () -> the compiled entry points a run calls (numba dispatchers, imported when it is
+    # called, never compiled by it): simulate warm asks numba's cache whether they are there
+    kernels: Callable[[], tuple[Any, ...]] = no_kernels
 
     # -- strategies (CLI flags, experiments, matchups, reports)
     strategy_kind: StrategyKind       # "teams" (--team-a/--team-b) or "seats" (--seat/--strategy)
@@ -204,8 +210,6 @@ def check_description(game: Game) -> list[str]:
         problems.append("two sweep metrics share a name")
     if len(set(game.outcome_codes.values())) != len(game.outcome_codes):
         problems.append("two outcomes share a code")
-    if not all(isinstance(k, str) and ":" in k for k in game.kernels):
-        problems.append("kernels are 'module:function' strings")
     return problems
 
 

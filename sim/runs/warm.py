@@ -27,18 +27,12 @@ from sim.core.game import configure, game_modules, resolve_game
 def kernels_cached(game: str) -> bool:
     """Whether every compiled entry point a run of ``game`` calls (``Game.kernels``) is in
     numba's cache (False when one is not, or when nobody can tell)."""
-    import importlib
-
     from sim.core.compile_cache import all_cached
 
-    entry_points = resolve_game(game).kernels
-    if not entry_points:
+    dispatchers = resolve_game(game).kernels()
+    if not dispatchers:
         return False
-    dispatchers = []
-    for entry in entry_points:
-        module, _, name = entry.partition(":")
-        dispatchers.append(getattr(importlib.import_module(module), name))
-    return all_cached(dispatchers) is True
+    return all_cached(list(dispatchers)) is True
 
 
 def warm_game(game: str, trace: bool = False) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """The parts of Peer-to-Peer's description (``GAME`` in game.py) that are functions: its
-strategy slots (teams A and B) and keys, the pairing label, the headline counts, the
+compiled entry points, its strategy slots (teams A and B) and keys, the pairing label, the headline counts, the
 balance report's rule variants, the sweep's default metrics and the reports' variant."""
 from __future__ import annotations
 
@@ -19,6 +19,13 @@ BALANCE_MODES = ("extra_venture", "extra_venture_empty", "none")
 CARD_FIELDS = ("value", "effect", "domain", "kind", "start", "name")
 # outcomes: the winner codes of constants.py (P2P "What a game must report")
 OUTCOME_CODES = {name: code for code, name in enumerate(k.WINNER_NAMES)}
+
+
+def kernels() -> tuple:
+    """The compiled entry points a run calls (imported here, not compiled)."""
+    from sim.games.peer_to_peer.engine_kernel import new_state, run_games
+
+    return (run_games, new_state)
 
 
 def strategy_slots(players: int) -> tuple[str, ...]:

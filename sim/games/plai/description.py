@@ -1,5 +1,5 @@
-"""The parts of PLAI's description (``GAME`` in game.py) that are functions: its strategy
-slots (seats, with the keys ``seatN``, ``N`` and ``all``) and keys, the pairing label,
+"""The parts of PLAI's description (``GAME`` in game.py) that are functions: its compiled
+entry points, its strategy slots (seats, with the keys ``seatN``, ``N`` and ``all``) and keys, the pairing label,
 the headline counts and the sweep's default metrics."""
 from __future__ import annotations
 
@@ -16,6 +16,13 @@ DEFAULT_KEYS = ("all", "default")   # strategy keys meaning "every seat not give
 # outcomes: constants.OUT_* (PLAI-T6); ``winner`` is the winning seat
 OUTCOME_CODES = {"seat": c.OUT_SEAT, "maintainers": c.OUT_MAINTAINERS,
                  "stalemate": c.OUT_STALEMATE}
+
+
+def kernels() -> tuple:
+    """The compiled entry points a run calls (imported here, not compiled)."""
+    from sim.games.plai.engine_kernel import play_games
+
+    return (play_games,)
 
 
 def strategy_slots(players: int) -> tuple[str, ...]:

@@ -255,7 +255,7 @@ GAME = Game(
     name="plai", title=TITLE, player_counts=PLAYER_COUNTS, default_players=4,
     options=OPTIONS, default_cards_path=default_cards_path, card_fields=tuple(col for col in COLUMNS if col != "id"),
     card_ref_example="5.strength or Daily Standups.strength", configure=configure,
-    kernels=("sim.games.plai.engine_kernel:play_games",),
+    kernels=description.kernels,
     strategy_kind="seats", default_strategy=DEFAULT_STRATEGY, strategy_package="plai",
     strategy_slots=description.strategy_slots, strategy_key=description.strategy_key,
     pairing=description.pairing,
