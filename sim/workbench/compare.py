@@ -2,7 +2,7 @@
 game indices (common random numbers), chunk after chunk, with the paired difference of
 every headline and a verdict by the ``--until-ci`` rule.
 
-Paired difference: for headline h (a rate of the game's ``headline_counts`` hook) and
+Paired difference: for headline h (a rate of the game's ``Game.headline_counts``) and
 game i, d_i = [edit game i has h] - [baseline game i has h]. Both sides play game i from
 the same random stream, so most games agree and the variance of the mean of d is far
 below that of two independent runs. Its interval is mean(d) +- z * sd(d) / sqrt(n).
@@ -13,9 +13,9 @@ z = Phi^-1(1 - 0.05 / 2K) (Bonferroni over the looks, so the intervals at the st
 look keep 95 % coverage); the comparison stops once every difference interval of every
 player count is narrower than W percentage points, or at the cap.
 
-The per-game headline indicators come from the hook itself: each distinct combination of
+The per-game headline indicators come from ``headline_counts`` itself: each distinct combination of
 the ``headline_columns`` values in a chunk is counted by ``headline_counts`` on one row
-(a check makes sure the indicators add up to the hook's counts of the whole chunk).
+(a check makes sure the indicators add up to its counts of the whole chunk).
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ import numpy as np
 
 from sim.core.request import GameRequest
 from sim.core.errors import UserError
-from sim.core.game import hook, resolve_game
+from sim.core.game import resolve_game
 from sim.core.stats import wilson
 from sim.studies.sequential import ALPHA, default_chunk, z_for_looks
 
@@ -40,8 +40,8 @@ from sim.studies.sequential import ALPHA, default_chunk, z_for_looks
 def headline_indicators(game: Any, games, players: int) -> dict[str, np.ndarray]:
     """{headline: int8[rows]} whether each game (row of ``games``, a polars DataFrame with
     the headline columns) counts towards that headline."""
-    count = hook(game, "headline_counts")
-    columns = list(hook(game, "headline_columns"))
+    count = game.headline_counts
+    columns = list(game.headline_columns)
     table = games.select(columns)
     values = np.stack([table[c].to_numpy().astype(np.int64) for c in columns], axis=1)
     _, first, inverse = np.unique(values, axis=0, return_index=True, return_inverse=True)
@@ -55,7 +55,7 @@ def headline_indicators(game: Any, games, players: int) -> dict[str, np.ndarray]
     whole = count(table, players)
     if {name: int(v.sum()) for name, v in out.items()} != {k: int(v) for k, v in whole.items()}:
         raise RuntimeError("headline_counts does not count game by game; the workbench "
-                           "needs a hook that sums one indicator per game")
+                           "needs one that sums one indicator per game")
     return out
 
 
@@ -146,7 +146,7 @@ class Plan:
 
 
 class BalanceTally:
-    """One side's balance answer as the games come in: per measure of the config's
+    """One side's balance answer as the games come in: per measure of the game's
     ``balance_measures`` (the summary's and the report's), its summed numerator and
     denominator; shown as the measure furthest from its even point, in the words of
     sim.core.wording.edge_answer."""
@@ -156,7 +156,9 @@ class BalanceTally:
         self.sums: list[list[float]] = []
 
     def add(self, config: Any, games) -> None:
-        measures = getattr(config, "balance_measures", lambda: [])()
+        from sim.core.game import resolve_game
+
+        measures = resolve_game(config.game).balance_measures(config.players)
         if not self.measures:
             self.measures = measures
             self.sums = [[0.0, 0.0] for _ in measures]

@@ -136,9 +136,27 @@ def test_warm_in_parallel_processes_starts_no_compile_helper(monkeypatch):
         return subprocess.CompletedProcess(args, 0, stdout='{"game": "x"}\n')
 
     monkeypatch.setattr(warm_module.subprocess, "run", fake_run)
+    monkeypatch.setattr(warm_module, "kernels_cached", lambda game: False)
     monkeypatch.setenv(HELPER_ENV, "1")
-    assert warm_module.warm(["peer-to-peer", "plai"], jobs=2) == [{"game": "x"}] * 2
+    assert warm_module.warm(["peer-to-peer", "plai"], jobs=2) == [{"game": "x",
+                                                                   "cached": False}] * 2
     assert [env[HELPER_ENV] for env in seen] == ["0", "0"]
+
+
+def test_warm_starts_nothing_for_a_game_whose_kernels_are_cached(monkeypatch):
+    """The game's description names its compiled entry points (Game.kernels): when all
+    are in the cache, warm says so instead of starting a process to load them."""
+    from sim.runs import warm as warm_module
+
+    import sim.core.compile_cache as cc
+
+    checked = []
+    monkeypatch.setattr(cc, "all_cached", lambda dispatchers: checked.append(
+        [d.py_func.__name__ for d in dispatchers]) or True)
+    monkeypatch.setattr(warm_module, "warm_game", lambda game, trace: pytest.fail("started"))
+    assert warm_module.warm(["plai"], jobs=1) == [
+        {"game": "plai", "seconds": 0.0, "cpu_seconds": 0.0, "cached": True}]
+    assert checked == [["play_games"]]
 
 
 @pytest.mark.slow
