@@ -42,7 +42,10 @@ without it. Within a decision, sample i's playouts of every option start from th
 generator state (common random numbers).
 
 Compiled only when a search team plays (game.py imports this module then): a plain run
-never compiles it.
+never compiles it. The search's own functions are inlined into its entry points
+(``inline='always'``, one call site each): numba optimises a compiled function's code with
+every compiled callee linked in, so each level of compiled calls above the playouts
+(engine_kernel.play_on) cost a cold compile one more pass over all of them.
 """
 from collections import namedtuple
 
@@ -176,7 +179,7 @@ def commit_options(w, cards, rules, seats, pile, pile_n, arrival, used, st, team
 
 # ---------------------------------------------------------------- playouts and decisions
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def evaluate(kind, me, visible, tables, debug, ctx):
     """Rank the listed options (ctx.options), keep the best k, play each out over n
     samples (module docstring) and return the row of the options chosen. ``visible``:
@@ -233,72 +236,65 @@ def evaluate(kind, me, visible, tables, debug, ctx):
     return order[best]
 
 
-@njit(cache=True)
-def decide_commit(me, tables, debug, state, none_known, ctx):
-    """D2 by search at the start of a pass: (mask, customer, any option legal), mask 0 and
-    customer -1 for the pass. The other team's commit is unknown: each playout has the
-    other team commit with its base strategy on the sampled hand."""
-    ctx.meta[M_KEPT] = 0
-    if none_known:   # no legal option earlier this round, and none since (assist_loop)
-        return 0, -1, False
-    w = tables.w_a if me == 0 else tables.w_b
-    ctx.options.n[0] = 0
-    n = commit_options(w, tables.cards, tables.rules, tables.seats, state.pile, state.pile_n,
-                       state.arrival, state.used, state.st, me, ctx.options,
-                       state.pile[SCR_VALS_A + me])
-    if n <= 1:
-        return 0, -1, False
-    row = evaluate(KIND_COMMIT, me, 0, tables, debug, ctx)
-    return ctx.options.rows[row, 0], ctx.options.rows[row, 1], True
-
-
-@njit(cache=True)
-def decide_in_pass(kind, me, arg, tables, debug, state, ctx):
-    """D3 (the marker holder's customer, having seen the other team's reveal; ``arg``: the
-    number of that team's contest keys) or D4 (the destination code of customer ``arg``
-    team ``me`` has won) by search, on the state the assist loop stopped at (as it asked:
-    round_kernel.assist_loop, place_kernel.win_customer). The playouts force what the pass
-    has settled so far (the hook's facts), and the other team's revealed hand slots stay
-    as they are in every sample."""
+@njit(cache=True, inline='always')
+def list_options(kind, me, arg, none_known, tables, state, ctx):
+    """The options of the decision the assist loop stopped at (as it asked:
+    round_kernel.assist_loop, place_kernel.win_customer), base-scored, into ctx.options;
+    returns how many. D2 (``none_known``: the team had no legal option earlier this round,
+    and has none since: nothing is listed); D3, the marker holder's customer after the
+    other team's reveal (``arg``: that team's contest keys); D4, the destination of
+    customer ``arg`` team ``me`` has won."""
     cards, rules, seats = tables.cards, tables.rules, tables.seats
     pile, pile_n = state.pile, state.pile_n
     w = tables.w_a if me == 0 else tables.w_b
     facts = ctx.hook.facts
     ctx.options.n[0] = 0
-    if kind == KIND_TARGET:
+    if kind == KIND_COMMIT:
+        if not none_known:
+            commit_options(w, cards, rules, seats, pile, pile_n, state.arrival, state.used,
+                           state.st, me, ctx.options, pile[SCR_VALS_A + me])
+    elif kind == KIND_TARGET:
         other = 1 - me
         choose_target(cards, rules, seats, w, state.rng, pile, pile_n, state.arrival,
                       state.used, state.st, me, facts[D_COMMIT + me, 0],
                       facts[D_COMMIT + me, 1], facts[D_COMMIT + other, 1],
                       pile[SCR_KEYS_A + other], arg, pile[SCR_VALS_A + me],
                       pile[SCR_KEYS_A + me], ctx.options)
-        if ctx.options.n[0] == 0:   # (cannot happen: the declared customer is legal)
-            ctx.meta[M_KEPT] = 0
-            return facts[D_COMMIT + me, 1]
     else:
         choose_place(cards, rules, seats, w, state.rng, pile, pile_n, state.used, me, arg,
                      ctx.options)
-    visible = facts[D_COMMIT + 1 - me, 0] if rules[R_PLAYERS] > 1 else 0
-    row = evaluate(kind, me, max(visible, 0), tables, debug, ctx)
-    return ctx.options.rows[row, 0]
+    return ctx.options.n[0]
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def decide(tables, debug, state, traced, ctx):
     """The decision the engine's round asked for (ctx.hook.ask), by search, as the hook's
-    forced choice for the rerun of the pass (with its trace rows when ``traced``)."""
-    hook = ctx.hook
+    forced choice for the rerun of the pass (with its trace rows when ``traced``).
+
+    D2: the pass, or (mask, customer) with "an option was legal"; the other team's commit
+    is unknown, so each playout has it commit with its base strategy on the sampled hand.
+    D3, D4: the playouts force what the pass has settled so far (the hook's facts), and
+    the other team's revealed hand slots stay as they are in every sample."""
+    hook, meta, rows = ctx.hook, ctx.meta, ctx.options.rows
     kind, me = hook.ask[0], hook.ask[1]
+    meta[M_KEPT] = 0
+    n = list_options(kind, me, hook.ask[2], hook.marks[MARK_NONE + me] != 0, tables, state,
+                     ctx)
+    row = -1
+    if n > (1 if kind == KIND_COMMIT else 0):   # D2: more than the pass to weigh
+        visible = 0
+        if kind != KIND_COMMIT and tables.rules[R_PLAYERS] > 1:
+            visible = max(hook.facts[D_COMMIT + 1 - me, 0], 0)
+        row = evaluate(kind, me, visible, tables, debug, ctx)
     if kind == KIND_COMMIT:
         slot = D_COMMIT + me
-        mask, cust, legal = decide_commit(me, tables, debug, state,
-                                          hook.marks[MARK_NONE + me] != 0, ctx)
-        hook.forced[slot, 0] = mask
-        hook.forced[slot, 1] = cust
-        hook.forced[slot, 2] = 1 if legal else 0
+        hook.forced[slot, 0] = rows[row, 0] if row >= 0 else 0
+        hook.forced[slot, 1] = rows[row, 1] if row >= 0 else -1
+        hook.forced[slot, 2] = 1 if row >= 0 else 0   # the pass alone: nothing was legal
     else:
         slot = D_TARGET if kind == KIND_TARGET else D_PLACE + me
-        hook.forced[slot, 0] = decide_in_pass(kind, me, hook.ask[2], tables, debug, state, ctx)
+        # (D3 lists the customer declared in D2 at least, D4 the score pile)
+        hook.forced[slot, 0] = rows[row, 0] if row >= 0 else hook.facts[D_COMMIT + me, 1]
     hook.log_n[slot] = 0
     if traced:
         log_search(slot, kind, me, state.pile, ctx)
@@ -347,7 +343,7 @@ def new_context(search, seed, peek, n_cards, log_rows):
                    np.zeros(n_cards, np.int64), np.zeros(n_cards, np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def play_search_game(tables, seed, game_index, out, fates, trace, debug, state, ctx):
     """The engine's game with search teams (ctx's search matrix); writes the result row.
     Returns (trace events written, search decisions made)."""
@@ -376,8 +372,10 @@ def commit_at(me, tables, state, ctx):
     hook.marks[MARK_NONE] = 0
     hook.marks[MARK_NONE + 1] = 0
     copy_state(state, hook.snap)
-    mask, cust, _ = decide_commit(me, tables, False, state, False, ctx)
-    return mask, cust
+    hook.ask[0] = KIND_COMMIT
+    hook.ask[1] = me
+    decide(tables, False, state, False, ctx)
+    return hook.forced[D_COMMIT + me, 0], hook.forced[D_COMMIT + me, 1]
 
 
 @njit(cache=True)
@@ -392,7 +390,11 @@ def place_at_state(me, cust, facts, tables, state, ctx):
     for slot in range(N_DECISIONS):
         for f in range(DECISION_WIDTH):
             hook.facts[slot, f] = facts[slot, f]
-    return decide_in_pass(KIND_PLACE, me, cust, tables, False, state, ctx)
+    hook.ask[0] = KIND_PLACE
+    hook.ask[1] = me
+    hook.ask[2] = cust
+    decide(tables, False, state, False, ctx)
+    return hook.forced[D_PLACE + me, 0]
 
 
 @njit(cache=True, nogil=True)

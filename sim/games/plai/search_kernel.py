@@ -16,6 +16,11 @@ from the state at the decision and runs the engine's rest of it with the option 
 ``act`` for an action, ``fight`` for an attack's cards, ``fight_defend`` for a defense,
 then ``play_rest`` (the engine's game loop) to the end of the game.
 
+The search's own functions are inlined into its entry points (``inline="always"``, one
+call site each): numba optimises a compiled function's code with every compiled callee
+linked in, so each level of compiled calls above the playouts cost its cold compile one
+more pass over all of them (about 25 s of CPU a level).
+
 What a seat may see (PLAI-D): its own hand (the pool too once it is a maintainer), every
 pile's size, the discard pile, who is bankrupt. A sample (``determinize``) keeps all of
 that and deals the unseen cards -- the other hands, the deck, the face-down funding, a
@@ -142,7 +147,7 @@ def determinize(me, attack_hidden, rng, cards, piles, pile_n, bankrupt, counts, 
     return m + events
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def playout(seat, left, me, tables, state, trace, deck_size):
     """The rest of the game after ``seat``'s turn's decision: the end of that turn, then
     every turn with the base strategies (the engine's own game loop, ``play_rest``).
@@ -156,15 +161,6 @@ def playout(seat, left, me, tables, state, trace, deck_size):
         outcome, winner = play_rest(seat_after(seat, 1, players), left, tables, state, trace,
                                     deck_size)
     return 1.0 if outcome == OUT_SEAT and winner == me else 0.0
-
-
-@njit(cache=True)
-def act_once(seat, action, card, target, tables, state, trace):
-    """``engine_kernel.act`` (inlined there) as a compiled function: an action option
-    played out with the base strategies' fight."""
-    act(seat, action, card, target, tables.weights, tables.picks, state.rng, tables.cards,
-        tables.rules, state.piles, state.pile_n, state.bankrupt, state.st, trace,
-        state.scratch, None)
 
 
 @njit(cache=True)
@@ -278,7 +274,7 @@ def card_options(W, ws, pick_scores, cards, piles, pile_n, src, side, allow_none
     return options.n[0]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def evaluate(kind, me, turn_seat, left, fight_kind, attacker, defender, tables, state,
              deck_size, ctx):
     """Rank the listed options (ctx.options), keep the best k in ctx.order and add each
@@ -301,9 +297,11 @@ def evaluate(kind, me, turn_seat, left, fight_kind, attacker, defender, tables, 
         for j in range(kept):
             row = order[j]
             copy_state(det, work)
-            if kind == SEARCH_ACTION:
-                act_once(me, options.rows[row, 0], options.rows[row, 1], options.rows[row, 2],
-                         tables, work, trace)
+            if kind == SEARCH_ACTION:   # the engine's action, with the base strategies' fight
+                act(me, options.rows[row, 0], options.rows[row, 1], options.rows[row, 2],
+                    tables.weights, tables.picks, work.rng, tables.cards, tables.rules,
+                    work.piles, work.pile_n, work.bankrupt, work.st, trace, work.scratch,
+                    playout_hook)
             else:   # the fight from the decision on, the option forced
                 for f in range(DECISION_WIDTH):
                     playout_hook.forced[kind, f] = options.rows[row, f]
@@ -321,7 +319,7 @@ def evaluate(kind, me, turn_seat, left, fight_kind, attacker, defender, tables, 
     return kept
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def decide(kind, me, turn_seat, left, fight_kind, attacker, defender, tables, state, trace,
            deck_size, ctx):
     """One search decision of seat ``me`` on the live state (``turn_seat``'s turn, ``left``
@@ -374,7 +372,7 @@ def _log_search(kind, me, kept, chosen, ctx):
     log_row(hook, kind, EV_SEARCH_CHOICE, kind, chosen, me, kept)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def decide_asked(tables, state, trace, deck_size, ctx):
     """The decision the engine's turn asked for (ctx.hook.ask), by search, as the hook's
     forced choice for the turn played again: the option's row; without one, an attack
@@ -409,7 +407,7 @@ def new_context(search, seed, peek, deck_size, players, n_ids, log_rows):
                    np.zeros((0, 6), np.int8))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_game_search(seed, game_index, deck, tables, state, trace, ctx):
     """``engine_kernel.play_game`` with search seats (``search[s, SEARCH_ON]``); returns
     (outcome, winner, first seat, search decisions made)."""
