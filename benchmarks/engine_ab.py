@@ -10,7 +10,7 @@ The base revision is exported with ``git archive`` (once per revision, into
 runs); each tree gets one worker process per configuration (its own numba cache, keyed on
 its kernel sources as always), which compiles and warms up first. Then the bursts alternate A B B A,
 A B B A, ... so that drift on a shared machine hits both trees alike. A burst plays
-``games`` games on one thread and reports its CPU time (time.process_time: less sensitive
+``games`` games (the same games every time) on one thread and reports its CPU time (time.process_time: less sensitive
 than wall time to the other work on the machine); the table gives each tree's median CPU
 time per game and their ratio B/A (below 1: this tree is faster). Search configurations
 report search decisions per CPU second instead (higher is faster).
@@ -50,8 +50,8 @@ CONFIGS = {
     "plai-5": ("plai", 5, {"all": "weighted"}, 30_000, False),
     "plai-3-expert": ("plai", 3, {"all": "expert"}, 20_000, False),
     "p2p-4-search": ("peer-to-peer", 4, {"A": "search:k=3,n=3,base=expert", "B": "expert"},
-                     6, True),
-    "plai-3-search": ("plai", 3, {"0": "search:k=3,n=3,base=expert", "all": "expert"}, 12,
+                     40, True),
+    "plai-3-search": ("plai", 3, {"0": "search:k=3,n=3,base=expert", "all": "expert"}, 800,
                       True),
 }
 
@@ -133,9 +133,9 @@ def measure(base: Path, name: str, rounds: int) -> dict:
         for label, tree in trees.items():
             workers[label] = Worker(tree, name)
         runs = {"A": [], "B": []}
-        for r in range(rounds):
-            for label in ("A", "B", "B", "A"):
-                runs[label].append(workers[label].burst(1000 + r))
+        for _ in range(rounds):
+            for label in ("A", "B", "B", "A"):   # the same games in every burst
+                runs[label].append(workers[label].burst(1000))
     finally:
         for w in workers.values():
             w.close()
@@ -148,6 +148,7 @@ def measure(base: Path, name: str, rounds: int) -> dict:
             out[label] = statistics.median(1e6 * b["cpu"] / b["games"] for b in bursts)
         out[label + "_runs"] = len(bursts)
     out["ratio"] = out["B"] / out["A"]
+    out["bursts"] = {label: [round(b["cpu"], 3) for b in bursts] for label, bursts in runs.items()}
     return out
 
 

@@ -84,7 +84,7 @@ def any_search(hook):
     return on
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def clear_forced(hook):
     """The pass or turn is over: nothing forced, no search trace rows pending."""
     for slot in range(hook.forced.shape[0]):
@@ -93,8 +93,9 @@ def clear_forced(hook):
         hook.log_n[slot] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def clear_facts(hook):
+    """Nothing settled yet in this pass or turn."""
     for slot in range(hook.facts.shape[0]):
         for i in range(hook.facts.shape[1]):
             hook.facts[slot, i] = -1

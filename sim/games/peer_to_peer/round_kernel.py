@@ -188,7 +188,7 @@ def assist_loop(tables, state, trace, debug, hook, resume):
             clear_forced(hook)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def pass_start(hook, state, none_a, none_b):
     """A pass starts under a hook: what the caller replays it from (each team's "no legal
     option earlier this round" and, where a team searches, a copy of the state), and
@@ -200,7 +200,7 @@ def pass_start(hook, state, none_a, none_b):
     clear_facts(hook)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def forced_commit(cards, pile, pile_n, seats, used, st, team, hook, trace):
     """A commit the hook forces (D2): (mask, customer, legal), with the team's venture
     effects cached as choose_commit caches them (its reveal reads them)."""

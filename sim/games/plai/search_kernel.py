@@ -297,11 +297,11 @@ def evaluate(kind, me, turn_seat, left, fight_kind, attacker, defender, tables, 
         for j in range(kept):
             row = order[j]
             copy_state(det, work)
-            if kind == SEARCH_ACTION:   # the engine's action, with the base strategies' fight
+            if kind == SEARCH_ACTION:   # the engine's action and fight, as in its games
                 act(me, options.rows[row, 0], options.rows[row, 1], options.rows[row, 2],
                     tables.weights, tables.picks, work.rng, tables.cards, tables.rules,
                     work.piles, work.pile_n, work.bankrupt, work.st, trace, work.scratch,
-                    playout_hook)
+                    None)
             else:   # the fight from the decision on, the option forced
                 for f in range(DECISION_WIDTH):
                     playout_hook.forced[kind, f] = options.rows[row, f]
