@@ -51,11 +51,12 @@ from sim.games.peer_to_peer.state_kernel import (
     EV_DEAL, EV_END, EV_MARKER, N_PILES, P_CUST, P_GDECK, P_OUT, P_ROW, P_SCORE, P_SEAT,
     P_UNHAPPY, SCR_KEPT, S_EFFECTS_KNOWN, S_ERROR, S_FIRST_MARKER, S_MARKER, S_ROUND, S_TRACE_N,
     TRACE_FIELDS, T_ASSISTS, T_CONTESTS, T_CONTESTS_WON, T_SENT_DECK, T_SENT_SCORE,
-    T_SENT_VENTURE, T_UNPAIRED_WON, State, Tables, check_invariants, event, new_state, pop,
-    push, remove_at, venture_effects,
+    T_SENT_VENTURE, T_UNPAIRED_WON, check_invariants, event, new_state, pop, push, remove_at,
+    venture_effects,
 )
-# The state layout, re-exported: trace.py and the tests read it from here (State, Tables too).
+# The state layout, re-exported: trace.py and the tests read it from here.
 from sim.games.peer_to_peer.state_kernel import (  # noqa: F401
+    State, Tables,
     EV_ASIDE, EV_CONTEST, EV_COULD, EV_DECLARE, EV_DRAW, EV_EFFECT, EV_HAND, EV_OVERFLOW,
     EV_PASS, EV_PLACE, EV_PLAY, EV_REFRESH, EV_RESHUFFLE, EV_RETARGET, EV_RETURN, EV_SAVE,
     EV_SEARCH_ARG, EV_SEARCH_CARD, EV_SEARCH_CHOICE, EV_SEARCH_OPTION,
