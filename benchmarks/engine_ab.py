@@ -45,14 +45,22 @@ COLD_OUT = ROOT / "benchmarks" / "results" / "cold_compile.md"
 CONFIGS = {
     "p2p-4": ("peer-to-peer", 4, {"A": "greedy", "B": "greedy"}, 40_000, False),
     "p2p-6": ("peer-to-peer", 6, {"A": "greedy", "B": "greedy"}, 40_000, False),
+    # the default strategies (expert in every seat)
     "p2p-4-expert": ("peer-to-peer", 4, {"A": "expert", "B": "expert"}, 6_000, False),
+    "p2p-6-expert": ("peer-to-peer", 6, {"A": "expert", "B": "expert"}, 6_000, False),
     "plai-3": ("plai", 3, {"all": "weighted"}, 40_000, False),
     "plai-5": ("plai", 5, {"all": "weighted"}, 30_000, False),
     "plai-3-expert": ("plai", 3, {"all": "expert"}, 20_000, False),
+    "plai-5-expert": ("plai", 5, {"all": "expert"}, 12_000, False),
     "p2p-4-search": ("peer-to-peer", 4, {"A": "search:k=3,n=3,base=expert", "B": "expert"},
                      40, True),
     "plai-3-search": ("plai", 3, {"0": "search:k=3,n=3,base=expert", "all": "expert"}, 800,
                       True),
+    # the search players' default budgets (their decisions cost ~10-30 times more)
+    "p2p-4-search-default": ("peer-to-peer", 4, {"A": "search:k=8,n=8,base=expert",
+                                                 "B": "expert"}, 10, True),
+    "plai-3-search-default": ("plai", 3, {"0": "search:k=8,n=32,base=expert", "all": "expert"},
+                              80, True),
 }
 
 
@@ -148,7 +156,12 @@ def measure(base: Path, name: str, rounds: int) -> dict:
             out[label] = statistics.median(1e6 * b["cpu"] / b["games"] for b in bursts)
         out[label + "_runs"] = len(bursts)
     out["ratio"] = out["B"] / out["A"]
-    out["bursts"] = {label: [round(b["cpu"], 3) for b in bursts] for label, bursts in runs.items()}
+    # each round's B bursts against its A bursts (the load drifts less within a round)
+    cpu = {label: [b["cpu"] for b in bursts] for label, bursts in runs.items()}
+    paired = [(cpu["B"][2 * r] + cpu["B"][2 * r + 1]) / (cpu["A"][2 * r] + cpu["A"][2 * r + 1])
+              for r in range(rounds)]
+    out["paired"] = 1 / statistics.median(paired) if search else statistics.median(paired)
+    out["bursts"] = {label: [round(x, 3) for x in xs] for label, xs in cpu.items()}
     return out
 
 
@@ -220,15 +233,19 @@ def table(results: dict, base_rev: str, rounds: int, loads: list[float]) -> str:
              f"(2 CPUs shared; 1-minute load {min(loads):.1f}-{max(loads):.1f} during the run). "
              "Bursts alternate A B B A; each figure is the median of "
              f"{4 * rounds // 2} bursts per tree, by CPU time.", "",
-             "| configuration | A | B | B / A |", "|---|---|---|---|"]
+             "| configuration | A | B | B / A | B / A, paired by round |", "|---|---|---|---|---|"]
     for name, r in results.items():
         game, players, strategies, games, search = CONFIGS[name]
         who = ", ".join(f"{k}={v}" for k, v in strategies.items())
         unit = "decisions/s" if search else "us/game"
         lines.append(f"| {game} {players}p ({who}; {games:,} games a burst) | "
-                     f"{r['A']:,.1f} {unit} | {r['B']:,.1f} {unit} | {r['ratio']:.3f} |")
+                     f"{r['A']:,.1f} {unit} | {r['B']:,.1f} {unit} | {r['ratio']:.3f} | "
+                     f"{r['paired']:.3f} |")
     lines += ["", "us/game: CPU microseconds per game (B / A below 1: this tree is faster); "
-              "decisions/s: search decisions per CPU second (B / A above 1: faster)."]
+              "decisions/s: search decisions per CPU second (B / A above 1: faster). Paired by "
+              "round: the median over rounds of each round's ratio (its two B bursts against "
+              "its two A bursts, as the measure of its row), which drifts less with the load "
+              "than the ratio of the medians."]
     return "\n".join(lines) + "\n"
 
 
@@ -237,7 +254,9 @@ def main() -> None:
     parser.add_argument("--base", default=None, help="the base revision (default: merge-base "
                         "of HEAD and main)")
     parser.add_argument("--rounds", type=int, default=7, help="A B B A rounds (default 7)")
-    parser.add_argument("--only", default="p2p-4,p2p-6,plai-3,plai-5,p2p-4-search,plai-3-search",
+    parser.add_argument("--only", default="p2p-4,p2p-6,plai-3,plai-5,p2p-4-expert,p2p-6-expert,"
+                        "plai-3-expert,plai-5-expert,p2p-4-search,plai-3-search,"
+                        "p2p-4-search-default,plai-3-search-default",
                         help="comma-separated configurations: " + ", ".join(CONFIGS))
     parser.add_argument("--out", default=None, help="the table's file (default "
                         "benchmarks/results/engine_ab.md, with --cold cold_compile.md)")
