@@ -12,9 +12,14 @@ its playouts would not see the planted rule and the results would not move.
   instead of being placed. In the last round A can assist TE8 and win the game (the
   scenario of tests/test_search_p2p.py): its playouts win every time; with the planted
   rule A never scores it, B stays ahead on value (P2P-W2), and every playout is lost.
-- PLAI, T5 planted (engine_kernel.end_of_turn): a startup with an empty hand is not
-  bankrupt. No game can end before its turn limit (PLAI-T6), so every playout is a
-  stalemate and the searching seat wins none.
+- PLAI, F1 planted (engine_kernel.fight_defend, the turn's fight once the attack is
+  down): the defender never plays cards (D3). Seat 0 defends a venture funding on turn
+  1 and weighs its defenses: they win differently under the rules, and all alike with the
+  planted rule (the option under test is dropped like any other). The plant replaces the
+  function's code, so every name bound to the engine's function runs it (the search's
+  imports too), as an edit of the engine's source would with the JIT on; a search that
+  played a fight's steps itself (place the defense, then fight_close) would still weigh
+  its defenses differently, and fails this test.
 """
 from __future__ import annotations
 
@@ -23,6 +28,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+from sim.games.plai.constants import SEARCH_DEFENSE
 
 TESTS = Path(__file__).resolve().parent
 
@@ -51,9 +58,10 @@ def test_a_rule_planted_in_the_round_changes_the_p2p_search_playouts():
 def test_a_rule_planted_in_the_turn_changes_the_plai_search_playouts():
     rules = _decision("plai", planted=False)
     planted = _decision("plai", planted=True)
-    assert rules["options"] == planted["options"]
-    assert sum(rules["wins"]) > 0                          # the seat wins some playouts
-    assert planted["wins"] == [0.0] * len(planted["wins"])  # every playout a stalemate
+    assert rules["ask"][:2] == planted["ask"][:2] == [SEARCH_DEFENSE, 0]   # seat 0's D3
+    assert rules["options"] == planted["options"] and len(rules["options"]) == 4
+    assert len(set(rules["wins"])) > 1                     # the defense matters
+    assert len(set(planted["wins"])) == 1                  # no defense is ever played
 
 
 # ---------------------------------------------------------------- the subprocess
@@ -112,29 +120,38 @@ def _plai(planted: bool) -> dict:
     from sim.games.plai.game import GAME
     from sim.games.plai.piles_kernel import Tables, new_state
 
-    if planted:
-        def end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size, left):
-            """T5 planted: an empty hand does not make a startup bankrupt."""
-            return left
+    def fight_defend(kind, attacker, defender, weights, picks, rng, cards, rules, piles,
+                     pile_n, bankrupt, st, trace, scratch, hook):
+        """F1 planted: the defender plays no cards (D3); engine_kernel's names."""
+        return fight_close(kind, attacker, defender, weights, rng, cards, rules, piles,  # noqa: F821
+                           pile_n, bankrupt, st, trace, scratch)
 
-        ek.end_of_turn = end_of_turn
     cfg = GAME.configure(players=3, strategies={"all": "weighted",
-                                                "seat0": "search:k=3,n=2,base=weighted"})
+                                                "seat0": "search:k=4,n=8,base=weighted"})
     n = len(cfg.deck)
     state = new_state(3, n, cfg.card_table.shape[1])
     seed_game(state.rng, 5, 2)
-    ek.setup(cfg.deck, cfg.card_table, cfg.rules_vector, state.rng, state.piles, state.pile_n)
+    first = ek.setup(cfg.deck, cfg.card_table, cfg.rules_vector, state.rng, state.piles,
+                     state.pile_n)
     state.bankrupt[:] = -1
-    state.st[c.S_TURNS] = 1
     ctx = sk.new_context(cfg.search, 5, 0, n, 3, cfg.card_table.shape[1], 0)
     ctx.meta[sk.M_GAME] = 2
     tables = Tables(cfg.card_table, cfg.rules_vector, cfg.weights,
                     dk.pick_table(cfg.weights, cfg.card_table))
     trace = np.zeros((0, 6), np.int8)
-    sk.decide(c.SEARCH_ACTION, 0, 0, 3, -1, -1, -1, tables, state, trace, n, ctx)
+    # the engine's turn 1 with seat 0's action forced (a venture funding): it stops at
+    # seat 0's defense, the attack down
+    hook = ctx.hook
+    hook.forced[c.SEARCH_ACTION, :3] = (c.ACT_VENTURE, -1, -1)
+    ek.game_loop(first, 3, tables, state, trace, n, hook)
+    if planted:   # from here on: the playouts
+        ek.fight_defend.__code__ = fight_defend.__code__
+    kind, me, fight_kind, attacker, defender = (int(x) for x in hook.ask[:5])
+    sk.decide(kind, me, hook.marks[c.MARK_SEAT], hook.marks[c.MARK_LEFT], fight_kind,
+              attacker, defender, tables, state, trace, n, ctx)
     kept = min(int(cfg.search[0, c.SEARCH_K]), int(ctx.options.n[0]))
-    return {"options": [[int(x) for x in ctx.options.rows[ctx.order[j], :3]]
-                        for j in range(kept)],
+    return {"ask": [kind, me], "options": [[int(x) for x in ctx.options.rows[ctx.order[j], :4]]
+                                           for j in range(kept)],
             "wins": [float(w) for w in ctx.wins[:kept]]}
 
 
