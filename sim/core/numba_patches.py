@@ -1,7 +1,7 @@
 """Every change to numba's own code, in one module: patches that make a cold compile cheaper.
 
 Each patch changes how much numba compiles, never what a kernel computes: with the patches
-off every game is the same, game for game (``.ci/run`` runs tests/test_game_checksums.py
+off every game is the same, game for game (``.ci/run`` runs tests/core/test_game_checksums.py
 with ``CARDSIM_NUMBA_PATCHES=0``), and nothing needs them to be correct.
 
 * They are installed only by :func:`install`, which ``sim.core.compile_cache`` calls

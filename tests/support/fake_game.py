@@ -3,7 +3,7 @@
 and put tests/ on PYTHONPATH (pytest does this for in-process tests).
 
 Its description (``GAME``, a ``sim.core.game.Game``) is built from this file alone: a new
-game needs no edit outside its own package (tests/test_game_contract.py checks every
+game needs no edit outside its own package (tests/core/test_game_contract.py checks every
 command on it).
 
 FAKE_GAME_DELAY=<seconds> makes every run_chunk sleep, so subprocess tests can interrupt a

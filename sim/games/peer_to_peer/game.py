@@ -93,7 +93,11 @@ class PeerToPeerConfig:
         }
 
     def _kernel_args(self):
-        return (self.card_table, self.rules_vector, self.seats, self.weights["A"], self.weights["B"])
+        """The kernels' ``Tables`` (state_kernel): what never changes during a game."""
+        from sim.games.peer_to_peer.state_kernel import Tables
+
+        return Tables(self.card_table, self.rules_vector, self.seats, self.weights["A"],
+                      self.weights["B"])
 
     def play(self, seed: int, start: int, count: int, threads: int = 1):
         """Raw results: (record array, fates int8[count, n_cards])."""
@@ -105,9 +109,9 @@ class PeerToPeerConfig:
             return self._play_search(seed, start, count, threads, out, fates)
         # a cold cache compiles for a while: say so (stderr) and compile on one game first
         ensure_compiled("peer-to-peer", TITLE, [run_games, new_state],
-                        lambda: run_games(*self._kernel_args(), seed, start, out[:1].copy(),
+                        lambda: run_games(self._kernel_args(), seed, start, out[:1].copy(),
                                           fates[:1].copy(), self.debug,
-                                          *new_state(self.cards.n)),
+                                          new_state(self.cards.n)),
                         COMPILE_SECONDS, plan=self.compile_plan)
         threads = max(1, min(int(threads or 1), count))
         bounds = np.linspace(0, count, threads + 1).astype(int)
@@ -115,8 +119,8 @@ class PeerToPeerConfig:
 
         def work(i):
             lo, hi = bounds[i], bounds[i + 1]
-            run_games(*args, seed, start + lo, out[lo:hi], fates[lo:hi], self.debug,
-                      *new_state(self.cards.n))  # each thread its own state
+            run_games(args, seed, start + lo, out[lo:hi], fates[lo:hi], self.debug,
+                      new_state(self.cards.n))  # each thread its own state
 
         if threads == 1:
             work(0)
@@ -131,7 +135,7 @@ class PeerToPeerConfig:
         decisions = np.zeros(count, dtype=np.int64)
         ensure_compiled("peer-to-peer-search", f"{TITLE} search",
                         [run_games_search],
-                        lambda: run_games_search(*self._kernel_args(), seed, start,
+                        lambda: run_games_search(self._kernel_args(), seed, start,
                                                  out[:1].copy(), fates[:1].copy(), self.debug,
                                                  self.search, 0, decisions[:1].copy()),
                         SEARCH_COMPILE_SECONDS)
@@ -140,7 +144,7 @@ class PeerToPeerConfig:
 
         def work(i):
             lo, hi = bounds[i], bounds[i + 1]
-            run_games_search(*self._kernel_args(), seed, start + lo, out[lo:hi], fates[lo:hi],
+            run_games_search(self._kernel_args(), seed, start + lo, out[lo:hi], fates[lo:hi],
                              self.debug, self.search, 0, decisions[lo:hi])
 
         if threads == 1:
@@ -153,7 +157,7 @@ class PeerToPeerConfig:
 
     def compile_plan(self) -> list:
         """What a cold compile's helper process compiles meanwhile (compile_plan.py)."""
-        return run_games_plan(*self._kernel_args(), self.debug)
+        return run_games_plan(self._kernel_args(), self.debug)
 
     def run_chunk(self, seed: int, start: int, count: int, threads: int = 1) -> pl.DataFrame:
         out, fates = self.play(seed, start, count, threads)
@@ -170,10 +174,10 @@ class PeerToPeerConfig:
         if self.search is not None:
             from sim.games.peer_to_peer.search_kernel import trace_game_search
 
-            n = trace_game_search(*self._kernel_args(), seed, game_index, out, fates, trace,
+            n = trace_game_search(self._kernel_args(), seed, game_index, out, fates, trace,
                                   True, self.search)
         else:
-            n = play_traced(*self._kernel_args(), seed, game_index, out, fates, trace, True)
+            n = play_traced(self._kernel_args(), seed, game_index, out, fates, trace, True)
         return trace[:n], out[0], fates[0]
 
     def trace(self, seed: int, game_index: int) -> str:

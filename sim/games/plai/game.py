@@ -81,7 +81,7 @@ class PlaiConfig:
 
     def compile_plan(self) -> list:
         """What a cold compile's helper process compiles meanwhile (compile_plan.py)."""
-        return play_games_plan(c.RESULT_DTYPE)
+        return play_games_plan(c.RESULT_DTYPE, *self._args())
 
     def play(self, seed: int, start: int, count: int, threads: int = 1,
              card_fights: bool = False):
