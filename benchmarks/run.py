@@ -3,6 +3,7 @@
     python benchmarks/run.py               # full: ~8 minutes on 2 cores
     python benchmarks/run.py --quick       # smaller runs, ~3 minutes
     python benchmarks/run.py --cold-only   # the cold starts only (5 per game), ~4 minutes
+    python benchmarks/run.py --cold-only --patches-off-too   # and without the numba patches
 
 Results go to stdout and replace benchmarks/results/run.md (--quick: run-quick.md;
 --cold-only: cold_start.md), with the command, the machine and the date. The cold start runs
@@ -172,31 +173,45 @@ def vm_speed_s() -> float:
     return time.process_time() - start
 
 
-def start_times(workdir: Path, runs: int = 1) -> dict[str, dict]:
+PATCHES_OFF = " (numba patches off)"
+
+
+def start_times(workdir: Path, runs: int = 1, patches_off: bool = False) -> dict[str, dict]:
     """Per game, `simulate --game G --games 1000` from an empty numba cache ``runs`` times,
     the games alternating (wall and CPU seconds, the CPU time counting the compile's
     helper process too; the 1-minute load average and the VM-speed loop before each run;
-    the median wall), then warm (the faster of two, wall)."""
+    the median wall), then warm (the faster of two, wall). With ``patches_off`` each cold
+    start is followed by the same one with CARDSIM_NUMBA_PATCHES=0 (sim/core/numba_patches.py),
+    keyed "<game> (numba patches off)"."""
     games = ("peer-to-peer", "plai")
-    out: dict[str, dict] = {game: {"cold": []} for game in games}
+    variants = [(game, "") for game in games]
+    if patches_off:
+        variants = [(game, label) for game in games for label in ("", PATCHES_OFF)]
+    out: dict[str, dict] = {game + label: {"cold": []} for game, label in variants}
 
-    def run(game: str, name: str, cache: str) -> tuple[float, float]:
-        env = tree_env(CARDSIM_CACHE_ROOT=str(workdir / cache))
+    def run(game: str, label: str, name: str, cache: str) -> tuple[float, float]:
+        env = tree_env(CARDSIM_CACHE_ROOT=str(workdir / cache),
+                       CARDSIM_NUMBA_PATCHES="0" if label else os.environ.get(
+                           "CARDSIM_NUMBA_PATCHES", ""))
         env.pop("NUMBA_CACHE_DIR", None)
         return timed_child([sys.executable, "-m", "sim.cli", "--game", game, "--games",
                             "1000", "--out", str(workdir / f"{game}-{name}"),
                             "--no-progress", "--json"], env, workdir)
 
     for i in range(runs):
-        for game in games:
+        for game, label in variants:
             load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
             speed = vm_speed_s()
-            wall, cpu = run(game, f"cold{i}", f"cache-{game}-{i}")
-            out[game]["cold"].append({"wall": wall, "cpu": cpu, "load": load, "vm": speed})
-    for game in games:
-        t = out[game]
+            key = game + label
+            wall, cpu = run(game, label, f"cold{i}{'-off' if label else ''}",
+                            f"cache-{game}-{i}{'-off' if label else ''}")
+            out[key]["cold"].append({"wall": wall, "cpu": cpu, "load": load, "vm": speed})
+    for game, label in variants:
+        t = out[game + label]
         t["cold_wall"] = statistics.median(r["wall"] for r in t["cold"])
-        t["warm_wall"] = min(run(game, name, f"cache-{game}-0")[0]
+        t["cold_cpu"] = statistics.median(r["cpu"] for r in t["cold"])
+        t["warm_wall"] = min(run(game, label, f"{name}{'-off' if label else ''}",
+                                 f"cache-{game}-0{'-off' if label else ''}")[0]
                              for name in ("warm", "warm2"))
     return out
 
@@ -204,14 +219,17 @@ def start_times(workdir: Path, runs: int = 1) -> dict[str, dict]:
 def start_lines(starts: dict[str, dict]) -> list[str]:
     """The cold and warm starts as rows of the measures table."""
     lines = []
-    for game, t in starts.items():
+    for key, t in starts.items():
+        game, off = key.removesuffix(PATCHES_OFF), PATCHES_OFF if key.endswith(PATCHES_OFF) else ""
         each = ", ".join(f"{r['wall']:.1f}" for r in t["cold"])
         detail = "; ".join(f"{r['cpu']:.1f} s CPU at load {r['load']:.1f}, loop {r['vm']:.2f} s"
                            for r in t["cold"])
-        lines += [f"| cold start, `simulate --game {game} --games 1000` (empty cache; median of "
-                  f"{len(t['cold'])}, alternating games) | {t['cold_wall']:.1f} s wall "
-                  f"(runs: {each} s; {detail}; CPU counts both processes) |",
-                  f"| warm start, `simulate --game {game} --games 1000` | {t['warm_wall']:.2f} s |"]
+        lines += [f"| cold start, `simulate --game {game} --games 1000`{off} (empty cache; "
+                  f"median of {len(t['cold'])}, alternating) | {t['cold_wall']:.1f} s wall, "
+                  f"{t['cold_cpu']:.1f} s CPU (runs: {each} s; {detail}; CPU counts both "
+                  f"processes) |",
+                  f"| warm start, `simulate --game {game} --games 1000`{off} | "
+                  f"{t['warm_wall']:.2f} s |"]
     return lines
 
 
@@ -277,12 +295,16 @@ def main() -> None:
                         help="cold starts per game, alternating (default 5; --quick 1)")
     parser.add_argument("--cold-only", action="store_true",
                         help="only the cold and warm starts (to results/cold_start.md)")
+    parser.add_argument("--patches-off-too", action="store_true",
+                        help="with --cold-only: each cold start also with the numba patches "
+                             "off (CARDSIM_NUMBA_PATCHES=0), alternating")
     args = parser.parse_args()
     cold_runs = args.cold_runs or (1 if args.quick else 5)
     if args.cold_only:
         with tempfile.TemporaryDirectory() as tmp:
             text = "\n".join(["| measure | value |", "|---|---|",
-                              *start_lines(start_times(Path(tmp), cold_runs))])
+                              *start_lines(start_times(Path(tmp), cold_runs,
+                                                       args.patches_off_too))])
         print(text)
         write_results("cold_start", "Cold and warm start of `simulate --games 1000`", text,
                       args.out)

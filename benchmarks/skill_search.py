@@ -29,13 +29,13 @@ sys.path.insert(0, str(ROOT))
 
 def pairing(game, players, spec, base, games, seed=1, threads=1):
     """(share, low, high, games, decided, decisions, cpu seconds) of ``spec`` vs ``base``."""
-    from sim.core.game import hook, resolve_game
+    from sim.core.game import resolve_game
     from sim.studies.skill import _blocks, wilson_share
 
     game_obj = resolve_game(game)
-    scheme = hook(game_obj, "matchup_scheme")
-    codes = hook(game_obj, "outcome_codes")
-    column = hook(game_obj, "outcome_column")
+    scheme = game_obj.matchup_scheme
+    codes = game_obj.outcome_codes
+    column = game_obj.outcome_column
     blocks = _blocks(scheme, players, spec, base)
     per_block = max(1, games // len(blocks))
     won = lost = decisions = 0
@@ -50,7 +50,7 @@ def pairing(game, players, spec, base, games, seed=1, threads=1):
         out = config.play(seed, 0, per_block, threads)   # every seat on the same deals
         out = out[0] if isinstance(out, tuple) else out
         cpu += time.process_time() - t0
-        decisions += getattr(config, "decisions", 0)
+        decisions += config.decisions   # the search decisions ``play`` made
         if scheme == "every_seat":
             w = out["winner"]
             won += int((w == slot).sum())
@@ -78,12 +78,12 @@ def main() -> None:
                              "to k=16,n=64; Peer-to-Peer's decisions cost more, e.g. "
                              "'k=2,n=2;k=4,n=4;k=8,n=8;k=8,n=16;k=8,n=32')")
     args = parser.parse_args()
-    from sim.core.game import hook, resolve_game
+    from sim.core.game import resolve_game
     from sim.core.strategy import registry
 
     game_obj = resolve_game(args.game)
-    known = registry(hook(game_obj, "strategy_package"))
-    base = args.base or ("expert" if "expert" in known else hook(game_obj, "default_strategy"))
+    known = registry(game_obj.strategy_package)
+    base = args.base or ("expert" if "expert" in known else game_obj.default_strategy)
     print(f"load average: {os.getloadavg()}", flush=True)
     rows = []
     curve = (args.curve_budgets.split(";") if args.curve_budgets else

@@ -1,7 +1,7 @@
 """The report's reasons for its edges: counterfactual replays (sim.core.attribution).
 
 For every answer whose interval excludes its even point (called or not) and whose
-question a swap of the game explains (the game's ``swaps`` hook: Peer-to-Peer's team
+question a swap of the game explains (the game's ``Game.swaps``: Peer-to-Peer's team
 balance, PLAI's seat balance), the run's lowest game indices are replayed under each
 variant of each swap, from the run's manifest, on the same seed and game indices; each
 swap's share of the edge comes with its paired delta-method interval. The replays of a
@@ -111,13 +111,12 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
     """``answers`` [(Answer, anchor)] with their causes (Answer.causes) and the section.
     ``journal``: a sim.runs.resumable.Journal keeping finished blocks of replays."""
     from sim.core.attribution import explain, sample_size, variant_count
-    from sim.core.game import hook
     from sim.core.inputs import default_threads
     from sim.runs.setup import configure_from_manifest
 
     game = rs.runs[0].game
-    swaps = hook(game, "swaps")
-    outcome = hook(game, "outcome_column")
+    swaps = game.swaps
+    outcome = game.outcome_column
     threads = threads or default_threads()
     rows, notes, out = [], [], []
     replayed_games = 0

@@ -14,7 +14,7 @@ from reports.registry import Context, Finding, select_metrics
 from reports.render import (Page, Section, answer_rows, render_html, render_markdown,
                             strategies_used, strategy_warnings)
 from sim.core.errors import UserError
-from sim.core.game import game_hook
+from sim.core.game import resolve_game
 
 
 def _duplicate_groups(rs) -> dict[tuple[int, str, str], int]:
@@ -82,9 +82,9 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
         raise UserError(f"threshold must be a non-negative number of percentage points, got {threshold_pp}",
                         field="threshold_pp")
     rs = load_runs(list(run_dirs) if not isinstance(run_dirs, str) else [run_dirs], allow_mixed=allow_mixed)
-    if game_hook(rs.game, "report_card_fights"):  # per-card fight counts from replayed games
-        # (reports/plai_fights.py)
-        from reports.plai_fights import attach_card_fights
+    game = resolve_game(rs.game)
+    if game.card_fights is not None:  # per-card fight counts of old runs, from replays
+        from reports.card_fights import attach_card_fights
 
         attach_card_fights(rs)
     ctx = Context(game=rs.game, threshold_pp=threshold_pp, card_ids=rs.card_ids,
@@ -97,13 +97,15 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     sections: list[Section] = []
     tables: dict[str, str] = {}
     plots: dict[str, str] = {}
-    # PLAI's per-card fight columns (4 per card) are most of a PLAI table; metrics that do
-    # not ask for them get a zero-copy selection without them, so their filters stay small.
-    card_fights = r"^card_(att|att_won|def|def_won)_\d+$"
-    slim = rs.games.select(pl.exclude(card_fights)) if any(
-        c.startswith("card_att_") for c in rs.columns) else rs.games
+    # per-card fight columns (PLAI: 4 per card) are most of a table; metrics that do not
+    # ask for them get a zero-copy selection without them, so their filters stay small.
+    stems = game.card_fights.fields if game.card_fights is not None else ()
+    fight_columns = f"^({'|'.join(stems)})_\\d+$"
+    slim = rs.games.select(pl.exclude(fight_columns)) if stems and any(
+        c.startswith(f"{stems[0]}_") for c in rs.columns) else rs.games
     for metric in metrics:
-        games = rs.games if any(r.startswith("card_att") for r in metric.requires) else slim
+        games = (rs.games if any(r.startswith(stem) for r in metric.requires for stem in stems)
+                 else slim)
         table = metric.compute(games, ctx)
         csv_path = out / f"{metric.name}.csv"
         table.write_csv(csv_path)

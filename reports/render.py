@@ -60,11 +60,11 @@ def strategies_used(rs: RunSet) -> list[tuple[str, int]]:
 
 def strategy_warnings(rs: RunSet, extras: list) -> list[str]:
     """When the balance numbers rest on weak play: a strategy other than the game's default
-    (its ``default_strategy`` hook), a random player, or what an optional section says
+    (its ``Game.default_strategy``), a random player, or what an optional section says
     (a skill run showing a stronger strategy beats these)."""
-    from sim.core.game import game_hook
+    from sim.core.game import resolve_game
 
-    default = game_hook(rs.game, "default_strategy")
+    default = resolve_game(rs.game).default_strategy
     names = sorted({name for r in rs.runs for _, name in r.strategy_names if name})
     out = []
     weak = [n for n in names if n.split(":")[0] == "random"]
@@ -192,7 +192,7 @@ def runs_table(rs: RunSet) -> tuple[list[str], list[list[str]]]:
 
 
 def _compared_rules(rs: RunSet) -> list[str]:
-    """The game's compared_rules hook options that any of the runs has."""
+    """The game's Game.compared_rules options that any of the runs has."""
     wanted = compared_on_purpose(rs.runs[0]) - {"players"}
     return sorted(rule for rule in wanted if any(rule in r.rules for r in rs.runs))
 

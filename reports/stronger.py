@@ -58,13 +58,11 @@ def default_seconds() -> float:
 
 def search_request(run) -> dict[str, Any]:
     """The run's request with every strategy slot played by search over its strategy."""
-    from sim.core.game import hook
-
     game = run.game
     specs = {}
-    for slot in hook(game, "strategy_slots")(run.players):
+    for slot in game.strategy_slots(run.players):
         entry = (run.manifest.get("strategies") or {}).get(slot) or {}
-        name = str(entry.get("name") or hook(game, "default_strategy"))
+        name = str(entry.get("name") or game.default_strategy)
         specs[slot] = name if name == "search" else f"{SEARCH}:base={name}"
     return {**run.manifest["request"], "strategies": specs}
 

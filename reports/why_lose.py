@@ -1,4 +1,4 @@
-"""The report's "Why everyone loses" section, for a game whose ``why_lose`` hook names the
+"""The report's "Why everyone loses" section, for a game whose ``Game.why_lose`` names the
 causes its engine records per game (Peer-to-Peer: sim/games/peer_to_peer/why_lose.py).
 
 Per player count (and variant), over the games where everyone lost: the share of their
@@ -106,9 +106,10 @@ def answers(table: pl.DataFrame, why, outcome: str) -> list[Answer]:
 
 
 def build(path, rs, ctx) -> ExtraSection | None:
-    from sim.core.game import game_hook
+    from sim.core.game import resolve_game
 
-    why = game_hook(rs.game, "why_lose")
+    game = resolve_game(rs.game)
+    why = game.why_lose
     if why is None:
         return None
     needed = [why.column(c.name, t) for c in why.causes for t in (None, "a", "b")]
@@ -117,7 +118,7 @@ def build(path, rs, ctx) -> ExtraSection | None:
             name="why_lose", title="Why everyone loses",
             description="These runs lack the columns of the causes of unhappy customers (they "
                         "were played by an older simulator): run them again to see why.")
-    outcome = game_hook(rs.game, "outcome_column")
+    outcome = game.outcome_column
     table = cause_table(rs.games, why, outcome)
     if table.height == 0:
         return None

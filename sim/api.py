@@ -32,7 +32,7 @@ from typing import Any, Mapping, Sequence
 
 from sim.core.errors import UserError
 from sim.core.game import (DEFAULT_GAME, EXTRA_GAMES_ENV, configure, extra_games, game_modules,
-                           hook, resolve_game)
+                           resolve_game)
 from sim.core.inputs import MAX_GAMES, default_threads, parse_count, parse_seed
 from sim.core.request import EXECUTION_FIELDS, REQUEST_FIELDS, Execution, GameRequest, split
 from sim.runs.setup import RunResult, load_games
@@ -230,10 +230,10 @@ def ablate(game: str = DEFAULT_GAME, players: int | None = None, games: int | st
 
 def balance_points(game: str = DEFAULT_GAME) -> list[tuple[int, tuple[str, ...]]]:
     """(players, extra rule overrides) for each run of ``balance_report``: every player
-    count, each with the rule variants of the game's ``balance_variants`` hook (Peer-to-Peer:
+    count, each with the rule variants of the game's ``Game.balance_variants`` (Peer-to-Peer:
     every odd_team_compensation mode at 3 and 5 players, so the report can compare them)."""
     game_obj = resolve_game(game)
-    variants = hook(game_obj, "balance_variants")
+    variants = game_obj.balance_variants
     return [(players, tuple(extra)) for players in game_obj.player_counts
             for extra in variants(players)]
 
@@ -310,7 +310,7 @@ def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
     if game not in game_modules():
         raise UserError(f"unknown game '{game}'; choose one of: {', '.join(game_modules())}",
                         field="--game")
-    package = hook(resolve_game(game), "strategy_package")
+    package = resolve_game(game).strategy_package
     try:
         found = registry(package) if package else {}
     except ModuleNotFoundError:
@@ -325,7 +325,7 @@ def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
 def matchups(strategies: str | Sequence[str], request: GameRequest | str | None = None,
              execution: Execution | None = None, /, **fields: Any):
     """Every matchup of ``strategies`` in the scheme of ``request.game`` (its
-    ``matchup_scheme`` hook): ``execution.games`` games per ordered pair or cell (default
+    ``Game.matchup_scheme``): ``execution.games`` games per ordered pair or cell (default
     10,000), played on ``execution.backend``. See ``sim.studies.matchups``."""
     from sim.studies import matchups as study
 
@@ -426,7 +426,8 @@ def warm(games: list[str] | tuple[str, ...] | None = None, jobs: int | None = No
     """Compile the kernels of ``games`` (default: every game) into numba's cache now, e.g.
     after ``pip install``, so the first run does not wait for it: one process per game,
     ``jobs`` at a time (default: one per CPU). ``trace``: the trace kernels too. Returns
-    per game {"game", "seconds", "cpu_seconds"}. See sim/runs/warm.py."""
+    per game {"game", "seconds", "cpu_seconds", "cached"} ("cached": its kernels were
+    compiled already, so nothing ran). See sim/runs/warm.py."""
     from sim.runs.warm import warm as warm_games
 
     return warm_games(games, jobs, trace)

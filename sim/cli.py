@@ -215,8 +215,8 @@ def game_options(func):
 
 def _strategies(opts: dict[str, Any]) -> dict[str, str] | None:
     """The strategies of --team-a/--team-b or --seat/--strategy, checked against the game's
-    ``strategy_kind`` hook ("teams" or "seats")."""
-    from sim.core.game import hook, resolve_game
+    ``Game.strategy_kind`` ("teams" or "seats")."""
+    from sim.core.game import resolve_game
     from sim.core.strategy import seat_number
 
     game = opts.get("game") or DEFAULT_GAME
@@ -233,7 +233,7 @@ def _strategies(opts: dict[str, Any]) -> dict[str, str] | None:
         seats[f"seat{seat}"] = spec
     if opts.get("strategy"):
         seats["all"] = opts["strategy"]
-    kind = hook(resolve_game(game), "strategy_kind") if seats or chosen else None
+    kind = resolve_game(game).strategy_kind if seats or chosen else None
     if seats and kind == "teams":
         raise UserError(f"--seat and --strategy choose seats; {game} has teams: use "
                         "--team-a/--team-b", field="--seat" if opts.get("seat") else "--strategy")
@@ -1044,7 +1044,8 @@ def warm(games: tuple[str, ...], jobs: int | None, with_trace: bool) -> None:
     from sim import api
 
     for done in api.warm(list(games) or None, jobs=jobs, trace=with_trace):
-        click.echo(f"{done['game']}: ready in {done['seconds']:.1f} s "
+        click.echo(f"{done['game']}: already compiled" if done.get("cached") else
+                   f"{done['game']}: ready in {done['seconds']:.1f} s "
                    f"({done['cpu_seconds']:.1f} s CPU)")
 
 

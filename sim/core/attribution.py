@@ -1,6 +1,6 @@
 """Attribution by counterfactual replays on common random numbers.
 
-A game declares its *swaps* (its ``swaps`` hook, a tuple of :class:`Swap`): changes of a
+A game declares its *swaps* (``Game.swaps``, a tuple of :class:`Swap`): changes of a
 configuration that exchange what one side has for what another side has and leave the
 rules alone, keeping the random numbers, so game ``i`` of a seed deals the same cards
 (Peer-to-Peer: the teams' starting cards; who gets the first marker. PLAI: who moves

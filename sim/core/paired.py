@@ -8,10 +8,10 @@ tally them with ``PairedTally`` and give the same intervals and the same changed
 
 Reading a table of games (``GameOutcomes``), through the game's description only:
 
-- **headline indicators**: for headline h (a rate of the game's ``headline_counts`` hook)
+- **headline indicators**: for headline h (a rate of the game's ``Game.headline_counts``)
   and game i, whether game i counts towards h. Each distinct combination of the read
   columns is counted by ``headline_counts`` on one row, and a check makes sure the
-  indicators add up to the hook's counts of the whole table;
+  indicators add up to its counts of the whole table;
 - **the outcome kind** of every game: its name in the game's ``outcome_codes`` (the
   ``outcome_column``), told apart by the headlines it counts towards: "team A win",
   "all-lose", "draw" (Peer-to-Peer), "seat 2 win", "maintainers win", "stalemate" (PLAI);
@@ -35,7 +35,6 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from sim.core.game import hook
 from sim.core.stats import wilson
 
 RATE_SUFFIX = " rate"
@@ -57,16 +56,16 @@ def kind_label(outcome: str, headlines: Sequence[str]) -> str:
 
 class GameOutcomes:
     """How one game reads a table of its games (one row per game): headline indicators and
-    the outcome kind of every row. The game is reached only through its hooks, all read
-    here. ``kinds=False`` reads the headlines only (no outcome hooks needed)."""
+    the outcome kind of every row. The game is reached only through its description (sim.core.game.Game), read
+    here. ``kinds=False`` reads the headlines only (no outcome fields needed)."""
 
     def __init__(self, game: Any, players: int, kinds: bool = True):
         self.players = int(players)
-        self.count = hook(game, "headline_counts")
-        self.headline_columns = tuple(hook(game, "headline_columns"))
-        self.outcome_column = hook(game, "outcome_column") if kinds else None
+        self.count = game.headline_counts
+        self.headline_columns = tuple(game.headline_columns)
+        self.outcome_column = game.outcome_column if kinds else None
         self.outcome_names = ({int(code): str(name)
-                               for name, code in hook(game, "outcome_codes").items()}
+                               for name, code in game.outcome_codes.items()}
                               if kinds else {})
         extra = (self.outcome_column,) if kinds else ()
         self.columns = tuple(dict.fromkeys((*self.headline_columns, *extra)))
@@ -107,7 +106,7 @@ class GameOutcomes:
         if {name: int(v.sum()) for name, v in indicators.items()} != {
                 k: int(v) for k, v in whole.items()}:
             raise RuntimeError("headline_counts does not count game by game; a paired "
-                               "comparison needs a hook that sums one indicator per game")
+                               "comparison needs a headline_counts that sums one indicator per game")
         return indicators, combo_kind[inverse]
 
 

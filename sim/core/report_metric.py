@@ -1,7 +1,7 @@
 """What a report metric is, for the games that define them (sim/games/<g>/report_metrics/).
 
 A game's metrics live in its own package, one module per metric with a module-level
-``METRIC = Metric(...)``; the game's ``report_metrics`` hook names that package, and
+``METRIC = Metric(...)``; the game's ``Game.report_metrics`` names that package, and
 ``reports.registry`` collects them from there. This module holds only the data types and
 the game-neutral helpers a metric uses (polars and core only; plots come from
 ``sim.core.plots``, sentences from ``sim.core.wording``), so a game package never imports
@@ -25,7 +25,7 @@ import polars as pl
 from sim.core.wording import edge_answer, group_label, judge, level_of, verdict
 
 # Every metric groups by these: player count, strategy pairing, and the game's variant
-# label of the run (its report_group hook; Peer-to-Peer: the odd_team_compensation mode at
+# label of the run (its Game.report_group; Peer-to-Peer: the odd_team_compensation mode at
 # 3 and 5 players; "n/a" where a game has no such variant).
 GROUP_KEYS = ("players", "pairing", "variant")
 

@@ -29,18 +29,18 @@ def explain_summary(result, fraction: float = SUMMARY_FRACTION,
     import polars as pl
 
     from sim.core.attribution import explain_run, main_cause
-    from sim.core.game import hook, resolve_game
+    from sim.core.game import resolve_game
     from sim.core.inputs import default_threads
 
     config, summary = result.config, result.summary
-    measure_of = getattr(config, "balance_measure", None)
-    measure = measure_of(summary) if measure_of is not None else None
+    game = resolve_game(result.manifest["game"])
+    measure = game.balance_measure(config.players, summary)
     if measure is None:
         return None
     balance = summary.get(measure.key)
     if not edge_excluded(balance):
         return balance
-    swaps = hook(resolve_game(result.manifest["game"]), "swaps")
+    swaps = game.swaps
     games = pl.scan_parquet(str(result.run_dir / "games" / "*.parquet"))
     causes, replayed = explain_run(
         config, int(result.manifest["seed"]), games, measure, swaps, fraction=fraction,

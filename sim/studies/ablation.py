@@ -2,7 +2,7 @@
 
 For each card (or the cards named), the same seed and game indices are replayed with the
 card changed, one change at a time: its value -1, its value +1, its effect removed (the
-game's ``ablation_fields`` hook names the value and effect columns of its card file). A
+game's ``Game.ablation_fields`` names the value and effect columns of its card file). A
 game depends only on (seed, game index, configuration), so game i of a variant is game i
 of the baseline with that one card changed: the per-game difference of an outcome
 indicator (variant minus baseline) has a small variance, and its mean with a 95 % interval
@@ -35,7 +35,7 @@ import numpy as np
 import polars as pl
 
 from sim.core.errors import UserError
-from sim.core.game import hook, resolve_game
+from sim.core.game import resolve_game
 from sim.core.multiple import ALPHA, CONTROL, family_size, holm, p_beyond
 
 CHANGES = ("value-1", "value+1", "no_effect")
@@ -95,7 +95,7 @@ def _variants(cards_path: str, game: str, only, changes) -> tuple[list[tuple], A
     """[(card_id, card_name, change, CardCsv)] and the card file's table (CardCsv)."""
     from sim.studies.experiments.cardfile import CardCsv
 
-    value_field, effect_field = hook(resolve_game(game), "ablation_fields")
+    value_field, effect_field = resolve_game(game).ablation_fields
     base = CardCsv(cards_path, game)
     indices = list(base.rows)
     if only:
@@ -239,8 +239,8 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
     from sim.runs import backends, setup
 
     game_obj = resolve_game(game)
-    column = hook(game_obj, "outcome_column")
-    codes = hook(game_obj, "outcome_codes")
+    column = game_obj.outcome_column
+    codes = game_obj.outcome_codes
     request = GameRequest(game=game, players=players, rules_file=rules_file,
                           rule_overrides=tuple(rule_overrides), strategies=strategies or (),
                           debug=False)

@@ -140,7 +140,7 @@ class _Evaluator:
                                  encode=dataclasses.asdict, decode=_evaluation)
 
     def _evaluate(self, changes: tuple, best: Evaluation | None) -> Evaluation:
-        from reports.sweep import concat_games, frame_games
+        from reports.sweep import concat_games, frame_games, metric_columns
 
         from sim.runs.tables import chunk_tables
 
@@ -148,6 +148,7 @@ class _Evaluator:
         requests = list(configs)
         parts: list[list] = [[] for _ in self.points]
         evaluation = None
+        columns = metric_columns(self.exp.game)
         for b, (start, count) in enumerate(self.batches):
             # one batch of every point; a point's tables are kept in batch order
             items = [(request, self.exp.seed, start, count, i)
@@ -155,7 +156,7 @@ class _Evaluator:
             threads = self.threads if self.backend.in_process else None
             for i, table in chunk_tables(self.backend, items, scratch=self.workdir,
                                          threads=threads, configs=configs):
-                parts[i].append(frame_games(table))
+                parts[i].append(frame_games(table, columns))
             games = [concat_games(p) for p in parts]
             evaluation = self._score(changes, games, start + count, b == len(self.batches) - 1)
             if best is not None and not evaluation.complete and cannot_beat(evaluation, best):
@@ -172,7 +173,7 @@ class _Evaluator:
             for point, g in zip(self.points, games):
                 if not target.selects(point):
                     continue
-                e = estimate(target.metric, g, z)
+                e = estimate(target.metric, g, z, game=self.exp.game)
                 d = _distance(e["est"], target.lo, target.hi)
                 d_lo = 0.0 if e["hi"] >= target.lo and e["lo"] <= target.hi else min(
                     _distance(e["lo"], target.lo, target.hi), _distance(e["hi"], target.lo, target.hi))

@@ -10,7 +10,7 @@ while the game has no expert), then ``search`` at two budgets over expert. The b
 are ordered by their share against expert, measured here. Each rung plays the rung below
 it and expert.
 
-A pairing (X, Y) follows the game's ``matchup_scheme`` hook: "every_seat" (X in one seat,
+A pairing (X, Y) follows the game's ``Game.matchup_scheme``: "every_seat" (X in one seat,
 Y in every other, X in each seat in turn) or "team_pairs" (X as team A and as team B,
 each with each first marker). Every block of every pairing plays the same game indices
 ``0 .. per_block - 1``, so each deal is played with the stronger side in every seat, and
@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from sim.core.errors import UserError
-from sim.core.game import DEFAULT_GAME, hook, resolve_game
+from sim.core.game import DEFAULT_GAME, resolve_game
 from sim.core.output import writing
 from sim.core.inputs import parse_count, parse_seed
 from sim.core.strategy import registry
@@ -47,7 +47,7 @@ from sim.studies.matchup_files import common_manifest
 
 DEFAULT_GAMES = 20_000         # per pairing without a search player
 DEFAULT_SEARCH_GAMES = 2_000   # per pairing with one (see benchmarks/skill_ladder.py)
-DEFAULT_BUDGETS = ("k=4,n=4", "k=8,n=16")   # PLAI's; each game's are its skill_budgets hook
+DEFAULT_BUDGETS = ("k=4,n=4", "k=8,n=16")   # PLAI's; each game's are its Game.skill_budgets
 CHUNK = 100_000
 PAIRING_COLUMNS = ("players", "pairing", "kind", "stronger", "weaker", "games", "decided",
                    "stronger_wins", "weaker_wins", "share", "ci_low", "ci_high", "beats",
@@ -103,8 +103,8 @@ def wilson_share(wins: int, losses: int, seats: int) -> tuple[float, float, floa
 
 def ladder_rungs(game_obj: Any, budgets: Sequence[str]) -> tuple[list[str], list[str], str]:
     """(baselines, search rungs, expert): the ladder's strategies (baselines unordered)."""
-    known = registry(hook(game_obj, "strategy_package"))
-    expert = "expert" if "expert" in known else hook(game_obj, "default_strategy")
+    known = registry(game_obj.strategy_package)
+    expert = "expert" if "expert" in known else game_obj.default_strategy
     baselines = [n for n, s in sorted(known.items())
                  if n not in ("random", expert) and not s.search]
     # A game without a search player yet has a ladder up to expert.
@@ -147,9 +147,9 @@ class _Player:
         self.game, self.players, self.seed, self.threads = game_obj, players, seed, threads
         self.backend, self.root, self.args = backend, root, configure_args
         self.journal = journal
-        self.scheme = hook(game_obj, "matchup_scheme")
-        self.codes = hook(game_obj, "outcome_codes")
-        self.outcome_column = hook(game_obj, "outcome_column")
+        self.scheme = game_obj.matchup_scheme
+        self.codes = game_obj.outcome_codes
+        self.outcome_column = game_obj.outcome_column
         self.request_type = ConfigRequest
         self.block_id = 0
 
@@ -218,14 +218,14 @@ def run(game: str = DEFAULT_GAME, players: int | Sequence[int] | str | None = No
     games = parse_count(games, field="--games")
     search_games = parse_count(search_games, field="--search-games")
     seed = parse_seed(seed)
-    budgets = tuple(budgets) if budgets else tuple(hook(game_obj, "skill_budgets"))
+    budgets = tuple(budgets) if budgets else tuple(game_obj.skill_budgets)
     if len(budgets) != 2:
         raise UserError("give two search budgets, e.g. 'k=4,n=4;k=8,n=16'", field="--budgets")
     baselines, searches, expert = ladder_rungs(game_obj, budgets)
     from sim.core.strategy import parse_spec
 
     for spec in searches:   # a bad budget fails before the first game
-        parse_spec(spec, hook(game_obj, "strategy_package"), field_name="--budgets")
+        parse_spec(spec, game_obj.strategy_package, field_name="--budgets")
     run_dir = output_dir(Path(out) if out is not None else stamped_path(
         f"skill-{game_obj.name}-seed{seed}"), what="skill ladder", resume=resume,
         finished="skill.json")
@@ -251,7 +251,7 @@ def run(game: str = DEFAULT_GAME, players: int | Sequence[int] | str | None = No
                                        search_games, progress)
                 pairings.extend(rows)
                 ladders[p] = ladder
-                summary[p] = _summary(rows, ladder, expert, hook(game_obj, "title"), p)
+                summary[p] = _summary(rows, ladder, expert, game_obj.title, p)
         finally:
             if owned:
                 chosen.close()
@@ -280,7 +280,7 @@ def _result(run_dir, game_obj, counts, ladders, pairings, summary, began, seed, 
             search_games, budgets, expert, chosen, threads, rule_overrides, cards, rules_file,
             command_line) -> SkillResult:
     wall = time.perf_counter() - began
-    result = SkillResult(run_dir=run_dir, game=game_obj.name, title=hook(game_obj, "title"),
+    result = SkillResult(run_dir=run_dir, game=game_obj.name, title=game_obj.title,
                          players=counts, ladders=ladders, pairings=pairings, summary=summary,
                          wall_seconds=wall)
     result.manifest = {

@@ -61,19 +61,16 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from sim.core.arena import Arena, Block, Tally
+from sim.core.arena import (DEFAULT_GROWTH, DEFAULT_PATIENCE, DEFAULT_RESTART_POPSIZE,
+                            DEFAULT_SIGMA, Arena, Block, Tally)
 from sim.core.errors import UserError
 from sim.core.output import writing
 
 DEFAULT_GAMES_PER_EVAL = 1_000      # games per candidate per generation, over the field
 DEFAULT_CHECK_GAMES = 20_000        # games per opponent in the final re-check
-DEFAULT_SIGMA = 0.3                 # initial step, in units of each weight's scale
 HALL_SIZE = 4                       # earlier champions kept in the field
-DEFAULT_GROWTH = 1.0                # games per evaluation at the end of the budget / at start
 FINALISTS = 6                       # the last champions (and the CMA mean) in the final
 FINAL_SHARE = 0.5                   # games per ordered pair of finalists / re-check games
-DEFAULT_PATIENCE = None             # generations without a promotion before a restart (off)
-DEFAULT_RESTART_POPSIZE = 1.0       # a restart's population / the previous run's
 PROMOTE_Z = 1.0                     # standard errors the mean must beat the champion by
 PREVIOUS = "previous champion"      # the re-check's row for the champion before the last
 
@@ -758,12 +755,12 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
     finish (``sim.runs.resumable``); after Ctrl-C, SIGTERM or a full disk, the same call
     with ``resume=True`` replays the search to where it stopped and goes on, to the
     result an uninterrupted tune has. The journal is removed once the file is written."""
-    from sim.core.game import hook, resolve_game
+    from sim.core.game import resolve_game
     from sim.core.strategy import registry
     from sim.runs.resumable import Journal, journal_beside, stoppable
 
     game_obj = resolve_game(game)
-    arena_cls = hook(game_obj, "tune_arena")
+    arena_cls = game_obj.tune_arena
     if arena_cls is None:
         raise UserError(f"game '{game}' has no parametric strategy to tune", field="--game")
     if players < 2:
@@ -776,7 +773,7 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
     template = configure(None)
     base_vector = arena_cls.vector_of(configure(arena_cls.strategies_for(base)))
     baselines = field_baselines(arena_cls, configure,
-                                registry(hook(game_obj, "strategy_package")))
+                                registry(game_obj.strategy_package))
     manifest = template.manifest()
     settings = {"game": game, "players": int(players), "base": base,
                 "base_weights": base_vector, "field": baselines, "budget": int(budget),
@@ -823,15 +820,13 @@ def _search_with(local: Any, submit: Callable[[list[tuple]], Any] | None, reques
         result = search(JournaledArena(arena, journal), base_vector, baselines, budget=budget,
                         seed=seed, scales=scales,
                         games_per_eval=games_per_eval, check_games=check_games,
-                        sigma=sigma if sigma is not None else float(
-                            getattr(local, "tune_sigma", DEFAULT_SIGMA)),
-                        popsize=popsize or getattr(local, "tune_popsize", None),
-                        growth=float(getattr(local, "eval_growth", DEFAULT_GROWTH)),
-                        patience=getattr(local, "restart_patience", DEFAULT_PATIENCE),
-                        restart_popsize=float(getattr(local, "restart_popsize",
-                                                      DEFAULT_RESTART_POPSIZE)),
-                        explore_runs=getattr(local, "explore_runs", None),
-                        explore_generations=getattr(local, "explore_generations", None),
+                        sigma=sigma if sigma is not None else float(local.tune_sigma),
+                        popsize=popsize or local.tune_popsize,
+                        growth=float(local.eval_growth),
+                        patience=local.restart_patience,
+                        restart_popsize=float(local.restart_popsize),
+                        explore_runs=local.explore_runs,
+                        explore_generations=local.explore_generations,
                         progress=progress)
     finally:
         arena.close()
@@ -851,7 +846,7 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
                   resume: bool = False) -> "TuneResult":
     """``simulate tune`` / ``api.tune``: check every input, pick the backend, then tune
     (``resume``: continue the tune that stopped writing ``out``; see ``tune``)."""
-    from sim.core.game import (configure_request, game_request, hook, player_count,
+    from sim.core.game import (configure_request, game_request, player_count,
                                resolve_game)
     from sim.core.inputs import parse_count, parse_seed
     from sim.core.strategy import parse_spec
@@ -861,7 +856,7 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
     game_obj = resolve_game(game)
     players = player_count(game_obj, players)
     seed = parse_seed(seed)
-    arena_cls = hook(game_obj, "tune_arena")
+    arena_cls = game_obj.tune_arena
     if arena_cls is None:
         raise UserError(f"game '{game}' has no parametric strategy to tune", field="--game")
     budget = parse_count(budget if budget is not None else arena_cls.default_budget,
@@ -874,7 +869,7 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
         return configure_request(game_obj, players, {**request, "strategies": strategies})
 
     configure_with(None)                       # every input checked before the first game
-    parse_spec(base, hook(game_obj, "strategy_package"), field_name="--base")
+    parse_spec(base, game_obj.strategy_package, field_name="--base")
     chosen, owned = resolve(backend, backend_options)
     threads = (chosen.default_threads() if threads is None
                else parse_count(threads, "--threads", 4096))

@@ -42,7 +42,7 @@ from starlette.routing import Route
 
 from sim import api
 from sim.core.errors import UserError
-from sim.core.game import hook, resolve_game
+from sim.core.game import resolve_game
 from sim.core.inputs import parse_count, parse_seed
 from sim.core.output import is_no_space
 from sim.workbench import compare, inputs
@@ -352,16 +352,16 @@ async def state(request: Request, bench: Workbench) -> Response:
     registered = api.strategies(name)
     default_players = (bench.settings.players if name == bench.settings.game and
                        bench.settings.players else int(game.default_players))
-    slots = {str(p): list(hook(game, "strategy_slots")(p)) for p in game.player_counts}
+    slots = {str(p): list(game.strategy_slots(p)) for p in game.player_counts}
     return JSONResponse({
-        "game": name, "title": hook(game, "title"), "games": list(api.game_modules()),
+        "game": name, "title": game.title, "games": list(api.game_modules()),
         "start_dir": str(bench.start_dir),
         "cards": {"columns": sheet.columns, "rows": sheet.rows, "comments": sheet.comments,
                   "file": side.cards or "(the game's default card file)"},
         "rules": inputs.describe_options(game, side.rules_file),
         "rules_file": side.rules_file,
-        "strategy_kind": hook(game, "strategy_kind"),
-        "default_strategy": hook(game, "default_strategy"),
+        "strategy_kind": game.strategy_kind,
+        "default_strategy": game.default_strategy,
         "strategies": [{"name": s["name"], "summary": s["summary"]} for s in registered],
         "slots": slots, "player_counts": list(game.player_counts),
         "default_players": default_players,

@@ -4,7 +4,7 @@ every headline, the games whose outcome changed, and a verdict by the ``--until-
 
 The games are read and tallied by ``sim.core.paired`` (``GameOutcomes``, ``PairedTally``),
 the same code as ``simulate compare`` of two finished runs: per-game headline indicators
-from the game's ``headline_counts`` hook, the paired difference mean(d) +- z * sd(d) /
+from the game's ``Game.headline_counts``, the paired difference mean(d) +- z * sd(d) /
 sqrt(n), and the changed games grouped by how their outcome changed.
 
 Stopping (``sim.studies.sequential``, the rule of ``simulate --until-ci W``): one look per

@@ -13,7 +13,6 @@ import io
 import os
 import re
 import shlex
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -22,7 +21,8 @@ import yaml
 
 from sim import api
 from sim.core.errors import UserError
-from sim.core.game import hook, player_count
+from sim.core.game import Game, player_count
+from sim.core.options import OptionSet
 
 MAX_ROWS = 2000          # card rows a request may carry
 MAX_CELL = 500           # characters in one cell or one option value
@@ -111,12 +111,9 @@ def _cell(text: str) -> str:
 
 
 # ----------------------------------------------------------------------------- rules
-def rule_options(game: Any):
-    """The game's OptionSet: ``OPTIONS`` of the module defining its GAME (both games
-    declare theirs there), or None."""
-    module = sys.modules.get(type(game).__module__)
-    options = getattr(module, "OPTIONS", None)
-    return options if hasattr(options, "options") and hasattr(options, "resolve") else None
+def rule_options(game: Game) -> OptionSet | None:
+    """The game's rule options (``Game.options``), or None when it has none."""
+    return game.options
 
 
 def yaml_text(value: Any) -> str:
@@ -186,13 +183,13 @@ def rules_from_request(body: Mapping[str, Any], game: Any) -> RulesEdit:
 def strategies_from_request(body: Mapping[str, Any], game: Any, players: int,
                             start_dir: Path | None = None) -> dict[str, str]:
     """``strategies: {slot: spec}`` for the slots of this player count (an empty spec is
-    the game's default strategy hook). A strategy file (``@FILE``) must lie under
+    the game's default strategy). A strategy file (``@FILE``) must lie under
     ``start_dir`` (the workbench's directory) and end in .yaml or .yml; it is given to the
     loaders by its full path there."""
     given = body.get("strategies") or {}
     if not isinstance(given, Mapping) or not all(isinstance(v, str) for v in given.values()):
         raise BadInput("'strategies' must map team or seat names to strategy specs")
-    slots = hook(game, "strategy_slots")(players)
+    slots = game.strategy_slots(players)
     chosen = {slot: _cell(given[slot]) for slot in slots if _cell(given.get(slot, "") or "")}
     if start_dir is not None:
         chosen = {slot: confined_strategy(start_dir, spec) for slot, spec in chosen.items()}
@@ -339,7 +336,7 @@ def command_lines(game_name: str, game: Any, players: Sequence[int], seed: int, 
                   base_rules: str | None, backend: Sequence[str] = ()) -> dict[str, str]:
     """The ``simulate`` runs equivalent to the two sides of a comparison (one per side;
     ``--until-ci`` there stops on each side's own rates, not the paired difference)."""
-    kind = hook(game, "strategy_kind")
+    kind = game.strategy_kind
     flags: list[str] = []
     for slot, spec in strategies.items():
         if kind == "teams":

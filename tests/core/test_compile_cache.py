@@ -136,9 +136,27 @@ def test_warm_in_parallel_processes_starts_no_compile_helper(monkeypatch):
         return subprocess.CompletedProcess(args, 0, stdout='{"game": "x"}\n')
 
     monkeypatch.setattr(warm_module.subprocess, "run", fake_run)
+    monkeypatch.setattr(warm_module, "kernels_cached", lambda game: False)
     monkeypatch.setenv(HELPER_ENV, "1")
-    assert warm_module.warm(["peer-to-peer", "plai"], jobs=2) == [{"game": "x"}] * 2
+    assert warm_module.warm(["peer-to-peer", "plai"], jobs=2) == [{"game": "x",
+                                                                   "cached": False}] * 2
     assert [env[HELPER_ENV] for env in seen] == ["0", "0"]
+
+
+def test_warm_starts_nothing_for_a_game_whose_kernels_are_cached(monkeypatch):
+    """The game's description names its compiled entry points (Game.kernels): when all
+    are in the cache, warm says so instead of starting a process to load them."""
+    from sim.runs import warm as warm_module
+
+    import sim.core.compile_cache as cc
+
+    checked = []
+    monkeypatch.setattr(cc, "all_cached", lambda dispatchers: checked.append(
+        [d.py_func.__name__ for d in dispatchers]) or True)
+    monkeypatch.setattr(warm_module, "warm_game", lambda game, trace: pytest.fail("started"))
+    assert warm_module.warm(["plai"], jobs=1) == [
+        {"game": "plai", "seconds": 0.0, "cpu_seconds": 0.0, "cached": True}]
+    assert checked == [["play_games"]]
 
 
 @pytest.mark.slow
@@ -270,7 +288,8 @@ def test_the_helper_is_off_when_asked_or_when_the_cache_cannot_be_written(tiny, 
 def test_each_game_plans_the_argument_types_its_entry_point_compiles_with(game):
     """A planned kernel with other argument types than the entry point's would be a
     second compile nobody uses (and no help): after a run, the cache holds each planned
-    kernel with the planned types, and with no other types except a trace's."""
+    kernel with the planned types, and with no other types except a trace's or a search
+    player's (its hook, or its option list in place of None: sim.core.search_kernel)."""
     import inspect
 
     from sim.core.game import get_game
@@ -285,7 +304,7 @@ def test_each_game_plans_the_argument_types_its_entry_point_compiles_with(game):
         assert types in cached, (dispatcher.py_func.__name__, types)
         for other in cached:
             differ = {p for p, a, b in zip(params, types, other) if a != b}
-            assert differ <= {"trace"}, (dispatcher.py_func.__name__, differ)
+            assert differ <= {"trace", "hook", "options"}, (dispatcher.py_func.__name__, differ)
 
 
 def _numba_opt_after_importing_sim(env) -> int:

@@ -1,10 +1,10 @@
 """The game contract (in the spirit of pgx's api_test): every registered game, Peer-to-Peer,
-PLAI and the test game of tests/support/fake_game.py (CARDSIM_EXTRA_GAMES), has every hook of
-``sim.core.game.HOOKS`` and goes through every command on a few games: run (--json), trace,
-report, balance-report, matchups, an experiment sweep, check, autobalance, --until-ci, and
-the local and Dask backends. Outputs are checked against the game's own hooks (outcome codes,
-headline counts, strategy slots, metrics), so a new game passes when its hooks are right,
-with no edit outside its own package.
+PLAI and the test game of tests/support/fake_game.py (CARDSIM_EXTRA_GAMES), is described by one
+well-formed ``sim.core.game.Game`` and goes through every command on a few games: run
+(--json), trace, report, balance-report, matchups, an experiment sweep, check,
+autobalance, --until-ci, and the local and Dask backends. Outputs are checked against the
+game's own description (outcome codes, headline counts, strategy slots, metrics), so a new
+game passes when its description is right, with no edit outside its own package.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from sim import api, cli
 from sim.core.errors import UserError
-from sim.core.game import HOOKS, MissingHook, hook, resolve_game
+from sim.core.game import Game, check_description, resolve_game
 
 pytestmark = pytest.mark.usefixtures("fake_game_registered")
 
@@ -54,10 +54,9 @@ def json_run(game, tmp_path_factory):
     return out, json.loads(result.stdout)   # stdout only: a cold run says "compiling ..." on stderr
 
 
-# ----------------------------------------------------------------------------- hooks
-def test_every_hook_is_there_and_well_formed(game):
-    for name in HOOKS:
-        hook(game, name)  # MissingHook names the game and the hook
+# ----------------------------------------------------------------------------- description
+def test_the_description_is_well_formed(game):
+    assert isinstance(game, Game) and check_description(game) == []
     assert game.strategy_kind in ("teams", "seats")
     players = game.default_players
     slots = game.strategy_slots(players)
@@ -71,28 +70,49 @@ def test_every_hook_is_there_and_well_formed(game):
     assert all(variant == () or all("=" in o for o in variant) for variant in variants)
     # the balance report merges its runs: the rules it varies are compared on purpose
     assert {o.split("=")[0] for v in variants for o in v} <= set(game.compared_rules)
-    from reports.registry import list_metrics
-    from reports.sweep import METRICS
-
-    assert set(game.sweep_metrics) <= set(METRICS)
-    assert set(game.default_sweep_metrics(tuple(game.player_counts))) <= set(game.sweep_metrics)
+    names = {m.name for m in game.sweep_metrics}
+    assert set(game.default_sweep_metrics(tuple(game.player_counts))) <= names
     from reports.registry import game_metrics
 
     assert game.report_metrics is None or game_metrics(game.name)  # a package with metrics
     config = api.configure(game.name)
     assert set(config.manifest()["strategies"]) == set(slots)
+    for kernel in game.kernels():   # compiled entry points: imported, not compiled here
+        assert hasattr(kernel, "py_func"), kernel
 
 
-def test_a_missing_hook_is_an_error_naming_game_and_hook(monkeypatch, tmp_path):
-    """Seen failing the other way: with the hook removed from tests/support/fake_game.py the
-    contract tests above fail with this message (see /work/notes/issue22b.md)."""
-    fake = resolve_game("fake")
-    monkeypatch.delattr(type(fake).__mro__[1], "headline_counts")  # FakeHooks
-    with pytest.raises(MissingHook, match="game 'fake' has no hook 'headline_counts'"):
-        api.run(game="fake", games=20, until_ci=50, out=tmp_path / "u", progress=False)
-    result = invoke("--game", "fake", "--games", "20", "--until-ci", "50",
-                    "--out", str(tmp_path / "v"), "--no-progress")
-    assert result.exit_code == 2 and "game 'fake' has no hook 'headline_counts'" in result.output
+def test_the_sweep_metrics_read_columns_the_game_writes(game, json_run):
+    out, _ = json_run
+    columns = set(table(out).columns)
+    for metric in game.sweep_metrics:
+        assert set(metric.columns) - {"players"} <= columns, metric.name
+
+
+def test_a_description_missing_a_field_or_with_a_bad_value_fails_when_built():
+    """A new game fails when its description is built, naming the field, instead of
+    falling back to another game's meaning."""
+    from fake_game import DESCRIPTION
+
+    without = {k: v for k, v in DESCRIPTION.items() if k != "headline_counts"}
+    with pytest.raises(TypeError, match="headline_counts"):
+        Game(**without)
+    with pytest.raises(TypeError, match="game 'fake': strategy_kind must be one of"):
+        Game(**{**DESCRIPTION, "strategy_kind": "pairs"})
+    with pytest.raises(TypeError, match="headline_counts must be callable"):
+        Game(**{**DESCRIPTION, "headline_counts": {"team A win rate": 0}})
+    with pytest.raises(TypeError, match="default_players 5 is not in player_counts"):
+        Game(**{**DESCRIPTION, "default_players": 5})
+
+
+def test_a_game_module_without_a_description_is_refused(monkeypatch, tmp_path):
+    (tmp_path / "loose_game.py").write_text("class Loose:\n    name = 'loose'\n\n"
+                                           "GAME = Loose()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("CARDSIM_EXTRA_GAMES", "loose=loose_game")
+    with pytest.raises(UserError, match="loose_game.GAME is not a sim.core.game.Game"):
+        resolve_game("loose")
+    result = invoke("--game", "loose", "--games", "20", "--no-progress")
+    assert result.exit_code == 2 and "is not a sim.core.game.Game" in result.output
 
 
 # ----------------------------------------------------------------------------- run, trace
@@ -298,3 +318,38 @@ def test_the_game_name_scan_finds_a_planted_branch(tmp_path):
         "reports/y.py:1 keys a table by game name",
         "sim/studies/x.py:1 defaults a parameter to a game name",
         "sim/studies/x.py:2 compares with a game name"]
+
+
+def _game_package_imports(root: Path) -> list[str]:
+    """Imports of a game's package (``sim.games.<game>...``) in sim/ and reports/ outside
+    the game packages: a layer above the games reaches a game only through its description."""
+    import ast
+
+    found = []
+    files = [p for folder in ("sim", "reports") for p in sorted((root / folder).rglob("*.py"))]
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("sim/games/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found += [f"{rel}:{node.lineno} imports {name}" for name in names
+                      if name.startswith("sim.games.")]
+    return found
+
+
+def test_no_layer_above_the_games_imports_a_game_package():
+    from repo_paths import REPO_ROOT
+
+    assert _game_package_imports(REPO_ROOT) == []
+
+
+def test_the_import_scan_finds_a_planted_import(tmp_path):
+    (tmp_path / "sim" / "games" / "x").mkdir(parents=True)
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "sim" / "games" / "x" / "own.py").write_text("import sim.games.x.rules\n")
+    (tmp_path / "reports" / "y.py").write_text(
+        "def f():\n    from sim.games.plai.constants import OUT_SEAT\n    return OUT_SEAT\n")
+    assert _game_package_imports(tmp_path) == [
+        "reports/y.py:2 imports sim.games.plai.constants"]

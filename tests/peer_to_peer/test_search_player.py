@@ -1,7 +1,7 @@
 """Peer-to-Peer's search player (sim/games/peer_to_peer/search_kernel.py).
 
-- Without search teams its kernel plays the engine's games exactly (its assist loop is
-  round_kernel.assist_loop's with hooks).
+- Without search teams its kernel plays the engine's games exactly (it plays through the
+  engine's own rounds, with a hook).
 - The no-peeking test: changing what the searching team cannot see (the other team's hand
   against its group deck, the order of the customer deck and of its own group deck) before
   a commit (D2) changes neither the options it evaluates, nor their results, nor its
@@ -18,6 +18,7 @@ import pytest
 
 from p2p_state import State, weights
 from sim.core.errors import UserError
+from sim.core.search_kernel import seed_decision
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer import engine_kernel as e
 from sim.games.peer_to_peer import search_kernel as sk
@@ -34,23 +35,26 @@ def _search(k_=4, n=6, team=0):
 
 def _kept(ctx):
     """(options kept, best first; their results; the chosen rank) of ctx's last decision."""
-    meta, opts, order, wins = (ctx[sk.CX_META], ctx[sk.CX_OPTS], ctx[sk.CX_ORDER],
-                               ctx[sk.CX_WINS])
+    meta, opts, order, wins = ctx.meta, ctx.options.rows, ctx.order, ctx.wins
     kept = int(meta[sk.M_KEPT])
     return ([tuple(int(x) for x in opts[order[j]]) for j in range(kept)],
             [float(w) for w in wins[:kept]], int(meta[sk.M_CHOSEN]))
 
 
 def _tuple(s: State):
-    return (s.rng, s.pile, s.pile_n, s.arrival, s.used, s.st, s.stats,
-            np.zeros(k.MAX_SEATS, np.int64), s.fscr)
+    return e.State(s.rng, s.pile, s.pile_n, s.arrival, s.used, s.st, s.stats,
+                   np.zeros(k.MAX_SEATS, np.int64), s.fscr)
+
+
+def _tables(s: State):
+    return e.Tables(s.cards, s.rules, s.seats, s.w_a, s.w_b)
 
 
 def _commit(s: State, search, peek=0, seed=3, game_index=5):
     s._fill()
-    ctx = sk.new_context(search, seed, peek, s.cards.shape[1])
-    ctx[sk.CX_META][sk.M_GAME] = game_index
-    mask, cust = sk.commit_at(0, s.cards, s.rules, s.seats, s.w_a, s.w_b, _tuple(s), ctx)
+    ctx = sk.new_context(search, seed, peek, s.cards.shape[1], 0)
+    ctx.meta[sk.M_GAME] = game_index
+    mask, cust = sk.commit_at(0, _tables(s), _tuple(s), ctx)
     return (int(mask), int(cust)), _kept(ctx)
 
 
@@ -63,10 +67,10 @@ def test_without_search_teams_it_plays_the_engine_games(players, a, b):
     n = 200
     out = np.zeros(n, k.RESULT_DTYPE)
     fates = np.zeros((n, cfg.cards.n), np.int8)
-    e.run_games(*cfg._kernel_args(), 7, 0, out, fates, True, *e.new_state(cfg.cards.n))
+    e.run_games(cfg._kernel_args(), 7, 0, out, fates, True, e.new_state(cfg.cards.n))
     out2 = np.zeros_like(out)
     fates2 = np.zeros_like(fates)
-    sk.run_games_search(*cfg._kernel_args(), 7, 0, out2, fates2, True, np.zeros((2, 3), np.int64),
+    sk.run_games_search(cfg._kernel_args(), 7, 0, out2, fates2, True, np.zeros((2, 3), np.int64),
                         0, np.zeros(n, np.int64))
     assert (out == out2).all() and (fates == fates2).all()
     assert (out["error"] == 0).all()
@@ -156,7 +160,7 @@ def test_a_sample_keeps_what_the_team_sees():
         variant._fill()
         pile, pile_n = variant.pile.copy(), variant.pile_n.copy()
         rng = np.zeros(4, np.uint64)
-        sk.seed_decision(rng, 1, 2, 3)
+        seed_decision(rng, 1, 2, 3, sk.SEARCH_SALT)
         visible = 0b0101   # B revealed the cards in its slots 0 and 2 (R2b)
         before = pile.copy()
         sk.determinize(0, visible, rng, s.rules, pile, pile_n, np.zeros(s.cards.shape[1], np.uint8),
@@ -210,12 +214,11 @@ def test_search_scores_the_deciding_customer_where_its_base_builds_a_venture():
     s = _last_round(weights("builder:threshold=-1"))
     s._fill()
     search = _search(8, 4)
-    ctx = sk.new_context(search, 3, 0, s.cards.shape[1])
-    facts = np.full(sk.N_FX, -1, np.int64)
-    facts[sk.FX_MASK], facts[sk.FX_CUST] = 0b11, s.id("TE8")   # A's commit
-    facts[sk.FX_MASK + 1], facts[sk.FX_CUST + 1] = 0, -1        # B passed
-    code = sk.place_at_state(0, s.id("TE8"), facts, s.cards, s.rules, s.seats, s.w_a, s.w_b,
-                             _tuple(s), ctx)
+    ctx = sk.new_context(search, 3, 0, s.cards.shape[1], 0)
+    facts = np.full((sk.N_DECISIONS, sk.DECISION_WIDTH), -1, np.int64)
+    facts[sk.D_COMMIT] = 0b11, s.id("TE8"), -1   # A's commit
+    facts[sk.D_COMMIT + 1] = 0, -1, -1           # B passed
+    code = sk.place_at_state(0, s.id("TE8"), facts, _tables(s), _tuple(s), ctx)
     options, wins, chosen = _kept(ctx)
     assert options[0][0] != 0                   # the base's choice: a seat (code 1 + seat)
     assert code == 0 and wins[chosen] == 4.0    # search: the score pile, won every playout

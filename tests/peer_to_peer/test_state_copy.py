@@ -12,17 +12,15 @@ NO_TRACE = None  # no trace: the version run_games uses (trace branches compiled
 
 
 def _args(config):
-    return (config.card_table, config.rules_vector, config.seats, config.weights["A"],
-            config.weights["B"])
+    return config._kernel_args()
 
 
 def _start(game, seed, game_index, state):
-    e.start_game(*game, seed, game_index, NO_TRACE, *state[:8])
+    e.start_game(game, seed, game_index, NO_TRACE, state)
 
 
 def _play_rounds(game, rules, state):
-    cards, _, seats, w_a, w_b = game
-    return e.play_rounds(cards, rules, seats, w_a, w_b, NO_TRACE, True, *state[:7], state[8])
+    return e.play_rounds(game._replace(rules=rules), NO_TRACE, True, state)
 
 
 def _game_state(state):

@@ -61,9 +61,9 @@ def test_run_chunk_has_every_card_column_in_fields_order():
 def test_card_ids_above_the_bitmask_are_counted_once_per_fight(tmp_path):
     """A card file with more than 64 cards (ids are card rows): ids of 64 and more take
     the stamped path instead of the bitmask, and the counts still equal the trace oracle."""
-    from sim.games.plai.game import PlaiGame
+    from sim.games.plai.game import GAME
 
-    lines = PlaiGame().default_cards_path().read_text().splitlines()
+    lines = GAME.default_cards_path().read_text().splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("id,"))
     rows = []
     for copy in range(3):   # every card three times over, as three different cards

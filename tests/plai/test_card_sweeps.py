@@ -15,7 +15,7 @@ from sim import api
 from sim.studies import experiments
 from sim.studies import autobalance as ab
 from sim.cli import main
-from sim.games.peer_to_peer.hooks import CARD_FIELDS as EDITABLE_FIELDS
+from sim.games.peer_to_peer.description import CARD_FIELDS as EDITABLE_FIELDS
 from sim.studies.experiments.cardfile import CardCsv, editable_fields
 from sim.games.plai.cards import COLUMNS, DEFAULT_CARDS, load_cards
 

@@ -1,4 +1,4 @@
-"""PLAI matchups: every strategy in every seat (sim/studies/matchups_plai.py)."""
+"""PLAI matchups: every strategy in every seat (sim/studies/matchups_every_seat.py)."""
 import csv
 import json
 
@@ -9,7 +9,7 @@ from sim.core.stats import wilson
 from sim.studies import matchups
 from sim.cli import main
 from sim.core.errors import UserError
-from sim.studies.matchups_plai import FIELD, seating
+from sim.studies.matchups_every_seat import FIELD, seating
 
 NAMES = ["aggressive", "bluffer:rate=0.3"]
 
@@ -39,7 +39,7 @@ def test_every_cell_plays_every_seat_with_the_games_split_evenly(result):
     starts = [p["first_game_index"] for p in result.pairs]
     assert starts == [21 * b for b in range(len(result.pairs))]   # distinct game indices
     for p in result.pairs:
-        assert p["wins"] + p["field_wins"] + p["maintainers"] + p["stalemates"] == p["games"]
+        assert p["wins"] + p["field_wins"] + p["maintainers"] + p["stalemate"] == p["games"]
         assert p["seats"].split(" | ")[p["seat"]] == p["strategy"]
         assert p["errors"] == 0
 
@@ -83,7 +83,7 @@ def test_head_to_head_pools_both_cells_of_a_pair(result):
 def test_head_to_head_is_fair_at_half_for_equal_strategies():
     """5 players, every seat winning 16 % of the games in both cells: X alone wins 16, its
     four seats among Ys win 64, out of 160 decided: 50 %, not 'beats'."""
-    from sim.studies.matchups_plai import head_to_head_rows
+    from sim.studies.matchups_every_seat import head_to_head_rows
 
     pairs = [{"strategy": a, "opponent": b, "games": 100, "wins": 16, "field_wins": 64}
              for a, b in (("a", "b"), ("b", "a"))]

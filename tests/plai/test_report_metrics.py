@@ -305,11 +305,11 @@ def html_text(base):
 def test_an_old_run_without_card_columns_is_replayed_and_merged_with_a_new_one(real_report,
                                                                                 tmp_path):
     """A run made before the engine wrote the per-card columns: its first games are
-    replayed (reports/plai_fights.py) and say so; the other run keeps every game."""
+    replayed (reports/card_fights.py) and say so; the other run keeps every game."""
     import shutil
 
     from reports.load import load_runs
-    from reports.plai_fights import attach_card_fights
+    from reports.card_fights import attach_card_fights
 
     _, base = real_report
     old = tmp_path / "old"

@@ -16,6 +16,7 @@ from sim.games.plai import constants as c
 from sim.games.plai import decide_kernel as dk
 from sim.games.plai import engine_kernel as ek
 from sim.games.plai import search_kernel as sk
+from sim.games.plai.piles_kernel import State, Tables
 from sim.games.plai.game import GAME
 
 SEARCH = "search:k=4,n=6,base=weighted"
@@ -46,17 +47,15 @@ def _decide(cfg, state, peek):
     """Seat 0's search over its turn's action: (options evaluated, their wins, choice)."""
     piles, pile_n, bankrupt, st, scratch = (a.copy() for a in state)
     players, n = cfg.players, len(cfg.deck)
-    ctx = sk.new_context(cfg.search, SEED, GAME_INDEX, peek, n, players, n,
-                         cfg.card_table.shape[1])
+    ctx = sk.new_context(cfg.search, SEED, peek, n, players, cfg.card_table.shape[1], 0)
+    ctx.meta[sk.M_GAME] = GAME_INDEX
     trace = np.zeros((0, 6), np.int8)
-    picks = dk.pick_table(cfg.weights, cfg.card_table)
-    row = sk.decide(c.SEARCH_ACTION, 0, 0, players, -1, -1, -1, cfg.weights, picks,
-                    cfg.card_table, cfg.rules_vector, piles, pile_n, bankrupt, st, trace,
-                    scratch, ctx)
-    opts, order, wins = ctx[9], ctx[11], ctx[12]
-    listed = sk.action_options(cfg.weights, 0, cfg.card_table, cfg.rules_vector, piles, pile_n,
-                               bankrupt, 0, players, 1, np.zeros_like(opts),
-                               np.zeros(sk.MAX_OPTIONS))
+    tables = Tables(cfg.card_table, cfg.rules_vector, cfg.weights,
+                       dk.pick_table(cfg.weights, cfg.card_table))
+    live = State(piles, pile_n, bankrupt, st, scratch, np.zeros(4, np.uint64))
+    row = sk.decide(c.SEARCH_ACTION, 0, 0, players, -1, -1, -1, tables, live, trace, n, ctx)
+    opts, order, wins = ctx.options.rows, ctx.order, ctx.wins
+    listed = int(ctx.options.n[0])
     kept = min(int(cfg.search[0, c.SEARCH_K]), listed)
     options = [tuple(int(x) for x in opts[order[j], :3]) for j in range(kept)]
     return options, [float(w) for w in wins[:kept]], tuple(int(x) for x in opts[row, :3])

@@ -139,7 +139,7 @@ def _games(winners, rounds=None):
             "rounds": np.asarray(rounds if rounds is not None else [5] * len(w))}
 
 
-A, B, DRAW, LOSE = sweep.WIN_A, sweep.WIN_B, sweep.DRAW, sweep.ALL_LOSE
+from sim.games.peer_to_peer.constants import ALL_LOSE as LOSE, DRAW, WIN_A as A, WIN_B as B  # noqa: E402
 
 
 def test_paired_difference_worked_example():

@@ -182,17 +182,17 @@ def test_the_run_selection_continues_the_run_nearest_the_best_weights():
 def test_the_field_leaves_out_every_strategy_that_plays_the_shipped_expert(game, players):
     """search's base is expert and the arena plays only weights: in the field it would be
     the shipped expert, which a cold tune must neither meet nor be checked against."""
-    from sim.core.game import configure_request, game_request, hook, resolve_game
+    from sim.core.game import configure_request, game_request, resolve_game
     from sim.core.strategy import registry
 
     game_obj = resolve_game(game)
-    arena_cls = hook(game_obj, "tune_arena")
+    arena_cls = game_obj.tune_arena
     request = game_request(None, None, (), None, False)
 
     def configure(strategies):
         return configure_request(game_obj, players, {**request, "strategies": strategies})
 
-    names = registry(hook(game_obj, "strategy_package"))
+    names = registry(game_obj.strategy_package)
     assert {"expert", "search"} <= set(names)
     expert = arena_cls.vector_of(configure(arena_cls.strategies_for("expert")))
     baselines = tuner.field_baselines(arena_cls, configure, names)

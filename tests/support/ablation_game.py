@@ -11,13 +11,15 @@ wins (0 = A, 1 = B; equal: draw, 2). A card's worth is then known by constructio
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
-from fake_game import FakeConfig, FakeHooks, _mix, GOLDEN  # noqa: F401
+from fake_game import GAME as FAKE
+from fake_game import FakeConfig, _mix, GOLDEN  # noqa: F401
 from sim.core.errors import UserError
 
 HAND = 3
@@ -82,25 +84,21 @@ class DuelConfig(FakeConfig):
                              "score": (ta - tb).astype(np.float64)})
 
 
-class DuelGame(FakeHooks):
-    name = "cardduel"
-    title = "Card duel"
-    player_counts = (2,)
-    default_players = 2
-    outcome_codes = {"A": 0, "B": 1, "draw": 2, "all_lose": 3}
-    ablation_fields = ("power", "effect")
-    card_fields = ("name", "power", "effect")
-    compared_rules = ()
-
-    def default_cards_path(self):
-        return Path(__file__).resolve().parent.parent / "data" / "ablation_cards.csv"
-
-    def configure(self, *, players=2, cards=None, rules_file=None, rule_overrides=(),
-                  strategies=None, debug=False):
-        path = Path(cards) if cards else self.default_cards_path()
-        data = path.read_bytes()
-        return DuelConfig(2, path, hashlib.sha256(data).hexdigest(), read_cards(path),
-                          {"bonus": 0}, {"A": ("random", {}), "B": ("random", {})})
+def default_cards_path():
+    return Path(__file__).resolve().parent.parent / "data" / "ablation_cards.csv"
 
 
-GAME = DuelGame()
+def configure(*, players=2, cards=None, rules_file=None, rule_overrides=(), strategies=None,
+              debug=False):
+    path = Path(cards) if cards else default_cards_path()
+    data = path.read_bytes()
+    return DuelConfig(2, path, hashlib.sha256(data).hexdigest(), read_cards(path),
+                      {"bonus": 0}, {"A": ("random", {}), "B": ("random", {})})
+
+
+# the fake game's description with its own name, players, outcomes, cards and configure
+GAME = dataclasses.replace(
+    FAKE, name="cardduel", title="Card duel", player_counts=(2,), default_players=2,
+    outcome_codes={"A": 0, "B": 1, "draw": 2, "all_lose": 3},
+    ablation_fields=("power", "effect"), card_fields=("name", "power", "effect"),
+    compared_rules=(), default_cards_path=default_cards_path, configure=configure)

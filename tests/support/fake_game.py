@@ -2,6 +2,10 @@
 (seed, game_index, rules, strategies)). Register it with CARDSIM_EXTRA_GAMES=fake=fake_game
 and put tests/ on PYTHONPATH (pytest does this for in-process tests).
 
+Its description (``GAME``, a ``sim.core.game.Game``) is built from this file alone: a new
+game needs no edit outside its own package (tests/core/test_game_contract.py checks every
+command on it).
+
 FAKE_GAME_DELAY=<seconds> makes every run_chunk sleep, so subprocess tests can interrupt a
 run part-way through.
 """
@@ -17,6 +21,8 @@ import numpy as np
 import polars as pl
 
 from sim.core.errors import UserError
+from sim.core.game import Game
+from sim.core.sweep_metric import SweepMetric, indicator, ones
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 CALLS: list[tuple[int, int, int]] = []  # (seed, start, count) of every run_chunk call
@@ -103,118 +109,129 @@ class FakeConfig:
                 f"draws {summary['draw_rate']:.2%}, mean rounds {summary['mean_rounds']:.2f}")
 
 
-class FakeHooks:
-    """The hooks every command reads (sim.core.game.Game / HOOKS). The fake game has two
-    teams, outcome codes A, B, draw in ``winner``, no matchups and no strategy files."""
-
-    title = "Fake"
-    strategy_kind = "teams"
-    default_strategy = "random"
-    strategy_package = None            # its strategies are STRATEGIES above, not files
-
-    def strategy_slots(self, players):
-        return ("A", "B")
-
-    def strategy_key(self, key, players=None):
-        if str(key).upper() not in ("A", "B"):
-            raise ValueError(f"expected team A or B, got '{key}'")
-        return str(key).upper()
-
-    def pairing(self, manifest):
-        names = [spec["name"] for spec in (manifest.get("strategies") or {}).values()]
-        return " vs ".join(names)
-
-    outcome_column = "winner"
-    outcome_codes = {"A": 0, "B": 1, "draw": 2}
-    skill_budgets = ("k=4,n=4", "k=8,n=16")   # (no search player: no search rungs)
-    headline_columns = ("winner",)
-
-    def headline_counts(self, games, players):
-        w = games["winner"].to_numpy()
-        # two common headlines (about 48 % each) and a rare one (draws, about 4 %): the
-        # stopping rule must wait for the widest interval, not the first narrow one
-        return {"team A win rate": int((w == 0).sum()), "team B win rate": int((w == 1).sum()),
-                "draw rate": int((w == 2).sum())}
-
-    matchup_scheme = None
-
-    def balance_variants(self, players):
-        return ((), ("bonus=1",)) if players == 3 else ((),)
-
-    sweep_metrics = ("a_share", "a_win_rate", "b_win_rate", "draw_rate", "mean_rounds")
-
-    def default_sweep_metrics(self, players):
-        return ("a_win_rate", "b_win_rate", "mean_rounds")
-
-    report_metrics = None              # no metric package: summary tables only
-    compared_rules = ("bonus",)         # the report compares its balance variants
-    report_card_fights = False
-    ablation_fields = ("power", None)
-    why_lose = None  # its card file has no effect column
-    swaps = ()                         # no counterfactual replays declared
-    card_ref_example = "1.name"
-    card_fields = None                 # the card file's own columns
-    tune_arena = None                  # no weight vector to tune
-
-    def report_group(self, players, rules):
-        return "n/a"
+# ----------------------------------------------------------------------------- its description
+def strategy_slots(players):
+    return ("A", "B")
 
 
-class FakeGame(FakeHooks):
-    name = "fake"
-    player_counts = (2, 3, 4)
-    default_players = 4
+def strategy_key(key, players=None):
+    if str(key).upper() not in ("A", "B"):
+        raise ValueError(f"expected team A or B, got '{key}'")
+    return str(key).upper()
 
-    def default_cards_path(self):
-        return Path(__file__).resolve().parent.parent / "data" / "fake_cards.csv"
 
-    def configure(self, *, players, cards=None, rules_file=None, rule_overrides=(),
-                  strategies=None, debug=False):
-        if players not in self.player_counts:
-            raise UserError(f"fake is played by 2-4 players, not {players}", field="--players")
-        path = Path(cards) if cards else self.default_cards_path()
+def pairing(manifest):
+    names = [spec["name"] for spec in (manifest.get("strategies") or {}).values()]
+    return " vs ".join(names)
+
+
+def headline_counts(games, players):
+    w = games["winner"].to_numpy()
+    # two common headlines (about 48 % each) and a rare one (draws, about 4 %): the
+    # stopping rule must wait for the widest interval, not the first narrow one
+    return {"team A win rate": int((w == 0).sum()), "team B win rate": int((w == 1).sum()),
+            "draw rate": int((w == 2).sum())}
+
+
+def balance_variants(players):
+    return ((), ("bonus=1",)) if players == 3 else ((),)
+
+
+def default_sweep_metrics(players):
+    return ("a_win_rate", "b_win_rate", "mean_rounds")
+
+
+def _won(code):
+    return lambda g: (indicator(g["winner"] == code), ones(g, "winner"))
+
+
+SWEEP_METRICS = (   # its own, though named like Peer-to-Peer's: nothing is shared by name
+    SweepMetric("a_share", "Team A's share of team wins", "%", "rate", 100.0, 0.0,
+                lambda g: (indicator(g["winner"] == 0), indicator(g["winner"] <= 1)),
+                "Among games a team won, the share team A won.", ("winner",), reference=50.0),
+    SweepMetric("a_win_rate", "Team A win rate", "%", "rate", 100.0, 0.0, _won(0),
+                "Share of games team A won.", ("winner",)),
+    SweepMetric("b_win_rate", "Team B win rate", "%", "rate", 100.0, 0.0, _won(1),
+                "Share of games team B won.", ("winner",)),
+    SweepMetric("draw_rate", "Draw rate", "%", "rate", 100.0, 0.0, _won(2),
+                "Share of drawn games.", ("winner",)),
+    SweepMetric("mean_rounds", "Mean game length", "rounds", "mean", 1.0, 0.0,
+                lambda g: (np.asarray(g["rounds"], dtype=np.float64), ones(g, "rounds")),
+                "Rounds per game.", ("rounds",)),
+)
+
+
+def default_cards_path():
+    return Path(__file__).resolve().parent.parent / "data" / "fake_cards.csv"
+
+
+PLAYER_COUNTS = (2, 3, 4)
+
+
+def configure(*, players, cards=None, rules_file=None, rule_overrides=(), strategies=None,
+              debug=False):
+    if players not in PLAYER_COUNTS:
+        raise UserError(f"fake is played by 2-4 players, not {players}", field="--players")
+    path = Path(cards) if cards else default_cards_path()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UserError(f"cannot read card file ({exc.strerror})", file=str(path),
+                        field="--cards") from None
+    ids, names = [], []
+    for number, line in enumerate(data.decode().splitlines()[1:], start=2):
+        fields = line.split(",")
+        if len(fields) < 2 or not fields[0].isdigit():
+            raise UserError("expected id,name,...", file=str(path), line=number, field="id")
+        ids.append(int(fields[0]))
+        names.append(fields[1])
+    rules = {"bonus": 0}
+    items = []
+    if rules_file:
         try:
-            data = path.read_bytes()
+            items += [ln.replace(":", "=", 1) for ln in Path(rules_file).read_text().splitlines()
+                      if ln.strip()]
         except OSError as exc:
-            raise UserError(f"cannot read card file ({exc.strerror})", file=str(path),
-                            field="--cards") from None
-        ids, names = [], []
-        for number, line in enumerate(data.decode().splitlines()[1:], start=2):
-            fields = line.split(",")
-            if len(fields) < 2 or not fields[0].isdigit():
-                raise UserError("expected id,name,...", file=str(path), line=number, field="id")
-            ids.append(int(fields[0]))
-            names.append(fields[1])
-        rules = {"bonus": 0}
-        items = []
-        if rules_file:
-            try:
-                items += [ln.replace(":", "=", 1) for ln in Path(rules_file).read_text().splitlines()
-                          if ln.strip()]
-            except OSError as exc:
-                raise UserError(f"cannot read rules ({exc.strerror})", file=str(rules_file),
-                                field="--rules") from None
-        items += list(rule_overrides)
-        for item in items:
-            key, eq, value = (p.strip() for p in item.partition("="))
-            if not eq or key not in rules or not value.lstrip("-").isdigit():
-                raise UserError(f"bad rule '{item}'; valid: bonus=<int>", field="--rule")
-            rules[key] = int(value)
-        chosen = {"A": ("random", {}), "B": ("random", {})}
-        for team, spec in (strategies or {}).items():
-            name, _, rest = spec.partition(":")
-            field = f"--team-{team.lower()}"
-            if name not in STRATEGIES:
-                raise UserError(f"unknown strategy '{name}'", field=field)
-            params = dict(STRATEGIES[name])
-            for item in filter(None, rest.split(",")):
-                key, eq, value = item.partition("=")
-                if not eq or key not in params:
-                    raise UserError(f"strategy '{name}' has no parameter '{key}'", field=field)
-                params[key] = float(value)
-            chosen[team] = (name, params)
-        return FakeConfig(players, str(path), hashlib.sha256(data).hexdigest(), ids, names, rules,
-                          chosen, debug)
+            raise UserError(f"cannot read rules ({exc.strerror})", file=str(rules_file),
+                            field="--rules") from None
+    items += list(rule_overrides)
+    for item in items:
+        key, eq, value = (p.strip() for p in item.partition("="))
+        if not eq or key not in rules or not value.lstrip("-").isdigit():
+            raise UserError(f"bad rule '{item}'; valid: bonus=<int>", field="--rule")
+        rules[key] = int(value)
+    chosen = {"A": ("random", {}), "B": ("random", {})}
+    for team, spec in (strategies or {}).items():
+        name, _, rest = spec.partition(":")
+        field = f"--team-{team.lower()}"
+        if name not in STRATEGIES:
+            raise UserError(f"unknown strategy '{name}'", field=field)
+        params = dict(STRATEGIES[name])
+        for item in filter(None, rest.split(",")):
+            key, eq, value = item.partition("=")
+            if not eq or key not in params:
+                raise UserError(f"strategy '{name}' has no parameter '{key}'", field=field)
+            params[key] = float(value)
+        chosen[team] = (name, params)
+    return FakeConfig(players, str(path), hashlib.sha256(data).hexdigest(), ids, names, rules,
+                      chosen, debug)
 
 
-GAME = FakeGame()
+# Everything the commands know about the fake game: two teams, outcome codes A, B, draw in
+# ``winner``, no rule options form, no kernels, no matchups and no strategy files.
+DESCRIPTION = dict(
+    name="fake", title="Fake", player_counts=PLAYER_COUNTS, default_players=4,
+    options=None, default_cards_path=default_cards_path, card_fields=None,
+    card_ref_example="1.name", configure=configure,   # no compiled kernels (the default)
+    strategy_kind="teams", default_strategy="random",
+    strategy_package=None,             # its strategies are STRATEGIES above, not files
+    strategy_slots=strategy_slots, strategy_key=strategy_key, pairing=pairing,
+    outcome_column="winner", outcome_codes={"A": 0, "B": 1, "draw": 2},
+    headline_columns=("winner",), headline_counts=headline_counts,
+    ablation_fields=("power", None),   # its card file has no effect column
+    skill_budgets=("k=4,n=4", "k=8,n=16"),   # (no search player: no search rungs)
+    balance_variants=balance_variants,
+    sweep_metrics=SWEEP_METRICS, default_sweep_metrics=default_sweep_metrics,
+    compared_rules=("bonus",),         # the report compares its balance variants
+)
+GAME = Game(**DESCRIPTION)

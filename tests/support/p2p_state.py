@@ -300,9 +300,10 @@ class State:
     def assist_loop(self, check: bool = True) -> "State":
         """P2P-R2: the assist loop until neither team commits."""
         self._fill()
-        e._assist_loop(self.cards, self.rules, self.seats, self.w_a, self.w_b, self.rng,
-                       self.pile, self.pile_n, self.arrival, self.used, self.st, self.stats,
-                       self.trace, True, self.fscr)
+        tables = e.Tables(self.cards, self.rules, self.seats, self.w_a, self.w_b)
+        state = e.State(self.rng, self.pile, self.pile_n, self.arrival, self.used, self.st,
+                        self.stats, np.zeros(k.MAX_SEATS, np.int64), self.fscr)
+        e._assist_loop(tables, state, self.trace, True, None, False)
         self._after(check)
         return self
 
@@ -428,14 +429,14 @@ class Game:
         self.debug = debug
 
     def _args(self):
-        return self.cards, self.rules, self.seats, self.w_a, self.w_b
+        return e.Tables(self.cards, self.rules, self.seats, self.w_a, self.w_b)
 
     def traced(self, seed: int = 1, game_index: int = 0):
         """One game: (result row, fates by card id, trace events as tuples)."""
         out = np.zeros(1, dtype=k.RESULT_DTYPE)
         fates = np.zeros((1, self.table.n), dtype=np.int8)
         trace = np.zeros((TRACE_ROWS, e.TRACE_FIELDS), np.int64)
-        n = e.play_traced(*self._args(), seed, game_index, out, fates, trace, self.debug)
+        n = e.play_traced(self._args(), seed, game_index, out, fates, trace, self.debug)
         events = [tuple(int(x) for x in r) for r in trace[:n]]
         return out[0], dict(zip(self.table.ids, fates[0].tolist())), events
 
@@ -443,8 +444,7 @@ class Game:
         """``count`` games: (result records, fates int8[count, n_cards])."""
         out = np.zeros(count, dtype=k.RESULT_DTYPE)
         fates = np.zeros((count, self.table.n), dtype=np.int8)
-        e.run_games(*self._args(), seed, start, out, fates, self.debug,
-                    *e.new_state(self.table.n))
+        e.run_games(self._args(), seed, start, out, fates, self.debug, e.new_state(self.table.n))
         return out, fates
 
 

@@ -23,7 +23,7 @@ from sim import api
 from sim.cli import main
 from sim.core import paired
 from sim.core.errors import UserError
-from sim.core.game import hook, resolve_game
+from sim.core.game import resolve_game
 
 warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarning)
 from starlette.testclient import TestClient  # noqa: E402
@@ -86,7 +86,7 @@ def test_state_shows_every_column_of_the_card_file_and_every_rule_option(tmp_pat
     assert by_key["hand_size"]["default"] == "4" and by_key["hand_size"]["rule_id"] == "P2P-S4"
     assert by_key["odd_team_compensation"]["choices"] == ["extra_venture",
                                                           "extra_venture_empty", "none"]
-    assert state["default_strategy"] == hook(game, "default_strategy")
+    assert state["default_strategy"] == game.default_strategy
     assert state["slots"]["4"] == ["A", "B"]
     assert state["player_counts"] == list(game.player_counts)
 

@@ -1,4 +1,4 @@
-"""Peer-to-Peer's arena for ``simulate tune`` (its ``tune_arena`` hook): a candidate's weight
+"""Peer-to-Peer's arena for ``simulate tune`` (its ``Game.tune_arena``): a candidate's weight
 vector plays one team against an opponent's on the other, both teams in turn."""
 from __future__ import annotations
 

@@ -360,6 +360,19 @@ def commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, ro
     return best_mask, best_j, legal
 
 
+@njit(cache=True, _nrt=False, inline='always')
+def know_effects(cards, pile, pile_n, seats, used, st, team):
+    """The team's venture effects for D2 and its reveal, in st[S_SHIFT_CARD + team] ..,
+    unless they are current (st[S_EFFECTS_KNOWN + team]). A commit a caller forces (the
+    round's hook) skips choose_commit, so the round caches them for it."""
+    if st[S_EFFECTS_KNOWN + team] == 0:
+        shift_card, shift_k, wild, _ = venture_effects(cards, pile, pile_n, seats, used, team)
+        st[S_SHIFT_CARD + team] = shift_card
+        st[S_SHIFT_K + team] = shift_k
+        st[S_WILD + team] = wild
+        st[S_EFFECTS_KNOWN + team] = 1
+
+
 @njit(cache=True, _nrt=False, forceinline=True)
 def choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, vals,
                   none_legal, fscr):
@@ -384,12 +397,7 @@ def choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
         return 0, -1, False
     rnd = st[S_ROUND]
     patience = rules[R_CUSTOMER_PATIENCE]
-    if st[S_EFFECTS_KNOWN + team] == 0:  # (also read by reveal)
-        shift_card, shift_k, wild, _ = venture_effects(cards, pile, pile_n, seats, used, team)
-        st[S_SHIFT_CARD + team] = shift_card
-        st[S_SHIFT_K + team] = shift_k
-        st[S_WILD + team] = wild
-        st[S_EFFECTS_KNOWN + team] = 1
+    know_effects(cards, pile, pile_n, seats, used, st, team)  # (also read by reveal)
     shift_k = st[S_SHIFT_K + team]
     has_wild = st[S_WILD + team] >= 0
     w_noise = w[b + C_NOISE] != 0.0

@@ -15,14 +15,8 @@ listed here are compiled by this process, as without a helper.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from sim.core.compile_cache import plan_by_names
 
-# state_kernel.new_state's arrays: name, dtype, dimensions (only their types matter here)
-STATE = (("rng", np.uint64, 1), ("pile", np.int64, 2), ("pile_n", np.int64, 1),
-         ("arrival", np.int64, 1), ("used", np.uint8, 1), ("st", np.int64, 1),
-         ("stats", np.int64, 1), ("starts", np.int64, 1), ("fscr", np.float64, 2))
 SCALARS = ("team", "mask", "cust", "declared", "rival_cust", "n_rival", "phase", "s")
 FLAGS = ("none_legal", "mark", "need_keys")
 # choose_commit's bundles for commit_by_passes (commit_kernel.py): scoring = (b, round,
@@ -32,21 +26,27 @@ COMMIT_BUNDLES = {"scoring": (0, 0, 0, True, True, True), "row": (0, 0, 0, 0),
                   "hand": (0, 0, 0, 0, 0), "team_effects": (0, True), "best_score": 0.0}
 
 
-def run_games_plan(card_table, rules_vector, seats, w_a, w_b, debug) -> list:
-    """(kernel, argument types) pairs for the helper, in the order it should take them."""
+def run_games_plan(tables, debug) -> list:
+    """(kernel, argument types) pairs for the helper, in the order it should take them.
+
+    The arrays' types come from what run_games is given: the game's ``Tables`` and a
+    ``State`` as state_kernel.new_state lays it out (its Python function, so nothing is
+    compiled here), each field under its own name, as the kernels name their parameters.
+    The engine's games have no trace, no hook and no option list (None)."""
     from sim.games.peer_to_peer.commit_kernel import choose_commit, commit_by_passes
     from sim.games.peer_to_peer.contest_kernel import choose_target, reveal, unmark_assist
     from sim.games.peer_to_peer.place_kernel import win_customer
     from sim.games.peer_to_peer.round_kernel import refresh, unhappy
     from sim.games.peer_to_peer.setup_kernel import setup_game
-    from sim.games.peer_to_peer.state_kernel import check_invariants
+    from sim.games.peer_to_peer.state_kernel import check_invariants, new_state
 
-    values = {name: np.zeros((2,) * ndim, dtype) for name, dtype, ndim in STATE}
-    row = values["pile"][0]  # a scratch row of the state (vals, keys, used_before)
-    values.update(cards=card_table, rules=rules_vector, seats=seats, w_a=w_a, w_b=w_b, w=w_a,
-                  trace=None, debug=bool(debug), vals=row, keys=row, rival_keys=row,
-                  used_before=row, **{name: 0 for name in SCALARS},
-                  **{name: True for name in FLAGS}, **COMMIT_BUNDLES)
+    state = new_state.py_func(tables.cards.shape[1])
+    row = state.pile[0]  # a scratch row of the state (vals, keys, used_before)
+    values = {**state._asdict(), **tables._asdict()}
+    values.update(w=tables.w_a, trace=None, hook=None, options=None, debug=bool(debug),
+                  vals=row, keys=row, rival_keys=row, used_before=row,
+                  **{name: 0 for name in SCALARS}, **{name: True for name in FLAGS},
+                  **COMMIT_BUNDLES)
     order = (commit_by_passes, setup_game, unhappy, refresh, check_invariants, win_customer,
              unmark_assist, reveal, choose_target, choose_commit)
     return plan_by_names(order, values)

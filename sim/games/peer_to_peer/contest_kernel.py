@@ -4,8 +4,8 @@ After both teams commit, the team without the marker reveals first, then the mar
 holder, who may retarget (D3: choose_target); reveal applies an assist's effects and sorts
 its contest keys; unmark_assist gives a contest's loser back its effects
 (loser_effects_spent=false). The legality of an assist and the contest comparison are
-assist_kernel's; resolve_contest is the contest step (R2c) of round_kernel.assist_loop and
-of the search player's pass (search_kernel), inlined into each.
+assist_kernel's; resolve_contest is the contest step (R2c) of round_kernel.assist_loop,
+inlined there.
 """
 import numpy as np
 from numba import njit
@@ -25,9 +25,9 @@ from sim.games.peer_to_peer.features import C_NOISE, NF
 from sim.games.peer_to_peer.state_kernel import (
     EV_CONTEST, EV_DECLARE, EV_PLAY, EV_RETURN, P_HAND, P_ROW, P_SEAT, S_EFFECTS_KNOWN, S_ERROR,
     S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, T_CONTESTS, T_CONTESTS_WON, T_UNPAIRED_WON,
-    T_WHY_WON, event,
-    feature_noise, find_effect, game_phase, mark_used, venture_effects,
+    T_WHY_WON, event, find_effect, game_phase, listing_noise, mark_used, venture_effects,
 )
+from sim.core.search_kernel import add_option
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -76,8 +76,12 @@ def reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals, 
 
 @njit(cache=True, _nrt=False)
 def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, mask,
-                  declared, rival_cust, rival_keys, n_rival, vals, keys):
-    """D3: the marker holder picks any customer its committed cards can legally assist."""
+                  declared, rival_cust, rival_keys, n_rival, vals, keys, options):
+    """D3: the marker holder picks any customer its committed cards can legally assist.
+
+    ``options`` None: the engine's choice. A search player's ``Options``
+    (sim.core.search_kernel): every customer it could pick is listed instead, in row
+    order, as (customer, -1, 0) with its score without noise (``declared`` returned)."""
     phase = game_phase(w, pile_n)
     hand = pile[P_HAND + team]
     shift_card, shift_k, wild, _ = venture_effects(cards, pile, pile_n, seats, used, team)
@@ -110,8 +114,10 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
             w, b, value, waited, 1.0 if waited + 1 >= rules[R_CUSTOMER_PATIENCE] else 0.0,
             n_played, highest_played(vals, mask), (1.0 if sh_slot >= 0 else 0.0) + use_wild,
             1.0 if value >= top_value else 0.0, win, lose, customer_has_effect(cards, cust),
-            feature_noise(w, phase, C_NOISE, rng))
-        if sc > best_score:
+            listing_noise(w, phase, C_NOISE, rng, options))
+        if options is not None:
+            add_option(options, cust, -1, 0, sc)
+        elif sc > best_score:
             best_score = sc
             best = cust
     return best

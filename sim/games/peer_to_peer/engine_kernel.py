@@ -15,15 +15,13 @@ compile-cache hash covers it):
   unhappy customers (R4, E6);
 - engine_kernel (this module): the round loop, scoring, the result row.
 
-A game is ``start_game`` (seed, reset, setup), then ``play_round`` for each round, on the
-arrays of state_kernel.new_state (its layout is described there); a copy of them
+A game is ``start_game`` (seed, reset, setup), then its rounds (``play_from``: R1 deal,
+the assist loop, R3-R5), on a ``State`` (state_kernel.new_state; its layout is described
+there) with the game's ``Tables`` (cards, rules, seats, weights); a copy of the state
 (state_kernel.copy_state) made between rounds plays on with ``play_rounds`` exactly as
-the original would. What a search player (a play-out from a copied state) calls:
-- ``state = new_state(n_cards)``: the arrays, once per batch;
-- ``start_game(cards, rules, seats, w_a, w_b, seed, game_index, trace, *state[:8])``;
-- ``copy_state(src, dst)``: clone a state (between rounds) into another of the same size;
-- ``play_rounds(cards, rules, seats, w_a, w_b, trace, debug, *state[:7], state[8])``:
-  plays on after round st[S_ROUND] to the end; returns (winner code, last round).
+the original would. The search player (search_kernel) plays its games and its playouts
+through ``play_on``: the same rounds, with its ``hook`` (sim.core.search_kernel), from a
+state copied at the start of a pass too.
 
 The trace: ``trace`` is None for a game without one (run_games): numba prunes every
 ``trace is not None`` branch when it compiles that version, so a plain run compiles no
@@ -61,6 +59,7 @@ from sim.games.peer_to_peer.state_kernel import (
 )
 # The state layout, re-exported: trace.py and the tests read it from here.
 from sim.games.peer_to_peer.state_kernel import (  # noqa: F401
+    State, Tables,
     EV_ASIDE, EV_CONTEST, EV_COULD, EV_DECLARE, EV_DRAW, EV_EFFECT, EV_HAND, EV_OVERFLOW,
     EV_PASS, EV_PLACE, EV_PLAY, EV_REFRESH, EV_RESHUFFLE, EV_RETARGET, EV_RETURN, EV_SAVE,
     EV_SEARCH_ARG, EV_SEARCH_CARD, EV_SEARCH_CHOICE, EV_SEARCH_OPTION,
@@ -91,15 +90,15 @@ def _scoring(cards, rules, pile, pile_n):
     return DRAW
 
 
-NO_WINNER = -1  # play_round: the game goes on
+NO_WINNER = -1  # end_round: the game goes on
+ASKED = -2      # play_from: stopped for a decision its hook asks the caller for
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def start_game(cards, rules, seats, w_a, w_b, seed, game_index, trace, rng, pile, pile_n, arrival,
-               used, st, stats, starts):
-    """Seed game ``game_index``'s random stream, reset the state and set the game up (P2P-S).
-
-    The state arrays are those of state_kernel.new_state (all but the float scratch)."""
+def start_game(tables, seed, game_index, trace, state):
+    """Seed game ``game_index``'s random stream, reset the state and set the game up (P2P-S)."""
+    cards, rules, seats, w_a, w_b = tables
+    rng, pile, pile_n, arrival, used, st, stats, starts, _ = state
     seed_game(rng, seed, game_index)
     pile_n[:] = 0
     arrival[:] = 0
@@ -110,21 +109,41 @@ def start_game(cards, rules, seats, w_a, w_b, seed, game_index, trace, rng, pile
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def play_round(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n, arrival, used, st,
-               stats, fscr, rnd):
-    """Round ``rnd``: R1 deal, R2 assists, R3 refresh, R4 unhappy customers, R5 the end of
-    the game (returns its winner code) or the marker passes (returns NO_WINNER)."""
-    start_round(rules, trace, pile, pile_n, arrival, used, st, rnd)
-    assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, stats,
-                trace, debug, fscr)
-    return end_round(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n, arrival,
-                     used, st, stats, rnd)
+def play_from(tables, state, trace, debug, first, begun, hook):
+    """Rounds ``first`` .. the end of the game: R1 deal, R2 assists, R3 refresh, R4 unhappy
+    customers, R5 the end of the game or the marker passes. Returns (winner code, last
+    round), or (ASKED, the round) when the hook stopped the assist loop for a decision
+    (sim.core.search_kernel). ``begun``: round ``first`` has begun, the state is at the
+    start of one of its passes (a rerun or a playout); ``hook`` None: the engine's games."""
+    rules = tables.rules
+    pile, pile_n, arrival, used, st = state.pile, state.pile_n, state.arrival, state.used, state.st
+    winner = TIMEOUT
+    rnd = first
+    for rnd in range(first, rules[R_MAX_ROUNDS] + 1):
+        resume = rnd == first and begun
+        if not resume:
+            start_round(rules, trace, pile, pile_n, arrival, used, st, rnd)
+        done = assist_loop(tables, state, trace, debug, hook, resume)
+        if hook is not None and not done:
+            return ASKED, rnd
+        ended = end_round(tables, trace, debug, state, rnd)
+        if ended != NO_WINNER:
+            winner = ended
+            break
+    return winner, rnd
+
+
+@njit(cache=True, _nrt=False)
+def play_on(tables, state, trace, debug, first, begun, hook):
+    """``play_from`` as a compiled function of its own: the search player's games and its
+    playouts call it (one compiled copy for both)."""
+    return play_from(tables, state, trace, debug, first, begun, hook)
 
 
 @njit(cache=True, _nrt=False, inline='always')
 def start_round(rules, trace, pile, pile_n, arrival, used, st, rnd):
     """The start of round ``rnd``: the marker event, R1's new customers, this round's
-    effects unused (P2P-E). (A part of play_round; the search player calls it too.)"""
+    effects unused (P2P-E)."""
     st[S_ROUND] = rnd
     if trace is not None and trace.shape[0]:
         event(trace, st, rnd, EV_MARKER, st[S_MARKER], 0, 0, 0)
@@ -144,11 +163,11 @@ def start_round(rules, trace, pile, pile_n, arrival, used, st, rnd):
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def end_round(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n, arrival, used, st,
-              stats, rnd):
+def end_round(tables, trace, debug, state, rnd):
     """After the assist loop of round ``rnd``: R3 refresh, R4 unhappy customers, R5 the end
-    of the game (its winner code) or the marker passes (NO_WINNER). (A part of play_round;
-    the search player calls it too.)"""
+    of the game (its winner code) or the marker passes (NO_WINNER)."""
+    cards, rules, seats, w_a, w_b = tables
+    rng, pile, pile_n, arrival, used, st, stats, _, _ = state
     solo = rules[R_PLAYERS] == 1
     # R4 decides from the row alone, which R3 leaves as it is; the hands before R3 are
     # those the causes of unhappy customers ask about (why_kernel)
@@ -175,50 +194,38 @@ def end_round(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n, ar
 
 
 @njit(cache=True, _nrt=False)
-def play_rounds(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n, arrival, used, st,
-                stats, fscr):
+def play_rounds(tables, trace, debug, state):
     """Play on from a state after round st[S_ROUND] (a copy, say) until the game ends;
     returns (winner code, the last round played). Not on the engine's path (_play runs
-    the same rounds, play_round, in its own loop), so it is compiled only when called."""
-    winner = TIMEOUT
-    rnd = st[S_ROUND]
-    for rnd in range(st[S_ROUND] + 1, rules[R_MAX_ROUNDS] + 1):
-        ended = play_round(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n,
-                           arrival, used, st, stats, fscr, rnd)
-        if ended != NO_WINNER:
-            winner = ended
-            break
-    return winner, rnd
+    the same rounds in its own copy of play_from), so it is compiled only when called."""
+    return play_from(tables, state, trace, debug, state.st[S_ROUND] + 1, False, None)
 
 
 @njit(cache=True)
-def play_game(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug):
+def play_game(tables, seed, game_index, out, fates, trace, debug):
     """Play one game; write its result row into ``out`` (a record) and ``fates``.
 
     Returns the number of trace events written (0 when ``trace`` has no rows)."""
-    rng, pile, pile_n, arrival, used, st, stats, starts, fscr = new_state(cards.shape[1])
-    return _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug,
-                 rng, pile, pile_n, arrival, used, st, stats, starts, fscr)
+    return _play(tables, seed, game_index, out, fates, trace, debug,
+                 new_state(tables.cards.shape[1]))
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def _play(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug,
-          rng, pile, pile_n, arrival, used, st, stats, starts, fscr):
-    start_game(cards, rules, seats, w_a, w_b, seed, game_index, trace, rng, pile, pile_n, arrival,
-               used, st, stats, starts)
-    winner = TIMEOUT
-    rnd = 0
-    for rnd in range(1, rules[R_MAX_ROUNDS] + 1):
-        ended = play_round(cards, rules, seats, w_a, w_b, trace, debug, rng, pile, pile_n,
-                           arrival, used, st, stats, fscr, rnd)
-        if ended != NO_WINNER:
-            winner = ended
-            break
+def _play(tables, seed, game_index, out, fates, trace, debug, state):
+    start_game(tables, seed, game_index, trace, state)
+    winner, rnd = play_from(tables, state, trace, debug, 1, False, None)
+    finish_game(tables, state, trace, game_index, winner, rnd, out, fates)
+    return state.st[S_TRACE_N]
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def finish_game(tables, state, trace, game_index, winner, rnd, out, fates):
+    """The game's end: its trace event and its result row (``out``, ``fates``)."""
+    st, pile_n = state.st, state.pile_n
     if trace is not None and trace.shape[0]:
         event(trace, st, rnd, EV_END, winner, pile_n[P_SCORE], pile_n[P_SCORE + 1], 0)
-    _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_index, winner, rnd,
-                  out, fates)
-    return st[S_TRACE_N]
+    _write_result(tables.cards, tables.rules, tables.seats, state.pile, pile_n, st, state.stats,
+                  state.starts, game_index, winner, rnd, out, fates)
 
 
 @njit(cache=True, _nrt=False)
@@ -302,25 +309,22 @@ def _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_ind
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def run_games(cards, rules, seats, w_a, w_b, seed, start, out, fates, debug, rng, pile, pile_n,
-              arrival, used, st, stats, starts, fscr):
+def run_games(tables, seed, start, out, fates, debug, state):
     """Play games start .. start+len(out)-1 (serial, GIL released: callers use threads) on
-    the state arrays of one new_state(n_cards) (``*new_state(n)``; one per thread).
+    one ``new_state(n_cards)`` (one per thread).
 
     The game (_play) is inlined here, so its code is optimised and emitted by LLVM once:
     as a kernel of its own it was compiled for itself and again inside this one (numba
     links a callee's code into its caller's), about 8 % of the cold compile."""
     for i in range(out.shape[0]):
         # trace None: every trace branch is pruned when numba compiles this version
-        _play(cards, rules, seats, w_a, w_b, seed, start + i, out[i], fates[i], None, debug,
-              rng, pile, pile_n, arrival, used, st, stats, starts, fscr)
+        _play(tables, seed, start + i, out[i], fates[i], None, debug, state)
 
 
 @njit(cache=True)
-def play_traced(cards, rules, seats, w_a, w_b, seed, game_index, out, fates, trace, debug):
+def play_traced(tables, seed, game_index, out, fates, trace, debug):
     """One game with its trace buffer filled; returns the number of events."""
-    return play_game(cards, rules, seats, w_a, w_b, seed, game_index, out[0], fates[0], trace,
-                     debug)
+    return play_game(tables, seed, game_index, out[0], fates[0], trace, debug)
 
 
 # The names the scenario tests (tests/support/p2p_state.py) and other callers use for the kernels
@@ -333,5 +337,3 @@ _place = place_customer
 _check = check_invariants
 _venture_effects = venture_effects
 _remove_at = remove_at
-# The result row's writer, for the search player's games (search_kernel).
-write_result = _write_result

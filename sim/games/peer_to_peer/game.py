@@ -1,4 +1,5 @@
-"""Peer-to-Peer as a `sim.core.game.Game`: loads cards, rules and strategies, runs the kernels."""
+"""Peer-to-Peer as a `sim.core.game.Game`: ``GAME`` (the description every command reads),
+``configure`` (loads cards, rules and strategies) and the configuration that runs the kernels."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
@@ -10,16 +11,25 @@ import polars as pl
 
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer import features
-from sim.games.peer_to_peer.hooks import DEFAULT_STRATEGY, PeerToPeerHooks
-from sim.games.peer_to_peer.measures import team_balance, team_balance_measure
+from sim.games.peer_to_peer import description
+from sim.games.peer_to_peer.arena import PeerToPeerArena
+from sim.games.peer_to_peer.description import DEFAULT_STRATEGY
+from sim.games.peer_to_peer.sweep_metrics import SWEEP_METRICS
+from sim.games.peer_to_peer.why_lose import WHY_LOSE
+from sim.games.peer_to_peer import measures
+from sim.games.peer_to_peer.measures import team_balance
+from sim.games.peer_to_peer.swaps import SWAPS
 from sim.games.peer_to_peer.cards import CardTable, default_cards_path, load_cards, validate_for_players
 from sim.games.peer_to_peer.rules import OPTIONS, plays_like, rules_array
 from sim.games.peer_to_peer.seats import TEAM_SIZES, seat_layout, seat_teams
 from sim.core.compile_cache import ensure_compiled
 from sim.core.wording import DEFAULT_THRESHOLD_PP, balance_line
 from sim.games.peer_to_peer.compile_plan import run_games_plan
+from sim.core.game import Game
 from sim.core.strategy import parse_spec
 
+TITLE = "Peer-to-Peer"
+PLAYER_COUNTS = (1, 2, 3, 4, 5, 6)
 TRACE_CAPACITY = 200_000
 # Cold compile of run_games (the kernels a run needs), wall seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
@@ -83,7 +93,11 @@ class PeerToPeerConfig:
         }
 
     def _kernel_args(self):
-        return (self.card_table, self.rules_vector, self.seats, self.weights["A"], self.weights["B"])
+        """The kernels' ``Tables`` (state_kernel): what never changes during a game."""
+        from sim.games.peer_to_peer.state_kernel import Tables
+
+        return Tables(self.card_table, self.rules_vector, self.seats, self.weights["A"],
+                      self.weights["B"])
 
     def play(self, seed: int, start: int, count: int, threads: int = 1):
         """Raw results: (record array, fates int8[count, n_cards])."""
@@ -94,10 +108,10 @@ class PeerToPeerConfig:
         if self.search is not None:   # a search team: its own kernels (search_kernel.py)
             return self._play_search(seed, start, count, threads, out, fates)
         # a cold cache compiles for a while: say so (stderr) and compile on one game first
-        ensure_compiled("peer-to-peer", PeerToPeerHooks.title, [run_games, new_state],
-                        lambda: run_games(*self._kernel_args(), seed, start, out[:1].copy(),
+        ensure_compiled("peer-to-peer", TITLE, [run_games, new_state],
+                        lambda: run_games(self._kernel_args(), seed, start, out[:1].copy(),
                                           fates[:1].copy(), self.debug,
-                                          *new_state(self.cards.n)),
+                                          new_state(self.cards.n)),
                         COMPILE_SECONDS, plan=self.compile_plan)
         threads = max(1, min(int(threads or 1), count))
         bounds = np.linspace(0, count, threads + 1).astype(int)
@@ -105,8 +119,8 @@ class PeerToPeerConfig:
 
         def work(i):
             lo, hi = bounds[i], bounds[i + 1]
-            run_games(*args, seed, start + lo, out[lo:hi], fates[lo:hi], self.debug,
-                      *new_state(self.cards.n))  # each thread its own state
+            run_games(args, seed, start + lo, out[lo:hi], fates[lo:hi], self.debug,
+                      new_state(self.cards.n))  # each thread its own state
 
         if threads == 1:
             work(0)
@@ -119,9 +133,9 @@ class PeerToPeerConfig:
         from sim.games.peer_to_peer.search_kernel import run_games_search
 
         decisions = np.zeros(count, dtype=np.int64)
-        ensure_compiled("peer-to-peer-search", f"{PeerToPeerHooks.title} search",
+        ensure_compiled("peer-to-peer-search", f"{TITLE} search",
                         [run_games_search],
-                        lambda: run_games_search(*self._kernel_args(), seed, start,
+                        lambda: run_games_search(self._kernel_args(), seed, start,
                                                  out[:1].copy(), fates[:1].copy(), self.debug,
                                                  self.search, 0, decisions[:1].copy()),
                         SEARCH_COMPILE_SECONDS)
@@ -130,7 +144,7 @@ class PeerToPeerConfig:
 
         def work(i):
             lo, hi = bounds[i], bounds[i + 1]
-            run_games_search(*self._kernel_args(), seed, start + lo, out[lo:hi], fates[lo:hi],
+            run_games_search(self._kernel_args(), seed, start + lo, out[lo:hi], fates[lo:hi],
                              self.debug, self.search, 0, decisions[lo:hi])
 
         if threads == 1:
@@ -143,7 +157,7 @@ class PeerToPeerConfig:
 
     def compile_plan(self) -> list:
         """What a cold compile's helper process compiles meanwhile (compile_plan.py)."""
-        return run_games_plan(*self._kernel_args(), self.debug)
+        return run_games_plan(self._kernel_args(), self.debug)
 
     def run_chunk(self, seed: int, start: int, count: int, threads: int = 1) -> pl.DataFrame:
         out, fates = self.play(seed, start, count, threads)
@@ -152,7 +166,10 @@ class PeerToPeerConfig:
         return pl.DataFrame(columns)
 
     def trace_events(self, seed: int, game_index: int):
+        from sim.core.numba_patches import install
         from sim.games.peer_to_peer.engine_kernel import TRACE_FIELDS, play_traced
+
+        install()   # compile as a run does (the cache directory is named for the patches)
 
         out = np.zeros(1, dtype=k.RESULT_DTYPE)
         fates = np.zeros((1, self.cards.n), dtype=np.int8)
@@ -160,10 +177,10 @@ class PeerToPeerConfig:
         if self.search is not None:
             from sim.games.peer_to_peer.search_kernel import trace_game_search
 
-            n = trace_game_search(*self._kernel_args(), seed, game_index, out, fates, trace,
+            n = trace_game_search(self._kernel_args(), seed, game_index, out, fates, trace,
                                   True, self.search)
         else:
-            n = play_traced(*self._kernel_args(), seed, game_index, out, fates, trace, True)
+            n = play_traced(self._kernel_args(), seed, game_index, out, fates, trace, True)
         return trace[:n], out[0], fates[0]
 
     def trace(self, seed: int, game_index: int) -> str:
@@ -187,15 +204,6 @@ class PeerToPeerConfig:
         name, params = self.strategies[team]
         return name + (":" + ",".join(f"{p}={v:g}" if isinstance(v, (int, float)) else f"{p}={v}"
                                       for p, v in params.items()) if params else "")
-
-    def balance_measures(self) -> list:
-        """The measures a balance answer picks from (the workbench shows the same)."""
-        return [team_balance_measure(self.players)] if self.players > 1 else []
-
-    def balance_measure(self, summary: dict[str, Any]):
-        """The measure of the summary's balance line (the report's team_balance answer),
-        which the command line explains by replays (sim.runs.explain); None in solo."""
-        return team_balance_measure(self.players) if self.players > 1 else None
 
     def summarize(self, games: pl.LazyFrame) -> dict[str, Any]:
         from sim.core.stats import wilson, win_rate_ci
@@ -288,40 +296,57 @@ class PeerToPeerConfig:
         return "\n".join(lines)
 
 
-class PeerToPeerGame(PeerToPeerHooks):  # the commands' hooks: hooks.py
-    name = "peer-to-peer"
-    player_counts = (1, 2, 3, 4, 5, 6)
-    default_players = 4
+def configure(*, players: int, cards: str | None = None, rules_file: str | None = None,
+              rule_overrides: tuple[str, ...] = (), strategies: dict[str, str] | None = None,
+              debug: bool = False) -> PeerToPeerConfig:
+    from sim.core.errors import UserError
 
-    def default_cards_path(self):
-        return default_cards_path()
-
-    def configure(self, *, players: int, cards: str | None = None, rules_file: str | None = None,
-                  rule_overrides: tuple[str, ...] = (), strategies: dict[str, str] | None = None,
-                  debug: bool = False) -> PeerToPeerConfig:
-        from sim.core.errors import UserError
-
-        if players not in self.player_counts:
-            raise UserError(f"Peer-to-Peer is played by 1 to 6 players, got {players}",
-                            field="--players")
-        resolved = OPTIONS.resolve(rules_file, tuple(rule_overrides))
-        table = load_cards(cards)
-        validate_for_players(table, players, resolved)
-        chosen, weights = {}, {}
-        search = np.zeros((2, 3), dtype=np.int64)
-        for t, team in enumerate(("A", "B")):
-            spec = (strategies or {}).get(team) or DEFAULT_STRATEGY
-            strategy, params = parse_spec(spec, "peer_to_peer", field_name=f"--team-{team.lower()}")
-            chosen[team] = (strategy.name, {**strategy.params, **strategy.text_params, **params}
-                            if strategy.search else {**strategy.params, **params})
-            weights[team] = strategy.vector(features.WEIGHT_NAMES, features.DEFAULT_WEIGHTS,
-                                            params, expand=features.expand_weight_key)
-            if strategy.search:   # the team's weights are its base strategy's
-                merged = chosen[team][1]
-                search[t] = (1, int(merged["k"]), int(merged["n"]))
-        return PeerToPeerConfig(players=players, cards=table, rules=resolved, strategies=chosen,
-                                weights=weights, debug=debug,
-                                search=search if search[:, 0].any() else None)
+    if players not in PLAYER_COUNTS:
+        raise UserError(f"Peer-to-Peer is played by 1 to 6 players, got {players}",
+                        field="--players")
+    resolved = OPTIONS.resolve(rules_file, tuple(rule_overrides))
+    table = load_cards(cards)
+    validate_for_players(table, players, resolved)
+    chosen, weights = {}, {}
+    search = np.zeros((2, 3), dtype=np.int64)
+    for t, team in enumerate(("A", "B")):
+        spec = (strategies or {}).get(team) or DEFAULT_STRATEGY
+        strategy, params = parse_spec(spec, "peer_to_peer", field_name=f"--team-{team.lower()}")
+        chosen[team] = (strategy.name, {**strategy.params, **strategy.text_params, **params}
+                        if strategy.search else {**strategy.params, **params})
+        weights[team] = strategy.vector(features.WEIGHT_NAMES, features.DEFAULT_WEIGHTS,
+                                        params, expand=features.expand_weight_key)
+        if strategy.search:   # the team's weights are its base strategy's
+            merged = chosen[team][1]
+            search[t] = (1, int(merged["k"]), int(merged["n"]))
+    return PeerToPeerConfig(players=players, cards=table, rules=resolved, strategies=chosen,
+                            weights=weights, debug=debug,
+                            search=search if search[:, 0].any() else None)
 
 
-GAME = PeerToPeerGame()
+GAME = Game(
+    name="peer-to-peer", title=TITLE, player_counts=PLAYER_COUNTS, default_players=4,
+    options=OPTIONS, default_cards_path=default_cards_path,
+    card_fields=description.CARD_FIELDS, card_ref_example="TE12.value or Technology-12.value",
+    configure=configure,
+    kernels=description.kernels,
+    strategy_kind="teams", default_strategy=DEFAULT_STRATEGY, strategy_package="peer_to_peer",
+    strategy_slots=description.strategy_slots, strategy_key=description.strategy_key,
+    pairing=description.pairing,
+    outcome_column="winner", outcome_codes=description.OUTCOME_CODES,
+    headline_columns=("winner",), headline_counts=description.headline_counts,
+    ablation_fields=("value", "effect"),     # simulate ablate: value -1 / +1, effect removed
+    matchup_scheme="team_pairs",   # every ordered pair of teams, first marker balanced
+    # simulate skill's search rungs: a game has about 47 searched decisions at 4 players
+    # (PLAI's 9 at 3), so small budgets keep the ladder within its 30 minutes (k=2,n=2
+    # plays about 100 games/s of a thread, k=4,n=2 about 55, k=4,n=4 29)
+    skill_budgets=("k=2,n=2", "k=4,n=2"),
+    balance_variants=description.balance_variants,
+    tune_arena=PeerToPeerArena,
+    sweep_metrics=SWEEP_METRICS, default_sweep_metrics=description.default_sweep_metrics,
+    report_metrics="sim.games.peer_to_peer.report_metrics",
+    compared_rules=("odd_team_compensation",), report_group=description.report_group,
+    why_lose=WHY_LOSE,
+    swaps=SWAPS, balance_measures=measures.balance_measures,
+    balance_measure=measures.balance_measure,
+)

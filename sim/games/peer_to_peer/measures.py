@@ -36,6 +36,17 @@ def team_balance_measure(players: int) -> Measure:
                    below=below)
 
 
+def balance_measures(players: int) -> list[Measure]:
+    """GAME.balance_measures: the measures a balance answer picks from (none in solo)."""
+    return [team_balance_measure(players)] if players > 1 else []
+
+
+def balance_measure(players: int, summary: Any) -> Measure | None:
+    """GAME.balance_measure: the measure of the summary's balance line (the report's
+    team_balance answer), which the command line explains by replays; None in solo."""
+    return team_balance_measure(players) if players > 1 else None
+
+
 FIRST_MARKER = Measure(
     "first_marker",
     num=((pl.col("winner") == WIN_A) & (pl.col("first_marker") == 0))

@@ -13,24 +13,42 @@ from sim.games.peer_to_peer.features import (
     L_NOISE, L_VALUE, NF,
 )
 from sim.games.peer_to_peer.state_kernel import (
-    EV_OVERFLOW, EV_PLACE, EV_WIN, P_CUST, P_DISC, P_GDECK, P_HAND, P_ROW, P_SCORE, P_SEAT,
-    S_EFFECTS_KNOWN, S_ROUND, T_ASSISTS, T_SENT_DECK, T_SENT_SCORE, T_SENT_VENTURE, event,
-    feature_noise, find_effect, game_phase, mark_used, push, remove_at, venture_effects,
+    D_PLACE, EV_OVERFLOW, EV_PLACE, EV_WIN, KIND_PLACE, P_CUST, P_DISC, P_GDECK, P_HAND, P_ROW,
+    P_SCORE, P_SEAT, S_EFFECTS_KNOWN, S_ROUND, T_ASSISTS, T_SENT_DECK, T_SENT_SCORE,
+    T_SENT_VENTURE, event, feature_noise, find_effect, game_phase, listing_noise, mark_used,
+    push, remove_at, venture_effects, write_search_log,
 )
 from sim.core.rng_kernel import shuffle
+from sim.core.search_kernel import add_option, asked
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def win_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, mask, cust, trace):
-    """The winner's played cards go to its discard and it places the customer (R2d)."""
+def win_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, mask, cust,
+                 trace, hook):
+    """The winner's played cards go to its discard and it places the customer (R2d).
+
+    ``hook``: the round's (round_kernel.assist_loop): None in the engine's games; a
+    search player's may force the placement (D4) or be asked for it, and then this
+    returns True before the placement (else False)."""
     take_customer(pile, pile_n, st, stats, team, mask, cust, trace)
-    place_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, trace)
+    if hook is not None and asked(hook, D_PLACE + team, team, KIND_PLACE, cust, 0, 0, 0):
+        return True
+    if hook is not None and hook.forced[D_PLACE + team, 0] >= 0:
+        best = hook.forced[D_PLACE + team, 0]
+        if trace is not None and trace.shape[0]:
+            write_search_log(trace, st, hook, D_PLACE + team)
+    else:
+        best = choose_place(cards, rules, seats, w, rng, pile, pile_n, used, team, cust, None)
+    if hook is not None:
+        hook.facts[D_PLACE + team, 0] = best
+    place_at(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, best, trace)
+    return False
 
 
 @njit(cache=True, _nrt=False, inline='always')
 def take_customer(pile, pile_n, st, stats, team, mask, cust, trace):
     """R2d before the placement: the played cards go to the team's discard, the customer
-    leaves the row. (The search player, search_kernel, places by its own D4 after it.)"""
+    leaves the row."""
     p = P_HAND + team
     for slot in range(pile_n[p] - 1, -1, -1):  # from the back so slots stay valid
         if mask >> slot & 1:
@@ -47,14 +65,18 @@ def take_customer(pile, pile_n, st, stats, team, mask, cust, trace):
 @njit(cache=True, _nrt=False, inline='always')
 def place_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, trace):
     """D4 (and D5 on overflow): put a won customer somewhere (P2P-R2d)."""
-    best = choose_place(cards, rules, seats, w, rng, pile, pile_n, used, team, cust)
+    best = choose_place(cards, rules, seats, w, rng, pile, pile_n, used, team, cust, None)
     place_at(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, best, trace)
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def choose_place(cards, rules, seats, w, rng, pile, pile_n, used, team, cust):
+def choose_place(cards, rules, seats, w, rng, pile, pile_n, used, team, cust, options):
     """D4: the destination code of a won customer (0 score, 1 + seat, 100 + develop target),
-    the first maximum of the strategy's score over features.py's D4 option order."""
+    the first maximum of the strategy's score over features.py's D4 option order.
+
+    ``options`` None: the engine's choice. A search player's ``Options``
+    (sim.core.search_kernel): every destination is listed instead, in that order, as
+    (code, -1, 0) with its score without noise."""
     phase = game_phase(w, pile_n)
     b = phase * NF
     limit = rules[R_VENTURE_LIMIT]
@@ -62,43 +84,56 @@ def choose_place(cards, rules, seats, w, rng, pile, pile_n, used, team, cust):
     # option codes: 0 score, 1 + seat, 100 + develop target; scores summed in feature order
     best = 0
     best_score = (w[b + D_SCORE] + w[b + D_SCORE_VALUE] * cards[CD_VALUE, cust]
-                  + w[b + D_SCORE_REMAINING] * pile_n[P_CUST] + w[b + D_NOISE] * feature_noise(w, phase, D_NOISE, rng))
+                  + w[b + D_SCORE_REMAINING] * pile_n[P_CUST]
+                  + w[b + D_NOISE] * listing_noise(w, phase, D_NOISE, rng, options))
+    if options is not None:
+        add_option(options, 0, -1, 0, best_score)
     # Without noise a seat scores one of two values (with or without overflow): when neither
     # beats the score option, the seats need no scan.
     seats_may_win = (w[b + D_NOISE] != 0.0
                      or w[b + D_VENTURE] + w[b + D_VENTURE_EFFECT] * carries > best_score
                      or (w[b + D_VENTURE] + w[b + D_OVERFLOW]
                          + w[b + D_VENTURE_EFFECT] * carries) > best_score)
+    if options is not None:
+        seats_may_win = True
     for s in range(MAX_SEATS if seats_may_win else 0):
         if seats[SEAT_TEAM, s] != team:
             continue
         overflow = 1.0 if pile_n[P_SEAT + s] + 1 > limit else 0.0
         sc = (w[b + D_VENTURE] + w[b + D_OVERFLOW] * overflow + w[b + D_VENTURE_EFFECT] * carries
-              + w[b + D_NOISE] * feature_noise(w, phase, D_NOISE, rng))
-        if sc > best_score:
-            best_score = sc
-            best = 1 + s
+              + w[b + D_NOISE] * listing_noise(w, phase, D_NOISE, rng, options))
+        best, best_score = _offer(options, 1 + s, sc, best, best_score)
     # Without noise a develop option scores its weight alone: when none beats the best so
     # far, the team's develop effects do not matter and its seats need no scan.
     develop = 0
-    if (w[b + D_NOISE] != 0.0 or w[b + D_DEVELOP_DECK] > best_score
-            or w[b + D_DEVELOP_HAND] > best_score or w[b + D_DEVELOP_DISCARD] > best_score):
+    if options is not None or (w[b + D_NOISE] != 0.0 or w[b + D_DEVELOP_DECK] > best_score
+                               or w[b + D_DEVELOP_HAND] > best_score
+                               or w[b + D_DEVELOP_DISCARD] > best_score):
         develop = venture_effects(cards, pile, pile_n, seats, used, team)[3]
     for target in range(3):
         if not develop >> target & 1:
             continue
-        sc = w[b + D_DEVELOP_DECK + target] + w[b + D_NOISE] * feature_noise(w, phase, D_NOISE, rng)
-        if sc > best_score:
-            best_score = sc
-            best = 100 + target
+        sc = (w[b + D_DEVELOP_DECK + target]
+              + w[b + D_NOISE] * listing_noise(w, phase, D_NOISE, rng, options))
+        best, best_score = _offer(options, 100 + target, sc, best, best_score)
     return best
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _offer(options, code, score, best, best_score):
+    """A D4 destination after the first: listed (a search player's ``options``), or the
+    new (best, best score) if it scores higher (the first maximum wins)."""
+    if options is not None:
+        add_option(options, code, -1, 0, score)
+    elif score > best_score:
+        return code, score
+    return best, best_score
 
 
 @njit(cache=True, _nrt=False, inline='always')
 def place_at(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, best, trace):
     """Put a won customer where destination code ``best`` says (choose_place's codes), with
-    D5 on a venture overflow (P2P-R2d). The search player (search_kernel) applies its own
-    D4 choice through this too."""
+    D5 on a venture overflow (P2P-R2d)."""
     phase = game_phase(w, pile_n)
     limit = rules[R_VENTURE_LIMIT]
     rnd = st[S_ROUND]

@@ -1,14 +1,16 @@
 """The phases of a Peer-to-Peer round after the deal (P2P-R2, R3, R4), as numba kernels.
 
 assist_loop: both teams commit (D2, commit_kernel), reveal and contest (contest_kernel)
-and the winners place their customers (place_kernel), until both pass (R2). refresh: the
+and the winners place their customers (place_kernel), until both pass (R2). Its D2, D3
+and D4 may come from a caller (``hook``, sim.core.search_kernel): the search player
+(search_kernel) plays its games and its playouts through this loop. refresh: the
 group hand is discarded and drawn again (R3). unhappy: customers who waited too long or
 overflow the row turn unhappy, unless a patience venture saves them (R4, E6, D6).
 """
 from numba import njit
 
 from sim.games.peer_to_peer.assist_kernel import eval_assist
-from sim.games.peer_to_peer.commit_kernel import choose_commit
+from sim.games.peer_to_peer.commit_kernel import choose_commit, know_effects
 from sim.games.peer_to_peer.constants import (
     CD_ARG, CD_EFFECT, CD_KIND, CD_VALUE, EFFECT_EXTRA_DRAW, EFFECT_PATIENCE, MAX_SEATS,
     R_CUSTOMER_PATIENCE, R_HAND_SIZE, R_LOSER_EFFECTS_SPENT, R_PATIENCE_RESETS_WAIT, R_PLAYERS,
@@ -20,20 +22,31 @@ from sim.games.peer_to_peer.features import (
 )
 from sim.games.peer_to_peer.place_kernel import win_customer
 from sim.games.peer_to_peer.state_kernel import (
-    EV_COULD, EV_DRAW, EV_HAND, EV_PASS, EV_REFRESH, EV_RESHUFFLE, EV_RETARGET, EV_SAVE,
-    EV_UNHAPPY, P_DISC, P_GDECK, P_HAND, P_ROW, P_SEAT, P_UNHAPPY, SCR_DOOMED, SCR_KEYS_A,
-    SCR_KEYS_B, SCR_PAIR, SCR_USED_BEFORE, SCR_VALS_A, SCR_VALS_B, S_MARKER, S_ROUND,
-    check_invariants, event, feature_noise, find_effect, game_phase, mark_used, pop, push,
-    remove_at, venture_effects,
+    D_COMMIT, D_TARGET, EV_COULD, EV_DRAW, EV_HAND, EV_PASS, EV_REFRESH, EV_RESHUFFLE,
+    EV_RETARGET, EV_SAVE, EV_UNHAPPY, KIND_COMMIT, KIND_TARGET, MARK_NONE, P_DISC, P_GDECK,
+    P_HAND, P_ROW, P_SEAT, P_UNHAPPY, SCR_DOOMED, SCR_KEYS_A, SCR_KEYS_B, SCR_PAIR,
+    SCR_USED_BEFORE, SCR_VALS_A, SCR_VALS_B, S_MARKER, S_ROUND, check_invariants, copy_state,
+    event, feature_noise, find_effect, game_phase, mark_used, pop, push, remove_at,
+    venture_effects, write_search_log,
 )
 from sim.core.rng_kernel import shuffle
+from sim.core.search_kernel import (
+    SEARCH_ON, any_search, asked, clear_facts, clear_forced,
+)
 
 
 # ---------------------------------------------------------------- R2: the assist loop
 
 @njit(cache=True, _nrt=False, inline='always')
-def assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, stats,
-                trace, debug, fscr):
+def assist_loop(tables, state, trace, debug, hook, resume):
+    """R2: passes until both teams pass. Returns True then, or False when a search
+    player's ``hook`` asked its caller for a decision (sim.core.search_kernel: the loop
+    stops there, and the caller reruns the pass from ``hook.snap`` with the decision
+    forced). ``hook`` None: the engine's own games (every hook branch is pruned).
+    ``resume``: the loop goes on with the pass that starts at ``state`` (a rerun or a
+    playout), so each team's "no legal option earlier this round" comes from the hook."""
+    cards, rules, seats, w_a, w_b = tables
+    rng, pile, pile_n, arrival, used, st, stats, _, fscr = state
     n_teams = 1 if rules[R_PLAYERS] == 1 else 2
     vals_a = pile[SCR_VALS_A]
     vals_b = pile[SCR_VALS_B]
@@ -46,21 +59,37 @@ def assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used,
     # winner's hand, seats and effects change, and the row only loses customers.
     none_a = False
     none_b = False
+    if hook is not None and resume:
+        none_a = hook.marks[MARK_NONE] != 0
+        none_b = hook.marks[MARK_NONE + 1] != 0
     while True:
+        if hook is not None:
+            pass_start(hook, state, none_a, none_b)
         # R2a: both teams commit at once, from the same state.
         # (one call site: choose_commit is inlined)
         if trace is not None and trace.shape[0]:
             _trace_hands(pile, pile_n, st, n_teams, trace)
         mask_a, cust_a, mask_b, cust_b = 0, -1, 0, -1
         for t in range(n_teams):
-            mask, cust, legal = choose_commit(cards, rules, seats, w_a if t == 0 else w_b, rng,
-                                              pile, pile_n, arrival, used, st, t,
-                                               vals_a if t == 0 else vals_b,
-                                               none_a if t == 0 else none_b, fscr)
+            if hook is not None and asked(hook, D_COMMIT + t, t, KIND_COMMIT, 0, 0, 0, 0):
+                return False
+            if hook is not None and hook.forced[D_COMMIT + t, 0] >= 0:
+                mask, cust, legal = forced_commit(cards, pile, pile_n, seats, used, st, t,
+                                                  hook, trace)
+            else:
+                mask, cust, legal = choose_commit(cards, rules, seats, w_a if t == 0 else w_b,
+                                                  rng, pile, pile_n, arrival, used, st, t,
+                                                  vals_a if t == 0 else vals_b,
+                                                  none_a if t == 0 else none_b, fscr)
             if t == 0:
                 mask_a, cust_a, none_a = mask, cust, not legal
             else:
                 mask_b, cust_b, none_b = mask, cust, not legal
+        if hook is not None:
+            hook.facts[D_COMMIT, 0] = mask_a
+            hook.facts[D_COMMIT, 1] = cust_a
+            hook.facts[D_COMMIT + 1, 0] = mask_b
+            hook.facts[D_COMMIT + 1, 1] = cust_b
         if mask_a == 0 and mask_b == 0:
             if trace is not None and trace.shape[0]:
                 event(trace, st, rnd, EV_PASS, 0, 0, 0, 0)
@@ -68,7 +97,9 @@ def assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used,
                     event(trace, st, rnd, EV_PASS, 1, 0, 0, 0)
                 _trace_could_assist(cards, pile, pile_n, seats, used, st, n_teams, vals_a,
                                     trace)
-            return
+            if hook is not None:
+                clear_forced(hook)
+            return True
         if rules[R_LOSER_EFFECTS_SPENT] == 0:
             for c in range(used.shape[0]):
                 used_before[c] = used[c]
@@ -86,6 +117,12 @@ def assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used,
         # subset, so it keeps the customer declared in D2 (the first maximum).
         keeps_declared = w_m[bm + C_NOISE] == 0.0 and (masks[other] == 0 or (
             w_m[bm + C_CONTEST_WIN] == 0.0 and w_m[bm + C_CONTEST_LOSE] == 0.0))
+        # ... unless a hook may choose it (a search player): then the marker holder may
+        # move onto the other team's customer, and the first revealer's keys are needed
+        free_target = False
+        if hook is not None:
+            free_target = (hook.search[marker, SEARCH_ON] != 0
+                           or hook.forced[D_TARGET, 0] >= 0)
         n_other = 0
         n_marker = 0
         for k in range(2):
@@ -99,19 +136,29 @@ def assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used,
             t_keys = keys_a if t == 0 else keys_b
             t_vals = vals_a if t == 0 else vals_b
             if k == 1:
-                if keeps_declared:
+                if hook is not None and asked(hook, D_TARGET, marker, KIND_TARGET, n_other, 0,
+                                              0, 0):
+                    return False
+                if hook is not None and hook.forced[D_TARGET, 0] >= 0:
+                    new_cust = hook.forced[D_TARGET, 0]
+                    if trace is not None and trace.shape[0]:
+                        write_search_log(trace, st, hook, D_TARGET)
+                elif keeps_declared:
                     new_cust = custs[marker]
                 else:
                     new_cust = choose_target(cards, rules, seats, w_m, rng, pile, pile_n,
                                              arrival, used, st, marker, masks[marker],
-                                              custs[marker], custs[other], other_keys, n_other,
-                                              t_vals, t_keys)
+                                             custs[marker], custs[other], other_keys, n_other,
+                                             t_vals, t_keys, None)
                 if trace is not None and trace.shape[0] and new_cust != custs[marker]:
                     event(trace, st, rnd, EV_RETARGET, marker, custs[marker], new_cust, 0)
                 custs[marker] = new_cust
+                if hook is not None:
+                    hook.facts[D_TARGET, 0] = new_cust
             # contest keys only where a contest may follow (R2c) or D3 scores one
             if k == 0:
-                need_keys = masks[marker] != 0 and (custs[0] == custs[1] or not keeps_declared)
+                need_keys = masks[marker] != 0 and (custs[0] == custs[1] or not keeps_declared
+                                                    or free_target)
             else:
                 need_keys = custs[0] == custs[1] and masks[other] != 0
             n = reveal(cards, rules, pile, pile_n, seats, used, st, t, masks[t], custs[t],
@@ -131,10 +178,37 @@ def assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used,
         for t in (other, marker):  # resolved in reveal order; after a contest only its winner
             if t < n_teams and masks[t] and (contest_winner < 0 or t == contest_winner):
                 w_t = w_a if t == 0 else w_b
-                win_customer(cards, rules, seats, w_t, rng, pile, pile_n, used, st, stats, t,
-                             masks[t], custs[t], trace)
+                stopped = win_customer(cards, rules, seats, w_t, rng, pile, pile_n, used, st,
+                                       stats, t, masks[t], custs[t], trace, hook)
+                if hook is not None and stopped:
+                    return False
         if debug:
             check_invariants(cards, rules, seats, pile, pile_n, st)
+        if hook is not None:
+            clear_forced(hook)
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def pass_start(hook, state, none_a, none_b):
+    """A pass starts under a hook: what the caller replays it from (each team's "no legal
+    option earlier this round" and, where a team searches, a copy of the state), and
+    nothing settled in it yet."""
+    hook.marks[MARK_NONE] = none_a
+    hook.marks[MARK_NONE + 1] = none_b
+    if any_search(hook):
+        copy_state(state, hook.snap)
+    clear_facts(hook)
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def forced_commit(cards, pile, pile_n, seats, used, st, team, hook, trace):
+    """A commit the hook forces (D2): (mask, customer, legal), with the team's venture
+    effects cached as choose_commit caches them (its reveal reads them)."""
+    know_effects(cards, pile, pile_n, seats, used, st, team)
+    if trace is not None and trace.shape[0]:
+        write_search_log(trace, st, hook, D_COMMIT + team)
+    return (hook.forced[D_COMMIT + team, 0], hook.forced[D_COMMIT + team, 1],
+            hook.forced[D_COMMIT + team, 2] != 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -279,6 +353,3 @@ def unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st,
                 event(trace, st, rnd, EV_UNHAPPY, c, 0, 0, 0)
 
 
-# Public names of the trace helpers for the search player's own assist loop (search_kernel).
-trace_hands = _trace_hands
-trace_could_assist = _trace_could_assist

@@ -1,6 +1,6 @@
 """The Peer-to-Peer game state and its primitives (numba kernels).
 
-One game's state is the tuple ``new_state`` returns, in this order:
+One game's state is the named tuple ``State`` that ``new_state`` returns:
 ``(rng, pile, pile_n, arrival, used, st, stats, starts, fscr)``:
 - ``rng``: the game's counter-based random stream (sim.core.rng_kernel), 4 words.
 - ``pile[p, i]``, ``pile_n[p]``: every pile as a stack of card ids (top = last), p <
@@ -14,8 +14,8 @@ One game's state is the tuple ``new_state`` returns, in this order:
 - ``stats``: counters for the result row (T_*); ``starts``: each seat's starting venture.
 - ``fscr``: float scratch (F_*).
 
-The game (``cards``, ``rules``, ``seats``, the two teams' weights ``w_a`` / ``w_b``) never
-changes during play. Everything a game goes on from is ``rng``, the pile rows, ``pile_n``,
+The game (``Tables``: ``cards``, ``rules``, ``seats``, the two teams' weights ``w_a`` /
+``w_b``) never changes during play. Everything a game goes on from is ``rng``, the pile rows, ``pile_n``,
 ``arrival``, ``used``, ``st``, ``stats`` and ``starts``: ``copy_state`` copies those, so
 a copy made between rounds (or before a team's commit) plays on exactly as the original
 would (engine_kernel.play_rounds); it also copies the round-start hands of the scratch row
@@ -31,6 +31,8 @@ words, so one call of choose_commit cost about 50 ns before any work. Inlining a
 function at several call sites multiplies the cold compile time (inlining everything
 took minutes), so the rest stay calls.
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -41,6 +43,9 @@ from sim.games.peer_to_peer.constants import (
 )
 from sim.games.peer_to_peer.features import NF, SWITCH
 from sim.core.rng_kernel import uniform
+
+State = namedtuple("State", "rng pile pile_n arrival used st stats starts fscr")
+Tables = namedtuple("Tables", "cards rules seats w_a w_b")
 
 # Piles
 P_CUST, P_ROW, P_GDECK, P_HAND, P_DISC, P_SCORE, P_UNHAPPY, P_OUT, P_SEAT = 0, 1, 2, 4, 6, 8, 10, 11, 12
@@ -129,6 +134,18 @@ EV_SEARCH_CARD = 26    # a card of a commit option
 EV_SEARCH_CHOICE = 27  # kind, rank chosen, team, options kept
 TRACE_FIELDS = 6
 
+# The decisions of a pass that a caller (the search player) may force or be asked for
+# (sim.core.search_kernel.Decisions), a slot each: a team's commit (D2; per team +0 / +1:
+# hand mask, customer, legal), the marker holder's target (D3: customer) and a team's
+# placement of a won customer (D4; per team: destination code, place_kernel.choose_place's).
+# A forced commit's legal is 0 when the team had no legal option (-1 or 1: it had one).
+D_COMMIT, D_TARGET, D_PLACE = 0, 2, 3
+N_DECISIONS = 5
+DECISION_WIDTH = 3
+KIND_COMMIT, KIND_TARGET, KIND_PLACE = 0, 1, 2   # ask[0] (trace words: trace.py SEARCH_KINDS)
+# marks[MARK_NONE + team]: the team had no legal option earlier this round (at the pass start)
+MARK_NONE = 0
+
 
 @njit(cache=True, _nrt=False)
 def event(trace, st, rnd, code, a, b, c, d):
@@ -169,6 +186,24 @@ def feature_noise(w, phase, idx, rng):
     if w[phase * NF + idx] != 0.0:
         return uniform(rng)
     return 0.0
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def listing_noise(w, phase, idx, rng, options):
+    """An option's noise feature (feature_noise), or 0.0 while a search player lists the
+    options (``options`` not None: sim.core.search_kernel.Options): it draws nothing."""
+    if options is not None:
+        return 0.0
+    return feature_noise(w, phase, idx, rng)
+
+
+@njit(cache=True, _nrt=False)
+def write_search_log(trace, st, hook, slot):
+    """Trace only: the rows of the search decision in ``slot`` of the round's hook (the
+    options it kept, their results and its choice), where the round takes it."""
+    for r in range(hook.log_n[slot]):
+        event(trace, st, st[S_ROUND], hook.log[slot, r, 0], hook.log[slot, r, 1],
+              hook.log[slot, r, 2], hook.log[slot, r, 3], hook.log[slot, r, 4])
 
 
 @njit(cache=True, _nrt=False, inline='always')
@@ -256,17 +291,18 @@ def new_state(n_cards):
     """Per-game state arrays, allocated once per batch and reset by each game."""
     lines = -(-max(n_cards, PILE_WIDTH_MIN) // LINE)
     width = (lines | 1) * LINE
-    return (np.empty(4, np.uint64), np.zeros((N_ROWS, width), np.int64),
-            np.zeros(N_PILES, np.int64), np.zeros(n_cards, np.int64), np.zeros(n_cards, np.uint8),
-            np.zeros(N_STATE, np.int64), np.zeros(N_STATS, np.int64),
-            np.zeros(MAX_SEATS, np.int64), np.zeros((N_FROWS, width)))
+    return State(np.empty(4, np.uint64), np.zeros((N_ROWS, width), np.int64),
+                 np.zeros(N_PILES, np.int64), np.zeros(n_cards, np.int64),
+                 np.zeros(n_cards, np.uint8), np.zeros(N_STATE, np.int64),
+                 np.zeros(N_STATS, np.int64), np.zeros(MAX_SEATS, np.int64),
+                 np.zeros((N_FROWS, width)))
 
 
 @njit(cache=True, _nrt=False)
 def copy_state(src, dst):
-    """Copy the game state ``src`` (a new_state tuple) into ``dst`` (one of the same card
-    count): the random stream, the piles (not the scratch rows), the arrival rounds, the
-    used marks, the scalars, the counters and the starting ventures."""
+    """Copy the game state ``src`` (a State) into ``dst`` (one of the same card count):
+    the random stream, the piles (not the scratch rows), the arrival rounds, the used
+    marks, the scalars, the counters and the starting ventures."""
     rng, pile, pile_n, arrival, used, st, stats, starts, _ = src
     rng2, pile2, pile_n2, arrival2, used2, st2, stats2, starts2, _ = dst
     # element loops: an array-to-array slice assignment needs numba's runtime (_nrt)

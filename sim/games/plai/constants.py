@@ -196,6 +196,13 @@ SEARCH_ACTION, SEARCH_ATTACK, SEARCH_DEFENSE = 0, 1, 2
 SEARCH_KIND_NAMES = ("action", "attack cards", "defense")
 # A seat's row of the search matrix (PlaiConfig.search): on (0/1), k, n.
 SEARCH_ON, SEARCH_K, SEARCH_N = 0, 1, 2
+# The decisions of a turn that a caller (the search player) may force or be asked for
+# (sim.core.search_kernel.Decisions), a slot per kind (SEARCH_*): the action (action, card,
+# target), the attack's cards and the defense (mode, card count, -1, then the card ids).
+N_DECISIONS = 3
+DECISION_WIDTH = 3 + MAX_FIGHT_CARDS
+# The hook's marks at a turn start: the seat to play and the startups in the game.
+MARK_SEAT, MARK_LEFT = 0, 1
 
 # Rows of the engine's int64 scratch matrix (width: max(N_FIGHT_OUT, deck size, cards)).
 SCR_ATT_REMOVED, SCR_DEF_REMOVED, SCR_OUT = 0, 1, 2   # resolve_fight's marks and outcome

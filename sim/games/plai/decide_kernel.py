@@ -36,6 +36,7 @@ from sim.games.plai.features import (
     F_TARGET_HAND, F_TARGET_LEADER,
 )
 from sim.core.rng_kernel import uniform
+from sim.core.search_kernel import add_option
 from sim.games.plai.piles_kernel import move, seat_after
 
 NEG_INF = -1e300
@@ -71,6 +72,15 @@ def noise(W, ws, rng):
     if x != 0.0:
         return x * uniform(rng)
     return 0.0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def listing_noise(W, ws, rng, options):
+    """The NOISE feature, or 0.0 while a search player lists the options (``options`` not
+    None: sim.core.search_kernel.Options): it draws nothing."""
+    if options is not None:
+        return 0.0
+    return noise(W, ws, rng)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -558,12 +568,18 @@ def leader_hand(pile_n, bankrupt, players, seat):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)   # see engine_kernel.fight
-def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left, turn):
+def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left, turn,
+                    options):
     """D1 with D4: returns (action, card id or -1, target seat or -1). ``left`` is the
     number of startups in the game (PLAI-T5), ``turn`` the turn being played (PLAI-T6);
     the leader's hand (D4) is looked up only when a special or a takeover is scored.
     Targets are listed from the next seat clockwise (PLAI-D): the first of equal options
-    wins, so a tie goes to the seat that plays next, whatever its number."""
+    wins, so a tie goes to the seat that plays next, whatever its number.
+
+    ``options`` None: the engine's choice. A search player's ``Options``
+    (sim.core.search_kernel): every option is listed instead, in this order, as (action,
+    card, target) with its score without noise (every action special, not only the first
+    one that could win)."""
     players = rules[R_PLAYERS]
     maintainer = bankrupt[seat] >= 0
     own = P_POOL if maintainer else P_HAND0 + seat
@@ -574,7 +590,9 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, lef
     best_score = NEG_INF
     if maintainer:
         best_action = ACT_PASS
-        best_score = W[ws, F_ACT_PASS] + noise(W, ws, rng)
+        best_score = W[ws, F_ACT_PASS] + listing_noise(W, ws, rng, options)
+        if options is not None:
+            add_option(options, ACT_PASS, -1, -1, best_score)
         first, last = ACT_FAMILY, ACT_FAMILY
         defense = 0
         special = 0   # the pool is scanned below
@@ -585,10 +603,14 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, lef
     regional, missing = funding_setup(rules, pile_n, bankrupt, seat, own, maintainer, startups)
     for action in range(first, last + 1):
         attackers, gap = funding_terms(action, regional, startups, missing)
-        score = funding_score(W, ws, action, attackers, defense, gap) + noise(W, ws, rng)
-        if score > best_score:
+        score = (funding_score(W, ws, action, attackers, defense, gap)
+                 + listing_noise(W, ws, rng, options))
+        if options is not None:
+            add_option(options, action, -1, -1, score)
+        elif score > best_score:
             best_score, best_action, best_card, best_target = score, action, -1, -1
-    if (not maintainer or rules[R_MAINTAINER_SPECIALS]) and W[ws, F_NOISE] == 0.0:
+    if (not maintainer or rules[R_MAINTAINER_SPECIALS]) and W[ws, F_NOISE] == 0.0 and (
+            options is None):
         # Without noise a special's score depends on the target only, so the first action
         # special in hand order is the one any later special would have to beat strictly:
         # scoring the others too cannot change the choice. A startup's mode_powers pass
@@ -622,8 +644,10 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, lef
                 if bankrupt[t] >= 0:
                     continue
                 hand = pile_n[P_HAND0 + t]
-                score = special_score(W, ws, hand, most) + noise(W, ws, rng)
-                if score > best_score:
+                score = special_score(W, ws, hand, most) + listing_noise(W, ws, rng, options)
+                if options is not None:
+                    add_option(options, ACT_SPECIAL, card, t, score)
+                elif score > best_score:
                     best_score, best_action, best_card, best_target = score, ACT_SPECIAL, card, t
     # A takeover at the threshold (PLAI-T1), or a maintainers' challenge (maintainer_attack)
     if ((not maintainer and pile_n[own] >= rules[R_TAKEOVER_THRESHOLD])
@@ -639,8 +663,10 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, lef
                     continue
                 hand = pile_n[P_HAND0 + t]
                 score = (takeover_score(W, ws, power, hand, most, turns_left, last_rival)
-                         + noise(W, ws, rng))
-                if score > best_score:
+                         + listing_noise(W, ws, rng, options))
+                if options is not None:
+                    add_option(options, ACT_TAKEOVER, -1, t, score)
+                elif score > best_score:
                     best_score, best_action, best_card, best_target = (score, ACT_TAKEOVER,
                                                                        -1, t)
     return best_action, best_card, best_target
@@ -666,4 +692,4 @@ def choose_action(w, rng, cards, rules, piles, pile_n, bankrupt, seat, turn=1):
     for s in range(rules[R_PLAYERS]):
         left += bankrupt[s] < 0
     return choose_action_s(w.reshape((1, w.shape[0])), 0, rng, cards, rules, piles, pile_n,
-                           bankrupt, seat, left, turn)
+                           bankrupt, seat, left, turn, None)

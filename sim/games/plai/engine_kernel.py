@@ -3,6 +3,12 @@
 ``play_games`` is the entry point: a serial, nogil kernel over a range of game indices;
 each game seeds its own random stream from (seed, game index), so results do not depend
 on threads or batch sizes. ``play_game`` with a non-empty trace matrix is the trace.
+
+The turn (``take_turn``, ``act``, ``fight``) takes a ``hook`` (sim.core.search_kernel):
+None in the engine's games (numba prunes every use), or a search player's, which forces a
+seat's decision (D1 + D4, D2's cards, D3) or stops the game loop to ask for it. The search
+player (search_kernel) plays its games through ``game_loop`` and its playouts through
+``act``, ``fight``, ``fight_defend`` and ``play_rest``: every rule has one compiled copy.
 """
 import numpy as np
 from numba import njit
@@ -17,12 +23,13 @@ from sim.games.plai.constants import (
     EV_JOIN, EV_NEGATE, EV_PLAY, EV_POOL_EXCESS, EV_RESOLVE, EV_RNG, EV_SPECIAL_LOSS,
     EV_SPOILS, EV_TURN, FIGHT_REGIONAL, FIGHT_TAKEOVER,
     FIGHT_VENTURE, FO_ATT_NEGATES, FO_ATT_STRENGTH, FO_DEF_NEGATES, FO_DEF_STRENGTH,
-    FO_REASON, FO_WINNER, MARKET_EVENT, MAX_FIGHT_CARDS, MODE_NONE,
+    FO_REASON, FO_WINNER, MARKET_EVENT, MARK_LEFT, MARK_SEAT, MAX_FIGHT_CARDS, MODE_NONE,
     OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE, P_ATTACK, P_DECK, P_DEFENSE, P_DISCARD,
     P_EVENTS, P_FUNDING, P_HAND0, P_POOL, R_FIRST_SEAT, R_FIRST_SEAT_SHIFT, R_HELP_CARDS,
     R_HELP_IN_FOUR,
     R_DEBUG, R_MAX_TURNS, R_NEGATE_SPECIALS, R_PLAYERS, R_POOL_CAP, R_POOL_NEWEST,
-    R_REGIONAL_NEXT_PLAYER, R_STARTING_HAND, R_VENTURE_JOINT, SIDE_ATTACK,
+    R_REGIONAL_NEXT_PLAYER, R_STARTING_HAND, R_VENTURE_JOINT, SEARCH_ACTION, SEARCH_ATTACK,
+    SEARCH_DEFENSE, SIDE_ATTACK,
     SIDE_DEFENSE, CF_ATT, CF_DEF, SCR_CARD_FIGHTS, SCR_JOINT_BUDGET,
     SCR_JOINT_MODE, SCR_STAMP_ATT, SCR_STAMP_DEF,
     S_FIGHTS, S_BLUFFS_CALLED, S_ERROR, S_EVENTS, S_FUND_FAMILY, S_FUND_REGIONAL,
@@ -37,11 +44,13 @@ from sim.games.plai.decide_kernel import (
 )
 from sim.games.plai.fight_kernel import resolve_fight, verdict
 from sim.games.plai.piles_kernel import (
-    discard_random_from, draw, enforce_pool_cap, log, move, move_all, move_random,
-    new_state, resolve_events, seat_after, shuffle_pile, traced, unowned,
+    State, Tables, copy_state, discard_random_from, draw, enforce_pool_cap, log, move,
+    move_all, move_random, new_state, resolve_events, seat_after, shuffle_pile, traced,
+    unowned, write_search_log,
 )
 from sim.core.noalias import NoAliasCompiler
 from sim.core.rng_kernel import bounded, seed_game
+from sim.core.search_kernel import NO_ASK, any_search, asked, clear_forced
 
 
 @njit(cache=True, _nrt=False)
@@ -210,7 +219,7 @@ def _log_played(trace, st, piles, pile_n, pile, side, start, seat):
 @njit(cache=True, _nrt=False, inline="always")
 def fight_open(kind, attacker, defender, att_mode, st, trace):
     """A fight begins (PLAI-F): its counter and trace row. The phases below, in order,
-    make ``fight``; the search player (search_kernel.py) runs them with its own picks."""
+    make ``fight``."""
     st[S_FIGHTS] += 1
     log(trace, st, EV_ATTACK, attacker, defender, att_mode, kind)
 
@@ -303,24 +312,72 @@ def log_defense(trace, st, piles, pile_n, defender):
 
 @njit(cache=True, _nrt=False, forceinline=True, pipeline_class=NoAliasCompiler)
 def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules, piles,
-          pile_n, bankrupt, st, trace, scratch):
+          pile_n, bankrupt, st, trace, scratch, hook=None):
     """PLAI-F1..F5 between two startups; returns the winning side. ``picks`` is
     ``decide_kernel.pick_table(weights, cards)``. Every array argument must be its own
-    memory (NoAliasCompiler).
+    memory (NoAliasCompiler). ``hook`` (module docstring): the attacker's mode and cards
+    (D2) and the defense (D3) may be forced, or asked for (then -1 is returned at once).
 
     ``forceinline`` (not numba's ``inline="always"``): numba compiles it once, as its own
     function, and LLVM inlines the machine-level code into each caller. numba's inliner
     re-translated every inlined function at every call site into one huge game-loop
     function (94 % of the cold compile, 4.3 GB); a plain call instead costs about 35 ns
     (some 100 words of array arguments), 16 % of a 4-player weighted game."""
-    fight_open(kind, attacker, defender, att_mode, st, trace)
-    n_own = attack_cards(attacker, att_mode, weights, picks, rng, cards, piles, pile_n,
-                         bankrupt, st, trace)
+    if hook is not None and asked(hook, SEARCH_ATTACK, attacker, SEARCH_ATTACK, kind,
+                                  attacker, defender, att_mode):
+        return -1
+    mode = att_mode
+    if hook is not None and hook.forced[SEARCH_ATTACK, 0] >= 0:
+        mode = hook.forced[SEARCH_ATTACK, 0]
+        write_search_log(trace, st, hook, SEARCH_ATTACK)
+    fight_open(kind, attacker, defender, mode, st, trace)
+    if hook is not None and hook.forced[SEARCH_ATTACK, 0] >= 0:
+        n_own = place_forced(hook, SEARCH_ATTACK, piles, pile_n,
+                             _own_pile(bankrupt, attacker), P_ATTACK)
+        _log_played(trace, st, piles, pile_n, P_ATTACK, SIDE_ATTACK, 0, attacker)
+    else:
+        n_own = attack_cards(attacker, att_mode, weights, picks, rng, cards, piles, pile_n,
+                             bankrupt, st, trace)
     fight_support(kind, attacker, defender, n_own, weights, picks, rng, cards, rules, piles,
                   pile_n, bankrupt, st, trace, scratch)
-    defense_cards(kind, defender, weights, picks, rng, cards, piles, pile_n, st, trace)
+    return fight_defend(kind, attacker, defender, weights, picks, rng, cards, rules, piles,
+                        pile_n, bankrupt, st, trace, scratch, hook)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def fight_defend(kind, attacker, defender, weights, picks, rng, cards, rules, piles, pile_n,
+                 bankrupt, st, trace, scratch, hook):
+    """The rest of ``fight`` once the attack is down: D3 (forced or asked for under a
+    hook, as the attack), then F2..F5; returns the winning side (-1: asked)."""
+    if hook is not None and asked(hook, SEARCH_DEFENSE, defender, SEARCH_DEFENSE, kind,
+                                  attacker, defender, 0):
+        return -1
+    if hook is not None and hook.forced[SEARCH_DEFENSE, 0] >= 0:
+        write_search_log(trace, st, hook, SEARCH_DEFENSE)
+        mode = hook.forced[SEARCH_DEFENSE, 0]
+        log(trace, st, EV_DEFEND, defender, mode, 0, 0)
+        if mode != MODE_NONE:
+            place_forced(hook, SEARCH_DEFENSE, piles, pile_n, P_HAND0 + defender, P_DEFENSE)
+            log_defense(trace, st, piles, pile_n, defender)
+    else:
+        defense_cards(kind, defender, weights, picks, rng, cards, piles, pile_n, st, trace)
     return fight_close(kind, attacker, defender, weights, rng, cards, rules, piles, pile_n,
                        bankrupt, st, trace, scratch)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def place_forced(hook, slot, piles, pile_n, src, dst):
+    """The cards of a forced fight play (the hook's ``slot``: mode, count, -1, card ids),
+    moved by id from ``src`` to ``dst``; returns how many moved."""
+    moved = 0
+    for c in range(hook.forced[slot, 1]):
+        card = hook.forced[slot, 3 + c]
+        for i in range(pile_n[src]):
+            if piles[src, i] == card:
+                move(piles, pile_n, src, i, dst)
+                moved += 1
+                break
+    return moved
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -598,16 +655,26 @@ def play_special(seat, card, target, weights, rng, cards, rules, piles, pile_n, 
 
 @njit(cache=True, _nrt=False, inline="always")
 def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st, trace,
-              scratch, left):
-    """One turn of ``seat`` (PLAI-T1), ``left`` startups being in the game."""
+              scratch, left, hook=None):
+    """One turn of ``seat`` (PLAI-T1), ``left`` startups being in the game. ``hook``
+    (module docstring): its decisions may be forced, or asked for (then the turn stops
+    there, ``hook.ask`` set)."""
     maintainer = bankrupt[seat] >= 0
     own = P_POOL if maintainer else P_HAND0 + seat
     log(trace, st, EV_TURN, seat, 1 if maintainer else 0, pile_n[own], pile_n[P_DECK])
-    action, card, target = choose_action_s(weights, seat, rng, cards, rules, piles, pile_n,
-                                           bankrupt, seat, left, st[S_TURNS])
+    if hook is not None and asked(hook, SEARCH_ACTION, seat, SEARCH_ACTION, 0, 0, 0, 0):
+        return
+    if hook is not None and hook.forced[SEARCH_ACTION, 0] >= 0:
+        write_search_log(trace, st, hook, SEARCH_ACTION)
+        action = hook.forced[SEARCH_ACTION, 0]
+        card = hook.forced[SEARCH_ACTION, 1]
+        target = hook.forced[SEARCH_ACTION, 2]
+    else:
+        action, card, target = choose_action_s(weights, seat, rng, cards, rules, piles,
+                                               pile_n, bankrupt, seat, left, st[S_TURNS], None)
     log(trace, st, EV_ACTION, seat, action, card, target)
     act(seat, action, card, target, weights, picks, rng, cards, rules, piles, pile_n,
-        bankrupt, st, trace, scratch)
+        bankrupt, st, trace, scratch, hook)
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -619,7 +686,7 @@ def takeover_mode(weights, seat, rng, cards, piles, pile_n, own, t_hand):
 
 @njit(cache=True, _nrt=False, inline="always")
 def act(seat, action, card, target, weights, picks, rng, cards, rules, piles, pile_n,
-        bankrupt, st, trace, scratch):
+        bankrupt, st, trace, scratch, hook):
     """The chosen action of ``seat``'s turn (PLAI-T1), with its fight if any."""
     if action == ACT_PASS:
         return
@@ -629,7 +696,9 @@ def act(seat, action, card, target, weights, picks, rng, cards, rules, piles, pi
                                                  trace, scratch)
     if kind >= 0:
         winner = fight(kind, attacker, defender, mode, weights, picks, rng, cards, rules,
-                       piles, pile_n, bankrupt, st, trace, scratch)
+                       piles, pile_n, bankrupt, st, trace, scratch, hook)
+        if hook is not None and hook.ask[0] != NO_ASK:
+            return
         count_action_fight(kind, winner, maintainer, st)
 
 
@@ -638,8 +707,7 @@ def open_action(seat, action, card, target, weights, rng, cards, rules, piles, p
                 bankrupt, st, trace, scratch):
     """``seat``'s action (PLAI-T1, not a pass) up to its fight: a special is played, a
     takeover's mode chosen, a funding taken. Returns the fight it leads to: (kind, FIGHT_*
-    or -1 for none; attacker; defender; the attack's mode). Shared by ``act`` and the
-    search player's (search_kernel.search_act)."""
+    or -1 for none; attacker; defender; the attack's mode)."""
     maintainer = bankrupt[seat] >= 0
     own = P_POOL if maintainer else P_HAND0 + seat
     kind = -1          # the fight this action leads to (FIGHT_*), -1 for none
@@ -728,12 +796,11 @@ def setup(deck, cards, rules, rng, piles, pile_n):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def start_game(seed, game_index, deck, cards, rules, piles, pile_n, bankrupt, st, scratch,
-               rng):
-    """A game's start on the state arrays (``piles_kernel.new_state``'s) of the game before:
-    its own random stream (seed, game index), the counters, no seat bankrupt, the per-game
-    scratch rows cleared, then the deal (``setup``). Returns the first seat. Shared by
-    ``play_game`` and the search player's game (search_kernel.play_game_search)."""
+def start_game(seed, game_index, deck, cards, rules, state):
+    """A game's start on the ``State`` of the game before: its own random stream (seed,
+    game index), the counters, no seat bankrupt, the per-game scratch rows cleared, then
+    the deal (``setup``). Returns the first seat."""
+    piles, pile_n, bankrupt, st, scratch, rng = state
     seed_game(rng, seed, game_index)
     for i in range(st.shape[0]):
         st[i] = 0
@@ -746,19 +813,15 @@ def start_game(seed, game_index, deck, cards, rules, piles, pile_n, bankrupt, st
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def play_game(seed, game_index, deck, cards, rules, weights, picks, piles, pile_n, bankrupt,
-              st, trace, scratch, rng):
-    """One game; returns (outcome, winner seat or -1, first seat). ``picks`` is
-    ``decide_kernel.pick_table(weights, cards)``. Inlined into its callers, with the game
-    loop (``game_loop``): a cold compile optimises the game's code once, in
-    ``play_games``. It was a no-alias compile of its own; inlined it plays as fast (PLAI
-    engine CPU per game 0.985x at 4 players, 0.93x at 3)."""
-    players = rules[R_PLAYERS]
-    first = start_game(seed, game_index, deck, cards, rules, piles, pile_n, bankrupt, st,
-                       scratch, rng)
-    outcome, winner = game_loop(first, players, weights, picks, rng, cards, rules, piles,
-                                pile_n, bankrupt, st, trace, scratch, deck.shape[0])
-    log(trace, st, EV_END, outcome, winner, 0, 0)
+def play_game(seed, game_index, deck, tables, state, trace):
+    """One game; returns (outcome, winner seat or -1, first seat). Inlined into its
+    callers, with the game loop (``game_loop``): a cold compile optimises the game's code
+    once, in ``play_games``. It was a no-alias compile of its own; inlined it plays as fast
+    (PLAI engine CPU per game 0.985x at 4 players, 0.93x at 3)."""
+    players = tables.rules[R_PLAYERS]
+    first = start_game(seed, game_index, deck, tables.cards, tables.rules, state)
+    outcome, winner = game_loop(first, players, tables, state, trace, deck.shape[0], None)
+    log(trace, state.st, EV_END, outcome, winner, 0, 0)
     return outcome, winner, first
 
 
@@ -776,37 +839,58 @@ def game_over(players, bankrupt):
 
 
 @njit(cache=True, _nrt=False, pipeline_class=NoAliasCompiler)
-def play_rest(seat, left, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st,
-              trace, scratch, deck_size):
+def play_rest(seat, left, tables, state, trace, deck_size):
     """``game_loop`` as a compiled function of its own, for the search player's playouts
     (search_kernel.playout): one compiled copy there. Every array argument must be its own
     memory (NoAliasCompiler)."""
-    return game_loop(seat, left, weights, picks, rng, cards, rules, piles, pile_n, bankrupt,
-                     st, trace, scratch, deck_size)
+    return game_loop(seat, left, tables, state, trace, deck_size, None)
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def game_loop(seat, left, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st,
-              trace, scratch, deck_size):
+def game_loop(seat, left, tables, state, trace, deck_size, hook):
     """The turns from ``seat``'s (the next to play, ``left`` startups in the game) to the
     end of the game (PLAI-T6); returns (outcome, winner seat or -1). Inlined into
     ``play_game`` (so into ``play_games``): numba optimises and emits a caller's module with
     every compiled callee linked in, so a separate game loop cost a cold compile one more
     pass over the whole game's code (about 1.3 s of the serial tail), and plays no faster
-    (engine CPU per game 0.98x at 4 players, 0.99x at 3, against play_rest called)."""
+    (engine CPU per game 0.98x at 4 players, 0.99x at 3, against play_rest called).
+
+    ``hook`` (module docstring) None: the engine's games. A search player's: each turn
+    starts by noting the seat, the startups and (where a seat searches) a copy of the
+    state in it; a turn that stops to ask for a decision ends the loop at once (its
+    caller decides, restores the copy and plays the turn again)."""
+    cards, rules, weights, picks = tables
+    piles, pile_n, bankrupt, st, scratch, rng = state
     players = rules[R_PLAYERS]
     outcome = OUT_STALEMATE
     winner = -1
     while st[S_TURNS] < rules[R_MAX_TURNS]:
+        if hook is not None:
+            turn_start(hook, state, seat, left)
         st[S_TURNS] += 1
         take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st, trace,
-                  scratch, left)
+                  scratch, left, hook)
+        if hook is not None and hook.ask[0] != NO_ASK:
+            break
+        if hook is not None:
+            clear_forced(hook)
         left = end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size, left)
         if left <= 1:   # PLAI-T6
             outcome, winner = game_over(players, bankrupt)
             break
         seat = seat_after(seat, 1, players)
     return outcome, winner
+
+
+@njit(cache=True, _nrt=False)
+def turn_start(hook, state, seat, left):
+    """A turn starts under a hook: what the caller replays it from (the seat, the startups
+    and, where a seat searches, a copy of the state), nothing asked yet."""
+    hook.marks[MARK_SEAT] = seat
+    hook.marks[MARK_LEFT] = left
+    hook.ask[0] = NO_ASK
+    if any_search(hook):
+        copy_state(state, hook.snap)
 
 
 @njit(cache=True, nogil=True)
@@ -840,10 +924,10 @@ def play_games(seed, start, deck, cards, rules, weights, out, card_fights):
     u_rules = unowned(rules_c)
     u_weights = unowned(weights_c)
     u_picks = (unowned(pick_keys), unowned(pick_scores))
+    u_state = State(u_piles, u_pile_n, u_bankrupt, u_st, u_scratch, u_rng)
+    u_tables = Tables(u_cards, u_rules, u_weights, u_picks)
     for i in range(out.shape[0]):
-        outcome, winner, first = play_game(seed, start + i, u_deck, u_cards, u_rules,
-                                           u_weights, u_picks, u_piles, u_pile_n, u_bankrupt,
-                                           u_st, u_trace, u_scratch, u_rng)
+        outcome, winner, first = play_game(seed, start + i, u_deck, u_tables, u_state, u_trace)
         record(out[i], start + i, players, n, outcome, winner, first, u_pile_n, u_bankrupt,
                 u_st)
         if card_fights.shape[0] > 0:
@@ -865,12 +949,13 @@ def trace_game(seed, game_index, deck, cards, rules, weights, trace, out):
     """Replay one game with a trace; returns the number of trace rows written."""
     players = rules[R_PLAYERS]
     n = deck.shape[0]
-    piles, pile_n, bankrupt, st, scratch, rng = new_state(players, n, cards.shape[1])
-    picks = pick_table(weights, cards)
-    outcome, winner, first = play_game(seed, game_index, deck, cards, rules, weights, picks,
-                                       piles, pile_n, bankrupt, st, trace, scratch, rng)
-    record(out[0], game_index, players, n, outcome, winner, first, pile_n, bankrupt, st)
-    return st[S_TRACE_N]
+    state = new_state(players, n, cards.shape[1])
+    outcome, winner, first = play_game(seed, game_index, deck,
+                                       Tables(cards, rules, weights, pick_table(weights, cards)),
+                                       state, trace)
+    record(out[0], game_index, players, n, outcome, winner, first, state.pile_n,
+           state.bankrupt, state.st)
+    return state.st[S_TRACE_N]
 
 
 @njit(cache=True, _nrt=False)

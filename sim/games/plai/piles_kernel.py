@@ -7,6 +7,8 @@ the pile's last card into the gap: hands have no order in PLAI, only sizes.
 rows for a test that wants none), or an empty int8 matrix when the game is played without
 one: then numba compiles the trace writes away (``tracing``).
 """
+from collections import namedtuple
+
 import numba
 import numpy as np
 from numba import njit, types
@@ -31,19 +33,46 @@ def _as_voidptr(typingctx, address):
     return types.voidptr(address), codegen
 
 
+# One game's state: every pile, their sizes, each seat's bankruptcy turn (-1: a startup),
+# the counters (constants.S_*), the scratch rows (constants.SCR_*: a fight's outcome, the
+# per-card fight counts) and the game's random stream.
+State = namedtuple("State", "piles pile_n bankrupt st scratch rng")
+# What never changes during a game: the card table, the rules vector, the weight matrix
+# (a row per seat) and its pick table (decide_kernel.pick_table).
+Tables = namedtuple("Tables", "cards rules weights picks")
+
+
 @njit(cache=True)
 def new_state(players, deck_size, n_ids):
-    """One game's state arrays, allocated once per batch (each game resets them):
-    (piles, pile_n, bankrupt, st, scratch, rng). ``piles`` has a row per location
-    (constants.P_*, a hand per seat) as wide as the deck; ``scratch`` (constants.SCR_*) is
-    as wide as the widest of its uses (a fight's outcome, the deck, the card ids ``n_ids``).
-    The engine (engine_kernel.play_games, trace_game) and the search player (its games and
-    its work copies of the state) all allocate through here."""
-    return (np.zeros((P_HAND0 + players, deck_size), np.int16),
-            np.zeros(P_HAND0 + players, np.int64), np.zeros(players, np.int64),
-            np.zeros(N_STATS, np.int64),
-            np.zeros((N_SCRATCH, max(N_FIGHT_OUT, deck_size, n_ids)), np.int64),
-            np.zeros(4, np.uint64))
+    """One game's ``State``, allocated once per batch (each game resets it). ``piles`` has
+    a row per location (constants.P_*, a hand per seat) as wide as the deck; ``scratch``
+    (constants.SCR_*) is as wide as the widest of its uses (a fight's outcome, the deck,
+    the card ids ``n_ids``). The engine (engine_kernel.play_games, trace_game) and the
+    search player (its games and its work copies of the state) all allocate through here."""
+    return State(np.zeros((P_HAND0 + players, deck_size), np.int16),
+                 np.zeros(P_HAND0 + players, np.int64), np.zeros(players, np.int64),
+                 np.zeros(N_STATS, np.int64),
+                 np.zeros((N_SCRATCH, max(N_FIGHT_OUT, deck_size, n_ids)), np.int64),
+                 np.zeros(4, np.uint64))
+
+
+@njit(cache=True, _nrt=False)
+def copy_state(src, dst):
+    """The game state ``src`` into ``dst`` (a State of the same shapes): a copy plays on
+    exactly as the original would."""
+    for p in range(src.pile_n.shape[0]):
+        dst.pile_n[p] = src.pile_n[p]
+        for i in range(src.pile_n[p]):
+            dst.piles[p, i] = src.piles[p, i]
+    for s in range(src.bankrupt.shape[0]):
+        dst.bankrupt[s] = src.bankrupt[s]
+    for i in range(src.st.shape[0]):
+        dst.st[i] = src.st[i]
+    for r in range(src.scratch.shape[0]):
+        for i in range(src.scratch.shape[1]):
+            dst.scratch[r, i] = src.scratch[r, i]
+    for i in range(src.rng.shape[0]):
+        dst.rng[i] = src.rng[i]
 
 
 @njit(cache=True, inline="always")
@@ -96,6 +125,15 @@ def log(trace, st, code, a, b, c, d):
     trace[n, 4] = c
     trace[n, 5] = d
     st[S_TRACE_N] = n + 1
+
+
+@njit(cache=True, _nrt=False)
+def write_search_log(trace, st, hook, slot):
+    """Trace only: the rows of the search decision in ``slot`` of the turn's hook (the
+    options it kept, their results and its choice), where the turn takes it."""
+    for r in range(hook.log_n[slot]):
+        log(trace, st, hook.log[slot, r, 0], hook.log[slot, r, 1], hook.log[slot, r, 2],
+            hook.log[slot, r, 3], hook.log[slot, r, 4])
 
 
 @njit(cache=True, _nrt=False)

@@ -42,9 +42,9 @@ class ExperimentResult:
 
         exp = self.experiment
         metrics = metrics or exp.metrics or default_metrics(exp.game, exp.players)
-        table, diffs = sweep_tables(self.points, metrics)
+        table, diffs = sweep_tables(self.points, metrics, game=exp.game)
         axes = [a.key for a in self.experiment.axes]
-        (head, rows), (dhead, drows) = display_tables(table, diffs, metrics, axes)
+        (head, rows), (dhead, drows) = display_tables(table, diffs, metrics, axes, game=exp.game)
         text = text_table(head, rows)
         if drows:
             text += "\n\npaired differences against the baseline (same games):\n"
@@ -54,14 +54,14 @@ class ExperimentResult:
 
 
 def point_strategies(run_dir: str | Path) -> str | None:
-    """The game's label of the strategies a point's run played (its ``pairing`` hook)."""
-    from sim.core.game import hook, resolve_game
+    """The game's label of the strategies a point's run played (its ``Game.pairing``)."""
+    from sim.core.game import resolve_game
 
     try:
         manifest = json.loads((Path(run_dir) / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    label = hook(resolve_game(manifest["game"]), "pairing")
+    label = resolve_game(manifest["game"]).pairing
     return label(manifest) if label is not None else None
 
 
@@ -209,7 +209,7 @@ def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any
         result.report = write_sweep_report(out_path / "report", f"Experiment {exp.name}",
                                            result.points, [a.key for a in exp.axes],
                                            exp.metrics or default_metrics(exp.game, exp.players),
-                                           notes)
+                                           notes, game=exp.game)
     return result
 
 
