@@ -58,7 +58,7 @@ class Plan:
 
 
 class BalanceTally:
-    """One side's balance answer as the games come in: per measure of the config's
+    """One side's balance answer as the games come in: per measure of the game's
     ``balance_measures`` (the summary's and the report's), its summed numerator and
     denominator; shown as the measure furthest from its even point, in the words of
     sim.core.wording.edge_answer."""
@@ -67,8 +67,8 @@ class BalanceTally:
         self.measures: list = []
         self.sums: list[list[float]] = []
 
-    def add(self, config: Any, games) -> None:
-        measures = getattr(config, "balance_measures", lambda: [])()
+    def add(self, measures: list, games) -> None:
+        """``measures``: the game's ``Game.balance_measures(players)``."""
         if not self.measures:
             self.measures = measures
             self.sums = [[0.0, 0.0] for _ in measures]
@@ -105,7 +105,7 @@ class Comparison:
         self.on_end = on_end
         self.looks_planned = len(range(0, plan.max_games, plan.chunk))
         self.z = z_for_looks(self.looks_planned)
-        game = resolve_game(plan.game)
+        self.game = game = resolve_game(plan.game)
         self.tallies = {p: PairedTally(GameOutcomes(game, p)) for p in plan.players}
         self.balance = {p: {"baseline": BalanceTally(), "edit": BalanceTally()}
                         for p in plan.players}
@@ -204,7 +204,7 @@ class Comparison:
                         part = pl.read_parquet(run.part_path(result.manifest["seed"], start))
                         drawn[side_name] = part
                         with self.lock:
-                            self.balance[players][side_name].add(config, part)
+                            self.balance[players][side_name].add(self.game.balance_measures(players), part)
                     with self.lock:
                         self.tallies[players].add(drawn["baseline"], drawn["edit"])
                 with self.lock:
