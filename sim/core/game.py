@@ -115,6 +115,8 @@ class Game(Protocol):
                                     # cause, team) -> the result column), or None
     swaps: tuple                    # sim.core.attribution.Swap: the counterfactual replays
                                     # that explain an answer's edge (the report, the summary)
+    answer_examples: Mapping[str, Any]  # answer key -> f(answer, manifest, games) giving a
+                                    # sim.core.examples.ExampleQuery: an example game of it
     ablation_fields: tuple[str, str | None]  # card-file columns `simulate ablate` changes:
                                     # (the value, the effect or None)
     tune_arena: Any                 # `simulate tune`'s arena class (sim.core.arena), or None
@@ -133,7 +135,7 @@ HOOKS = ("title", "strategy_kind", "default_strategy", "strategy_package", "stra
          "headline_columns", "matchup_scheme", "balance_variants", "sweep_metrics",
          "default_sweep_metrics", "report_metrics", "compared_rules", "report_group",
          "report_card_fights", "card_ref_example", "card_fields", "tune_arena",
-         "ablation_fields", "why_lose", "skill_budgets", "swaps")
+         "ablation_fields", "why_lose", "skill_budgets", "swaps", "answer_examples")
 
 
 class MissingHook(UserError):

@@ -152,6 +152,7 @@ class FakeHooks:
     ablation_fields = ("power", None)
     why_lose = None  # its card file has no effect column
     swaps = ()                         # no counterfactual replays declared
+    answer_examples = {}               # no balance answers, so no example games
     card_ref_example = "1.name"
     card_fields = None                 # the card file's own columns
     tune_arena = None                  # no weight vector to tune

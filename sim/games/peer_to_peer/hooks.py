@@ -11,6 +11,7 @@ import polars as pl
 from sim.core.strategy import team_pairing
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer.arena import PeerToPeerArena
+from sim.games.peer_to_peer.examples import EXAMPLES
 from sim.games.peer_to_peer.swaps import SWAPS
 from sim.games.peer_to_peer.why_lose import WhyLose
 
@@ -84,6 +85,7 @@ class PeerToPeerHooks:
     report_card_fights = False
     why_lose = WhyLose()                    # reports: why everyone loses (its causes)
     swaps = SWAPS                           # counterfactual replays: what explains an edge
+    answer_examples = EXAMPLES              # an example game of each answer (examples.py)
     ablation_fields = ("value", "effect")   # simulate ablate: value -1 / +1, effect removed
 
     def report_group(self, players: int, rules: Mapping[str, Any]) -> str:

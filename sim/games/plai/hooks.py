@@ -11,6 +11,7 @@ import polars as pl
 from sim.core.strategy import seat_number, seat_specs
 from sim.games.plai import constants as c
 from sim.games.plai.arena import PlaiArena
+from sim.games.plai.examples import EXAMPLES
 from sim.games.plai.swaps import SWAPS
 
 DEFAULT_STRATEGY = "expert"          # the tuned strategy (strategies/plai/expert.yaml)
@@ -104,6 +105,7 @@ class PlaiHooks:
     compared_rules = ()
     why_lose = None                         # no "why everyone loses" section
     swaps = SWAPS                           # counterfactual replays: what explains an edge
+    answer_examples = EXAMPLES              # an example game of each answer (examples.py)
     ablation_fields = ("strength", "effect")   # simulate ablate: strength -1 / +1, effect removed
     report_card_fights = True       # reports replay games for per-card fight counts
 
