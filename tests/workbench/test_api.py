@@ -279,6 +279,103 @@ def test_the_workbench_and_simulate_compare_agree(tmp_path, runner):
                                          for k in point["changed"]]
 
 
+def test_changed_games_expand_to_every_index_and_open_side_by_side(tmp_path):
+    """The snapshot lists each kind of change with its first indices; the changed-games
+    endpoint gives all of them (worked out here from the two tables); a changed game opens
+    in the viewer with both sides' games on the same seed and index."""
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        ident = c.post("/api/run", json=renamed(edit_body(
+            state, page=PAGE, games=3000, chunk=1000, width=0.01))).json()["id"]
+        snap = wait(c, ident)
+        dirs = c.app.state.bench.comparisons[ident].run_dirs[4]
+        base, edit = _played(dirs["baseline"]), _played(dirs["edit"])
+        kinds = snap["points"][0]["changed"]
+        full = [c.get(f"/api/run/{ident}/changed", params={"players": 4, "from": k["from"],
+                                                           "to": k["to"]}).json()
+                for k in kinds]
+        first = full[0]["games"][0]
+        page = c.get(f"/viewer/{ident}/4/{first}")
+        refused = [c.get(f"/viewer/{ident}/4/3000"), c.get(f"/viewer/{ident}/3/0"),
+                   c.get(f"/viewer/{ident}/4/x1"), c.get(f"/viewer/nothing/4/0"),
+                   c.get(f"/api/run/{ident}/changed", params={"players": 4, "from": "a"})]
+    names = {0: "team A win", 1: "team B win", 2: "draw"}
+    b, e = base["winner"].to_numpy(), edit["winner"].to_numpy()
+    expected = {}
+    for index in np.flatnonzero(b != e):
+        expected.setdefault((names[b[index]], names[e[index]]), []).append(int(index))
+    assert {(k["from"], k["to"]): k["games"] for k in full} == expected
+    assert [k["count"] for k in kinds] == [len(k["games"]) for k in full]
+    assert all(k["games"] == f["games"][:compare.SHOWN_INDICES] for k, f in zip(kinds, full))
+    assert sum(k["count"] for k in kinds) == snap["points"][0]["changed_games"]
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "default-src 'none'" in page.headers["content-security-policy"]
+    assert "http://" not in page.text and "https://" not in page.text
+    words = {0: "team A wins", 1: "team B wins", 2: "draw"}
+    left, right = page.text.split('id="first-divergence"')[1].split("</tr>")[0].split("<td>")[1:]
+    assert f"game {first} (seed 1)" in left and words[b[first]] in left
+    assert words[e[first]] in right
+    assert [r.status_code for r in refused] == [404, 404, 400, 404, 400]
+    assert "not played yet (3,000 games per side so far)" in refused[0].json()["error"]
+
+
+def test_each_look_keeps_its_difference_intervals(tmp_path):
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        ident = c.post("/api/run", json=renamed(edit_body(
+            state, page=PAGE, games=4000, chunk=1000, width=0.01))).json()["id"]
+        snap = wait(c, ident)
+    history = snap["history"]
+    assert [h["look"] for h in history] == [1, 2, 3, 4]
+    assert [h["games"] for h in history] == [1000, 2000, 3000, 4000]
+    last = {r["headline"]: [r["difference"][k] for k in ("mean", "lo", "hi")]
+            for r in snap["points"][0]["rows"]}
+    assert history[-1]["intervals"]["4"] == last
+    widths = [max(hi - lo for _, lo, hi in h["intervals"]["4"].values()) for h in history]
+    assert [round(200 * w / 2, 9) for w in widths] == [round(w, 9) for w in snap["widths"]]
+
+
+def test_an_example_game_of_each_answer_comes_from_the_edits_games(tmp_path):
+    """After the report, "show an example" of an answer: the game the game's query picks
+    from the edit's games table (here checked against that table), opened in the viewer."""
+    with client(tmp_path, game="peer-to-peer") as c:
+        state = c.get("/api/state").json()
+        body = edit_body(state, page=PAGE, games=2000, chunk=1000, width=0.001)
+        body["rules"]["customer_patience"] = "3"
+        ident = c.post("/api/run", json=body).json()["id"]
+        wait(c, ident, seconds=120)
+        early = c.post(f"/api/example/{ident}", json={"question": "all_lose", "players": 4})
+        made = c.post(f"/api/report/{ident}").json()
+        found = {q: c.post(f"/api/example/{ident}", json={"question": q, "players": 4})
+                 for q in ("all_lose", "first_marker", "team_balance")}
+        again = c.post(f"/api/example/{ident}", json={"question": "all_lose", "players": 4})
+        unknown = c.post(f"/api/example/{ident}", json={"question": "chess", "players": 4})
+        wrong = c.post(f"/api/example/{ident}", json={"question": "all_lose", "players": 5})
+        edit = _played(c.app.state.bench.comparisons[ident].run_dirs[4]["edit"])
+        viewer = c.get(found["all_lose"].json()["viewer"])
+    assert early.status_code == 400 and "make the balance report first" in early.json()["error"]
+    assert {"all_lose", "first_marker", "team_balance"} <= set(made["examples"])
+    assert all(r.status_code == 200 for r in found.values()), {q: r.text for q, r in found.items()}
+    lose = found["all_lose"].json()
+    winner = edit["winner"].to_numpy()
+    assert lose["example"]["game_index"] == int(np.flatnonzero(winner == 3)[0])  # the first
+    assert lose["side"] == "edit" and lose["example"]["games"] == edit.height
+    assert lose["viewer"] == f"/viewer/{ident}/4/{lose['example']['game_index']}"
+    marker = found["first_marker"].json()["example"]
+    row = edit.row(marker["game_index"], named=True)
+    answer = next(a for a in made["answers"] if a["question"] == "first_marker")
+    holder_won = row["winner"] == row["first_marker"]
+    assert holder_won == (answer["value"] >= answer["even"])
+    assert "with the marker given to team" in marker["words"]
+    balance = found["team_balance"].json()["example"]
+    row = edit.row(balance["game_index"], named=True)
+    team = "a" if row["winner"] == 0 else "b"
+    assert row[f"contests_domain_won_{team}"] > 0
+    assert again.json() == lose
+    assert unknown.status_code == 404 and wrong.status_code == 404
+    assert viewer.status_code == 200 and "<table" in viewer.text
+
+
 def test_each_side_shows_the_balance_answer_of_the_summary_and_the_report(tmp_path):
     from sim.games.peer_to_peer.measures import team_balance
 
