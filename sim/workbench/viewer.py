@@ -8,6 +8,7 @@ that differs marked (``id="first-divergence"``) and linked from the top.
 """
 from __future__ import annotations
 
+import difflib
 import html
 from typing import Any
 
@@ -48,20 +49,24 @@ def game_page(plan: Any, players: int, game_index: int, title: str = "") -> str:
 
 
 def side_by_side(base: str, edit: str, title: str) -> str:
-    """Two text traces line by line; the first line that differs is marked."""
+    """Two text traces aligned line by line (difflib: a line one side adds faces a gap);
+    the first line that differs is marked."""
     left, right = base.splitlines(), edit.splitlines()
-    first = next((i for i, (a, b) in enumerate(zip(left, right)) if a != b),
-                 None if len(left) == len(right) else min(len(left), len(right)))
+    pairs: list[tuple[str | None, str | None]] = []
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    for _, i1, i2, j1, j2 in matcher.get_opcodes():
+        for k in range(max(i2 - i1, j2 - j1)):
+            pairs.append((left[i1 + k] if i1 + k < i2 else None,
+                          right[j1 + k] if j1 + k < j2 else None))
+    first = next((i for i, (a, b) in enumerate(pairs) if a != b), None)
     rows = []
-    for i in range(max(len(left), len(right))):
-        a = left[i] if i < len(left) else ""
-        b = right[i] if i < len(right) else ""
+    for i, (a, b) in enumerate(pairs):
         mark = ' id="first-divergence"' if i == first else ""
         kind = "same" if a == b else "differs"
-        rows.append(f'<tr class="{kind}"{mark}><td>{html.escape(a)}</td>'
-                    f'<td>{html.escape(b)}</td></tr>')
+        rows.append(f'<tr class="{kind}"{mark}><td>{html.escape(a or "")}</td>'
+                    f'<td>{html.escape(b or "")}</td></tr>')
     where = ("the two games are the same line for line" if first is None else
-             f'<a href="#first-divergence">the first difference</a>: line {first + 1}')
+             f'<a href="#first-divergence">the first difference</a>: row {first + 1}')
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
             f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
             f"<h1>{html.escape(title)}</h1><p class=\"muted\">Baseline and edit replayed "
