@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import httpx
+import polars as pl
 import pytest
 
 from sim import api
@@ -164,6 +165,103 @@ def test_edit_a_card_run_watch_the_interval_narrow_see_the_verdict_save_and_relo
                  and browser.find_element("id", "report-link"), 300)
     report = httpx.get(link.get_attribute("href"), timeout=30)
     assert report.status_code == 200 and "<html" in report.text.lower()
+
+    # its answers on the page, each with an example game from the edit's games
+    row = browser.find_element(
+        "css selector", '#answers tr[data-question="all_lose"][data-players="4"]')
+    row.find_element("css selector", "button.show-example").click()
+    opened = until(lambda: row.find_elements("css selector", "a.open-example"), 120)[0]
+    index = int(opened.get_attribute("data-game"))
+    edit = pl.read_parquet(Path(snap.run_dirs[4]["edit"]) / "games" / "*.parquet")
+    assert edit.filter(pl.col("game_index") == index)["winner"].item() == 3   # all lose
+    assert row.find_element("css selector", ".example").text.startswith(
+        f"a game everyone lost, from the edit's games: game {index}: everyone lost in round")
+    assert opened.get_attribute("href").endswith(f"/viewer/{snap.id}/4/{index}")
+
+
+def test_open_a_changed_game_side_by_side_at_its_first_divergence(server, browser):
+    """The designer's loop of a card edit: the card table beside the results, the
+    difference's interval drawn look by look, the changed games by kind, one of them
+    opened in the viewer (baseline and edit on the same seed and game index) at the first
+    place the two games differ.
+
+    The viewer here is the workbench's stand-in (sim/workbench/viewer.py: the two text
+    traces aligned line by line, the first differing line marked and linked). When the
+    game viewer is wired into ``viewer.game_page``, the steps after "the viewer opens" go
+    to its step buttons: step forward to the first divergence and read the decision that
+    differs there."""
+    address, _, bench = server
+    open_page(browser, address)
+    # wide: the card table and the results side by side; narrow: one column, results first
+    cards, results = (browser.find_element("id", i).rect for i in ("cards-box", "run-box"))
+    assert cards["x"] + cards["width"] <= results["x"]
+    assert results["y"] < cards["y"] + cards["height"]
+    browser.set_window_size(900, 1000)
+    try:
+        cards, results = (browser.find_element("id", i).rect for i in ("cards-box", "run-box"))
+        assert results["y"] + results["height"] <= cards["y"]
+    finally:
+        browser.set_window_size(1400, 1000)
+
+    type_into(cell(browser, card_row(browser, "TE13"), "value"), "10")
+    set_run_options(browser, games=60_000, width=1.5, chunk=3000)
+    browser.find_element("id", "run").click()
+    drawn = set()
+
+    def looks_drawn():
+        """the looks' plot grows as the looks arrive"""
+        count, state = browser.execute_script(
+            "const s = document.querySelector('#looks svg[data-players=\"4\"]');"
+            "return [s ? s.querySelectorAll('g[data-look]').length : 0,"
+            " document.body.dataset.state || ''];")
+        drawn.add(count)
+        return state in ("decided", "capped", "stopped", "error")
+
+    until(looks_drawn, 300, 0.02)
+    assert browser.execute_script("return document.body.dataset.state") in ("decided", "capped")
+    comparison = bench.comparisons[browser.execute_script("return document.body.dataset.comparison")]
+    assert max(drawn) == comparison.looks and len(drawn - {0}) >= 2   # drawn look by look
+    marks = browser.find_elements("css selector", '#looks svg g[data-look] g[data-headline]')
+    assert len(marks) == comparison.looks * 3                # every headline at every look
+
+    # the changed games by kind, as the tally has them
+    kinds = browser.find_elements("css selector", '#changed .changed-point[data-players="4"] details')
+    tally = comparison.tallies[4].changed()
+    assert [(k.get_attribute("data-from"), k.get_attribute("data-to"),
+             int(k.get_attribute("data-count"))) for k in kinds] == \
+        [(k["from"], k["to"], k["count"]) for k in tally]
+    kind = next(k for k in kinds if "all-lose" in k.get_attribute("data-to"))
+    kind.find_element("css selector", "summary").click()
+    kind.find_element("css selector", "button.more").click()
+    links = until(lambda: len(kind.find_elements("css selector", "a.game")) ==
+                  int(kind.get_attribute("data-count")) and
+                  kind.find_elements("css selector", "a.game"), 30)
+    index = int(links[0].get_attribute("data-game"))
+    before = kind.get_attribute("data-from")          # "team A win" or "team B win"
+
+    # the viewer opens in a new tab: the same game index, baseline and edit
+    home = browser.current_window_handle
+    links[0].click()
+    until(lambda: len(browser.window_handles) == 2, 30)
+    browser.switch_to.window(next(h for h in browser.window_handles if h != home))
+    try:
+        until(lambda: browser.find_elements("id", "first-divergence"), 120)
+        assert f"game {index}" in browser.title
+        browser.find_element("link text", "the first difference").click()
+        row = browser.find_element("id", "first-divergence")
+        base, edit = [c.text for c in row.find_elements("css selector", "td")]
+        assert base != edit
+        same = browser.find_elements("css selector", "tr.same")
+        assert same and same[0].location["y"] < row.location["y"]   # the same deal before it
+        sides = browser.execute_script(   # each side's scoring line, wherever it aligns
+            "return [0, 1].map(k => Array.from(document.querySelectorAll('tr'))"
+            ".map(r => r.cells[k] ? r.cells[k].textContent : '')"
+            ".find(text => text.startsWith('Scoring')))")
+        assert "winner all_lose" in sides[1]                      # the edit: everyone loses
+        assert f"winner {before[5]}," in sides[0]                  # the baseline: team A or B
+    finally:
+        browser.close()
+        browser.switch_to.window(home)
 
 
 def test_a_bad_cell_shows_the_cli_error_beside_it(server, browser, tmp_path):

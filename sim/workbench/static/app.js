@@ -465,10 +465,10 @@ function gameLink(snap, players, index) {
                   text: String(index)});
 }
 
-function drawChanged(snap, force = false) {
+function drawChanged(snap) {
   // redrawn only when the list changes, so an open kind and a click survive the polling
   const signature = JSON.stringify([snap.id, snap.points.map((p) => [p.players, p.changed])]);
-  if (signature === changedDrawn && !force) return;
+  if (signature === changedDrawn) return;
   changedDrawn = signature;
   const blocks = [];
   for (const point of snap.points) {
@@ -489,19 +489,7 @@ function drawChanged(snap, force = false) {
       details.addEventListener("toggle", () => {
         if (details.open) openKinds.add(key); else openKinds.delete(key);
       });
-      const full = allGames.get(key);
-      const games = full && full.count === kind.count ? full.games : kind.games;
-      const box = el("div", {class: "games"},
-        ...games.slice(0, SHOWN_GAMES).map((index) => gameLink(snap, players, index)));
-      if (games.length < kind.count) {
-        const more = el("button", {type: "button", class: "more",
-                                   text: `all ${kind.count.toLocaleString()}`});
-        more.addEventListener("click", () => expand(snap, players, kind, key));
-        box.append(" ", more);
-      } else if (games.length > SHOWN_GAMES) {
-        box.append(el("span", {class: "muted", text: ` and ${(games.length - SHOWN_GAMES)
-          .toLocaleString()} more (simulate compare lists them all)`}));
-      }
+      const box = gamesBox(snap, players, kind, key);
       details.append(box);
       block.append(details);
     }
@@ -510,13 +498,29 @@ function drawChanged(snap, force = false) {
   $("changed").replaceChildren(...blocks);
 }
 
-async function expand(snap, players, kind, key) {
+function gamesBox(snap, players, kind, key) {
+  const full = allGames.get(key);
+  const games = full && full.count === kind.count ? full.games : kind.games;
+  const box = el("div", {class: "games"},
+    ...games.slice(0, SHOWN_GAMES).map((index) => gameLink(snap, players, index)));
+  if (games.length < kind.count) {
+    const more = el("button", {type: "button", class: "more",
+                               text: `all ${kind.count.toLocaleString()}`});
+    more.addEventListener("click", () => expand(snap, players, kind, key, box));
+    box.append(" ", more);
+  } else if (games.length > SHOWN_GAMES) {
+    box.append(el("span", {class: "muted", text: ` and ${(games.length - SHOWN_GAMES)
+      .toLocaleString()} more (simulate compare lists them all)`}));
+  }
+  return box;
+}
+
+async function expand(snap, players, kind, key, box) {
   const query = new URLSearchParams({players, from: kind.from, to: kind.to});
   const answer = await api("GET", `/api/run/${snap.id}/changed?${query}`);
   if (!answer.ok) { showProblem(answer.data.error); return; }
   allGames.set(key, answer.data);
-  openKinds.add(key);
-  if (lastSnap) drawChanged(lastSnap, true);
+  box.replaceWith(gamesBox(snap, players, {...kind, count: answer.data.count}, key));
 }
 
 async function stop() {
