@@ -125,6 +125,9 @@ def keyed(build: Callable[[Callable[[int], str]], Story], names: list[str],
     for step, id_step in zip(story.steps, by_id.steps):
         for line, id_line in zip(step.lines, id_step.lines):
             line.key = id_line.text
+            if id_line.decision is not None:   # the options weighed and the one taken
+                line.key += " | " + " ; ".join(("* " if o.chosen else "") + o.text
+                                               for o in id_line.decision.options)
     return story
 
 
@@ -137,10 +140,7 @@ class Divergence:
     line: int
     base_text: str
     edit_text: str
-
-    def describe(self, unit: str) -> str:
-        return (f"{unit} {self.step}: '{self.base_text}' became '{self.edit_text}'"
-                if self.line >= 0 else f"{unit} {self.step}: {self.base_text} / {self.edit_text}")
+    where: str = ""             # the step's title ("Round 3 (first team marker: team A)")
 
 
 def first_divergence(base: Story, edit: Story) -> Divergence | None:
@@ -149,13 +149,66 @@ def first_divergence(base: Story, edit: Story) -> Divergence | None:
     for s in range(max(len(base.steps), len(edit.steps))):
         if s >= len(base.steps) or s >= len(edit.steps):
             ended = "the game had ended"
+            title = (base.steps[s] if s < len(base.steps) else edit.steps[s]).title
             return Divergence(s, -1, ended if s >= len(base.steps) else "the game went on",
-                              ended if s >= len(edit.steps) else "the game went on")
+                              ended if s >= len(edit.steps) else "the game went on", title)
         a, b = base.steps[s].lines, edit.steps[s].lines
         for i in range(max(len(a), len(b))):
             ka = a[i].key if i < len(a) else None
             kb = b[i].key if i < len(b) else None
             if ka != kb:
-                return Divergence(s, i, a[i].text if i < len(a) else "(nothing more)",
-                                  b[i].text if i < len(b) else "(nothing more)")
+                if ka is None or kb is None:
+                    words = (a[i].text if ka else "(nothing more)",
+                             b[i].text if kb else "(nothing more)")
+                else:
+                    words = _difference(a[i], b[i])
+                return Divergence(s, i, *words, base.steps[s].title)
     return None
+
+
+def _difference(a: Line, b: Line) -> tuple[str, str]:
+    """Two differing lines in words; for the same words with other options or another
+    choice, what the decisions weighed and took."""
+    if a.text != b.text or a.decision is None or b.decision is None:
+        return a.text, b.text
+    texts_a = [o.text for o in a.decision.options]
+    texts_b = [o.text for o in b.decision.options]
+
+    def words(line: Line, others: list[str]) -> str:
+        chosen = line.decision.chosen
+        extra = [o.text for o in line.decision.options if o.text not in others]
+        return (f"{line.text}: took {chosen.text if chosen else 'nothing'}"
+                + (f"; only this game weighed {'; '.join(extra)}" if extra and len(extra) <= 3
+                   else f"; {len(extra)} options only this game weighed" if extra else ""))
+
+    return words(a, texts_b), words(b, texts_a)
+
+
+def card_changes(base: Story, edit: Story) -> list[str]:
+    """The edited game's card file against the baseline's, in words: each card whose
+    description changed, and the cards only one of them has (compared by id)."""
+    before = {c.id: c for c in base.cards}
+    after = {c.id: c for c in edit.cards}
+    changes = [f"{c.id}: {c.label} -> {after[c.id].label}" for c in base.cards
+               if c.id in after and c.label != after[c.id].label]
+    changes += [f"{c.id} only in the baseline: {c.label}" for c in base.cards if c.id not in after]
+    changes += [f"{c.id} only in the edited game: {c.label}" for c in edit.cards
+                if c.id not in before]
+    return changes
+
+
+def header_changes(base: Story, edit: Story) -> list[str]:
+    """The header lines (configuration, rules) that differ, baseline then edited; rule
+    lists are compared option by option."""
+    changes = []
+    for a, b in zip(base.header, edit.header):
+        if a == b:
+            continue
+        head_a, _, list_a = a.partition(": ")
+        head_b, _, list_b = b.partition(": ")
+        if head_a == head_b == "rules":
+            items_a, items_b = list_a.split(", "), list_b.split(", ")
+            changes += [f"{x} -> {y}" for x, y in zip(items_a, items_b) if x != y]
+        else:
+            changes.append(f"{a} -> {b}")
+    return changes
