@@ -12,6 +12,8 @@ from sim import api
 from sim.cli import main
 from sim.games.peer_to_peer.game import GAME as P2P
 
+from card_edits import edited_cards
+
 
 class _Page(HTMLParser):
     """The page's tags and attributes, the step buttons and the embedded data."""
@@ -41,19 +43,6 @@ class _Page(HTMLParser):
     @property
     def data(self) -> dict:
         return json.loads(self.data_text)
-
-
-def edited_cards(tmp_path, card_id: str, value: int):
-    """The default Peer-to-Peer card file with one card's value changed."""
-    lines = api.default_cards("peer-to-peer").splitlines()
-    for i, line in enumerate(lines):
-        if line.startswith(card_id + ","):
-            fields = line.split(",")
-            fields[3] = str(value)
-            lines[i] = ",".join(fields)
-    path = tmp_path / f"{card_id}-{value}.csv"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
 
 
 def assert_self_contained(text: str) -> None:
