@@ -37,7 +37,8 @@ from typing import Any, Iterable, Mapping
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from sim import api
@@ -45,6 +46,7 @@ from sim.core.errors import UserError
 from sim.core.game import hook, resolve_game
 from sim.core.inputs import parse_count, parse_seed
 from sim.core.output import is_no_space
+from sim.core.request import GameRequest
 from sim.workbench import compare, inputs
 from sim.workbench.inputs import BadInput
 
@@ -608,6 +610,40 @@ async def report_file(request: Request) -> Response:
     return FileResponse(path, headers={"Cache-Control": "no-store"})
 
 
+# The viewer page carries its script and style inline and loads nothing: its policy says so.
+VIEWER_CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+              "base-uri 'none'; form-action 'none'; frame-ancestors 'self'")
+
+
+@handled
+async def game_viewer(request: Request, bench: Workbench) -> Response:
+    """The game viewer (reports/viewer.py) of one game of a comparison: its baseline and
+    its edited side on the same seed and game index, opened at their first difference."""
+    comparison = _comparison(request, bench)
+    plan = comparison.plan
+    players_text, index_text = request.path_params["players"], request.path_params["index"]
+    if not (players_text.isdigit() and index_text.isdigit() and len(index_text) < 19):
+        raise BadInput("the address is /game/ID/PLAYERS/GAME-INDEX, whole numbers")
+    players, index = int(players_text), int(index_text)
+    if index >= plan.max_games:
+        raise BadInput(f"game index {index} is beyond this comparison's {plan.max_games:,} "
+                       "games")
+    if players not in plan.players:
+        raise BadInput(f"this comparison played {', '.join(map(str, plan.players))} players, "
+                       f"not {players}")
+    request_of = {"game": plan.game, "players": players,
+                  "strategies": plan.strategies.get(players) or None}
+    base = GameRequest(cards=plan.baseline.cards, rules_file=plan.baseline.rules_file,
+                       **request_of)
+    edit = GameRequest(cards=plan.edit.cards, rules_file=plan.edit.rules_file, **request_of)
+    page = await run_in_threadpool(api.viewer, base, seed=plan.seed, game_index=index,
+                                   compare=edit)
+    return HTMLResponse(page, headers={"Content-Security-Policy": VIEWER_CSP,
+                                       "Cache-Control": "no-store",
+                                       "X-Content-Type-Options": "nosniff",
+                                       "Referrer-Policy": "no-referrer"})
+
+
 async def http_error(request: Request, exc: Exception) -> Response:
     """Starlette's own refusals (no such path 404, wrong method 405...) as JSON lines."""
     status = int(getattr(exc, "status_code", 400))
@@ -632,6 +668,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/download", download, methods=["POST"]),
         Route("/api/report/{ident}", report, methods=["POST"]),
         Route("/report/{ident}/{name}", report_file, methods=["GET"]),
+        Route("/game/{ident}/{players}/{index}", game_viewer, methods=["GET"]),
     ]
     @contextlib.asynccontextmanager
     async def lifespan(app):
