@@ -74,9 +74,9 @@ def test_a_game_page_is_self_contained_and_every_round_is_reachable():
 def test_the_edit_of_technology_13_first_changes_round_2s_commit_of_team_a(tmp_path):
     """Technology 13 from 13 to 10, game 3 of seed 1 (4 players, expert v expert): the
     setup and round 1 are the same (TE13 is still in the customer deck); it joins the row
-    in round 2, where team A holds IN4 SV1 TE2 OPA. 4 + 1 + 5 = 10 reaches the edited
-    value with an Information card (P2P-R2a), no subset reaches 13, so the edited team A
-    weighs one more option, and takes it (its value feature scores it highest)."""
+    in round 2, where team A holds IN4 SV1 TE2 OPA (12 in all, no shift venture). IN4 +
+    SV1 + OPA = 10 reaches the edited value, OPA being of any domain (P2P-R2a); no subset
+    reaches 13. So the edited team A weighs one more option, and takes it."""
     cards = edited_cards(tmp_path, "TE13", 10)
     text = api.viewer(seed=1, game_index=3, compare={"cards": str(cards)})
     assert_self_contained(text)
