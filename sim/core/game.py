@@ -41,6 +41,12 @@ class GameConfig(Protocol):
     def trace(self, seed: int, game_index: int) -> str:
         """Replay one game and describe it round by round, in words."""
 
+    def story(self, seed: int, game_index: int):
+        """Replay one game as a sim.core.story.Story: its rounds (or turns) with the table
+        at each one's start, what happened and every decision's options; ``trace`` is its
+        text and the game viewer (reports/viewer.py) draws it. Optional: a game without it
+        has no viewer."""
+
     def summarize(self, games: pl.LazyFrame) -> dict[str, Any]:
         """Headline numbers for the --json summary (game-specific keys)."""
 

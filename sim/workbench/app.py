@@ -23,9 +23,10 @@ Endpoints (all JSON unless said):
                               every game index whose outcome went from kind K to L
   POST /api/example/{id}      {question, players[, variant]}: an example game of that answer
                               of the report, from the edit's games -> {example, viewer}
-  GET  /viewer/{id}/{players}/{game_index}
-                              the game viewer: that game, baseline and edit side by side
-                              (a self-contained HTML page)
+  GET  /game/{id}/{players}/{game_index}
+                              the game viewer (api.viewer): that game, baseline and edit
+                              side by side, opened at their first difference (a
+                              self-contained HTML page)
 """
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ from typing import Any, Iterable, Mapping
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from sim import api
@@ -53,6 +55,7 @@ from sim.core.errors import UserError
 from sim.core.game import hook, resolve_game
 from sim.core.inputs import parse_count, parse_seed
 from sim.core.output import is_no_space
+from sim.core.request import GameRequest
 from sim.workbench import compare, inputs
 from sim.workbench.inputs import BadInput
 
@@ -66,9 +69,6 @@ DEFAULT_MAX_TEMP_BYTES = 1_000_000_000   # the temporary folder's cap (--temp-li
 NO_WORKER_SECONDS = 60          # a Dask comparison stops after this long without any worker
 PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
-# The viewer is one self-contained page (its style and script inline): it may load nothing
-VIEWER_CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-              "img-src data:; frame-ancestors 'self'; base-uri 'none'; form-action 'none'")
 
 
 def _brief(value: Any, limit: int = 300) -> str:
@@ -628,8 +628,8 @@ def _players_of(value: Any, comparison: compare.Comparison) -> int:
         raise BadInput("'players' must be a player count of the comparison")
     players = int(value)
     if players not in comparison.plan.players:
-        raise NotFound(f"the comparison played {', '.join(map(str, comparison.plan.players))} "
-                       f"players, not {players}")
+        raise BadInput(f"this comparison played "
+                       f"{', '.join(map(str, comparison.plan.players))} players, not {players}")
     return players
 
 
@@ -678,30 +678,43 @@ async def example(request: Request, bench: Workbench) -> Response:
             raise NotFound(f"the game shows no example game of '{question}'")
         comparison.examples[key] = found
     viewer = (None if found.game_index is None else
-              f"/viewer/{comparison.id}/{players}/{found.game_index}")
+              f"/game/{comparison.id}/{players}/{found.game_index}")
     return JSONResponse(_finite({"example": found.as_json(), "side": "edit",
                                  "viewer": viewer}))
 
 
+# The viewer page carries its script and style inline and loads nothing: its policy says so.
+VIEWER_CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+              "base-uri 'none'; form-action 'none'; frame-ancestors 'self'")
+
+
 @handled
-async def viewer_page(request: Request, bench: Workbench) -> Response:
-    from starlette.concurrency import run_in_threadpool
-
-    from sim.workbench import viewer
-
+async def game_viewer(request: Request, bench: Workbench) -> Response:
+    """The game viewer (reports/viewer.py) of one game of a comparison: its baseline and
+    its edited side on the same seed and game index, opened at their first difference."""
     comparison = _comparison(request, bench)
-    players = _players_of(request.path_params["players"], comparison)
-    text = request.path_params["index"]
-    if not text.isdigit() or len(text) > 19:
-        raise BadInput("the game index must be a whole number")
-    index, played = int(text), comparison.played(players)
-    if index >= played:
-        raise NotFound(f"game {index} is not played yet ({played:,} games per side so far)")
-    page_html = await run_in_threadpool(viewer.game_page, comparison.plan, players, index)
-    return Response(page_html, media_type="text/html; charset=utf-8",
-                    headers={"Content-Security-Policy": VIEWER_CSP, "Cache-Control": "no-store",
-                             "X-Content-Type-Options": "nosniff",
-                             "Referrer-Policy": "no-referrer"})
+    plan = comparison.plan
+    players_text, index_text = request.path_params["players"], request.path_params["index"]
+    if not (players_text.isdigit() and index_text.isdigit() and len(index_text) < 19):
+        raise BadInput("the address is /game/ID/PLAYERS/GAME-INDEX, whole numbers")
+    players, index = int(players_text), int(index_text)
+    if index >= plan.max_games:
+        raise BadInput(f"game index {index} is beyond this comparison's {plan.max_games:,} "
+                       "games")
+    if players not in plan.players:
+        raise BadInput(f"this comparison played {', '.join(map(str, plan.players))} players, "
+                       f"not {players}")
+    request_of = {"game": plan.game, "players": players,
+                  "strategies": plan.strategies.get(players) or None}
+    base = GameRequest(cards=plan.baseline.cards, rules_file=plan.baseline.rules_file,
+                       **request_of)
+    edit = GameRequest(cards=plan.edit.cards, rules_file=plan.edit.rules_file, **request_of)
+    page = await run_in_threadpool(api.viewer, base, seed=plan.seed, game_index=index,
+                                   compare=edit)
+    return HTMLResponse(page, headers={"Content-Security-Policy": VIEWER_CSP,
+                                       "Cache-Control": "no-store",
+                                       "X-Content-Type-Options": "nosniff",
+                                       "Referrer-Policy": "no-referrer"})
 
 
 async def http_error(request: Request, exc: Exception) -> Response:
@@ -730,7 +743,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/report/{ident}/{name}", report_file, methods=["GET"]),
         Route("/api/run/{ident}/changed", changed, methods=["GET"]),
         Route("/api/example/{ident}", example, methods=["POST"]),
-        Route("/viewer/{ident}/{players}/{index}", viewer_page, methods=["GET"]),
+        Route("/game/{ident}/{players}/{index}", game_viewer, methods=["GET"]),
     ]
     @contextlib.asynccontextmanager
     async def lifespan(app):

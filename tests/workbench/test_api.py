@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -280,10 +281,9 @@ def test_the_workbench_and_simulate_compare_agree(tmp_path, runner):
                                          for k in point["changed"]]
 
 
-def test_changed_games_expand_to_every_index_and_open_side_by_side(tmp_path):
+def test_changed_games_expand_to_every_index(tmp_path):
     """The snapshot lists each kind of change with its first indices; the changed-games
-    endpoint gives all of them (worked out here from the two tables); a changed game opens
-    in the viewer with both sides' games on the same seed and index."""
+    endpoint gives all of them (worked out here from the two tables)."""
     with client(tmp_path) as c:
         state = c.get("/api/state").json()
         ident = c.post("/api/run", json=renamed(edit_body(
@@ -295,11 +295,11 @@ def test_changed_games_expand_to_every_index_and_open_side_by_side(tmp_path):
         full = [c.get(f"/api/run/{ident}/changed", params={"players": 4, "from": k["from"],
                                                            "to": k["to"]}).json()
                 for k in kinds]
-        first = full[0]["games"][0]
-        page = c.get(f"/viewer/{ident}/4/{first}")
-        refused = [c.get(f"/viewer/{ident}/4/3000"), c.get(f"/viewer/{ident}/3/0"),
-                   c.get(f"/viewer/{ident}/4/x1"), c.get(f"/viewer/nothing/4/0"),
-                   c.get(f"/api/run/{ident}/changed", params={"players": 4, "from": "a"})]
+        refused = [c.get(f"/api/run/{ident}/changed", params={"players": 4, "from": "a"}),
+                   c.get(f"/api/run/{ident}/changed", params={"players": 3, "from": "a",
+                                                              "to": "b"}),
+                   c.get("/api/run/nothing/changed", params={"players": 4}),
+                   c.get(f"/game/{ident}/4/0")]        # the fake game tells no story
     names = {0: "team A win", 1: "team B win", 2: "draw"}
     b, e = base["winner"].to_numpy(), edit["winner"].to_numpy()
     expected = {}
@@ -309,15 +309,9 @@ def test_changed_games_expand_to_every_index_and_open_side_by_side(tmp_path):
     assert [k["count"] for k in kinds] == [len(k["games"]) for k in full]
     assert all(k["games"] == f["games"][:compare.SHOWN_INDICES] for k, f in zip(kinds, full))
     assert sum(k["count"] for k in kinds) == snap["points"][0]["changed_games"]
-    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-    assert "default-src 'none'" in page.headers["content-security-policy"]
-    assert "http://" not in page.text and "https://" not in page.text
-    words = {0: "team A wins", 1: "team B wins", 2: "draw"}
-    left, right = page.text.split('id="first-divergence"')[1].split("</tr>")[0].split("<td>")[1:]
-    assert f"game {first} (seed 1)" in left and words[b[first]] in left
-    assert words[e[first]] in right
-    assert [r.status_code for r in refused] == [404, 404, 400, 404, 400]
-    assert "not played yet (3,000 games per side so far)" in refused[0].json()["error"]
+    assert [r.status_code for r in refused] == [400, 400, 404, 400]
+    assert "played 4 players, not 3" in refused[1].json()["error"]
+    assert "cannot tell a game as a story" in refused[3].json()["error"]
 
 
 def test_each_look_keeps_its_difference_intervals(tmp_path):
@@ -361,7 +355,7 @@ def test_an_example_game_of_each_answer_comes_from_the_edits_games(tmp_path):
     winner = edit["winner"].to_numpy()
     assert lose["example"]["game_index"] == int(np.flatnonzero(winner == 3)[0])  # the first
     assert lose["side"] == "edit" and lose["example"]["games"] == edit.height
-    assert lose["viewer"] == f"/viewer/{ident}/4/{lose['example']['game_index']}"
+    assert lose["viewer"] == f"/game/{ident}/4/{lose['example']['game_index']}"
     marker = found["first_marker"].json()["example"]
     row = edit.row(marker["game_index"], named=True)
     answer = next(a for a in made["answers"] if a["question"] == "first_marker")
@@ -373,8 +367,13 @@ def test_an_example_game_of_each_answer_comes_from_the_edits_games(tmp_path):
     team = "a" if row["winner"] == 0 else "b"
     assert row[f"contests_domain_won_{team}"] > 0
     assert again.json() == lose
-    assert unknown.status_code == 404 and wrong.status_code == 404
-    assert viewer.status_code == 200 and "<table" in viewer.text
+    assert unknown.status_code == 404 and wrong.status_code == 400
+    assert viewer.status_code == 200, viewer.text
+    data = json.loads(re.search(r'<script type="application/json" id="story-data">(.*?)</script>',
+                                viewer.text, re.S).group(1))
+    assert len(data["stories"]) == 2                  # the baseline and the edit
+    assert all(f"game {lose['example']['game_index']}" in " ".join(s["header"])
+               for s in data["stories"])
 
 
 def test_each_side_shows_the_balance_answer_of_the_summary_and_the_report(tmp_path):

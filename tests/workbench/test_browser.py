@@ -6,6 +6,7 @@ the numba cache is warm after the first run). ``.ci/run`` installs chromium-driv
 """
 from __future__ import annotations
 
+import re
 import shutil
 import threading
 import time
@@ -17,6 +18,7 @@ import pytest
 
 from sim import api
 from sim.core.errors import UserError
+from sim.core.request import GameRequest
 from sim.workbench import inputs
 from sim.workbench.app import Settings
 from sim.workbench.server import make_server
@@ -176,20 +178,14 @@ def test_edit_a_card_run_watch_the_interval_narrow_see_the_verdict_save_and_relo
     assert edit.filter(pl.col("game_index") == index)["winner"].item() == 3   # all lose
     assert row.find_element("css selector", ".example").text.startswith(
         f"a game everyone lost, from the edit's games: game {index}: everyone lost in round")
-    assert opened.get_attribute("href").endswith(f"/viewer/{snap.id}/4/{index}")
+    assert opened.get_attribute("href").endswith(f"/game/{snap.id}/4/{index}")
 
 
 def test_open_a_changed_game_side_by_side_at_its_first_divergence(server, browser):
     """The designer's loop of a card edit: the card table beside the results, the
     difference's interval drawn look by look, the changed games by kind, one of them
-    opened in the viewer (baseline and edit on the same seed and game index) at the first
-    place the two games differ.
-
-    The viewer here is the workbench's stand-in (sim/workbench/viewer.py: the two text
-    traces aligned line by line, the first differing line marked and linked). When the
-    game viewer is wired into ``viewer.game_page``, the steps after "the viewer opens" go
-    to its step buttons: step forward to the first divergence and read the decision that
-    differs there."""
+    opened in the game viewer (baseline and edit on the same seed and game index), stepped
+    from the setup to the first place the two games differ: the decision that differs."""
     address, _, bench = server
     open_page(browser, address)
     # wide: the card table and the results side by side; narrow: one column, results first
@@ -236,29 +232,44 @@ def test_open_a_changed_game_side_by_side_at_its_first_divergence(server, browse
     links = until(lambda: len(kind.find_elements("css selector", "a.game")) ==
                   int(kind.get_attribute("data-count")) and
                   kind.find_elements("css selector", "a.game"), 30)
-    index = int(links[0].get_attribute("data-game"))
-    before = kind.get_attribute("data-from")          # "team A win" or "team B win"
+    # a game of that kind whose two sides part after the setup (in many, the edited card
+    # changes a starting venture's choice at the setup already): the viewer's own reading
+    plan = comparison.plan
+    sides = [GameRequest(game=plan.game, players=4, cards=side.cards,
+                         rules_file=side.rules_file) for side in (plan.baseline, plan.edit)]
+    parting = {int(link.get_attribute("data-game")): link for link in links[:40]}
+    parting = {index: (link, api.compare_games(sides[0], seed=plan.seed, game_index=index,
+                                               compare=sides[1])) for index, link in
+               parting.items()}
+    index, (link, divergence) = next(item for item in parting.items() if item[1][1].step > 0)
 
-    # the viewer opens in a new tab: the same game index, baseline and edit
+    # the viewer opens in a new tab: the same game index, baseline and edit side by side,
+    # at their first difference; from the setup, step forward to it
     home = browser.current_window_handle
-    links[0].click()
+    link.click()
     until(lambda: len(browser.window_handles) == 2, 30)
     browser.switch_to.window(next(h for h in browser.window_handles if h != home))
     try:
-        until(lambda: browser.find_elements("id", "first-divergence"), 120)
+        until(lambda: browser.execute_script("return document.body.dataset.ready") == "1", 120)
         assert f"game {index}" in browser.title
-        browser.find_element("link text", "the first difference").click()
-        row = browser.find_element("id", "first-divergence")
-        base, edit = [c.text for c in row.find_elements("css selector", "td")]
-        assert base != edit
-        same = browser.find_elements("css selector", "tr.same")
-        assert same and same[0].location["y"] < row.location["y"]   # the same deal before it
-        sides = browser.execute_script(   # each side's scoring line, wherever it aligns
-            "return [0, 1].map(k => Array.from(document.querySelectorAll('tr'))"
-            ".map(r => r.cells[k] ? r.cells[k].textContent : '')"
-            ".find(text => text.startsWith('Scoring')))")
-        assert "winner all_lose" in sides[1]                      # the edit: everyone loses
-        assert f"winner {before[5]}," in sides[0]                  # the baseline: team A or B
+        step = lambda: int(browser.execute_script("return document.body.dataset.step"))  # noqa: E731
+        diverged = int(browser.find_element("css selector", "nav#steps button.diverged")
+                       .get_attribute("data-step"))
+        assert step() == diverged == divergence.step          # it opens there
+        browser.find_element("css selector", 'nav#steps button[data-step="0"]').click()
+        assert step() == 0
+        while step() < diverged:
+            assert not browser.find_elements("css selector", "li.divergent")
+            browser.find_element("id", "next").click()
+        marked = browser.find_elements("css selector", "li.divergent")
+        assert 1 <= len(marked) <= 2                           # the line, in each column
+        seen = [(m.find_element("css selector", ".text").text,
+                 [r.text for r in m.find_elements("css selector", "details tr.chosen")])
+                for m in marked]
+        assert len(seen) == 1 or seen[0] != seen[1]           # the words or the choice differ
+        # a decision: its options open beside it, or its words name the rule's decision
+        assert any(m.find_elements("css selector", "details.decision[open]") or
+                   re.search(r"\(D[1-5]\)", m.text) for m in marked), seen
     finally:
         browser.close()
         browser.switch_to.window(home)

@@ -23,8 +23,8 @@ PATHS = ["/api/state", "/api/validate", "/api/run", "/api/save", "/api/download"
          "/", "/static/app.js", "/static/../../etc/passwd", "/api/state?game=../../x",
          "/api/state?game=fake", "/nothing", "/api/run/" + "x" * 300,
          "/api/run/abc/changed?players=4&from=a&to=b", "/api/run/abc/changed?players=-1",
-         "/api/example/abc", "/viewer/abc/4/1", "/viewer/abc/4/" + "9" * 40,
-         "/viewer/abc/%2e%2e/1"]
+         "/api/example/abc", "/game/abc/4/1", "/game/abc/4/" + "9" * 40,
+         "/game/abc/%2e%2e/1"]
 METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
 HOSTILE_TEXT = st.sampled_from([
     "@../../../../etc/passwd", "@/etc/shadow", "@../secret.yaml", "!!python/object:os.system",
@@ -188,7 +188,7 @@ def test_fuzz_the_games_of_a_finished_comparison(server, finished, data):
         _fuzz(server, "POST", f"/api/example/{finished}", json.dumps(body).encode())
     else:
         players, index = (quote(data.draw(GAME_PARTS), safe="") or "x" for _ in range(2))
-        path = f"/viewer/{finished}/{players}/{index}"
+        path = f"/game/{finished}/{players}/{index}"
         _fuzz(server, data.draw(st.sampled_from(["GET", "POST"])), path, b"")
 
 

@@ -167,7 +167,11 @@ class PeerToPeerConfig:
         return trace[:n], out[0], fates[0]
 
     def trace(self, seed: int, game_index: int) -> str:
-        from sim.games.peer_to_peer.trace import format_trace
+        return self.story(seed, game_index).text()
+
+    def story(self, seed: int, game_index: int):
+        """The replayed game as a sim.core.story.Story (the text trace and the viewer)."""
+        from sim.games.peer_to_peer.trace import build_story
 
         events, row, _ = self.trace_events(seed, game_index)
         header = (f"Peer-to-Peer, {self.players} players, seed {seed}, game {game_index}; "
@@ -181,7 +185,10 @@ class PeerToPeerConfig:
         if row["error"]:
             result["INVARIANT VIOLATED"] = k.ERROR_NAMES[row["error"]]
         seats = seat_teams(self.players, self.rules["odd_team_compensation"])
-        return format_trace(events, self.cards.names, seats, header, rules, result)
+        searching = self.search[:, 0] if self.search is not None else (0, 0)
+        return build_story(events, self.cards, seats, header, rules, result,
+                           (self._strategy_text("A"), self._strategy_text("B")),
+                           (bool(searching[0]), bool(searching[1])))
 
     def _strategy_text(self, team: str) -> str:
         name, params = self.strategies[team]

@@ -17,6 +17,7 @@ from sim.games.peer_to_peer.state_kernel import (
     S_EFFECTS_KNOWN, S_ROUND, T_ASSISTS, T_SENT_DECK, T_SENT_SCORE, T_SENT_VENTURE, event,
     feature_noise, find_effect, game_phase, mark_used, push, remove_at, venture_effects,
 )
+from sim.games.peer_to_peer.view_kernel import view_place_options
 from sim.core.rng_kernel import shuffle
 
 
@@ -24,6 +25,8 @@ from sim.core.rng_kernel import shuffle
 def win_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, mask, cust, trace):
     """The winner's played cards go to its discard and it places the customer (R2d)."""
     take_customer(pile, pile_n, st, stats, team, mask, cust, trace)
+    if trace is not None and trace.shape[0]:
+        view_place_options(cards, rules, seats, w, rng, pile, pile_n, used, st, team, cust, trace)
     place_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, cust, trace)
 
 

@@ -19,6 +19,7 @@ from sim.games.peer_to_peer.features import (
     C_CONTEST_LOSE, C_CONTEST_WIN, C_NOISE, NF, S_NOISE, S_NONE, S_VALUE,
 )
 from sim.games.peer_to_peer.place_kernel import win_customer
+from sim.games.peer_to_peer.view_kernel import view_commit_options
 from sim.games.peer_to_peer.state_kernel import (
     EV_COULD, EV_DRAW, EV_HAND, EV_PASS, EV_REFRESH, EV_RESHUFFLE, EV_RETARGET, EV_SAVE,
     EV_UNHAPPY, P_DISC, P_GDECK, P_HAND, P_ROW, P_SEAT, P_UNHAPPY, SCR_DOOMED, SCR_KEYS_A,
@@ -53,6 +54,10 @@ def assist_loop(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used,
             _trace_hands(pile, pile_n, st, n_teams, trace)
         mask_a, cust_a, mask_b, cust_b = 0, -1, 0, -1
         for t in range(n_teams):
+            if trace is not None and trace.shape[0]:
+                view_commit_options(cards, rules, seats, w_a if t == 0 else w_b, rng, pile,
+                                    pile_n, arrival, used, st, t, vals_a if t == 0 else vals_b,
+                                    trace)
             mask, cust, legal = choose_commit(cards, rules, seats, w_a if t == 0 else w_b, rng,
                                               pile, pile_n, arrival, used, st, t,
                                                vals_a if t == 0 else vals_b,

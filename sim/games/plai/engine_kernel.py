@@ -40,6 +40,7 @@ from sim.games.plai.piles_kernel import (
     discard_random_from, draw, enforce_pool_cap, log, move, move_all, move_random,
     new_state, resolve_events, seat_after, shuffle_pile, traced, unowned,
 )
+from sim.games.plai.view_kernel import view_action_options, view_piles
 from sim.core.noalias import NoAliasCompiler
 from sim.core.rng_kernel import bounded, seed_game
 
@@ -603,6 +604,10 @@ def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, 
     maintainer = bankrupt[seat] >= 0
     own = P_POOL if maintainer else P_HAND0 + seat
     log(trace, st, EV_TURN, seat, 1 if maintainer else 0, pile_n[own], pile_n[P_DECK])
+    if traced(trace):
+        view_piles(rules, piles, pile_n, bankrupt, st, trace)
+        view_action_options(weights, seat, rng, cards, rules, piles, pile_n, bankrupt, seat,
+                            left, st[S_TURNS], st, trace)
     action, card, target = choose_action_s(weights, seat, rng, cards, rules, piles, pile_n,
                                            bankrupt, seat, left, st[S_TURNS])
     log(trace, st, EV_ACTION, seat, action, card, target)
@@ -758,6 +763,8 @@ def play_game(seed, game_index, deck, cards, rules, weights, picks, piles, pile_
                        scratch, rng)
     outcome, winner = game_loop(first, players, weights, picks, rng, cards, rules, piles,
                                 pile_n, bankrupt, st, trace, scratch, deck.shape[0])
+    if traced(trace):
+        view_piles(rules, piles, pile_n, bankrupt, st, trace)
     log(trace, st, EV_END, outcome, winner, 0, 0)
     return outcome, winner, first
 

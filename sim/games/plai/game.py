@@ -138,8 +138,12 @@ class PlaiConfig:
         return pl.DataFrame(columns)
 
     def trace(self, seed: int, game_index: int) -> str:
+        return self.story(seed, game_index).text()
+
+    def story(self, seed: int, game_index: int):
+        """The replayed game as a sim.core.story.Story (the text trace and the viewer)."""
         from sim.games.plai.engine_kernel import trace_game
-        from sim.games.plai.trace import format_trace
+        from sim.games.plai.trace import build_story
 
         rows = np.zeros((TRACE_CAPACITY, c.TRACE_WIDTH), dtype=np.int32)
         out = np.zeros(1, dtype=c.RESULT_DTYPE)
@@ -159,9 +163,8 @@ class PlaiConfig:
                   + f"; pool {row['pool_left']}"]
         if row["error"]:
             footer.append(f"INVARIANT VIOLATED: {c.ERROR_NAMES[row['error']]}")
-        return format_trace(rows[:n], self.cards.describe, header, footer,
-                            truncated=n == TRACE_CAPACITY,
-                            card_kind=lambda card: int(self.cards.types[card]))
+        return build_story(rows[:n], self.cards, header, footer, n == TRACE_CAPACITY,
+                           [self._strategy_text(s) for s in range(self.players)])
 
     @staticmethod
     def _outcome_text(row) -> str:

@@ -459,7 +459,7 @@ function lookFigure(players, looks, snap) {
 
 // ------------------------------------------------------------------ changed games
 function gameLink(snap, players, index) {
-  return el("a", {href: `/viewer/${snap.id}/${players}/${index}`, target: "_blank",
+  return el("a", {href: `/game/${snap.id}/${players}/${index}`, target: "_blank",
                   rel: "noopener", class: "game", "data-game": String(index),
                   title: `open game ${index}: baseline and edit side by side`,
                   text: String(index)});
