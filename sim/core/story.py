@@ -116,6 +116,23 @@ class Story:
         return asdict(self)
 
 
+def scored_by(strategy: str) -> str:
+    """How a decision's listed options are scored, in words (Decision's third field)."""
+    return (f"the {strategy} strategy's score of each option (its weights times the option's "
+            "features, without its random noise feature); without noise it takes the first "
+            "highest, with noise the highest once each option's noise draw is added")
+
+
+def decode_score(code: int, unit: float, infinite: int, nan: int) -> float:
+    """A score as a game's trace writes it (round(score * unit), +/- ``infinite`` beyond
+    its range, ``nan`` for not-a-number) back as a float."""
+    if code == nan:
+        return float("nan")
+    if abs(code) == infinite:
+        return float("inf") if code > 0 else float("-inf")
+    return code / unit
+
+
 def keyed(build: Callable[[Callable[[int], str]], Story], names: list[str],
           ids: list[str]) -> Story:
     """``build(card_words)`` with cards by name, its lines' keys from the same build with

@@ -58,7 +58,7 @@ class Plan:
 
 
 class BalanceTally:
-    """One side's balance answer as the games come in: per measure of the config's
+    """One side's balance answer as the games come in: per measure of the game's
     ``balance_measures`` (the summary's and the report's), its summed numerator and
     denominator; shown as the measure furthest from its even point, in the words of
     sim.core.wording.edge_answer."""
@@ -68,7 +68,7 @@ class BalanceTally:
         self.sums: list[list[float]] = []
 
     def add(self, config: Any, games) -> None:
-        measures = getattr(config, "balance_measures", lambda: [])()
+        measures = resolve_game(config.game).balance_measures(config.players)
         if not self.measures:
             self.measures = measures
             self.sums = [[0.0, 0.0] for _ in measures]

@@ -151,7 +151,8 @@ def test_find_example_without_a_deciding_swap_or_a_game_says_so(p2p_run, monkeyp
     game = resolve_game("peer-to-peer")
     swap = next(s for s in game.swaps if s.cause == "first_marker")
     unchanged = dataclasses.replace(swap, variants=lambda config: [("nothing", config)])
-    monkeypatch.setattr(type(game), "swaps", (unchanged,), raising=False)
+    edited = dataclasses.replace(game, swaps=(unchanged,))
+    monkeypatch.setattr(examples, "resolve_game", lambda name: edited)
     monkeypatch.setattr(examples, "CANDIDATES", 5)
     found = examples.find_example(p2p_run, {"question": "first_marker", "value": 0.5,
                                             "even": 0.5})

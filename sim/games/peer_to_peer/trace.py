@@ -7,7 +7,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from sim.core.story import CardInfo, Decision, Line, Option, Pile, Step, Story, keyed
+from sim.core.story import (
+    CardInfo, Decision, Line, Option, Pile, Step, Story, decode_score, keyed, scored_by,
+)
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer import engine_kernel as e
 from sim.games.peer_to_peer.view_kernel import (
@@ -48,11 +50,7 @@ def _destination(code: int) -> str:
 
 
 def _score(code: int) -> float:
-    if code == SCORE_NAN:
-        return float("nan")
-    if abs(code) == SCORE_INF:
-        return float("inf") if code > 0 else float("-inf")
-    return code / SCORE_UNIT
+    return decode_score(code, SCORE_UNIT, SCORE_INF, SCORE_NAN)
 
 
 def card_infos(cards) -> list[CardInfo]:
@@ -148,7 +146,7 @@ def _build(rows: list, card: Callable[[int], str], seat_teams: list[str], header
             kind, t = divmod(a, 2)
             if kind == VIEW_COMMIT:
                 if t not in commits:
-                    decision = Decision(team(t), "commit (P2P-D2)", _scored_by(strategies[t]))
+                    decision = Decision(team(t), "commit (P2P-D2)", scored_by(strategies[t]))
                     commits[t] = (decision, [])
                     played[t] = []
                     if t in hand_lines:
@@ -163,7 +161,7 @@ def _build(rows: list, card: Callable[[int], str], seat_teams: list[str], header
                 codes.append((b, c))
             else:
                 if t not in places:
-                    places[t] = (Decision(team(t), "place (P2P-D4)", _scored_by(strategies[t])),
+                    places[t] = (Decision(team(t), "place (P2P-D4)", scored_by(strategies[t])),
                                  [])
                 decision, codes = places[t]
                 decision.options.append(Option(_destination(b), _score(d)))
@@ -312,11 +310,6 @@ def _build(rows: list, card: Callable[[int], str], seat_teams: list[str], header
     footer = ["", "Scoring (P2P-W): " + ", ".join(f"{key} {value}" for key, value in result.items())]
     return Story("Peer-to-Peer", "round", [header, rules_summary], steps, footer, infos, result)
 
-
-def _scored_by(strategy: str) -> str:
-    return (f"the {strategy} strategy's score of each option (its weights times the option's "
-            "features, without its random noise feature); without noise it takes the first "
-            "highest, with noise the highest once each option's noise draw is added")
 
 
 def _choose(decision: Decision, codes: list, taken) -> None:

@@ -7,7 +7,9 @@ from typing import Callable
 
 import numpy as np
 
-from sim.core.story import CardInfo, Decision, Line, Option, Pile, Step, Story, keyed
+from sim.core.story import (
+    CardInfo, Decision, Line, Option, Pile, Step, Story, decode_score, keyed, scored_by,
+)
 from sim.games.plai import constants as c
 from sim.games.plai.view_kernel import SCORE_INF, SCORE_NAN, SCORE_UNIT
 
@@ -17,6 +19,10 @@ PILES = {c.P_DECK: ("deck", False), c.P_DISCARD: ("discard", False),
          c.P_POOL: ("maintainers' pool", True), c.P_FUNDING: ("funding at stake", False),
          c.P_EVENTS: ("Market Events", True), c.P_ATTACK: ("attack", True),
          c.P_DEFENSE: ("defense", True)}
+
+
+def _score(code: int) -> float:
+    return decode_score(code, SCORE_UNIT, SCORE_INF, SCORE_NAN)
 
 
 def card_infos(cards) -> list[CardInfo]:
@@ -113,7 +119,7 @@ def _build(rows: list, card_name, card_kind, header: str, footer: list[str], tru
             search_options.clear()
         if code == c.EV_ACTION and options:
             decision = Decision(f"seat {a}", "action (PLAI-D1, D4)",
-                                _scored_by(strategies[a] if a < len(strategies) else "the"),
+                                scored_by(strategies[a] if a < len(strategies) else "the"),
                                 [option for option, _ in options])
             taken = (b, d if b == c.ACT_SPECIAL else -1,
                      e if b in (c.ACT_SPECIAL, c.ACT_TAKEOVER) else -1)
@@ -136,18 +142,6 @@ def _kind(code: int) -> str:
             c.EV_SEARCH_CHOICE: "search"}.get(code, "event")
 
 
-def _scored_by(strategy: str) -> str:
-    return (f"the {strategy} strategy's score of each option (its weights times the option's "
-            "features, without its random noise feature); without noise it takes the first "
-            "highest, with noise the highest once each option's noise draw is added")
-
-
-def _score(code: int) -> float:
-    if code == SCORE_NAN:
-        return float("nan")
-    if abs(code) == SCORE_INF:
-        return float("inf") if code > 0 else float("-inf")
-    return code / SCORE_UNIT
 
 
 def _piles(snapshot: list[list[int]]) -> list[Pile]:
