@@ -42,10 +42,10 @@ DEFAULT_GAMES = 1000
 # The public API; the names imported above from the lower layers are part of it.
 __all__ = ["DEFAULT_GAME", "DEFAULT_GAMES", "EXTRA_GAMES_ENV", "MAX_GAMES", "Execution",
            "GameRequest", "RunResult", "autobalance", "balance_points", "balance_report",
-           "check", "compare", "configure", "default_cards", "default_threads", "experiment",
-           "explain", "extra_games", "game_modules", "load", "load_games", "matchups",
-           "parse_count", "parse_seed", "report", "resolve_game", "resume", "run", "skill",
-           "strategies", "trace", "tune"]
+           "check", "compare", "compare_games", "configure", "default_cards", "default_threads",
+           "experiment", "explain", "extra_games", "game_modules", "load", "load_games",
+           "matchups", "parse_count", "parse_seed", "report", "resolve_game", "resume", "run",
+           "skill", "story", "strategies", "trace", "tune", "viewer"]
 
 
 # ----------------------------------------------------------------------------- runs
@@ -136,6 +136,62 @@ def trace(request: GameRequest | str | None = None, /, *, seed: int = 1, game_in
     if isinstance(game_index, bool) or not isinstance(game_index, int) or game_index < 0:
         raise UserError(f"must be a whole number >= 0, got {game_index}", field="--game-index")
     return request.configure().trace(seed, game_index)
+
+
+def story(request: GameRequest | str | None = None, /, *, seed: int = 1, game_index: int = 0,
+          **fields: Any):
+    """Replay game ``game_index`` of ``seed`` of ``request`` as a ``sim.core.story.Story``:
+    its rounds (or turns), each with the table at its start, what happened in words and
+    every decision with the options weighed and their scores. ``.text()`` is ``trace``'s
+    text."""
+    request, _ = split(request, None, fields, command="story()", allowed=REQUEST_FIELDS)
+    return _story(request, seed, game_index)
+
+
+def _story(request: GameRequest, seed: int, game_index: int):
+    seed = parse_seed(seed)
+    if isinstance(game_index, bool) or not isinstance(game_index, int) or game_index < 0:
+        raise UserError(f"must be a whole number >= 0, got {game_index}", field="--game-index")
+    game = resolve_game(request.game)
+    if game.story is None:
+        raise UserError(f"game '{request.game}' cannot tell a game as a story (its "
+                        "description has no story, see sim/core/game.py)", field="--game")
+    return game.story(request.configure(), seed, game_index)
+
+
+def viewer(request: GameRequest | str | None = None, /, *, seed: int = 1, game_index: int = 0,
+           compare: GameRequest | Mapping[str, Any] | None = None, **fields: Any) -> str:
+    """The game viewer: one self-contained HTML page (no external resources) that steps
+    through game ``game_index`` of ``seed`` round by round (or turn by turn).
+
+    ``compare``: the edited game, as a GameRequest or as the fields that change
+    (``{"cards": "edited.csv"}``, ``{"rules_file": "variant.yaml"}``): the page shows the
+    baseline and the edited game of the same seed and index side by side and opens at the
+    first place they differ."""
+    request, _ = split(request, None, fields, command="viewer()", allowed=REQUEST_FIELDS)
+    from reports.viewer import viewer_page
+
+    stories = [_story(request, seed, game_index)]
+    if compare is not None:
+        edited = compare if isinstance(compare, GameRequest) else request.replace(**dict(compare))
+        if edited.game != request.game:
+            raise UserError("the edited game must be the same game as the baseline",
+                            field="--game")
+        stories.append(_story(edited, seed, game_index))
+    return viewer_page(stories)
+
+
+def compare_games(request: GameRequest | str | None = None, /, *, seed: int = 1,
+                  game_index: int = 0, compare: GameRequest | Mapping[str, Any],
+                  **fields: Any):
+    """Where the edited game (``compare`` as in ``viewer``) first differs from the
+    baseline: a ``sim.core.story.Divergence`` (its step, line and both lines' words), or
+    None when the two games are the same step for step."""
+    from sim.core.story import first_divergence
+
+    request, _ = split(request, None, fields, command="compare_games()", allowed=REQUEST_FIELDS)
+    edited = compare if isinstance(compare, GameRequest) else request.replace(**dict(compare))
+    return first_divergence(_story(request, seed, game_index), _story(edited, seed, game_index))
 
 
 def default_cards(game: str = DEFAULT_GAME) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -464,24 +465,54 @@ def _run_report(run_dir: Any, opts: dict[str, Any]) -> dict[str, Any]:
 @click.option("--game-index", type=GameIndex(), required=True,
               help="Which game of that seed to replay (0-based).")
 @game_options
+@click.option("--html", "html_file", metavar="FILE", default=None,
+              help="Write the game viewer instead: one self-contained HTML page that steps "
+                   "through the game with the table, every decision's options and scores.")
+@click.option("--compare-cards", metavar="FILE", default=None,
+              help="Replay the same game with this card file too and show both side by "
+                   "side from their first difference (with --html; else say where they "
+                   "first differ).")
+@click.option("--compare-rules", metavar="FILE", default=None, callback=_checked_rules,
+              help="The same with this rules file (YAML) for the edited game; may be "
+                   "combined with --compare-cards.")
 @click.pass_context
 def trace(ctx: click.Context, **opts: Any) -> None:
-    """Replay one game and describe it round by round.
+    """Replay one game and describe it round by round (PLAI: turn by turn).
 
     Game i of seed s is the same game in every run, whatever the chunking or thread count,
-    so any row of a run's games table can be replayed here.
+    so any row of a run's games table can be replayed here. With --compare-cards or
+    --compare-rules the same game is replayed under the edit: common random numbers make
+    the two games identical until the edit changes something.
 
     \b
     Examples:
       simulate trace --seed 1 --game-index 42
       simulate trace --seed 7 --game-index 0 --players 3 --team-a builder
       simulate trace --game plai --players 2 --game-index 5 --strategy aggressive
+      simulate trace --seed 1 --game-index 42 --html game42.html
+      simulate trace --seed 1 --game-index 42 --compare-cards edited.csv --html diff.html
     """
     from sim import api
 
     opts = _inherit(ctx, opts, _GAME_OPTIONS + ("seed",))
-    text = api.trace(_game_request(opts), seed=opts["seed"], game_index=opts["game_index"])
-    click.echo(text)
+    request = _game_request(opts)
+    where = {"seed": opts["seed"], "game_index": opts["game_index"]}
+    edit = {key: opts[name] for key, name in (("cards", "compare_cards"),
+                                              ("rules_file", "compare_rules")) if opts[name]}
+    if opts["html_file"]:
+        from sim.core.output import writing
+
+        page = api.viewer(request, compare=edit or None, **where)
+        with writing("the viewer page", opts["html_file"], field="--html"):
+            Path(opts["html_file"]).write_text(page, encoding="utf-8")
+        click.echo(f"viewer: {opts['html_file']}")
+    if edit:
+        found = api.compare_games(request, compare=edit, **where)
+        click.echo("the two games are the same, step for step" if found is None else
+                   f"first difference, {found.where}: the baseline's '{found.base_text}', "
+                   f"the edited game's '{found.edit_text}'")
+    elif not opts["html_file"]:
+        click.echo(api.trace(request, **where))
 
 
 @main.command(short_help="Print the game's default card file (CSV).")

@@ -8,10 +8,10 @@ tally them with ``PairedTally`` and give the same intervals and the same changed
 
 Reading a table of games (``GameOutcomes``), through the game's description only:
 
-- **headline indicators**: for headline h (a rate of the game's ``Game.headline_counts``)
+- **headline indicators**: for headline h (a rate of the description's ``headline_counts``)
   and game i, whether game i counts towards h. Each distinct combination of the read
   columns is counted by ``headline_counts`` on one row, and a check makes sure the
-  indicators add up to its counts of the whole table;
+  indicators add up to the description's counts of the whole table;
 - **the outcome kind** of every game: its name in the game's ``outcome_codes`` (the
   ``outcome_column``), told apart by the headlines it counts towards: "team A win",
   "all-lose", "draw" (Peer-to-Peer), "seat 2 win", "maintainers win", "stalemate" (PLAI);
@@ -56,7 +56,7 @@ def kind_label(outcome: str, headlines: Sequence[str]) -> str:
 
 class GameOutcomes:
     """How one game reads a table of its games (one row per game): headline indicators and
-    the outcome kind of every row. The game is reached only through its description (sim.core.game.Game), read
+    the outcome kind of every row. The game is reached only through its description, all read
     here. ``kinds=False`` reads the headlines only (no outcome fields needed)."""
 
     def __init__(self, game: Any, players: int, kinds: bool = True):
@@ -106,7 +106,7 @@ class GameOutcomes:
         if {name: int(v.sum()) for name, v in indicators.items()} != {
                 k: int(v) for k, v in whole.items()}:
             raise RuntimeError("headline_counts does not count game by game; a paired "
-                               "comparison needs a headline_counts that sums one indicator per game")
+                               "comparison needs headline_counts that sums one indicator per game")
         return indicators, combo_kind[inverse]
 
 

@@ -4,7 +4,7 @@ every headline, the games whose outcome changed, and a verdict by the ``--until-
 
 The games are read and tallied by ``sim.core.paired`` (``GameOutcomes``, ``PairedTally``),
 the same code as ``simulate compare`` of two finished runs: per-game headline indicators
-from the game's ``Game.headline_counts``, the paired difference mean(d) +- z * sd(d) /
+from the description's ``headline_counts``, the paired difference mean(d) +- z * sd(d) /
 sqrt(n), and the changed games grouped by how their outcome changed.
 
 Stopping (``sim.studies.sequential``, the rule of ``simulate --until-ci W``): one look per
@@ -67,8 +67,8 @@ class BalanceTally:
         self.measures: list = []
         self.sums: list[list[float]] = []
 
-    def add(self, measures: list, games) -> None:
-        """``measures``: the game's ``Game.balance_measures(players)``."""
+    def add(self, config: Any, games) -> None:
+        measures = resolve_game(config.game).balance_measures(config.players)
         if not self.measures:
             self.measures = measures
             self.sums = [[0.0, 0.0] for _ in measures]
@@ -105,7 +105,7 @@ class Comparison:
         self.on_end = on_end
         self.looks_planned = len(range(0, plan.max_games, plan.chunk))
         self.z = z_for_looks(self.looks_planned)
-        self.game = game = resolve_game(plan.game)
+        game = resolve_game(plan.game)
         self.tallies = {p: PairedTally(GameOutcomes(game, p)) for p in plan.players}
         self.balance = {p: {"baseline": BalanceTally(), "edit": BalanceTally()}
                         for p in plan.players}
@@ -115,6 +115,8 @@ class Comparison:
         self.reason = ""
         self.error: str | None = None
         self.widths: list[float] = []    # the widest difference interval after each look
+        self.history: list[dict[str, Any]] = []   # every look's difference intervals
+        self.examples: dict[tuple, Any] = {}     # (question, players, variant) -> Example
         self.started = time.monotonic()
         self.first_verdict_seconds: float | None = None
         self.last_seen = time.monotonic()
@@ -204,13 +206,14 @@ class Comparison:
                         part = pl.read_parquet(run.part_path(result.manifest["seed"], start))
                         drawn[side_name] = part
                         with self.lock:
-                            self.balance[players][side_name].add(self.game.balance_measures(players), part)
+                            self.balance[players][side_name].add(config, part)
                     with self.lock:
                         self.tallies[players].add(drawn["baseline"], drawn["edit"])
                 with self.lock:
                     self.looks = look
                     width = self.widest()
                     self.widths.append(width)
+                    self.history.append(self._look())
                 if self.on_look is not None:
                     self.on_look(self)
                 if width < plan.width_pp:
@@ -230,6 +233,17 @@ class Comparison:
                                    "(closed?); the finished chunks are kept")
             return True
         return self.stop_event.is_set()
+
+    def _look(self) -> dict[str, Any]:
+        """One look's difference intervals: {"look", "games", "intervals": {players:
+        {headline: [mean, lo, hi]}}} (fractions, at the comparison's z)."""
+        intervals = {}
+        for players, tally in self.tallies.items():
+            intervals[str(players)] = {
+                row["headline"]: [row["difference"][k] for k in ("mean", "lo", "hi")]
+                for row in tally.rows(self.z)}
+        games = min((t.n for t in self.tallies.values()), default=0)
+        return {"look": self.looks, "games": games, "intervals": intervals}
 
     def widest(self) -> float:
         widths = [row["difference"]["width_pp"] for tally in self.tallies.values()
@@ -261,9 +275,24 @@ class Comparison:
                     "max_games": self.plan.max_games,
                     "progress": played / (self.plan.max_games * len(points)),
                     "points": points, "widths": list(self.widths), "verdict": verdict,
+                    "history": list(self.history),
                     "seconds": round(time.monotonic() - self.started, 3),
                     "first_verdict_seconds": self.first_verdict_seconds,
                     "seed": self.plan.seed}
+
+    def changed_games(self, players: int, before: str, after: str) -> list[int]:
+        """Every game index at ``players`` whose outcome went from kind ``before`` to
+        ``after`` (the kinds of the snapshot's ``changed`` list), in order."""
+        with self.lock:
+            tally = self.tallies.get(players)
+            found = tally.changed_indices().get((before, after)) if tally else None
+        return [] if found is None else found.tolist()
+
+    def played(self, players: int) -> int:
+        """Games played per side at ``players`` so far (game indices 0 .. played-1)."""
+        with self.lock:
+            tally = self.tallies.get(players)
+            return tally.n if tally else 0
 
     def remove(self) -> None:
         """Drop the comparison's folder (an older comparison of the page)."""
