@@ -22,13 +22,22 @@ the search player's (one game with a search seat). Wall and CPU seconds, medians
 the 1-minute load before each run: on a shared machine the CPU time is the comparable
 figure, the wall time only at a low load.
 
-The latest tables go to benchmarks/results/engine_ab.md and cold_compile.md (and stdout).
+With ``--instructions``: the instructions each tree executes per game instead, counted by
+valgrind (cachegrind), which no other load on a shared machine changes (CPU time on 2 shared
+cores moves by a third between bursts). The kernels are compiled for numba's ``generic``
+CPU into their own cache (valgrind's CPU is not the host's); per configuration and tree two
+processes load the kernels and play 20 games, then nothing or ``--games`` games more: per
+game, (with - without) / games. Not for the search configurations.
+
+The latest tables go to benchmarks/results/engine_ab.md, cold_compile.md and
+engine_ab_instructions.md (and stdout).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -40,6 +49,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "results" / "engine_ab.md"
 COLD_OUT = ROOT / "benchmarks" / "results" / "cold_compile.md"
+IR_OUT = ROOT / "benchmarks" / "results" / "engine_ab_instructions.md"
 
 # name: (game, players, strategies, games per burst, search?)
 CONFIGS = {
@@ -87,6 +97,21 @@ def worker(tree: str, name: str) -> None:
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         print(json.dumps({"cpu": cpu, "wall": wall, "games": games,
                           "decisions": getattr(config, "decisions", 0) - before}), flush=True)
+
+
+def ir_worker(tree: str, name: str, games: int) -> None:
+    """One process of the instruction counts (under valgrind): load and warm one
+    configuration of one tree, then play ``games`` games."""
+    sys.path.insert(0, tree)
+    import sim   # noqa: PLC0415
+    from sim.core.game import configure   # noqa: PLC0415
+
+    assert Path(sim.__file__).resolve().is_relative_to(Path(tree).resolve()), sim.__file__
+    game, players, strategies, _, _ = CONFIGS[name]
+    config = configure(game, players, strategies=dict(strategies))
+    config.play(1, 0, 20, 1)
+    if games:
+        config.play(1, 1000, games, 1)
 
 
 # ---------------------------------------------------------------- the driver
@@ -227,6 +252,47 @@ def cold(base: Path, base_rev: str, runs: int, kinds: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def instructions(base: Path, base_rev: str, names: list[str], games: int) -> str:
+    """Instructions per game of each tree (valgrind), per configuration."""
+    trees = {"A": base, "B": ROOT}
+    lines = [f"# Engine A/B by instructions: this tree (B) against `{base_rev}` (A)", "",
+             f"Reproduce: `python benchmarks/engine_ab.py --base {base_rev} --instructions "
+             f"--only {','.join(names)}" + (f" --games {games}" if games else "")
+             + "`. Kernels compiled for numba's generic CPU; cachegrind's instruction counts "
+             "per game, the same at any load.", "",
+             "| configuration | A | B | B / A |", "|---|---|---|---|"]
+    for name in names:
+        per_game = {}
+        n = games or CONFIGS[name][3]
+        for label, tree in trees.items():
+            # PYTHONHASHSEED: the start-up's own count varies with the hash seed by more
+            # than a PLAI game costs; fixed, the two processes differ only by the games
+            env = {**os.environ, "PYTHONPATH": str(tree), "NUMBA_CPU_NAME": "generic",
+                   "PYTHONHASHSEED": "0",
+                   "CARDSIM_CACHE_ROOT": str(Path.home() / ".cache" / "cardsim" / "generic")}
+            env.pop("NUMBA_CACHE_DIR", None)
+            me = [sys.executable, str(Path(__file__).resolve()), "--ir-worker", str(tree), name]
+            subprocess.run(me + ["10"], env=env, cwd=tree, check=True)   # compile, natively
+            counts = []
+            for played in (0, n):
+                done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                                       "--cachegrind-out-file=/dev/null", *me, str(played)],
+                                      env=env, cwd=tree, capture_output=True, text=True)
+                if done.returncode != 0:
+                    raise RuntimeError(f"valgrind stopped: {done.stderr[-500:]}")
+                found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+                counts.append(int(found.group(1).replace(",", "")))
+            per_game[label] = (counts[1] - counts[0]) / n
+        game, players, strategies, _, _ = CONFIGS[name]
+        who = ", ".join(f"{k}={v}" for k, v in strategies.items())
+        line = (f"| {game} {players}p ({who}; {n:,} games) | {per_game['A']:,.0f} | "
+                f"{per_game['B']:,.0f} | {per_game['B'] / per_game['A']:.4f} |")
+        print(line, flush=True)
+        lines.append(line)
+    lines += ["", "Instructions per game (B / A below 1: this tree executes fewer)."]
+    return "\n".join(lines) + "\n"
+
+
 def table(results: dict, base_rev: str, rounds: int, loads: list[float]) -> str:
     lines = [f"# Engine A/B: this tree (B) against `{base_rev}` (A)", "",
              f"Reproduce: `python benchmarks/engine_ab.py --base {base_rev} --rounds {rounds}` "
@@ -264,10 +330,21 @@ def main() -> None:
                         help="cold compiles instead: N per tree and kind")
     parser.add_argument("--cold-kinds", default=",".join(COLD),
                         help="comma-separated: " + ", ".join(COLD))
+    parser.add_argument("--instructions", action="store_true",
+                        help="valgrind's instruction counts per game instead of CPU time")
+    parser.add_argument("--games", type=int, default=0,
+                        help="games per tree with --instructions (default: the "
+                        "configuration's burst)")
     parser.add_argument("--worker", nargs=2, metavar=("TREE", "CONFIG"), help=argparse.SUPPRESS)
+    parser.add_argument("--ir-worker", nargs=3, metavar=("TREE", "CONFIG", "GAMES"),
+                        help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker(*args.worker)
+        return
+    if args.ir_worker:
+        tree, name, games = args.ir_worker
+        ir_worker(tree, name, int(games))
         return
     base_rev = args.base or subprocess.run(["git", "merge-base", "HEAD", "main"], cwd=ROOT,
                                            capture_output=True, text=True,
@@ -276,6 +353,13 @@ def main() -> None:
                                   capture_output=True, text=True, check=True).stdout.strip()
                    for flag in ([], ["--short"]))
     base = export(full)
+    if args.instructions:
+        text = instructions(base, short, args.only.split(","), args.games)
+        print(text)
+        out = Path(args.out or IR_OUT)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text)
+        return
     if args.cold:
         text = cold(base, short, args.cold, args.cold_kinds.split(","))
         print(text)
