@@ -1,6 +1,6 @@
-"""The closing-note tables of issue 23: every default rate at 1e6 games per player count
-under expert against expert, and how each moved from the old default strategy (Peer-to-Peer
-greedy, PLAI weighted) on the same seeds.
+"""Every default rate at 1e6 games per player count under expert against expert, and how
+each differs from the hand-written baseline strategy (Peer-to-Peer greedy, PLAI weighted)
+on the same seeds.
 
     python benchmarks/closing_tables.py                       # 1e6 games, seed 1, 2 threads
     python benchmarks/closing_tables.py --games 2e4 --out /tmp/t.md   # a quick look
@@ -13,8 +13,10 @@ rates (expert minus the old default) with its normal 95 % interval.
 
 Runs one configuration at a time through ``sim.api.run`` (the run directory is deleted
 after its summary is taken), writes the markdown table file (default
-benchmarks/closing_tables.md) and the raw summaries next to it (.json). Wall and CPU time
-and the load are recorded per run. Not run by pytest.
+benchmarks/results/closing_tables.md, with the command, machine and date) and the raw
+summaries next to it (.json; an interrupted run picks up from it, and a new --games or
+--seed adds rows beside the old ones, so delete it for a fresh table). Wall and CPU time,
+the load and the date are recorded per run. Not run by pytest.
 """
 from __future__ import annotations
 
@@ -59,7 +61,8 @@ def play(game: str, players: int, strategy: str, games: int, seed: int, threads:
     n = int(summary.get("games", games))
     row = {"game": game, "players": players, "strategy": strategy, "games": n, "seed": seed,
            "threads": threads, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
-           "load": [round(load0, 1), round(os.getloadavg()[0], 1)], "counts": {}}
+           "load": [round(load0, 1), round(os.getloadavg()[0], 1)], "counts": {},
+           "date": time.strftime("%Y-%m-%d", time.gmtime())}
     row["counts"] = counts_of(game, summary, n)
     row["plays_like"] = summary.get("plays_like_players")
     return row
@@ -77,7 +80,7 @@ def counts_of(game: str, summary: dict, n: int) -> dict[str, int]:
 
 def adopt(game: str, players: int, strategy: str, games: int, seed: int, threads: int,
           directories: list[str], check: int, work: Path) -> dict | None:
-    """A finished run of this configuration from an earlier session (DIR/<strategy>-<P>p
+    """A finished run of this configuration made earlier (DIR/<strategy>-<P>p
     holding manifest.json, summary.json and games/), taken only after its first ``check``
     games are replayed with today's code and match it column for column."""
     import polars as pl
@@ -146,11 +149,9 @@ def columns(row: dict) -> dict[str, tuple[int, int]]:
 
 
 def tables(rows: list[dict]) -> str:
-    lines = ["# Issue 23 closing tables: expert v expert, and the move from the old default",
-             "", "Made by `python benchmarks/closing_tables.py` (see its docstring). Every rate "
-             "in %, Wilson 95 % interval; a move is expert minus the old default in percentage "
-             "points with its 95 % interval (independent runs on the same seed and game "
-             "indices). Team A is the larger team at 3 and 5 players.", ""]
+    lines = ["Every rate in %, Wilson 95 % interval; a move is expert minus the baseline "
+             "strategy in percentage points with its 95 % interval (independent runs on the "
+             "same seed and game indices). Team A is the larger team at 3 and 5 players.", ""]
     for game, (counts, new, old) in GAMES.items():
         by = {(r["players"], r["strategy"]): r for r in rows if r["game"] == game}
         if not by:
@@ -166,7 +167,7 @@ def tables(rows: list[dict]) -> str:
                                    for h in columns(by[(p, s)])))
         heads.sort(key=lambda h: (0, int(h.split()[1])) if h.startswith("seat ") else (1, 0))
         for strategy in (new, old):
-            lines += [f"## {game}: {strategy} v {strategy}", "",
+            lines += [f"### {game}: {strategy} v {strategy}", "",
                       "| players | games | " + " | ".join(heads) + " |",
                       "|---|---:|" + "---|" * len(heads)]
             for p in counts:
@@ -177,7 +178,7 @@ def tables(rows: list[dict]) -> str:
                 cells = [pct(*cols[h]) if h in cols else "" for h in heads]
                 lines.append(f"| {p} | {r['games']:,} | " + " | ".join(cells) + " |")
             lines.append("")
-        lines += [f"## {game}: move from {old} to {new} (pp)", "",
+        lines += [f"### {game}: move from {old} to {new} (pp)", "",
                   "| players | " + " | ".join(heads) + " |", "|---|" + "---|" * len(heads)]
         for p in counts:
             a, b = by.get((p, new)), by.get((p, old))
@@ -187,12 +188,13 @@ def tables(rows: list[dict]) -> str:
             lines.append(f"| {p} | " + " | ".join(move(ca[h], cb[h]) if h in ca and h in cb
                                                   else "" for h in heads) + " |")
         lines.append("")
-    lines += ["## Runs", "", "| game | players | strategy | games | seed | threads | wall s | "
-              "CPU s | load (start, end) | played by |", "|---|---|---|---:|---|---|---:|---:|---|---|"]
+    lines += ["### Runs", "", "| game | players | strategy | games | seed | threads | wall s | "
+              "CPU s | load (start, end) | date | played by |",
+              "|---|---|---|---:|---|---|---:|---:|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['game']} | {r['players']} | {r['strategy']} | {r['games']:,} | "
                      f"{r['seed']} | {r['threads']} | {r['wall_s']} | {r['cpu_s']} | "
-                     f"{r['load'][0]}, {r['load'][1]} | "
+                     f"{r['load'][0]}, {r['load'][1]} | {r.get('date', '?')} | "
                      f"{('adopted: ' + r['adopted']) if r.get('adopted') else 'this script'} |")
     return "\n".join(lines) + "\n"
 
@@ -204,10 +206,10 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--game", choices=list(GAMES), action="append",
                         help="only this game (repeatable; default both)")
-    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "closing_tables.md"))
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "closing_tables.md"))
     parser.add_argument("--work", default=None, help="scratch directory for the runs")
     parser.add_argument("--adopt", action="append", default=[], metavar="DIR",
-                        help="take finished runs DIR/<strategy>-<P>p of earlier sessions "
+                        help="take finished runs DIR/<strategy>-<P>p made earlier "
                              "whose first --check-games games replay identically")
     parser.add_argument("--check-games", type=int, default=20_000)
     parser.add_argument("--tables-only", action="store_true",
@@ -219,7 +221,7 @@ def main() -> int:
     rows = json.loads(raw.read_text()) if raw.exists() else []
     done = {(r["game"], r["players"], r["strategy"], r["games"], r["seed"]) for r in rows}
     if args.tables_only:
-        out.write_text(tables(rows))
+        save(out, rows)
         print(f"tables: {out}")
         return 0
     work = Path(args.work or tempfile.mkdtemp(prefix="cardsim-closing-"))
@@ -235,12 +237,19 @@ def main() -> int:
                 row = row or play(game, p, strategy, games, args.seed, args.threads, work)
                 rows.append(row)
                 raw.write_text(json.dumps(rows, indent=1))
-                out.write_text(tables(rows))
+                save(out, rows)
                 print(f"{game} {p}p {strategy}: {row['wall_s']} s wall, {row['cpu_s']} s CPU",
                       flush=True)
-    out.write_text(tables(rows))
+    save(out, rows)
     print(f"tables: {out}")
     return 0
+
+
+def save(out: Path, rows: list[dict]) -> None:
+    from benchmarks.latest import write
+
+    write("closing_tables", "Default rates: expert v expert, and the baseline strategies",
+          tables(rows), out=out)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ time (numba's ``numba:compile`` events), and every function numba compiled more 
 
 Compiles from an empty cache directory of its own (``--cache``, deleted first), so it takes
 as long as a first run. Times are wall seconds: on a shared machine compare their shares,
-not their sizes. Nothing here is run by pytest.
+not their sizes. The printed profile replaces benchmarks/results/compile_profile-<game>.md.
+Nothing here is run by pytest.
 """
 from __future__ import annotations
 
@@ -59,28 +60,38 @@ def main() -> None:
             stack[-1][2] += took
         rows.append((name, took, took - children))
         signatures.setdefault(name, []).append(str(ev.data["args"]))
+    printed: list[str] = []
+
+    def say(text: str) -> None:
+        print(text)
+        printed.extend(text.splitlines())
+
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"{args.game}: first run compiled in {wall:.1f} s wall, {cpu:.1f} s CPU (load "
-          f"{load:.1f}); peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    say(f"{args.game}: first run compiled in {wall:.1f} s wall, {cpu:.1f} s CPU (load "
+        f"{load:.1f}); peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     from sim.core.compile_cache import last_compile
     if last_compile.get("helper"):
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
-        print(f"with a helper process: it used {children.ru_utime + children.ru_stime:.1f} s CPU "
-              f"(peak RSS {children.ru_maxrss / 1024:.0f} MB); this process waited "
-              f"{last_compile['waited']:.1f} s for kernels it was compiling. The table is this "
-              f"process's compiles only (CARDSIM_COMPILE_HELPER=0: all of them)")
+        say(f"with a helper process: it used {children.ru_utime + children.ru_stime:.1f} s CPU "
+            f"(peak RSS {children.ru_maxrss / 1024:.0f} MB); this process waited "
+            f"{last_compile['waited']:.1f} s for kernels it was compiling. The table is this "
+            f"process's compiles only (CARDSIM_COMPILE_HELPER=0: all of them)")
     total = sum(r[2] for r in rows) or 1.0
-    print(f"\n{'function':48s} {'inclusive s':>11s} {'exclusive s':>11s} {'share':>6s}")
+    say(f"\n{'function':48s} {'inclusive s':>11s} {'exclusive s':>11s} {'share':>6s}")
     for name, inclusive, exclusive in sorted(rows, key=lambda r: -r[2])[:args.top]:
-        print(f"{name:48s} {inclusive:11.2f} {exclusive:11.2f} {exclusive / total:6.1%}")
+        say(f"{name:48s} {inclusive:11.2f} {exclusive:11.2f} {exclusive / total:6.1%}")
     repeated = {n: s for n, s in signatures.items() if len(s) > 1 and not n.endswith(".impl")}
-    print(f"\ncompiled more than once: {len(repeated)} project functions")
+    say(f"\ncompiled more than once: {len(repeated)} project functions")
     for name, sigs in sorted(repeated.items(), key=lambda kv: -len(kv[1])):
-        print(f"  {name} x{len(sigs)}")
+        say(f"  {name} x{len(sigs)}")
         for sig in sigs[:4]:
-            print(f"      {sig[:160]}")
+            say(f"      {sig[:160]}")
     if not args.cache:
         shutil.rmtree(root, ignore_errors=True)
+    from benchmarks.latest import write
+
+    write(f"compile_profile-{args.game}", f"Where a cold compile goes: {args.game}",
+          "```text\n" + "\n".join(printed) + "\n```\n")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The least work every Peer-to-Peer game must do (issue 6), as a numba kernel.
+"""The least work every Peer-to-Peer game must do, as a numba kernel.
 
 Per game: seed the counter-based RNG, shuffle 54 cards, then 20 rounds x 2 teams x 15
 hand subsets (all non-empty subsets of a 4-card hand) x 2 customers, each a subset sum

@@ -27,8 +27,9 @@ this machine; the report reads only the parts, so the measurement is the same).
     python benchmarks/report_memory.py --kind sweep --games 1e8 --work /tmp/report-bench
     python benchmarks/report_memory.py --kind balance --games 1e7 --work /tmp/report-bench
 
-``--source DIR`` measures another checkout's report (e.g. before this change) on the same
-runs. Results: benchmarks/report_memory.md.
+``--source DIR`` measures another checkout's report (e.g. before a change) on the same
+runs. Results: one row per kind, games and source in benchmarks/results/report_memory.md
+(kept in report_memory.json beside it); a new measurement replaces its row.
 """
 from __future__ import annotations
 
@@ -153,7 +154,48 @@ def main() -> None:
     prefix = "" if args.kind == "p2p" else f"{args.kind}-"
     result = measure(runs, work / f"out-{prefix}{args.games:.0e}", Path(args.source), args.kind)
     result["threads"] = os.environ.get("POLARS_MAX_THREADS", "polars default")
+    result["source"] = ("this checkout" if Path(args.source).resolve() == ROOT
+                        else str(args.source))
     print(json.dumps(result))
+    write_table(result)
+
+
+def write_table(result: dict) -> None:
+    from benchmarks.latest import update_rows, write
+
+    rows = update_rows("report_memory", ("kind", "games", "source"), result)
+    kinds = list(REPORTS)
+    lines = ["| kind | games | code | peak RSS | wall | CPU | polars threads | date | load |",
+             "|---|---:|---|---:|---:|---:|---|---|---|"]
+    def num(value, unit):
+        return "?" if value is None else f"{value:,.0f} {unit}"
+
+    for r in sorted(rows, key=lambda r: (kinds.index(r["kind"]), r["games"], r["source"])):
+        lines.append(f"| {r['kind']} | {r['games']:,} | {r['source']} | "
+                     f"{num(r['peak_rss_mib'], 'MiB')} | {num(r['wall_seconds'], 's')} | "
+                     f"{num(r['cpu_seconds'], 's')} | {r['threads']} | {r['date']} | "
+                     f"{r['load']} |")
+    write("report_memory", "The reports' peak memory and time against the number of games",
+          "\n".join(lines) + "\n" + TAIL,
+          command="python benchmarks/report_memory.py --kind KIND --games N --work DIR",
+          notes=NOTES)
+
+
+TAIL = """
+A 1e8-game run is made from the 1e7 one by copying its parts ten times with shifted game
+indices (a real 1e8-game run takes hours on a 2-core machine; the report reads only the
+parts, so the measurement is the same).
+"""
+
+NOTES = """Each row's own command is in report_memory.json. Each row is one fresh process running the report over synthetic runs
+(`reports/synthetic.py`: the engine's run-directory format and columns, parts of 1e6
+games): `p2p` and `plai` are `simulate report` over a 3- and a 5-player run (half the
+games each), `sweep` the sweep report of `simulate experiment` over the same runs as two
+paired points, `balance` the report `simulate balance-report` writes (ten runs: 1-6
+players, 3 and 5 in every odd_team_compensation mode). Peak RSS is the report process's
+`ru_maxrss`; CPU is its user + system time; the load is the shared machine's 1-minute
+load average at the end. Times at a high load are slow and noisy; peak memory is not
+affected by the load."""
 
 
 if __name__ == "__main__":

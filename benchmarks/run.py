@@ -1,10 +1,12 @@
-"""Measure everything issue 6 asks for and write a Markdown table.
+"""The engine's speed, memory and start times against the project's targets, as Markdown.
 
     python benchmarks/run.py               # full: ~8 minutes on 2 cores
     python benchmarks/run.py --quick       # smaller runs, ~3 minutes
     python benchmarks/run.py --cold-only   # the cold starts only (5 per game), ~4 minutes
+    python benchmarks/run.py --cold-only --patches-off-too   # and without the numba patches
 
-Results go to stdout and to benchmarks/results.md. The cold start (issue 26) runs
+Results go to stdout and replace benchmarks/results/run.md (--quick: run-quick.md;
+--cold-only: cold_start.md), with the command, the machine and the date. The cold start runs
 `simulate --games 1000` of each game from an empty numba cache, five times each with the
 games alternating (``--cold-runs``), and reports the median wall time, each run's wall and
 CPU time (user + system, of the run and its compile helper process), the load average and
@@ -39,8 +41,8 @@ import numpy as np  # noqa: E402
 import sim  # noqa: E402,F401  (sets the numba cache directory)
 
 # The speed figures are of the hand-written baselines (greedy v greedy, PLAI's default
-# weights), as since issue 6, so they stay comparable now that `expert` is the default
-# strategy (tuned games are longer: Peer-to-Peer ~8x dearer per game).
+# weights), not of the default `expert`: their games are the engine's plain cost, and
+# tuned games are longer (Peer-to-Peer ~8x dearer per game).
 P2P_BASELINE = {"A": "greedy", "B": "greedy"}
 P2P_BASELINE_ARGS = ["--team-a", "greedy", "--team-b", "greedy"]
 PLAI_BASELINE = {"all": "weighted"}
@@ -93,7 +95,7 @@ def limit_rate(games: int, repeats: int) -> float:
 
 
 def reference_rate(games: int, engine_games: int, rounds: int) -> tuple[float, float, str]:
-    """The pure-Python reference engine (issue 7) at 4 players: (its games/s, the engine's
+    """The pure-Python reference engine at 4 players: (its games/s, the engine's
     games/s over the same minutes, what ran). The two alternate in ``rounds`` rounds (the
     reference on the next ``games`` game indices each round, the engine on its first
     ``engine_games``), each pooled by CPU time: on a shared machine the speed drifts by
@@ -171,31 +173,45 @@ def vm_speed_s() -> float:
     return time.process_time() - start
 
 
-def start_times(workdir: Path, runs: int = 1) -> dict[str, dict]:
+PATCHES_OFF = " (numba patches off)"
+
+
+def start_times(workdir: Path, runs: int = 1, patches_off: bool = False) -> dict[str, dict]:
     """Per game, `simulate --game G --games 1000` from an empty numba cache ``runs`` times,
     the games alternating (wall and CPU seconds, the CPU time counting the compile's
     helper process too; the 1-minute load average and the VM-speed loop before each run;
-    the median wall), then warm (the faster of two, wall)."""
+    the median wall), then warm (the faster of two, wall). With ``patches_off`` each cold
+    start is followed by the same one with CARDSIM_NUMBA_PATCHES=0 (sim/core/numba_patches.py),
+    keyed "<game> (numba patches off)"."""
     games = ("peer-to-peer", "plai")
-    out: dict[str, dict] = {game: {"cold": []} for game in games}
+    variants = [(game, "") for game in games]
+    if patches_off:
+        variants = [(game, label) for game in games for label in ("", PATCHES_OFF)]
+    out: dict[str, dict] = {game + label: {"cold": []} for game, label in variants}
 
-    def run(game: str, name: str, cache: str) -> tuple[float, float]:
-        env = tree_env(CARDSIM_CACHE_ROOT=str(workdir / cache))
+    def run(game: str, label: str, name: str, cache: str) -> tuple[float, float]:
+        env = tree_env(CARDSIM_CACHE_ROOT=str(workdir / cache),
+                       CARDSIM_NUMBA_PATCHES="0" if label else os.environ.get(
+                           "CARDSIM_NUMBA_PATCHES", ""))
         env.pop("NUMBA_CACHE_DIR", None)
         return timed_child([sys.executable, "-m", "sim.cli", "--game", game, "--games",
                             "1000", "--out", str(workdir / f"{game}-{name}"),
                             "--no-progress", "--json"], env, workdir)
 
     for i in range(runs):
-        for game in games:
+        for game, label in variants:
             load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
             speed = vm_speed_s()
-            wall, cpu = run(game, f"cold{i}", f"cache-{game}-{i}")
-            out[game]["cold"].append({"wall": wall, "cpu": cpu, "load": load, "vm": speed})
-    for game in games:
-        t = out[game]
+            key = game + label
+            wall, cpu = run(game, label, f"cold{i}{'-off' if label else ''}",
+                            f"cache-{game}-{i}{'-off' if label else ''}")
+            out[key]["cold"].append({"wall": wall, "cpu": cpu, "load": load, "vm": speed})
+    for game, label in variants:
+        t = out[game + label]
         t["cold_wall"] = statistics.median(r["wall"] for r in t["cold"])
-        t["warm_wall"] = min(run(game, name, f"cache-{game}-0")[0]
+        t["cold_cpu"] = statistics.median(r["cpu"] for r in t["cold"])
+        t["warm_wall"] = min(run(game, label, f"{name}{'-off' if label else ''}",
+                                 f"cache-{game}-0{'-off' if label else ''}")[0]
                              for name in ("warm", "warm2"))
     return out
 
@@ -203,14 +219,17 @@ def start_times(workdir: Path, runs: int = 1) -> dict[str, dict]:
 def start_lines(starts: dict[str, dict]) -> list[str]:
     """The cold and warm starts as rows of the measures table."""
     lines = []
-    for game, t in starts.items():
+    for key, t in starts.items():
+        game, off = key.removesuffix(PATCHES_OFF), PATCHES_OFF if key.endswith(PATCHES_OFF) else ""
         each = ", ".join(f"{r['wall']:.1f}" for r in t["cold"])
         detail = "; ".join(f"{r['cpu']:.1f} s CPU at load {r['load']:.1f}, loop {r['vm']:.2f} s"
                            for r in t["cold"])
-        lines += [f"| cold start, `simulate --game {game} --games 1000` (empty cache; median of "
-                  f"{len(t['cold'])}, alternating games) | {t['cold_wall']:.1f} s wall "
-                  f"(runs: {each} s; {detail}; CPU counts both processes) |",
-                  f"| warm start, `simulate --game {game} --games 1000` | {t['warm_wall']:.2f} s |"]
+        lines += [f"| cold start, `simulate --game {game} --games 1000`{off} (empty cache; "
+                  f"median of {len(t['cold'])}, alternating) | {t['cold_wall']:.1f} s wall, "
+                  f"{t['cold_cpu']:.1f} s CPU (runs: {each} s; {detail}; CPU counts both "
+                  f"processes) |",
+                  f"| warm start, `simulate --game {game} --games 1000`{off} | "
+                  f"{t['warm_wall']:.2f} s |"]
     return lines
 
 
@@ -259,19 +278,36 @@ def plai_rates(games: int, repeats: int) -> dict[int, tuple[float, float]]:
     return rates
 
 
+def write_results(name: str, title: str, text: str, out: str | None) -> None:
+    """Replace benchmarks/results/<name>.md (or write ``out``) with ``text`` and the run's
+    command, machine and date."""
+    from benchmarks.latest import write
+
+    write(name, title, text, out=out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller runs")
-    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results.md"))
+    parser.add_argument("--out", default=None,
+                        help="write here instead of benchmarks/results/run.md")
     parser.add_argument("--cold-runs", type=int, default=None,
                         help="cold starts per game, alternating (default 5; --quick 1)")
     parser.add_argument("--cold-only", action="store_true",
-                        help="only the cold and warm starts (printed, results.md untouched)")
+                        help="only the cold and warm starts (to results/cold_start.md)")
+    parser.add_argument("--patches-off-too", action="store_true",
+                        help="with --cold-only: each cold start also with the numba patches "
+                             "off (CARDSIM_NUMBA_PATCHES=0), alternating")
     args = parser.parse_args()
     cold_runs = args.cold_runs or (1 if args.quick else 5)
     if args.cold_only:
         with tempfile.TemporaryDirectory() as tmp:
-            print("\n".join(start_lines(start_times(Path(tmp), cold_runs))))
+            text = "\n".join(["| measure | value |", "|---|---|",
+                              *start_lines(start_times(Path(tmp), cold_runs,
+                                                       args.patches_off_too))])
+        print(text)
+        write_results("cold_start", "Cold and warm start of `simulate --games 1000`", text,
+                      args.out)
         return
     games, repeats = (20_000, 3) if args.quick else (200_000, 5)
     rss_sizes = ("1e5", "1e6") if args.quick else ("1e6", "1e7")
@@ -292,16 +328,14 @@ def main() -> None:
               "two_vs_one_thread": rates[(4, "wall2")] / rates[(4, "wall")],
               "rss_1e7_mb": rss[rss_sizes[-1]][0],
               "warm_start_s": starts["peer-to-peer"]["warm_wall"],
-              # the issue-26 target is wall time on an idle machine. A cold compile uses
+              # the cold-start target is wall time on an idle machine. A cold compile uses
               # two processes (sim.core.compile_cache), so CPU time is no longer a stand-in
               # for it: wall time is compared, and is only meaningful at a low load
               "cold_start_s": max(t["cold_wall"] for t in starts.values()),
               "cli_vs_engine_1e6": ratio["ratio"]}
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    lines = [f"# Benchmarks ({'quick' if args.quick else 'full'}; {os.cpu_count()} CPUs; "
-             f"load {load:.1f}; {time.strftime('%Y-%m-%d %H:%M')})", "",
-             "Reproduce: `python benchmarks/run.py" + (" --quick" if args.quick else "") + "`", "",
-             "## Peer-to-Peer games/s (default cards, rules, greedy v greedy; median of "
+    lines = [f"Load average (1 min) before the last measurement: {load:.1f}.", "",
+             "### Peer-to-Peer games/s (default cards, rules, greedy v greedy; median of "
              f"{repeats} runs of {games:,} games)", "",
              "| players | 1 thread (CPU time) | us/game | 1 thread (wall) | 2 threads (wall) "
              "| 2 / 1 (wall) |", "|---|---|---|---|---|---|"]
@@ -327,7 +361,7 @@ def main() -> None:
         lines.append(f"| PLAI, {players} players, 1 thread (CPU time): engine with per-card "
                      f"fight counts; with the per-game table | {engine:,.0f} games/s; "
                      f"{table:,.0f} games/s |")
-    lines += ["", "## Ratios and targets", "", "| ratio | value | target | met |", "|---|---|---|---|"]
+    lines += ["", "### Ratios and targets", "", "| ratio | value | target | met |", "|---|---|---|---|"]
     for key, value in ratios.items():
         target = TARGETS[key]
         at_most = key in AT_MOST
@@ -338,7 +372,8 @@ def main() -> None:
                      f"{target:g} | {'yes' if met else 'NO'} |")
     text = "\n".join(lines) + "\n"
     print(text)
-    Path(args.out).write_text(text)
+    write_results("run-quick" if args.quick else "run",
+                  f"Engine benchmarks ({'quick' if args.quick else 'full'} run)", text, args.out)
     print(json.dumps({"p2p_4p_1thread": engine4, "limit": limit, "reference": ref,
                       "engine_beside_reference": engine_beside_ref}))
 

@@ -1,11 +1,12 @@
 """Time ``simulate skill`` for every game at every player count at its default sizes
-(issue 24: within 30 minutes in all on the 2-core machine). Not run by pytest.
+(the target: within 30 minutes in all on the 2-core machine). Not run by pytest.
 
     nice -n 10 python benchmarks/skill_ladder.py            # every game, every count
     nice -n 10 python benchmarks/skill_ladder.py --game plai --players 3
 
 Prints each ladder's table and wall time, the machine's load average before and after,
-and appends the same to benchmarks/skill_results.md.
+and replaces benchmarks/results/skill_ladder.md with the same (a run of one game or one
+player count: skill_ladder-<game>[-<players>p].md).
 """
 from __future__ import annotations
 
@@ -29,8 +30,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None)
     args = parser.parse_args()
     games = args.game or ["plai", "peer-to-peer"]
-    lines = [f"## simulate skill at default sizes ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
-             f"load average before: {os.getloadavg()}", ""]
+    lines = [f"Load average before: {os.getloadavg()}", ""]
     total = 0.0
     for game in games:
         began, cpu = time.perf_counter(), time.process_time()
@@ -45,8 +45,11 @@ def main() -> None:
         print("\n".join(lines[-5:]), flush=True)
     lines += [f"all games: {total:.0f} s wall; load average after: {os.getloadavg()}", ""]
     print(lines[-2])
-    with open(ROOT / "benchmarks" / "skill_results.md", "a") as handle:
-        handle.write("\n".join(lines) + "\n")
+    from benchmarks.latest import write
+
+    name = "skill_ladder" + ("".join(f"-{g}" for g in args.game or ())
+                             + (f"-{args.players}p" if args.players else ""))
+    write(name, "simulate skill at its default sizes", "\n".join(lines))
 
 
 if __name__ == "__main__":

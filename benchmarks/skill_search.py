@@ -1,4 +1,4 @@
-"""The search player's strength and cost (issue 24). Not run by pytest.
+"""The search player's strength and cost. Not run by pytest.
 
     nice -n 10 python benchmarks/skill_search.py --game plai --players 3 --games 5000
     nice -n 10 python benchmarks/skill_search.py --game plai --players 3 --curve 600
@@ -10,6 +10,10 @@ each seat in turn on the same deals, as ``simulate skill`` plays a pairing (its 
 decided games, 50 % = as strong per seat). Cost: decisions/s and games/s in CPU time of
 one thread (time.process_time, so other work on the shared machine does not count). The
 curve: the share at growing budgets, to see where it stops gaining.
+
+Each measured budget is one row of benchmarks/results/skill_search.md (game, players,
+search, opponent and games make a row: a new measurement replaces it), with its date and
+load; the rows are kept in skill_search.json beside it.
 """
 from __future__ import annotations
 
@@ -25,13 +29,13 @@ sys.path.insert(0, str(ROOT))
 
 def pairing(game, players, spec, base, games, seed=1, threads=1):
     """(share, low, high, games, decided, decisions, cpu seconds) of ``spec`` vs ``base``."""
-    from sim.core.game import hook, resolve_game
+    from sim.core.game import resolve_game
     from sim.studies.skill import _blocks, wilson_share
 
     game_obj = resolve_game(game)
-    scheme = hook(game_obj, "matchup_scheme")
-    codes = hook(game_obj, "outcome_codes")
-    column = hook(game_obj, "outcome_column")
+    scheme = game_obj.matchup_scheme
+    codes = game_obj.outcome_codes
+    column = game_obj.outcome_column
     blocks = _blocks(scheme, players, spec, base)
     per_block = max(1, games // len(blocks))
     won = lost = decisions = 0
@@ -46,7 +50,7 @@ def pairing(game, players, spec, base, games, seed=1, threads=1):
         out = config.play(seed, 0, per_block, threads)   # every seat on the same deals
         out = out[0] if isinstance(out, tuple) else out
         cpu += time.process_time() - t0
-        decisions += getattr(config, "decisions", 0)
+        decisions += config.decisions   # the search decisions ``play`` made
         if scheme == "every_seat":
             w = out["winner"]
             won += int((w == slot).sum())
@@ -74,12 +78,12 @@ def main() -> None:
                              "to k=16,n=64; Peer-to-Peer's decisions cost more, e.g. "
                              "'k=2,n=2;k=4,n=4;k=8,n=8;k=8,n=16;k=8,n=32')")
     args = parser.parse_args()
-    from sim.core.game import hook, resolve_game
+    from sim.core.game import resolve_game
     from sim.core.strategy import registry
 
     game_obj = resolve_game(args.game)
-    known = registry(hook(game_obj, "strategy_package"))
-    base = args.base or ("expert" if "expert" in known else hook(game_obj, "default_strategy"))
+    known = registry(game_obj.strategy_package)
+    base = args.base or ("expert" if "expert" in known else game_obj.default_strategy)
     print(f"load average: {os.getloadavg()}", flush=True)
     rows = []
     curve = (args.curve_budgets.split(";") if args.curve_budgets else
@@ -91,17 +95,38 @@ def main() -> None:
         share, lo, hi, n, decided, decisions, cpu = pairing(args.game, args.players, spec,
                                                             base, games,
                                                             threads=args.threads)
-        row = (f"| {args.game} | {args.players} | {spec} | {base} | {n:,} | {decided:,} | "
-               f"{100 * share:.1f} [{100 * lo:.1f}-{100 * hi:.1f}] | {decisions / cpu:,.0f} | "
-               f"{n / cpu:,.2f} | {cpu:.0f} |")
+        row = {"game": args.game, "players": args.players, "search": spec, "vs": base,
+               "games": n, "decided": decided,
+               "share": f"{100 * share:.1f} [{100 * lo:.1f}-{100 * hi:.1f}]",
+               "decisions_per_s": decisions / cpu, "games_per_s": n / cpu, "cpu_s": cpu,
+               "threads": args.threads}
         rows.append(row)
         print(row, flush=True)
+    from benchmarks.latest import update_rows
+
+    for row in rows:
+        stored = update_rows("skill_search", ("game", "players", "search", "vs", "games"), row)
+    write_table(stored)
+
+
+def write_table(stored: list[dict]) -> None:
+    from benchmarks.latest import write
+
     header = ("| game | players | search | vs | games | decided | share % [95 % CI] | "
-              "decisions/s (1 thread CPU) | games/s | CPU s |\n|---|---|---|---|---|---|---|---|---|---|")
-    text = (f"\n## search strength ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-            f"load {os.getloadavg()})\n{header}\n" + "\n".join(rows) + "\n")
-    with open(ROOT / "benchmarks" / "skill_results.md", "a") as handle:
-        handle.write(text)
+              "decisions/s (1 thread CPU) | games/s | CPU s | threads | date | load |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    lines = [header] + [
+        f"| {r['game']} | {r['players']} | {r['search']} | {r['vs']} | {r['games']:,} | "
+        f"{r['decided']:,} | {r['share']} | {r['decisions_per_s']:,.0f} | "
+        f"{r['games_per_s']:,.2f} | {r['cpu_s']:.0f} | {r.get('threads', 1)} | {r['date']} | "
+        f"{r['load']} |" for r in sorted(stored, key=lambda r: (r["game"], r["players"],
+                                                                r["games_per_s"] * -1))]
+    write("skill_search", "The search player: strength and cost", "\n".join(lines) + "\n",
+          command="python benchmarks/skill_search.py ...",
+          notes="Each row's own command is in skill_search.json. The search player in one seat (Peer-to-Peer: one team) against its base "
+                "strategy everywhere else, every seat in turn on the same deals: its share of "
+                "the decided games (50 % = as strong). Decisions/s and games/s per CPU second, "
+                "the first game's compile not counted.")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""Time ``simulate tune`` at its default budget (issue 23: Peer-to-Peer at 4 players must
-finish within 15 minutes on the project's 2-core machine).
+"""Time ``simulate tune`` at its default budget (the target: Peer-to-Peer at 4 players
+within 15 minutes on the project's 2-core machine).
 
     python benchmarks/tune.py                          # peer-to-peer, 4 players
     python benchmarks/tune.py --game plai --players 4
@@ -7,7 +7,8 @@ finish within 15 minutes on the project's 2-core machine).
 
 Runs the real command in a subprocess (a warm numba cache is assumed: run any simulate
 command once first), records wall and CPU time, the games played, the generations and the
-re-check table, and appends a row to benchmarks/tune_results.md. Wall time on a shared
+re-check table, and replaces benchmarks/results/tune-<game>-<players>p.md with them (the
+command, machine and date on top). Wall time on a shared
 machine includes other people's work; CPU time is this process's own, and CPU / 2 is the
 wall time the search's two threads would take on the two idle cores of the project's
 machine (the verdict gives both). Not run by pytest.
@@ -24,6 +25,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 LIMIT_SECONDS = 15 * 60
 
 
@@ -54,16 +56,15 @@ def main() -> int:
     first = done.stdout.splitlines()[0]
     verdict = (f"wall {'yes' if wall <= LIMIT_SECONDS else 'NO'}, "
                f"CPU/2 {'yes' if cpu / 2 <= LIMIT_SECONDS else 'NO'}")
-    row = (f"| {time.strftime('%Y-%m-%d %H:%M')} | {args.game} | {args.players} | "
-           f"{args.budget or 'default'} | {wall:.0f} s | {cpu:.0f} s | {load:.1f} | {verdict} | "
-           f"{first} |")
-    results = ROOT / "benchmarks" / "tune_results.md"
-    if not results.exists():
-        results.write_text("# simulate tune timings (benchmarks/tune.py)\n\n"
-                           "| when | game | players | budget | wall | CPU | load (1 min, at end) "
-                           "| within 15 min | search |\n|---|---|---|---|---|---|---|---|---|\n")
-    with open(results, "a", encoding="utf-8") as handle:
-        handle.write(row + "\n")
+    from benchmarks.latest import write
+
+    table = ("| game | players | budget | seed | wall | CPU | load (1 min, at end) | within 15 min "
+             "| search |\n|---|---|---|---|---|---|---|---|---|\n"
+             f"| {args.game} | {args.players} | {args.budget or 'default'} | {args.seed} | "
+             f"{wall:.0f} s | {cpu:.0f} s | {load:.1f} | {verdict} | {first} |\n")
+    write(f"tune-{args.game}-{args.players}p", f"simulate tune: {args.game}, {args.players} players",
+          table + "\nThe command's output (the search, the final and the re-check):\n\n```text\n"
+          + done.stdout.rstrip() + "\n```\n")
     print(f"wall {wall:.0f} s, CPU {cpu:.0f} s, load {load:.1f}; within 15 minutes: {verdict}")
     print(f"strategy file: {out}")
     return 0

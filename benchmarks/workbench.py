@@ -1,4 +1,4 @@
-"""The workbench's two figures (issue 27): seconds to the first verdict for a one-card
+"""The workbench's two figures: seconds to the first verdict for a one-card
 change at 4 players (Peer-to-Peer, warm numba cache, the page's defaults: cap 1e6 games
 per side, W = 1 pp, the --until-ci chunk), and the server's memory (RSS) after 30
 comparisons.
@@ -11,6 +11,7 @@ the RSS read from /proc/self/status is the server's.
     python benchmarks/workbench.py --fresh 1 --comparisons 5 --card TE7 --value 12
 
 Run it once beforehand (or any `simulate --games 1000`) so the numba cache is warm.
+The figures replace benchmarks/results/workbench.md (with the command, machine and date).
 """
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def rss_mb() -> float:
@@ -132,8 +135,21 @@ def main() -> None:
               "median": round(statistics.median(r["seconds"] for r in runs), 3) if runs else None,
               "threads": args.threads or os.cpu_count(), "card": f"{args.card}.value={args.value}"}
     print(json.dumps(result), flush=True)
+    lines = ["| measure | value |", "|---|---|",
+             f"| change compared | {result['card']}, 4 players, the page's defaults |",
+             f"| seconds to the first verdict, fresh server (median of {len(runs)}) | "
+             f"{result['median']} s (each: {', '.join(str(x) for x in result['first_verdict_seconds_fresh_server'])}) |",
+             f"| kernel threads | {result['threads']} |"]
     if args.comparisons:
-        print(json.dumps(many(args)), flush=True)
+        repeated = many(args)
+        print(json.dumps(repeated), flush=True)
+        lines += [f"| comparisons on one server | {repeated['comparisons']} (median "
+                  f"{repeated['seconds_median']} s each, first {repeated['seconds_first']} s) |"]
+        lines += [f"| server RSS, {key.replace('_', ' ')} | {mb} MB |"
+                  for key, mb in repeated["rss_mb"].items()]
+    from benchmarks.latest import write
+
+    write("workbench", "The workbench: first verdict and memory", "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -102,7 +102,7 @@ def build(path, rs, ctx) -> ExtraSection:
         answers.append(Answer(f"What is a card worth? ({h}, ablation)",
                               f"{meta.get('players')} players, {games:,} games per configuration",
                               words, code, top["diff"], top["lo"], top["hi"], kind="diff",
-                              players=meta.get("players"), order=45))
+                              players=meta.get("players"), order=45, key="card_worth"))
     description = (
         f"Card ablation on common random numbers: the same seed ({meta.get('seed')}) and games "
         f"were replayed with one card changed at a time (value -1, value +1, effect removed): "

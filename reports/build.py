@@ -14,7 +14,7 @@ from reports.registry import Context, Finding, select_metrics
 from reports.render import (Page, Section, answer_rows, render_html, render_markdown,
                             strategies_used, strategy_warnings)
 from sim.core.errors import UserError
-from sim.core.game import game_hook
+from sim.core.game import resolve_game
 
 
 def _duplicate_groups(rs) -> dict[tuple[int, str, str], int]:
@@ -42,7 +42,9 @@ def _without(table: pl.DataFrame, duplicates: dict) -> pl.DataFrame:
 
 
 def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
-                 allow_mixed: bool = False, extra: Mapping[str, Any] | None = None) -> dict:
+                 allow_mixed: bool = False, extra: Mapping[str, Any] | None = None,
+                 replay_games: int | None = None, stronger_play: float | None = None,
+                 stronger_play_games: int | None = None) -> dict:
     """Write ``report.html``, ``report.md``, one ``<metric>.csv`` per metric and
     ``plots/<metric>.png`` into ``out_dir``.
 
@@ -55,6 +57,13 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     (count), ``skipped`` {metric: reason}, ``runs``, ``games``, ``mixed`` [differences],
     ``threshold_pp``, ``answers`` [{question, where, answer, verdict, estimate, lo, hi,
     section}] (the answers-first table) and ``extra`` [section names].
+
+    Every answer is explained and checked: ``answers.json`` beside report.html lists them
+    (reports.answers_file). An answer whose interval excludes its even point is explained
+    by counterfactual replays (reports.attribution: ``replay_games`` per swap, default
+    about the runs' own time; 0 turns them off); every answer is recomputed under stronger
+    play (reports.stronger: ``stronger_play`` seconds per player count, default 300 or the
+    CARDSIM_STRONGER_PLAY environment variable, 0 off; or ``stronger_play_games`` games).
 
     ``extra`` names optional sections and their inputs (reports.sections), e.g.
     ``{"ablation": "runs/ablation-3p"}``; a section a later issue adds (a skill run) plugs
@@ -71,9 +80,9 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
         raise UserError(f"threshold must be a non-negative number of percentage points, got {threshold_pp}",
                         field="threshold_pp")
     rs = load_runs(list(run_dirs) if not isinstance(run_dirs, str) else [run_dirs], allow_mixed=allow_mixed)
-    if game_hook(rs.game, "report_card_fights"):  # per-card fight counts from replayed games
-        # (reports/plai_fights.py)
-        from reports.plai_fights import attach_card_fights
+    game = resolve_game(rs.game)
+    if game.card_fights is not None:  # per-card fight counts of old runs, from replays
+        from reports.card_fights import attach_card_fights
 
         attach_card_fights(rs)
     ctx = Context(game=rs.game, threshold_pp=threshold_pp, card_ids=rs.card_ids,
@@ -86,13 +95,15 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     sections: list[Section] = []
     tables: dict[str, str] = {}
     plots: dict[str, str] = {}
-    # PLAI's per-card fight columns (4 per card) are most of a PLAI table; metrics that do
-    # not ask for them get a zero-copy selection without them, so their filters stay small.
-    card_fights = r"^card_(att|att_won|def|def_won)_\d+$"
-    slim = rs.games.select(pl.exclude(card_fights)) if any(
-        c.startswith("card_att_") for c in rs.columns) else rs.games
+    # per-card fight columns (PLAI: 4 per card) are most of a table; metrics that do not
+    # ask for them get a zero-copy selection without them, so their filters stay small.
+    stems = game.card_fights.fields if game.card_fights is not None else ()
+    fight_columns = f"^({'|'.join(stems)})_\\d+$"
+    slim = rs.games.select(pl.exclude(fight_columns)) if stems and any(
+        c.startswith(f"{stems[0]}_") for c in rs.columns) else rs.games
     for metric in metrics:
-        games = rs.games if any(r.startswith("card_att") for r in metric.requires) else slim
+        games = (rs.games if any(r.startswith(stem) for r in metric.requires for stem in stems)
+                 else slim)
         table = metric.compute(games, ctx)
         csv_path = out / f"{metric.name}.csv"
         table.write_csv(csv_path)
@@ -135,6 +146,22 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
             (out / "plots" / f"{section.name}.png").write_bytes(section.png)
             plots[section.name] = str(out / "plots" / f"{section.name}.png")
     answers = answer_rows(sections, extras)
+    from reports import attribution, stronger
+
+    answers, explained = attribution.explain_answers(answers, rs, replay_games)
+    answers, checked = stronger.check_answers(answers, rs, ctx, stronger_play,
+                                              stronger_play_games)
+    for section in (explained, checked):
+        if section is not None:
+            extras.append(section)
+            if section.table is not None:
+                csv_path = out / f"{section.name}.csv"
+                section.table.write_csv(csv_path)
+                tables[section.name] = str(csv_path)
+    extras.sort(key=lambda x: x.order)
+    from reports.answers_file import write_answers
+
+    answers_json = write_answers(out / "answers.json", answers, rs, ctx)
     panel = small_multiples([a for a, _ in answers])
     if panel is not None:
         (out / "plots" / "answers.png").write_bytes(panel)
@@ -156,6 +183,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     result: dict[str, Any] = {
         "html": str(html_path),
         "markdown": str(md_path),
+        "answers_json": str(answers_json),
         "tables": tables,
         "plots": plots,
         "findings": [{"metric": f.metric, "level": f.level, "text": f.text} for f in all_findings],
@@ -168,7 +196,9 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
         "strategies": [f"{pairing} ({players} players)" for pairing, players in strategies_used(rs)],
         "answers": [{"question": a.question, "where": a.where, "answer": a.answer,
                      "verdict": a.verdict, "estimate": a.estimate, "lo": a.lo, "hi": a.hi,
-                     "section": anchor} for a, anchor in answers],
+                     "section": anchor, "key": a.key,
+                     "causes": list(a.causes), "stronger_play": a.stronger}
+                    for a, anchor in answers],
         "extra": [x.name for x in extras],
     }
     return result

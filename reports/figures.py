@@ -7,7 +7,7 @@ import numpy as np
 
 from sim.core.plots import COLORS, Figure, FigureCanvasAgg, to_png
 
-VERDICT_COLORS = {"within": "#2ca02c", "above": "#d62728", "below": "#d62728",
+VERDICT_COLORS = {"within": "#2ca02c", "small": "#bcbd22", "above": "#d62728", "below": "#d62728",
                   "undecided": "#ff7f0e", "no_data": "#7f7f7f", "info": "#1f77b4"}
 
 
@@ -43,7 +43,7 @@ def small_multiples(answers) -> bytes | None:
                         color=VERDICT_COLORS.get(a.verdict, COLORS[0]))
         if any(a.kind == "diff" for a in items):
             ax.axhline(0, color="black", lw=0.7)
-        elif any(a.verdict in ("within", "above", "below", "undecided") for a in items):
+        elif any(a.verdict in ("within", "small", "above", "below", "undecided") for a in items):
             ax.axhline(50, color="black", lw=0.7)       # a share: 50 % is even
         ax.set_xticks(range(len(labels)))
         ax.set_xticklabels([f"{p}p" for p, _ in labels], fontsize=8)

@@ -2,14 +2,14 @@
 
 Runs are merged only when they describe the same experiment apart from what a report
 compares on purpose: player count, strategy pairing and the rule options of the game's
-``compared_rules`` hook (Peer-to-Peer: ``odd_team_compensation``).
+``Game.compared_rules`` (Peer-to-Peer: ``odd_team_compensation``).
 A different card file (sha256) or any other different rule option raises
 :class:`sim.core.errors.UserError` unless ``allow_mixed=True``; then the differences are
 listed in :attr:`RunSet.mixed` and the report says so.
 
 The merged table gets these columns in addition to the per-game ones:
 ``run`` (index into :attr:`RunSet.runs`), ``pairing`` ("greedy vs random"),
-``strategy_a``, ``strategy_b``, ``variant`` (the game's ``report_group`` hook:
+``strategy_a``, ``strategy_b``, ``variant`` (the game's ``Game.report_group``:
 Peer-to-Peer's odd_team_compensation mode for 3 and 5 players, ``"n/a"`` otherwise), and, when the manifest has ``seat_teams``,
 ``seat_team_0..5`` (0 = A, 1 = B, -1 = no seat), ``seats_a`` and ``seats_b``.
 ``start_card_*`` and PLAI's per-card fight columns (``card_att_<k>`` and the like) are
@@ -34,7 +34,7 @@ import polars as pl
 
 from sim.core.errors import UserError
 
-COMPARED_ON_PURPOSE = ("players",)   # and the game's compared_rules hook
+COMPARED_ON_PURPOSE = ("players",)   # and the game's Game.compared_rules
 MAX_SEATS = 6
 REQUIRED_KEYS = ("game", "players", "games", "seed", "cards", "rules", "strategies")
 
@@ -65,11 +65,9 @@ class Run:
 
     @property
     def variant(self) -> str:
-        """The third group key of the reports (the game's ``report_group`` hook:
+        """The third group key of the reports (the game's ``Game.report_group``:
         Peer-to-Peer's odd_team_compensation mode at 3 and 5 players, else "n/a")."""
-        from sim.core.game import hook
-
-        return hook(self.game, "report_group")(self.players, self.rules)
+        return self.game.report_group(self.players, self.rules)
 
     @property
     def strategy_names(self) -> list[tuple[str, str]]:
@@ -79,10 +77,8 @@ class Run:
 
     @property
     def pairing(self) -> str:
-        """The game's label of the run's strategies (its ``pairing`` hook)."""
-        from sim.core.game import hook
-
-        return hook(self.game, "pairing")(self.manifest)
+        """The game's label of the run's strategies (its ``Game.pairing``)."""
+        return self.game.pairing(self.manifest)
 
 
 @dataclass
@@ -142,10 +138,8 @@ def _scan_games(run: Run) -> pl.LazyFrame:
 
 def compared_on_purpose(run: Run) -> set[str]:
     """What a report compares across runs: the player count and the rule options of the
-    game's ``compared_rules`` hook (Peer-to-Peer: odd_team_compensation)."""
-    from sim.core.game import hook
-
-    return set(COMPARED_ON_PURPOSE) | set(hook(run.game, "compared_rules"))
+    game's ``Game.compared_rules`` (Peer-to-Peer: odd_team_compensation)."""
+    return set(COMPARED_ON_PURPOSE) | set(run.game.compared_rules)
 
 
 def _compare(runs: list[Run]) -> list[str]:
@@ -165,16 +159,20 @@ def _compare(runs: list[Run]) -> list[str]:
     return diffs
 
 
-# PLAI's per-card fight columns (sim.games.plai.fight_stats.FIELDS): <prefix><card index>
-CARD_COLUMN = re.compile(r"(card_att_won_|card_att_|card_def_won_|card_def_)(\d+)")
+def card_column_pattern(stems) -> re.Pattern:
+    """Per-card columns ``<stem>_<card index>`` of the given stems (a game's
+    ``card_fights.fields``; PLAI: card_att_<k>, ...)."""
+    longest_first = sorted(stems, key=len, reverse=True)
+    return re.compile(f"({'|'.join(re.escape(s) + '_' for s in longest_first)})(\\d+)")
 
 
-def _reindex_card_columns(df: pl.LazyFrame, mapping: dict[int, int]) -> pl.LazyFrame:
+def _reindex_card_columns(df: pl.LazyFrame, mapping: dict[int, int],
+                          pattern: re.Pattern) -> pl.LazyFrame:
     """Rename per-card columns from the run's card indices to the shared card list."""
     rename = {}
     cols = df.collect_schema().names()
     for col in cols:
-        m = CARD_COLUMN.fullmatch(col)
+        m = pattern.fullmatch(col)
         if m and int(m.group(2)) in mapping:
             rename[col] = f"{m.group(1)}{mapping[int(m.group(2))]}"
     if not rename:
@@ -220,6 +218,8 @@ def load_runs(run_dirs: list[str], allow_mixed: bool = False) -> RunSet:
                 card_ids.append(cid)
                 card_names.append(names[i] if i < len(names) else cid)
 
+    fights = runs[0].game.card_fights
+    fight_columns = card_column_pattern(fights.fields) if fights is not None else None
     frames = []
     notes = []
     config_seen: dict[str, tuple[Run, pl.LazyFrame, tuple]] = {}
@@ -277,8 +277,8 @@ def load_runs(run_dirs: list[str], allow_mixed: bool = False) -> RunSet:
                 if col in present:
                     extra.append(pl.col(col).replace(mapping).alias(col))
         df = df.with_columns(extra)
-        if any(i != j for i, j in mapping.items()):
-            df = _reindex_card_columns(df, mapping)
+        if fight_columns is not None and any(i != j for i, j in mapping.items()):
+            df = _reindex_card_columns(df, mapping, fight_columns)
         frames.append(df)
 
     merged = pl.concat(frames, how="diagonal_relaxed") if len(frames) > 1 else frames[0]

@@ -2,7 +2,7 @@
 
 A game's metrics live in its package (``sim/games/<g>/report_metrics/<name>.py``, one module
 per metric with a module-level ``METRIC = Metric(...)``; modules whose name starts with
-``_`` are helpers). The game's ``report_metrics`` hook names that package (None: the game
+``_`` are helpers). The game's ``Game.report_metrics`` names that package (None: the game
 has no metrics); :func:`game_metrics` imports its modules and returns their ``METRIC``
 objects in report order, so adding a metric for a game means adding one file to that game.
 
@@ -23,9 +23,9 @@ from sim.core.report_metric import GROUP_KEYS, Answer, Context, Finding, Metric 
 
 def game_metrics(game: str) -> list[Metric]:
     """The metrics the game registers (its ``report_metrics`` package), in report order."""
-    from sim.core.game import game_hook
+    from sim.core.game import resolve_game
 
-    package = game_hook(game, "report_metrics")
+    package = resolve_game(game).report_metrics
     if not package:
         return []
     pkg = importlib.import_module(package)

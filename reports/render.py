@@ -60,11 +60,11 @@ def strategies_used(rs: RunSet) -> list[tuple[str, int]]:
 
 def strategy_warnings(rs: RunSet, extras: list) -> list[str]:
     """When the balance numbers rest on weak play: a strategy other than the game's default
-    (its ``default_strategy`` hook), a random player, or what an optional section says
+    (its ``Game.default_strategy``), a random player, or what an optional section says
     (a skill run showing a stronger strategy beats these)."""
-    from sim.core.game import game_hook
+    from sim.core.game import resolve_game
 
-    default = game_hook(rs.game, "default_strategy")
+    default = resolve_game(rs.game).default_strategy
     names = sorted({name for r in rs.runs for _, name in r.strategy_names if name})
     out = []
     weak = [n for n in names if n.split(":")[0] == "random"]
@@ -192,7 +192,7 @@ def runs_table(rs: RunSet) -> tuple[list[str], list[list[str]]]:
 
 
 def _compared_rules(rs: RunSet) -> list[str]:
-    """The game's compared_rules hook options that any of the runs has."""
+    """The game's Game.compared_rules options that any of the runs has."""
     wanted = compared_on_purpose(rs.runs[0]) - {"players"}
     return sorted(rule for rule in wanted if any(rule in r.rules for r in rs.runs))
 
@@ -248,6 +248,8 @@ table.answers td.num{white-space:nowrap}
 .dot{display:inline-block;width:.75em;height:.75em;border-radius:50%;margin-right:.4em;
 vertical-align:baseline}
 .a-ok td{background:#e3f4e1!important}.a-ok .dot{background:#2ca02c}
+.a-small td{background:#f2f5d8!important}.a-small .dot{background:#bcbd22}
+td.why{font-size:.92em}td.why ul{margin:0;padding-left:1.1em}
 .a-bad td{background:#fbe0de!important}.a-bad .dot{background:#d62728}
 .a-open td{background:#fff0d6!important}.a-open .dot{background:#ff7f0e}
 .a-info td{background:#e4eef8!important}.a-info .dot{background:#1f77b4}
@@ -266,10 +268,25 @@ def _e(x) -> str:
     return html.escape(str(x), quote=True)
 
 
-ANSWER_CLASS = {"within": "a-ok", "above": "a-bad", "below": "a-bad", "undecided": "a-open",
-                "no_data": "a-none", "info": "a-info"}
-ANSWER_COLOUR = {"within": "green", "above": "red", "below": "red", "undecided": "amber",
-                 "no_data": "grey", "info": "blue"}
+ANSWER_CLASS = {"within": "a-ok", "small": "a-small", "above": "a-bad", "below": "a-bad",
+                "undecided": "a-open", "no_data": "a-none", "info": "a-info"}
+ANSWER_COLOUR = {"within": "green", "small": "yellow-green", "above": "red", "below": "red",
+                 "undecided": "amber", "no_data": "grey", "info": "blue"}
+MAX_CAUSES = 4   # causes listed in an answers-table cell (answers.json has them all)
+
+
+def why_words(a) -> list[str]:
+    """An answer's reasons in words: its causes (replays, a rule's own effect, the split of
+    the unhappy customers), the largest first."""
+    causes = [c for c in a.causes if c.get("words")]
+    if a.key == "why_all_lose":
+        return [f"{c['cause']}: {100 * c['share']:.0f} % [{100 * c['lo']:.0f}, "
+                f"{100 * c['hi']:.0f}]; change {c['advice']}" for c in causes]
+    return [c["words"] for c in causes][:MAX_CAUSES]
+
+
+def stronger_words(a) -> str:
+    return (a.stronger or {}).get("words", "")
 
 
 def _answer_number(a) -> str:
@@ -280,12 +297,16 @@ def _answers_html(page: Page) -> str:
     if not page.answers:
         return '<p class="muted">No metric of these runs answers a designer question.</p>'
     p = ['<table class="answers"><thead><tr><th>Question</th><th>Where</th><th>Answer</th>'
-         '<th>Number [95 % CI]</th><th>Section</th></tr></thead><tbody>']
+         '<th>Number [95 % CI]</th><th>Why</th><th>Under stronger play</th><th>Section</th>'
+         '</tr></thead><tbody>']
     for a, anchor in page.answers:
         cls = ANSWER_CLASS.get(a.verdict, "a-info")
+        why = why_words(a)
+        why_cell = ("<ul>" + "".join(f"<li>{_e(w)}</li>" for w in why) + "</ul>") if why else ""
         p.append(f'<tr class="{cls}"><td>{_e(a.question)}</td><td>{_e(a.where)}</td>'
                  f'<td><span class="dot"></span>{_e(a.answer)}</td>'
                  f'<td class="num">{_e(_answer_number(a))}</td>'
+                 f'<td class="why">{why_cell}</td><td class="why">{_e(stronger_words(a))}</td>'
                  f'<td><a href="#{_e(anchor)}">details</a></td></tr>')
     p.append("</tbody></table>")
     return "".join(p)
@@ -310,8 +331,12 @@ def render_html(rs: RunSet, ctx: Context, sections: list[Section],
          f'threshold ±{ctx.threshold_pp:g} pp. <a href="#configuration">Configuration</a></p>']
     p.append('<section id="answers"><h2>Answers</h2>')
     p.append(_answers_html(page))
+    p.append('<p class="muted">Every answer with its causes and its stronger-play check, for '
+             'scripts: answers.json beside this page.</p>')
     p.append('<p class="legend"><span class="a-ok"><span class="dot"></span>balanced</span> '
+             '<span class="a-small"><span class="dot"></span>a small edge, inside the band</span> '
              '<span class="a-bad"><span class="dot"></span>imbalance called</span> '
+
              '<span class="a-open"><span class="dot"></span>not decided</span> '
              '<span class="a-info"><span class="dot"></span>a rate, no verdict</span></p></section>')
     p.append('<section id="strategies"><h2>Strategies used</h2><ul>')
@@ -400,9 +425,11 @@ def render_markdown(rs: RunSet, ctx: Context, sections: list[Section],
          f"{rs.total_games:,} games in {len(rs.runs)} run(s); every number with its 95 % "
          f"interval; threshold ±{ctx.threshold_pp:g} pp.", "", "## Answers", ""]
     if page.answers:
-        p.append(markdown_table(["Question", "Where", "Answer", "Number [95 % CI]", "Colour", "Section"],
+        p.append(markdown_table(["Question", "Where", "Answer", "Number [95 % CI]", "Colour",
+                                 "Why", "Under stronger play", "Section"],
                                 [[a.question, a.where, a.answer, _answer_number(a),
-                                  ANSWER_COLOUR.get(a.verdict, "blue"), f"[details](#{anchor})"]
+                                  ANSWER_COLOUR.get(a.verdict, "blue"), "; ".join(why_words(a)),
+                                  stronger_words(a), f"[details](#{anchor})"]
                                  for a, anchor in page.answers]))
     else:
         p.append("_No metric of these runs answers a designer question._")

@@ -1,4 +1,4 @@
-"""The report section "How much does skill matter" (issue 24), from a ``simulate skill`` run.
+"""The report section "How much does skill matter", from a ``simulate skill`` run.
 
     >>> from reports.skill_section import section_html
     >>> html = section_html("runs/skill-plai-seed1-...")
@@ -116,7 +116,7 @@ def build(path, rs, ctx) -> ExtraSection:
             f"{s['rungs_beaten']} of {s['steps']} steps up the ladder win beyond their "
             f"interval; the weaker side still wins {100 * s['luck_share']:.0f} % of decided games",
             "info", s["luck_share"], s["luck_low"], s["luck_high"], kind="rate", players=p,
-            order=60))
+            order=60, key="skill"))
     # a run's label carries its parameters, "weighted(act.pass=-5.0,...)": match by name
     used = {name.split("(")[0] for r in rs.runs for _, name in r.strategy_names if name}
     warnings = []

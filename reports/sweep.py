@@ -1,8 +1,9 @@
 """The sweep view of an experiment: every metric against the swept parameter, with
 interval bands, a table, and paired differences against the baseline point.
 
-Metrics here are per-game averages or ratios of per-game sums (``sum x / sum y`` over
-games), so one method gives every interval:
+The metrics are the game's own (``Game.sweep_metrics``, ``sim.core.sweep_metric``):
+per-game averages or ratios of per-game sums (``sum x / sum y`` over games), so one
+method gives every interval:
 
 * a point's own interval: Wilson for rates (x and y are 0/1 per game), a normal
   interval for means;
@@ -20,150 +21,80 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
-from typing import Any, Callable
+from typing import Any, Sequence
 
 import numpy as np
 
 from reports.tables import html_table, markdown_table
+from sim.core.sweep_metric import SweepMetric  # noqa: F401 - part of this module's API
 
-# The outcome codes are each game's own (defined once, in its constants module); which
-# metrics apply to a game is its ``sweep_metrics`` hook.
-from sim.games.peer_to_peer.constants import ALL_LOSE, DRAW, SOLO_WIN, WIN_A, WIN_B
-from sim.games.plai.constants import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE
-
-# the per-game columns the metrics read: a table with an ``outcome`` column (PLAI's) has
-# its seat metrics' columns too
-COLUMNS = ("game_index", "winner", "rounds")
-OUTCOME_COLUMNS = ("game_index", "winner", "outcome", "turns", "first_seat", "players")
+# Each game declares its own sweep metrics (Game.sweep_metrics, in its package:
+# sim/games/<g>/sweep_metrics.py); a metric is named by a SweepMetric or by its name within
+# a game. Without a game, a name is looked up in every registered game, built-in games
+# first (tests and quick looks: ``estimate("a_share", games)``).
 
 
-@dataclass(frozen=True)
-class SweepMetric:
-    name: str
-    title: str
-    unit: str            # '%', 'pp' or 'rounds'
-    kind: str            # 'rate' (x, y in {0, 1}) or 'mean'
-    scale: float         # display = scale * (ratio + offset)
-    offset: float
-    xy: Callable[[dict], tuple[np.ndarray, np.ndarray]]
-    description: str
+def game_metrics(game: str) -> dict[str, SweepMetric]:
+    """The game's sweep metrics by name, in the game's order."""
+    from sim.core.game import resolve_game
+
+    return {m.name: m for m in resolve_game(game).sweep_metrics}
 
 
-def _ind(mask) -> np.ndarray:
-    return np.asarray(mask, dtype=np.float64)
+def all_metrics() -> dict[str, SweepMetric]:
+    """Every registered game's sweep metrics by name (a name two games declare: the first
+    game's, built-in games first)."""
+    from sim.core.game import GAME_MODULES, game_modules, resolve_game
+
+    found: dict[str, SweepMetric] = {}
+    for name in game_modules():
+        try:
+            metrics = resolve_game(name).sweep_metrics
+        except Exception:  # an extra game whose module is not importable here
+            if name in GAME_MODULES:   # a built-in game must import
+                raise
+            continue
+        for m in metrics:
+            found.setdefault(m.name, m)
+    return found
 
 
-def _ones(g):
-    return np.ones(len(g["winner"]), dtype=np.float64)
-
-
-METRICS: dict[str, SweepMetric] = {m.name: m for m in (
-    SweepMetric("a_share", "Team A's share of team wins", "%", "rate", 100.0, 0.0,
-                lambda g: (_ind(g["winner"] == WIN_A), _ind(np.isin(g["winner"], (WIN_A, WIN_B)))),
-                "Among games a team won, the share team A won (50 % is even; with 3 and 5 "
-                "players team A is the larger team)."),
-    SweepMetric("imbalance", "Imbalance: team A's share of team wins minus 50 %", "pp", "rate",
-                100.0, -0.5,
-                lambda g: (_ind(g["winner"] == WIN_A), _ind(np.isin(g["winner"], (WIN_A, WIN_B)))),
-                "a_share - 50 %, in percentage points; positive favours team A (the larger "
-                "team at 3 and 5 players)."),
-    SweepMetric("a_win_rate", "Team A win rate", "%", "rate", 100.0, 0.0,
-                lambda g: (_ind(np.isin(g["winner"], (WIN_A, SOLO_WIN))), _ones(g)),
-                "Share of all games won by team A (solo wins count for A)."),
-    SweepMetric("b_win_rate", "Team B win rate", "%", "rate", 100.0, 0.0,
-                lambda g: (_ind(g["winner"] == WIN_B), _ones(g)),
-                "Share of all games won by team B."),
-    SweepMetric("all_lose_rate", "All-lose rate", "%", "rate", 100.0, 0.0,
-                lambda g: (_ind(g["winner"] == ALL_LOSE), _ones(g)),
-                "Share of games everyone loses to unhappy customers."),
-    SweepMetric("draw_rate", "Draw rate", "%", "rate", 100.0, 0.0,
-                lambda g: (_ind(g["winner"] == DRAW), _ones(g)), "Share of drawn games."),
-    SweepMetric("mean_rounds", "Mean game length", "rounds", "mean", 1.0, 0.0,
-                lambda g: (np.asarray(g["rounds"], dtype=np.float64), _ones(g)),
-                "Rounds per game."),
-)}
-
-
-def _seat_metric(seat: int) -> SweepMetric:
-    def xy(g):
-        won = _ind((g["outcome"] == OUT_SEAT) & (g["winner"] == seat))
-        # games with no seat ``seat`` (fewer players) are not in the denominator, so the
-        # metric is n/a rather than 0 % at a player count without that seat
-        present = _ind(g["players"] > seat) if "players" in g else _ones(g)
-        return won * present, present
-
-    return SweepMetric(f"seat{seat}_win_rate", f"Seat {seat} win rate", "%", "rate", 100.0, 0.0,
-                       xy, f"Share of all games seat {seat} won (PLAI; n/a where the game has "
-                       f"no seat {seat}).")
-
-
-def _first_player(g):
-    won = g["outcome"] == OUT_SEAT
-    first = won & (g["winner"] == g["first_seat"])
-    return _ind(first), _ind(won)
-
-
-def _place_advantage(place: str):
-    """x, y with sum x / sum y = (the share of startup wins taken by the seat that moved
-    first, or last, in turn order) - 1/players: 0 when fair at any player count."""
-    def xy(g):
-        won = g["outcome"] == OUT_SEAT
-        players = np.asarray(g["players"], dtype=np.int64)
-        seat = g["first_seat"] if place == "first" else (g["first_seat"] + players - 1) % players
-        return _ind(won & (g["winner"] == seat)) - _ind(won) / players, _ind(won)
-    return xy
-
-
-PLAI_METRICS = (
-    *[_seat_metric(s) for s in range(5)],
-    SweepMetric("first_player_share", "First player's share of startup wins", "%", "rate",
-                100.0, 0.0, _first_player,
-                "Among games a startup won, the share the seat that moved first won (PLAI; "
-                "fair = 100/players)."),
-    SweepMetric("first_player_advantage", "First player's advantage", "pp", "mean", 100.0,
-                0.0, _place_advantage("first"),
-                "The first mover's share of startup wins minus the fair share 100/players, in "
-                "percentage points (0 is fair at every player count; PLAI). Delta-method "
-                "interval."),
-    SweepMetric("last_player_advantage", "Last player's advantage", "pp", "mean", 100.0,
-                0.0, _place_advantage("last"),
-                "The share of startup wins taken by the seat that moves last in turn order, "
-                "minus 100/players, in percentage points (0 is fair; PLAI)."),
-    SweepMetric("maintainers_win_rate", "Maintainers' win rate", "%", "rate", 100.0, 0.0,
-                lambda g: (_ind(g["outcome"] == OUT_MAINTAINERS), _ones(g)),
-                "Share of games every startup went bankrupt (PLAI-T6)."),
-    SweepMetric("stalemate_rate", "Stalemate rate", "%", "rate", 100.0, 0.0,
-                lambda g: (_ind(g["outcome"] == OUT_STALEMATE), _ones(g)),
-                "Share of games that reached max_turns (PLAI-T6)."),
-    SweepMetric("mean_turns", "Mean game length", "turns", "mean", 1.0, 0.0,
-                lambda g: (np.asarray(g["turns"], dtype=np.float64), _ones(g)),
-                "Turns per game (PLAI)."),
-)
-METRICS.update({m.name: m for m in PLAI_METRICS})
+def metric(which: SweepMetric | str, game: str | None = None) -> SweepMetric:
+    """``which`` as a SweepMetric: itself, or the metric of that name of ``game`` (of any
+    game when None); KeyError for an unknown name."""
+    if isinstance(which, SweepMetric):
+        return which
+    known = game_metrics(game) if game is not None else all_metrics()
+    if which not in known:
+        raise KeyError(f"unknown sweep metric '{which}'" + (f" of {game}" if game else "")
+                       + f"; metrics: {', '.join(known)}")
+    return known[which]
 
 
 def default_metrics(game: str, players=()) -> tuple[str, ...]:
     """The sweep report's metrics when an experiment names none (the game's
-    ``default_sweep_metrics`` hook, e.g. PLAI's every seat of the largest player count)."""
-    from sim.core.game import game_hook
+    ``Game.default_sweep_metrics``, e.g. PLAI's every seat of the largest player count)."""
+    from sim.core.game import resolve_game
 
-    return tuple(game_hook(game, "default_sweep_metrics")(tuple(players or ())))
+    return tuple(resolve_game(game).default_sweep_metrics(tuple(players or ())))
 
 
 def metrics_for(game: str) -> list[str]:
-    """Names of the metrics that apply to ``game`` (its ``sweep_metrics`` hook), in the
-    order of METRICS."""
-    from sim.core.game import game_hook
+    """Names of the metrics that apply to ``game`` (its ``Game.sweep_metrics``), in its
+    order."""
+    return list(game_metrics(game))
 
-    wanted = set(game_hook(game, "sweep_metrics"))
-    unknown = wanted - set(METRICS)
-    if unknown:
-        raise ValueError(f"game '{game}' names unknown sweep metrics: {', '.join(sorted(unknown))}")
-    return [name for name in METRICS if name in wanted]
+
+def metric_columns(game: str) -> tuple[str, ...]:
+    """The per-game columns the game's sweep metrics read, ``game_index`` first."""
+    columns = {"game_index": None}
+    for m in game_metrics(game).values():
+        columns.update(dict.fromkeys(m.columns))
+    return tuple(columns)
 
 
 def z_for(confidence: float) -> float:
@@ -171,14 +102,25 @@ def z_for(confidence: float) -> float:
 
 
 # ----------------------------------------------------------------------------- loading
-def load_games(run_dir: str | Path) -> dict[str, np.ndarray]:
-    """The columns the sweep metrics read (game_index, winner and rounds; for PLAI
-    outcome, turns, first_seat and players), sorted by game index, in memory (a report
-    reads a run through :class:`RunGames` instead, block by block)."""
+def run_columns(run_dir: str | Path) -> tuple[str, ...] | None:
+    """The columns the sweep metrics of a run's game read (its manifest names the game);
+    None (every column) when the run has no readable manifest."""
+    try:
+        game = json.loads((Path(run_dir) / "manifest.json").read_text(encoding="utf-8"))["game"]
+        return metric_columns(str(game))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def load_games(run_dir: str | Path, columns: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+    """The columns the sweep metrics read (``columns``, default: those of the run's game's
+    metrics), sorted by game index, in memory (a report reads a run through
+    :class:`RunGames` instead, block by block)."""
     import polars as pl
 
+    columns = columns if columns is not None else run_columns(run_dir)
     scan = pl.scan_parquet(str(Path(run_dir) / "games" / "*.parquet"))
-    return frame_games(scan.select(_columns(scan.collect_schema().names())).collect())
+    return frame_games(scan.select(_present(columns, scan.collect_schema().names())).collect())
 
 
 BLOCK = 1 << 20   # games read at a time from a run directory
@@ -192,10 +134,12 @@ class RunGames:
     the arrays of :func:`load_games`; the numbers are the same (sums in another order:
     standard errors to the last digits)."""
 
-    def __init__(self, run_dir: str | Path, block: int = BLOCK):
+    def __init__(self, run_dir: str | Path, block: int = BLOCK,
+                 columns: Sequence[str] | None = None):
         import polars as pl
 
         self.run_dir = Path(run_dir)
+        wanted = columns if columns is not None else run_columns(run_dir)
         self.block = int(block)
         index = pl.col("game_index")
         self.parts = []                       # (first index, last index, games, path)
@@ -207,7 +151,7 @@ class RunGames:
         if not self.parts:
             raise ValueError(f"{self.run_dir}: no games")
         self.parts.sort()
-        self.columns = _columns(pl.read_parquet_schema(self.parts[0][3]).keys())
+        self.columns = _present(wanted, list(pl.read_parquet_schema(self.parts[0][3]).keys()))
         self.first = self.parts[0][0]
         self.last = max(hi for _, hi, _, _ in self.parts)
         self.games = sum(n for _, _, n, _ in self.parts)
@@ -261,16 +205,17 @@ def _source(games):
 
 
 def game_count(games) -> int:
-    return len(games) if isinstance(games, RunGames) else len(games["winner"])
+    return len(games) if isinstance(games, RunGames) else len(games["game_index"])
 
 
-def _columns(names) -> list[str]:
-    wanted = OUTCOME_COLUMNS if "outcome" in names else COLUMNS
-    return [c for c in wanted if c in names]
+def _present(wanted: Sequence[str] | None, names: Sequence[str]) -> list[str]:
+    """The wanted columns a table has (every column when ``wanted`` is None)."""
+    return list(names) if wanted is None else [c for c in wanted if c in names]
 
 
-def frame_games(frame) -> dict[str, np.ndarray]:
-    frame = frame.select(_columns(frame.columns)).sort("game_index")
+def frame_games(frame, columns: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+    """A table's ``columns`` (default: all) as arrays, sorted by game index."""
+    frame = frame.select(_present(columns, frame.columns)).sort("game_index")
     return {name: frame[name].to_numpy() for name in frame.columns}
 
 
@@ -287,12 +232,13 @@ def _influence(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
     return ratio, (x - ratio * y) / (sy / len(x))
 
 
-def estimate(metric: str | SweepMetric, games: dict, z: float = 1.959964) -> dict[str, float]:
+def estimate(which: str | SweepMetric, games: dict, z: float = 1.959964,
+             game: str | None = None) -> dict[str, float]:
     """The metric with its interval (display units): {est, lo, hi, n}; n counts the
     games in the denominator (decisive games for a_share)."""
     from sim.core.stats import wilson
 
-    m = METRICS[metric] if isinstance(metric, str) else metric
+    m = metric(which, game)
     if isinstance(games, RunGames):
         return streamed_estimates([m], games, z)[m.name]
     x, y = m.xy(games)
@@ -307,10 +253,11 @@ def estimate(metric: str | SweepMetric, games: dict, z: float = 1.959964) -> dic
     return {"est": f(p), "lo": f(lo), "hi": f(hi), "n": n}
 
 
-def paired(metric: str | SweepMetric, games: dict, base: dict, z: float = 1.959964) -> dict[str, float]:
+def paired(which: str | SweepMetric, games: dict, base: dict, z: float = 1.959964,
+           game: str | None = None) -> dict[str, float]:
     """point - baseline on the same games: the paired (CRN) interval and, for comparison,
     the interval that treats the two samples as independent."""
-    m = METRICS[metric] if isinstance(metric, str) else metric
+    m = metric(which, game)
     if isinstance(games, RunGames) or isinstance(base, RunGames):
         return streamed_paired([m], games, base, z)[m.name]
     if len(games["game_index"]) != len(base["game_index"]) or not np.array_equal(
@@ -426,8 +373,8 @@ def streamed_paired(metrics, games, base, z: float = 1.959964) -> dict[str, dict
 
 
 # ----------------------------------------------------------------------------- tables
-def sweep_tables(points: list[dict], metrics: tuple[str, ...],
-                 z: float = 1.959964):
+def sweep_tables(points: list[dict], metrics: Sequence[str | SweepMetric],
+                 z: float = 1.959964, game: str | None = None):
     """``points``: dicts with name, players, values (axis -> value), games (the arrays of
     :func:`load_games`, or a :class:`RunGames`, read block by block) and baseline (name of
     the baseline point of the same player count). Returns the point table and the
@@ -435,14 +382,15 @@ def sweep_tables(points: list[dict], metrics: tuple[str, ...],
     import polars as pl
 
     by_name = {p["name"]: p for p in points}
-    ms = [METRICS[name] for name in metrics]
+    ms = [metric(m, game) for m in metrics]
+    names = [m.name for m in ms]
     rows, diffs = [], []
     for p in points:
         row = {"point": p["name"], "players": p["players"],
                **{k: _cell(v) for k, v in p["values"].items()}, "games": game_count(p["games"])}
         own = (streamed_estimates(ms, p["games"], z) if isinstance(p["games"], RunGames)
-               else {name: estimate(name, p["games"], z) for name in metrics})
-        for name in metrics:
+               else {m.name: estimate(m, p["games"], z) for m in ms})
+        for name in names:
             e = own[name]
             row.update({f"{name}": e["est"], f"{name}_lo": e["lo"], f"{name}_hi": e["hi"]})
         rows.append(row)
@@ -451,8 +399,8 @@ def sweep_tables(points: list[dict], metrics: tuple[str, ...],
             continue
         streamed = isinstance(p["games"], RunGames) or isinstance(base["games"], RunGames)
         pair = (streamed_paired(ms, p["games"], base["games"], z) if streamed
-                else {name: paired(name, p["games"], base["games"], z) for name in metrics})
-        for name in metrics:
+                else {m.name: paired(m, p["games"], base["games"], z) for m in ms})
+        for name in names:
             d = pair[name]
             diffs.append({"point": p["name"], "baseline": base["name"], "metric": name,
                           "diff": d["diff"], "lo": d["lo"], "hi": d["hi"],
@@ -476,12 +424,13 @@ def _numeric(values) -> bool:
         return False
 
 
-def plot_metric(table, metric: str, axes_keys: list[str]):
+def plot_metric(table, which: str | SweepMetric, axes_keys: list[str], game: str | None = None):
     """The metric against the first swept axis (or the player count), one line per
     combination of the other axes and player count, with the interval as a band."""
     from reports.plots import COLORS, new_figure
 
-    m = METRICS[metric]
+    m = metric(which, game)
+    name = m.name
     x_key = axes_keys[0] if axes_keys else "players"
     others = [k for k in ["players", *axes_keys] if k != x_key]
     fig, (ax,) = new_figure(1, width=8.0, panel_height=4.0)
@@ -493,9 +442,9 @@ def plot_metric(table, metric: str, axes_keys: list[str]):
         xs = [position[str(v)] for v in group[x_key].to_list()]
         order = np.argsort(xs)
         xs = np.asarray(xs)[order]
-        est = group[metric].to_numpy()[order]
-        lo, hi = group[f"{metric}_lo"].to_numpy()[order], group[f"{metric}_hi"].to_numpy()[order]
-        label = ", ".join(f"{k}={group[k][0]}" for k in others) or metric
+        est = group[name].to_numpy()[order]
+        lo, hi = group[f"{name}_lo"].to_numpy()[order], group[f"{name}_hi"].to_numpy()[order]
+        label = ", ".join(f"{k}={group[k][0]}" for k in others) or name
         color = COLORS[i % len(COLORS)]
         if numeric:  # a line with its interval band
             ax.plot(xs, est, marker="o", color=color, label=label)
@@ -506,10 +455,8 @@ def plot_metric(table, metric: str, axes_keys: list[str]):
                         capsize=3, label=label)
     if not numeric:
         ax.set_xticks(list(position.values()), x_values)
-    if metric in ("a_share",):
-        ax.axhline(50, color="black", linewidth=0.8, linestyle=":")
-    if metric == "imbalance" or metric.endswith("_advantage"):  # 0 is even
-        ax.axhline(0, color="black", linewidth=0.8, linestyle=":")
+    if m.reference is not None:   # even, or fair
+        ax.axhline(m.reference, color="black", linewidth=0.8, linestyle=":")
     ax.set_xlabel(x_key)
     ax.set_ylabel(f"{m.title} ({m.unit})")
     ax.set_title(f"{m.title} against {x_key} ({'bands' if numeric else 'bars'}: 95 % intervals)")
@@ -525,10 +472,12 @@ def _fmt_est(est, lo, hi, digits=2) -> str:
     return f"{est:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
-def display_tables(table, diffs, metrics, axes_keys):
+def display_tables(table, diffs, metrics, axes_keys, game: str | None = None):
     """(headers, rows) of the point table and of the paired-difference table, as text."""
-    head = ["point", "players", *axes_keys, "games"] + [f"{METRICS[m].title} ({METRICS[m].unit})"
-                                                         for m in metrics]
+    ms = {m.name: m for m in (metric(which, game) for which in metrics)}
+    metrics = list(ms)
+    head = ["point", "players", *axes_keys, "games"] + [f"{m.title} ({m.unit})"
+                                                         for m in ms.values()]
     rows = []
     for r in table.iter_rows(named=True):
         rows.append([r["point"], str(r["players"]), *[str(r[k]) for k in axes_keys], f"{r['games']:,}"]
@@ -537,7 +486,8 @@ def display_tables(table, diffs, metrics, axes_keys):
              "identical games"]
     drows = []
     for r in (diffs.iter_rows(named=True) if diffs.height else []):
-        unit = "pp" if METRICS[r["metric"]].unit in ("%", "pp") else METRICS[r["metric"]].unit
+        unit = ms[r["metric"]].unit
+        unit = "pp" if unit in ("%", "pp") else unit
         drows.append([r["point"], r["baseline"], r["metric"],
                       f"{_fmt_est(r['diff'], r['lo'], r['hi'])} {unit}",
                       _fmt_est(r["diff"], r["unpaired_lo"], r["unpaired_hi"]).split(" ", 1)[-1],
@@ -546,23 +496,25 @@ def display_tables(table, diffs, metrics, axes_keys):
 
 
 def write_sweep_report(out_dir: str | Path, title: str, points: list[dict],
-                       axes_keys: list[str], metrics: tuple[str, ...],
-                       notes: list[str] = ()) -> dict[str, Any]:
+                       axes_keys: list[str], metrics: Sequence[str | SweepMetric],
+                       notes: Sequence[str] = (), game: str | None = None) -> dict[str, Any]:
     """sweep.csv, paired.csv, one PNG per metric, sweep.md and a self-contained sweep.html."""
     from reports.plots import to_png
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    table, diffs = sweep_tables(points, metrics)
+    ms = {m.name: m for m in (metric(which, game) for which in metrics)}
+    metrics = list(ms)
+    table, diffs = sweep_tables(points, list(ms.values()), game=game)
     table.write_csv(out / "sweep.csv")
     if diffs.height:
         diffs.write_csv(out / "paired.csv")
     images = {}
-    for metric in metrics:
-        png = to_png(plot_metric(table, metric, axes_keys))
-        (out / f"sweep-{metric}.png").write_bytes(png)
-        images[metric] = png
-    (head, rows), (dhead, drows) = display_tables(table, diffs, metrics, axes_keys)
+    for name, m in ms.items():
+        png = to_png(plot_metric(table, m, axes_keys))
+        (out / f"sweep-{name}.png").write_bytes(png)
+        images[name] = png
+    (head, rows), (dhead, drows) = display_tables(table, diffs, list(ms.values()), axes_keys)
     md = [f"# {title}", "", *notes, "",
           "Point estimates with 95 % intervals (Wilson for rates, normal for means).", "",
           markdown_table(head, rows), ""]
@@ -573,7 +525,7 @@ def write_sweep_report(out_dir: str | Path, title: str, points: list[dict],
                markdown_table(dhead, drows), ""]
     md += [f"![{m}](sweep-{m}.png)" for m in metrics]
     (out / "sweep.md").write_text("\n".join(md) + "\n", encoding="utf-8")
-    figs = "".join(f"<h3>{html.escape(METRICS[m].title)}</h3><img alt='{m}' "
+    figs = "".join(f"<h3>{html.escape(ms[m].title)}</h3><img alt='{m}' "
                    f"src='data:image/png;base64,{base64.b64encode(images[m]).decode()}'>"
                    for m in metrics)
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"

@@ -45,6 +45,21 @@ def _team_counters(cols: dict, rng, n: int, team_b: bool = True) -> None:
             cols[f"sent_{d}_{t}"] = (rng.integers(0, 8, n) if (t == "a" or team_b) else np.zeros(n)).astype(np.int16)
 
 
+def _reason_columns(cols: dict, n: int, team_b: bool) -> None:
+    """How contests were decided and why customers turned unhappy, derived without a draw
+    (so every other column stays as it was): every contest on a higher card, every unhappy
+    customer out of the deck's reach."""
+    zero = np.zeros(n, np.int16)
+    for t in ("a", "b"):
+        cols[f"contests_higher_won_{t}"] = cols[f"contests_won_{t}"].copy()
+        for step in ("tiebreak", "domain", "marker"):
+            cols[f"contests_{step}_won_{t}"] = zero.copy()
+    for suffix in ("", "_a", "_b"):
+        for cause in ("deck", "draw", "capacity", "choice"):
+            own = cause == "deck" and (suffix != "_b" or team_b)
+            cols[f"unhappy_{cause}{suffix}"] = cols["unhappy"].copy() if own else zero.copy()
+
+
 def synthetic_games(players: int, games: int, seed: int, *, p_a=0.4, p_b=0.35, p_draw=0.02,
                     p_all_lose=0.2, compensation="extra_venture", start=0) -> pl.DataFrame:
     rng = np.random.default_rng(seed)
@@ -76,6 +91,7 @@ def synthetic_games(players: int, games: int, seed: int, *, p_a=0.4, p_b=0.35, p
             if cols[f"start_card_{s}"][g] != -1:
                 cols[f"start_card_{s}"][g] = picks[s]
     cols["error"] = np.zeros(n, np.int16)
+    _reason_columns(cols, n, team_b=players > 1)
     for cid in CARD_IDS:
         cols[f"fate_{cid}"] = rng.integers(0, 9, n).astype(np.int8)
     return pl.DataFrame(cols)
@@ -134,6 +150,7 @@ def synthetic_part(players: int, games: int, seed: int, start: int = 0, *, p_a=0
                                and s == seats - 1)
         cols[f"start_card_{s}"] = np.full(n, -1, np.int16) if empty else picks[:, s]
     cols["error"] = np.zeros(n, np.int16)
+    _reason_columns(cols, n, team_b=players > 1)
     for cid in CARD_IDS:
         cols[f"fate_{cid}"] = rng.integers(0, 9, n).astype(np.int8)
     return pl.DataFrame(cols)

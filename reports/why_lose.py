@@ -1,156 +1,139 @@
-"""The report's "Why everyone loses" section, for a game whose ``why_lose`` hook replays its
-all-lose games (Peer-to-Peer: sim/games/peer_to_peer/why_lose.py).
+"""The report's "Why everyone loses" section, for a game whose ``Game.why_lose`` names the
+causes its engine records per game (Peer-to-Peer: sim/games/peer_to_peer/why_lose.py).
 
-Per run, up to SAMPLE all-lose games (the lowest game indices, so the choice does not
-depend on the outcome of anything else) are replayed from the run's manifest (the same
-seed, cards, rules and strategies: sim.runs.setup.configure_from_manifest, below this
-layer); a replay that does not end in all-lose is reported, not used. Shown per player
-count: the unhappy customers by value and domain, their wait in the row, and the share
-that no team's hand could have assisted (a ratio over games, the game as the unit:
-delta-method interval, sim.core.stats.ratio_ci; waits: t interval over customers).
+Per player count (and variant), over the games where everyone lost: the share of their
+unhappy customers by cause, for the team that came closest to serving each (deck, draw,
+capacity, choice: the first true statement), and each team's own split; a ratio over
+games with the game as the unit (delta-method interval, sim.core.stats.ratio_ci). Each
+cause comes with what a designer can change for it. No replays: the engine counts them.
 """
 from __future__ import annotations
 
-import numpy as np
 import polars as pl
 
 from reports.sections import ALWAYS, ExtraSection
-from sim.core.errors import UserError
 from sim.core.report_metric import Answer
-from sim.core.stats import ratio_ci, t_interval
-
-SAMPLE = 300
+from sim.core.stats import ratio_ci
 
 
-def replayed(rs, sample: int = SAMPLE) -> tuple[pl.DataFrame, list[str]]:
-    """(unhappy customers of the replayed all-lose games with players and variant, notes)."""
-    from sim.core.game import game_hook
-    from sim.runs.setup import configure_from_manifest
-
-    why = game_hook(rs.game, "why_lose")
-    column = game_hook(rs.game, "outcome_column")
-    parts, notes = [], []
-    for k, run in enumerate(rs.runs):
-        lost = (rs.games.filter((pl.col("run") == k) & (pl.col(column) == why.code))
-                .select("game_index").bottom_k(sample, by="game_index")
-                .collect(engine="streaming")["game_index"].sort().to_list())
-        if not lost:
-            continue
-        try:
-            config = configure_from_manifest(run.manifest)
-        except (UserError, KeyError) as exc:
-            notes.append(f"{run.path}: why-everyone-loses replay skipped (cannot rebuild the "
-                         f"run's configuration: {exc})")
-            continue
-        table = why.replay(config, int(run.manifest["seed"]), lost)
-        if table.height and (table["winner"] != why.code).any():
-            notes.append(f"{run.path}: a replayed game did not end as stored; its why-everyone-"
-                         "loses numbers are left out (was the simulator changed?)")
-            continue
-        parts.append(table.with_columns(pl.lit(run.players, dtype=pl.Int64).alias("players"),
-                                        pl.lit(run.variant).alias("variant"),
-                                        pl.lit(len(lost), dtype=pl.Int64).alias("_replayed")))
-    if not parts:
-        return pl.DataFrame(), notes
-    return pl.concat(parts, how="vertical_relaxed"), notes
-
-
-def summary(customers: pl.DataFrame) -> pl.DataFrame:
-    """Per players and variant: games replayed, unhappy customers, mean wait [t], the share
-    no hand could reach [ratio over games]."""
+def cause_table(games, why, outcome: str) -> pl.DataFrame:
+    """Per players and variant: all-lose games, their unhappy customers and, per cause,
+    its share (closest team, then team A and team B) with a 95 % interval."""
+    names = [c.name for c in why.causes]
+    cols = [why.column(n, t) for n in names for t in (None, "a", "b")]
+    lost = games.filter(pl.col(outcome) == why.code)
+    total = sum(pl.col(why.column(n)).cast(pl.Float64) for n in names)
+    aggs = [pl.len().alias("all_lose_games"), total.sum().alias("unhappy"),
+            (total * total).sum().alias("_yy")]
+    for c in cols:
+        x = pl.col(c).cast(pl.Float64)
+        aggs += [x.sum().alias(f"{c}__x"), (x * x).sum().alias(f"{c}__xx"),
+                 (x * total).sum().alias(f"{c}__xy")]
+    t = lost.group_by("players", "variant").agg(aggs).collect(engine="streaming")
     rows = []
-    for (players, variant), part in customers.group_by("players", "variant", maintain_order=True):
-        per_game = part.group_by("game_index").agg(pl.len().alias("n"),
-                                                   pl.col("unreachable").sum().alias("u"))
-        x, y = per_game["u"].cast(pl.Float64).to_numpy(), per_game["n"].cast(pl.Float64).to_numpy()
-        r, lo, hi = ratio_ci(x.sum(), (x * x).sum(), (x * y).sum(), y.sum(), (y * y).sum(),
-                             len(x))
-        w = part["wait"].cast(pl.Float64).to_numpy()
-        wm, wlo, whi = t_interval(w.mean(), w.std(ddof=1) if w.size > 1 else float("nan"), w.size)
-        top_value = part.group_by("value").len().sort("len", descending=True).row(0)
-        high = part.filter(pl.col("value") >= 10).height / part.height
-        rows.append({"players": players, "variant": variant,
-                     "games_replayed": int(part["_replayed"][0]),
-                     "unhappy_customers": part.height,
-                     "unreachable_rate": float(r), "unreachable_lo": float(lo),
-                     "unreachable_hi": float(hi),
-                     "wait_mean": float(wm), "wait_lo": float(wlo), "wait_hi": float(whi),
-                     "value_10_plus_share": high, "most_common_value": int(top_value[0])})
-    return pl.DataFrame(rows).sort("players", "variant")
+    for r in t.sort("players", "variant").iter_rows(named=True):
+        row = {"players": r["players"], "variant": r["variant"],
+               "all_lose_games": r["all_lose_games"], "unhappy_customers": int(r["unhappy"])}
+        for c in cols:
+            rate, lo, hi = ratio_ci(r[f"{c}__x"], r[f"{c}__xx"], r[f"{c}__xy"], r["unhappy"],
+                                    r["_yy"], r["all_lose_games"])
+            stem = c[len("unhappy_"):]
+            row.update({f"{stem}_rate": rate, f"{stem}_lo": lo, f"{stem}_hi": hi})
+        rows.append(row)
+    return pl.DataFrame(rows)
 
 
-def plot(customers: pl.DataFrame) -> bytes | None:
-    """Per player count: unhappy customers by value, stacked by domain, and the share of
-    each value no hand could reach."""
+def plot(table: pl.DataFrame, why) -> bytes | None:
+    """Per player count: the share of unhappy customers by cause (closest team), stacked."""
     from sim.core.plots import COLORS, Figure, FigureCanvasAgg, to_png
 
-    groups = customers.select("players", "variant").unique().sort("players", "variant").rows()
-    if not groups:
+    if table.height == 0:
         return None
-    fig = Figure(figsize=(9, 2.8 * len(groups) + 0.4), dpi=100, layout="constrained")
+    fig = Figure(figsize=(8, 3.2), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)
-    axes = fig.subplots(len(groups), 2, squeeze=False)
-    domains = sorted(customers["domain"].unique().to_list())
-    values = sorted(customers["value"].unique().to_list())
-    for (players, variant), (left, right) in zip(groups, axes):
-        part = customers.filter((pl.col("players") == players) & (pl.col("variant") == variant))
-        label = f"{players} players" + (f", {variant}" if variant != "n/a" else "")
-        bottom = np.zeros(len(values))
-        for j, d in enumerate(domains):
-            counts = part.filter(pl.col("domain") == d).group_by("value").len()
-            c = dict(counts.iter_rows())
-            h = np.array([c.get(v, 0) for v in values], dtype=float)
-            left.bar(values, h, bottom=bottom, color=COLORS[j % len(COLORS)], label=d)
-            bottom += h
-        left.set_xlabel("customer value")
-        left.set_ylabel("unhappy customers")
-        left.set_title(f"Unhappy customers by value and domain: {label} "
-                       f"(n = {part.height:,})", fontsize=9)
-        left.legend(fontsize=7)
-        share = part.group_by("value").agg(pl.col("unreachable").mean().alias("s"), pl.len())
-        s = dict((v, (sh, n)) for v, sh, n in share.iter_rows())
-        right.bar(values, [100 * s.get(v, (0, 0))[0] for v in values], color="#7f7f7f")
-        right.set_ylim(0, 100)
-        right.set_xlabel("customer value")
-        right.set_ylabel("% no hand could assist")
-        right.set_title(f"Unreachable by any hand (when both teams passed): {label}", fontsize=9)
-        for ax in (left, right):
-            ax.grid(axis="y", alpha=0.3)
+    ax = fig.subplots()
+    labels = [f"{p}p" + (f" {v}" if v != "n/a" else "") for p, v in
+              zip(table["players"], table["variant"])]
+    bottom = [0.0] * table.height
+    for j, cause in enumerate(why.causes):
+        share = [100 * (x if x == x else 0.0) for x in table[f"{cause.name}_rate"]]
+        ax.bar(labels, share, bottom=bottom, color=COLORS[j % len(COLORS)], label=cause.name)
+        bottom = [b + s for b, s in zip(bottom, share)]
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("% of unhappy customers")
+    ax.set_title("Why everyone loses: the unhappy customers of all-lose games by cause",
+                 fontsize=9)
+    ax.legend(fontsize=7, ncols=len(why.causes))
+    ax.grid(axis="y", alpha=0.3)
     return to_png(fig)
 
 
-def build(path, rs, ctx) -> ExtraSection | None:
-    from sim.core.game import game_hook
+def _same_cause(cause: str, group: dict, why, outcome: str):
+    """The answer's main cause on another games table (the stronger-play check)."""
+    from sim.core.report_metric import in_group
 
-    why = game_hook(rs.game, "why_lose")
-    if why is None or "run" not in rs.columns:
-        return None
-    customers, notes = replayed(rs)
-    if customers.height == 0:
-        return None
-    table = summary(customers)
-    answers = []
+    def recompute(games):
+        t = cause_table(in_group(games, group), why, outcome)
+        if t.height == 0 or not t["unhappy_customers"][0]:
+            return None
+        return t[f"{cause}_rate"][0], t[f"{cause}_lo"][0], t[f"{cause}_hi"][0]
+    return recompute
+
+
+def answers(table: pl.DataFrame, why, outcome: str) -> list[Answer]:
+    out = []
     for r in table.iter_rows(named=True):
+        if not r["unhappy_customers"]:
+            continue
         where = f"{r['players']} players" + (f", {r['variant']}" if r["variant"] != "n/a" else "")
-        answers.append(Answer(
-            "Why does everyone lose? (share of unhappy customers no hand could assist)", where,
-            f"{100 * r['unreachable_rate']:.0f} % could not have been assisted by any hand; "
-            f"they waited {r['wait_mean']:.1f} rounds; {100 * r['value_10_plus_share']:.0f} % "
-            f"are worth 10 or more ({r['games_replayed']:,} all-lose games replayed)", "info",
-            r["unreachable_rate"], r["unreachable_lo"], r["unreachable_hi"],
-            players=r["players"], order=31))
-    n = int(table["games_replayed"].sum())
+        causes = tuple({"cause": c.name, "share": r[f"{c.name}_rate"],
+                        "lo": r[f"{c.name}_lo"], "hi": r[f"{c.name}_hi"],
+                        "words": f"{100 * r[f'{c.name}_rate']:.0f} % {c.words}",
+                        "advice": c.advice,
+                        "team_a": r[f"{c.name}_a_rate"], "team_b": r[f"{c.name}_b_rate"]}
+                       for c in why.causes)
+        main = max(causes, key=lambda c: c["share"] if c["share"] == c["share"] else -1)
+        split = ", ".join(f"{c['cause']} {100 * c['share']:.0f} %" for c in causes)
+        words = (f"mostly {main['cause']} ({split}; {r['unhappy_customers']:,} unhappy "
+                 f"customers of {r['all_lose_games']:,} all-lose games); to change it: "
+                 f"{main['advice']}")
+        group = {"players": r["players"], "variant": r["variant"]}
+        out.append(Answer("Why does everyone lose? (the unhappy customers by cause)", where,
+                          words, "info", main["share"], main["lo"], main["hi"],
+                          players=r["players"], order=31, key="why_all_lose", group=group,
+                          causes=causes, recompute=_same_cause(main["cause"], group, why, outcome)))
+    return out
+
+
+def build(path, rs, ctx) -> ExtraSection | None:
+    from sim.core.game import resolve_game
+
+    game = resolve_game(rs.game)
+    why = game.why_lose
+    if why is None:
+        return None
+    needed = [why.column(c.name, t) for c in why.causes for t in (None, "a", "b")]
+    if not set(needed) <= set(rs.columns):
+        return ExtraSection(
+            name="why_lose", title="Why everyone loses",
+            description="These runs lack the columns of the causes of unhappy customers (they "
+                        "were played by an older simulator): run them again to see why.")
+    outcome = game.outcome_column
+    table = cause_table(rs.games, why, outcome)
+    if table.height == 0:
+        return None
     description = (
-        f"The unhappy customers of up to {SAMPLE} all-lose games per run ({n:,} replayed in "
-        "all, the lowest game indices), replayed from each run's manifest: by value and domain, "
-        "how long they waited in the row, and the share that no team's hand could legally have "
-        "assisted in the round they turned unhappy, once both teams passed (with the team's "
-        "unused effects): those could not have been saved by any play that round. Shares are "
-        "ratios over games (the game is the unit, delta-method interval); waits have t "
-        "intervals over customers.")
-    if notes:
-        description += " " + " ".join(notes)
+        "Each customer that turned unhappy in a game where everyone lost, classified by the "
+        "first true statement, for the team that came closest to serving it: "
+        + "; ".join(f"{c.name}: {c.words}" for c in why.causes)
+        + ". 'Could assist' reads the assist rules as reachable sums of card values (boost, "
+        "dual_domain, wild_domain and shift counting; for 'choice' only the effects still "
+        "unused). Shares are ratios over games (the game is the unit, delta-method 95 % "
+        "intervals); the _a and _b columns are each team's own split. What a designer can "
+        "change: " + "; ".join(f"{c.name}: {c.advice}" for c in why.causes) + ".")
     return ExtraSection(name="why_lose", title="Why everyone loses", description=description,
-                        table=table, png=plot(customers), answers=answers, order=10)
+                        table=table, png=plot(table, why), answers=answers(table, why, outcome),
+                        order=10)
+
 
 ALWAYS.append(build)

@@ -3,8 +3,9 @@
 Importing this package points numba's on-disk cache at a directory keyed on a hash of
 the sources kernels are compiled from: every ``*_kernel.py`` module under ``sim/`` and
 the ``constants.py`` / ``features.py`` / ``noalias.py`` (a compiler pipeline) modules they
-import (tests/test_kernel_modules.py checks that kernels import nothing else from the
-project). numba only notices edits to the file that holds a cached kernel, not to the
+import (tests/docs/test_kernel_modules.py checks that kernels import nothing else from the
+project), and ``numba_patches.py`` (the compile-time patches, whose on/off state also
+names the directory). numba only notices edits to the file that holds a cached kernel, not to the
 modules it calls, so without this a stale cache could serve old rules after an edit (see
 shared engineering notes). Editing non-kernel code (the CLI, reports, the reference
 engine) keeps the cache warm.
@@ -17,7 +18,7 @@ from pathlib import Path
 
 __version__ = "0.1.0"
 
-KERNEL_SOURCE_NAMES = ("constants.py", "features.py", "noalias.py")
+KERNEL_SOURCE_NAMES = ("constants.py", "features.py", "noalias.py", "numba_patches.py")
 
 
 def kernel_sources(package: Path | None = None) -> list[Path]:
@@ -43,13 +44,17 @@ def _configure_numba_cache() -> None:
     base = os.environ.get("CARDSIM_CACHE_ROOT") or os.path.join(
         os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "cardsim"
     )
-    os.environ["NUMBA_CACHE_DIR"] = os.path.join(base, f"numba-{source_hash()}")
+    # keyed on the numba patches that are on too: a compile without them never loads code
+    # compiled with them (sim/core/numba_patches.py)
+    from sim.core.numba_patches import cache_label
+
+    os.environ["NUMBA_CACHE_DIR"] = os.path.join(base, f"numba-{source_hash()}{cache_label()}")
 
 
 # LLVM's -O2 instead of numba's default -O3: a cold Peer-to-Peer compile takes about a fifth
 # less CPU (35 s to 28 s, one process) and PLAI's a tenth, and the games run as fast
 # (engine CPU per game, O2 against O3, medians of 12 alternating bursts: Peer-to-Peer
-# 0.94-0.98, PLAI 1.00; README, Performance). Set before any kernel compiles (numba reads it
+# 0.94-0.98, PLAI 1.00; docs/performance.md). Set before any kernel compiles (numba reads it
 # when it first compiles); a user's own NUMBA_OPT wins.
 OPTIMIZATION_LEVEL = "2"
 

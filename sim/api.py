@@ -32,7 +32,7 @@ from typing import Any, Mapping, Sequence
 
 from sim.core.errors import UserError
 from sim.core.game import (DEFAULT_GAME, EXTRA_GAMES_ENV, configure, extra_games, game_modules,
-                           hook, resolve_game)
+                           resolve_game)
 from sim.core.inputs import MAX_GAMES, default_threads, parse_count, parse_seed
 from sim.core.request import EXECUTION_FIELDS, REQUEST_FIELDS, Execution, GameRequest, split
 from sim.runs.setup import RunResult, load_games
@@ -42,7 +42,7 @@ DEFAULT_GAMES = 1000
 # The public API; the names imported above from the lower layers are part of it.
 __all__ = ["DEFAULT_GAME", "DEFAULT_GAMES", "EXTRA_GAMES_ENV", "MAX_GAMES", "Execution",
            "GameRequest", "RunResult", "autobalance", "balance_points", "balance_report",
-           "check", "configure", "default_cards", "default_threads", "experiment",
+           "check", "configure", "default_cards", "default_threads", "experiment", "explain",
            "extra_games", "game_modules", "load", "load_games", "matchups", "parse_count",
            "parse_seed", "report", "resolve_game", "resume", "run", "skill", "strategies",
            "trace", "tune"]
@@ -79,6 +79,18 @@ def run(request: GameRequest | str | None = None, execution: Execution | None = 
 
         return run_until_ci(request, execution)
     return setup.start(request, execution)
+
+
+def explain(result: RunResult, fraction: float | None = None) -> dict[str, Any] | None:
+    """The main cause of a run's balance edge (``result`` from ``run``): when the balance
+    answer of its summary (Peer-to-Peer: team balance; PLAI: the seat furthest from its
+    fair share) has an interval that excludes the even point, replay the run's first games
+    under each swap the game declares and add ``causes``, ``main_cause`` and ``replayed``
+    to that answer in ``result.summary``. Takes about a quarter of the run's time by
+    default (``fraction``). Returns the answer (None for a game without one)."""
+    from sim.runs.explain import SUMMARY_FRACTION, explain_summary
+
+    return explain_summary(result, SUMMARY_FRACTION if fraction is None else fraction)
 
 
 def resume(run_dir: str | os.PathLike, execution: Execution | None = None, /,
@@ -124,17 +136,25 @@ def default_cards(game: str = DEFAULT_GAME) -> str:
                         file=str(path)) from None
 
 
-# ---------------------------------------------------------------- reports (issue 4)
+# ---------------------------------------------------------------- reports
 
 def report(run_dirs, out: str | os.PathLike, threshold_pp: float = 2.0,
-           allow_mixed: bool = False, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Write report.html, report.md and CSV tables for one or more run directories.
-    ``extra`` adds optional sections by name (reports.sections), e.g.
-    ``{"ablation": "runs/ablation-..."}`` (a ``simulate ablate`` output)."""
+           allow_mixed: bool = False, extra: Mapping[str, Any] | None = None,
+           replay_games: int | None = None, stronger_play: float | None = None,
+           stronger_play_games: int | None = None) -> dict[str, Any]:
+    """Write report.html, report.md, answers.json and CSV tables for one or more run
+    directories. ``extra`` adds optional sections by name (reports.sections), e.g.
+    ``{"ablation": "runs/ablation-..."}`` (a ``simulate ablate`` output).
+
+    Every answer whose interval excludes its even point is explained by counterfactual
+    replays (``replay_games`` per swap; default: about the runs' own time; 0: none), and
+    every answer is checked under stronger play (``stronger_play`` seconds per player
+    count, default 300 or $CARDSIM_STRONGER_PLAY; 0: off; or ``stronger_play_games``)."""
     from reports.build import write_report
 
     return write_report([str(d) for d in run_dirs], str(out), threshold_pp=threshold_pp,
-                        allow_mixed=allow_mixed, extra=extra)
+                        allow_mixed=allow_mixed, extra=extra, replay_games=replay_games,
+                        stronger_play=stronger_play, stronger_play_games=stronger_play_games)
 
 
 def ablate(game: str = DEFAULT_GAME, players: int | None = None, games: int | str = 10_000,
@@ -143,11 +163,13 @@ def ablate(game: str = DEFAULT_GAME, players: int | None = None, games: int | st
            only: tuple[str, ...] = (), changes: tuple[str, ...] | None = None,
            out: str | os.PathLike | None = None, threads: int | None = None,
            threshold_pp: float = 2.0, backend: Any = None,
-           backend_options: Mapping[str, Any] | None = None, progress: bool = False):
+           backend_options: Mapping[str, Any] | None = None, progress: bool = False,
+           resume: bool = False):
     """Card ablation on common random numbers (sim.studies.ablation): the same seed and
     games with each card's value -1 / +1 and its effect removed; the paired change of
     every outcome rate with its 95 % interval, cards that differ from the typical card
-    called under Holm's control. Any backend; returns an ``AblationResult``."""
+    called under Holm's control. Any backend; returns an ``AblationResult``.
+    ``resume=True`` continues a stopped ablation in ``out``."""
     from sim.studies.ablation import CHANGES
     from sim.studies.ablation import ablate as run_ablation
 
@@ -155,28 +177,34 @@ def ablate(game: str = DEFAULT_GAME, players: int | None = None, games: int | st
                         rules_file=rules_file, rule_overrides=rule_overrides,
                         strategies=strategies, only=tuple(only), changes=tuple(changes or CHANGES),
                         out=out, threads=threads, threshold_pp=threshold_pp, backend=backend,
-                        backend_options=backend_options, progress=progress)
+                        backend_options=backend_options, progress=progress, resume=resume)
 
 
 def balance_points(game: str = DEFAULT_GAME) -> list[tuple[int, tuple[str, ...]]]:
     """(players, extra rule overrides) for each run of ``balance_report``: every player
-    count, each with the rule variants of the game's ``balance_variants`` hook (Peer-to-Peer:
+    count, each with the rule variants of the game's ``Game.balance_variants`` (Peer-to-Peer:
     every odd_team_compensation mode at 3 and 5 players, so the report can compare them)."""
     game_obj = resolve_game(game)
-    variants = hook(game_obj, "balance_variants")
+    variants = game_obj.balance_variants
     return [(players, tuple(extra)) for players in game_obj.player_counts
             for extra in variants(players)]
 
 
 def balance_report(request: GameRequest | str | None = None, execution: Execution | None = None,
-                   /, *, threshold_pp: float = 2.0, **fields: Any) -> dict[str, Any]:
+                   /, *, threshold_pp: float = 2.0, resume: bool = False,
+                   replay_games: int | None = None, stronger_play: float | None = None,
+                   stronger_play_games: int | None = None,
+                   **fields: Any) -> dict[str, Any]:
     """Run every player count (and compensation mode) of ``request`` with the same
     settings (``execution.games`` each, default 1e6), then report. ``request.players``
     must be None. Every run plays on ``execution.backend`` (one cluster for all of them).
 
-    Runs go to ``OUT/runs/<players>p[-mode]``; the report to ``OUT``."""
+    Runs go to ``OUT/runs/<players>p[-mode]``; the report to ``OUT``. ``resume=True``
+    continues a stopped one in ``OUT``: finished runs and chunks are kept."""
     from sim.runs import backends
+    from sim.runs.resumable import JOURNAL_NAME, Journal, output_dir, stoppable
     from sim.runs.rundir import stamped_path
+    from sim.runs.setup import start_or_continue
 
     request, execution = split(request, execution, fields, command="balance_report()",
                                allowed=REQUEST_FIELDS + tuple(
@@ -188,26 +216,33 @@ def balance_report(request: GameRequest | str | None = None, execution: Executio
     games = parse_count(1_000_000 if execution.games is None else execution.games,
                         field="--games")
     seed = parse_seed(execution.seed)
-    out_path = Path(execution.out) if execution.out is not None else stamped_path(
-        f"balance-{game}-seed{seed}")
-    if out_path.exists() and any(out_path.iterdir()):
-        raise UserError("the output directory is not empty; choose a new --out",
-                        file=str(out_path), field="--out")
+    out_path = output_dir(Path(execution.out) if execution.out is not None else stamped_path(
+        f"balance-{game}-seed{seed}"), what="balance report", resume=resume,
+        finished="report.html")
     points = balance_points(game)
-    chosen, owned = backends.resolve(execution.backend, execution.backend_options)
-    run_dirs = []
-    try:
-        for players, extra in points:
-            name = f"{players}p" + (f"-{extra[0].split('=')[1]}" if extra else "")
-            result = run(request.replace(players=players,
-                                         rule_overrides=request.rule_overrides + extra),
-                         execution.replace(games=games, seed=seed, out=out_path / "runs" / name,
-                                           backend=chosen, backend_options=None))
-            run_dirs.append(result.run_dir)
-    finally:
-        if owned:
-            chosen.close()
-    return report(run_dirs, out_path, threshold_pp=threshold_pp)
+    settings = {"request": request.as_request(), "games": games, "seed": seed,
+                "points": [[p, list(extra)] for p, extra in points]}
+    with stoppable("balance report", out_path, out_option=out_path), Journal.open(
+            out_path / JOURNAL_NAME, settings, what="balance report", resume=resume,
+            out=out_path):
+        chosen, owned = backends.resolve(execution.backend, execution.backend_options)
+        run_dirs = []
+        try:
+            for players, extra in points:
+                name = f"{players}p" + (f"-{extra[0].split('=')[1]}" if extra else "")
+                result = start_or_continue(
+                    request.replace(players=players,
+                                    rule_overrides=request.rule_overrides + extra),
+                    games=games, seed=seed, out=out_path / "runs" / name,
+                    threads=execution.threads, backend=chosen, progress=execution.progress,
+                    chunk_size=execution.chunk_size, command_line=execution.command_line)
+                run_dirs.append(result.run_dir)
+        finally:
+            if owned:
+                chosen.close()
+        return report(run_dirs, out_path, threshold_pp=threshold_pp,
+                      replay_games=replay_games, stronger_play=stronger_play,
+                      stronger_play_games=stronger_play_games)
 
 
 def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
@@ -218,7 +253,7 @@ def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
     if game not in game_modules():
         raise UserError(f"unknown game '{game}'; choose one of: {', '.join(game_modules())}",
                         field="--game")
-    package = hook(resolve_game(game), "strategy_package")
+    package = resolve_game(game).strategy_package
     try:
         found = registry(package) if package else {}
     except ModuleNotFoundError:
@@ -233,7 +268,7 @@ def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
 def matchups(strategies: str | Sequence[str], request: GameRequest | str | None = None,
              execution: Execution | None = None, /, **fields: Any):
     """Every matchup of ``strategies`` in the scheme of ``request.game`` (its
-    ``matchup_scheme`` hook): ``execution.games`` games per ordered pair or cell (default
+    ``Game.matchup_scheme``): ``execution.games`` games per ordered pair or cell (default
     10,000), played on ``execution.backend``. See ``sim.studies.matchups``."""
     from sim.studies import matchups as study
 
@@ -244,13 +279,15 @@ def matchups(strategies: str | Sequence[str], request: GameRequest | str | None 
     return study.play(strategies, request, execution)
 
 
-# ---------------------------------------------------------------- tune (issue 23)
+# ---------------------------------------------------------------- tune
 def tune(request: GameRequest | str | None = None, execution: Execution | None = None, /, *,
          budget: int | str | None = None, base: str = "weighted",
          games_per_eval: int | str | None = None, check_games: int | str | None = None,
-         **fields: Any):
+         resume: bool = False, **fields: Any):
     """Tune the weights of ``base`` by self-play (CMA-ES) for ``request`` (game, players,
     cards, rules) and write a strategy file (``execution.out``, default expert.yaml).
+    ``resume=True`` continues a tune that was stopped (Ctrl-C, SIGTERM, a full disk) from
+    its journal beside the file; the result equals an uninterrupted tune's.
 
     Returns a ``sim.studies.tune.TuneResult`` (``.out``, ``.plot``, ``.document``,
     ``.report()``). ``budget`` is the games the search may play (default: the game's
@@ -268,10 +305,11 @@ def tune(request: GameRequest | str | None = None, execution: Execution | None =
                          rules_file=request.rules_file, rule_overrides=request.rule_overrides,
                          threads=execution.threads, games_per_eval=games_per_eval,
                          check_games=check_games, progress=execution.progress,
-                         command_line=execution.command_line, **execution.backend_args())
+                         command_line=execution.command_line, resume=resume,
+                         **execution.backend_args())
 
 
-# ---------------------------------------------------------------- experiments (issue 5)
+# ---------------------------------------------------------------- experiments
 _EXPERIMENT_FIELDS = ("games", "threads", "backend", "backend_options", "progress", "out",
                       "command_line")
 
@@ -312,39 +350,43 @@ def check(name: str, path: str | os.PathLike = "experiments.yaml",
 
 
 def autobalance(name: str, path: str | os.PathLike = "experiments.yaml",
-                execution: Execution | None = None, /, **fields: Any):
+                execution: Execution | None = None, /, *, resume: bool = False,
+                **fields: Any):
     """Search the card changes experiment ``name``'s autobalance section allows; the best
-    card file goes to ``execution.out``. See ``sim.studies.autobalance``."""
+    card file goes to ``execution.out``. See ``sim.studies.autobalance``. ``resume=True``
+    continues a stopped search from its journal beside that file."""
     from sim.studies import autobalance as search
 
     exp, execution = _experiment(name, path, execution, fields, "autobalance()")
     return search.autobalance(exp, games=execution.games, out=execution.out,
                               threads=execution.threads, progress=execution.progress,
-                              **execution.backend_args())
+                              resume=resume, **execution.backend_args())
 
 
-# ---------------------------------------------------------------- warm (issue 26)
+# ---------------------------------------------------------------- warm
 def warm(games: list[str] | tuple[str, ...] | None = None, jobs: int | None = None,
          trace: bool = False) -> list[dict[str, Any]]:
     """Compile the kernels of ``games`` (default: every game) into numba's cache now, e.g.
     after ``pip install``, so the first run does not wait for it: one process per game,
     ``jobs`` at a time (default: one per CPU). ``trace``: the trace kernels too. Returns
-    per game {"game", "seconds", "cpu_seconds"}. See sim/runs/warm.py."""
+    per game {"game", "seconds", "cpu_seconds", "cached"} ("cached": its kernels were
+    compiled already, so nothing ran). See sim/runs/warm.py."""
     from sim.runs.warm import warm as warm_games
 
     return warm_games(games, jobs, trace)
 
 
-# ---------------------------------------------------------------- skill ladder (issue 24)
+# ---------------------------------------------------------------- skill ladder
 def skill(request: GameRequest | str | None = None, execution: Execution | None = None, /, *,
           search_games: int | str | None = None, budgets: tuple[str, ...] | None = None,
-          **fields: Any):
+          resume: bool = False, **fields: Any):
     """The skill ladder of ``request.game`` (random, each baseline, expert, search at two
     budgets; each rung against the rung below and against expert) at each player count of
     ``request.players`` (an int, a list or "2,3"; default: every count from 2);
     ``execution.games`` per plain pairing, ``search_games`` per pairing with a search
     player. Returns a ``sim.studies.skill.SkillResult`` (``.table()``, ``.run_dir``,
-    ``.summary``); see sim/studies/skill.py."""
+    ``.summary``); see sim/studies/skill.py. ``resume=True`` continues a stopped ladder in
+    ``execution.out``."""
     from sim.studies import skill as skill_study
 
     request, execution = split(request, execution, fields, command="skill()",
@@ -364,4 +406,4 @@ def skill(request: GameRequest | str | None = None, execution: Execution | None 
                            rules_file=request.rules_file,
                            rule_overrides=request.rule_overrides,
                            progress=execution.progress, command_line=execution.command_line,
-                           **execution.backend_args(), **kwargs)
+                           resume=resume, **execution.backend_args(), **kwargs)

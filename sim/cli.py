@@ -19,7 +19,7 @@ _GAME_OPTIONS = ("game", "players", "cards", "rules", "rule", "team_a", "team_b"
                  "strategy", "debug")
 _RUN_ONLY_OPTIONS = ("games", "out", "threads", "chunk_size", "as_json", "resume_dir",
                      "with_report", "until_ci")
-_BACKEND_OPTIONS = ("backend", "scheduler", "workers", "write_parts")  # issue 8
+_BACKEND_OPTIONS = ("backend", "scheduler", "workers", "write_parts")  # where games play
 _RUN_ONLY_OPTIONS += _BACKEND_OPTIONS
 _RESUME_CONFLICTS = ("game", "players", "games", "seed", "cards", "rules", "rule", "team_a",
                      "team_b", "seat", "strategy", "out", "chunk_size", "debug", "until_ci")
@@ -28,10 +28,25 @@ _RESUME_CONFLICTS = ("game", "players", "games", "seed", "cards", "rules", "rule
 _RAW_ARGS: list[str] = []  # the arguments of the current invocation, for the manifest
 
 
-def _command_line() -> str:
+def _command_line(*, drop_resume: bool = False) -> str:
+    """This invocation as one line (``drop_resume``: without a ``--resume`` flag, i.e. the
+    command that makes the same result from scratch)."""
     import shlex
 
-    return shlex.join(["simulate", *_RAW_ARGS])
+    args = [a for a in _RAW_ARGS if not (drop_resume and a == "--resume")]
+    return shlex.join(["simulate", *args])
+
+
+def _resume_command(out: Any = None) -> str:
+    """Exactly what to type to continue this command: the same command line with
+    ``--resume`` (and ``--out OUT`` when the command chose its output itself)."""
+    import os
+    import shlex
+
+    args = [a for a in _RAW_ARGS if a != "--resume"]
+    if out is not None and not any(a == "--out" or a.startswith("--out=") for a in args):
+        args += ["--out", os.fspath(out)]
+    return shlex.join(["simulate", *args, "--resume"])
 
 
 def _flag(name: str) -> str:
@@ -56,8 +71,71 @@ class Count(click.ParamType):
             self.fail(exc.message, param, ctx)
 
 
+class Threshold(click.ParamType):
+    """Percentage points above 0 and below 100."""
+
+    name = "PP"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> float:
+        import math
+
+        try:
+            number = float(str(value).strip()) if len(str(value)) <= 40 else math.nan
+        except ValueError:
+            number = math.nan
+        if not 0 < number < 100:
+            self.fail(f"expected percentage points above 0 and below 100, such as 2 or 0.5, "
+                      f"got '{str(value)[:24]}'", param, ctx)
+        return number
+
+
+class GameIndex(click.ParamType):
+    """A game index: a whole number 0 .. 2**63-1."""
+
+    name = "N"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+        text = str(value).strip().replace("_", "")
+        if not text.isdigit() or len(text) > 19 or int(text) >= 2**63:
+            self.fail(f"must be a whole number 0 .. 2**63-1, got '{str(value)[:24]}'",
+                      param, ctx)
+        return int(text)
+
+
+def _checked_rules(ctx: click.Context, param: Any, value: Any) -> Any:
+    """--rules FILE is read within the YAML limits (sim.core.yaml_lines) as soon as it is
+    parsed, before the game and its libraries load: a hostile file costs nothing."""
+    if value is not None:
+        from sim.core.csvfile import read_text
+        from sim.core.yaml_lines import compose
+
+        compose(read_text(value, what="rules file", kind="YAML"), value)
+    return value
+
+
+class Seed(click.ParamType):
+    """A seed: a whole number 0 .. 2**63-1 (``1_000`` allowed)."""
+
+    name = "SEED"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+        from sim.core.inputs import parse_seed
+
+        try:
+            return parse_seed(value)
+        except UserError as exc:
+            self.fail(exc.message, param, ctx)
+
+
+SEED = Seed()
+
+
+MAX_LINE = 1000   # an error line never echoes a huge value whole
+
+
 def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+    line = " ".join(str(text).split())
+    return line if len(line) <= MAX_LINE else line[:MAX_LINE - 3] + "..."
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -70,6 +148,8 @@ class _Main(click.Group):
     ONE line on stderr with exit code 2 (no traceback), and interruptions exit 130/143."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        from sim.core.output import is_no_space, write_failure
+        from sim.runs.resumable import ResumeRequired, Stopped
         from sim.runs.runner import RunInterrupted
 
         global _RAW_ARGS
@@ -82,10 +162,19 @@ class _Main(click.Group):
             _fail(f"error: {exc.format_message()}{hint}", exc.exit_code)
         except click.ClickException as exc:
             _fail(f"error: {exc.format_message()}", exc.exit_code)
+        except Stopped as exc:   # a long command: its finished work is kept
+            text = exc.message(_resume_command(exc.out_option))
+            _fail(text if text.startswith("error:") else f"simulate: {text}", exc.exit_code)
+        except ResumeRequired as exc:
+            _fail(exc.with_command(_resume_command(exc.out)), exc.exit_code)
         except UserError as exc:
             _fail(str(exc), exc.exit_code)
         except RunInterrupted as exc:
             _fail(f"simulate: {exc}", exc.exit_code)
+        except Exception as exc:  # a write that no command expected to fail: still one line
+            if not is_no_space(exc):
+                raise
+            _fail(str(write_failure(exc, "the output", getattr(exc, "filename", None))), 2)
         except click.Abort as exc:  # Ctrl-C outside a run (loading, compiling, summarizing)
             interrupted = isinstance(exc.__cause__, KeyboardInterrupt)
             _fail("simulate: interrupted" if interrupted else "simulate: aborted",
@@ -103,7 +192,7 @@ def game_options(func):
         click.option("--cards", metavar="FILE", default=None,
                      help="Card file (CSV) to use instead of the game's default "
                           "(see 'simulate cards')."),
-        click.option("--rules", metavar="FILE", default=None,
+        click.option("--rules", metavar="FILE", default=None, callback=_checked_rules,
                      help="YAML file of rule options."),
         click.option("--rule", metavar="KEY=VALUE", multiple=True,
                      help="Set one rule option; repeatable; applied after --rules."),
@@ -126,8 +215,8 @@ def game_options(func):
 
 def _strategies(opts: dict[str, Any]) -> dict[str, str] | None:
     """The strategies of --team-a/--team-b or --seat/--strategy, checked against the game's
-    ``strategy_kind`` hook ("teams" or "seats")."""
-    from sim.core.game import hook, resolve_game
+    ``Game.strategy_kind`` ("teams" or "seats")."""
+    from sim.core.game import resolve_game
     from sim.core.strategy import seat_number
 
     game = opts.get("game") or DEFAULT_GAME
@@ -144,7 +233,7 @@ def _strategies(opts: dict[str, Any]) -> dict[str, str] | None:
         seats[f"seat{seat}"] = spec
     if opts.get("strategy"):
         seats["all"] = opts["strategy"]
-    kind = hook(resolve_game(game), "strategy_kind") if seats or chosen else None
+    kind = resolve_game(game).strategy_kind if seats or chosen else None
     if seats and kind == "teams":
         raise UserError(f"--seat and --strategy choose seats; {game} has teams: use "
                         "--team-a/--team-b", field="--seat" if opts.get("seat") else "--strategy")
@@ -185,7 +274,7 @@ def _inherit(ctx: click.Context, opts: dict[str, Any], names: tuple[str, ...]) -
 @game_options
 @click.option("--games", type=Count(), default="1000", show_default=True,
               help="How many games to play: 1000000, 1_000_000 or 1e6.")
-@click.option("--seed", type=int, default=1, show_default=True,
+@click.option("--seed", type=SEED, default=1, show_default=True,
               help="Random seed; game i of seed s is the same in every run.")
 @click.option("--out", metavar="DIR", default=None,
               help="New run directory (default: runs/<game>-<players>p-seed<seed>-<time>).")
@@ -323,6 +412,7 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
         result = api.resume(opts["resume_dir"], execution)
     else:
         result = api.run(_game_request(opts), execution)
+    api.explain(result)   # a balance edge: its main cause, from replays of the first games
     manifest = result.manifest
     if opts["as_json"]:
         payload: dict[str, Any] = {
@@ -352,8 +442,8 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
 
 
 @main.command()
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the run.")
-@click.option("--game-index", type=click.IntRange(min=0), required=True,
+@click.option("--seed", type=SEED, default=1, show_default=True, help="Seed of the run.")
+@click.option("--game-index", type=GameIndex(), required=True,
               help="Which game of that seed to replay (0-based).")
 @game_options
 @click.pass_context
@@ -394,6 +484,24 @@ def cards(ctx: click.Context, game: str) -> None:
     click.echo(api.default_cards(game), nl=False)
 
 
+def answer_options(func):
+    """How a report explains and checks its answers (reports.attribution, reports.stronger)."""
+    for option in reversed([
+        click.option("--replay-games", type=click.IntRange(min=0), default=None, metavar="N",
+                     help="Games each swap replays to explain an edge (default: the runs' "
+                          "own time in all; 0: no replays)."),
+        click.option("--stronger-play", type=click.FloatRange(min=0), default=None,
+                     metavar="SECONDS",
+                     help="Seconds per player count for checking every answer with search "
+                          "on every side (default 300, or $CARDSIM_STRONGER_PLAY; 0: off)."),
+        click.option("--stronger-play-games", type=Count(), default=None,
+                     help="Check under stronger play on this many games per run instead of "
+                          "a time budget."),
+    ]):
+        func = option(func)
+    return func
+
+
 def _print_report(written: dict[str, Any], shown: int = 8) -> None:
     called = [f["text"] for f in written.get("findings", []) if f.get("level") == "imbalance"]
     click.echo(f"{len(called)} imbalance(s) called at ±{written.get('threshold_pp', 2):g} pp"
@@ -406,13 +514,15 @@ def _print_report(written: dict[str, Any], shown: int = 8) -> None:
         click.echo(f"strategies: {'; '.join(written['strategies'])}")
     click.echo(f"report: {written['html']}")
     click.echo(f"markdown: {written['markdown']}")
+    if written.get("answers_json"):
+        click.echo(f"answers: {written['answers_json']}")
 
 
 @main.command(short_help="Write the balance report for one or more runs.")
 @click.argument("run_dirs", nargs=-1, required=True, metavar="RUN_DIR...")
 @click.option("--out", metavar="DIR", required=True, help="Directory for report.html, "
               "report.md and the CSV tables.")
-@click.option("--threshold", type=float, default=2.0, show_default=True,
+@click.option("--threshold", type=Threshold(), default=2.0, show_default=True,
               help="Imbalance threshold in percentage points: an imbalance is called only "
                    "when its 95 % interval lies wholly beyond it.")
 @click.option("--allow-mixed", is_flag=True,
@@ -421,8 +531,10 @@ def _print_report(written: dict[str, Any], shown: int = 8) -> None:
               help="Add the card ablation of 'simulate ablate' (its --out directory).")
 @click.option("--skill", metavar="DIR", default=None,
               help="Add 'How much does skill matter' from a 'simulate skill' run (its --out directory).")
+@answer_options
 def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: bool,
-           ablation: str | None, skill: str | None) -> None:
+           ablation: str | None, skill: str | None, replay_games: int | None,
+           stronger_play: float | None, stronger_play_games: int | None) -> None:
     """Write report.html (self-contained), report.md and CSV tables for RUN_DIRs.
 
     \b
@@ -436,13 +548,15 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
 
     extra = {k: v for k, v in (("ablation", ablation), ("skill", skill)) if v} or None
     _print_report(api.report(list(run_dirs), out, threshold_pp=threshold,
-                             allow_mixed=allow_mixed, extra=extra))
+                             allow_mixed=allow_mixed, extra=extra, replay_games=replay_games,
+                             stronger_play=stronger_play,
+                             stronger_play_games=stronger_play_games))
 
 
 @main.command(short_help="Card ablation: what each card is worth, on common random numbers.")
 @click.option("--games", type=Count(), default="1e4", show_default=True,
               help="Games per configuration (the baseline and every card change).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
+@click.option("--seed", type=SEED, default=1, show_default=True, help="Random seed.")
 @click.option("--card", "only", metavar="REF", multiple=True,
               help="Ablate only this card (id or name); repeatable. Default: every card.")
 @click.option("--change", "changes", multiple=True,
@@ -451,7 +565,7 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
 @click.option("--out", metavar="DIR", default=None,
               help="Output directory (default runs/ablation-<game>-<time>).")
 @click.option("--threads", type=Count(4096), default=None, help="Worker threads.")
-@click.option("--threshold", type=float, default=2.0, show_default=True,
+@click.option("--threshold", type=Threshold(), default=2.0, show_default=True,
               help="A card is called when its effect differs from the typical card's by "
                    "more than this many percentage points (Holm-controlled).")
 @click.option("--backend", "ablate_backend", type=click.Choice(["local", "dask", "dask-local"]),
@@ -462,6 +576,9 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
               help="--backend dask-local: number of local workers.")
 @click.option("--progress/--no-progress", default=False, show_default=True,
               help="Progress bar on stderr.")
+@click.option("--resume", is_flag=True,
+              help="Continue the ablation that was stopped (Ctrl-C, SIGTERM, a full disk) in "
+                   "--out; give the same options.")
 @game_options
 def ablate(**opts: Any) -> None:
     """Replay the same seed and games with each card's value -1 and +1 and its effect
@@ -473,6 +590,7 @@ def ablate(**opts: Any) -> None:
       simulate ablate --players 3 --games 2e4 --out runs/ablation-3p
       simulate ablate --card TE12 --card "Service 10" --games 1e5
       simulate ablate --game plai --players 4 --change no_effect --backend dask-local
+      simulate ablate --players 3 --games 2e4 --out runs/ablation-3p --resume  (after Ctrl-C)
     """
     from sim import api
 
@@ -487,21 +605,25 @@ def ablate(**opts: Any) -> None:
         strategies=_strategies(opts), only=tuple(opts["only"]),
         changes=tuple(opts["changes"]) or None, out=opts["out"], threads=opts["threads"],
         threshold_pp=opts["threshold"], backend=opts["ablate_backend"],
-        backend_options=options or None, progress=opts["progress"])
+        backend_options=options or None, progress=opts["progress"], resume=opts["resume"])
     click.echo(result.to_text())
 
 
 @main.command("balance-report", short_help="Run every player count, then write the report.")
 @click.option("--games", type=Count(), default="1e6", show_default=True,
               help="Games per player count (and per compensation mode at 3 and 5 players).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
+@click.option("--seed", type=SEED, default=1, show_default=True, help="Random seed.")
 @click.option("--out", metavar="DIR", default=None,
               help="Output directory (default runs/balance-<game>-seed<seed>-<time>).")
 @click.option("--threads", type=Count(4096), default=None, help="Worker threads.")
-@click.option("--threshold", type=float, default=2.0, show_default=True,
+@click.option("--threshold", type=Threshold(), default=2.0, show_default=True,
               help="Imbalance threshold in percentage points.")
 @click.option("--progress/--no-progress", default=True, show_default=True,
               help="Progress bar on stderr.")
+@answer_options
+@click.option("--resume", is_flag=True,
+              help="Continue the one that was stopped (Ctrl-C, SIGTERM, a full disk) in --out; "
+                   "give the same options.")
 @backend_flags
 @game_options
 @click.pass_context
@@ -521,7 +643,10 @@ def balance_report(ctx: click.Context, **opts: Any) -> None:
     if opts["players"] is not None:
         raise click.UsageError("balance-report plays every player count; drop --players")
     written = api.balance_report(_game_request(opts), _execution(ctx, opts),
-                                 threshold_pp=opts["threshold"])
+                                 threshold_pp=opts["threshold"], resume=opts["resume"],
+                                 replay_games=opts["replay_games"],
+                                 stronger_play=opts["stronger_play"],
+                                 stronger_play_games=opts["stronger_play_games"])
     _print_report(written)
 
 
@@ -562,13 +687,13 @@ def strategies(ctx: click.Context, game: str) -> None:
 @click.option("--games", type=Count(), default="10000", show_default=True,
               help="Games per ordered pair (half with each team holding the first marker); "
                    "PLAI: per cell, split evenly over the seats.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
+@click.option("--seed", type=SEED, default=1, show_default=True, help="Random seed.")
 @click.option("--out", metavar="DIR", default=None,
               help="New run directory (default: runs/matchups-<game>-<players>p-seed<seed>-<time>).")
 @click.option("--threads", type=Count(4096), default=None,
               help="Worker threads (default: every CPU this process may use).")
 @click.option("--cards", metavar="FILE", default=None, help="Card file (CSV).")
-@click.option("--rules", metavar="FILE", default=None, help="YAML file of rule options.")
+@click.option("--rules", metavar="FILE", default=None, callback=_checked_rules, help="YAML file of rule options.")
 @click.option("--rule", metavar="KEY=VALUE", multiple=True,
               help="Set one rule option; repeatable (not first_marker: matchups balance it).")
 @click.option("--debug", is_flag=True, help="Check game invariants while playing (slower).")
@@ -602,22 +727,22 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
     click.echo(f"{sum(p['games'] for p in result.pairs):,} games in {result.wall_seconds:.1f} s")
 
 
-# ---------------------------------------------------------------- tune (issue 23)
+# ---------------------------------------------------------------- tune
 @main.command(short_help="Tune a strategy's weights by self-play; write a strategy file.")
 @click.option("--game", default="peer-to-peer", show_default=True, help="Game to tune for.")
 @click.option("--players", type=Count(1000), default=None,
               help="Number of players (default: the game's usual count).")
 @click.option("--cards", metavar="FILE", default=None, help="Card file (CSV) to tune on.")
-@click.option("--rules", metavar="FILE", default=None, help="YAML file of rule options.")
+@click.option("--rules", metavar="FILE", default=None, callback=_checked_rules, help="YAML file of rule options.")
 @click.option("--rule", metavar="KEY=VALUE", multiple=True,
               help="Set one rule option; repeatable; applied after --rules.")
 @click.option("--base", metavar="SPEC", default="weighted", show_default=True,
               help="Strategy to start from: a name[:k=v,...] or @FILE.")
 @click.option("--budget", type=Count(), default=None,
-              help="Games the search may play (default: the game's; Peer-to-Peer 1.6e7, "
+              help="Games the search may play (default: the game's; Peer-to-Peer 1.4e7, "
                    "PLAI 1.2e7); the final and the re-check play --check-games more per "
                    "opponent.")
-@click.option("--seed", type=int, default=1, show_default=True,
+@click.option("--seed", type=SEED, default=1, show_default=True,
               help="Random seed: the same seed gives the same weights.")
 @click.option("--out", metavar="FILE.yaml", required=True,
               help="Strategy file to write (a convergence plot FILE.png goes next to it).")
@@ -630,6 +755,9 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
 @backend_flags
 @click.option("--progress/--no-progress", default=True, show_default=True,
               help="Progress bar on stderr (only when stderr is a terminal).")
+@click.option("--resume", is_flag=True,
+              help="Continue the tune that was stopped (Ctrl-C, SIGTERM, a full disk) writing "
+                   "--out, from its journal beside it; give the same options.")
 @click.pass_context
 def tune(ctx: click.Context, **opts: Any) -> None:
     """Find the weights of a parametric strategy that win most, by self-play (CMA-ES).
@@ -649,21 +777,28 @@ def tune(ctx: click.Context, **opts: Any) -> None:
       simulate tune --players 3 --cards my_cards.csv --budget 1e7 --out mine-3p.yaml
       simulate --team-a @expert-4p.yaml --team-b greedy --games 1e5
       simulate tune --players 4 --out expert-4p.yaml --backend dask-local --workers 2
+      simulate tune --players 4 --out expert-4p.yaml --resume     (after Ctrl-C)
+
+    Every generation is kept as it finishes (FILE.resume.jsonl beside FILE.yaml, removed at
+    the end): Ctrl-C, SIGTERM or a full disk keep the finished work, and the same command
+    with --resume continues it to the same weights an uninterrupted tune finds.
     """
     from sim import api
 
-    result = api.tune(_game_request(opts), _execution(ctx, opts), budget=opts["budget"],
-                      base=opts["base"], games_per_eval=opts["games_per_eval"],
-                      check_games=opts["check_games"])
+    result = api.tune(_game_request(opts),
+                      _execution(ctx, opts, command_line=_command_line(drop_resume=True)),
+                      budget=opts["budget"], base=opts["base"],
+                      games_per_eval=opts["games_per_eval"], check_games=opts["check_games"],
+                      resume=opts["resume"])
     click.echo(result.report())
 
 
-# ---------------------------------------------------------------- workbench (issue 27)
+# ---------------------------------------------------------------- workbench
 @main.command(short_help="A local web page: edit cards and rules, compare live on the same seeds.")
 @click.option("--game", default=DEFAULT_GAME, show_default=True, help="Game to open.")
 @click.option("--cards", metavar="FILE", default=None,
               help="Baseline card file (default: the game's default cards).")
-@click.option("--rules", metavar="FILE", default=None, help="Baseline YAML file of rule options.")
+@click.option("--rules", metavar="FILE", default=None, callback=_checked_rules, help="Baseline YAML file of rule options.")
 @click.option("--players", type=Count(1000), default=None,
               help="Player count ticked at first (default: the game's usual count).")
 @click.option("--host", default="127.0.0.1", show_default=True,
@@ -672,6 +807,10 @@ def tune(ctx: click.Context, **opts: Any) -> None:
               help="Port (0: any free port).")
 @click.option("--max-games", type=Count(), default="1e6", show_default=True,
               help="Cap on a comparison's games per side and player count.")
+@click.option("--temp-limit", type=Count(10**7), default="1000", show_default=True,
+              metavar="MB",
+              help="Cap on the temporary data (the comparisons' games), in MB: older finished "
+                   "comparisons are dropped first, then a running one is stopped.")
 @click.option("--threads", type=Count(4096), default=None,
               help="Worker threads (default: every CPU this process may use).")
 @click.option("--backend", type=click.Choice(["local", "dask", "dask-local"]), default="local",
@@ -687,7 +826,9 @@ def workbench(**opts: Any) -> None:
     checks every edit with the loaders of this command line, and compares the edit with
     the baseline (--cards/--rules, or the defaults) on the same seeds and game indices,
     chunk by chunk, until every paired difference interval is narrower than the width
-    (the --until-ci rule) or the cap. Files are saved under the current directory only.
+    (the --until-ci rule) or the cap. Files are read (strategy files named on the page)
+    and saved under the current directory only; the comparisons' temporary data stays
+    under --temp-limit.
 
     \b
     Examples:
@@ -709,10 +850,11 @@ def workbench(**opts: Any) -> None:
     serve(game=opts["game"], cards=opts["cards"], rules=opts["rules"], players=opts["players"],
           host=opts["host"], port=opts["port"], backend=opts["backend"],
           backend_options=options, backend_flags=tuple(flags), threads=opts["threads"],
-          max_games=opts["max_games"], announce=click.echo)
+          max_games=opts["max_games"], max_temp_bytes=opts["temp_limit"] * 1_000_000,
+          announce=click.echo)
 
 
-# ---------------------------------------------------------------- experiments (issue 5)
+# ---------------------------------------------------------------- experiments
 def _until_ci_games(ctx: click.Context, opts: dict[str, Any]) -> None:
     """--until-ci W: without an explicit --games the run may go up to 1e7 games."""
     if opts.get("until_ci") is not None and not _given(ctx, "games"):
@@ -744,8 +886,12 @@ def _experiment_options(func):
                    "one is continued.")
 @click.option("--report/--no-report", "with_report", default=True, show_default=True,
               help="Write the sweep report (plots) after the runs.")
+@click.option("--resume", is_flag=True,
+              help="Continue the experiment that was stopped in --out (an unfinished --out is "
+                   "continued with or without this flag).")
 @click.pass_context
-def experiment(ctx: click.Context, name: str, path: str, with_report: bool, **opts: Any) -> None:
+def experiment(ctx: click.Context, name: str, path: str, with_report: bool, resume: bool,
+               **opts: Any) -> None:
     """Run every point of EXPERIMENT (player counts x sweep values) into one directory, one
     sub-directory per point, and write the sweep report (OUT/report/sweep.html). Every
     point plays the same games (same seed and game indices), so the differences against
@@ -770,8 +916,11 @@ def experiment(ctx: click.Context, name: str, path: str, with_report: bool, **op
 @_experiment_options
 @click.option("--out", metavar="DIR", default=None,
               help="Keep the runs here (default: a temporary directory, removed after).")
+@click.option("--resume", is_flag=True,
+              help="Continue the runs that were stopped in --out (an unfinished --out is "
+                   "continued with or without this flag).")
 @click.pass_context
-def check(ctx: click.Context, name: str, path: str, **opts: Any) -> None:
+def check(ctx: click.Context, name: str, path: str, resume: bool, **opts: Any) -> None:
     """Run the points EXPERIMENT's checks select and judge every check: it holds when the
     metric's whole interval (95 % unless the check says otherwise) lies within its bounds.
     Prints a table; exits 0 when every check holds, 1 when any fails or is undecided.
@@ -793,8 +942,11 @@ def check(ctx: click.Context, name: str, path: str, **opts: Any) -> None:
 @_experiment_options
 @click.option("--out", metavar="FILE", default=None,
               help="Where to write the best card file (default autobalance-<name>.csv).")
+@click.option("--resume", is_flag=True,
+              help="Continue the search that was stopped (Ctrl-C, SIGTERM, a full disk), from "
+                   "its journal beside the card file; give the same options.")
 @click.pass_context
-def autobalance(ctx: click.Context, name: str, path: str, **opts: Any) -> None:
+def autobalance(ctx: click.Context, name: str, path: str, resume: bool, **opts: Any) -> None:
     """Search the card changes EXPERIMENT's 'autobalance' section allows (cards, fields,
     ranges) for the set that brings its target metrics into their bands. Deterministic for
     the experiment's seed. Prints the best set as a diff against the starting card file,
@@ -810,7 +962,7 @@ def autobalance(ctx: click.Context, name: str, path: str, **opts: Any) -> None:
 
     execution = _execution(ctx, opts)
     result = api.autobalance(name, path, execution.replace(
-        progress=execution.progress and sys.stderr.isatty()))
+        progress=execution.progress and sys.stderr.isatty()), resume=resume)
     click.echo(result.report())
 
 
@@ -833,11 +985,12 @@ def warm(games: tuple[str, ...], jobs: int | None, with_trace: bool) -> None:
     from sim import api
 
     for done in api.warm(list(games) or None, jobs=jobs, trace=with_trace):
-        click.echo(f"{done['game']}: ready in {done['seconds']:.1f} s "
+        click.echo(f"{done['game']}: already compiled" if done.get("cached") else
+                   f"{done['game']}: ready in {done['seconds']:.1f} s "
                    f"({done['cpu_seconds']:.1f} s CPU)")
 
 
-# ---------------------------------------------------------------- skill (issue 24)
+# ---------------------------------------------------------------- skill
 @main.command(short_help="The skill ladder: how much does skill decide the game?")
 @click.option("--game", default=DEFAULT_GAME, show_default=True, help="Game.")
 @click.option("--players", metavar="P[,P...]", default=None,
@@ -849,13 +1002,13 @@ def warm(games: tuple[str, ...], jobs: int | None, with_trace: bool) -> None:
 @click.option("--budgets", metavar="K=..,N=..;K=..,N=..", default=None,
               help="The two search budgets, smaller first (default: the game's, PLAI "
                    "'k=4,n=4;k=8,n=16', Peer-to-Peer 'k=2,n=2;k=4,n=2').")
-@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
+@click.option("--seed", type=SEED, default=1, show_default=True, help="Random seed.")
 @click.option("--out", metavar="DIR", default=None,
               help="New run directory (default: runs/skill-<game>-seed<seed>-<time>).")
 @click.option("--threads", type=Count(4096), default=None,
               help="Kernel threads per chunk (default: every CPU this process may use).")
 @click.option("--cards", metavar="FILE", default=None, help="Card file (CSV).")
-@click.option("--rules", metavar="FILE", default=None, help="YAML file of rule options.")
+@click.option("--rules", metavar="FILE", default=None, callback=_checked_rules, help="YAML file of rule options.")
 @click.option("--rule", metavar="KEY=VALUE", multiple=True,
               help="Set one rule option; repeatable.")
 @click.option("--backend", type=click.Choice(["local", "dask", "dask-local"]), default="local",
@@ -864,6 +1017,9 @@ def warm(games: tuple[str, ...], jobs: int | None, with_trace: bool) -> None:
               help="Dask scheduler for --backend dask, e.g. tcp://HOST:8786.")
 @click.option("--workers", type=Count(1024), default=None,
               help="Worker processes for --backend dask-local.")
+@click.option("--resume", is_flag=True,
+              help="Continue the ladder that was stopped (Ctrl-C, SIGTERM, a full disk) in "
+                   "--out; give the same options.")
 def skill(**opts: Any) -> None:
     """Play the skill ladder and print each pairing's share of decided games.
 
@@ -879,6 +1035,7 @@ def skill(**opts: Any) -> None:
     Examples:
       simulate skill --game plai --players 3
       simulate skill --game peer-to-peer --players 2,4 --search-games 1000
+      simulate skill --game plai --players 3 --out runs/skill-3p --resume   (after Ctrl-C)
     """
     from sim import api
 
@@ -898,7 +1055,8 @@ def skill(**opts: Any) -> None:
                        out=opts["out"], threads=opts["threads"], cards=opts["cards"],
                        rules_file=opts["rules"], rule_overrides=tuple(opts["rule"]),
                        backend=opts["backend"], backend_options=options or None,
-                       progress=progress, command_line=_command_line())
+                       progress=progress, command_line=_command_line(drop_resume=True),
+                       resume=opts["resume"])
     click.echo(result.table())
     click.echo(f"run dir: {result.run_dir}")
     click.echo(f"{sum(r['games'] for r in result.pairings):,} games in "

@@ -19,12 +19,18 @@ both processes compile each project kernel under a lock file of its own
 (``compile_locks``): a kernel being compiled by one is waited for by the other, then
 loaded, never compiled twice. A lock is held only by the process compiling that kernel
 and its callees (a call graph has no cycles, so no deadlock); a lock not released within
-``LOCK_TIMEOUT`` seconds is ignored. Off (one process, as before) with
+``LOCK_TIMEOUT`` seconds is ignored. The locks are taken by a wrapper of numba's public
+``Dispatcher.compile``, installed once per process and never removed, that acts only for
+a thread inside ``compile_locks`` (the workbench compiles from other threads meanwhile). Off (one process, as before) with
 ``CARDSIM_COMPILE_HELPER=0``, on one core, when no core is idle (less than 0.8 of a core
 idle over a tenth of a second, from the machine's CPU counters; where there are none, the
 1-minute load average above cores - 0.8), without ``fcntl``, or when the cache directory cannot be
 written; when everything is cached there is nothing to start. numba writes
 each cache file to a temporary name and renames it, so a reader never sees half a file.
+
+Before it compiles anything, ``ensure_compiled`` (and the helper) installs the numba
+patches that make compiling cheaper (``sim.core.numba_patches``; off with
+``CARDSIM_NUMBA_PATCHES=0``).
 """
 from __future__ import annotations
 
@@ -39,6 +45,9 @@ import threading
 import time
 from pathlib import Path
 from typing import Callable, Iterable
+
+from sim.core.numba_patches import TESTED_NUMBA, numba_version
+from sim.core.numba_patches import install as install_patches
 
 try:
     import fcntl
@@ -66,8 +75,11 @@ def cache_dir() -> Path | None:
 def is_cached(dispatcher) -> bool | None:
     """Whether numba's cache holds a usable compiled version of ``dispatcher`` (an
     ``@njit(cache=True)`` function): its index file exists, matches its source file's
-    stamp and lists at least one signature. None when this numba keeps its cache some
-    other way (then nobody can tell)."""
+    stamp and lists at least one signature. None when nobody can tell: numba has no public
+    way to ask, so this reads its cache's index through private names, trusted only on the
+    numba versions tested (``TESTED_NUMBA``); on another numba, None."""
+    if numba_version() not in TESTED_NUMBA:
+        return None
     try:
         cache_file = dispatcher._cache._cache_file
         index_path = cache_file._index_path
@@ -132,6 +144,7 @@ def ensure_compiled(key: str, title: str, dispatchers: Iterable, warm_up: Callab
     ``plan()``, if given, lists ``(dispatcher, argument types)`` for a helper process to
     compile meanwhile (see the module docstring). Returns True when it compiled. Checks
     once per process and key."""
+    install_patches()   # before anything of this process compiles (sim/core/numba_patches.py)
     if key in _checked:
         return False
     _checked.add(key)
@@ -238,46 +251,73 @@ def _lock_name(dispatcher) -> str:
     return f"{dispatcher.py_func.__module__}.{dispatcher.py_func.__qualname__}.lock"
 
 
+# The lock files of compile_locks, per thread: a thread's compiles take locks only while
+# that thread is inside compile_locks (other threads, say the workbench's, compile as usual).
+_locking = threading.local()
+_hook_lock = threading.Lock()
+_hooked: list = []   # numba's Dispatcher.compile, once the hook below is installed
+
+
+def _install_compile_hook() -> None:
+    """Wrap numba's ``Dispatcher.compile`` (its public compile-one-signature method) once
+    per process, for good: a compile takes the kernel's lock file when the calling thread
+    is inside :func:`compile_locks`, and is numba's own otherwise. Installed once under a
+    lock and never swapped back, so threads entering and leaving ``compile_locks`` at the
+    same time cannot leave another thread's wrapper behind."""
+    with _hook_lock:
+        if _hooked:
+            return
+        from numba.core.dispatcher import Dispatcher
+
+        original = Dispatcher.compile
+
+        def compile(self, sig):
+            state = getattr(_locking, "state", None)
+            if state is None or not _is_project(self):
+                return original(self, sig)
+            return _compile_locked(original, self, sig, *state)
+
+        compile.__doc__ = original.__doc__
+        Dispatcher.compile = compile
+        _hooked.append(original)
+
+
+def _compile_locked(original, dispatcher, sig, directory: Path, held: dict):
+    from numba.core import sigutils
+
+    try:
+        args = tuple(sigutils.normalize_signature(sig)[0])
+    except Exception:  # noqa: BLE001 - let numba report it
+        return original(dispatcher, sig)
+    if args in dispatcher.overloads:
+        return original(dispatcher, sig)
+    name = _lock_name(dispatcher)
+    entry = held.get(name)
+    if entry is None:
+        entry = held[name] = [_acquire(directory / name), 0]
+    entry[1] += 1
+    try:
+        return original(dispatcher, sig)
+    finally:
+        entry[1] -= 1
+        if entry[1] == 0 and held.pop(name, None) is entry:
+            _release(entry[0])
+
+
 @contextlib.contextmanager
 def compile_locks(directory: Path | None):
-    """While active, this process compiles each project kernel holding its lock file in
+    """While active, this thread compiles each project kernel holding its lock file in
     ``directory`` (re-entrant; a kernel already compiled in memory takes no lock)."""
-    if directory is None or fcntl is None:
+    if directory is None or fcntl is None or getattr(_locking, "state", None) is not None:
         yield
         return
-    from numba.core import sigutils
-    from numba.core.dispatcher import Dispatcher
-
-    original = Dispatcher.compile
+    _install_compile_hook()
     held: dict[str, list] = {}
-    thread = threading.get_ident()  # only this thread's compiles (numba's lock serialises)
-
-    def compile(self, sig):
-        if threading.get_ident() != thread or not _is_project(self):
-            return original(self, sig)
-        try:
-            args = tuple(sigutils.normalize_signature(sig)[0])
-        except Exception:  # noqa: BLE001 - let numba report it
-            return original(self, sig)
-        if args in self.overloads:
-            return original(self, sig)
-        name = _lock_name(self)
-        entry = held.get(name)
-        if entry is None:
-            entry = held[name] = [_acquire(directory / name), 0]
-        entry[1] += 1
-        try:
-            return original(self, sig)
-        finally:
-            entry[1] -= 1
-            if entry[1] == 0 and held.pop(name, None) is entry:
-                _release(entry[0])
-
-    Dispatcher.compile = compile
+    _locking.state = (directory, held)
     try:
         yield
     finally:
-        Dispatcher.compile = original
+        _locking.state = None
         for fd, _ in held.values():
             _release(fd)
         held.clear()
@@ -390,6 +430,7 @@ def _locked_elsewhere(path: Path) -> bool:
 def _helper_main(locks: str) -> None:
     """Compile the plan read from stdin, skipping what the main process is compiling."""
     entries = pickle.loads(sys.stdin.buffer.read())
+    install_patches()   # the same compile as the main process's
     parent = os.getppid()
     with compile_locks(Path(locks)):
         for module, name, types in entries:

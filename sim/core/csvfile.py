@@ -43,7 +43,7 @@ class CsvRow:
     def get_int(self, field: str, lo: int | None = None, hi: int | None = None) -> int:
         text = self.values[field]
         if not _INTEGER.fullmatch(text):
-            got = f"'{text}'" if text else "an empty cell"
+            got = _quoted(text) if text else "an empty cell"
             raise self.error(field, f"expected {_describe_int(lo, hi)}, got {got}")
         number = int(text)
         if (lo is not None and number < lo) or (hi is not None and number > hi):
@@ -57,8 +57,14 @@ class CsvRow:
             if text.lower() == choice.lower():
                 return choice
         listed = ", ".join(c if c else "(empty)" for c in choices)
-        got = f"'{text}'" if text else "an empty cell"
+        got = _quoted(text) if text else "an empty cell"
         raise self.error(field, f"expected one of {listed}; got {got}")
+
+
+def _quoted(text: str, limit: int = 60) -> str:
+    """A cell as an error quotes it: at most ``limit`` characters."""
+    text = " ".join(text.split())
+    return f"'{text}'" if len(text) <= limit else f"'{text[:limit - 3]}...'"
 
 
 def _describe_int(lo: int | None, hi: int | None) -> str:
@@ -71,12 +77,23 @@ def _describe_int(lo: int | None, hi: int | None) -> str:
     return "an integer"
 
 
-def read_text(path: str, what: str = "file", kind: str = "CSV") -> str:
+MAX_TEXT_BYTES = 16_000_000   # a card, rules or experiments file; read no more than this
+
+
+def read_text(path: str, what: str = "file", kind: str = "CSV",
+              limit: int | None = None) -> str:
     """A UTF-8 text file (a byte-order mark is dropped: spreadsheets often write one);
     every failure is one UserError naming the file (and the line of a bad byte).
-    ``what`` names the file in messages ("rules file"), ``kind`` what it should be."""
+    ``what`` names the file in messages ("rules file"), ``kind`` what it should be.
+    A file over ``limit`` bytes (default ``MAX_TEXT_BYTES``) is refused before it is read
+    whole."""
+    limit = MAX_TEXT_BYTES if limit is None else limit
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read(limit + 1)
+        if len(data) > limit:
+            raise UserError(f"the {what} is larger than {limit:,} bytes; is it the right file?",
+                            file=path)
     except FileNotFoundError:
         raise UserError(f"{what} not found", file=path) from None
     except IsADirectoryError:
@@ -158,11 +175,11 @@ def _check_header(path: str, line: int, cells: list[str], required: Sequence[str
     header: list[str] = []
     for position, cell in enumerate(cells, start=1):
         if cell.lower() not in known:
-            shown = cell if cell else f"(empty, column {position})"
-            raise UserError(f"unknown column '{shown}'; expected columns: "
+            shown = _quoted(cell) if cell else f"'(empty, column {position})'"
+            raise UserError(f"unknown column {shown}; expected columns: "
                             f"{', '.join(required)}"
                             + (f" and optionally {', '.join(optional)}" if optional else ""),
-                            file=path, line=line, field=cell or None)
+                            file=path, line=line, field=_quoted(cell)[1:-1] if cell else None)
         name = known[cell.lower()]
         if name in header:
             raise UserError("this column appears twice in the header", file=path, line=line,
@@ -173,6 +190,19 @@ def _check_header(path: str, line: int, cells: list[str], required: Sequence[str
             raise UserError(f"missing required column; the header must name: "
                             f"{', '.join(required)}", file=path, line=line, field=name)
     return header
+
+
+def content_sha256(path) -> str:
+    """Hex SHA-256 of the file's lines that are not comments (``#`` first), joined by
+    newlines: the same for two files that differ only in their comments (the cards an
+    expert strategy was tuned on stay the cards when a header comment changes)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise UserError(f"cannot read the file ({exc.strerror})", file=str(path)) from None
+    lines = [line.rstrip("\r") for line in text.split("\n")]
+    kept = "\n".join(line for line in lines if not line.lstrip().startswith("#"))
+    return hashlib.sha256(kept.encode("utf-8")).hexdigest()
 
 
 def file_sha256(path) -> str:

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 
+MAX_MESSAGE = 1000   # characters of one error line (messages quote short excerpts anyway)
+
+
 class UserError(Exception):
     """A problem with something the user gave us (a file, an option, a value).
 
@@ -28,4 +31,7 @@ class UserError(Exception):
             where.append(f"field '{self.field}'")
         prefix = ", ".join(where)
         text = f"{prefix}: {self.message}" if prefix else self.message
-        return "error: " + " ".join(text.split())  # always one line
+        text = "error: " + " ".join(text.split())  # always one line
+        if len(text) > MAX_MESSAGE:    # never a file's contents or a huge value
+            text = text[:MAX_MESSAGE - 3] + "..."
+        return text

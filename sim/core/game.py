@@ -1,20 +1,33 @@
-"""The contract between a game sub-package and the runner / CLI / reports.
+"""A game, described once: the contract between a game package and everything above it.
 
 Each game package (``sim.games.<pkg>``) has a module ``game.py`` with a module-level
-``GAME`` object that satisfies ``Game``. Games are imported lazily so a command never
-loads (or compiles) kernels it does not use.
+``GAME = Game(...)``: one frozen, typed description holding what the runner, the CLI,
+the studies and the reports need (its name, players, rule options, card file, strategies,
+outcome codes, headline rates, matchup scheme, sweep and report metrics, replays, ...).
+Commands read its attributes; none looks a game up by name or asks which game it is.
+``configure`` builds a ``GameConfig`` (one validated configuration), the only way down to
+the game's kernels. Games are imported lazily so a command never loads (or compiles)
+kernels it does not use. The architecture page in docs/ shows the layers and every field.
 """
 from __future__ import annotations
 
 import importlib
 import os
-from typing import TYPE_CHECKING, Any, Mapping, Protocol
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import (TYPE_CHECKING, Any, Callable, Literal, Mapping, Optional, Protocol,
+                    Sequence, get_args)
 
 from sim.core.errors import UserError
 from sim.core.inputs import parse_count
 
 if TYPE_CHECKING:  # annotations only
     import polars as pl
+
+    from sim.core.arena import TuneArena
+    from sim.core.attribution import Measure, Swap
+    from sim.core.options import OptionSet
+    from sim.core.sweep_metric import SweepMetric
 
 # GAME_MODULES (name -> module holding GAME) and DEFAULT_GAME: sim/core/catalog.py
 from sim.core.catalog import DEFAULT_GAME, GAME_MODULES  # noqa: F401 - part of this API
@@ -47,111 +60,189 @@ class GameConfig(Protocol):
     def format_summary(self, summary: dict[str, Any]) -> str:
         """The human-readable summary printed after a run."""
 
+    # A game with a matchup scheme or a tune arena also has ``play(seed, start, count,
+    # threads)``: the raw per-game records of ``run_chunk`` (numpy), without the table.
 
-class Game(Protocol):
-    """A game's GAME object. Besides configure, every command reads the game through the
-    hooks below (see HOOKS and ``hook``): nothing outside ``sim/games/<g>/`` names a game."""
 
-    name: str
-    player_counts: tuple[int, ...]
-    default_players: int
+StrategyKind = Literal["teams", "seats"]
+# the matchup schemes sim.studies.matchups knows (a game names its own, or None)
+MatchupScheme = Literal["team_pairs", "every_seat"]
 
-    def default_cards_path(self): ...
 
-    title: str                      # the game's printed name ("Peer-to-Peer", "PLAI")
-
-    # -- strategies (CLI flags, experiments, matchups, reports)
-    strategy_kind: str              # "teams" (--team-a/--team-b) or "seats" (--seat/--strategy)
-    default_strategy: str           # the strategy of a slot nobody chose
-    strategy_package: str | None    # strategies/<package>/ (None: the game has no strategy files)
-
-    def strategy_slots(self, players: int) -> tuple[str, ...]:
-        """The strategy keys of a configured game: ("A", "B") or ("seat0", ...)."""
-
-    def strategy_key(self, key: str, players: int | None = None) -> str:
-        """A user's strategy key in canonical form ("a" -> "A"; "2"/"seat2" -> "seat2";
-        "all" for every seat); ValueError naming the valid keys."""
-
-    def pairing(self, manifest: Mapping[str, Any]) -> str:
-        """A short label of a run's strategies for reports ("greedy vs random")."""
-
-    # -- outcomes (defined once per game, in its package)
-    outcome_column: str             # the per-game column holding the outcome code
-    outcome_codes: Mapping[str, int]  # outcome name -> code in that column
-
-    def headline_counts(self, games: pl.DataFrame, players: int) -> dict[str, int]:
-        """Numerators of the headline rates (their denominator is every game), keyed by a
-        label such as "team A win rate"; --until-ci stops when all are narrow enough."""
-
-    headline_columns: tuple[str, ...]  # the columns headline_counts reads
-
-    # -- studies and reports
-    matchup_scheme: str | None      # "team_pairs", "every_seat" or None (no matchups)
-    skill_budgets: tuple[str, str]  # simulate skill's two search budgets ("k=4,n=4", ...)
-
-    def balance_variants(self, players: int) -> tuple[tuple[str, ...], ...]:
-        """The rule-override sets balance-report runs at this player count (usually ((),))."""
-
-    sweep_metrics: tuple[str, ...]  # reports.sweep metric names this game's table supports
-
-    def default_sweep_metrics(self, players: tuple[int, ...]) -> tuple[str, ...]:
-        """The sweep report's metrics when an experiment names none."""
-
-    report_metrics: str | None      # the package of its report metric modules
-                                    # (sim/games/<g>/report_metrics/), or None
-    compared_rules: tuple[str, ...]  # rule options reports compare on purpose across runs
-
-    def report_group(self, players: int, rules: Mapping[str, Any]) -> str:
-        """The value of the reports' third group key (``variant``) for one run: the
-        rule variant a report compares (Peer-to-Peer: the odd_team_compensation mode),
-        "n/a" where the game has none."""
-
-    report_card_fights: bool        # reports replay games for per-card fight counts
-    card_ref_example: str           # an experiment card key, for error messages
-    card_fields: tuple[str, ...] | None  # card fields experiments may change (None: the
-                                         # card file's own columns other than id)
-    why_lose: Any                   # the report's "why everyone loses" replay (.code: the
-                                    # outcome code, .replay(config, seed, indices) -> table
-                                    # of unhappy customers), or None
-    ablation_fields: tuple[str, str | None]  # card-file columns `simulate ablate` changes:
-                                    # (the value, the effect or None)
-    tune_arena: Any                 # `simulate tune`'s arena class (sim.core.arena), or None
-                                    # for a game without a parametric strategy
-
-    def configure(self, *, players: int, cards: str | None = None, rules_file: str | None = None,
-                  rule_overrides: tuple[str, ...] = (), strategies: dict[str, str] | None = None,
-                  debug: bool = False) -> GameConfig:
+class Configure(Protocol):
+    def __call__(self, *, players: int, cards: str | None = None, rules_file: str | None = None,
+                 rule_overrides: tuple[str, ...] = (),
+                 strategies: Mapping[str, str] | None = None, debug: bool = False) -> GameConfig:
         """Load and validate everything; raise sim.core.errors.UserError on bad input."""
 
 
-# Every hook a command reads (see Game); tests/test_game_contract.py checks each game has them.
-HOOKS = ("title", "strategy_kind", "default_strategy", "strategy_package", "strategy_slots",
-         "strategy_key", "pairing", "outcome_column", "outcome_codes", "headline_counts",
-         "headline_columns", "matchup_scheme", "balance_variants", "sweep_metrics",
-         "default_sweep_metrics", "report_metrics", "compared_rules", "report_group",
-         "report_card_fights", "card_ref_example", "card_fields", "tune_arena",
-         "ablation_fields", "why_lose", "skill_budgets")
+class StrategyKey(Protocol):
+    def __call__(self, key: str, players: int | None = None) -> str:
+        """A user's strategy key in canonical form ("a" -> "A"; "2"/"seat2" -> "seat2";
+        "all" for every seat); ValueError naming the valid keys."""
 
 
-class MissingHook(UserError):
-    """A game lacks a hook a command needs (a UserError: the CLI prints one line, exit 2)."""
+@dataclass(frozen=True)
+class LossCause:
+    """One cause of a lost game the engine records per game (e.g. why a customer went
+    unhappy): the report's "why everyone loses" section splits the losses by them."""
+
+    name: str     # the column stem (WhyLose.column) and answers.json's cause key
+    words: str    # what it means, in a designer's words
+    advice: str   # what a designer can change for it
 
 
-def hook(game: Game, name: str) -> Any:
-    """``game``'s hook ``name``; a MissingHook naming the game and the hook when it has none,
-    so a new game fails loudly instead of falling back to another game's meaning."""
-    if name not in HOOKS:
-        raise ValueError(f"'{name}' is not a game hook; hooks: {', '.join(HOOKS)}")
-    try:
-        return getattr(game, name)
-    except AttributeError:
-        raise MissingHook(f"game '{getattr(game, 'name', game)}' has no hook '{name}' "
-                          "(see sim/core/game.py Game)", field="--game") from None
+@dataclass(frozen=True)
+class WhyLose:
+    """The report's "why everyone loses" causes, as a game's engine records them in its
+    result columns (reports/why_lose.py; no replays)."""
+
+    code: int                      # the outcome code (in Game.outcome_column): "everyone loses"
+    causes: tuple[LossCause, ...]  # in their order: the first true statement wins
+    # (cause name, team or None) -> the result column counting that cause's losses, for the
+    # side that came closest (team None) or for one team ("a", "b")
+    column: Callable[[str, Optional[str]], str]
 
 
-def game_hook(game_name: str, name: str) -> Any:
-    """``hook(resolve_game(game_name), name)``."""
-    return hook(resolve_game(game_name), name)
+@dataclass(frozen=True)
+class CardFightReplay:
+    """Per-card fight counts (columns ``<field>_<card index>``) for runs whose table lacks
+    them: the report replays a sample of their games (reports/card_fights.py)."""
+
+    fields: tuple[str, ...]   # the count columns' stems, e.g. "card_att" -> card_att_<k>
+    check_column: str         # a stored column the replay must reproduce ("replay_<name>")
+    # (config, seed, game indices) -> game_index, replay_<check_column>, the count columns
+    replay: Callable[[GameConfig, int, Sequence[int]], pl.DataFrame]
+
+
+def one_variant(players: int) -> tuple[tuple[str, ...], ...]:
+    """``balance_variants`` of a game whose balance report runs each player count once."""
+    return ((),)
+
+
+def no_variant(players: int, rules: Mapping[str, Any]) -> str:
+    """``report_group`` of a game whose reports compare no rule variant."""
+    return "n/a"
+
+
+def no_measures(players: int) -> list[Measure]:
+    """``balance_measures`` of a game without a balance answer."""
+    return []
+
+
+def no_measure(players: int, summary: Mapping[str, Any]) -> Optional[Measure]:
+    """``balance_measure`` of a game without a balance answer."""
+    return None
+
+
+def no_kernels() -> tuple[Any, ...]:
+    """``kernels`` of a game without compiled code."""
+    return ()
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Game:
+    """Everything a command needs to know about one game (see the module docstring and
+    the architecture page in docs/). Fields with a default are capabilities a game may
+    lack; the rest every game states. A new field is one line here with its comment (and,
+    if a game must state it, one line in each game's ``GAME``)."""
+
+    # -- identity
+    name: str                         # the name on the command line and in manifests
+    title: str                        # the printed name ("Peer-to-Peer", "PLAI")
+    player_counts: tuple[int, ...]    # the player counts it is played by
+    default_players: int              # --players when none is given
+
+    # -- inputs: rule options, cards, configuration (the way down to the kernels)
+    options: Optional[OptionSet]      # its rule options (defaults, rules YAML, --rule);
+                                      # the workbench's rule form lists them (None: none)
+    default_cards_path: Callable[[], Path]   # its default card file (a labelled reconstruction)
+    card_fields: Optional[tuple[str, ...]]   # card fields experiments may change (None: the
+                                             # card file's own columns other than id)
+    card_ref_example: str             # an experiment card key, for error messages
+    configure: Configure              # inputs -> a validated GameConfig (UserError if bad)
+    # () -> the compiled entry points a run calls (numba dispatchers, imported when it is
+    # called, never compiled by it): simulate warm asks numba's cache whether they are there
+    kernels: Callable[[], tuple[Any, ...]] = no_kernels
+
+    # -- strategies (CLI flags, experiments, matchups, reports)
+    strategy_kind: StrategyKind       # "teams" (--team-a/--team-b) or "seats" (--seat/--strategy)
+    default_strategy: str             # the strategy of a slot nobody chose
+    strategy_package: Optional[str]   # strategies/<package>/ (None: no strategy files)
+    strategy_slots: Callable[[int], tuple[str, ...]]  # players -> ("A", "B") or ("seat0", ...)
+    strategy_key: StrategyKey         # a user's key -> its canonical slot
+    pairing: Callable[[Mapping[str, Any]], str]   # manifest -> "greedy vs random" (reports)
+
+    # -- outcomes and headline rates (defined once, in the game's package)
+    outcome_column: str               # the per-game column holding the outcome code
+    outcome_codes: Mapping[str, int]  # outcome name -> code in that column
+    headline_columns: tuple[str, ...]  # the columns headline_counts reads
+    # (games, players) -> numerators of the headline rates (denominator: every game), keyed
+    # by a label such as "team A win rate"; --until-ci stops when all are narrow enough
+    headline_counts: Callable[[pl.DataFrame, int], dict[str, int]]
+
+    # -- studies
+    ablation_fields: tuple[str, Optional[str]]   # card columns `simulate ablate` changes:
+                                                 # (the value, the effect or None)
+    matchup_scheme: Optional[MatchupScheme] = None   # how matchups and the skill ladder
+                                      # seat two strategies (sim.studies.matchups); None: none
+    skill_budgets: tuple[str, ...] = ()   # `simulate skill`'s search rungs ("k=4,n=4", ...)
+    # players -> the rule-override sets the balance report runs at that count
+    balance_variants: Callable[[int], tuple[tuple[str, ...], ...]] = one_variant
+    tune_arena: Optional[TuneArena] = None   # `simulate tune`'s arena class (sim.core.arena);
+                                      # None: no parametric strategy to tune
+
+    # -- reports
+    sweep_metrics: tuple[SweepMetric, ...]   # the experiment sweep's metrics it supports
+    # the player counts of an experiment -> its sweep's metrics when it names none
+    default_sweep_metrics: Callable[[tuple[int, ...]], tuple[str, ...]]
+    report_metrics: Optional[str] = None   # the package of its report metric modules
+                                      # (sim/games/<g>/report_metrics/); None: no metrics
+    compared_rules: tuple[str, ...] = ()   # rule options reports compare across runs on purpose
+    # (players, rules) -> the reports' third group key (``variant``): the rule variant a
+    # report compares (Peer-to-Peer: odd_team_compensation at 3 and 5 players), else "n/a"
+    report_group: Callable[[int, Mapping[str, Any]], str] = no_variant
+    why_lose: Optional[WhyLose] = None   # the report's "why everyone loses" causes
+    card_fights: Optional[CardFightReplay] = None  # per-card fight counts for old runs
+
+    # -- answers and their reasons (sim.core.attribution, reports/attribution.py)
+    # the counterfactual replays that may explain an answer's edge (the report, the summary)
+    swaps: tuple[Swap, ...] = ()
+    # players -> the measures a balance answer picks from (the workbench shows the same)
+    balance_measures: Callable[[int], list[Measure]] = no_measures
+    # (players, a run's summary) -> the measure of the summary's balance line, which the
+    # command line explains by replays (sim.runs.explain); None: nothing to explain
+    balance_measure: Callable[[int, Mapping[str, Any]], Optional[Measure]] = no_measure
+
+    def __post_init__(self):
+        object.__setattr__(self, "outcome_codes", dict(self.outcome_codes))
+        problems = check_description(self)
+        if problems:
+            raise TypeError(f"game '{self.name}': " + "; ".join(problems)
+                            + " (see sim.core.game.Game)")
+
+
+def check_description(game: Game) -> list[str]:
+    """What is wrong with a description (empty when nothing): values out of range and
+    fields that should be callable but are not."""
+    problems = []
+    for spec in fields(game):
+        value = getattr(game, spec.name)
+        if "Callable" in str(spec.type) or spec.type in ("Configure", "StrategyKey"):
+            if not callable(value):
+                problems.append(f"{spec.name} must be callable, got {value!r}")
+    if game.strategy_kind not in get_args(StrategyKind):
+        problems.append(f"strategy_kind must be one of {get_args(StrategyKind)}")
+    if game.matchup_scheme is not None and game.matchup_scheme not in get_args(MatchupScheme):
+        problems.append(f"matchup_scheme must be one of {get_args(MatchupScheme)} or None")
+    if game.default_players not in game.player_counts:
+        problems.append(f"default_players {game.default_players} is not in player_counts")
+    names = [m.name for m in game.sweep_metrics]
+    if len(set(names)) != len(names):
+        problems.append("two sweep metrics share a name")
+    if len(set(game.outcome_codes.values())) != len(game.outcome_codes):
+        problems.append("two outcomes share a code")
+    return problems
 
 
 def get_game(name: str) -> Game:
@@ -200,6 +291,9 @@ def resolve_game(name: str) -> Game:
     game = getattr(module, "GAME", None)
     if game is None:
         raise UserError(f"module {module_name} defines no GAME", field="--game")
+    if not isinstance(game, Game):
+        raise UserError(f"{module_name}.GAME is not a sim.core.game.Game description",
+                        field="--game")
     return game
 
 
@@ -208,8 +302,8 @@ def player_count(game: Game, players: Any) -> int:
     if players is None:
         return int(game.default_players)
     count = parse_count(players, field="--players", maximum=1000)
-    valid = tuple(getattr(game, "player_counts", ()) or ())
-    if valid and count not in valid:
+    valid = game.player_counts
+    if count not in valid:
         raise UserError(f"{game.name} is played by {', '.join(map(str, valid))} players, "
                         f"not {count}", field="--players")
     return count

@@ -20,7 +20,8 @@ import yaml
 
 from sim.core.csvfile import read_text
 from sim.core.errors import UserError
-from sim.core.yaml_lines import StrictBoolLoader, compose, yaml_problem  # noqa: F401 (public here too)
+from sim.core.yaml_lines import (StrictBoolLoader, compose, excerpt, load_value,  # noqa: F401
+                                 yaml_problem)  # (public here too)
 
 KINDS = ("int", "bool", "choice", "list")
 _BOOL_WORDS = {"yes": True, "on": True, "y": True, "no": False, "off": False, "n": False}
@@ -71,7 +72,8 @@ class OptionSet:
         resolved = self.defaults()
         if rules_file is not None:
             for key, value, line in _read_rules_yaml(str(rules_file)):
-                where = {"file": str(rules_file), "line": line, "field": key}
+                where = {"file": str(rules_file), "line": line,
+                         "field": excerpt(key, 40, quote=False)}
                 option = self._lookup(key, where)
                 resolved[key] = self._apply(option, resolved[key], value, where)
         for text in overrides:
@@ -87,10 +89,10 @@ class OptionSet:
         where = {"field": name}
         option = self._lookup(key, where)
         try:
-            value = yaml.load(raw, Loader=StrictBoolLoader) if raw.strip() else None
-        except yaml.YAMLError as exc:
-            raise UserError(f"--rule {text}: cannot parse the value ({yaml_problem(exc)})",
-                            **where) from None
+            value = load_value(raw, "--rule") if raw.strip() else None
+        except UserError as exc:
+            raise UserError(f"--rule {excerpt(text, 60, quote=False)}: cannot parse the value "
+                            f"({exc.message})", **where) from None
         if dot:
             if not option.per_players:
                 raise UserError(f"--rule {text}: '{key}' is the same for every player count; "
@@ -103,7 +105,7 @@ class OptionSet:
 
     def _lookup(self, key: str, where: dict) -> Option:
         if key not in self.options:
-            raise UserError(f"unknown rule option '{key}'; valid options: "
+            raise UserError(f"unknown rule option {excerpt(key, 40)}; valid options: "
                             f"{', '.join(self.options)}", **where)
         return self.options[key]
 
@@ -259,11 +261,51 @@ def _to_list(option: Option, value: Any) -> list:
 
 
 def _show(value: Any) -> str:
+    """A value in an error message: short, whatever the value (see ``excerpt``)."""
     if value is None:
         return "nothing"
     if isinstance(value, bool):
         return str(value).lower()
-    return repr(value) if isinstance(value, str) else str(value)
+    if isinstance(value, (dict, list, tuple)):
+        return excerpt(_flat_repr(value), quote=False)
+    return excerpt(value, quote=isinstance(value, str))
+
+
+def _flat_repr(value: Any, budget: int = 80) -> str:
+    """repr of a nested value, stopped after about ``budget`` characters (never the whole
+    of a value that aliases made large)."""
+    out: list[str] = []
+    used = 0
+
+    def walk(item: Any) -> None:
+        nonlocal used
+        if used > budget:
+            return
+        if isinstance(item, dict):
+            pieces, opener, closer = list(item.items()), "{", "}"
+        elif isinstance(item, (list, tuple)):
+            pieces, opener, closer = list(item), "[", "]"
+        else:
+            text = repr(item)[:budget]
+            out.append(text)
+            used += len(text)
+            return
+        out.append(opener)
+        for n, piece in enumerate(pieces):
+            if used > budget:
+                break
+            if n:
+                out.append(", ")
+            if isinstance(item, dict):
+                walk(piece[0])
+                out.append(": ")
+                walk(piece[1])
+            else:
+                walk(piece)
+        out.append(closer)
+
+    walk(value)
+    return "".join(out)
 
 
 def _join(counts: Sequence[int]) -> str:

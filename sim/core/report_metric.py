@@ -1,7 +1,7 @@
 """What a report metric is, for the games that define them (sim/games/<g>/report_metrics/).
 
 A game's metrics live in its own package, one module per metric with a module-level
-``METRIC = Metric(...)``; the game's ``report_metrics`` hook names that package, and
+``METRIC = Metric(...)``; the game's ``Game.report_metrics`` names that package, and
 ``reports.registry`` collects them from there. This module holds only the data types and
 the game-neutral helpers a metric uses (polars and core only; plots come from
 ``sim.core.plots``, sentences from ``sim.core.wording``), so a game package never imports
@@ -22,10 +22,10 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import numpy as np
 import polars as pl
 
-from sim.core.wording import group_label, judge, level_of, verdict
+from sim.core.wording import edge_answer, group_label, judge, level_of, verdict
 
 # Every metric groups by these: player count, strategy pairing, and the game's variant
-# label of the run (its report_group hook; Peer-to-Peer: the odd_team_compensation mode at
+# label of the run (its Game.report_group; Peer-to-Peer: the odd_team_compensation mode at
 # 3 and 5 players; "n/a" where a game has no such variant).
 GROUP_KEYS = ("players", "pairing", "variant")
 
@@ -64,7 +64,8 @@ class Finding:
 class Answer:
     """One row of the report's answers-first table: a designer question at one group.
 
-    ``verdict``: a sim.core.wording code (above/below/within/undecided/no_data) or "info".
+    ``verdict``: a sim.core.wording code (above/below/within/small/undecided/no_data) or
+    "info".
     ``answer``: the answer in words; ``estimate``/``lo``/``hi`` the number and its 95 %
     interval; ``kind``: "rate" (a proportion), "diff" (a difference) or "mean"."""
 
@@ -78,6 +79,15 @@ class Answer:
     kind: str = "rate"
     players: int | None = None
     order: int = 100
+    key: str | None = None          # the question's stable key (answers.json)
+    even: float | None = None       # the even point (50 %, 1/players), when it has one
+    measure: Any = None             # sim.core.attribution.Measure: replays can explain it
+    group: dict = field(default_factory=dict)   # players, pairing, variant of its runs
+    causes: tuple = ()              # dicts: attribution.Cause.as_dict, or a split in causes
+    stronger: dict | None = None    # the same answer under stronger play (reports.stronger)
+    # (games) -> (estimate, lo, hi): the same answer, of the same subject (card, seat, cause),
+    # on another games table; None: from ``measure`` (reports.stronger)
+    recompute: Any = None
 
 
 @dataclass(frozen=True)
@@ -315,28 +325,37 @@ def length_table(games, column: str, ctx: Context, ended: Mapping[str, pl.Expr |
 
 
 def answer_of(row: dict, question: str, stem: str, centre: float, ctx: Context, *,
-              above: str, below: str, kind: str = "rate", order: int = 100) -> Answer:
+              above: str, below: str, kind: str = "rate", order: int = 100,
+              key: str | None = None, measure: Any = None) -> Answer:
     """An answers-first row from a table row with ``<stem>_rate|_diff``, ``<stem>_lo`` and
-    ``<stem>_hi`` (and, from ``with_family``, ``called``/``p_holm``/``tested``): the answer
-    in words is "balanced (within ±T pp)", "<above|below> by N points" (called: the whole
-    interval beyond the threshold, after the family's correction where there is one),
-    "not decided" or "no data"."""
+    ``<stem>_hi`` (and, from ``with_family``, ``called``/``p_holm``/``tested``), in the
+    words of sim.core.wording.edge_answer (``above``/``below``: whom an edge favours, "to
+    team A"): "balanced (within ±T pp)", "a small edge to X (N points), inside the ±T band",
+    "an edge to X of N points, beyond the ±T band" (called: the whole interval beyond the
+    threshold, after the family's correction where there is one), "not decided ...", or
+    "no data". ``key`` and ``measure`` (sim.core.attribution.Measure) let the report
+    explain and check the answer (answers.json)."""
     est = row.get(f"{stem}_rate", row.get(f"{stem}_diff"))
     lo, hi = row[f"{stem}_lo"], row[f"{stem}_hi"]
-    code = verdict(lo - centre, hi - centre, ctx.threshold_pp)
-    t = f"{ctx.threshold_pp:g} pp"
+    code, words = edge_answer(est, lo, hi, centre, ctx.threshold_pp, above, below)
     if code in ("above", "below") and row.get("called", True) is False:
         code = "undecided"
-    if code == "no_data":
-        words = "no data"
-    elif code == "within":
-        words = f"balanced (within ±{t})"
-    elif code == "undecided":
-        words = "not decided (the interval crosses the threshold; more games would narrow it)"
-    else:
-        words = f"{above if code == 'above' else below} by {abs(est - centre) * 100:.1f} points"
+        words = f"not called after Holm's correction: {words}"
     tested = int(row.get("tested") or 1)
     if tested > 1:
         words += f" ({tested} tested, Holm)"
     return Answer(question=question, where=where(row), answer=words, verdict=code,
-                  estimate=est, lo=lo, hi=hi, kind=kind, players=row.get("players"), order=order)
+                  estimate=est, lo=lo, hi=hi, kind=kind, players=row.get("players"), order=order,
+                  key=key, even=centre, measure=measure,
+                  group={k: row.get(k) for k in GROUP_KEYS if k in row})
+
+
+def in_group(games, group: Mapping[str, Any]):
+    """The games of one answer's group (its players, pairing and variant present)."""
+    frame = lazy(games)
+    names = columns(frame)
+    for key, value in group.items():
+        if key in names and value is not None:
+            frame = frame.filter(pl.col(key) == value)
+    return frame
+

@@ -7,9 +7,6 @@ Lemire's multiply-shift for bounded integers. All arithmetic stays in uint64: in
 import numpy as np
 from numba import njit
 
-# every game kernel imports this module: one compiled version per argument types (see there)
-from sim.core.specialize_kernel import NUMBA_GET_CALL_TEMPLATE  # noqa: F401
-
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MASK32 = np.uint64(0xFFFFFFFF)
 

@@ -30,7 +30,7 @@ class Strategy:
     params: Mapping[str, float] = field(default_factory=dict)
     # Parameters whose values are names, not numbers (``search:base=expert``).
     text_params: Mapping[str, str] = field(default_factory=dict)
-    # A search player (issue 24): the game's search kernel plays it, over the weights
+    # A search player: the game's search kernel plays it, over the weights
     # this strategy returns (its base strategy's), with ``k`` and ``n`` from its params.
     search: bool = False
     # Parameters a spec may give that have no default, so they are listed (in manifests,
@@ -186,7 +186,7 @@ def shipped(path, game: str, name: str = "expert", module: str | None = None):
 
 def search_player(game_pkg: str, *, summary: str, k: int, n: int, default_base: str,
                   module: str) -> Strategy:
-    """A game's ``search`` strategy (issue 24): its compiled player plays the weights of
+    """A game's ``search`` strategy: its compiled player plays the weights of
     its base strategy (``base=``, any registered strategy but a search player, or a
     strategy file ``base=@FILE``), keeping the ``k`` best options and ``n`` samples of the
     hidden cards. ``record=E`` (``simulate distill``) has its games carry its decisions,

@@ -29,7 +29,7 @@ import numpy as np
 import yaml
 
 from sim.core.errors import UserError
-from sim.core.yaml_lines import compose
+from sim.core.yaml_lines import compose, excerpt
 
 FORMAT_KEY = "cardsim_strategy"
 FORMAT_VERSION = 1
@@ -75,10 +75,11 @@ class FileStrategy:
             names = expand(key) if expand else (key,)
             unknown = [n for n in names if n not in index]
             if unknown:
-                raise UserError(f"unknown weight '{key}' for {self.game}; valid names are the "
-                                f"game's feature weights, e.g. {', '.join(feature_names[:3])}, ...",
-                                file=self.path, line=self.weight_lines.get(key),
-                                field=f"weights.{key}")
+                raise UserError(f"unknown weight {excerpt(key, 40)} for {self.game}; valid names "
+                                f"are the game's feature weights, e.g. "
+                                f"{', '.join(feature_names[:3])}, ...", file=self.path,
+                                line=self.weight_lines.get(key),
+                                field=f"weights.{excerpt(key, 40, quote=False)}")
             for n in names:
                 out[index[n]] = float(value)
         return out
@@ -101,11 +102,11 @@ def _number(node: Any, path: str, key: str) -> float:
                 value = None
     if value is None:
         shown = node.value if isinstance(node, yaml.ScalarNode) else "a " + type(node).__name__[:-4].lower()
-        raise UserError(f"a weight must be a number, got '{shown}'", file=path, line=line,
-                        field=f"weights.{key}")
+        raise UserError(f"a weight must be a number, got {excerpt(shown)}", file=path,
+                        line=line, field=f"weights.{excerpt(key, 40, quote=False)}")
     if not math.isfinite(value):
-        raise UserError(f"a weight must be a finite number, got '{node.value}'", file=path,
-                        line=line, field=f"weights.{key}")
+        raise UserError(f"a weight must be a finite number, got {excerpt(node.value)}",
+                        file=path, line=line, field=f"weights.{excerpt(key, 40, quote=False)}")
     return value
 
 
@@ -135,8 +136,9 @@ def read(path: str, game: str | None = None, field_name: str = "strategy") -> Fi
         line = key_node.start_mark.line + 1
         key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
         if key not in TOP_KEYS:
-            raise UserError(f"unknown key '{key}'; expected one of: {', '.join(TOP_KEYS)}",
-                            file=path, line=line, field=str(key))
+            raise UserError(f"unknown key {excerpt(str(key), 40)}; expected one of: "
+                            f"{', '.join(TOP_KEYS)}", file=path, line=line,
+                            field=excerpt(str(key), 40, quote=False))
         if key in nodes:
             raise UserError(f"key given twice (first on line {nodes[key][1]})", file=path,
                             line=line, field=key)
@@ -149,8 +151,8 @@ def read(path: str, game: str | None = None, field_name: str = "strategy") -> Fi
     version_node = nodes.get(FORMAT_KEY)
     if version_node is not None and construct(version_node[0]) != FORMAT_VERSION:
         raise UserError(f"this simulator reads strategy files of format {FORMAT_VERSION}, got "
-                        f"'{version_node[0].value}'", file=path, line=version_node[1],
-                        field=FORMAT_KEY)
+                        f"{excerpt(getattr(version_node[0], 'value', ''))}", file=path,
+                        line=version_node[1], field=FORMAT_KEY)
     game_node, game_line = nodes["game"]
     file_game = construct(game_node)
     if not isinstance(file_game, str):
@@ -172,7 +174,7 @@ def read(path: str, game: str | None = None, field_name: str = "strategy") -> Fi
         key = str(key_node.value)
         if key in values:
             raise UserError(f"weight given twice (first on line {lines[key]})", file=path,
-                            line=line, field=f"weights.{key}")
+                            line=line, field=f"weights.{excerpt(key, 40, quote=False)}")
         values[key] = _number(value_node, path, key)
         lines[key] = line
     document = construct(root)

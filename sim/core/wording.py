@@ -114,3 +114,63 @@ def judge(where: str, quantity: str, est: float, lo: float, hi: float, n: int, *
                   f"around {centre_words}, so neither an imbalance nor balance within {t} is "
                   f"called; more games would narrow it.{extra}"
                   + (f" One of {count(tested)} tests of this family." if tested > 1 else ""))
+
+
+SMALL = "small"   # an answer's verdict: the interval excludes the even point, inside the band
+
+
+def edge_answer(est: float, lo: float, hi: float, even: float, threshold_pp: float,
+                above: str, below: str) -> tuple[str, str]:
+    """The one wording of an edge, for every place that shows one (summary, report, answers
+    table, answers.json, workbench): (verdict code, words). ``above`` / ``below`` say whom
+    an edge above / below ``even`` favours, as "to team A" or "against seat 0".
+
+    - the interval wholly beyond ±threshold: "an edge to team B of 3.3 points, beyond the
+      ±2 band" (``above`` / ``below``: an imbalance called);
+    - inside the band but excluding the even point: "a small edge to team B (1.6 points),
+      inside the ±2 band" (``small``: an edge, too small to call an imbalance);
+    - inside the band and holding the even point: "balanced (within ±2 pp)" (``within``);
+    - crossing the band: "not decided: an edge to team B of 2.1 points, the interval
+      crossing the ±2 band" when it excludes the even point, else "not decided (...)".
+    """
+    code = verdict(lo - even, hi - even, threshold_pp)
+    t = f"±{threshold_pp:g}"
+    if code == NO_DATA:
+        return code, "no data"
+    side = above if est >= even else below
+    points = f"{abs(est - even) * 100:.1f} points"
+    excludes = lo > even or hi < even
+    if code == WITHIN:
+        if excludes:
+            return SMALL, f"a small edge {side} ({points}), inside the {t} band"
+        return code, f"balanced (within {t} pp)"
+    if code == UNDECIDED:
+        if excludes:
+            return code, (f"not decided: an edge {side} of {points}, the interval crossing "
+                          f"the {t} band")
+        return code, "not decided (the interval crosses the threshold; more games would narrow it)"
+    return code, f"an edge {side} of {points}, beyond the {t} band"
+
+
+DEFAULT_THRESHOLD_PP = 2.0   # the reports' default imbalance threshold (--threshold)
+
+
+def balance_line(balance: dict, label: str, quantity: str) -> str:
+    """A run summary's balance line: its verdict words and the quantity with its interval;
+    then, when replays explained an edge (``balance["causes"]``, sim.runs.explain), a line
+    naming its main cause."""
+    line = (f"{label}: {balance['words']}; {quantity} {100 * balance['value']:.2f} % "
+            f"[95 % CI {100 * balance['lo']:.2f} - {100 * balance['hi']:.2f}]")
+    if balance.get("causes") is None or not balance.get("replayed"):
+        return line
+    main = balance.get("main_cause")
+    replayed = f"{balance['replayed']:,} games replayed per swap"
+    if main:
+        share = (f", {100 * main['fraction']:.0f} % [{100 * main['fraction_lo']:.0f}, "
+                 f"{100 * main['fraction_hi']:.0f}]" if main.get("fraction") == main.get("fraction")
+                 else "")
+        return (f"{line}\n  main cause: {main['label']}, "
+                f"{100 * main['share']:.1f} points [{100 * main['lo']:.1f}, "
+                f"{100 * main['hi']:.1f}] of the {100 * main['edge']:.1f}-point edge of "
+                f"the replayed games{share} ({replayed})")
+    return f"{line}\n  no swap the game declares explains it ({replayed})"

@@ -15,7 +15,6 @@ done"; the manifest is the human-readable record and is rewritten as chunks fini
 from __future__ import annotations
 
 import datetime as _dt
-import errno
 import json
 import os
 import subprocess
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from sim.core.errors import UserError
+from sim.core.output import NO_SPACE_ERRNOS, OutOfSpace, os_error_of, write_failure
 
 MANIFEST = "manifest.json"
 GAMES_DIR = "games"
@@ -34,8 +34,6 @@ _MIN_DEFAULT_CHUNK = 10_000
 # Manifest keys that decide what the games table contains. Two runs with equal values
 # here (plus everything GameConfig.manifest() reported) produce identical tables.
 IDENTITY_KEYS = ("game", "players", "games", "seed")
-
-NO_SPACE_ERRNOS = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 
 
 # ----------------------------------------------------------------------------- layout
@@ -125,18 +123,31 @@ def _unlink_quietly(path: Path) -> None:
         pass
 
 
+def _remove_empty(path: Path) -> None:
+    try:
+        path.rmdir()   # only when empty
+    except OSError:
+        pass
+
+
 class OutputError(UserError):
     """Writing the run failed (disk full, permissions); finished parts are kept."""
 
 
-def output_error(exc: OSError, run_dir: Path, action: str) -> OutputError:
-    if exc.errno in NO_SPACE_ERRNOS:
-        return OutputError(f"no space left on device while {action}; finished chunks are kept, "
-                           f"free some space and continue with: simulate --resume {run_dir}",
-                           file=str(run_dir), field="--out")
-    reason = exc.strerror or str(exc)
+class RunOutOfSpace(OutputError, OutOfSpace):
+    """The disk filled up while writing the run; finished parts are kept."""
+
+
+def output_error(exc: BaseException, run_dir: Path, action: str) -> OutputError:
+    error = os_error_of(exc) or OSError(None, str(exc))
+    if error.errno in NO_SPACE_ERRNOS:
+        return RunOutOfSpace(f"no space left on device while {action}; finished chunks are "
+                             f"kept, free some space and continue with: simulate --resume "
+                             f"{run_dir}", file=str(run_dir), field="--out")
+    reason = error.strerror or str(error)
     return OutputError(f"cannot write the run directory ({reason}) while {action}",
                        file=str(run_dir), field="--out")
+
 
 def make_output_dir(path: Path) -> Path:
     """``mkdir -p`` for an ``--out`` directory; failing is one UserError naming it."""
@@ -188,9 +199,15 @@ class RunDir:
         if path.exists() and not path.is_dir():
             raise UserError("exists and is not a directory; choose another --out",
                             file=str(path), field="--out")
+        made = not path.exists()
         make_output_dir(path)
         run = cls(path)
-        run._lock()
+        try:
+            run._lock()
+        except UserError:
+            if made:
+                _remove_empty(path)
+            raise
         try:
             existing = run.read_manifest() if (path / MANIFEST).exists() else None
             if existing is not None:
@@ -213,7 +230,15 @@ class RunDir:
                 (path / GAMES_DIR).mkdir(exist_ok=True)
                 run.write_manifest(manifest)
             except OSError as exc:
-                raise output_error(exc, path, "creating the run") from None
+                # Nothing was played: leave the directory as it was, so the same command
+                # runs again once there is space (there is no run to --resume).
+                _remove_empty(path / GAMES_DIR)
+                _unlink_quietly(path / ".lock")
+                if made:
+                    _remove_empty(path)
+                raise write_failure(exc, "the run's manifest", path,
+                                    "nothing was played; free some space and run the same "
+                                    "command again") from None
         except BaseException:
             run.close()
             raise
@@ -242,8 +267,8 @@ class RunDir:
         try:
             fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise UserError(f"cannot write to the output directory ({exc.strerror or exc})",
-                            file=str(self.path), field="--out") from None
+            raise write_failure(exc, "the output directory's lock file", self.path,
+                                "free some space and run the same command again") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -299,8 +324,11 @@ class RunDir:
             with open(tmp, "rb") as handle:
                 os.fsync(handle.fileno())
             _replace_durably(tmp, path)
-        except BaseException:
+        except BaseException as exc:
             _unlink_quietly(tmp)
+            failed = os_error_of(exc) if isinstance(exc, Exception) else None
+            if failed is not None and failed is not exc:
+                raise failed from None   # polars' ComputeError: an OSError like the others
             raise
         return path
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import threading
 import time
 from typing import Any
 
@@ -16,61 +14,12 @@ from sim.core.progress import bar_context, progress_bar
 # OutputFailed: writing a part or the manifest raised OSError (kept apart from errors in
 # game code); defined with the backends, which raise it from any process.
 from sim.runs.backends import OutputFailed
+# RunInterrupted is raised here; it lives with the other ways a command stops.
+from sim.runs.resumable import RunInterrupted, SignalGuard, StopSignal  # noqa: F401
 from sim.runs.rundir import (NO_SPACE_ERRNOS, RunDir, chunk_layout, now_iso, output_error,
                              pending_chunks)
 
 MANIFEST_EVERY_SECONDS = 1.0  # rewrite the manifest at most this often while running
-_SIGNAL_NAMES = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}
-
-
-class RunInterrupted(Exception):
-    """SIGINT/SIGTERM stopped a run. Every finished chunk is on disk and the manifest says
-    the run is incomplete. ``exit_code`` is 128 + signal number (130 / 143)."""
-
-    def __init__(self, signum: int, run_dir: str, games_done: int, games_total: int):
-        self.signum = signum
-        self.exit_code = 128 + int(signum)
-        self.run_dir = run_dir
-        self.games_done = games_done
-        self.games_total = games_total
-        name = _SIGNAL_NAMES.get(signum, f"signal {signum}")
-        super().__init__(f"interrupted by {name} after {games_done:,} of {games_total:,} games; "
-                         f"finished chunks are kept; continue with: simulate --resume {run_dir}")
-
-
-class _Stop(BaseException):
-    """Raised from the signal handler; BaseException so game code's ``except Exception``
-    cannot swallow it."""
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
-
-
-class _SignalGuard:
-    """While active, the first SIGINT/SIGTERM raises ``_Stop`` in the main thread at the next
-    Python bytecode (after a running numba kernel returns); later ones are ignored so the
-    cleanup that follows cannot be cut short. Outside the main thread it does nothing."""
-
-    def __init__(self) -> None:
-        self.signum: int | None = None
-        self._previous: dict[int, Any] = {}
-
-    def _handle(self, signum: int, frame: Any) -> None:
-        if self.signum is None:
-            self.signum = signum
-            raise _Stop(signum)
-
-    def __enter__(self) -> "_SignalGuard":
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                self._previous[sig] = signal.signal(sig, self._handle)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for sig, previous in self._previous.items():
-            signal.signal(sig, previous)
-        self._previous.clear()
 
 
 def _source_hash() -> str:
@@ -146,7 +95,7 @@ def run_chunks(config: Any, run: RunDir, manifest: dict[str, Any], *, threads: i
     last_sync = time.perf_counter()
     label = f"{manifest['game']} {manifest['players']}p seed {seed}"
     bar = progress_bar(progress, games, label, done=done_games)
-    with _SignalGuard(), bar_context(bar) as bar:
+    with SignalGuard(), bar_context(bar) as bar:
         try:
             sync("running", strict=True)
             results = backend.map_chunks(
@@ -170,7 +119,7 @@ def run_chunks(config: Any, run: RunDir, manifest: dict[str, Any], *, threads: i
                 session["backend"] = backend.describe()
                 run.remove_temporaries()  # left by workers killed mid-write (retried since)
             sync("complete", strict=True)
-        except _Stop as stop:
+        except StopSignal as stop:
             run.remove_temporaries()
             sync("interrupted", strict=False)
             raise RunInterrupted(stop.signum, str(run.path), done_games, games) from None

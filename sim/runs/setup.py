@@ -180,6 +180,43 @@ def start(request: GameRequest, execution: Execution) -> RunResult:
                     command_line=manifest["command_line"], backend=chosen)
 
 
+def start_or_continue(request: GameRequest, *, games: Any, seed: Any, out: str | Path,
+                      threads: int | None, backend: Any, progress: bool = False,
+                      chunk_size: int | None = None, command_line: str | None = None,
+                      extra: Mapping[str, Any] | None = None) -> RunResult:
+    """The run of ``request`` in ``out`` for a long command made of runs (ablate,
+    balance-report): played from the start; or, when ``out`` already holds this run,
+    continued where it stopped (its finished chunks kept) or read back when complete. A
+    run of another configuration there is refused. ``backend`` is a Backend object."""
+    from sim.runs import rundir
+
+    out = Path(out)
+    if not (out / rundir.MANIFEST).is_file():
+        config, run, manifest = new_run(request, games=games, seed=seed, out=out,
+                                        chunk_size=chunk_size, command_line=command_line,
+                                        extra=extra)
+        with run:
+            return play(config, run, manifest, threads=threads, progress=progress,
+                        command_line=manifest["command_line"], backend=backend)
+    games, seed = parse_count(games, field="--games"), parse_seed(seed)
+    with rundir.RunDir.open(out) as run:
+        manifest = run.read_manifest()
+        config = configure_request(resolve_game(request.game),
+                                   player_count(resolve_game(request.game), request.players),
+                                   request.as_request())
+        wanted = new_manifest(request.game, config.players, games, seed,
+                              manifest.get("chunk_size") or 1, config, request.as_request(),
+                              None)
+        diff = rundir.identity_diff(manifest, wanted)
+        if diff:
+            raise UserError(f"holds another run ({diff}); choose a new --out", file=str(out),
+                            field="--out")
+        if manifest.get("complete"):
+            return finish(config, run, manifest)
+        return play(config, run, manifest, threads=threads, progress=progress,
+                    command_line=command_line or own_command_line(), backend=backend)
+
+
 def resume(run_dir: str | os.PathLike, *, threads: Any, progress: bool,
            command_line: str | None, backend: Any = None,
            backend_options: Mapping[str, Any] | None = None) -> RunResult:

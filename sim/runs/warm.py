@@ -5,7 +5,9 @@ minute compiling. ``warm`` plays one game of each (its results are thrown away),
 compiles and caches every kernel a run needs (and, with ``trace``, the trace kernels).
 numba compiles on one core, so the games compile in parallel processes (one per game,
 at most ``jobs`` at once): they share the cache directory, and each kernel's files are
-written by the one process that compiles it.
+written by the one process that compiles it. A game whose kernels (its description's
+``kernels``) are all cached already is not started (``"cached": True``), unless the trace
+kernels are wanted too.
 """
 from __future__ import annotations
 
@@ -19,7 +21,18 @@ from typing import Any, Sequence
 
 from sim.core.compile_cache import HELPER_ENV
 from sim.core.errors import UserError
-from sim.core.game import configure, game_modules
+from sim.core.game import configure, game_modules, resolve_game
+
+
+def kernels_cached(game: str) -> bool:
+    """Whether every compiled entry point a run of ``game`` calls (``Game.kernels``) is in
+    numba's cache (False when one is not, or when nobody can tell)."""
+    from sim.core.compile_cache import all_cached
+
+    dispatchers = resolve_game(game).kernels()
+    if not dispatchers:
+        return False
+    return all_cached(list(dispatchers)) is True
 
 
 def warm_game(game: str, trace: bool = False) -> dict[str, Any]:
@@ -59,8 +72,14 @@ def warm(games: Sequence[str] | None = None, jobs: int | None = None,
         if game not in known:
             raise UserError(f"unknown game '{game}'; choose one of: {', '.join(known)}",
                             field="--game")
-    jobs = max(1, min(int(jobs or os.cpu_count() or 1), len(games)))
+    cached = {game: not trace and kernels_cached(game) for game in set(games)}
+    todo = [game for game in games if not cached[game]]
+    jobs = max(1, min(int(jobs or os.cpu_count() or 1), len(todo) or 1))
     if jobs == 1:
-        return [warm_game(game, trace) for game in games]
-    with ThreadPoolExecutor(jobs) as pool:
-        return list(pool.map(lambda game: _warm_in_child(game, trace), games))
+        done = [warm_game(game, trace) for game in todo]
+    else:
+        with ThreadPoolExecutor(jobs) as pool:
+            done = list(pool.map(lambda game: _warm_in_child(game, trace), todo))
+    played = iter(done)
+    return [{"game": game, "seconds": 0.0, "cpu_seconds": 0.0, "cached": True}
+            if cached[game] else {**next(played), "cached": False} for game in games]

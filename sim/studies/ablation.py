@@ -2,7 +2,7 @@
 
 For each card (or the cards named), the same seed and game indices are replayed with the
 card changed, one change at a time: its value -1, its value +1, its effect removed (the
-game's ``ablation_fields`` hook names the value and effect columns of its card file). A
+game's ``Game.ablation_fields`` names the value and effect columns of its card file). A
 game depends only on (seed, game index, configuration), so game i of a variant is game i
 of the baseline with that one card changed: the per-game difference of an outcome
 indicator (variant minus baseline) has a small variance, and its mean with a 95 % interval
@@ -35,7 +35,7 @@ import numpy as np
 import polars as pl
 
 from sim.core.errors import UserError
-from sim.core.game import hook, resolve_game
+from sim.core.game import resolve_game
 from sim.core.multiple import ALPHA, CONTROL, family_size, holm, p_beyond
 
 CHANGES = ("value-1", "value+1", "no_effect")
@@ -95,7 +95,7 @@ def _variants(cards_path: str, game: str, only, changes) -> tuple[list[tuple], A
     """[(card_id, card_name, change, CardCsv)] and the card file's table (CardCsv)."""
     from sim.studies.experiments.cardfile import CardCsv
 
-    value_field, effect_field = hook(resolve_game(game), "ablation_fields")
+    value_field, effect_field = resolve_game(game).ablation_fields
     base = CardCsv(cards_path, game)
     indices = list(base.rows)
     if only:
@@ -183,7 +183,8 @@ def paired_table(base: np.ndarray, variants: list[tuple[str, str, str, np.ndarra
     p = table["p_beyond"].to_numpy()
     adj = holm(p)
     table = table.with_columns(pl.Series("p_holm", adj),
-                               pl.Series("called", [bool(a < ALPHA) for a in adj]),
+                               pl.Series("called", [bool(a < ALPHA) for a in adj],
+                                         dtype=pl.Boolean),
                                pl.lit(family_size(p), dtype=pl.Int64).alias("tested"))
     return table.sort("p_holm", "card_id", nulls_last=True)
 
@@ -194,28 +195,52 @@ def ablate(*, game: str, players: int | None = None, games: Any = 10_000, seed: 
            only: tuple[str, ...] = (), changes: tuple[str, ...] = CHANGES,
            out: str | Path | None = None, threads: Any = None, threshold_pp: float = 2.0,
            backend: Any = None, backend_options: Mapping[str, Any] | None = None,
-           progress: bool = False) -> AblationResult:
+           progress: bool = False, resume: bool = False) -> AblationResult:
     """Play the baseline and every card change on the same seed and games (any backend);
-    write ``ablation.csv`` / ``ablation.json`` into ``out`` and return the result."""
-    from sim.core.inputs import parse_count
-    from sim.core.request import GameRequest
-    from sim.runs import backends, rundir, setup
+    write ``ablation.csv`` / ``ablation.json`` into ``out`` and return the result.
+
+    Every configuration is an ordinary run directory in ``out``; after Ctrl-C, SIGTERM or a
+    full disk the same call with ``resume=True`` keeps the finished runs and chunks, plays
+    the rest and writes the same table (``out/resume.jsonl`` records the settings)."""
+    import hashlib
+
+    from sim.core.inputs import parse_count, parse_seed
+    from sim.runs import rundir
+    from sim.runs.resumable import JOURNAL_NAME, Journal, output_dir, stoppable
 
     bad = [c for c in changes if c not in CHANGES]
     if bad:
         raise UserError(f"unknown change '{bad[0]}'; choose from {', '.join(CHANGES)}",
                         field="--change")
     games = parse_count(games, field="--games")
+    seed = parse_seed(seed)
     game_obj = resolve_game(game)
     cards_path = str(cards or game_obj.default_cards_path())
-    out = Path(out) if out is not None else rundir.stamped_path(f"ablation-{game}")
-    if out.exists() and any(out.iterdir()):
-        raise UserError("the ablation output directory is not empty; choose a new --out",
-                        file=str(out), field="--out")
-    out.mkdir(parents=True, exist_ok=True)
-    variants, _ = _variants(cards_path, game, only, changes)
-    column = hook(game_obj, "outcome_column")
-    codes = hook(game_obj, "outcome_codes")
+    variants, base_cards = _variants(cards_path, game, only, changes)
+    out = output_dir(Path(out) if out is not None else rundir.stamped_path(f"ablation-{game}"),
+                     what="card ablation", resume=resume, finished=RESULT_FILE)
+    settings = {"game": game, "players": players, "games": games, "seed": seed,
+                "cards_sha256": hashlib.sha256(base_cards.text().encode()).hexdigest(),
+                "rules_file": rules_file,
+                "rule_overrides": list(rule_overrides), "strategies": dict(strategies or {}),
+                "only": list(only), "changes": list(changes)}
+    with stoppable("card ablation", out, out_option=out), Journal.open(
+            out / JOURNAL_NAME, settings, what="card ablation", resume=resume, out=out):
+        return _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides,
+                       strategies, changes, out, threads, threshold_pp, backend,
+                       backend_options, progress, variants)
+
+
+def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, strategies,
+            changes, out, threads, threshold_pp, backend, backend_options, progress,
+            variants) -> AblationResult:
+    from sim.core.output import writing
+    from sim.core.request import GameRequest
+    from sim.runs import backends, setup
+
+    game_obj = resolve_game(game)
+    column = game_obj.outcome_column
+    codes = game_obj.outcome_codes
     request = GameRequest(game=game, players=players, rules_file=rules_file,
                           rule_overrides=tuple(rule_overrides), strategies=strategies or (),
                           debug=False)
@@ -226,12 +251,9 @@ def ablate(*, game: str, players: int | None = None, games: Any = 10_000, seed: 
         nthreads = threads
 
         def play(cards_file: str, directory: Path):
-            config, run, manifest = setup.new_run(
-                request.replace(cards=cards_file), games=games, seed=seed, out=directory,
-                chunk_size=None, command_line=None)
-            with run:
-                return setup.play(config, run, manifest, threads=nthreads, command_line=None,
-                                  progress=progress, backend=chosen)
+            return setup.start_or_continue(request.replace(cards=cards_file), games=games,
+                                           seed=seed, out=directory, threads=nthreads,
+                                           backend=chosen, progress=progress)
 
         baseline = play(cards_path, out / "baseline")
         base = _outcomes(out / "baseline", column)
@@ -239,13 +261,15 @@ def ablate(*, game: str, players: int | None = None, games: Any = 10_000, seed: 
             slug = f"{_slug(cid)}-{change.replace('+', 'plus').replace('-', 'minus')}"
             directory = out / slug
             cards_file = out / "cards" / f"{slug}.csv"
-            cards_file.parent.mkdir(exist_ok=True)
-            cards_file.write_text(table.text(), encoding="utf-8")
-            try:
-                play(str(cards_file), directory)
-            except UserError as exc:             # e.g. a value the card file refuses
+            with writing("a changed card file", cards_file):
+                cards_file.parent.mkdir(exist_ok=True)
+                cards_file.write_text(table.text(), encoding="utf-8")
+            try:   # e.g. a value the card file refuses (a failed run is no reason to skip)
+                request.replace(cards=str(cards_file)).configure()
+            except UserError as exc:
                 skipped.append(f"{name} ({cid}) {CHANGE_WORDS[change]}: {exc}")
                 continue
+            play(str(cards_file), directory)
             played.append((cid, name, change, _outcomes(directory, column)))
     finally:
         if owned:
@@ -257,7 +281,9 @@ def ablate(*, game: str, players: int | None = None, games: Any = 10_000, seed: 
             "changes": list(changes), "skipped": skipped,
             "backend": getattr(chosen, "name", type(chosen).__name__),
             "strategies": baseline.manifest.get("strategies")}
-    table.write_csv(out / RESULT_FILE)
-    (out / META_FILE).write_text(json.dumps(meta, indent=2, default=str) + "\n", encoding="utf-8")
+    with writing("the ablation table", out):
+        table.write_csv(out / RESULT_FILE)
+        (out / META_FILE).write_text(json.dumps(meta, indent=2, default=str) + "\n",
+                                     encoding="utf-8")
     return AblationResult(out=out, table=table, games=games, configurations=1 + len(played),
                           skipped=skipped, meta=meta)

@@ -29,6 +29,7 @@ set that brings its target metrics into their bands.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 import tempfile
@@ -39,6 +40,7 @@ from typing import Any
 from reports.tables import text_table
 from sim.core.errors import UserError
 from sim.core.inputs import parse_count, parse_threads
+from sim.core.output import writing
 from sim.studies.experiments.cardfile import CardCsv, diff
 from sim.studies.experiments.schema import CardChange, Experiment, Point, apply_card_changes
 
@@ -99,9 +101,10 @@ def _distance(value: float, lo: float, hi: float) -> float:
 
 class _Evaluator:
     def __init__(self, exp: Experiment, points: list[Point], games: int, batches: int,
-                 threads: int, workdir: Path, backend: Any):
+                 threads: int, workdir: Path, backend: Any, journal: Any = None):
         self.exp, self.points, self.games = exp, points, games
         self.threads, self.workdir, self.backend = threads, workdir, backend
+        self.journal = journal
         size = -(-games // batches)
         self.batches = [(s, min(size, games - s)) for s in range(0, games, size)]
         self.spec = exp.autobalance
@@ -127,7 +130,17 @@ class _Evaluator:
         return request, request.configure()
 
     def evaluate(self, changes: tuple, best: Evaluation | None) -> Evaluation:
-        from reports.sweep import concat_games, frame_games
+        """The candidate's evaluation (kept in the journal: a resumed search reads the
+        candidates it finished instead of playing them again)."""
+        if self.journal is None:
+            return self._evaluate(changes, best)
+        asked = ("evaluate", changes, None if best is None else best.loss_hi, self.games,
+                 self.batches)
+        return self.journal.step(asked, lambda: self._evaluate(changes, best),
+                                 encode=dataclasses.asdict, decode=_evaluation)
+
+    def _evaluate(self, changes: tuple, best: Evaluation | None) -> Evaluation:
+        from reports.sweep import concat_games, frame_games, metric_columns
 
         from sim.runs.tables import chunk_tables
 
@@ -135,6 +148,7 @@ class _Evaluator:
         requests = list(configs)
         parts: list[list] = [[] for _ in self.points]
         evaluation = None
+        columns = metric_columns(self.exp.game)
         for b, (start, count) in enumerate(self.batches):
             # one batch of every point; a point's tables are kept in batch order
             items = [(request, self.exp.seed, start, count, i)
@@ -142,7 +156,7 @@ class _Evaluator:
             threads = self.threads if self.backend.in_process else None
             for i, table in chunk_tables(self.backend, items, scratch=self.workdir,
                                          threads=threads, configs=configs):
-                parts[i].append(frame_games(table))
+                parts[i].append(frame_games(table, columns))
             games = [concat_games(p) for p in parts]
             evaluation = self._score(changes, games, start + count, b == len(self.batches) - 1)
             if best is not None and not evaluation.complete and cannot_beat(evaluation, best):
@@ -159,7 +173,7 @@ class _Evaluator:
             for point, g in zip(self.points, games):
                 if not target.selects(point):
                     continue
-                e = estimate(target.metric, g, z)
+                e = estimate(target.metric, g, z, game=self.exp.game)
                 d = _distance(e["est"], target.lo, target.hi)
                 d_lo = 0.0 if e["hi"] >= target.lo and e["lo"] <= target.hi else min(
                     _distance(e["lo"], target.lo, target.hi), _distance(e["hi"], target.lo, target.hi))
@@ -169,6 +183,13 @@ class _Evaluator:
                 status = "met" if d_hi == 0 else ("missed" if d_lo > 0 else "undecided")
                 metrics.append((target.text, point.name, e["est"], e["lo"], e["hi"], status))
         return Evaluation(changes, played, complete, loss, loss_lo, loss_hi, metrics)
+
+
+def _evaluation(data: dict) -> Evaluation:
+    """An Evaluation read back from the journal (JSON lists back to tuples)."""
+    return Evaluation(changes=tuple(tuple(c) for c in data["changes"]), games=data["games"],
+                      complete=data["complete"], loss=data["loss"], loss_lo=data["loss_lo"],
+                      loss_hi=data["loss_hi"], metrics=[tuple(m) for m in data["metrics"]])
 
 
 def cannot_beat(candidate: Evaluation, best: Evaluation) -> bool:
@@ -186,22 +207,60 @@ def _better(a: Evaluation, b: Evaluation) -> bool:
 
 def autobalance(exp: Experiment, *, games: Any = None, out: Any = None, threads: Any = None,
                 progress: bool = True, backend: Any = None,
-                backend_options: Any = None) -> AutobalanceResult:
+                backend_options: Any = None, resume: bool = False) -> AutobalanceResult:
     """The search (see the module); every candidate's games play on ``backend`` (a name
-    with ``backend_options``, or a Backend object; the same search on every backend)."""
-    from sim.runs import backends
+    with ``backend_options``, or a Backend object; the same search on every backend).
 
-    chosen, owned = backends.resolve(backend, backend_options)
-    try:
-        return _autobalance(exp, games=games, out=out, threads=threads, progress=progress,
-                            backend=chosen)
-    finally:
-        if owned:
-            chosen.close()
+    Every evaluated card set is kept in ``NAME.resume.jsonl`` beside the card file as it
+    finishes; after Ctrl-C, SIGTERM or a full disk the same call with ``resume=True``
+    replays the search to where it stopped and goes on, to the same card set."""
+    from sim.runs import backends
+    from sim.runs.resumable import journal_beside, stoppable
+
+    card_path = Path(out) if out is not None else Path(f"autobalance-{exp.name}.csv")
+    journal_path = journal_beside(card_path)
+    with stoppable("autobalance", journal_path), _journal(exp, games, journal_path, resume,
+                                                          card_path) as journal:
+        chosen, owned = backends.resolve(backend, backend_options)
+        try:
+            result = _autobalance(exp, games=games, out=out, threads=threads,
+                                  progress=progress, backend=chosen, journal=journal)
+        finally:
+            if owned:
+                chosen.close()
+        journal.remove()
+    return result
+
+
+def _journal(exp: Experiment, games: Any, path: Path, resume: bool, out: Path):
+    """The search's journal; its settings are what decides the search's result."""
+    import json
+
+    from sim.runs.resumable import Journal
+
+    spec = exp.autobalance
+    if spec is None:
+        raise UserError("the experiment has no 'autobalance' section (vary + targets)",
+                        file=exp.file, line=exp.loc.line, field=exp.name)
+    games = parse_count(games, field="--games") if games is not None else (spec.games or exp.games)
+    text = json.dumps({"points": [repr(p) for p in exp.points()], "autobalance": repr(spec),
+                       "cards": repr(exp.card_overrides), "base": exp.base_cards_path()},
+                      sort_keys=True, default=str)
+    settings = {"experiment": exp.name, "games": games, "seed": exp.seed,
+                "definition_sha256": _sha256(text),
+                "cards_sha256": _sha256(Path(exp.base_cards_path()).read_bytes())}
+    return Journal.open(path, settings, what="autobalance", resume=resume, out=out,
+                        discard_empty=True)
+
+
+def _sha256(data: str | bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
 
 
 def _autobalance(exp: Experiment, *, games: Any, out: Any, threads: Any, progress: bool,
-                 backend: Any) -> AutobalanceResult:
+                 backend: Any, journal: Any = None) -> AutobalanceResult:
 
     spec = exp.autobalance
     if spec is None:
@@ -227,7 +286,8 @@ def _autobalance(exp: Experiment, *, games: Any, out: Any, threads: Any, progres
             raise v.loc.error(str(exc.args[0])) from None
 
     with tempfile.TemporaryDirectory(prefix="cardsim-autobalance-") as tmp:
-        evaluator = _Evaluator(exp, points, games, spec.batches, threads, Path(tmp), backend)
+        evaluator = _Evaluator(exp, points, games, spec.batches, threads, Path(tmp), backend,
+                               journal)
         current: dict = dict(start_values)
 
         def changes_of(values: dict) -> tuple:
@@ -274,12 +334,9 @@ def _autobalance(exp: Experiment, *, games: Any, out: Any, threads: Any, progres
     card_file = None
     if out is not None or best.changes:
         card_file = Path(out) if out is not None else Path(f"autobalance-{exp.name}.csv")
-        try:
+        with writing("the card file", card_file):
             card_file.parent.mkdir(parents=True, exist_ok=True)
             card_file.write_text(best_text, encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"cannot write the card file ({exc.strerror or exc})",
-                            file=str(card_file), field="--out") from None
     return AutobalanceResult(start, best, start_text, best_text,
                              diff(start_text, best_text, f"a/{Path(exp.base_cards_path()).name}",
                                   f"b/{card_file.name if card_file else 'cards.csv'}"),

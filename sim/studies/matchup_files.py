@@ -63,12 +63,11 @@ def prepare(game_obj: Any, strategies: str | Sequence[str], request: Any, execut
             players: int, example: str) -> tuple[list[str], int, int, Path]:
     """What every scheme checks before the first game, a bad rule must not fail half way:
     (strategy names, seed, threads, the new empty run directory)."""
-    from sim.core.game import hook
     from sim.core.inputs import parse_seed, parse_threads
 
     threads = parse_threads(execution.threads)
     seed = parse_seed(execution.seed)
-    names = strategy_names(strategies, hook(game_obj, "strategy_package"), example)
+    names = strategy_names(strategies, game_obj.strategy_package, example)
     request.replace(players=players, strategies=None).configure()
     return names, seed, threads, new_run_dir(execution.out, game_obj.name, players, seed)
 

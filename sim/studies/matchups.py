@@ -1,9 +1,10 @@
 """Strategy matchups: every ordered pair of strategies, a win-rate matrix with 95 % intervals.
 
-``run(..., game=G)`` plays the matchup scheme of G's ``matchup_scheme`` hook: "team_pairs"
+``run(..., game=G)`` plays the matchup scheme of G's ``Game.matchup_scheme``: "team_pairs"
 (this module: games of two teams A and B, outcome codes A, B, draw, all_lose, timeout,
 a ``first_marker`` rule option and a ``config.play``), "every_seat" (every strategy in
-every seat, sim/studies/matchups_plai.py) or None (the game has no matchups).
+every seat, for games without teams: sim/studies/matchups_every_seat.py) or None (the game
+has no matchups).
 
     >>> from sim.studies import matchups
     >>> result = matchups.run(["random", "greedy", "builder", "cautious"], players=4, games=10_000)
@@ -35,7 +36,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from sim.core.errors import UserError
-from sim.core.game import DEFAULT_GAME, hook, resolve_game
+from sim.core.game import DEFAULT_GAME, resolve_game
 from sim.core.inputs import parse_count
 from sim.core.request import Execution, GameRequest
 from sim.studies.matchup_files import (common_manifest, play_blocks, prepare,  # noqa: F401
@@ -139,19 +140,19 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
 
 
 def play(strategies: str | Sequence[str], request: GameRequest, execution: Execution):
-    """The matchups of ``request.game``'s scheme (its ``matchup_scheme`` hook; see the module).
+    """The matchups of ``request.game``'s scheme (its ``Game.matchup_scheme``; see the module).
 
     "team_pairs": play every ordered pair of ``strategies`` (``execution.games`` games each,
     default 10,000, marker balanced) and write manifest.json, pairs.csv, matrix.csv and
     matrix.txt into a new run directory. "every_seat": every strategy in every seat
-    (sim/studies/matchups_plai.py). The games play on ``execution.backend`` (the same
+    (sim/studies/matchups_every_seat.py). The games play on ``execution.backend`` (the same
     counts on every backend)."""
     game = request.game
     game_obj = resolve_game(game)
-    scheme = hook(game_obj, "matchup_scheme")
+    scheme = game_obj.matchup_scheme
     if scheme not in ("team_pairs", "every_seat"):
         if scheme is None:
-            raise UserError(f"game '{game}' has no matchups (its matchup_scheme hook is None)",
+            raise UserError(f"game '{game}' has no matchups (its matchup_scheme is None)",
                             field="--game")
         raise UserError(f"game '{game}' names an unknown matchup scheme '{scheme}'; schemes: "
                         "team_pairs, every_seat", field="--game")
@@ -165,9 +166,9 @@ def play(strategies: str | Sequence[str], request: GameRequest, execution: Execu
     try:
         if scheme == "team_pairs":
             return _run_team_pairs(game_obj, strategies, request, execution, chosen)
-        from sim.studies import matchups_plai
+        from sim.studies import matchups_every_seat
 
-        return matchups_plai.play(game_obj, strategies, request, execution, chosen)
+        return matchups_every_seat.play(game_obj, strategies, request, execution, chosen)
     finally:
         if owned:
             chosen.close()
@@ -189,10 +190,10 @@ def _run_team_pairs(game_obj: Any, strategies: str | Sequence[str], request: Gam
         raise UserError("matchups balance the first marker themselves; drop first_marker",
                         field="--rule")
     request = request.replace(players=players)
-    default = hook(game_obj, "default_strategy")
+    default = game_obj.default_strategy
     names, seed, threads, run_dir = prepare(game_obj, strategies, request, execution, players,
                                             f"random,{default}")
-    column, codes = hook(game_obj, "outcome_column"), hook(game_obj, "outcome_codes")
+    column, codes = game_obj.outcome_column, game_obj.outcome_codes
 
     halves = {"A": games // 2, "B": games - games // 2}
     pairs, blocks = [], []

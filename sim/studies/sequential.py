@@ -1,7 +1,7 @@
 """``--until-ci W``: play chunk after chunk until every headline interval is narrower
 than W percentage points, or the planned games (--games, the maximum) are played.
 
-Headline intervals: the rates of the game's ``headline_counts`` hook (Wilson), e.g. team
+Headline intervals: the rates of the game's ``Game.headline_counts`` (Wilson), e.g. team
 A's and team B's win rates and the all-lose rate, or every seat's win rate and the
 maintainers' win rate.
 
@@ -21,7 +21,7 @@ from statistics import NormalDist
 from typing import Any, Mapping
 
 from sim.core.errors import UserError
-from sim.core.game import hook, resolve_game
+from sim.core.game import resolve_game
 from sim.core.inputs import parse_count, parse_threads
 from sim.core.progress import progress_bar
 from sim.core.request import Execution, GameRequest
@@ -53,12 +53,12 @@ def default_chunk(max_games: int) -> int:
 
 
 class Tally:
-    """Headline counts so far (the game's ``headline_counts`` hook) and their corrected
+    """Headline counts so far (the game's ``Game.headline_counts``) and their corrected
     intervals."""
 
     def __init__(self, game: Any, players: int, z: float):
-        self.count = hook(game, "headline_counts")
-        self.columns = tuple(hook(game, "headline_columns"))
+        self.count = game.headline_counts
+        self.columns = tuple(game.headline_columns)
         self.players, self.z = players, z
         self.n = 0
         self.counts: dict[str, int] = {}

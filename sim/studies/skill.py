@@ -1,4 +1,4 @@
-"""The skill ladder (issue 24): how much does skill decide the game?
+"""The skill ladder: how much does skill decide the game?
 
     >>> from sim.studies import skill
     >>> result = skill.run(game="plai", players=[3], games=20_000, search_games=2_000)
@@ -10,7 +10,7 @@ while the game has no expert), then ``search`` at two budgets over expert. The b
 are ordered by their share against expert, measured here. Each rung plays the rung below
 it and expert.
 
-A pairing (X, Y) follows the game's ``matchup_scheme`` hook: "every_seat" (X in one seat,
+A pairing (X, Y) follows the game's ``Game.matchup_scheme``: "every_seat" (X in one seat,
 Y in every other, X in each seat in turn) or "team_pairs" (X as team A and as team B,
 each with each first marker). Every block of every pairing plays the same game indices
 ``0 .. per_block - 1``, so each deal is played with the stronger side in every seat, and
@@ -39,14 +39,15 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from sim.core.errors import UserError
-from sim.core.game import DEFAULT_GAME, hook, resolve_game
+from sim.core.game import DEFAULT_GAME, resolve_game
+from sim.core.output import writing
 from sim.core.inputs import parse_count, parse_seed
 from sim.core.strategy import registry
 from sim.studies.matchup_files import common_manifest
 
 DEFAULT_GAMES = 20_000         # per pairing without a search player
 DEFAULT_SEARCH_GAMES = 2_000   # per pairing with one (see benchmarks/skill_ladder.py)
-DEFAULT_BUDGETS = ("k=4,n=4", "k=8,n=16")   # PLAI's; each game's are its skill_budgets hook
+DEFAULT_BUDGETS = ("k=4,n=4", "k=8,n=16")   # PLAI's; each game's are its Game.skill_budgets
 CHUNK = 100_000
 PAIRING_COLUMNS = ("players", "pairing", "kind", "stronger", "weaker", "games", "decided",
                    "stronger_wins", "weaker_wins", "share", "ci_low", "ci_high", "beats",
@@ -102,8 +103,8 @@ def wilson_share(wins: int, losses: int, seats: int) -> tuple[float, float, floa
 
 def ladder_rungs(game_obj: Any, budgets: Sequence[str]) -> tuple[list[str], list[str], str]:
     """(baselines, search rungs, expert): the ladder's strategies (baselines unordered)."""
-    known = registry(hook(game_obj, "strategy_package"))
-    expert = "expert" if "expert" in known else hook(game_obj, "default_strategy")
+    known = registry(game_obj.strategy_package)
+    expert = "expert" if "expert" in known else game_obj.default_strategy
     baselines = [n for n, s in sorted(known.items())
                  if n not in ("random", expert) and not s.search]
     # A game without a search player yet has a ladder up to expert.
@@ -139,14 +140,16 @@ def _wins(scheme: str, codes: dict[str, int], outcome_column: str, slot: Any,
 class _Player:
     """Plays the blocks of pairings on one backend and tallies them."""
 
-    def __init__(self, game_obj, players, seed, threads, backend, root, configure_args):
+    def __init__(self, game_obj, players, seed, threads, backend, root, configure_args,
+                 journal=None):
         from sim.runs.backends.base import ConfigRequest
 
         self.game, self.players, self.seed, self.threads = game_obj, players, seed, threads
         self.backend, self.root, self.args = backend, root, configure_args
-        self.scheme = hook(game_obj, "matchup_scheme")
-        self.codes = hook(game_obj, "outcome_codes")
-        self.outcome_column = hook(game_obj, "outcome_column")
+        self.journal = journal
+        self.scheme = game_obj.matchup_scheme
+        self.codes = game_obj.outcome_codes
+        self.outcome_column = game_obj.outcome_column
         self.request_type = ConfigRequest
         self.block_id = 0
 
@@ -167,13 +170,23 @@ class _Player:
                 task = self._task(request, run_dir, lo, min(CHUNK, per_block - lo))
                 tasks.append(task)
                 slots[(str(run_dir), task.start)] = slot
-        began = time.perf_counter()
-        won = lost = 0
-        for result in self.backend.run_tasks(tasks):
-            a, b = _wins(self.scheme, self.codes, self.outcome_column,
-                         slots[(result.run_dir, result.start)], result.aggregates["counts"])
-            won, lost = won + a, lost + b
-        return per_block * len(blocks), won, lost, time.perf_counter() - began
+
+        def play() -> tuple[int, int, int, float]:
+            from sim.runs.resumable import split_finished
+
+            began = time.perf_counter()
+            won = lost = 0
+            done, todo = split_finished(tasks)   # chunks a stopped ladder finished
+            for result in [*done, *self.backend.run_tasks(todo)]:
+                a, b = _wins(self.scheme, self.codes, self.outcome_column,
+                             slots[(result.run_dir, result.start)], result.aggregates["counts"])
+                won, lost = won + a, lost + b
+            return per_block * len(blocks), won, lost, time.perf_counter() - began
+
+        if self.journal is None:
+            return play()
+        return tuple(self.journal.step(("pairing", self.players, stronger, weaker, games), play,
+                                       encode=list, decode=tuple))
 
     def _task(self, request, run_dir, start, count):
         from sim.runs.backends.base import ChunkTask
@@ -187,46 +200,87 @@ def run(game: str = DEFAULT_GAME, players: int | Sequence[int] | str | None = No
         out: str | Path | None = None, threads: int | None = None, cards: str | None = None,
         rules_file: str | None = None, rule_overrides: Sequence[str] = (),
         backend: Any = None, backend_options: Any = None,
-        command_line: str | None = None, progress: Any = None) -> SkillResult:
+        command_line: str | None = None, progress: Any = None,
+        resume: bool = False) -> SkillResult:
     """The skill ladder of ``game`` at each player count of ``players`` (default: every
     count the game has from 2 up); writes pairings.csv, ladder.txt, skill.json, a plot per
-    player count (ladder-<P>p.png) and manifest.json into a new run directory."""
+    player count (ladder-<P>p.png) and manifest.json into a new run directory.
+
+    Each finished pairing is kept in the directory's ``resume.jsonl`` and its chunks in
+    ``blocks/``; after Ctrl-C, SIGTERM or a full disk, the same call with ``resume=True``
+    (and that directory as ``out``) plays only what is missing, to the same ladder."""
     from sim.runs import backends as backends_pkg
+    from sim.runs.resumable import JOURNAL_NAME, Journal, output_dir, stoppable
+    from sim.runs.rundir import stamped_path
 
     game_obj = resolve_game(game)
     counts = _player_counts(game_obj, players)
     games = parse_count(games, field="--games")
     search_games = parse_count(search_games, field="--search-games")
     seed = parse_seed(seed)
-    budgets = tuple(budgets) if budgets else tuple(hook(game_obj, "skill_budgets"))
+    budgets = tuple(budgets) if budgets else tuple(game_obj.skill_budgets)
     if len(budgets) != 2:
         raise UserError("give two search budgets, e.g. 'k=4,n=4;k=8,n=16'", field="--budgets")
     baselines, searches, expert = ladder_rungs(game_obj, budgets)
     from sim.core.strategy import parse_spec
 
     for spec in searches:   # a bad budget fails before the first game
-        parse_spec(spec, hook(game_obj, "strategy_package"), field_name="--budgets")
-    run_dir = _new_run_dir(out, game_obj.name, seed)
-    chosen, owned = backends_pkg.resolve(backend, backend_options)
+        parse_spec(spec, game_obj.strategy_package, field_name="--budgets")
+    run_dir = output_dir(Path(out) if out is not None else stamped_path(
+        f"skill-{game_obj.name}-seed{seed}"), what="skill ladder", resume=resume,
+        finished="skill.json")
+    settings = {"game": game_obj.name, "players": counts, "games": games,
+                "search_games": search_games, "budgets": list(budgets), "seed": seed,
+                "cards": _file_identity(cards), "rules_file": _file_identity(rules_file),
+                "rule_overrides": list(rule_overrides)}
     began = time.perf_counter()
     configure_args = {"cards": cards, "rules_file": rules_file,
                       "rule_overrides": tuple(rule_overrides)}
     pairings: list[dict[str, Any]] = []
     ladders: dict[int, list[str]] = {}
     summary: dict[int, dict[str, Any]] = {}
+    with stoppable("skill ladder", run_dir, out_option=run_dir), Journal.open(
+            run_dir / JOURNAL_NAME, settings, what="skill ladder", resume=resume,
+            out=run_dir) as journal:
+        chosen, owned = backends_pkg.resolve(backend, backend_options)
+        try:
+            for p in counts:
+                player = _Player(game_obj, p, seed, threads, chosen, run_dir, configure_args,
+                                 journal)
+                rows, ladder = _ladder(player, p, baselines, searches, expert, games,
+                                       search_games, progress)
+                pairings.extend(rows)
+                ladders[p] = ladder
+                summary[p] = _summary(rows, ladder, expert, game_obj.title, p)
+        finally:
+            if owned:
+                chosen.close()
+        result = _result(run_dir, game_obj, counts, ladders, pairings, summary, began, seed,
+                         games, search_games, budgets, expert, chosen, threads, rule_overrides,
+                         cards, rules_file, command_line)
+        with writing("the skill ladder's files", run_dir):
+            _write(result)
+    return result
+
+
+def _file_identity(path: str | None) -> dict[str, Any] | None:
+    """A card or rules file as the journal records it: its path and its content's hash."""
+    import hashlib
+
+    if path is None:
+        return None
     try:
-        for p in counts:
-            player = _Player(game_obj, p, seed, threads, chosen, run_dir, configure_args)
-            rows, ladder = _ladder(player, p, baselines, searches, expert, games, search_games,
-                                   progress)
-            pairings.extend(rows)
-            ladders[p] = ladder
-            summary[p] = _summary(rows, ladder, expert, hook(game_obj, "title"), p)
-    finally:
-        if owned:
-            chosen.close()
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        digest = None      # the configuration reports the file's problem
+    return {"path": str(path), "sha256": digest}
+
+
+def _result(run_dir, game_obj, counts, ladders, pairings, summary, began, seed, games,
+            search_games, budgets, expert, chosen, threads, rule_overrides, cards, rules_file,
+            command_line) -> SkillResult:
     wall = time.perf_counter() - began
-    result = SkillResult(run_dir=run_dir, game=game_obj.name, title=hook(game_obj, "title"),
+    result = SkillResult(run_dir=run_dir, game=game_obj.name, title=game_obj.title,
                          players=counts, ladders=ladders, pairings=pairings, summary=summary,
                          wall_seconds=wall)
     result.manifest = {
@@ -240,19 +294,7 @@ def run(game: str = DEFAULT_GAME, players: int | Sequence[int] | str | None = No
         "luck_share": "the weaker side's share in the top rung's pairing with expert",
         **common_manifest(wall=wall, command_line=command_line),
     }
-    _write(result)
     return result
-
-
-def _new_run_dir(out: str | Path | None, game: str, seed: int) -> Path:
-    """``out`` (or a new time-stamped ``runs/skill-GAME-seedS-...``), created empty."""
-    from sim.runs.rundir import make_output_dir, stamped_path
-
-    path = Path(out) if out is not None else stamped_path(f"skill-{game}-seed{seed}")
-    if path.exists() and (not path.is_dir() or any(path.iterdir())):
-        raise UserError("already exists and is not an empty directory; choose a new --out",
-                        file=str(path), field="--out")
-    return make_output_dir(path)
 
 
 def _player_counts(game_obj: Any, players: Any) -> list[int]:

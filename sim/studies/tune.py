@@ -61,18 +61,16 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from sim.core.arena import Arena, Block, Tally
+from sim.core.arena import (DEFAULT_GROWTH, DEFAULT_PATIENCE, DEFAULT_RESTART_POPSIZE,
+                            DEFAULT_SIGMA, Arena, Block, Tally)
 from sim.core.errors import UserError
+from sim.core.output import writing
 
 DEFAULT_GAMES_PER_EVAL = 1_000      # games per candidate per generation, over the field
 DEFAULT_CHECK_GAMES = 20_000        # games per opponent in the final re-check
-DEFAULT_SIGMA = 0.3                 # initial step, in units of each weight's scale
 HALL_SIZE = 4                       # earlier champions kept in the field
-DEFAULT_GROWTH = 1.0                # games per evaluation at the end of the budget / at start
 FINALISTS = 6                       # the last champions (and the CMA mean) in the final
 FINAL_SHARE = 0.5                   # games per ordered pair of finalists / re-check games
-DEFAULT_PATIENCE = None             # generations without a promotion before a restart (off)
-DEFAULT_RESTART_POPSIZE = 1.0       # a restart's population / the previous run's
 PROMOTE_Z = 1.0                     # standard errors the mean must beat the champion by
 PREVIOUS = "previous champion"      # the re-check's row for the champion before the last
 
@@ -132,6 +130,35 @@ class DaskArena:
 
     def close(self) -> None:
         self.inner.close()
+
+
+class JournaledArena:
+    """An arena whose answers are kept in a ``sim.runs.resumable.Journal``: each
+    ``play_blocks`` call (a generation, the final, a re-check) is recorded when played and
+    answered from the journal when a resumed search asks it again, so ``tune --resume``
+    replays the search up to where it stopped (CMA-ES is told the recorded scores and asks
+    exactly what it asked before) and plays on from there."""
+
+    def __init__(self, inner: Any, journal: Any):
+        self.inner, self.journal = inner, journal
+
+    def play_blocks(self, vectors, blocks):
+        asked = ("play_blocks", [np.asarray(v, dtype=np.float64) for v in vectors],
+                 [dataclasses.astuple(b) for b in blocks])
+        return self.journal.step(asked, lambda: self.inner.play_blocks(vectors, blocks),
+                                 encode=_flat_tallies, decode=_tallies)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def _flat_tallies(tallies: Sequence[Tally]) -> list[int]:
+    return [int(x) for t in tallies for x in (t.wins, t.rival_wins, t.games)]
+
+
+def _tallies(flat: Sequence[int]) -> list[Tally]:
+    return [Tally(int(flat[i]), int(flat[i + 1]), int(flat[i + 2]))
+            for i in range(0, len(flat), 3)]
 
 
 # ----------------------------------------------------------------------------- the search
@@ -599,7 +626,8 @@ def document(result: SearchResult, *, game: str, players: int, base_spec: str,
         "weights": {name: float(w) for name, w in zip(names, result.weights)},
         "tuned_on": {
             "command": command,
-            "cards": {"path": str(cards.get("path")), "sha256": cards.get("sha256")},
+            "cards": {"path": str(cards.get("path")), "sha256": cards.get("sha256"),
+                      "content_sha256": _content_sha256(cards.get("path"))},
             "rules_file": rules_file,
             "rule_overrides": list(rule_overrides),
             "rules": {k: ({str(n): v for n, v in val.items()} if isinstance(val, dict) else val)
@@ -637,15 +665,20 @@ def write_strategy_file(doc: Mapping[str, Any], out: str | os.PathLike) -> Path:
     path = Path(out)
     text = ("# A strategy file written by simulate tune. Use it as --team-a @FILE, "
             "--seat N=@FILE,\n# or '@FILE' in experiments.yaml and matchups.\n" + dump(doc))
+    tmp = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.name}.",
-                                         suffix=".tmp", delete=False, encoding="utf-8") as tmp:
-            tmp.write(text)
-        os.replace(tmp.name, path)
-    except OSError as exc:
-        raise UserError(f"cannot write the strategy file ({exc.strerror or exc})",
-                        file=str(path), field="--out") from None
+        with writing("the strategy file", path):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.name}.",
+                                             suffix=".tmp", delete=False,
+                                             encoding="utf-8") as handle:
+                tmp = handle.name
+                handle.write(text)
+            os.replace(tmp, path)
+            tmp = None
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
     return path
 
 
@@ -710,17 +743,24 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
          games_per_eval: int = DEFAULT_GAMES_PER_EVAL, check_games: int = DEFAULT_CHECK_GAMES,
          sigma: float | None = None, popsize: int | None = None, progress: bool = True,
          command: str | None = None, cards: str | None = None, rules_file: str | None = None,
-         rule_overrides: Sequence[str] = (), backend_name: str = "local") -> TuneResult:
+         rule_overrides: Sequence[str] = (), backend_name: str = "local",
+         resume: bool = False) -> TuneResult:
     """Tune ``base`` for ``game`` at ``players`` and write the strategy file ``out`` (with
     a convergence plot next to it, same name, .png). ``configure(strategies)`` builds a
     validated GameConfig on the chosen cards and rules. The games play in this process's
     threads, or, with ``submit`` (see DaskArena) and ``request`` (the ConfigRequest of the
-    same configuration), as chunk tasks on a backend."""
-    from sim.core.game import hook, resolve_game
+    same configuration), as chunk tasks on a backend.
+
+    Every generation's games are kept in ``NAME.resume.jsonl`` beside ``out`` as they
+    finish (``sim.runs.resumable``); after Ctrl-C, SIGTERM or a full disk, the same call
+    with ``resume=True`` replays the search to where it stopped and goes on, to the
+    result an uninterrupted tune has. The journal is removed once the file is written."""
+    from sim.core.game import resolve_game
     from sim.core.strategy import registry
+    from sim.runs.resumable import Journal, journal_beside, stoppable
 
     game_obj = resolve_game(game)
-    arena_cls = hook(game_obj, "tune_arena")
+    arena_cls = game_obj.tune_arena
     if arena_cls is None:
         raise UserError(f"game '{game}' has no parametric strategy to tune", field="--game")
     if players < 2:
@@ -733,8 +773,42 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
     template = configure(None)
     base_vector = arena_cls.vector_of(configure(arena_cls.strategies_for(base)))
     baselines = field_baselines(arena_cls, configure,
-                                registry(hook(game_obj, "strategy_package")))
-    local = arena_cls(template, threads)
+                                registry(game_obj.strategy_package))
+    manifest = template.manifest()
+    settings = {"game": game, "players": int(players), "base": base,
+                "base_weights": base_vector, "field": baselines, "budget": int(budget),
+                "seed": int(seed), "games_per_eval": int(games_per_eval),
+                "check_games": int(check_games), "sigma": sigma, "popsize": popsize,
+                "cards_sha256": manifest["cards"]["sha256"], "rules": manifest["rules"]}
+    journal_path = journal_beside(out_path)
+    with stoppable("tune", journal_path), Journal.open(
+            journal_path, settings, what="tune", resume=resume, out=out_path,
+            discard_empty=True) as journal:
+        result, names = _search_with(arena_cls(template, threads), submit, request, out_path,
+                                     journal, base_vector, baselines, budget=budget, seed=seed,
+                                     games_per_eval=games_per_eval, check_games=check_games,
+                                     sigma=sigma, popsize=popsize, progress=progress)
+        doc = document(result, game=game, players=players, base_spec=base, names=names,
+                       command=command, cards={"path": cards or manifest["cards"]["path"],
+                                               "sha256": manifest["cards"]["sha256"]},
+                       rules=manifest["rules"], rule_overrides=rule_overrides,
+                       rules_file=rules_file, backend=backend_name)
+        path = write_strategy_file(doc, out_path)
+        with writing("the convergence plot", path.with_suffix(".png")):
+            plot = plot_convergence(result, path.with_suffix(".png"),
+                                    f"simulate tune: {game}, {players} players, seed {seed}; "
+                                    f"{result.games:,} games")
+        journal.remove()
+    return TuneResult(out=path, plot=plot, document=doc, search=result)
+
+
+def _search_with(local: Any, submit: Callable[[list[tuple]], Any] | None, request: Any,
+                 out_path: Path, journal: Any, base_vector: np.ndarray,
+                 baselines: Mapping[str, np.ndarray], *, budget: int, seed: int,
+                 games_per_eval: int, check_games: int, sigma: float | None,
+                 popsize: int | None, progress: bool) -> tuple[SearchResult, tuple[str, ...]]:
+    """``search`` on the game's arena (``local``, or its games as chunk tasks through
+    ``submit``), every answer kept in ``journal``; (result, the weight names)."""
     arena: Any = local
     scratch = None
     if submit is not None:
@@ -743,33 +817,22 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
         arena = DaskArena(local, submit, request, scratch.name)
     try:
         scales = scales_for(arena.names, base_vector, local.scales_floor)
-        result = search(arena, base_vector, baselines, budget=budget, seed=seed, scales=scales,
+        result = search(JournaledArena(arena, journal), base_vector, baselines, budget=budget,
+                        seed=seed, scales=scales,
                         games_per_eval=games_per_eval, check_games=check_games,
-                        sigma=sigma if sigma is not None else float(
-                            getattr(local, "tune_sigma", DEFAULT_SIGMA)),
-                        popsize=popsize or getattr(local, "tune_popsize", None),
-                        growth=float(getattr(local, "eval_growth", DEFAULT_GROWTH)),
-                        patience=getattr(local, "restart_patience", DEFAULT_PATIENCE),
-                        restart_popsize=float(getattr(local, "restart_popsize",
-                                                      DEFAULT_RESTART_POPSIZE)),
-                        explore_runs=getattr(local, "explore_runs", None),
-                        explore_generations=getattr(local, "explore_generations", None),
+                        sigma=sigma if sigma is not None else float(local.tune_sigma),
+                        popsize=popsize or local.tune_popsize,
+                        growth=float(local.eval_growth),
+                        patience=local.restart_patience,
+                        restart_popsize=float(local.restart_popsize),
+                        explore_runs=local.explore_runs,
+                        explore_generations=local.explore_generations,
                         progress=progress)
     finally:
         arena.close()
         if scratch is not None:
             scratch.cleanup()
-    manifest = template.manifest()
-    doc = document(result, game=game, players=players, base_spec=base, names=arena.names,
-                   command=command, cards={"path": cards or manifest["cards"]["path"],
-                                           "sha256": manifest["cards"]["sha256"]},
-                   rules=manifest["rules"], rule_overrides=rule_overrides, rules_file=rules_file,
-                   backend=backend_name)
-    path = write_strategy_file(doc, out_path)
-    plot = plot_convergence(result, path.with_suffix(".png"),
-                            f"simulate tune: {game}, {players} players, seed {seed}; "
-                            f"{result.games:,} games")
-    return TuneResult(out=path, plot=plot, document=doc, search=result)
+    return result, tuple(arena.names)
 
 
 # ----------------------------------------------------------------------------- the command
@@ -779,9 +842,11 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
                   rule_overrides: tuple[str, ...] = (), threads: Any = None,
                   backend: Any = None, backend_options: Mapping[str, Any] | None = None,
                   games_per_eval: Any = None, check_games: Any = None,
-                  progress: bool = True, command_line: str | None = None) -> "TuneResult":
-    """``simulate tune`` / ``api.tune``: check every input, pick the backend, then tune."""
-    from sim.core.game import (configure_request, game_request, hook, player_count,
+                  progress: bool = True, command_line: str | None = None,
+                  resume: bool = False) -> "TuneResult":
+    """``simulate tune`` / ``api.tune``: check every input, pick the backend, then tune
+    (``resume``: continue the tune that stopped writing ``out``; see ``tune``)."""
+    from sim.core.game import (configure_request, game_request, player_count,
                                resolve_game)
     from sim.core.inputs import parse_count, parse_seed
     from sim.core.strategy import parse_spec
@@ -791,7 +856,7 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
     game_obj = resolve_game(game)
     players = player_count(game_obj, players)
     seed = parse_seed(seed)
-    arena_cls = hook(game_obj, "tune_arena")
+    arena_cls = game_obj.tune_arena
     if arena_cls is None:
         raise UserError(f"game '{game}' has no parametric strategy to tune", field="--game")
     budget = parse_count(budget if budget is not None else arena_cls.default_budget,
@@ -804,7 +869,7 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
         return configure_request(game_obj, players, {**request, "strategies": strategies})
 
     configure_with(None)                       # every input checked before the first game
-    parse_spec(base, hook(game_obj, "strategy_package"), field_name="--base")
+    parse_spec(base, game_obj.strategy_package, field_name="--base")
     chosen, owned = resolve(backend, backend_options)
     threads = (chosen.default_threads() if threads is None
                else parse_count(threads, "--threads", 4096))
@@ -823,7 +888,18 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
                     games_per_eval=per_eval, check_games=check, progress=progress,
                     command=command_line if command_line is not None else own_command_line(),
                     cards=request["cards"], rules_file=request["rules_file"],
-                    rule_overrides=request["rule_overrides"])
+                    rule_overrides=request["rule_overrides"], resume=resume)
     finally:
         if owned:
             chosen.close()
+
+
+def _content_sha256(path) -> str | None:
+    """The card file's content hash without its comments (sim.core.csvfile), or None."""
+    from sim.core.csvfile import content_sha256
+    from sim.core.errors import UserError
+
+    try:
+        return content_sha256(path) if path else None
+    except UserError:
+        return None

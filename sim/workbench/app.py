@@ -15,14 +15,18 @@ Endpoints (all JSON unless said):
   POST /api/run/{id}/stop     stop it, keeping the finished chunks
   POST /api/save              write the edited card / rule file under the start directory
   POST /api/download          the edited card or rule file as an attachment
-  POST /api/report/{id}       the balance report of a finished comparison -> {url}
+  POST /api/report/{id}       the balance report of a finished comparison -> {url, markdown,
+                              answers_json, answers (its answers.json's)}
   GET  /report/{id}/{file}    a file of that report (report.html)
 """
 from __future__ import annotations
 
 import contextlib
 import json
+import os
+import re
 import shutil
+import sys
 import tempfile
 import threading
 import uuid
@@ -31,14 +35,16 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from sim import api
 from sim.core.errors import UserError
-from sim.core.game import hook, resolve_game
-from sim.core.inputs import parse_count
+from sim.core.game import resolve_game
+from sim.core.inputs import parse_count, parse_seed
+from sim.core.output import is_no_space
 from sim.workbench import compare, inputs
 from sim.workbench.inputs import BadInput
 
@@ -47,12 +53,22 @@ MAX_BODY = 1_000_000            # bytes of one request body
 DEFAULT_MAX_GAMES = 1_000_000   # cap on a comparison's games per side and player count
 DEFAULT_WIDTH_PP = 1.0
 KEEP_COMPARISONS = 2            # finished comparisons kept per page (their run directories)
+KEEP_TOTAL = 8                  # finished comparisons kept in all, over every page
+DEFAULT_MAX_TEMP_BYTES = 1_000_000_000   # the temporary folder's cap (--temp-limit, in MB)
+NO_WORKER_SECONDS = 60          # a Dask comparison stops after this long without any worker
 PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 
 
-def _error(message: str, status: int = 400) -> JSONResponse:
-    return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
+def _brief(value: Any, limit: int = 300) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _error(message: str, status: int = 400, headers: Mapping[str, str] | None = None
+           ) -> JSONResponse:
+    return JSONResponse({"error": _brief(message, 1000)}, status_code=status,
+                        headers=dict(headers or {}))
 
 
 class Guard:
@@ -92,11 +108,26 @@ class Guard:
                     raise BodyTooLarge()
             return message
 
+        started = False
+
+        async def watched_send(message):
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
         try:
-            await self.app(scope, capped, send)
+            await self.app(scope, capped, watched_send)
         except BodyTooLarge:
             await _error(f"request body too large (at most {self.max_body:,} bytes)",
                          413)(scope, receive, send)
+        except Exception as exc:  # noqa: BLE001 - a bug: one JSON line, the server keeps serving
+            if started:
+                raise
+            print(f"workbench: internal error on {scope.get('path')}: {type(exc).__name__}: "
+                  f"{_brief(exc)}", file=sys.stderr, flush=True)
+            await _error(f"internal error: {type(exc).__name__}: {_brief(exc)}",
+                         500)(scope, receive, send)
 
 
 class BodyTooLarge(Exception):
@@ -117,6 +148,7 @@ class Settings:
     backend_flags: tuple[str, ...] = ()
     threads: int | None = None
     max_games: int = DEFAULT_MAX_GAMES
+    max_temp_bytes: int = DEFAULT_MAX_TEMP_BYTES
     idle_seconds: float = 15.0
     allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost")
 
@@ -152,9 +184,55 @@ class Workbench:
         if self._backend is None:
             from sim.runs import backends
 
-            self._backend, _ = backends.resolve(self.settings.backend,
-                                                self.settings.backend_options or None)
+            options = dict(self.settings.backend_options or {})
+            if self.settings.backend != "local":   # a page must not wait silently forever
+                options.setdefault("no_worker_timeout", NO_WORKER_SECONDS)
+            self._backend, _ = backends.resolve(self.settings.backend, options or None)
         return self._backend
+
+    # -- the temporary folder: bounded in comparisons and in bytes
+    def temp_bytes(self) -> int:
+        """Bytes under the temporary folder (every comparison's files, runs, report)."""
+        total = 0
+        for folder, _, files in os.walk(self.work):
+            for name in files:
+                with contextlib.suppress(OSError):
+                    total += os.lstat(os.path.join(folder, name)).st_size
+        return total
+
+    def evict(self, keep: Iterable[str] = ()) -> None:
+        """Drop finished comparisons, oldest first, while more than KEEP_TOTAL are kept or
+        the folder holds more than the cap (``keep``: ones that must stay). Call with
+        ``self.lock`` held."""
+        keep = set(keep)
+        finished = [c for c in sorted(self.comparisons.values(), key=lambda c: c.started)
+                    if not c.running and c.id not in keep]
+        while finished and (len(finished) > KEEP_TOTAL or
+                            self.temp_bytes() > self.settings.max_temp_bytes):
+            self.forget(finished.pop(0).id)
+
+    def forget(self, ident: str) -> None:
+        """Remove a comparison and its folder (lock held)."""
+        comparison = self.comparisons.pop(ident, None)
+        if comparison is not None:
+            comparison.remove()
+        for page, history in list(self.pages.items()):
+            if ident in history:
+                history.remove(ident)
+            if not history:
+                del self.pages[page]
+
+    def after_look(self, comparison: "compare.Comparison") -> None:
+        """After each look of a running comparison: keep the folder under its cap, first by
+        dropping finished comparisons, then by stopping this one (its chunks are kept)."""
+        with self.lock:
+            if self.temp_bytes() <= self.settings.max_temp_bytes:
+                return
+            self.evict(keep={comparison.id})
+            if self.temp_bytes() > self.settings.max_temp_bytes:
+                comparison.stop(f"the workbench's temporary data reached its cap of "
+                                f"{self.settings.max_temp_bytes / 1e6:,.0f} MB (--temp-limit); "
+                                "the finished chunks are kept")
 
     def close(self) -> None:
         for comparison in list(self.comparisons.values()):
@@ -167,14 +245,50 @@ class Workbench:
 
 
 # ----------------------------------------------------------------------------- helpers
+MAX_JSON_DEPTH = 16      # nested arrays / objects in a request (the page sends 4)
+MAX_JSON_NUMBER = 40     # characters of one number
+
+
+def _bounded_number(text: str) -> Any:
+    if len(text) > MAX_JSON_NUMBER:
+        raise BadInput(f"a number of {len(text):,} characters in the request (at most "
+                       f"{MAX_JSON_NUMBER})")
+    return float(text) if any(c in text for c in ".eE") else int(text)
+
+
+def _no_constant(name: str) -> Any:
+    raise BadInput(f"{name} is not a number JSON allows")
+
+
+def json_depth(body: bytes) -> int:
+    """How deep arrays and objects nest in a JSON text (brackets inside strings do not
+    count); read before parsing, so a deep body is refused without recursion."""
+    depth = deepest = 0
+    for match in re.finditer(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', body):
+        token = match.group()
+        if token in (b"[", b"{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token in (b"]", b"}"):
+            depth -= 1
+    return deepest
+
+
 async def read_json(request: Request) -> dict[str, Any]:
+    """The request's JSON object, within bounds: the body cap (Guard), MAX_JSON_DEPTH
+    levels, numbers of at most MAX_JSON_NUMBER characters, no NaN or Infinity."""
     body = await request.body()
     if not body.strip():
         return {}
+    if json_depth(body) > MAX_JSON_DEPTH:
+        raise BadInput(f"the request nests more than {MAX_JSON_DEPTH} levels deep")
     try:
-        data = json.loads(body)
+        data = json.loads(body, parse_int=_bounded_number, parse_float=_bounded_number,
+                          parse_constant=_no_constant)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadInput(f"the request body is not JSON ({exc})") from None
+        raise BadInput(f"the request body is not JSON ({_brief(exc, 120)})") from None
+    except RecursionError:
+        raise BadInput("the request nests too deeply") from None
     if not isinstance(data, dict):
         raise BadInput("the request body must be a JSON object")
     return data
@@ -193,19 +307,27 @@ def edit_of(body: Mapping[str, Any], bench: Workbench):
     players = inputs.players_from_request(body, game)
     sheet = inputs.sheet_from_request(body, bench.baseline_sheet(name))
     rules = inputs.rules_from_request(body, game)
-    strategies = {p: inputs.strategies_from_request(body, game, p) for p in players}
+    strategies = {p: inputs.strategies_from_request(body, game, p, bench.start_dir)
+                  for p in players}
     return name, game, players, sheet, rules, strategies
 
 
 def handled(func):
-    """Route wrapper: BadInput / UserError / bad values -> 400 with one line."""
+    """Route wrapper: BadInput / UserError -> 400 (404 for NotFound) with one line."""
     async def route(request: Request):
         try:
             return await func(request, request.app.state.bench)
+        except NotFound as exc:
+            return _error(f"error: {exc}", 404)
         except BadInput as exc:
             return _error(f"error: {exc}")
         except UserError as exc:
             return _error(str(exc))
+        except Exception as exc:  # noqa: BLE001 - only a full disk is answered here
+            if not is_no_space(exc):
+                raise
+            return _error("error: no space left on device for the workbench's files; free "
+                          "some space and try again", 507)
     route.__name__ = func.__name__
     return route
 
@@ -230,16 +352,16 @@ async def state(request: Request, bench: Workbench) -> Response:
     registered = api.strategies(name)
     default_players = (bench.settings.players if name == bench.settings.game and
                        bench.settings.players else int(game.default_players))
-    slots = {str(p): list(hook(game, "strategy_slots")(p)) for p in game.player_counts}
+    slots = {str(p): list(game.strategy_slots(p)) for p in game.player_counts}
     return JSONResponse({
-        "game": name, "title": hook(game, "title"), "games": list(api.game_modules()),
+        "game": name, "title": game.title, "games": list(api.game_modules()),
         "start_dir": str(bench.start_dir),
         "cards": {"columns": sheet.columns, "rows": sheet.rows, "comments": sheet.comments,
                   "file": side.cards or "(the game's default card file)"},
         "rules": inputs.describe_options(game, side.rules_file),
         "rules_file": side.rules_file,
-        "strategy_kind": hook(game, "strategy_kind"),
-        "default_strategy": hook(game, "default_strategy"),
+        "strategy_kind": game.strategy_kind,
+        "default_strategy": game.default_strategy,
         "strategies": [{"name": s["name"], "summary": s["summary"]} for s in registered],
         "slots": slots, "player_counts": list(game.player_counts),
         "default_players": default_players,
@@ -267,7 +389,8 @@ async def validate(request: Request, bench: Workbench) -> Response:
 
 def _number(body: Mapping[str, Any], key: str, default: Any, maximum: int | None = None) -> int:
     value = body.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, str, float)):
+    if isinstance(value, bool) or not isinstance(value, (int, str, float)) or \
+            (isinstance(value, str) and len(value) > 40):
         raise BadInput(f"'{key}' must be a number")
     return parse_count(value, field=key, maximum=maximum) if maximum else parse_count(value,
                                                                                      field=key)
@@ -288,8 +411,9 @@ async def run(request: Request, bench: Workbench) -> Response:
                        f"--max-games), got {max_games:,}")
     chunk = _number(body, "chunk", 0) if body.get("chunk") else None
     seed_value = body.get("seed", 1)
-    if isinstance(seed_value, bool) or not isinstance(seed_value, int) or seed_value < 0:
-        raise BadInput("'seed' must be a whole number >= 0")
+    if isinstance(seed_value, bool) or not isinstance(seed_value, int):
+        raise BadInput("'seed' must be a whole number 0 .. 2**63-1")
+    seed_value = parse_seed(seed_value)
     width = parse_width(body.get("width", DEFAULT_WIDTH_PP))
     with bench.lock:
         for other in bench.pages.get(page_id, []):
@@ -308,7 +432,8 @@ async def run(request: Request, bench: Workbench) -> Response:
                                               else None),
                                  strategies, bench.settings.threads)
         comparison = compare.Comparison(ident, plan, folder, bench.backend(),
-                                        idle_seconds=bench.settings.idle_seconds)
+                                        idle_seconds=bench.settings.idle_seconds,
+                                        on_look=bench.after_look)
         comparison.command_info = {
             "strategies": strategies, "sheet_changed": sheet.rows != bench.baseline_sheet(name).rows
             or sheet.columns != bench.baseline_sheet(name).columns,
@@ -317,8 +442,8 @@ async def run(request: Request, bench: Workbench) -> Response:
         history = bench.pages.setdefault(page_id, [])
         history.append(ident)
         while len(history) > KEEP_COMPARISONS:  # older comparisons' runs go (bounded disk)
-            old = bench.comparisons.pop(history.pop(0))
-            old.remove()
+            bench.forget(history[0])
+        bench.evict(keep={ident})                # and over every page: count and bytes
         comparison.start()
     return JSONResponse({"id": ident, "looks_planned": comparison.looks_planned,
                          "chunk": plan.chunk, "z": comparison.z})
@@ -328,8 +453,8 @@ def _comparison(request: Request, bench: Workbench) -> compare.Comparison:
     ident = request.path_params["ident"]
     comparison = bench.comparisons.get(ident)
     if comparison is None:
-        raise NotFound(f"no comparison '{ident}' (finished ones are kept {KEEP_COMPARISONS} "
-                       "per page)")
+        raise NotFound(f"no comparison '{_brief(ident, 40)}' (finished ones are kept "
+                       f"{KEEP_COMPARISONS} per page, {KEEP_TOTAL} in all)")
     return comparison
 
 
@@ -460,16 +585,22 @@ async def report(request: Request, bench: Workbench) -> Response:
     if not (out / "report.html").exists():
         dirs = [d for p in comparison.plan.players
                 for d in (comparison.run_dirs[p]["baseline"], comparison.run_dirs[p]["edit"])]
-        api.report(dirs, out, allow_mixed=True)
+        # the page waits for it: no stronger-play check (minutes of search per player
+        # count; `simulate report` on these run directories adds it)
+        api.report(dirs, out, allow_mixed=True, stronger_play=0)
+    from reports.answers_file import read_answers
+
     return JSONResponse({"url": f"/report/{comparison.id}/report.html",
-                         "markdown": f"/report/{comparison.id}/report.md"})
+                         "markdown": f"/report/{comparison.id}/report.md",
+                         "answers_json": f"/report/{comparison.id}/answers.json",
+                         "answers": read_answers(out)["answers"]})
 
 
 async def report_file(request: Request) -> Response:
     bench = request.app.state.bench
     comparison = bench.comparisons.get(request.path_params["ident"])
     name = request.path_params["name"]
-    if comparison is None or name not in ("report.html", "report.md"):
+    if comparison is None or name not in ("report.html", "report.md", "answers.json"):
         return _error("not found", 404)
     path = comparison.home / "report" / name
     if not path.exists():
@@ -477,12 +608,13 @@ async def report_file(request: Request) -> Response:
     return FileResponse(path, headers={"Cache-Control": "no-store"})
 
 
-async def not_found(request: Request, exc: Exception) -> Response:
-    return _error(f"not found: {request.url.path}", 404)
-
-
-async def server_error(request: Request, exc: Exception) -> Response:
-    return _error(f"internal error: {type(exc).__name__}: {exc}", 500)
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (no such path 404, wrong method 405...) as JSON lines."""
+    status = int(getattr(exc, "status_code", 400))
+    words = {404: f"not found: {_brief(request.url.path, 200)}",
+             405: f"method {request.method} is not allowed on {_brief(request.url.path, 200)}"}
+    return _error(words.get(status, str(getattr(exc, "detail", "")) or "bad request"), status,
+                  getattr(exc, "headers", None))
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -506,7 +638,7 @@ def create_app(settings: Settings) -> Starlette:
         yield
         bench.close()
 
-    app = Starlette(routes=routes, exception_handlers={404: not_found, Exception: server_error},
+    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error},
                     lifespan=lifespan)
     app.state.bench = bench
     app.add_middleware(Guard, allowed_hosts=settings.allowed_hosts)

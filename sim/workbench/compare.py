@@ -2,7 +2,7 @@
 game indices (common random numbers), chunk after chunk, with the paired difference of
 every headline and a verdict by the ``--until-ci`` rule.
 
-Paired difference: for headline h (a rate of the game's ``headline_counts`` hook) and
+Paired difference: for headline h (a rate of the game's ``Game.headline_counts``) and
 game i, d_i = [edit game i has h] - [baseline game i has h]. Both sides play game i from
 the same random stream, so most games agree and the variance of the mean of d is far
 below that of two independent runs. Its interval is mean(d) +- z * sd(d) / sqrt(n).
@@ -13,9 +13,9 @@ z = Phi^-1(1 - 0.05 / 2K) (Bonferroni over the looks, so the intervals at the st
 look keep 95 % coverage); the comparison stops once every difference interval of every
 player count is narrower than W percentage points, or at the cap.
 
-The per-game headline indicators come from the hook itself: each distinct combination of
+The per-game headline indicators come from ``headline_counts`` itself: each distinct combination of
 the ``headline_columns`` values in a chunk is counted by ``headline_counts`` on one row
-(a check makes sure the indicators add up to the hook's counts of the whole chunk).
+(a check makes sure the indicators add up to its counts of the whole chunk).
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ import numpy as np
 
 from sim.core.request import GameRequest
 from sim.core.errors import UserError
-from sim.core.game import hook, resolve_game
+from sim.core.game import resolve_game
 from sim.core.stats import wilson
 from sim.studies.sequential import ALPHA, default_chunk, z_for_looks
 
@@ -40,8 +40,8 @@ from sim.studies.sequential import ALPHA, default_chunk, z_for_looks
 def headline_indicators(game: Any, games, players: int) -> dict[str, np.ndarray]:
     """{headline: int8[rows]} whether each game (row of ``games``, a polars DataFrame with
     the headline columns) counts towards that headline."""
-    count = hook(game, "headline_counts")
-    columns = list(hook(game, "headline_columns"))
+    count = game.headline_counts
+    columns = list(game.headline_columns)
     table = games.select(columns)
     values = np.stack([table[c].to_numpy().astype(np.int64) for c in columns], axis=1)
     _, first, inverse = np.unique(values, axis=0, return_index=True, return_inverse=True)
@@ -55,7 +55,7 @@ def headline_indicators(game: Any, games, players: int) -> dict[str, np.ndarray]
     whole = count(table, players)
     if {name: int(v.sum()) for name, v in out.items()} != {k: int(v) for k, v in whole.items()}:
         raise RuntimeError("headline_counts does not count game by game; the workbench "
-                           "needs a hook that sums one indicator per game")
+                           "needs one that sums one indicator per game")
     return out
 
 
@@ -145,12 +145,50 @@ class Plan:
     threads: int | None = None
 
 
+class BalanceTally:
+    """One side's balance answer as the games come in: per measure of the game's
+    ``balance_measures`` (the summary's and the report's), its summed numerator and
+    denominator; shown as the measure furthest from its even point, in the words of
+    sim.core.wording.edge_answer."""
+
+    def __init__(self) -> None:
+        self.measures: list = []
+        self.sums: list[list[float]] = []
+
+    def add(self, config: Any, games) -> None:
+        from sim.core.game import resolve_game
+
+        measures = resolve_game(config.game).balance_measures(config.players)
+        if not self.measures:
+            self.measures = measures
+            self.sums = [[0.0, 0.0] for _ in measures]
+        for measure, sums in zip(self.measures, self.sums):
+            num, den = measure.arrays(games)
+            sums[0] += float(num.sum())
+            sums[1] += float(den.sum())
+
+    def answer(self) -> dict[str, Any] | None:
+        from sim.core.wording import DEFAULT_THRESHOLD_PP, edge_answer
+
+        rows = [(m, n, d) for m, (n, d) in zip(self.measures, self.sums) if d > 0]
+        if not rows:
+            return None
+        measure, num, den = max(rows, key=lambda r: abs(r[1] / r[2] - r[0].even))
+        value, lo, hi = wilson(int(num), int(den))
+        code, words = edge_answer(value, lo, hi, measure.even, DEFAULT_THRESHOLD_PP,
+                                  measure.above, measure.below)
+        return {"question": measure.key, "value": float(value), "lo": float(lo),
+                "hi": float(hi), "even": measure.even, "verdict": code, "words": words}
+
+
 class Comparison:
     """A comparison running in a background thread; ``snapshot`` is what the page polls."""
 
     def __init__(self, ident: str, plan: Plan, home: Path, backend: Any,
-                 idle_seconds: float = 15.0, on_end: Callable[["Comparison"], None] | None = None):
+                 idle_seconds: float = 15.0, on_end: Callable[["Comparison"], None] | None = None,
+                 on_look: Callable[["Comparison"], None] | None = None):
         self.id, self.plan, self.backend = ident, plan, backend
+        self.on_look = on_look           # after each look (the workbench's temp-data cap)
         self.home = home                 # the comparison's folder: its files, runs, report
         self.folder = home / "runs"
         self.idle_seconds = idle_seconds
@@ -158,6 +196,8 @@ class Comparison:
         self.looks_planned = len(range(0, plan.max_games, plan.chunk))
         self.z = z_for_looks(self.looks_planned)
         self.tallies = {p: PairedTally() for p in plan.players}
+        self.balance = {p: {"baseline": BalanceTally(), "edit": BalanceTally()}
+                        for p in plan.players}
         self.run_dirs: dict[int, dict[str, str]] = {}
         self.looks = 0
         self.state = "starting"          # starting, running, decided, capped, stopped, error
@@ -254,12 +294,16 @@ class Comparison:
                         part = pl.read_parquet(run.part_path(result.manifest["seed"], start))
                         drawn[side_name] = headline_indicators(game, part.sort("game_index"),
                                                                players)
+                        with self.lock:
+                            self.balance[players][side_name].add(config, part)
                     with self.lock:
                         self.tallies[players].add(drawn["baseline"], drawn["edit"])
                 with self.lock:
                     self.looks = look
                     width = self.widest()
                     self.widths.append(width)
+                if self.on_look is not None:
+                    self.on_look(self)
                 if width < plan.width_pp:
                     self.first_verdict_seconds = time.monotonic() - self.started
                     self._end("decided", f"every difference interval is narrower than "
@@ -289,7 +333,9 @@ class Comparison:
             points = []
             for players, tally in self.tallies.items():
                 rows = tally.rows(self.z)
-                points.append({"players": players, "games": tally.n, "rows": rows})
+                points.append({"players": players, "games": tally.n, "rows": rows,
+                               "balance": {side: b.answer() for side, b in
+                                           self.balance[players].items()}})
             played = sum(t.n for t in self.tallies.values())
             done = self.state in ("decided", "capped")
             verdict = None

@@ -13,7 +13,6 @@ import io
 import os
 import re
 import shlex
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -22,7 +21,8 @@ import yaml
 
 from sim import api
 from sim.core.errors import UserError
-from sim.core.game import hook, player_count
+from sim.core.game import Game, player_count
+from sim.core.options import OptionSet
 
 MAX_ROWS = 2000          # card rows a request may carry
 MAX_CELL = 500           # characters in one cell or one option value
@@ -111,12 +111,9 @@ def _cell(text: str) -> str:
 
 
 # ----------------------------------------------------------------------------- rules
-def rule_options(game: Any):
-    """The game's OptionSet: ``OPTIONS`` of the module defining its GAME (both games
-    declare theirs there), or None."""
-    module = sys.modules.get(type(game).__module__)
-    options = getattr(module, "OPTIONS", None)
-    return options if hasattr(options, "options") and hasattr(options, "resolve") else None
+def rule_options(game: Game) -> OptionSet | None:
+    """The game's rule options (``Game.options``), or None when it has none."""
+    return game.options
 
 
 def yaml_text(value: Any) -> str:
@@ -183,20 +180,49 @@ def rules_from_request(body: Mapping[str, Any], game: Any) -> RulesEdit:
 
 
 # ----------------------------------------------------------------------------- strategies
-def strategies_from_request(body: Mapping[str, Any], game: Any, players: int) -> dict[str, str]:
+def strategies_from_request(body: Mapping[str, Any], game: Any, players: int,
+                            start_dir: Path | None = None) -> dict[str, str]:
     """``strategies: {slot: spec}`` for the slots of this player count (an empty spec is
-    the game's default strategy hook)."""
+    the game's default strategy). A strategy file (``@FILE``) must lie under
+    ``start_dir`` (the workbench's directory) and end in .yaml or .yml; it is given to the
+    loaders by its full path there."""
     given = body.get("strategies") or {}
     if not isinstance(given, Mapping) or not all(isinstance(v, str) for v in given.values()):
         raise BadInput("'strategies' must map team or seat names to strategy specs")
-    slots = hook(game, "strategy_slots")(players)
-    return {slot: _cell(given[slot]) for slot in slots if _cell(given.get(slot, "") or "")}
+    slots = game.strategy_slots(players)
+    chosen = {slot: _cell(given[slot]) for slot in slots if _cell(given.get(slot, "") or "")}
+    if start_dir is not None:
+        chosen = {slot: confined_strategy(start_dir, spec) for slot, spec in chosen.items()}
+    return chosen
+
+
+def confined_strategy(start_dir: Path, spec: str) -> str:
+    """``spec`` itself, or for ``@FILE`` the file's full path under ``start_dir``: a file
+    elsewhere (``@../../etc/passwd``, an absolute path, a link out) is refused before it
+    is opened, without a word of its contents."""
+    from sim.core.strategy_file import PREFIX, is_file_spec
+
+    if not is_file_spec(spec):
+        return spec
+    name = spec.strip()[len(PREFIX):].strip()
+    root = start_dir.resolve()
+    shown = name if len(name) <= 80 else name[:77] + "..."
+    if not name or "\x00" in name:
+        raise BadInput("a strategy file is '@NAME.yaml', a file under the workbench's directory")
+    target = (root / name).resolve() if not os.path.isabs(name) else Path(name).resolve()
+    if target != root and root not in target.parents:
+        raise BadInput(f"strategy file '{shown}' is outside the workbench's directory; put it "
+                       "under the directory the workbench was started in")
+    if target.suffix.lower() not in (".yaml", ".yml"):
+        raise BadInput(f"strategy file '{shown}' must end with .yaml or .yml")
+    return PREFIX + str(target)
 
 
 def players_from_request(body: Mapping[str, Any], game: Any) -> list[int]:
     counts = body.get("players")
-    if not isinstance(counts, list) or not counts or len(counts) > 16:
-        raise BadInput("'players' must be a non-empty list of player counts")
+    if not isinstance(counts, list) or not counts or len(counts) > 16 or not all(
+            isinstance(c, int) and not isinstance(c, bool) for c in counts):
+        raise BadInput("'players' must be a non-empty list of player counts (whole numbers)")
     return sorted({player_count(game, count) for count in counts})
 
 
@@ -249,15 +275,20 @@ def check_edit(game_name: str, players: Sequence[int], folder: Path, sheet: Card
                           dict(strategies.get(count) or {}) or None)
         except UserError as exc:
             return Checked(cards_path, rules_path, locate(exc, count, cards_path, rules_path,
-                                                          sheet, rules))
+                                                          sheet, rules,
+                                                          strategies.get(count) or {}))
     return Checked(cards_path, rules_path, None)
 
 
 def locate(exc: UserError, players: int, cards_path: Path, rules_path: Path | None,
-           sheet: CardSheet, rules: RulesEdit) -> Problem:
+           sheet: CardSheet, rules: RulesEdit,
+           strategies: Mapping[str, str] | None = None) -> Problem:
     """Which part of the page an error of configure points at, with the CLI's line for it
     (the file named as the page names it)."""
     file = str(exc.file) if exc.file else None
+    for slot, spec in (strategies or {}).items():   # a strategy file's own error
+        if file and spec.startswith("@") and os.path.abspath(spec[1:]) == os.path.abspath(file):
+            return Problem("strategies", exc.message, str(exc), None, slot, players)
     if file and os.path.abspath(file) == os.path.abspath(cards_path):
         shown = UserError(exc.message, file=CARDS_NAME, line=exc.line, field=exc.field)
         return Problem("cards", exc.message, str(shown), sheet.row_of_line(exc.line),
@@ -305,7 +336,7 @@ def command_lines(game_name: str, game: Any, players: Sequence[int], seed: int, 
                   base_rules: str | None, backend: Sequence[str] = ()) -> dict[str, str]:
     """The ``simulate`` runs equivalent to the two sides of a comparison (one per side;
     ``--until-ci`` there stops on each side's own rates, not the paired difference)."""
-    kind = hook(game, "strategy_kind")
+    kind = game.strategy_kind
     flags: list[str] = []
     for slot, spec in strategies.items():
         if kind == "teams":

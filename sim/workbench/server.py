@@ -72,10 +72,11 @@ def serve(*, game: str, cards: str | None, rules: str | None, players: int | Non
           host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, backend: str = "local",
           backend_options: dict[str, Any] | None = None, backend_flags: tuple[str, ...] = (),
           threads: int | None = None, max_games: int | None = None,
-          start_dir: str | Path = ".", announce: Callable[[str], None] = print) -> None:
+          max_temp_bytes: int | None = None, start_dir: str | Path = ".",
+          announce: Callable[[str], None] = print) -> None:
     """Check the starting files with the CLI's loaders, then serve until interrupted."""
     from sim import api
-    from sim.workbench.app import DEFAULT_MAX_GAMES
+    from sim.workbench.app import DEFAULT_MAX_GAMES, DEFAULT_MAX_TEMP_BYTES
 
     api.configure(game, players, cards, rules)  # a bad --cards/--rules stops here (exit 2)
     settings = Settings(start_dir=Path(start_dir).resolve(), game=game,
@@ -83,7 +84,10 @@ def serve(*, game: str, cards: str | None, rules: str | None, players: int | Non
                         rules=str(Path(rules).resolve()) if rules else None, players=players,
                         backend=backend, backend_options=dict(backend_options or {}),
                         backend_flags=tuple(backend_flags), threads=threads,
-                        max_games=max_games or DEFAULT_MAX_GAMES)
+                        max_games=max_games or DEFAULT_MAX_GAMES,
+                        max_temp_bytes=max_temp_bytes or DEFAULT_MAX_TEMP_BYTES)
     server, sock, address = make_server(settings, host, port)
-    announce(f"workbench: {address}  (files are saved under {settings.start_dir}; Ctrl-C stops)")
+    announce(f"workbench: {address}  (files are read and saved under {settings.start_dir} "
+             f"only; temporary data up to {settings.max_temp_bytes / 1e6:,.0f} MB; Ctrl-C "
+             "stops)")
     server.run(sockets=[sock])

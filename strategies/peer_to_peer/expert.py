@@ -4,7 +4,7 @@ The weights live in expert.yaml next to this file, exactly as `simulate tune` wr
 (its `tuned_on` names the command, the card file's SHA-256 and every rule option). One
 file serves every player count: a strategy's weight vector is built without the player
 count (Strategy.vector), and it was tuned at 4 players. After a change to the default
-cards or rules, re-tune and replace expert.yaml (tests/test_expert_strategies.py fails
+cards or rules, re-tune and replace expert.yaml (tests/core/test_expert_strategies.py fails
 until then).
 """
 from pathlib import Path

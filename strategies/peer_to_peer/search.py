@@ -1,4 +1,4 @@
-"""search: a determinized Monte Carlo player over a base strategy (issue 24).
+"""search: a determinized Monte Carlo player over a base strategy.
 
 At each of its team's commits (D2: cards and customer, or pass), retargets (D3) and
 placements of a won customer (D4) it keeps the ``k`` best options by its base strategy's

@@ -4,9 +4,9 @@ The weights live in expert.yaml next to this file, exactly as `simulate tune` wr
 (its `tuned_on` names the command, the card file's SHA-256 and every rule option). One
 file serves every player count (2-5): a strategy's weight vector is built without the
 player count (Strategy.vector), and the file's `players` says where it was tuned; it beats
-every other shipped strategy at 2, 3, 4 and 5 players (README, "Strong play"). After a
+every other shipped strategy at 2, 3, 4 and 5 players (docs/strategies.md). After a
 change to the default cards or rules, re-tune and replace expert.yaml
-(tests/test_expert_strategies.py fails until then).
+(tests/core/test_expert_strategies.py fails until then).
 """
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""search: a determinized Monte Carlo player over a base strategy (issue 24).
+"""search: a determinized Monte Carlo player over a base strategy.
 
 At each of its decisions (the turn's action and its target, the attack's cards, the
 defense) it keeps the ``k`` best options by its base strategy's scores, deals the cards

@@ -1,4 +1,4 @@
-"""Peer-to-Peer's arena for ``simulate tune`` (its ``tune_arena`` hook): a candidate's weight
+"""Peer-to-Peer's arena for ``simulate tune`` (its ``Game.tune_arena``): a candidate's weight
 vector plays one team against an opponent's on the other, both teams in turn."""
 from __future__ import annotations
 
@@ -19,16 +19,16 @@ class PeerToPeerArena(ThreadedArena):
     sides = 2
     fair_share = 0.5
     # games a default `simulate tune` plays: tuned strategies play ~16 rounds, ~10,000
-    # games per CPU-second (greedy ~80,000), so ~10 CPU-minutes at 4 players. Issue 23d
-    # tried 1.2e7 with games per evaluation growing 1,000 -> 4,000 (eval_growth 4): 1,206 s
-    # CPU, and its expert (seed 3) was as far below the shipped one as a 6e6 tune's (seed
-    # 2): 44.3 % against 44.2 % of the decided games. No gain for twice the time: kept 6e6.
-    # issue 23f: 1.6e7 (the 1.2e7 default used ~10 of the 15 minutes), timed idle 951 s;
-    # session 14 (23g): at 1.4e7 seed 3's tune came to the same expert strength (49.39 %
-    # against 49.46 % of the decided games against the shipped one) in 7/8 of the games
+    # games per CPU-second (greedy ~80,000), so ~10 CPU-minutes per 6e6 at 4 players.
+    # Games per evaluation growing 1,000 -> 4,000 (eval_growth 4) at 1.2e7 (1,206 s CPU)
+    # gave an expert (seed 3) as far below the shipped one as a 6e6 tune's (seed 2):
+    # 44.3 % against 44.2 % of the decided games; no gain for twice the time, so the
+    # games per evaluation stay fixed. 1.6e7 timed idle 951 s; at 1.4e7 seed 3's tune came
+    # to the same expert strength (49.39 % against 49.46 % of the decided games against
+    # the shipped one) in 7/8 of the games
     default_budget = 14_000_000
     eval_growth = 1.0    # games per evaluation at the end of the budget / at the start
-    # Issue 23e: one CMA run settles on a plateau by generation ~50-70 and which plateau
+    # One CMA run settles on a plateau by generation ~50-70 and which plateau
     # depends on the seed (independent 6e6 tunes: 37-51 % against the shipped expert,
     # strength nearly transitive). So runs restart from the base (30 generations without
     # a promotion end one), and the final round robin picks among the runs' champions.
@@ -36,11 +36,10 @@ class PeerToPeerArena(ThreadedArena):
     tune_sigma = 0.5
     restart_patience = 30
     restart_popsize = 1.0
-    # 23e's first trial (restarts through the whole budget, seed 2) found the strong run
-    # first but cut it at generation 100: 48.9 %; that run's uncut 6e6 tune got 50.7 %.
-    # So explore three runs of at most 60 generations, then polish the best one.
-    # 23f: the result is which tier of plateaus a run lands in, so more, shorter explore
-    # runs (5 x 40) for more draws, and the 4e6 more games go to them and the polish.
+    # Restarts through the whole budget (seed 2) found the strong run first but cut it at
+    # generation 100: 48.9 %; that run's uncut 6e6 tune got 50.7 %. So bounded explore
+    # runs come first, then the best one is polished. The result is which tier of
+    # plateaus a run lands in, so many short explore runs (5 x 40) give more draws.
     explore_runs = 5
     explore_generations = 40
 

@@ -38,6 +38,9 @@ COMP_NAMES = ("extra_venture", "extra_venture_empty", "none")
 # first_marker reading (P2P-S6 says random; fixed values are for experiments)
 MARKER_RANDOM, MARKER_A, MARKER_B = 0, 1, 2
 MARKER_NAMES = ("random", "A", "B")
+# Not an option value: the first-marker swap of a counterfactual replay (swaps.py) draws the
+# marker as MARKER_RANDOM does, from the same random number, and gives it to the other team.
+MARKER_RANDOM_OTHER = 3
 
 # Resolved rule options for one player count: int64 array indexed by these.
 R_PLAYERS = 0
@@ -68,12 +71,12 @@ END_DECK_EMPTY, END_ROW_EMPTY = 0, 1
 END_WHEN_NAMES = ("deck_empty", "row_empty")
 
 # unchosen_ventures (P2P-S2): the revealed venture a seat did not keep leaves the game, or
-# goes back into the deck (the reading before issue 20).
+# goes back into the deck (the other reading).
 UNCHOSEN_ASIDE, UNCHOSEN_DECK = 0, 1
 UNCHOSEN_NAMES = ("aside", "deck")
 
 # solo_spare_start_cards (P2P-S3): in a solo game team B's S cards join the customer deck,
-# or are out of the game (the reading before issue 20).
+# or are out of the game (the other reading).
 SOLO_SPARE_CUSTOMERS, SOLO_SPARE_OUT = 0, 1
 SOLO_SPARE_NAMES = ("customers", "out")
 
@@ -121,7 +124,23 @@ RESULT_DTYPE = np.dtype([
     ("sent_deck_a", np.int16), ("sent_deck_b", np.int16),
 ] + [(f"start_card_{s}", np.int16) for s in range(MAX_SEATS)] + [
     ("error", np.int16),     # 0; an invariant violation code in debug mode
-])
+    # How contests were decided (P2P-R2c), by the team that won them: on a higher card, by
+    # the `tiebreak` effect, on the domain step, by the first team marker. (A contest won
+    # by the longer list is counted in contests_unpaired_won_*.)
+    ("contests_higher_won_a", np.int16), ("contests_higher_won_b", np.int16),
+    ("contests_tiebreak_won_a", np.int16), ("contests_tiebreak_won_b", np.int16),
+    ("contests_domain_won_a", np.int16), ("contests_domain_won_b", np.int16),
+    ("contests_marker_won_a", np.int16), ("contests_marker_won_b", np.int16),
+    # Why each customer that turned unhappy (R4) was lost, by the first true statement
+    # (why_kernel.py): deck, draw, capacity, choice; for the team that came closest to
+    # serving it, then for each team.
+] + [(f"unhappy_{cause}{team}", np.int16) for team in ("", "_a", "_b")
+     for cause in ("deck", "draw", "capacity", "choice")])
+
+# The columns added to the result row for the report's reasons (contest steps, the causes
+# of unhappy customers): tests/core/test_game_checksums.py pins them apart from the others.
+ANSWER_COLUMNS = RESULT_DTYPE.names[RESULT_DTYPE.names.index("contests_higher_won_a"):]
+UNHAPPY_CAUSES = ("deck", "draw", "capacity", "choice")
 
 # The card table as one int16 matrix (struct of arrays): cards[CD_*, card_id].
 CD_DOMAIN, CD_VALUE, CD_KIND, CD_START, CD_EFFECT, CD_ARG = 0, 1, 2, 3, 4, 5

@@ -24,8 +24,8 @@ from sim.games.peer_to_peer.constants import (
 from sim.games.peer_to_peer.features import C_NOISE, NF
 from sim.games.peer_to_peer.state_kernel import (
     EV_CONTEST, EV_DECLARE, EV_PLAY, EV_RETURN, P_HAND, P_ROW, P_SEAT, S_EFFECTS_KNOWN, S_ERROR,
-    S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, T_CONTESTS, T_CONTESTS_WON, T_UNPAIRED_WON, event,
-    find_effect, game_phase, listing_noise, mark_used, venture_effects,
+    S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, T_CONTESTS, T_CONTESTS_WON, T_UNPAIRED_WON,
+    T_WHY_WON, event, find_effect, game_phase, listing_noise, mark_used, venture_effects,
 )
 from sim.core.search_kernel import add_option
 
@@ -145,7 +145,8 @@ def contest_features(cards, rules, hand, mask, vals, keys, cust, rival_cust, riv
 def resolve_contest(cards, rules, seats, pile, pile_n, used, used_before, st, stats, trace,
                     keys_a, n_a, keys_b, n_b, marker, masks, cust):
     """R2c: both teams assisted customer ``cust``; returns the winning team. Spends the
-    winner's tiebreak if it decided, counts the contest, and (loser_effects_spent=false)
+    winner's tiebreak if it decided, counts the contest and the step that decided it
+    (higher card, longer list, tiebreak, domain, marker), and (loser_effects_spent=false)
     gives the loser back the effects of its assist. Keys come from reveal."""
     tb_a = find_effect(cards, pile, pile_n, seats, used, 0, EFFECT_TIEBREAK, -1)
     tb_b = find_effect(cards, pile, pile_n, seats, used, 1, EFFECT_TIEBREAK, -1)
@@ -155,6 +156,7 @@ def resolve_contest(cards, rules, seats, pile, pile_n, used, used_before, st, st
         mark_used(used, st, tb_a if winner == 0 else tb_b, trace, winner, EFFECT_TIEBREAK)
     stats[T_CONTESTS] += 1
     stats[T_CONTESTS_WON + winner] += 1
+    stats[T_WHY_WON + 2 * (why - 1) + winner] += 1   # which step decided it
     unpaired = unpaired_step(keys_a, n_a, keys_b, n_b)
     if unpaired:
         stats[T_UNPAIRED_WON + winner] += 1

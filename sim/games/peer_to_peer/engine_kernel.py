@@ -42,16 +42,19 @@ from sim.games.peer_to_peer.constants import (
     ALL_LOSE, CD_VALUE, DRAW, END_DECK_EMPTY, FATE_CUSTOMER_DECK, FATE_GROUP_A, FATE_OUT,
     FATE_ROW, FATE_SCORE_A, FATE_UNHAPPY, FATE_VENTURE_A, R_DEAL_IN_FIRST_ROUND, R_DOMAIN_RANK,
     R_END_WHEN, R_MAX_ROUNDS, R_NEW_CUSTOMERS, R_PLAYERS, R_UNHAPPY_LIMIT, SEAT_TEAM, SOLO_WIN,
-    TIMEOUT, WIN_A, WIN_B,
+    TIMEOUT, WHY_DOMAIN, WHY_HIGHER_CARD, WHY_MARKER, WHY_TIEBREAK, WIN_A, WIN_B,
 )
 from sim.games.peer_to_peer.place_kernel import place_customer
 from sim.games.peer_to_peer.round_kernel import any_unhappy, assist_loop, refresh, unhappy
 from sim.games.peer_to_peer.setup_kernel import setup_game
+from sim.games.peer_to_peer.why_kernel import (
+    ASSIST_END, ROUND_START, count_unhappy_cause, snapshot_hands,
+)
 from sim.games.peer_to_peer.state_kernel import (
     EV_DEAL, EV_END, EV_MARKER, N_PILES, P_CUST, P_GDECK, P_OUT, P_ROW, P_SCORE, P_SEAT,
     P_UNHAPPY, SCR_KEPT, S_EFFECTS_KNOWN, S_ERROR, S_FIRST_MARKER, S_MARKER, S_ROUND, S_TRACE_N,
     TRACE_FIELDS, T_ASSISTS, T_CONTESTS, T_CONTESTS_WON, T_SENT_DECK, T_SENT_SCORE,
-    T_SENT_VENTURE, T_UNPAIRED_WON, check_invariants, event, new_state, pop, push, remove_at,
+    T_SENT_VENTURE, T_UNHAPPY_CAUSE, T_UNPAIRED_WON, T_WHY_WON, check_invariants, event, new_state, pop, push, remove_at,
     venture_effects,
 )
 # The state layout, re-exported: trace.py and the tests read it from here.
@@ -156,6 +159,7 @@ def start_round(rules, trace, pile, pile_n, arrival, used, st, rnd):
     used[:] = 0
     st[S_EFFECTS_KNOWN] = 0
     st[S_EFFECTS_KNOWN + 1] = 0
+    snapshot_hands(pile, pile_n, 1 if rules[R_PLAYERS] == 1 else 2, ROUND_START)
 
 
 @njit(cache=True, _nrt=False, inline='always')
@@ -163,12 +167,21 @@ def end_round(tables, trace, debug, state, rnd):
     """After the assist loop of round ``rnd``: R3 refresh, R4 unhappy customers, R5 the end
     of the game (its winner code) or the marker passes (NO_WINNER)."""
     cards, rules, seats, w_a, w_b = tables
-    rng, pile, pile_n, arrival, used, st, _, _, _ = state
+    rng, pile, pile_n, arrival, used, st, stats, _, _ = state
     solo = rules[R_PLAYERS] == 1
+    # R4 decides from the row alone, which R3 leaves as it is; the hands before R3 are
+    # those the causes of unhappy customers ask about (why_kernel)
+    doomed = any_unhappy(rules, pile, pile_n, arrival, rnd)   # most rounds have none
+    if doomed:
+        snapshot_hands(pile, pile_n, 1 if solo else 2, ASSIST_END)
     for team in range(1 if solo else 2):  # R3
         refresh(cards, rules, seats, rng, pile, pile_n, used, st, team, trace)
-    if any_unhappy(rules, pile, pile_n, arrival, rnd):  # R4 (most rounds have none)
+    if doomed:  # R4, then why each customer that turned unhappy was lost
+        before = pile_n[P_UNHAPPY]
         unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, trace)
+        for i in range(before, pile_n[P_UNHAPPY]):
+            count_unhappy_cause(cards, rules, seats, pile, pile_n, used, stats,
+                                pile[P_UNHAPPY, i])
     if debug:
         check_invariants(cards, rules, seats, pile, pile_n, st)
     if pile_n[P_UNHAPPY] >= rules[R_UNHAPPY_LIMIT]:  # R5
@@ -254,6 +267,27 @@ def _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_ind
     out.start_card_4 = starts[4]
     out.start_card_5 = starts[5]
     out.error = st[S_ERROR]
+    out.contests_higher_won_a = stats[T_WHY_WON + 2 * (WHY_HIGHER_CARD - 1)]
+    out.contests_higher_won_b = stats[T_WHY_WON + 2 * (WHY_HIGHER_CARD - 1) + 1]
+    out.contests_tiebreak_won_a = stats[T_WHY_WON + 2 * (WHY_TIEBREAK - 1)]
+    out.contests_tiebreak_won_b = stats[T_WHY_WON + 2 * (WHY_TIEBREAK - 1) + 1]
+    out.contests_domain_won_a = stats[T_WHY_WON + 2 * (WHY_DOMAIN - 1)]
+    out.contests_domain_won_b = stats[T_WHY_WON + 2 * (WHY_DOMAIN - 1) + 1]
+    out.contests_marker_won_a = stats[T_WHY_WON + 2 * (WHY_MARKER - 1)]
+    out.contests_marker_won_b = stats[T_WHY_WON + 2 * (WHY_MARKER - 1) + 1]
+    c = T_UNHAPPY_CAUSE   # the closest team's cause, then team A's, then team B's
+    out.unhappy_deck = stats[c]
+    out.unhappy_draw = stats[c + 1]
+    out.unhappy_capacity = stats[c + 2]
+    out.unhappy_choice = stats[c + 3]
+    out.unhappy_deck_a = stats[c + 4]
+    out.unhappy_draw_a = stats[c + 5]
+    out.unhappy_capacity_a = stats[c + 6]
+    out.unhappy_choice_a = stats[c + 7]
+    out.unhappy_deck_b = stats[c + 8]
+    out.unhappy_draw_b = stats[c + 9]
+    out.unhappy_capacity_b = stats[c + 10]
+    out.unhappy_choice_b = stats[c + 11]
     # Fates: where each card ended.
     for p in range(N_PILES):
         if p == P_CUST:
@@ -293,7 +327,7 @@ def play_traced(tables, seed, game_index, out, fates, trace, debug):
     return play_game(tables, seed, game_index, out[0], fates[0], trace, debug)
 
 
-# The names the scenario tests (tests/p2p_state.py) and older callers use for the kernels
+# The names the scenario tests (tests/support/p2p_state.py) and other callers use for the kernels
 # that moved out of this module.
 _setup = setup_game
 _assist_loop = assist_loop

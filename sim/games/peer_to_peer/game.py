@@ -1,4 +1,5 @@
-"""Peer-to-Peer as a `sim.core.game.Game`: loads cards, rules and strategies, runs the kernels."""
+"""Peer-to-Peer as a `sim.core.game.Game`: ``GAME`` (the description every command reads),
+``configure`` (loads cards, rules and strategies) and the configuration that runs the kernels."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
@@ -10,18 +11,29 @@ import polars as pl
 
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer import features
-from sim.games.peer_to_peer.hooks import DEFAULT_STRATEGY, PeerToPeerHooks
+from sim.games.peer_to_peer import description
+from sim.games.peer_to_peer.arena import PeerToPeerArena
+from sim.games.peer_to_peer.description import DEFAULT_STRATEGY
+from sim.games.peer_to_peer.sweep_metrics import SWEEP_METRICS
+from sim.games.peer_to_peer.why_lose import WHY_LOSE
+from sim.games.peer_to_peer import measures
+from sim.games.peer_to_peer.measures import team_balance
+from sim.games.peer_to_peer.swaps import SWAPS
 from sim.games.peer_to_peer.cards import CardTable, default_cards_path, load_cards, validate_for_players
 from sim.games.peer_to_peer.rules import OPTIONS, plays_like, rules_array
 from sim.games.peer_to_peer.seats import TEAM_SIZES, seat_layout, seat_teams
 from sim.core.compile_cache import ensure_compiled
+from sim.core.wording import DEFAULT_THRESHOLD_PP, balance_line
 from sim.games.peer_to_peer.compile_plan import run_games_plan
+from sim.core.game import Game
 from sim.core.strategy import parse_spec, record_extra
 
+TITLE = "Peer-to-Peer"
+PLAYER_COUNTS = (1, 2, 3, 4, 5, 6)
 TRACE_CAPACITY = 200_000
 # Cold compile of run_games (the kernels a run needs), wall seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
-COMPILE_SECONDS = 18  # issue 26: 14-19 s compiling idle with the helper (27.9 s in one process)
+COMPILE_SECONDS = 18  # 14-19 s compiling idle with the helper (27.9 s in one process)
 SEARCH_COMPILE_SECONDS = 150  # the search player's kernels (search_kernel.run_games_search): 220 s CPU at load 5
 
 
@@ -50,6 +62,8 @@ class PeerToPeerConfig:
     # a search team's ``record=E``: its games carry its decisions (sim.core.recorded)
     record: int | None = None
     decisions: int = 0   # search decisions made by ``play`` so far (for benchmarks)
+    # a counterfactual replay's first-marker swap (swaps.py): the same draw, the other team
+    marker_to_other: bool = False
     card_table: np.ndarray = field(init=False)
     rules_vector: np.ndarray = field(init=False)
     seats: np.ndarray = field(init=False)
@@ -57,6 +71,11 @@ class PeerToPeerConfig:
     def __post_init__(self):
         self.card_table = card_matrix(self.cards)
         self.rules_vector = rules_array(self.rules, self.players)
+        if self.marker_to_other:
+            mode = self.rules_vector[k.R_FIRST_MARKER]
+            self.rules_vector[k.R_FIRST_MARKER] = {
+                k.MARKER_RANDOM: k.MARKER_RANDOM_OTHER, k.MARKER_A: k.MARKER_B,
+                k.MARKER_B: k.MARKER_A}[int(mode)]
         self.seats = seat_layout(self.players, self.rules["odd_team_compensation"])
 
     def manifest(self) -> dict[str, Any]:
@@ -91,7 +110,7 @@ class PeerToPeerConfig:
         if self.search is not None:   # a search team: its own kernels (search_kernel.py)
             return self._play_search(seed, start, count, threads, out, fates)
         # a cold cache compiles for a while: say so (stderr) and compile on one game first
-        ensure_compiled("peer-to-peer", PeerToPeerHooks.title, [run_games, new_state],
+        ensure_compiled("peer-to-peer", TITLE, [run_games, new_state],
                         lambda: run_games(self._kernel_args(), seed, start, out[:1].copy(),
                                           fates[:1].copy(), self.debug,
                                           new_state(self.cards.n)),
@@ -136,7 +155,7 @@ class PeerToPeerConfig:
         from sim.games.peer_to_peer.search_kernel import run_games_search
 
         decisions = np.zeros(count, dtype=np.int64)
-        ensure_compiled("peer-to-peer-search", f"{PeerToPeerHooks.title} search",
+        ensure_compiled("peer-to-peer-search", f"{TITLE} search",
                         [run_games_search],
                         lambda: run_games_search(self._kernel_args(), seed, start,
                                                  out[:1].copy(), fates[:1].copy(), self.debug,
@@ -241,13 +260,18 @@ class PeerToPeerConfig:
         if self.players > 1:
             teams["B"] = rate(totals["b"])
         contests = {"contests": totals["contests"]}
-        if totals["unpaired"] is not None:  # runs from before issue 20 lack the columns
+        if totals["unpaired"] is not None:  # older runs lack the columns
             # contests whose pairs were all equal with one list longer (P2P-R2c): decided by
             # an unpaired card under contest_unpaired=longer_wins
             contests["reached_unpaired_step"] = totals["unpaired"]
             contests["unpaired_share"] = (win_rate_ci(totals["unpaired"], totals["contests"])
                                           if totals["contests"] else None)  # solo: none
+        balance = None
+        if self.players > 1:   # the report's team-balance answer, from the same counts
+            balance = team_balance(totals["a"], totals["a"] + totals["b"], self.players,
+                                   DEFAULT_THRESHOLD_PP)
         return {"teams": teams,
+                "team_balance": balance,
                 "contests": contests,
                 "plays_like_players": plays_like(self.rules, self.players),
                 "draw_rate": totals["draw"] / n if n else float("nan"),
@@ -265,6 +289,10 @@ class PeerToPeerConfig:
             who = f"team {team} ({size} player{'s' if size > 1 else ''}, {self._strategy_text(team)})"
             lines.append(f"{who:<42} wins {100 * rate['win_rate']:6.2f} %  "
                          f"[95 % CI {100 * rate['ci_low']:.2f} - {100 * rate['ci_high']:.2f}]")
+        balance = summary.get("team_balance")
+        if balance:
+            lines.append(balance_line(balance, "team balance",
+                                      "team A's share of the games won by a team"))
         lo, hi = summary["all_lose_ci"]
         lines.append(f"{'draw':<42}      {100 * summary['draw_rate']:6.2f} %")
         lines.append(f"{'everyone loses (unhappy customers)':<42}      "
@@ -295,43 +323,60 @@ class PeerToPeerConfig:
         return "\n".join(lines)
 
 
-class PeerToPeerGame(PeerToPeerHooks):  # the commands' hooks: hooks.py
-    name = "peer-to-peer"
-    player_counts = (1, 2, 3, 4, 5, 6)
-    default_players = 4
+def configure(*, players: int, cards: str | None = None, rules_file: str | None = None,
+              rule_overrides: tuple[str, ...] = (), strategies: dict[str, str] | None = None,
+              debug: bool = False) -> PeerToPeerConfig:
+    from sim.core.errors import UserError
 
-    def default_cards_path(self):
-        return default_cards_path()
-
-    def configure(self, *, players: int, cards: str | None = None, rules_file: str | None = None,
-                  rule_overrides: tuple[str, ...] = (), strategies: dict[str, str] | None = None,
-                  debug: bool = False) -> PeerToPeerConfig:
-        from sim.core.errors import UserError
-
-        if players not in self.player_counts:
-            raise UserError(f"Peer-to-Peer is played by 1 to 6 players, got {players}",
-                            field="--players")
-        resolved = OPTIONS.resolve(rules_file, tuple(rule_overrides))
-        table = load_cards(cards)
-        validate_for_players(table, players, resolved)
-        chosen, weights = {}, {}
-        search = np.zeros((2, 3), dtype=np.int64)
-        record = None
-        for t, team in enumerate(("A", "B")):
-            spec = (strategies or {}).get(team) or DEFAULT_STRATEGY
-            strategy, params = parse_spec(spec, "peer_to_peer", field_name=f"--team-{team.lower()}")
-            chosen[team] = (strategy.name, {**strategy.params, **strategy.text_params, **params}
-                            if strategy.search else {**strategy.params, **params})
-            weights[team] = strategy.vector(features.WEIGHT_NAMES, features.DEFAULT_WEIGHTS,
-                                            params, expand=features.expand_weight_key)
-            if strategy.search:   # the team's weights are its base strategy's
-                merged = chosen[team][1]
-                search[t] = (1, int(merged["k"]), int(merged["n"]))
-                extra = record_extra(merged)
-                record = extra if record is None else max(record, extra or 0)
-        return PeerToPeerConfig(players=players, cards=table, rules=resolved, strategies=chosen,
-                                weights=weights, debug=debug,
-                                search=search if search[:, 0].any() else None, record=record)
+    if players not in PLAYER_COUNTS:
+        raise UserError(f"Peer-to-Peer is played by 1 to 6 players, got {players}",
+                        field="--players")
+    resolved = OPTIONS.resolve(rules_file, tuple(rule_overrides))
+    table = load_cards(cards)
+    validate_for_players(table, players, resolved)
+    chosen, weights = {}, {}
+    search = np.zeros((2, 3), dtype=np.int64)
+    record = None
+    for t, team in enumerate(("A", "B")):
+        spec = (strategies or {}).get(team) or DEFAULT_STRATEGY
+        strategy, params = parse_spec(spec, "peer_to_peer", field_name=f"--team-{team.lower()}")
+        chosen[team] = (strategy.name, {**strategy.params, **strategy.text_params, **params}
+                        if strategy.search else {**strategy.params, **params})
+        weights[team] = strategy.vector(features.WEIGHT_NAMES, features.DEFAULT_WEIGHTS,
+                                        params, expand=features.expand_weight_key)
+        if strategy.search:   # the team's weights are its base strategy's
+            merged = chosen[team][1]
+            search[t] = (1, int(merged["k"]), int(merged["n"]))
+            extra = record_extra(merged)
+            record = extra if record is None else max(record, extra or 0)
+    return PeerToPeerConfig(players=players, cards=table, rules=resolved, strategies=chosen,
+                            weights=weights, debug=debug,
+                            search=search if search[:, 0].any() else None, record=record)
 
 
-GAME = PeerToPeerGame()
+GAME = Game(
+    name="peer-to-peer", title=TITLE, player_counts=PLAYER_COUNTS, default_players=4,
+    options=OPTIONS, default_cards_path=default_cards_path,
+    card_fields=description.CARD_FIELDS, card_ref_example="TE12.value or Technology-12.value",
+    configure=configure,
+    kernels=description.kernels,
+    strategy_kind="teams", default_strategy=DEFAULT_STRATEGY, strategy_package="peer_to_peer",
+    strategy_slots=description.strategy_slots, strategy_key=description.strategy_key,
+    pairing=description.pairing,
+    outcome_column="winner", outcome_codes=description.OUTCOME_CODES,
+    headline_columns=("winner",), headline_counts=description.headline_counts,
+    ablation_fields=("value", "effect"),     # simulate ablate: value -1 / +1, effect removed
+    matchup_scheme="team_pairs",   # every ordered pair of teams, first marker balanced
+    # simulate skill's search rungs: a game has about 47 searched decisions at 4 players
+    # (PLAI's 9 at 3), so small budgets keep the ladder within its 30 minutes (k=2,n=2
+    # plays about 100 games/s of a thread, k=4,n=2 about 55, k=4,n=4 29)
+    skill_budgets=("k=2,n=2", "k=4,n=2"),
+    balance_variants=description.balance_variants,
+    tune_arena=PeerToPeerArena,
+    sweep_metrics=SWEEP_METRICS, default_sweep_metrics=description.default_sweep_metrics,
+    report_metrics="sim.games.peer_to_peer.report_metrics",
+    compared_rules=("odd_team_compensation",), report_group=description.report_group,
+    why_lose=WHY_LOSE,
+    swaps=SWAPS, balance_measures=measures.balance_measures,
+    balance_measure=measures.balance_measure,
+)

@@ -1,8 +1,8 @@
-"""Peer-to-Peer rule options: every ``option:`` of the rules file, with its default.
+"""Peer-to-Peer rule options, with their defaults: the "Rule options" of
+docs/rules/peer-to-peer.md.
 
-Defaults are exactly those of ../shared/rules/peer-to-peer.md; the rule ids say
-where each one comes from. ``first_marker`` and ``loser_effects_spent`` are readings the
-engine team added where the rules leave a choice open.
+The document gives each option's values, default and why; the rule ids say where each
+one comes from. A test holds the document and these declarations together.
 """
 from __future__ import annotations
 

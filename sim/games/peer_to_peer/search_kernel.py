@@ -17,7 +17,7 @@ for a search team's decision and stops; this module decides on the state the eng
 the team knows of the pass forced (its own commit, the other team's revealed commit, the
 marker's target and a placement made before: the hook's ``facts``) and the option being
 weighed; the pass after it and the rest of the game are the base strategies'. Without
-search teams the engine plays exactly its own games (tests/test_search_p2p.py checks that
+search teams the engine plays exactly its own games (tests/peer_to_peer/test_search_player.py checks that
 game for game).
 
 What a team may see (P2P-D): its own hand, every venture, discard and score pile, the
@@ -30,7 +30,7 @@ revealed in this pass. A sample (``determinize``) keeps all of that and deals ag
   union follows from the public history in the same way; which of them are in the hand
   does not).
 Each pool is read as a set of card ids, never in the order it lies in, so no arrangement
-of the hidden cards reaches a decision; tests/test_search_p2p.py checks that, and that
+of the hidden cards reaches a decision; tests/peer_to_peer/test_search_player.py checks that, and that
 the check fails for the peeking variant (``peek`` = 1: the true hidden state, for that
 test only). The sampling has no memory beyond the current pass: cards the other team
 took back after a lost contest (R2e) in an earlier pass are dealt at random again.
@@ -403,7 +403,7 @@ def play_search_game(tables, seed, game_index, out, fates, trace, debug, state, 
     return state.st[S_TRACE_N], meta[M_DECISIONS]
 
 
-# Decisions on a given state, for tests (tests/test_search_p2p.py).
+# Decisions on a given state, for tests (tests/peer_to_peer/test_search_player.py).
 @njit(cache=True)
 def commit_at(me, tables, state, ctx, recording=None):
     """Team ``me``'s D2 by search on ``state``, taken as a pass start (nothing known about

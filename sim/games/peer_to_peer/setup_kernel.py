@@ -8,7 +8,8 @@ import numpy as np
 from numba import njit
 
 from sim.games.peer_to_peer.constants import (
-    CD_EFFECT, CD_KIND, CD_START, CD_VALUE, EFFECT_NONE, MARKER_A, MARKER_B, MAX_SEATS,
+    CD_EFFECT, CD_KIND, CD_START, CD_VALUE, EFFECT_NONE, MARKER_A, MARKER_B,
+    MARKER_RANDOM_OTHER, MAX_SEATS,
     R_FIRST_MARKER, R_HAND_SIZE, R_INITIAL_ROW, R_PLAYERS, R_SOLO_SPARE_START,
     R_UNCHOSEN_VENTURES, SEAT_DEALT, SEAT_TEAM, SOLO_SPARE_CUSTOMERS, UNCHOSEN_ASIDE, VENTURE,
 )
@@ -126,6 +127,8 @@ def setup_game(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, st
         st[S_MARKER] = 0
     elif rules[R_FIRST_MARKER] == MARKER_B:
         st[S_MARKER] = 1
-    else:
+    else:  # random; MARKER_RANDOM_OTHER (a replay's swap): the same draw, the other team
         st[S_MARKER] = 1 if uniform(rng) >= 0.5 else 0
+        if rules[R_FIRST_MARKER] == MARKER_RANDOM_OTHER:
+            st[S_MARKER] = 1 - st[S_MARKER]
     st[S_FIRST_MARKER] = st[S_MARKER]

@@ -18,7 +18,8 @@ The game (``Tables``: ``cards``, ``rules``, ``seats``, the two teams' weights ``
 ``w_b``) never changes during play. Everything a game goes on from is ``rng``, the pile rows, ``pile_n``,
 ``arrival``, ``used``, ``st``, ``stats`` and ``starts``: ``copy_state`` copies those, so
 a copy made between rounds (or before a team's commit) plays on exactly as the original
-would (engine_kernel.play_rounds).
+would (engine_kernel.play_rounds); it also copies the round-start hands of the scratch row
+SCR_HANDS, which the causes of unhappy customers read at R4.
 
 Functions on the per-round hot path are compiled with ``_nrt=False`` (no reference
 counting): they allocate nothing, so numba's per-call incref/decref of every array
@@ -64,7 +65,13 @@ LOW_SUM, LOW_CAND, LOW_CAND_SUM = range(3)
 LOW_N = 3
 LOW_BITS = 8
 SCR_SUBSET_SUMS = SCR_LOW + LOW_N  # _best_by_sums: per hand subset its sum (int16 lanes)
-N_ROWS = SCR_SUBSET_SUMS + 1
+# Each team's group hand at the start of the round and at the end of its assist loop, for
+# the causes of unhappy customers (why_kernel.py): four slots of a quarter row each, the
+# count first (HAND_START + team, HAND_END + team).
+SCR_HANDS = SCR_SUBSET_SUMS + 1
+HAND_START, HAND_END = 0, 2
+SCR_SUMS = SCR_HANDS + 1   # the sums a team's cards reach (why_kernel)
+N_ROWS = SCR_SUMS + 1
 # Float scratch ``fscr`` (same width): D2's per-customer score parts (see choose_commit).
 F_CUST, F_TOP, F_CUST_EFFECT = 0, 1, 2
 N_FROWS = 3
@@ -87,7 +94,12 @@ N_STATE = 13
 # Counters for the result row (team offsets +0 / +1)
 T_ASSISTS, T_CONTESTS_WON, T_SENT_SCORE, T_SENT_VENTURE, T_SENT_DECK, T_CONTESTS = 0, 2, 4, 6, 8, 10
 T_UNPAIRED_WON = 11   # contests that reached P2P-R2c's unpaired step, by winner
-N_STATS = 13
+# contests won, by why (WHY_HIGHER_CARD .. WHY_MARKER) and winner: T_WHY_WON + 2 (why - 1) + team
+T_WHY_WON = 13
+# unhappy customers by cause (why_kernel.DECK .. CHOICE): for the team that came closest to
+# serving them (T_UNHAPPY_CAUSE + cause), then per team (T_UNHAPPY_CAUSE + 4 (1 + team) + cause)
+T_UNHAPPY_CAUSE = 23
+N_STATS = 35
 
 # Trace events: (round, code, a, b, c, d)
 EV_SEAT_START = 1     # seat, kept card, other card
@@ -114,7 +126,7 @@ EV_RESHUFFLE = 21     # team, cards of the discard shuffled into a new group dec
 EV_COULD = 22         # team, row customer, first hand subset (slot mask, 0 = none) that could
                       # legally assist it when the team passed at the end of the assist loop
 EV_ASIDE = 23         # seat, the revealed venture it did not keep, set aside (P2P-S2)
-# The search player's decisions (search_kernel, issue 24), after its options are played out:
+# The search player's decisions (search_kernel), after its options are played out:
 EV_SEARCH_OPTION = 24  # kind (search_kernel.KIND_*), rank, 2 x the team's wins (a draw is half), playouts
 EV_SEARCH_ARG = 25     # kind, then the option: commit (hand mask, customer, cards), target
                        # (customer, -, -), place (destination code, -, -)
@@ -309,3 +321,9 @@ def copy_state(src, dst):
         stats2[i] = stats[i]
     for i in range(starts.shape[0]):
         starts2[i] = starts[i]
+    # the round-start hands (the causes of unhappy customers read them at R4)
+    hands, hands2 = pile[SCR_HANDS], pile2[SCR_HANDS]
+    quarter = hands.shape[0] // 4
+    for slot in range(HAND_START, HAND_START + 2):
+        for i in range(slot * quarter, slot * quarter + 1 + hands[slot * quarter]):
+            hands2[i] = hands[i]

@@ -1,63 +1,36 @@
-"""Why everyone loses (P2P-R5): the unhappy customers of all-lose games, from replays.
+"""Why everyone loses (P2P-R5): the causes of the unhappy customers, as the engine records
+them (why_kernel.py) in the result columns ``unhappy_<cause>`` (the cause for the team that
+came closest to serving the customer) and ``unhappy_<cause>_a`` / ``_b`` (each team's).
 
-For each all-lose game replayed through the trace kernel (the same game: seed, game index
-and configuration), every customer that turned unhappy: its value and domain, how many
-rounds it waited in the row (the round it turned unhappy minus the round it was dealt;
-with patience_resets_wait a save restarts the count, which this reads as the first deal),
-and whether any team could have assisted it: the trace records, once both teams passed in
-that round, the first subset of each team's hand that could legally assist each row
-customer (with the team's unused effects; EV_COULD). ``unreachable`` = no team's hand had
-one, so no play of that round could have saved it.
-
-A replay, not a per-game column: the engine's result columns do not record this (the
-Peer-to-Peer kernels were being split while this was written); the report replays a capped
-sample of each run's all-lose games and says how many.
+``GAME.why_lose`` (sim.core.game.WhyLose): which outcome code is "everyone loses", the
+causes in their order (the first true statement wins), what each means and what a designer
+can change for it.
 """
 from __future__ import annotations
 
-import polars as pl
-
+from sim.core.game import LossCause, WhyLose
 from sim.games.peer_to_peer import constants as k
 
-ALL_LOSE = k.ALL_LOSE
+CAUSES = (
+    LossCause("deck", "no combination of the team's own cards (deck, discard and hand) could "
+              "assist it: the card file cannot reach it",
+              "the card values and domains (the card file): customers no set of group cards "
+              "adds up to, in their domain"),
+    LossCause("draw", "the team's cards could, but the hand it held that round could not",
+              "the hand size (hand_size), extra_draw effects, or fewer dead cards in the "
+              "group decks"),
+    LossCause("capacity", "the hand at the round's start could, but its cards went to other "
+              "customers or to a lost contest",
+              "the customers per round (new_customers_per_round), customer_patience, "
+              "row_capacity or unhappy_limit"),
+    LossCause("choice", "the team passed while an assist of it was legal",
+              "the strategy (the players' choices), not the cards"),
+)
 
 
-def unhappy_customers(config, seed: int, indices) -> pl.DataFrame:
-    """One row per unhappy customer of the replayed games ``indices`` (all-lose games):
-    game_index, card (index), value, domain, dealt, unhappy_round, wait, reachable_a,
-    reachable_b, unreachable, winner (the replay's outcome, to check it is the stored game)."""
-    from sim.games.peer_to_peer.engine_kernel import EV_COULD, EV_DEAL, EV_UNHAPPY
-
-    rows = []
-    for game_index in indices:
-        events, result, _ = config.trace_events(seed, int(game_index))
-        dealt: dict[int, int] = {}
-        could: dict[tuple[int, int, int], bool] = {}     # (round, team, customer) -> any subset
-        for rnd, code, a, b, c, _ in events.tolist():
-            if code == EV_DEAL:
-                dealt.setdefault(a, rnd)
-            elif code == EV_COULD:
-                could[(rnd, a, b)] = could.get((rnd, a, b), False) or c != 0
-            elif code == EV_UNHAPPY:
-                ra, rb = could.get((rnd, 0, a)), could.get((rnd, 1, a))
-                rows.append({"game_index": int(game_index), "card": a,
-                             "value": int(config.cards.value[a]),
-                             "domain": k.DOMAIN_NAMES[int(config.cards.domain[a])],
-                             "dealt": dealt.get(a, 1), "unhappy_round": rnd,
-                             "wait": rnd - dealt.get(a, 1),
-                             "reachable_a": ra, "reachable_b": rb,
-                             "unreachable": not (bool(ra) or bool(rb)),
-                             "winner": int(result["winner"])})
-    schema = {"game_index": pl.Int64, "card": pl.Int64, "value": pl.Int64, "domain": pl.Utf8,
-              "dealt": pl.Int64, "unhappy_round": pl.Int64, "wait": pl.Int64,
-              "reachable_a": pl.Boolean, "reachable_b": pl.Boolean, "unreachable": pl.Boolean,
-              "winner": pl.Int64}
-    return pl.DataFrame(rows, schema=schema)
+def column(cause: str, team: str | None = None) -> str:
+    """The result column of a cause: for the closest team, or team "a" / "b"."""
+    return f"unhappy_{cause}" + (f"_{team}" if team else "")
 
 
-class WhyLose:
-    """The ``why_lose`` hook: which outcome code is "everyone loses" and how to replay
-    those games' unhappy customers."""
-
-    code = ALL_LOSE
-    replay = staticmethod(unhappy_customers)
+WHY_LOSE = WhyLose(code=k.ALL_LOSE, causes=CAUSES, column=column)

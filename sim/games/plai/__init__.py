@@ -1,1 +1,1 @@
-"""PLAI, the tech worker's card game (issue 9). See ../shared/rules/plai.md."""
+"""PLAI, the tech worker's card game. Rules: docs/rules/plai.md."""

@@ -1,4 +1,4 @@
-"""PLAI's arena for ``simulate tune`` (its ``tune_arena`` hook): a candidate's weight vector
+"""PLAI's arena for ``simulate tune`` (its ``Game.tune_arena``): a candidate's weight vector
 sits in one seat, the opponent's in every other seat, every seat in turn."""
 from __future__ import annotations
 

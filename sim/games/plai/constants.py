@@ -81,7 +81,9 @@ R_REGIONAL_NEXT_PLAYER = 12 # PLAI-T1 regional_attacker: 1 = next_player, 0 = ne
 R_VENTURE_JOINT = 13        # PLAI-T1 venture_attackers: 1 = joint, 0 = first
 R_POOL_NEWEST = 14          # PLAI-T7 pool_excess: 1 = newest, 0 = choose (D6)
 R_MAINTAINER_ATTACK = 15    # PLAI-T7 maintainer_attack: 1 = a maintainer may challenge
-N_RULES = 16
+R_FIRST_SEAT_SHIFT = 16     # not a rule: the turn-order swap of a replay (swaps.py) moves the
+                            # first seat (and the deal with it) this many seats on
+N_RULES = 17
 
 # Actions (PLAI-T1, T7), in the option order of decision D1.
 ACT_PASS, ACT_FAMILY, ACT_REGIONAL, ACT_VENTURE, ACT_SPECIAL, ACT_TAKEOVER = 0, 1, 2, 3, 4, 5
@@ -182,7 +184,7 @@ TRACE_WIDTH = 6
 # EV_RESOLVE / EV_RNG: a fight with effects goes to resolve_fight: the negate budgets
 # (attack, defense), then two rows with the random stream's state (four uint64 words as
 # eight int32 halves, low half first). Not shown in words: the differential test of fights
-# with effects replays resolve_fight from them (tests/test_plai_effect_fights.py).
+# with effects replays resolve_fight from them (tests/plai/test_fight_effects.py).
 # EV_DEAL: a joint venture's spoils: seat, card.
 # The search player (search_kernel.py), at each of its decisions: EV_SEARCH_OPTION per
 # option it evaluated: decision kind (SEARCH_*), wins of its seat, rollouts, option rank

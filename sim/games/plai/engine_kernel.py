@@ -25,7 +25,8 @@ from sim.games.plai.constants import (
     FIGHT_VENTURE, FO_ATT_NEGATES, FO_ATT_STRENGTH, FO_DEF_NEGATES, FO_DEF_STRENGTH,
     FO_REASON, FO_WINNER, MARKET_EVENT, MARK_LEFT, MARK_SEAT, MAX_FIGHT_CARDS, MODE_NONE,
     OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE, P_ATTACK, P_DECK, P_DEFENSE, P_DISCARD,
-    P_EVENTS, P_FUNDING, P_HAND0, P_POOL, R_FIRST_SEAT, R_HELP_CARDS, R_HELP_IN_FOUR,
+    P_EVENTS, P_FUNDING, P_HAND0, P_POOL, R_FIRST_SEAT, R_FIRST_SEAT_SHIFT, R_HELP_CARDS,
+    R_HELP_IN_FOUR,
     R_DEBUG, R_MAX_TURNS, R_NEGATE_SPECIALS, R_PLAYERS, R_POOL_CAP, R_POOL_NEWEST,
     R_REGIONAL_NEXT_PLAYER, R_STARTING_HAND, R_VENTURE_JOINT, SEARCH_ACTION, SEARCH_ATTACK,
     SEARCH_DEFENSE, SIDE_ATTACK,
@@ -321,7 +322,7 @@ def fight(kind, attacker, defender, att_mode, weights, picks, rng, cards, rules,
     function, and LLVM inlines the machine-level code into each caller. numba's inliner
     re-translated every inlined function at every call site into one huge game-loop
     function (94 % of the cold compile, 4.3 GB); a plain call instead costs about 35 ns
-    (some 100 words of array arguments), 16 % of a 4-player weighted game (issue 26)."""
+    (some 100 words of array arguments), 16 % of a 4-player weighted game."""
     if hook is not None and asked(hook, SEARCH_ATTACK, attacker, SEARCH_ATTACK, kind,
                                   attacker, defender, att_mode):
         return -1
@@ -775,6 +776,7 @@ def setup(deck, cards, rules, rng, piles, pile_n):
     first = rules[R_FIRST_SEAT]
     if first < 0:
         first = bounded(rng, players)
+    first = (first + rules[R_FIRST_SEAT_SHIFT]) % players   # 0 but in a turn-order replay
     for p in range(pile_n.shape[0]):
         pile_n[p] = 0
     for i in range(deck.shape[0]):

@@ -22,9 +22,9 @@ Option order (the engine relies on it):
   D6 keep (pool_excess: choose): each pool card scores keep.*; while the pool is over its
   cap the lowest score goes, the newest card of equal scores first.
 
-Features added after the first version (issue 21) have weight 0 in every shipped
-strategy unless set, so they change no game until a strategy gives them a weight:
-takeover.* (a takeover's prospects and the turn cap) and act.threshold_gap.
+Some features have weight 0 in every shipped strategy unless set, so they change no game
+until a strategy gives them a weight: takeover.* (a takeover's prospects and the turn cap)
+and act.threshold_gap.
 """
 import numpy as np
 

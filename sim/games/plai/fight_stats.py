@@ -3,8 +3,8 @@ kernel's own counts, and the fallback for runs made before the kernel wrote them
 
 The engine writes, for every game, the columns below (engine_kernel: ``_tally``, copied out
 of ``play_games``'s ``card_fights`` array; ``PlaiConfig.run_chunk``). This module derives
-the same numbers from a game's trace: tests/test_plai_card_fights.py checks that both agree,
-and reports/plai_fights.py replays a sample of an old run's games with ``trace_game``
+the same numbers from a game's trace: tests/plai/test_card_fight_columns.py checks that both agree,
+and reports/card_fights.py replays a sample of an old run's games with ``trace_game``
 (game i of seed s is the same game in every replay) when its table lacks the columns:
 
 * a fight is the rows from ``EV_ATTACK`` (attacker seat in column A) to its ``EV_FIGHT``
@@ -75,7 +75,7 @@ def card_fight_table(config, seed: int, game_indices: Iterable[int]) -> pl.DataF
     per game: game_index, turns (to check the replay), fights, fights_att_won and the
     FIELDS columns per card index."""
     from sim.games.plai.engine_kernel import trace_game
-    from sim.games.plai.game import TRACE_CAPACITY
+    from sim.games.plai.trace import TRACE_CAPACITY
 
     n_cards = int(config.card_table.shape[1])
     indices = [int(i) for i in game_indices]

@@ -1,4 +1,5 @@
-"""PLAI as a `sim.core.game.Game`: loads cards, rules and strategies, runs the kernels."""
+"""PLAI as a `sim.core.game.Game`: ``GAME`` (the description every command reads),
+``configure`` (loads cards, rules and strategies) and the configuration that runs the kernels."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
@@ -11,17 +12,26 @@ import polars as pl
 from sim.core.errors import UserError
 from sim.games.plai import constants as c
 from sim.games.plai import features
-from sim.games.plai.hooks import DEFAULT_KEYS, DEFAULT_STRATEGY, PlaiHooks  # noqa: F401 - for callers
-from sim.games.plai.cards import DEFAULT_CARDS, CardTable, load_cards
+from sim.games.plai import description
+from sim.games.plai.arena import PlaiArena
+from sim.games.plai.description import DEFAULT_STRATEGY
+from sim.games.plai.sweep_metrics import SWEEP_METRICS
+from sim.games.plai.cards import COLUMNS, DEFAULT_CARDS, CardTable, load_cards
+from sim.games.plai.fight_stats import card_fight_table
+from sim.games.plai.trace import TRACE_CAPACITY
+from sim.games.plai import measures
+from sim.games.plai.measures import seat_share
+from sim.games.plai.swaps import SWAPS
 from sim.games.plai.rules import OPTIONS, PLAYER_COUNTS, rules_array
 from sim.core.compile_cache import ensure_compiled
 from sim.games.plai.compile_plan import play_games_plan
+from sim.core.game import CardFightReplay, Game
 from sim.core.strategy import parse_spec, record_extra
 
-TRACE_CAPACITY = 200_000
+TITLE = "PLAI"
 # Cold compile of play_games (the kernels a run needs), wall seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
-COMPILE_SECONDS = 20  # issue 26: 18-21 s compiling idle with the helper (35.5 s in one process)
+COMPILE_SECONDS = 20  # 18-21 s compiling idle with the helper (35.5 s in one process)
 SEARCH_COMPILE_SECONDS = 90   # the search player's kernels (search_kernel.play_games_search)
 SEAT_FIELDS = ("bankrupt_turn", "hand")
 
@@ -41,6 +51,9 @@ class PlaiConfig:
     # a search seat's ``record=E``: its games carry its decisions (sim.core.recorded)
     record: int | None = None
     decisions: int = 0   # search decisions made by ``play`` so far (for benchmarks)
+    # a counterfactual replay's turn-order swap (swaps.py): the first seat, and the deal
+    # with it, move this many seats on (the same random draws)
+    first_seat_shift: int = 0
     card_table: np.ndarray = field(init=False)
     rules_vector: np.ndarray = field(init=False)
     deck: np.ndarray = field(init=False)
@@ -49,6 +62,7 @@ class PlaiConfig:
         self.card_table = self.cards.matrix
         self.rules_vector = rules_array(self.rules, self.players)
         self.rules_vector[c.R_DEBUG] = int(self.debug)   # invariants after every turn
+        self.rules_vector[c.R_FIRST_SEAT_SHIFT] = self.first_seat_shift % self.players
         self.deck = self.cards.deck_for(self.players)
 
     def manifest(self) -> dict[str, Any]:
@@ -87,13 +101,13 @@ class PlaiConfig:
         fights = np.zeros((count if card_fights else 0, 4, n_cards), dtype=np.int16)
         # a cold cache compiles for a while: say so (stderr) and compile on one game first
         if searching:   # a search seat plays only the search kernel (its own compile)
-            ensure_compiled("plai-search", f"{PlaiHooks.title} search", [play_games_search],
+            ensure_compiled("plai-search", f"{TITLE} search", [play_games_search],
                             lambda: play_games_search(seed, start, *self._args(), self.search,
                                                       0, out[:1].copy(), fights[:1].copy(),
                                                       decisions[:1].copy()),
                             SEARCH_COMPILE_SECONDS)
         else:
-            ensure_compiled("plai", PlaiHooks.title, [play_games],
+            ensure_compiled("plai", TITLE, [play_games],
                             lambda: play_games(seed, start, *self._args(), out[:1].copy(),
                                                fights[:1].copy()),
                             COMPILE_SECONDS, plan=self.compile_plan)
@@ -219,6 +233,7 @@ class PlaiConfig:
         return {
             "games": n,
             "seats": {str(s): rate(totals[f"seat{s}"]) for s in range(self.players)},
+            "seat_balance": self._seat_balance([totals[f"seat{s}"] for s in range(self.players)]),
             "maintainers_win_rate": maintainers["win_rate"],
             "maintainers_ci": [maintainers["ci_low"], maintainers["ci_high"]],
             "stalemate_rate": totals["stalemate"] / n if n else float("nan"),
@@ -228,12 +243,36 @@ class PlaiConfig:
             "invariant_errors": totals["errors"],
         }
 
+    def _seat_balance(self, wins: list[int]) -> dict[str, Any] | None:
+        """The report's seat-balance answer: the seat furthest from its fair share of the
+        games a startup won (Wilson), in the words of sim.core.wording.edge_answer."""
+        from sim.core.stats import wilson
+        from sim.core.wording import DEFAULT_THRESHOLD_PP, edge_answer
+
+        decided = sum(wins)
+        if not decided:
+            return None
+        fair = 1.0 / self.players
+        seat = max(range(self.players), key=lambda s: (abs(wins[s] / decided - fair), -s))
+        value, lo, hi = wilson(wins[seat], decided)
+        measure = seat_share(seat, self.players)
+        code, words = edge_answer(value, lo, hi, fair, DEFAULT_THRESHOLD_PP, measure.above,
+                                  measure.below)
+        return {"seat": seat, "value": value, "lo": lo, "hi": hi, "even": fair,
+                "decided": decided, "verdict": code, "words": words}
+
     def format_summary(self, summary: dict[str, Any]) -> str:
+        from sim.core.wording import balance_line
+
         lines = []
         for seat, r in summary["seats"].items():
             who = f"seat {seat} ({self._strategy_text(int(seat))})"
             lines.append(f"{who:<42} wins {100 * r['win_rate']:6.2f} %  "
                          f"[95 % CI {100 * r['ci_low']:.2f} - {100 * r['ci_high']:.2f}]")
+        balance = summary.get("seat_balance")
+        if balance:
+            lines.append(balance_line(balance, "seat balance", f"seat {balance['seat']}'s "
+                                      "share of the games a startup won"))
         lo, hi = summary["maintainers_ci"]
         lines.append(f"{'Open Source Maintainers (all startups lost)':<42} wins "
                      f"{100 * summary['maintainers_win_rate']:6.2f} %  "
@@ -246,40 +285,57 @@ class PlaiConfig:
         return "\n".join(lines)
 
 
-class PlaiGame(PlaiHooks):  # the commands' hooks (seat keys too): hooks.py
-    name = "plai"
-    player_counts = PLAYER_COUNTS
-    default_players = 4
-
-    def default_cards_path(self):
-        return DEFAULT_CARDS
-
-    def configure(self, *, players: int, cards: str | None = None, rules_file: str | None = None,
-                  rule_overrides: tuple[str, ...] = (), strategies: dict[str, str] | None = None,
-                  debug: bool = False) -> PlaiConfig:
-        if players not in self.player_counts:
-            raise UserError(f"PLAI is played by 2 to 5 players, got {players}",
-                            field="--players")
-        resolved = OPTIONS.resolve(rules_file, tuple(rule_overrides))
-        table = load_cards(cards)
-        chosen = {}
-        specs = self.seat_specs(players, strategies)
-        weights = np.zeros((players, features.NF), dtype=np.float64)
-        search = np.zeros((players, 3), dtype=np.int64)
-        record = None
-        for s, (seat, spec) in enumerate(specs.items()):
-            strategy, params = parse_spec(spec, "plai", field_name=f"strategy of {seat}")
-            merged = {**strategy.params, **strategy.text_params, **params}
-            chosen[seat] = (strategy.name, merged)
-            weights[s] = strategy.vector(features.FEATURE_NAMES, features.DEFAULT_WEIGHTS,
-                                         params)
-            if strategy.search:   # the seat's row of weights is its base strategy's
-                search[s] = (1, int(merged["k"]), int(merged["n"]))
-                extra = record_extra(merged)
-                record = extra if record is None else max(record, extra or 0)
-        return PlaiConfig(players=players, cards=table, rules=resolved, strategies=chosen,
-                          weights=weights, specs=specs, debug=debug,
-                          search=search if search[:, 0].any() else None, record=record)
+def default_cards_path():
+    return DEFAULT_CARDS
 
 
-GAME = PlaiGame()
+def configure(*, players: int, cards: str | None = None, rules_file: str | None = None,
+              rule_overrides: tuple[str, ...] = (), strategies: dict[str, str] | None = None,
+              debug: bool = False) -> PlaiConfig:
+    if players not in PLAYER_COUNTS:
+        raise UserError(f"PLAI is played by 2 to 5 players, got {players}",
+                        field="--players")
+    resolved = OPTIONS.resolve(rules_file, tuple(rule_overrides))
+    table = load_cards(cards)
+    chosen = {}
+    specs = description.seat_specs(players, strategies)
+    weights = np.zeros((players, features.NF), dtype=np.float64)
+    search = np.zeros((players, 3), dtype=np.int64)
+    record = None
+    for s, (seat, spec) in enumerate(specs.items()):
+        strategy, params = parse_spec(spec, "plai", field_name=f"strategy of {seat}")
+        merged = {**strategy.params, **strategy.text_params, **params}
+        chosen[seat] = (strategy.name, merged)
+        weights[s] = strategy.vector(features.FEATURE_NAMES, features.DEFAULT_WEIGHTS,
+                                     params)
+        if strategy.search:   # the seat's row of weights is its base strategy's
+            search[s] = (1, int(merged["k"]), int(merged["n"]))
+            extra = record_extra(merged)
+            record = extra if record is None else max(record, extra or 0)
+    return PlaiConfig(players=players, cards=table, rules=resolved, strategies=chosen,
+                      weights=weights, specs=specs, debug=debug,
+                      search=search if search[:, 0].any() else None, record=record)
+
+
+GAME = Game(
+    name="plai", title=TITLE, player_counts=PLAYER_COUNTS, default_players=4,
+    options=OPTIONS, default_cards_path=default_cards_path, card_fields=tuple(col for col in COLUMNS if col != "id"),
+    card_ref_example="5.strength or Daily Standups.strength", configure=configure,
+    kernels=description.kernels,
+    strategy_kind="seats", default_strategy=DEFAULT_STRATEGY, strategy_package="plai",
+    strategy_slots=description.strategy_slots, strategy_key=description.strategy_key,
+    pairing=description.pairing,
+    outcome_column="outcome", outcome_codes=description.OUTCOME_CODES,
+    headline_columns=("winner", "outcome"), headline_counts=description.headline_counts,
+    ablation_fields=("strength", "effect"),   # simulate ablate: strength -1 / +1, effect removed
+    matchup_scheme="every_seat",   # every strategy in every seat against the others
+    skill_budgets=("k=4,n=4", "k=8,n=16"),   # simulate skill's search rungs
+    tune_arena=PlaiArena,
+    sweep_metrics=SWEEP_METRICS, default_sweep_metrics=description.default_sweep_metrics,
+    report_metrics="sim.games.plai.report_metrics",
+    # reports replay old runs' games for per-card fight counts (fight_stats.py)
+    card_fights=CardFightReplay(fields=c.CARD_FIGHT_FIELDS, check_column="turns",
+                                replay=card_fight_table),
+    swaps=SWAPS, balance_measures=measures.balance_measures,
+    balance_measure=measures.balance_measure,
+)

@@ -1,10 +1,9 @@
-"""PLAI rule options: every ``option:`` of the rules file, plus the readings we added.
+"""PLAI rule options, with their defaults: the "Rule options" of docs/rules/plai.md.
 
-Defaults are exactly those of ../shared/rules/plai.md. The first seven options and the
-last four (regional_attacker .. maintainer_attack) are the file's ``option:`` entries; the
-three between are readings we added where the rules leave a choice open; each names the
-rule it reads.
-Readings that are fixed in the engine (no option) are listed in ``FIXED_READINGS``.
+The document gives each option's values, default and why; the rule ids say which rule
+each one reads. A test holds the document and these declarations together.
+Readings that are fixed in the engine (no option) are listed in ``FIXED_READINGS``; the
+document describes them under their rules.
 """
 from __future__ import annotations
 

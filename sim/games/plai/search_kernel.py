@@ -28,7 +28,7 @@ startup's view of the pool, the face-down attack it defends against -- at random
 every size kept: Market Events only into the deck (they never sit anywhere else), only
 attack cards into a face-down attack. A sample is built from the multiset of unseen cards
 (counted by card id), never from where they lie, so no arrangement of the hidden cards can
-reach a decision; tests/test_search_plai.py checks that, and that the check fails for the
+reach a decision; tests/plai/test_search_player.py checks that, and that the check fails for the
 peeking variant (``peek`` = 1: the true hidden state, for that test only). The sampling
 has no memory: a card the seat saw go into a rival's hand earlier is dealt at random too.
 

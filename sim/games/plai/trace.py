@@ -5,6 +5,8 @@ import numpy as np
 
 from sim.games.plai import constants as c
 
+TRACE_CAPACITY = 200_000   # trace rows a replayed game may write (a game writes ~1,500)
+
 
 def format_trace(rows: np.ndarray, card_name, header: str, footer: list[str],
                  truncated: bool, card_kind=lambda card: -1) -> str:

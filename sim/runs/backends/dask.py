@@ -153,14 +153,23 @@ class DaskBackend(Backend):
     by the scheduler). ``max_in_flight``: tasks submitted ahead (default 4 per worker thread,
     at least 16). ``check_sources``: refuse workers whose sim/ sources differ from ours.
     ``announce``: print the worker count and dashboard address on stderr when connecting.
+
+    Waiting: while tasks are pending the backend looks at the cluster every
+    ``watch_seconds``. A cluster without any worker for ``no_worker_warn`` seconds (default
+    30) gets one line on stderr (``on_wait`` gets it instead when given) and the run keeps
+    waiting for a worker; with ``no_worker_timeout`` (seconds; None, the default: wait) it
+    stops then with a one-line UserError, the finished chunks kept. A scheduler that cannot
+    be reached any more stops the run with one line too (``--resume`` continues it).
     """
 
     name = "dask"
+    watch_seconds = 2.0    # how often a waiting backend looks at the cluster
 
     def __init__(self, scheduler: str | None = None, *, client: Any = None,
                  write_parts: str = "auto", retries: int = 0, max_in_flight: int | None = None,
                  check_sources: bool = True, announce: bool = False,
-                 connect_timeout: str | None = None):
+                 connect_timeout: str | None = None, no_worker_warn: float = 30.0,
+                 no_worker_timeout: float | None = None, on_wait: Any = None):
         _require_dask(self.name)
         if write_parts not in WRITE_PARTS:
             raise UserError(f"must be one of {', '.join(WRITE_PARTS)}, got '{write_parts}'",
@@ -180,6 +189,9 @@ class DaskBackend(Backend):
         self.check_sources = check_sources
         self.announce = announce
         self.connect_timeout = connect_timeout or CONNECT_TIMEOUT
+        self.no_worker_warn = float(no_worker_warn)
+        self.no_worker_timeout = None if no_worker_timeout is None else float(no_worker_timeout)
+        self.on_wait = on_wait
         self._client = client
         self._owns_client = client is None
         if self.name == "dask":
@@ -190,6 +202,12 @@ class DaskBackend(Backend):
     def client(self):
         if self._client is None:
             self._client = self._connect()
+            if self._owns_client:
+                # A lost scheduler is reported once, as one UserError line (_Watch); the
+                # client's own reconnect messages and tracebacks would only repeat it.
+                self._quieted = _Quiet(("distributed.client", "distributed.comm",
+                                        "distributed.core", "distributed.batched"))
+                self._quieted.__enter__()
             if self.announce:
                 self._announce()
         return self._client
@@ -230,6 +248,9 @@ class DaskBackend(Backend):
         if client is not None and self._owns_client:
             with _quiet():
                 client.close()
+        quieted, self._quieted = getattr(self, "_quieted", None), None
+        if quieted is not None:
+            quieted.__exit__(None, None, None)
 
     # -- tasks
     def _window(self) -> int:
@@ -258,7 +279,11 @@ class DaskBackend(Backend):
         def top_up() -> None:
             nonlocal window, window_at
             if time.monotonic() - window_at > 10:  # workers may have joined or left
-                window, window_at = self._window(), time.monotonic()
+                try:
+                    window = self._window()
+                except Exception as exc:  # noqa: BLE001 - the scheduler is gone
+                    raise lost_scheduler(self.scheduler, exc) from None
+                window_at = time.monotonic()
             while len(live) < window:
                 task = next(queue, None)
                 if task is None:
@@ -272,27 +297,34 @@ class DaskBackend(Backend):
                 live.add(future)
                 pending.add(future)
 
+        watch = _Watch(self)
         try:
             top_up()
-            for future in pending:
-                live.discard(future)
-                try:
-                    result = future.result()
-                except WorkerUserError as exc:
-                    raise exc.to_user_error() from None
-                except KilledWorker as exc:
-                    raise UserError(f"a chunk killed every Dask worker that ran it ({exc}); "
-                                    "out of memory? try a smaller --chunk-size",
-                                    field="--backend") from None
-                except FutureCancelledError:
-                    raise UserError("the Dask scheduler cancelled a chunk (did the cluster shut "
-                                    "down?); finished chunks are kept, continue with --resume",
-                                    field="--scheduler") from None
-                if result.parquet is not None:
-                    write_part_bytes(result.run_dir, result.seed, result.start, result.parquet)
-                    result.parquet = None
-                top_up()
-                yield result
+            while not pending.is_empty():
+                ready = pending.next_batch(block=False) if pending.has_ready() else []
+                if not ready:
+                    watch.check(client)
+                    time.sleep(0.02)
+                    continue
+                watch.progressed()
+                for future in ready:
+                    live.discard(future)
+                    try:
+                        result = future.result()
+                    except WorkerUserError as exc:
+                        raise exc.to_user_error() from None
+                    except KilledWorker as exc:
+                        raise UserError(f"a chunk killed every Dask worker that ran it "
+                                        f"({_short(exc)}); out of memory? try a smaller "
+                                        "--chunk-size", field="--backend") from None
+                    except (FutureCancelledError, OSError, TimeoutError) as exc:
+                        raise lost_scheduler(self.scheduler, exc) from None
+                    if result.parquet is not None:
+                        write_part_bytes(result.run_dir, result.seed, result.start,
+                                         result.parquet)
+                        result.parquet = None
+                    top_up()
+                    yield result
         finally:
             if live:
                 try:
@@ -301,6 +333,68 @@ class DaskBackend(Backend):
                 except Exception:  # the cluster may already be gone
                     pass
             live.clear()
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def lost_scheduler(address: str | None, exc: BaseException) -> UserError:
+    return UserError(f"lost the Dask scheduler{f' at {address}' if address else ''} "
+                     f"({type(exc).__name__}: {_short(exc)}); finished chunks are kept, "
+                     "continue with --resume once it is back", field="--scheduler")
+
+
+class _Watch:
+    """While a backend waits for results: is there still a scheduler, and a worker?"""
+
+    def __init__(self, backend: DaskBackend):
+        self.backend = backend
+        self.last_look = time.monotonic()
+        self.no_worker_since: float | None = None
+        self.warned = False
+
+    def progressed(self) -> None:
+        # Results can arrive before the next look at the cluster sees the new worker.
+        if self.warned:
+            self._say("dask: a worker is back; going on")
+        self.no_worker_since, self.warned = None, False
+
+    def check(self, client: Any) -> None:
+        now = time.monotonic()
+        if now - self.last_look < self.backend.watch_seconds:
+            return
+        self.last_look = now
+        try:
+            workers = len(client.scheduler_info().get("workers", {}))
+            if workers == 0:
+                workers = len(client.nthreads())   # asks the scheduler (the cached info lags)
+        except Exception as exc:  # noqa: BLE001 - any failure to reach it is "lost"
+            raise lost_scheduler(self.backend.scheduler, exc) from None
+        if workers:
+            if self.warned:
+                self._say(f"dask: {workers} worker(s) back; going on")
+            self.no_worker_since, self.warned = None, False
+            return
+        if self.no_worker_since is None:
+            self.no_worker_since = now
+        idle = now - self.no_worker_since
+        limit = self.backend.no_worker_timeout
+        if limit is not None and idle >= limit:
+            raise UserError(f"the Dask cluster has had no worker for {idle:.0f} s; stopped, the "
+                            "finished chunks are kept (start a worker, then continue with "
+                            "--resume)", field="--scheduler")
+        if not self.warned and idle >= self.backend.no_worker_warn:
+            self.warned = True
+            self._say(f"dask: the cluster has had no worker for {idle:.0f} s; waiting for one "
+                      "(start a worker, or Ctrl-C: the finished chunks are kept)")
+
+    def _say(self, line: str) -> None:
+        if self.backend.on_wait is not None:
+            self.backend.on_wait(line)
+        else:
+            print(line, file=sys.stderr, flush=True)
 
 
 class LocalDaskBackend(DaskBackend):
@@ -351,12 +445,15 @@ class LocalDaskBackend(DaskBackend):
                 cluster.close()
 
 
-class _quiet:
-    """Silence distributed's shutdown chatter (cancelled tasks, closing comms)."""
+class _Quiet:
+    """Only CRITICAL messages from the named loggers while active."""
+
+    def __init__(self, names: tuple[str, ...]):
+        self.names = names
 
     def __enter__(self):
         self._levels = {}
-        for name in ("distributed", "tornado", "asyncio"):
+        for name in self.names:
             logger = logging.getLogger(name)
             self._levels[name] = logger.level
             logger.setLevel(logging.CRITICAL)
@@ -366,3 +463,8 @@ class _quiet:
         for name, level in self._levels.items():
             logging.getLogger(name).setLevel(level)
         return False
+
+
+def _quiet() -> _Quiet:
+    """Silence distributed's shutdown chatter (cancelled tasks, closing comms)."""
+    return _Quiet(("distributed", "tornado", "asyncio"))

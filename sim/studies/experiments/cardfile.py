@@ -16,9 +16,9 @@ References (``ref`` in ``card_overrides: {REF.FIELD: value}``, sweep axes
 Cards are found by what the file printed, so ``Technology-12`` still names TE12 after
 its value was changed, and a renamed card keeps its printed name as its reference.
 
-Editable fields are the game's card-file columns other than ``id`` (its ``card_fields``
-hook: Peer-to-Peer value, effect, domain, kind, start, name; PLAI name, type, strength,
-numeral, copies, effect); for a game whose hook is None, the file's own columns other
+Editable fields are the game's card-file columns other than ``id`` (its description's
+``card_fields``: Peer-to-Peer value, effect, domain, kind, start, name; PLAI name, type, strength,
+numeral, copies, effect); for a game whose ``card_fields`` is None, the file's own columns other
 than ``id``. Values are checked by loading the changed file with the game's
 own loader (``sim.studies.experiments.schema.validate_experiment``).
 
@@ -34,17 +34,17 @@ import re
 from pathlib import Path
 
 from sim.core.errors import UserError
-from sim.core.game import DEFAULT_GAME, hook, resolve_game
+from sim.core.game import DEFAULT_GAME, resolve_game
 
 _DOMAIN_VALUE = re.compile(r"([A-Za-z]+)-(\d+)")
 _SHOWN = 4  # how many example ids / names an unknown reference lists
 
 
 def editable_fields(game: str | None) -> tuple[str, ...] | None:
-    """The fields a card edit may change for ``game`` (its ``card_fields`` hook: its card
+    """The fields a card edit may change for ``game`` (its ``Game.card_fields``: its card
     columns other than id); None when the game does not declare them (then the card file's
     own header decides, see ``CardCsv``). ``None`` means the default game."""
-    return hook(resolve_game(game or DEFAULT_GAME), "card_fields")
+    return resolve_game(game or DEFAULT_GAME).card_fields
 
 
 def _same_id(a: str, b: str) -> bool:

@@ -70,17 +70,18 @@ def judge(cond: Condition, lo: float, hi: float) -> str:
     return "undecided"
 
 
-def evaluate(conditions, points: list[dict]) -> list[CheckRow]:
-    """Judge every condition at every point (dicts with name, players, values, games)."""
-    from reports.sweep import METRICS, estimate, z_for
+def evaluate(conditions, points: list[dict], game: str | None = None) -> list[CheckRow]:
+    """Judge every condition at every point (dicts with name, players, values, games) of
+    ``game`` (its sweep metrics; None: the metric of that name of any game)."""
+    from reports.sweep import estimate, metric, z_for
 
     rows = []
     for cond in conditions:
         selected = [p for p in points if cond.selects(_PointView(p))]
         for p in selected:
-            e = estimate(cond.metric, p["games"], z_for(cond.confidence))
+            e = estimate(cond.metric, p["games"], z_for(cond.confidence), game=game)
             rows.append(CheckRow(cond.text, p["name"], e["est"], e["lo"], e["hi"], cond.confidence,
-                                 bounds_text(cond, METRICS[cond.metric].unit),
+                                 bounds_text(cond, metric(cond.metric, game).unit),
                                  judge(cond, e["lo"], e["hi"])))
     return rows
 
@@ -117,9 +118,17 @@ def check_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
     if not any(needed(p) for p in exp.points()):
         raise UserError("no point of the experiment matches any check (players / where)",
                         file=exp.file, line=exp.loc.line, field=f"{exp.name}.checks")
+    from sim.runs.resumable import Stopped
+
     with tempfile.TemporaryDirectory(prefix="cardsim-check-") as tmp:
         target = Path(out) if out is not None else Path(tmp) / exp.name
-        result = run_experiment(exp, games=games, out=target, threads=threads, progress=progress,
-                                only=needed, command_line=command_line, report=out is not None,
-                                backend=backend, backend_options=backend_options)
-        return CheckResult(evaluate(exp.checks, result.points), games)
+        try:
+            result = run_experiment(exp, games=games, out=target, threads=threads,
+                                    progress=progress, only=needed, command_line=command_line,
+                                    report=out is not None, backend=backend,
+                                    backend_options=backend_options)
+        except Stopped as stop:
+            if out is None:   # the runs were in a temporary directory: nothing is kept
+                stop.out, stop.out_option = Path("(nothing: no --out)"), None
+            raise
+        return CheckResult(evaluate(exp.checks, result.points, exp.game), games)

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from sim.core.game import DEFAULT_GAME, hook, resolve_game
+from sim.core.game import DEFAULT_GAME, resolve_game
 from sim.core.yaml_lines import Located
 
 TEAMS = ("A", "B")
@@ -151,7 +151,7 @@ class Experiment:
                 if param is None:
                     teams[team] = split_spec(str(value))
                 else:
-                    default = hook(resolve_game(self.game), "default_strategy")
+                    default = resolve_game(self.game).default_strategy
                     name, params = teams.get(team, teams.get("all", (default, {})))
                     teams[team] = (name, {**params, param: float(value)})
         baseline = all(same_value(values[a.key], self.baseline.get(a.key, a.values[0]))

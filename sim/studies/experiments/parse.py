@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from sim.core.errors import UserError
-from sim.core.game import DEFAULT_GAME, hook, resolve_game
+from sim.core.game import DEFAULT_GAME, resolve_game
 from sim.core.yaml_lines import Located, compose, kind_of, located
 from sim.studies.experiments.model import (EXPERT, AutobalanceSpec, Axis, CardChange,
                                            Condition, Experiment, Vary, fmt_value,
@@ -219,15 +219,15 @@ def _expert_is_shipped(game: str) -> bool:
     """A game whose strategies/ registers 'expert' plays it without retune."""
     from sim.core.strategy import registry
 
-    package = hook(resolve_game(game), "strategy_package")
+    package = resolve_game(game).strategy_package
     return package is not None and EXPERT in registry(package)
 
 
 def _strategy_key(key: str, game: str, node: Located) -> str:
-    """A strategies key in the game's canonical form (its ``strategy_key`` hook: team A or
+    """A strategies key in the game's canonical form (its ``Game.strategy_key``: team A or
     B; seatN, N or all)."""
     try:
-        return hook(resolve_game(game), "strategy_key")(str(key))
+        return resolve_game(game).strategy_key(str(key))
     except ValueError as exc:
         raise node.error(str(exc)) from None
 
@@ -258,7 +258,7 @@ def _card_key(key: str, node: Located, game: str = DEFAULT_GAME) -> tuple[str, s
     ref, dot, field_name = str(key).rpartition(".")
     ref = ref.strip()
     if not dot or not ref:
-        example = hook(resolve_game(game), "card_ref_example")
+        example = resolve_game(game).card_ref_example
         raise node.error(f"expected CARD.FIELD (e.g. {example}), got '{key}'")
     fields = editable_fields(game)
     if fields is not None and field_name not in fields:
@@ -309,12 +309,12 @@ def _axis(key: str, node: Located, game: str = DEFAULT_GAME) -> Axis:
         team, _, param = rest.partition(".")
         game_obj = resolve_game(game)
         try:
-            team = hook(game_obj, "strategy_key")(team)
+            team = game_obj.strategy_key(team)
         except ValueError:
-            if hook(game_obj, "strategy_kind") == "seats":
+            if game_obj.strategy_kind == "seats":
                 raise node.error(f"expected strategy.all, strategy.seatN or strategy.seatN.PARAM, "
                                  f"got '{key}'") from None
-            slots = hook(game_obj, "strategy_slots")(max(game_obj.player_counts))
+            slots = game_obj.strategy_slots(max(game_obj.player_counts))
             raise node.error(f"expected {', '.join(f'strategy.{t}' for t in slots)} or "
                              f"strategy.{slots[0]}.PARAM, got '{key}'") from None
         if param:
@@ -328,10 +328,10 @@ def _axis(key: str, node: Located, game: str = DEFAULT_GAME) -> Axis:
 
 
 def _metric_name(node: Located, game: str = DEFAULT_GAME) -> str:
-    from reports.sweep import METRICS, metrics_for
+    from reports.sweep import all_metrics, metrics_for
 
     valid = metrics_for(game)
-    if node.v not in METRICS:
+    if node.v not in valid and node.v not in all_metrics():
         raise node.error(f"unknown metric '{node.v}'; metrics: {', '.join(valid)}")
     if node.v not in valid:
         raise node.error(f"metric '{node.v}' does not apply to {game}; metrics: {', '.join(valid)}")

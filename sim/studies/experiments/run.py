@@ -42,9 +42,9 @@ class ExperimentResult:
 
         exp = self.experiment
         metrics = metrics or exp.metrics or default_metrics(exp.game, exp.players)
-        table, diffs = sweep_tables(self.points, metrics)
+        table, diffs = sweep_tables(self.points, metrics, game=exp.game)
         axes = [a.key for a in self.experiment.axes]
-        (head, rows), (dhead, drows) = display_tables(table, diffs, metrics, axes)
+        (head, rows), (dhead, drows) = display_tables(table, diffs, metrics, axes, game=exp.game)
         text = text_table(head, rows)
         if drows:
             text += "\n\npaired differences against the baseline (same games):\n"
@@ -54,14 +54,14 @@ class ExperimentResult:
 
 
 def point_strategies(run_dir: str | Path) -> str | None:
-    """The game's label of the strategies a point's run played (its ``pairing`` hook)."""
-    from sim.core.game import hook, resolve_game
+    """The game's label of the strategies a point's run played (its ``Game.pairing``)."""
+    from sim.core.game import resolve_game
 
     try:
         manifest = json.loads((Path(run_dir) / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    label = hook(resolve_game(manifest["game"]), "pairing")
+    label = resolve_game(manifest["game"]).pairing
     return label(manifest) if label is not None else None
 
 
@@ -104,9 +104,24 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
     """Run every point (or those ``only(point)`` keeps) and write the sweep report.
 
     An existing OUT from an earlier, interrupted call of the same experiment is continued:
-    finished points are kept and unfinished runs resumed. With a cluster backend (``dask``,
-    ``dask-local``) the chunks of every new point go out as one list of tasks
-    (points x chunks), so the cluster works on all points at once."""
+    finished points are kept and unfinished runs resumed. Ctrl-C, SIGTERM and a full disk
+    stop it with ``sim.runs.resumable.Stopped`` naming OUT (the CLI prints the command to
+    continue). With a cluster backend (``dask``, ``dask-local``) the chunks of every new
+    point go out as one list of tasks (points x chunks), so the cluster works on all points
+    at once."""
+    from sim.runs.resumable import stoppable
+
+    out_path = Path(out) if out is not None else default_out(exp.name)
+    with stoppable(f"experiment {exp.name}", out_path, out_option=out_path):
+        return _run_experiment(exp, games=games, out_path=out_path, threads=threads,
+                               progress=progress, only=only, command_line=command_line,
+                               report=report, backend=backend,
+                               backend_options=backend_options)
+
+
+def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any,
+                    progress: bool, only, command_line: str | None, report: bool,
+                    backend: Any, backend_options: Any) -> ExperimentResult:
     chosen, owned = backends.resolve(backend, backend_options)
     if chosen.in_process:
         if owned:
@@ -115,7 +130,6 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
 
     games = exp.games if games is None else parse_count(games, field="--games")
     threads = parse_threads(threads)
-    out_path = Path(out) if out is not None else default_out(exp.name)
     points = [p for p in exp.points() if only is None or only(p)]
     # baselines of the kept points are needed for the paired differences
     names = {p.name for p in points}
@@ -195,7 +209,7 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
         result.report = write_sweep_report(out_path / "report", f"Experiment {exp.name}",
                                            result.points, [a.key for a in exp.axes],
                                            exp.metrics or default_metrics(exp.game, exp.players),
-                                           notes)
+                                           notes, game=exp.game)
     return result
 
 
@@ -217,7 +231,7 @@ def retuned(exp: Experiment, point: Point, directory: Path, cards: str | None,
                       base=settings.get("base", "weighted"),
                       games_per_eval=settings.get("games_per_eval"),
                       check_games=settings.get("check_games"), progress=False,
-                      command_line=command_line, backend=backend)
+                      command_line=command_line, backend=backend, resume=True)
     return {team: f"@{target}" if spec == EXPERT else spec
             for team, spec in point.strategies.items()}
 

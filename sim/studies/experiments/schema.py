@@ -2,7 +2,7 @@
 
 Every problem in the file is one ``UserError`` naming the file, the line and the key
 (``experiment.section.key``), found from the YAML node marks before any game runs.
-See the README section "Experiments" for the schema.
+See docs/experiments.md for the schema.
 
 The pieces: ``model.py`` (Experiment, Point, axes, checks, the autobalance section),
 ``parse.py`` (the keys and the parser of every value; the line-numbered YAML reading is

@@ -320,6 +320,13 @@ function render(snap) {
         el("td", {}, intervalBar(d, scale))));
     }
     blocks.push(table);
+    // each side's balance answer, in the report's and the summary's words
+    const balance = Object.entries(point.balance || {}).filter(([, b]) => b);
+    if (balance.length) {
+      blocks.push(el("ul", {class: "balance", "data-players": String(point.players)},
+        ...balance.map(([side, b]) => el("li", {"data-side": side,
+          text: `${side}: ${b.words} (${pct(b.value)} [${pct(b.lo)}, ${pct(b.hi)}], even ${pct(b.even)})`}))));
+    }
   }
   $("results").replaceChildren(...blocks);
   if (snap.verdict) {

@@ -1,10 +1,10 @@
-"""A readable, pure-Python reference engine for Peer-to-Peer (issue 7).
+"""A readable, pure-Python reference engine for Peer-to-Peer.
 
-Written from ../shared/rules/peer-to-peer.md in an object style (cards, piles, seats,
+Written from docs/rules/peer-to-peer.md in an object style (cards, piles, seats,
 teams, a table), sharing with the numba kernels only their documented conventions: the
 random stream (rng.py), the option order and features of every decision
 (features.py), which effect uses make an assist legal (assist_kernel.py) and the order of
-random draws (engine_kernel.py). tests/test_reference_differential.py plays the same
+random draws (engine_kernel.py). tests/peer_to_peer/test_reference_differential.py plays the same
 seeded games on both engines and compares them field by field.
 
     from sim.games.peer_to_peer.reference import play_games, play_game

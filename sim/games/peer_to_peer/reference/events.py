@@ -1,7 +1,8 @@
 """Trace events, in the kernel's form ``(round, code, a, b, c, d)`` with cards as indices.
 
 The codes and fields are those of state_kernel.py (EV_*), so that the two traces of one
-game can be compared event by event. tests/test_reference_rng.py checks that they match.
+game can be compared event by event. tests/peer_to_peer/test_reference_rng.py checks that they
+match.
 """
 SEAT_START = 1   # seat, kept card, other card
 MARKER = 2       # team holding the first team marker this round

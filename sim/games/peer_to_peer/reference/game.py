@@ -189,6 +189,16 @@ class Reference:
             start = t.seats[s].start_card if s < len(t.seats) else None
             row[f"start_card_{s}"] = start.index if start is not None else -1
         row["error"] = 0
+        for why, name in ((k.WHY_HIGHER_CARD, "higher"), (k.WHY_TIEBREAK, "tiebreak"),
+                          (k.WHY_DOMAIN, "domain"), (k.WHY_MARKER, "marker")):
+            for i, side in enumerate("ab"):
+                won_by = team[i].contests_won_by if team[i] is not None else {}
+                row[f"contests_{name}_won_{side}"] = won_by.get(why, 0)
+        for cause, name in enumerate(k.UNHAPPY_CAUSES):
+            row[f"unhappy_{name}"] = t.unhappy_causes[cause]
+            for i, side in enumerate("ab"):
+                row[f"unhappy_{name}_{side}"] = (team[i].unhappy_causes[cause]
+                                                 if team[i] is not None else 0)
         return row
 
     def _fates(self, t: Table) -> list[int]:

@@ -1,6 +1,6 @@
 """The things on the table: cards, piles, seats, teams, and the rule options in force.
 
-Written from ../shared/rules/peer-to-peer.md (P2P-C, P2P-S1). A pile is a stack whose
+Written from docs/rules/peer-to-peer.md (P2P-C, P2P-S1). A pile is a stack whose
 top is its last element; a group hand is a list whose order is the order the cards were
 drawn (its positions are the "hand slots" of the D2 option order).
 """
@@ -104,6 +104,8 @@ class Team:
     assists: int = 0
     contests_won: int = 0
     contests_unpaired_won: int = 0   # contests that reached R2c's unpaired step, won
+    contests_won_by: dict = field(default_factory=dict)   # k.WHY_* -> contests won that way
+    unhappy_causes: list = field(default_factory=lambda: [0, 0, 0, 0])  # causes.DECK ..
     sent_score: int = 0
     sent_venture: int = 0
     sent_deck: int = 0

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer import features as F
+from sim.games.peer_to_peer.reference import causes
 from sim.games.peer_to_peer.reference import events as ev
 from sim.games.peer_to_peer.reference.assist import (
     contest, first_unused, plan_assist, ranked_play, reaches_unpaired_step, strongest_shift,
@@ -35,6 +36,11 @@ class Table:
     marker: int = k.TEAM_A                           # team holding the first team marker
     first_marker: int = k.TEAM_A
     contests: int = 0
+    # each team's hand at the round's start and at the end of its assist loop, and the
+    # unhappy customers by the cause of the team that came closest to serving them
+    start_hands: dict = field(default_factory=dict)
+    end_hands: dict = field(default_factory=dict)
+    unhappy_causes: list = field(default_factory=lambda: [0, 0, 0, 0])
 
     def rival(self, team: Team) -> Team | None:
         return None if len(self.teams) == 1 else self.teams[1 - team.index]
@@ -62,7 +68,9 @@ def play_round(t: Table) -> None:
                 break
             t.deal_customer()
     t.used.clear()  # P2P-E: each effect once per round
+    t.start_hands = {team.index: list(team.hand) for team in t.teams}
     assist_loop(t)                                   # R2
+    t.end_hands = {team.index: list(team.hand) for team in t.teams}
     for team in t.teams:                             # R3
         refresh(t, team)
     unhappy_customers(t)                             # R4
@@ -238,6 +246,7 @@ def resolve_contest(t: Table, assists: dict) -> None:
     unpaired = reaches_unpaired_step(ranked_play(assists[k.TEAM_A], rank),
                                      ranked_play(assists[k.TEAM_B], rank))
     winner.contests_unpaired_won += unpaired
+    winner.contests_won_by[why] = winner.contests_won_by.get(why, 0) + 1
     customer = assists[winner_index].customer
     t.log(t.round, ev.CONTEST, winner_index, customer, why, int(unpaired))
     t.log(t.round, ev.RETURN, loser.index)  # R2e: its cards never left its hand
@@ -379,3 +388,16 @@ def unhappy_customers(t: Table) -> None:
             t.row.remove(customer)
             t.unhappy.put(customer)
             t.log(t.round, ev.UNHAPPY, customer)
+            count_cause(t, customer)
+
+
+def count_cause(t: Table, customer) -> None:
+    """Why the customer turned unhappy (causes.py): per team, and for the team that came
+    closest to serving it."""
+    closest = causes.DECK
+    for team in t.teams:
+        cause = causes.team_cause(team, customer, t.start_hands[team.index],
+                                  t.end_hands[team.index], t.used)
+        team.unhappy_causes[cause] += 1
+        closest = max(closest, cause)
+    t.unhappy_causes[closest] += 1

@@ -1,6 +1,6 @@
 """Peer-to-Peer's report metrics: one module per metric, each with ``METRIC = Metric(...)``.
 
-The game's ``report_metrics`` hook names this package; ``reports.registry`` lists the
+The game's ``Game.report_metrics`` names this package; ``reports.registry`` lists the
 modules here whose name does not start with ``_`` (those are helpers). A new metric is one
 new file, for example ``sim/games/peer_to_peer/report_metrics/contest_rate.py``::
 

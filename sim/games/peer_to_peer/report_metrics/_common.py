@@ -4,7 +4,7 @@ from __future__ import annotations
 # the game-neutral helpers every metric uses
 from sim.core.report_metric import (add_verdict, collect, judged, keys, lazy,  # noqa: F401
                                     length_histograms, n_of, sort_groups, where)
-# winner codes: the game's own (sim/games/peer_to_peer/constants.py; its outcome_codes hook)
+# winner codes: the game's own (sim/games/peer_to_peer/constants.py; its Game.outcome_codes)
 from sim.games.peer_to_peer.constants import (ALL_LOSE, DRAW, SOLO_WIN, TIMEOUT,  # noqa: F401
                                               WIN_A, WIN_B)
 

@@ -8,6 +8,7 @@ from sim.core.plots import MAX_PANELS, category, grouped_points, new_figure
 from sim.core.report_metric import Answer, Context, Finding, Metric, distribution, rate_table
 from sim.core.stats import with_t_interval
 from sim.core.wording import count, pct
+from sim.games.peer_to_peer.measures import ALL_LOSE_RATE
 
 
 def compute(games, ctx: Context) -> pl.DataFrame:
@@ -60,7 +61,9 @@ def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
                     if row["all_lose"] else "") + " (see why below)")
         out.append(Answer("How often does everyone lose?", where(row), words, "info",
                           row["all_lose_rate"], row["all_lose_lo"], row["all_lose_hi"],
-                          players=row["players"], order=30))
+                          players=row["players"], order=30, key="all_lose",
+                          measure=ALL_LOSE_RATE,
+                          group={k: row[k] for k in keys(ctx)}))
     return out
 
 

@@ -7,7 +7,7 @@ import polars as pl
 from sim.games.peer_to_peer.report_metrics._common import SOLO_WIN, WIN_A, WIN_B, keys, sort_groups, where
 from sim.core.plots import MAX_PANELS, threshold_band
 from sim.core.multiple import CONTROL_WORDS
-from sim.core.report_metric import (Answer, Context, Finding, Metric, collect, columns, family_kw, lazy,
+from sim.core.report_metric import (Answer, Context, Finding, Metric, collect, columns, family_kw, in_group, lazy,
                                     schema, with_family)
 from sim.core.stats import with_diff, with_wilson
 from sim.core.wording import ABOVE, BELOW, NO_DATA, UNDECIDED, WITHIN, judge, level_of, verdict
@@ -107,6 +107,17 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
     return [Finding("card_start_delta", "info", summary)] + out
 
 
+def _same_card(card: int, group: dict, ctx: Context):
+    """The answer's card on another games table (the stronger-play check): its delta."""
+    def recompute(games):
+        t = compute(in_group(games, group), ctx).filter(pl.col("card") == card)
+        if t.height == 0:
+            return None
+        r = t.row(0, named=True)
+        return r["delta_diff"], r["delta_lo"], r["delta_hi"]
+    return recompute
+
+
 def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
     """Per group: the card whose starting-venture delta is furthest from zero, and whether
     any card is called under Holm's correction (an association; the card ablation, when
@@ -133,7 +144,13 @@ def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
             code = "within" if row["verdict"] == WITHIN else "undecided"
         out.append(Answer("Which card is too strong? (starting ventures)", where(row), words,
                           code, row["delta_diff"], row["delta_lo"], row["delta_hi"], kind="diff",
-                          players=row["players"], order=40))
+                          players=row["players"], order=40, key="card_strength", even=0.0,
+                          group={k: row[k] for k in keys(ctx)},
+                          recompute=_same_card(row["card"], {k: row[k] for k in keys(ctx)}, ctx),
+                          causes=({"cause": f"card:{row['card_id']}", "share": row["delta_diff"],
+                                   "lo": row["delta_lo"], "hi": row["delta_hi"],
+                                   "words": f"{row['card_name']} as a starting venture "
+                                            "(an association, not an effect)"},)))
     return out
 
 

@@ -7,6 +7,7 @@ from sim.games.peer_to_peer.report_metrics._common import WIN_A, WIN_B, add_verd
 from sim.core.report_metric import Answer, Context, Finding, Metric, answer_of, family_kw, rate_table, with_family
 from sim.core.stats import with_diff
 from sim.core.wording import pp
+from sim.games.peer_to_peer.measures import FIRST_MARKER
 
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
@@ -51,8 +52,8 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
 
 def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
     return [answer_of(row, "Does the first team marker matter?", "holder_share", 0.5, ctx,
-                      above="favours the team with the first marker",
-                      below="favours the team without the first marker", order=20)
+                      above=FIRST_MARKER.above, below=FIRST_MARKER.below, order=20,
+                      key="first_marker", measure=FIRST_MARKER)
             for row in table.iter_rows(named=True)]
 
 

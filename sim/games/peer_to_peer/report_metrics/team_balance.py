@@ -9,6 +9,7 @@ from sim.core.report_metric import (Answer, Context, Finding, Metric, answer_of,
                                     rate_table, with_family)
 from sim.core.stats import with_wilson
 from sim.core.wording import plural
+from sim.games.peer_to_peer.measures import team_balance_measure
 
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
@@ -59,13 +60,16 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
 
 
 def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
+    """One per group: the team-balance measure (measures.py), in the words the run summary
+    uses too (sim.core.wording.edge_answer)."""
     out = []
     for row in table.iter_rows(named=True):
         odd = row["players"] in (3, 5)
+        measure = team_balance_measure(row["players"])
         out.append(answer_of(row, "Is it fair between the teams?" if not odd else
                              "Is the larger team against the smaller one fair?", "a_share", 0.5,
-                             ctx, above="favours team A" + (" (larger)" if odd else ""),
-                             below="favours team B" + (" (smaller)" if odd else ""), order=10))
+                             ctx, above=measure.above, below=measure.below, order=10,
+                             key="team_balance", measure=measure))
     return out
 
 

@@ -6,7 +6,7 @@ import polars as pl
 
 from sim.core.stats import ratio_ci
 
-# outcome codes: the game's own (sim/games/plai/constants.py; its outcome_codes hook)
+# outcome codes: the game's own (sim/games/plai/constants.py; its Game.outcome_codes)
 from sim.games.plai.constants import MAX_SEATS, OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE  # noqa: F401
 
 

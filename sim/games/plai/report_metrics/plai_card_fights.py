@@ -1,6 +1,6 @@
 """PLAI: the fight-win contribution of each card, from the per-card fight columns the
 engine writes for every game (runs made before it did: a replayed sample, see
-reports/plai_fights.py)."""
+reports/card_fights.py)."""
 from __future__ import annotations
 
 import re
@@ -182,7 +182,7 @@ METRIC = Metric(
                  "unit; never narrower than Wilson's over the pooled fights); the finding "
                  "names the card whose contribution has the highest lower bound; the difference's interval combines the two (MOVER, as Newcombe's). "
                  "The engine counts every game (games_counted = games); only runs made before it "
-                 "did are covered by replaying their first 2,000 games (reports/plai_fights.py). A "
+                 "did are covered by replaying their first 2,000 games (reports/card_fights.py). A "
                  "contribution is an association, not a causal effect: strategies choose when "
                  "to play a card."),
 )

@@ -4,7 +4,8 @@ from __future__ import annotations
 import polars as pl
 
 from sim.games.plai.report_metrics.plai_seats import by_place, place_answers, place_findings, place_plot
-from sim.core.report_metric import Context, Finding, Metric
+from sim.core.report_metric import Answer, Context, Finding, Metric
+from sim.games.plai.measures import first_player_share
 
 # the winner's place in the turn order of its game (PLAI-S1: first_seat moves first)
 POSITION = (pl.col("winner").cast(pl.Int64) - pl.col("first_seat").cast(pl.Int64)) \
@@ -26,7 +27,8 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
 
 def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
     return place_answers(table, ctx, "position", "Does going first matter?", _who,
-                         pick_first=True, order=20)
+                         pick_first=True, order=20, key="first_player",
+                         measure=lambda position, players: first_player_share(players))
 
 
 def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import polars as pl
 
-from sim.core.report_metric import rate_table, where
+from sim.core.report_metric import keys, rate_table, where
 from sim.games.plai.report_metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE
 from sim.core.plots import players_panel
 from sim.core.report_metric import Answer, Context, Finding, Metric
 from sim.core.wording import pct
+from sim.games.plai.measures import MAINTAINERS
 
 
 def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
@@ -36,7 +37,9 @@ def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
                    f"{pct(row['maintainers_win_rate'])} of games; "
                    f"{pct(row['stalemate_rate'])} end in a stalemate", "info",
                    row["maintainers_win_rate"], row["maintainers_win_lo"],
-                   row["maintainers_win_hi"], players=row["players"], order=30)
+                   row["maintainers_win_hi"], players=row["players"], order=30,
+                   key="maintainers", measure=MAINTAINERS,
+                   group={k: row[k] for k in keys(ctx)})
             for row in table.iter_rows(named=True)]
 
 

@@ -9,6 +9,7 @@ from sim.core.plots import category, grouped_points, new_figure
 from sim.core.report_metric import (Answer, Context, Finding, Metric, answer_of, family_kw,
                                     with_family)
 from sim.core.stats import with_wilson
+from sim.games.plai.measures import seat_share
 
 
 def by_place(games: pl.DataFrame, ctx: Context, place: pl.Expr, name: str) -> pl.DataFrame:
@@ -50,9 +51,11 @@ def place_findings(metric: str, table: pl.DataFrame, ctx: Context, name: str, wh
 
 
 def place_answers(table: pl.DataFrame, ctx: Context, name: str, question: str, who,
-                  pick_first: bool = False, order: int = 40) -> list[Answer]:
+                  pick_first: bool = False, order: int = 40, key: str | None = None,
+                  measure=None) -> list[Answer]:
     """Per group, one answer: the place furthest from its fair share (every seat), or the
-    first place in the turn order (``pick_first``)."""
+    first place in the turn order (``pick_first``). ``measure(place, players)``: its
+    sim.core.attribution.Measure (measures.py)."""
     out = []
     for _, part in table.group_by(keys(ctx), maintain_order=True):
         if pick_first:
@@ -63,9 +66,11 @@ def place_answers(table: pl.DataFrame, ctx: Context, name: str, question: str, w
         if part.height == 0:
             continue
         row = part.row(0, named=True)
-        w = who(row[name])
-        out.append(answer_of(row, question, "edge", 0.0, ctx, above=f"favours {w}",
-                             below=f"is against {w}", kind="diff", order=order))
+        m = measure(row[name], row["players"]) if measure is not None else None
+        above, below = (m.above, m.below) if m is not None else (f"to {who(row[name])}",
+                                                                 f"against {who(row[name])}")
+        out.append(answer_of(row, question, "edge", 0.0, ctx, above=above, below=below,
+                             kind="diff", order=order, key=key, measure=m))
     return out
 
 
@@ -102,7 +107,8 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
 
 def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
     return place_answers(table, ctx, "seat", "Is every seat fair? (the seat furthest from "
-                         "its fair share)", lambda s: f"seat {s}", order=10)
+                         "its fair share)", lambda s: f"seat {s}", order=10,
+                         key="seat_balance", measure=seat_share)
 
 
 def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):

@@ -1,0 +1,152 @@
+"""The report's reasons for its edges: counterfactual replays (sim.core.attribution).
+
+For every answer whose interval excludes its even point (called or not) and whose
+question a swap of the game explains (the game's ``Game.swaps``: Peer-to-Peer's team
+balance, PLAI's seat balance), the run's lowest game indices are replayed under each
+variant of each swap, from the run's manifest, on the same seed and game indices; each
+swap's share of the edge comes with its paired delta-method interval. The replays of a
+run take about as long as the run itself did (its games over the number of variants,
+unless ``replay_games`` fixes the count), and the section says how many games they used
+and how long they took. First a few hundred games are replayed as stored: a run the
+current simulator no longer plays the same way is left out, and the report says so.
+
+The answers whose edge is a rule's own effect (the first-marker and first-player
+questions: the marker or the first seat is the thing measured) get that cause stated,
+without replays.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+import polars as pl
+
+from reports.sections import ExtraSection
+from sim.core.errors import UserError
+
+CHECK_GAMES = 300          # games replayed as stored, to check the simulator still plays them
+# answers whose edge is measured on the swapped thing itself: the cause is that rule
+DIRECT = {"first_marker": ("first_marker", "the first team marker itself: it is given at "
+                           "random (P2P-S6), so the holder's edge is its effect"),
+          "first_player": ("turn_order", "moving first itself: the winner's place in the turn "
+                           "order is what is measured")}
+
+
+def _edge_excluded(a) -> bool:
+    return (a.even is not None and a.lo == a.lo and a.hi == a.hi
+            and (a.lo > a.even or a.hi < a.even))
+
+
+def _runs_of(rs, group: dict[str, Any]) -> list[int]:
+    return [k for k, run in enumerate(rs.runs)
+            if run.players == group.get("players") and run.pairing == group.get("pairing")
+            and run.variant == group.get("variant")]
+
+
+def _stored(rs, k: int, count: int) -> pl.DataFrame:
+    frame = rs.games.filter((pl.col("run") == k) & (pl.col("game_index") < count))
+    return frame.sort("game_index").collect(engine="streaming")
+
+
+def _check(config, seed: int, stored: pl.DataFrame, outcome: str, threads: int) -> bool:
+    """Does the current simulator play the run's first games as stored?"""
+    from sim.core.attribution import replay
+
+    n = min(CHECK_GAMES, stored.height)
+    again = replay(config, seed, n, threads)
+    return again[outcome].to_list() == stored[outcome].head(n).to_list()
+
+
+def explain_answers(answers: list, rs, replay_games: int | None = None,
+                    threads: int | None = None) -> tuple[list, ExtraSection | None]:
+    """``answers`` [(Answer, anchor)] with their causes (Answer.causes) and the section."""
+    from sim.core.attribution import explain, sample_size, variant_count
+    from sim.core.inputs import default_threads
+    from sim.runs.setup import configure_from_manifest
+
+    game = rs.runs[0].game
+    swaps = game.swaps
+    outcome = game.outcome_column
+    threads = threads or default_threads()
+    rows, notes, out = [], [], []
+    replayed_games = 0
+    seconds = 0.0
+    run_seconds = 0.0
+    for answer, anchor in answers:
+        if answer.key in DIRECT and _edge_excluded(answer):
+            cause, words = DIRECT[answer.key]
+            edge = answer.estimate - (answer.even if answer.kind != "diff" else 0.0)
+            answer = dataclasses.replace(answer, causes=({
+                "cause": cause, "share": abs(edge), "lo": None, "hi": None,
+                "words": words, "kind": "direct"},))
+            out.append((answer, anchor))
+            continue
+        measure = answer.measure
+        if (measure is None or not _edge_excluded(answer) or replay_games == 0
+                or not any(answer.key in s.explains for s in swaps)):
+            out.append((answer, anchor))
+            continue
+        runs = _runs_of(rs, answer.group)
+        if not runs:
+            out.append((answer, anchor))
+            continue
+        k = runs[0]   # a group of several runs (seeds): its first run is replayed
+        run = rs.runs[k]
+        try:
+            config = configure_from_manifest(run.manifest)
+        except (UserError, KeyError) as exc:
+            notes.append(f"{run.path}: not replayed (cannot rebuild its configuration: {exc})")
+            out.append((answer, anchor))
+            continue
+        variants = variant_count(swaps, measure.key, config)
+        count = replay_games if replay_games is not None else sample_size(
+            run.games_found, variants)
+        count = min(count, run.games_found)
+        seed = int(run.manifest["seed"])
+        stored = _stored(rs, k, count)
+        if stored.height != count:
+            notes.append(f"{run.path}: not replayed (it lacks games 0 .. {count - 1})")
+            out.append((answer, anchor))
+            continue
+        started = time.perf_counter()
+        if not _check(config, seed, stored, outcome, threads):
+            notes.append(f"{run.path}: not replayed: the simulator no longer plays its games "
+                         "as stored (was it changed since the run?)")
+            out.append((answer, anchor))
+            continue
+        causes = explain(config, seed, stored, measure, swaps, threads)
+        spent = time.perf_counter() - started
+        seconds += spent
+        run_seconds += float(run.manifest.get("wall_seconds") or 0.0)
+        replayed_games += count * variants
+        for c in causes:
+            rows.append({"question": answer.key, "players": run.players,
+                         "pairing": run.pairing, "variant": run.variant,
+                         "edge_rate": answer.estimate, "cause": c.cause, "kind": c.kind,
+                         "under": c.variant, "share_diff": c.share, "share_lo": c.lo,
+                         "share_hi": c.hi, "fraction_rate": c.fraction,
+                         "fraction_lo": c.fraction_lo, "fraction_hi": c.fraction_hi,
+                         "replayed_edge": c.edge, "games": c.games,
+                         "seconds": round(c.seconds, 2), "words": c.sentence()})
+        out.append((dataclasses.replace(answer, causes=tuple(c.as_dict() for c in causes)),
+                    anchor))
+    if not rows and not notes:
+        return out, None
+    description = (
+        "Every answer whose 95 % interval excludes its even point is explained by replays: "
+        "the same seed and game indices played again with one thing exchanged between the "
+        "sides (the game's swaps: "
+        + "; ".join(f"{s.cause}: {s.words}" for s in swaps)
+        + "). A swap accounts for the run's value minus its mean over the swap's orbit (for "
+        "an exchange of two sides, half the change it makes): all of the edge if exchanging "
+        "it turns the edge around, none if the edge stays. Points are counted in the edge's "
+        "direction, on the replayed games, with paired delta-method 95 % intervals (the game "
+        "as the unit); the share of the edge likewise. 'compare' rows show the answer under "
+        f"another rule mode instead. {replayed_games:,} games replayed in {seconds:.0f} s "
+        f"(the runs explained took {run_seconds:.0f} s).")
+    if notes:
+        description += " " + " ".join(notes)
+    table = pl.DataFrame(rows) if rows else None
+    return out, ExtraSection(name="attribution", title="Why: counterfactual replays",
+                             description=description, table=table, order=5)

@@ -1,0 +1,223 @@
+"""Each answer checked under stronger play: the same seeds and game indices played with the
+search player (``search:k=K,n=N,base=<the run's strategy>``) on every side, the report's
+metrics recomputed on those games, and every answer shown beside its stronger-play value:
+"holds under stronger play" when the difference's interval holds 0, else "changes".
+
+Search games cost about a thousand plain ones, so the check runs on a sample: the lowest
+game indices of each run, played chunk after chunk until the time budget of its player
+count (``seconds``, default 300 per player count, shared by the runs of that count: the
+compensation modes at 3 and 5 players) is spent; the first chunk compiles the search
+player when its kernels are not cached yet, which the budget does not count. The section
+says how many games each run used and how long they took. ``seconds`` 0 turns the check
+off (the environment variable CARDSIM_STRONGER_PLAY sets the default: the test suite's
+conftest sets 0); ``games`` fixes the sample instead of the time.
+
+The difference of an answer and its stronger-play value treats the two samples as
+independent (the search games are few and play differently from the same deal): its
+interval combines the two intervals' half-widths (as Newcombe's does for two rates).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import time
+from typing import Any
+
+import polars as pl
+
+from reports.sections import ExtraSection
+from sim.core.errors import UserError
+
+ENV = "CARDSIM_STRONGER_PLAY"
+DEFAULT_SECONDS = 300.0
+# The search budget of the check: the search player's default (Peer-to-Peer k=8, n=8; PLAI
+# k=8, n=32), what "search" means in every other command (docs/answers.md has its cost)
+SEARCH = "search"
+NOT_CHECKED = "not checked under stronger play"
+
+
+def default_seconds() -> float:
+    raw = os.environ.get(ENV, "").strip()
+    if not raw:
+        return DEFAULT_SECONDS
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        raise UserError(f"must be a number of seconds, got '{raw}'", field=ENV) from None
+
+
+def search_request(run) -> dict[str, Any]:
+    """The run's request with every strategy slot played by search over its strategy."""
+    game = run.game
+    specs = {}
+    for slot in game.strategy_slots(run.players):
+        entry = (run.manifest.get("strategies") or {}).get(slot) or {}
+        name = str(entry.get("name") or game.default_strategy)
+        specs[slot] = name if name == "search" else f"{SEARCH}:base={name}"
+    return {**run.manifest["request"], "strategies": specs}
+
+
+RUN_COLUMNS = ("run", "pairing", "strategy_a", "strategy_b", "variant", "seats_a", "seats_b")
+
+
+def _constant_columns(rs, k: int, have: list[str]) -> list[pl.Expr]:
+    """The columns reports.load gives every game of run ``k`` (its group keys, its seats),
+    so the metrics group the search games as the run's."""
+    one = rs.games.filter(pl.col("run") == k).head(1).collect()
+    return [pl.lit(one[c][0], dtype=one[c].dtype).alias(c) for c in one.columns
+            if c not in have and (c in RUN_COLUMNS or c.startswith("seat_team_"))]
+
+
+def play_search(rs, seconds: float | None = None, games: int | None = None,
+                threads: int | None = None) -> tuple[pl.DataFrame | None, list[dict]]:
+    """The search games of every run (the runs' columns, their group keys kept, so the
+    metrics group them as the runs), and per run what was played."""
+    from sim.core.game import configure_request
+    from sim.core.inputs import default_threads
+
+    threads = threads or default_threads()
+    per_count: dict[int, int] = {}
+    for run in rs.runs:
+        per_count[run.players] = per_count.get(run.players, 0) + 1
+    parts, played = [], []
+    for k, run in enumerate(rs.runs):
+        try:
+            config = configure_request(run.game, run.players, search_request(run))
+        except (UserError, KeyError) as exc:
+            played.append({"run": run.path, "players": run.players, "games": 0,
+                           "seconds": 0.0, "note": f"not played: {exc}"})
+            continue
+        seed = int(run.manifest["seed"])
+        budget = (seconds or 0.0) / per_count[run.players]
+        started = time.perf_counter()
+        first = config.run_chunk(seed, 0, 1, 1)           # compiles the search player once
+        compile_seconds = time.perf_counter() - started
+        tables, n = [first], 1
+        started = time.perf_counter()
+        chunk = 2 * threads
+        limit = min(games if games is not None else run.games_found, run.games_found)
+        while n < limit and (games is not None or time.perf_counter() - started < budget):
+            count = min(chunk, limit - n)
+            tables.append(config.run_chunk(seed, n, count, threads))
+            n += count
+        spent = time.perf_counter() - started
+        table = pl.concat(tables)
+        table = table.with_columns(_constant_columns(rs, k, table.columns))
+        parts.append(table)
+        played.append({"run": run.path, "players": run.players, "variant": run.variant,
+                       "games": n, "seconds": round(spent, 1),
+                       "first_game_seconds": round(compile_seconds, 1),
+                       "strategies": ", ".join(f"{s}={v}" for s, v in
+                                               search_request(run)["strategies"].items())})
+    if not parts:
+        return None, played
+    return pl.concat(parts, how="diagonal_relaxed"), played
+
+
+def recomputed(answer, frame: pl.DataFrame):
+    """(estimate, lo, hi) of ``answer`` on the search games, for the same subject: its own
+    ``recompute`` (a card, a cause), else its measure on its group's games (Wilson), else
+    None (an answer of an added section)."""
+    from sim.core.report_metric import in_group
+    from sim.core.stats import wilson
+
+    if answer.recompute is not None:
+        return answer.recompute(frame)
+    if answer.measure is None:
+        return None
+    games = in_group(frame, answer.group).collect()
+    num, den = answer.measure.arrays(games)
+    if den.sum() <= 0:
+        return None
+    value, lo, hi = wilson(int(num.sum()), int(den.sum()))
+    shift = answer.measure.even if answer.kind == "diff" else 0.0   # an edge, not a share
+    return value - shift, lo - shift, hi - shift
+
+
+def _difference(a, est, lo, hi) -> tuple[float, float, float]:
+    """(est - a) with the half-widths of both intervals combined (independent samples)."""
+    d = est - a.estimate
+    below = math.hypot(a.hi - a.estimate, est - lo)
+    above = math.hypot(a.estimate - a.lo, hi - est)
+    return d, d - below, d + above
+
+
+def _where(answer) -> tuple:
+    group = answer.group or {}
+    return group.get("players", answer.players), group.get("variant")
+
+
+def _unit(answer) -> str:
+    return " points" if answer.kind == "diff" else " %"
+
+
+def compare(answers: list, frame: pl.DataFrame | None, seconds: dict[tuple, float],
+            threshold_pp: float = 2.0) -> list:
+    """``answers`` [(Answer, anchor)] with their ``stronger`` dicts (``seconds``: the time
+    the search games of each (players, variant) took)."""
+    out = []
+    for answer, anchor in answers:
+        got = recomputed(answer, frame) if frame is not None else None
+        if got is None or not all(x == x for x in (*got, answer.lo, answer.hi)):
+            why = ("no search games of it (none of its kind in the sample)"
+                   if answer.key and (answer.measure or answer.recompute) else
+                   "not an answer of the runs' games (its own section's study)")
+            out.append((dataclasses.replace(answer, stronger={
+                "checked": False, "words": f"{NOT_CHECKED}: {why}"}), anchor))
+            continue
+        est, lo, hi = got
+        from sim.core.report_metric import in_group
+
+        games = in_group(frame, answer.group).select(pl.len()).collect().item()
+        d, d_lo, d_hi = _difference(answer, est, lo, hi)
+        holds = d_lo <= 0 <= d_hi
+        shown = f"{100 * est:.1f}{_unit(answer)} [{100 * lo:.1f}, {100 * hi:.1f}]"
+        words = (f"holds under stronger play ({shown})" if holds else
+                 f"changes: {shown} under stronger play ({100 * d:+.1f} points "
+                 f"[{100 * d_lo:+.1f}, {100 * d_hi:+.1f}])")
+        stronger = {"checked": True, "holds": holds, "value": est, "lo": lo, "hi": hi,
+                    "difference": d, "difference_lo": d_lo, "difference_hi": d_hi,
+                    "words": words, "games": games,
+                    "seconds": round(seconds.get(_where(answer), 0.0), 1)}
+        if answer.even is not None and answer.measure is not None:
+            from sim.core.wording import edge_answer
+
+            m = answer.measure
+            stronger["verdict"], stronger["answer"] = edge_answer(
+                est, lo, hi, answer.even, threshold_pp, m.above, m.below)
+        out.append((dataclasses.replace(answer, stronger=stronger), anchor))
+    return out
+
+
+def check_answers(answers: list, rs, ctx, seconds: float | None = None,
+                  games: int | None = None,
+                  threads: int | None = None) -> tuple[list, ExtraSection | None]:
+    """``answers`` [(Answer, anchor)] with their stronger-play checks, and the section."""
+    seconds = default_seconds() if seconds is None else seconds
+    if not seconds and not games:
+        return [(dataclasses.replace(a, stronger={
+            "checked": False, "words": f"{NOT_CHECKED} (turned off)"}), anchor)
+            for a, anchor in answers], None
+    frame, played = play_search(rs, seconds, games, threads)
+    n = sum(p["games"] for p in played)
+    spent = sum(p["seconds"] for p in played)
+    seconds_of = {(p["players"], p.get("variant")): p["seconds"] for p in played}
+    checked = compare(answers, frame, seconds_of, ctx.threshold_pp)
+    if frame is None:
+        return checked, None
+    table = pl.DataFrame([{k: v for k, v in p.items()} for p in played])
+    changed = [a for a, _ in checked if a.stronger and a.stronger.get("checked")
+               and not a.stronger["holds"]]
+    description = (
+        f"Every answer recomputed on {n:,} games played with the search player on every "
+        f"side ({spent:.0f} s, not counting the search player's first game, which compiles "
+        "it when it is not cached), the runs' lowest game indices: the same deals, played "
+        "better. 'holds under stronger play' when the difference from the runs' answer has "
+        "an interval holding 0 (the two samples treated as independent), else 'changes'. "
+        f"{len(changed)} of {sum(1 for a, _ in checked if a.stronger.get('checked'))} "
+        "answers checked changed. The budget is about "
+        f"{seconds:g} s per player count (simulate report --stronger-play SECONDS; 0 turns it "
+        "off).")
+    return checked, ExtraSection(name="stronger_play", title="Checked under stronger play",
+                                 description=description, table=table, order=6)

@@ -1,0 +1,248 @@
+"""Attribution by counterfactual replays on common random numbers.
+
+A game declares its *swaps* (``Game.swaps``, a tuple of :class:`Swap`): changes of a
+configuration that exchange what one side has for what another side has and leave the
+rules alone, keeping the random numbers, so game ``i`` of a seed deals the same cards
+(Peer-to-Peer: the teams' starting cards; who gets the first marker. PLAI: who moves
+first). A swap's *orbit* is the configuration and its variants (``Swap.variants``): for
+an exchange of two sides, the configuration and the swapped one; for a rotation of n
+seats, all n rotations.
+
+An answer is a :class:`Measure`, a ratio of per-game sums R = sum(num) / sum(den) with an
+even point (team A's share of the games won by a team, 50 %). Its edge is E = R - even.
+If everything the swap moves explains the edge, the orbit's mean of R is the even point;
+so the swap *accounts for* A = R - mean(R over the orbit) of it: (E - E_swapped) / 2 for
+an exchange of two sides. A swap that explains nothing leaves R unchanged over its orbit
+(A = 0); one that explains everything turns E into -E (A = E).
+
+Intervals: every configuration plays the same games (the same seed and game indices), so
+A is estimated game by game, paired: the delta method with the game as the unit, the
+influence of a ratio R_k on game i being (num_ki - R_k den_ki) / mean(den_k), summed over
+the orbit with A's coefficients; the share A / E likewise (:func:`contrast`). A swap
+whose variants play the very same games (a card file whose two starting decks are copies)
+gives A = 0 with an interval of zero width.
+
+A ``compare`` swap (Peer-to-Peer's odd_team_compensation at 3 and 5 players) is not an
+exchange: it shows the answer under each alternative, with the paired difference.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from sim.core.stats import Z95
+
+EXCHANGE, COMPARE = "exchange", "compare"
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A ratio of per-game sums: ``num`` and ``den`` are polars expressions over a run's
+    games table (one value per game); ``even`` is the balanced value. ``key`` is the
+    answer's stable key (answers.json: team_balance, seat_balance, ...); ``above`` and
+    ``below`` name whom an edge favours ("to team A", "against seat 0")."""
+
+    key: str
+    num: Any
+    den: Any
+    even: float
+    above: str = ""
+    below: str = ""
+
+    def arrays(self, games) -> tuple[np.ndarray, np.ndarray]:
+        """(num, den) per game of a polars DataFrame, in its row order."""
+        t = games.select(self.num.cast(float).alias("n"), self.den.cast(float).alias("d"))
+        return t["n"].to_numpy(), t["d"].to_numpy()
+
+
+@dataclass(frozen=True)
+class Swap:
+    """One counterfactual a game declares (module docstring).
+
+    ``variants(config)`` -> [(label, config)]: the other members of the orbit (empty when
+    the swap does not apply to this configuration). ``explains``: the answer keys whose
+    edge it is a candidate cause of. ``advice``: what a designer can change about it."""
+
+    cause: str                    # stable key: start_cards, first_marker, turn_order ...
+    words: str                    # "the starting cards"
+    explains: tuple[str, ...]
+    variants: Callable[[Any], list[tuple[str, Any]]]
+    kind: str = EXCHANGE
+    advice: str = ""
+
+
+@dataclass
+class Cause:
+    """What one swap says about one answer (answers.json's ``causes`` entries)."""
+
+    cause: str
+    words: str
+    kind: str
+    share: float            # exchange: the points of the edge it accounts for, counted in
+    lo: float               # the edge's direction (negative: it works against the edge);
+    hi: float               # compare: the answer's change under the variant
+    fraction: float = float("nan")      # exchange: share / edge
+    fraction_lo: float = float("nan")
+    fraction_hi: float = float("nan")
+    value: float = float("nan")         # compare: the answer under the variant
+    variant: str = ""
+    edge: float = float("nan")          # the edge on the replayed games (its size)
+    games: int = 0                      # games replayed (all variants)
+    seconds: float = 0.0
+    advice: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {"cause": self.cause, "share": self.share, "lo": self.lo, "hi": self.hi,
+               "words": self.sentence(), "label": self.words, "kind": self.kind,
+               "games": self.games,
+               "seconds": round(self.seconds, 3)}
+        if self.kind == EXCHANGE:
+            out.update(fraction=self.fraction, fraction_lo=self.fraction_lo,
+                       fraction_hi=self.fraction_hi, edge=abs(self.edge))
+        else:
+            out.update(value=self.value, variant=self.variant)
+        if self.advice:
+            out["advice"] = self.advice
+        return out
+
+    def sentence(self) -> str:
+        if self.kind == COMPARE:
+            return (f"under {self.variant}: {100 * self.value:.1f} % (a change of "
+                    f"{100 * self.share:+.1f} points [{100 * self.lo:+.1f}, "
+                    f"{100 * self.hi:+.1f}])")
+        frac = (f" ({100 * self.fraction:.0f} % [{100 * self.fraction_lo:.0f}, "
+                f"{100 * self.fraction_hi:.0f}])" if np.isfinite(self.fraction) else "")
+        return (f"{self.words}: {100 * self.share:.1f} points [{100 * self.lo:.1f}, "
+                f"{100 * self.hi:.1f}] of the {100 * abs(self.edge):.1f}-point edge of the "
+                f"replayed games{frac}")
+
+
+# ----------------------------------------------------------------------------- statistics
+def ratio_influence(num: np.ndarray, den: np.ndarray) -> tuple[float, np.ndarray]:
+    """R = sum(num) / sum(den) and each game's influence on it (num - R den) / mean(den)."""
+    total = den.sum()
+    if total <= 0:
+        return float("nan"), np.zeros_like(num)
+    r = float(num.sum() / total)
+    return r, (num - r * den) / den.mean()
+
+
+def contrast(parts: Sequence[tuple[np.ndarray, np.ndarray]], coefs: Sequence[float],
+             even: float | None = None, z: float = Z95) -> dict[str, float]:
+    """sum_k coefs[k] R_k over ratios measured on the same games (paired), with its
+    delta-method interval; with ``even``, also its fraction of the first ratio's edge
+    (R_0 - even), with an interval. Keys: est, lo, hi (and fraction, fraction_lo/_hi)."""
+    ratios, influences = zip(*(ratio_influence(n, d) for n, d in parts))
+    n = len(influences[0])
+    est = float(sum(c * r for c, r in zip(coefs, ratios)))
+    psi = sum(c * f for c, f in zip(coefs, influences))
+    se = float(np.std(psi, ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+    out = {"est": est, "lo": est - z * se, "hi": est + z * se}
+    if even is not None:
+        edge = ratios[0] - even
+        if edge != 0 and np.isfinite(edge):
+            frac = est / edge
+            psi_f = (psi - frac * influences[0]) / edge
+            se_f = float(np.std(psi_f, ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+            out.update(fraction=frac, fraction_lo=frac - z * se_f, fraction_hi=frac + z * se_f)
+    return out
+
+
+# ----------------------------------------------------------------------------- replays
+def replay(config, seed: int, count: int, threads: int):
+    """Games 0 .. count-1 of ``seed`` under ``config`` (polars DataFrame, by game index)."""
+    return config.run_chunk(seed, 0, count, threads)
+
+
+def applicable(swaps: Sequence[Swap], key: str, config) -> list[tuple[Swap, list]]:
+    """(swap, its variants) of the swaps that explain answer ``key`` for ``config``."""
+    out = []
+    for swap in swaps:
+        if key in swap.explains:
+            variants = swap.variants(config)
+            if variants:
+                out.append((swap, variants))
+    return out
+
+
+def explain(config, seed: int, original, measure: Measure, swaps: Sequence[Swap],
+            threads: int = 1, z: float = Z95) -> list[Cause]:
+    """What each applicable swap says about ``measure`` on games 0 .. len(original)-1 of
+    ``seed`` (``original``: those games of ``config``, a polars DataFrame by game index,
+    e.g. read from the run). Every variant replays the same games."""
+    count = original.height
+    base = measure.arrays(original)
+    causes = []
+    for swap, variants in applicable(swaps, measure.key, config):
+        started = time.perf_counter()
+        tables = [(label, replay(variant, seed, count, threads)) for label, variant in variants]
+        seconds = time.perf_counter() - started
+        parts = [measure.arrays(table) for _, table in tables]
+        games = count * len(tables)
+        if swap.kind == EXCHANGE:
+            k = len(parts) + 1
+            c = contrast([base, *parts], [1 - 1 / k] + [-1 / k] * len(parts), measure.even, z)
+            edge = ratio_influence(*base)[0] - measure.even
+            if edge < 0:   # points counted in the edge's direction
+                c.update(est=-c["est"], lo=-c["hi"], hi=-c["lo"])
+            causes.append(Cause(swap.cause, swap.words, EXCHANGE, c["est"], c["lo"], c["hi"],
+                                c.get("fraction", float("nan")),
+                                c.get("fraction_lo", float("nan")),
+                                c.get("fraction_hi", float("nan")), edge=edge,
+                                games=games, seconds=seconds, advice=swap.advice))
+        else:
+            for (label, _), part in zip(tables, parts):
+                c = contrast([part, base], [1.0, -1.0], None, z)
+                value = ratio_influence(*part)[0]
+                causes.append(Cause(swap.cause, swap.words, COMPARE, c["est"], c["lo"],
+                                    c["hi"], value=value, variant=label, games=count,
+                                    seconds=seconds / len(tables), advice=swap.advice))
+    return causes
+
+
+def variant_count(swaps: Sequence[Swap], key: str, config) -> int:
+    """How many replays of each game explaining ``key`` takes (0: nothing to replay)."""
+    return sum(len(variants) for _, variants in applicable(swaps, key, config))
+
+
+def main_cause(causes: Sequence[Cause]) -> Cause | None:
+    """The exchange that accounts for the most of the edge, when its interval lies above 0."""
+    found = [c for c in causes if c.kind == EXCHANGE and c.lo > 0]
+    return max(found, key=lambda c: c.share, default=None)
+
+
+def sample_size(games: int, replays: int, fraction: float = 1.0, floor: int = 2000) -> int:
+    """How many games each of ``replays`` variants replays so that all of them together
+    take about ``fraction`` of the run's own time (the run played ``games``; a replay plays
+    as fast on the same machine and threads): games * fraction / replays, at least
+    ``floor`` (a second or so), at most the run's games."""
+    if replays <= 0 or games <= 0:
+        return 0
+    return int(min(games, max(floor, games * fraction / replays)))
+
+
+def explain_run(config, seed: int, games, measure: Measure, swaps: Sequence[Swap], *,
+                fraction: float = 1.0, threads: int = 1,
+                count: int | None = None) -> tuple[list[Cause], int]:
+    """The causes of ``measure``'s edge in a run of ``config`` (``games``: its table, a
+    polars LazyFrame or DataFrame with ``game_index``), replaying its lowest game indices
+    within ``fraction`` of its time (or ``count`` games). Returns (causes, games replayed
+    per variant); ([], 0) when no swap applies or the run lacks those games."""
+    import polars as pl
+
+    replays = variant_count(swaps, measure.key, config)
+    total = games.select(pl.len()).collect().item() if isinstance(games, pl.LazyFrame) \
+        else games.height
+    m = count if count is not None else sample_size(total, replays, fraction)
+    m = min(m, total)
+    if not replays or m < 2:
+        return [], 0
+    frame = games.lazy() if isinstance(games, pl.DataFrame) else games
+    original = frame.filter(pl.col("game_index") < m).sort("game_index").collect()
+    if original.height != m:   # a resumed or partial run without games 0 .. m-1
+        return [], 0
+    return explain(config, seed, original, measure, swaps, threads), m

@@ -1,0 +1,177 @@
+"""Attribution by counterfactual replays (sim/core/attribution.py, the games' swaps.py):
+the swaps keep the random numbers (the same decks are dealt), the paired delta method is
+exact where it must be, and the causes come out where the rules put them: the default
+deck's team-B edge on its starting cards, none for starting decks that are copies, the
+PLAI 2-player seat-0 edge on moving first."""
+import csv
+
+import numpy as np
+import polars as pl
+import pytest
+
+from sim.core.attribution import EXCHANGE, contrast, explain, main_cause, sample_size
+from sim.core.game import configure, resolve_game
+from sim.games.peer_to_peer import constants as k
+from sim.games.peer_to_peer.cards import default_cards_path
+from sim.games.peer_to_peer.engine_kernel import EV_DEAL, EV_DRAW
+from sim.games.peer_to_peer.measures import team_balance_measure
+from sim.games.peer_to_peer.swaps import SWAPS
+from sim.games.plai.measures import seat_share
+
+P2P = resolve_game("peer-to-peer")
+
+
+def _variant(config, cause):
+    (swap,) = [s for s in SWAPS if s.cause == cause]
+    (label, variant), = swap.variants(config)
+    return variant
+
+
+def _events(config, game_index, codes):
+    events, row, _ = config.trace_events(3, game_index)
+    return [tuple(int(x) for x in e) for e in events if e[1] in codes], row
+
+
+# ----------------------------------------------------------------------------- the swaps
+@pytest.mark.parametrize("game_index", range(6))
+def test_starting_card_swap_deals_the_same_decks_to_the_other_team(game_index):
+    config = configure("peer-to-peer", 4)
+    swapped = _variant(config, "start_cards")
+    before, row = _events(config, game_index, (EV_DEAL, EV_DRAW))
+    after, row2 = _events(swapped, game_index, (EV_DEAL, EV_DRAW))
+    deals = [e for e in before if e[1] == EV_DEAL]
+    assert deals[:2] == [e for e in after if e[1] == EV_DEAL][:2]   # the same customers
+    partner = {}   # each S card and the other team's card dealt in its place
+    start = config.cards.start
+    for a, b in zip(before, after):
+        if a[1] == EV_DRAW and a[0] == 0:     # setup's hands (S4)
+            assert a[2] == b[2] and start[a[3]] == a[2] and start[b[3]] == 1 - a[2]
+            partner[a[3]] = b[3]
+    # the card dealt in place of an S card is its counterpart: the same place in id order
+    ids = {t: [c for c in range(config.cards.n) if start[c] == t] for t in (0, 1)}
+    for card, other in partner.items():
+        t = start[card]
+        assert ids[1 - t].index(other) == ids[t].index(card)
+    assert row["first_marker"] == row2["first_marker"]
+
+
+@pytest.mark.parametrize("rule", ["random", "A", "B"])
+def test_first_marker_swap_gives_the_same_draw_to_the_other_team(rule):
+    config = configure("peer-to-peer", 4, rule_overrides=(f"first_marker={rule}",))
+    swapped = _variant(config, "first_marker")
+    for game_index in range(8):
+        before, row = _events(config, game_index, (EV_DEAL, EV_DRAW))
+        after, row2 = _events(swapped, game_index, (EV_DEAL, EV_DRAW))
+        def setup(events):   # the hands (S4) and the first row (S5)
+            return ([e for e in events if e[0] == 0]
+                    + [e for e in events if e[1] == EV_DEAL][:2])
+
+        assert setup(before) == setup(after)        # the same deal
+        assert row2["first_marker"] == 1 - row["first_marker"]
+
+
+def test_swaps_do_not_apply_where_they_mean_nothing():
+    solo = configure("peer-to-peer", 1)
+    assert all(not s.variants(solo) for s in SWAPS)
+    four = configure("peer-to-peer", 4)
+    (compensation,) = [s for s in SWAPS if s.cause == "compensation"]
+    assert compensation.variants(four) == []
+    three = compensation.variants(configure("peer-to-peer", 3))
+    assert [label for label, _ in three] == ["odd_team_compensation=extra_venture_empty",
+                                            "odd_team_compensation=none"]
+
+
+def test_plai_rotation_moves_the_first_seat_and_its_cards():
+    config = configure("plai", 3)
+    (swap,) = resolve_game("plai").swaps
+    variants = [v for _, v in swap.variants(config)]
+    base = config.run_chunk(2, 0, 50, 1)
+    for shift, variant in enumerate(variants, 1):
+        games = variant.run_chunk(2, 0, 50, 1)
+        assert (games["first_seat"] == (base["first_seat"] + shift) % 3).all()
+
+
+# ----------------------------------------------------------------------------- statistics
+def test_contrast_of_identical_games_is_exactly_zero():
+    rng = np.random.default_rng(1)
+    num = (rng.random(500) < 0.4).astype(float)
+    den = np.ones(500)
+    c = contrast([(num, den), (num, den)], [0.5, -0.5], 0.5)
+    assert c["est"] == 0 and c["lo"] == 0 and c["hi"] == 0
+
+
+def test_contrast_of_a_mirror_accounts_for_the_whole_edge():
+    rng = np.random.default_rng(2)
+    num = (rng.random(2000) < 0.6).astype(float)
+    den = np.ones(2000)
+    c = contrast([(num, den), (1 - num, den)], [0.5, -0.5], 0.5)
+    assert c["est"] == pytest.approx(num.mean() - 0.5)
+    assert c["fraction"] == pytest.approx(1.0) and c["fraction_hi"] - c["fraction_lo"] < 1e-9
+
+
+def test_contrast_interval_covers_a_known_difference():
+    """Paired games that agree but for a known share: the interval is about the truth."""
+    rng = np.random.default_rng(3)
+    n = 20_000
+    x = (rng.random(n) < 0.45).astype(float)
+    flip = rng.random(n) < 0.1
+    y = np.where(flip, 1 - x, x)
+    c = contrast([(x, np.ones(n)), (y, np.ones(n))], [1.0, -1.0])
+    assert c["lo"] < x.mean() - y.mean() < c["hi"]
+    assert c["hi"] - c["lo"] < 0.02           # pairing: far narrower than two samples
+
+
+def test_sample_size_keeps_the_replays_within_the_run():
+    assert sample_size(200_000, 2) == 100_000
+    assert sample_size(1_000, 2) == 1_000          # the floor, capped at the run
+    assert sample_size(10_000, 4, fraction=0.25) == 2_000
+    assert sample_size(10, 0) == 0
+
+
+# ----------------------------------------------------------------------------- the causes
+def test_default_deck_team_b_edge_is_the_starting_cards():
+    config = configure("peer-to-peer", 2)
+    games = config.run_chunk(1, 0, 12_000, 2)
+    measure = team_balance_measure(2)
+    causes = {c.cause: c for c in explain(config, 1, games, measure, SWAPS, threads=2)}
+    start, marker = causes["start_cards"], causes["first_marker"]
+    assert start.kind == EXCHANGE and start.lo > 0 and start.fraction > 0.6
+    assert marker.lo < 0 < marker.hi or abs(marker.share) < 0.01
+    assert main_cause(list(causes.values())).cause == "start_cards"
+
+
+def copied_starts(path):
+    """The default cards with team B's S cards replaced by copies of team A's."""
+    lines = [line for line in default_cards_path().read_text().splitlines()
+             if not line.startswith("#")]
+    rows = list(csv.DictReader(lines))
+    out = [r for r in rows if r["start"] != "B"]
+    for r in rows:
+        if r["start"] == "A":
+            out.append({**r, "id": r["id"] + "-B", "name": r["name"] + " (B)", "start": "B"})
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(out)
+    return path
+
+
+def test_copied_starting_decks_blame_no_starting_cards(tmp_path):
+    config = configure("peer-to-peer", 4, cards=str(copied_starts(tmp_path / "copies.csv")))
+    games = config.run_chunk(1, 0, 6000, 2)
+    causes = {c.cause: c for c in explain(config, 1, games, team_balance_measure(4), SWAPS,
+                                          threads=2)}
+    start = causes["start_cards"]
+    assert start.share == 0 and start.lo == 0 and start.hi == 0   # the very same games
+    decided = games.filter(pl.col("winner").is_in([k.WIN_A, k.WIN_B]))
+    share = (decided["winner"] == k.WIN_A).mean()
+    assert abs(share - 0.5) < 0.03
+
+
+def test_plai_two_player_seat_zero_edge_is_moving_first():
+    config = configure("plai", 2)
+    games = config.run_chunk(1, 0, 1500, 2)
+    causes = explain(config, 1, games, seat_share(0, 2), resolve_game("plai").swaps, threads=2)
+    (turn,) = causes
+    assert turn.cause == "turn_order" and turn.lo > 0
+    assert turn.fraction == pytest.approx(1.0)

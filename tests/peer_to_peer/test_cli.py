@@ -1,0 +1,139 @@
+"""The simulate CLI with the real Peer-to-Peer game (click's CliRunner)."""
+import json
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from sim.cli import main
+from sim.games.peer_to_peer.cards import default_cards_path
+
+HEADER = "id,name,domain,value,kind,start,effect"
+
+
+@pytest.fixture(scope="module")
+def default_rows():
+    lines = default_cards_path().read_text().splitlines()
+    return [line for line in lines if line and not line.startswith("#")][1:]
+
+
+def _write(tmp_path, rows, header=HEADER, name="cards.csv"):
+    path = tmp_path / name
+    path.write_text("\n".join([header, *rows]) + "\n")
+    return str(path)
+
+
+def _replace(rows, card_id, column, value):
+    cols = HEADER.split(",")
+    out = []
+    for row in rows:
+        cells = row.split(",")
+        if cells[0] == card_id:
+            cells[cols.index(column)] = value
+        out.append(",".join(cells))
+    return out
+
+
+def test_json_summary_has_the_stable_keys(runner, tmp_path):
+    result = runner.invoke(main, ["--games", "2e3", "--json", "--out", str(tmp_path / "r"),
+                                  "--no-progress"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    for key in ("game", "players", "games", "seed", "wall_seconds", "games_per_second",
+                "run_dir", "teams", "draw_rate", "all_lose_rate", "mean_rounds"):
+        assert key in summary
+    assert summary["games"] == 2000 and summary["players"] == 4
+    for team in ("A", "B"):
+        rate = summary["teams"][team]
+        assert rate["ci_low"] <= rate["win_rate"] <= rate["ci_high"]
+    games = pl.read_parquet(f"{summary['run_dir']}/games/*.parquet")
+    assert games.height == 2000
+    expected_all_lose = (games["winner"] == 3).mean()
+    assert summary["all_lose_rate"] == pytest.approx(expected_all_lose)
+
+
+def test_cards_command_prints_the_default_file(runner):
+    result = runner.invoke(main, ["cards", "--game", "peer-to-peer"])
+    assert result.exit_code == 0
+    assert "reconstruction" in result.stdout.splitlines()[0].lower()
+    assert HEADER in result.stdout
+
+
+def test_trace_names_cards_and_ends_with_scoring(runner):
+    result = runner.invoke(main, ["trace", "--seed", "3", "--game-index", "17"])
+    assert result.exit_code == 0, result.output
+    assert "Round 1" in result.stdout and "Scoring" in result.stdout
+    assert "Service" in result.stdout or "Technology" in result.stdout
+
+
+BAD_FILES = {
+    "unknown domain": (lambda rows: _replace(rows, "SV2", "domain", "Marketing"), "domain"),
+    "unknown kind": (lambda rows: _replace(rows, "SV2", "kind", "building"), "kind"),
+    "unknown effect": (lambda rows: _replace(rows, "SV10", "effect", "teleport 2"), "effect"),
+    "duplicate id": (lambda rows: _replace(rows, "SV3", "id", "SV2"), "id"),
+    "value not an integer": (lambda rows: _replace(rows, "TE5", "value", "five"), "value"),
+    "S cards not 5 per team": (lambda rows: _replace(rows, "SV1", "start", ""), "start"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FILES))
+def test_bad_card_file_is_one_line_naming_file_line_and_field(runner, tmp_path, default_rows,
+                                                              case):
+    change, field = BAD_FILES[case]
+    path = _write(tmp_path, change(default_rows))
+    result = runner.invoke(main, ["--games", "10", "--cards", path, "--out",
+                                  str(tmp_path / "r"), "--no-progress"])
+    assert result.exit_code == 2
+    message = result.stderr.strip()
+    assert len(message.splitlines()) == 1 and "Traceback" not in result.output
+    assert path in message and f"'{field}'" in message
+    if case != "S cards not 5 per team":  # a whole-file check names no single row
+        assert f"{path}:" in message
+
+
+def test_missing_column_is_an_error(runner, tmp_path, default_rows):
+    without_start = [",".join(r.split(",")[:5] + r.split(",")[6:]) for r in default_rows]
+    path = _write(tmp_path, without_start, header="id,name,domain,value,kind,effect")
+    result = runner.invoke(main, ["--games", "10", "--cards", path, "--no-progress"])
+    assert result.exit_code == 2
+    assert "'start'" in result.stderr and path in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_the_effect_column_is_optional(runner, tmp_path, default_rows):
+    without_effect = [",".join(r.split(",")[:6]) for r in default_rows]
+    path = _write(tmp_path, without_effect, header="id,name,domain,value,kind,start",
+                  name="plain.csv")
+    ok = runner.invoke(main, ["--games", "10", "--cards", path, "--out", str(tmp_path / "ok"),
+                              "--no-progress"])
+    assert ok.exit_code == 0, ok.output
+
+
+def test_too_few_venture_cards_for_the_player_count(runner, tmp_path, default_rows):
+    rows = default_rows
+    for card in ("SV10", "SV11", "SV12", "SV13", "TE10", "TE11", "TE12", "TE13"):
+        rows = _replace(rows, card, "kind", "group")
+    path = _write(tmp_path, rows)
+    fine = runner.invoke(main, ["--games", "10", "--players", "4", "--cards", path, "--out",
+                                str(tmp_path / "r4"), "--no-progress"])
+    assert fine.exit_code == 0, fine.output  # 8 ventures are enough for 4 seats
+    result = runner.invoke(main, ["--games", "10", "--players", "5", "--cards", path, "--out",
+                                  str(tmp_path / "r5"), "--no-progress"])
+    assert result.exit_code == 2
+    assert "venture" in result.stderr and path in result.stderr
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--rule", "nonsense=3"], "nonsense"),
+    (["--rule", "customer_patience=zero"], "customer_patience"),
+    (["--players", "7"], "players"),
+    (["--team-a", "nobody"], "greedy"),
+    (["--team-a", "builder:speed=3"], "threshold"),
+    (["--games", "1.5e"], "--games"),
+])
+def test_bad_options_are_one_line_errors(runner, tmp_path, args, needle):
+    result = runner.invoke(main, ["--games", "10", "--out", str(tmp_path / "r"), "--no-progress",
+                                  *args])
+    assert result.exit_code == 2
+    assert needle in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

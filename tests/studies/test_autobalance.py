@@ -1,0 +1,105 @@
+"""simulate autobalance: neighbours, loss, the stopping rule, and a real search whose
+answer follows from the deck's symmetry."""
+import math
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from sim.studies import autobalance as ab
+from sim.studies import experiments
+from sim.cli import main
+from sim.games.peer_to_peer.cards import load_cards
+
+
+def test_neighbours_step_one_then_two_through_the_allowed_values():
+    assert ab._neighbours(5, (3, 4, 5, 6, 7, 8)) == [4, 6, 3, 7]
+    assert ab._neighbours(3, (3, 4, 5)) == [4, 5]
+    assert ab._neighbours(10, (3, 4, 5)) == [5]            # outside the range: nearest allowed
+    assert ab._neighbours("wild_domain", ("shift 1", "wild_domain", "tiebreak")) == \
+        ["shift 1", "tiebreak"]
+
+
+def test_distance_to_the_band():
+    assert ab._distance(50.5, 49, 51) == 0
+    assert ab._distance(53.0, 49, 51) == 2.0
+    assert ab._distance(10.0, -math.inf, 15) == 0
+    assert ab._distance(20.0, -math.inf, 15) == 5.0
+
+
+def _ev(loss, lo, hi, complete=True):
+    return ab.Evaluation((), 100, complete, loss, lo, hi)
+
+
+def test_stopping_rule_needs_the_intervals_to_separate():
+    best = _ev(1.0, 0.2, 2.0)
+    assert ab.cannot_beat(_ev(4.0, 2.5, 6.0, False), best)       # at best 2.5 > at worst 2.0
+    assert not ab.cannot_beat(_ev(4.0, 1.5, 6.0, False), best)   # might still be below 2.0
+    assert not ab.cannot_beat(_ev(0.5, 0.0, 1.0, False), best)
+
+
+SEARCH = """
+    ab:
+      players: [4]
+      games: 2000
+      strategies: {A: cautious, B: cautious}
+      {overrides}
+      autobalance:
+        vary:
+          OPA.value: [0, 5]
+        targets:
+          - {metric: a_share, players: 4, target: 50, tolerance: {tolerance}}
+        batches: 4
+        rounds: 3
+"""
+
+
+def _exp(tmp_path, overrides, tolerance):
+    path = tmp_path / "ab.yaml"
+    path.write_text(textwrap.dedent(SEARCH).lstrip("\n").replace("{overrides}", overrides)
+                    .replace("{tolerance}", str(tolerance)))
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def searched(tmp_path_factory):
+    # Team A's starting cards are SV1, TE2, SC3, IN4, OPA, team B's SV4, TE3, SC2, IN1, OPB:
+    # mirror images, so with Open Protocol A at its printed 5 the teams start even (the
+    # first marker is random), while OPA at 0 leaves team A 5 points short (cautious teams
+    # at 4 players: A takes about 34 % of the decided games instead of 48 %; IN4 at 0
+    # moved it too little for this test). Starting from 0, the search must
+    # put it back to 5.
+    root = tmp_path_factory.mktemp("ab")
+    path = _exp(root, "card_overrides: {OPA.value: 0}", 8)
+    out = root / "best.csv"
+    result = CliRunner().invoke(main, ["autobalance", "ab", "--file", path, "--out", str(out),
+                                       "--no-progress"])
+    return path, out, result
+
+
+def test_search_restores_the_symmetric_value(searched):
+    path, out, result = searched
+    assert result.exit_code == 0, result.output
+    assert "-OPA,Open Protocol A,any,0,group,A," in result.output
+    assert "+OPA,Open Protocol A,any,5,group,A," in result.output
+    cards = load_cards(out)
+    assert int(cards.value[cards.ids.index("OPA")]) == 5
+    assert "a_share at 4p 50 ± 8" in result.output and "card file:" in result.output
+
+
+def test_search_is_deterministic_for_a_seed(searched, tmp_path):
+    path, out, _ = searched
+    again = ab.autobalance(experiments.get("ab", path), out=tmp_path / "again.csv",
+                           progress=False)
+    assert again.best_text == out.read_text()
+    assert again.best.changes == (("OPA", "value", 5),)
+
+
+def test_a_clearly_worse_candidate_is_dropped_early(tmp_path):
+    # start even (OPA = 5) with a band too narrow to be met with certainty, so the search
+    # tries OPA = 0; its first quarter of games already shows it cannot beat the start
+    exp = experiments.get("ab", _exp(tmp_path, "", 1))
+    result = ab.autobalance(exp, progress=False)
+    assert result.evaluated == 2 and result.dropped == 1
+    assert result.best.changes == () and result.card_file is None
+    assert "already best" in result.report()

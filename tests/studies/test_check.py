@@ -1,0 +1,97 @@
+"""simulate check: thresholds from the YAML, judged on whole intervals; exit 0 / 1."""
+import math
+import textwrap
+
+import pytest
+
+from sim.studies import experiments
+from sim.cli import main
+from sim.studies.experiments.check import judge
+
+
+def _cond(text, tmp_path):
+    path = tmp_path / "e.yaml"
+    path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return experiments.get("e", str(path)).checks[0]
+
+
+@pytest.mark.parametrize("bounds, lo, hi, expected", [
+    ("max_abs: 3", -2.9, 2.9, "pass"),
+    ("max_abs: 3", -1.0, 3.1, "undecided"),   # the interval reaches past +3: not shown to hold
+    ("max_abs: 3", 3.5, 6.0, "fail"),
+    ("max: 15", 10.0, 14.99, "pass"),
+    ("max: 15", 14.0, 16.0, "undecided"),
+    ("max: 15", 15.01, 18.0, "fail"),
+    ("min: 40", 40.0, 45.0, "pass"),
+    ("{target: 50, tolerance: 1}", 49.2, 50.8, "pass"),
+    ("{target: 50, tolerance: 1}", 48.5, 50.5, "undecided"),
+    ("{target: 50, tolerance: 1}", 51.5, 53.0, "fail"),
+    ("{target: 50, tolerance: 0}", 50.0, 50.0, "pass"),
+    ("max: 15", math.nan, math.nan, "undecided"),
+])
+def test_judge_uses_the_whole_interval(tmp_path, bounds, lo, hi, expected):
+    if bounds.startswith("{"):
+        check = "    - {metric: all_lose_rate, " + bounds[1:-1] + "}\n"
+    else:
+        check = f"    - metric: all_lose_rate\n      {bounds}\n"
+    cond = _cond("e:\n  players: [4]\n  checks:\n" + check, tmp_path)
+    assert judge(cond, lo, hi) == expected
+
+
+def test_bounds_need_a_bound_and_target_needs_tolerance(tmp_path):
+    from sim.core.errors import UserError
+
+    with pytest.raises(UserError, match="needs a bound"):
+        _cond("e:\n  checks:\n    - metric: imbalance\n", tmp_path)
+    with pytest.raises(UserError, match="target needs 'tolerance'") as caught:
+        _cond("e:\n  checks:\n    - metric: imbalance\n      target: 0\n", tmp_path)
+    assert caught.value.line == 4
+
+
+GATE = """
+    gate:
+      players: [2, 4]
+      games: 400
+      strategies: {A: greedy, B: greedy}
+      sweep:
+        rule.hand_size: [4, 5]
+      checks:
+        {checks}
+"""
+
+
+def _gate(tmp_path, checks):
+    path = tmp_path / "gate.yaml"
+    path.write_text(textwrap.dedent(GATE).lstrip("\n").replace("{checks}", checks))
+    return str(path)
+
+
+def test_check_passes_with_exit_0_and_runs_only_selected_points(runner, tmp_path):
+    # every game lasts at least one round and a rate lies in [0, 100] %: these hold
+    path = _gate(tmp_path, "- {metric: mean_rounds, players: 4, where: {rule.hand_size: 5}, min: 1}\n"
+                           "    - {metric: all_lose_rate, players: 4, max: 100, min: 0}")
+    out = tmp_path / "kept"
+    result = runner.invoke(main, ["check", "gate", "--file", path, "--out", str(out),
+                                  "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "all checks hold" in result.output
+    assert result.output.count("pass") == 3   # one point for the first check, two for the second
+    # only 4-player points were played (2 players selected by no check)
+    assert sorted(p.name for p in out.iterdir() if p.is_dir() and p.name != "report") == \
+        ["4p-hand_size=4", "4p-hand_size=5"]
+
+
+def test_check_fails_with_exit_1(runner, tmp_path):
+    # a zero-width band can never hold an interval of positive width
+    path = _gate(tmp_path, "- {metric: mean_rounds, players: 4, target: 5, tolerance: 0}")
+    result = runner.invoke(main, ["check", "gate", "--file", path, "--games", "200",
+                                  "--no-progress"])
+    assert result.exit_code == 1, result.output
+    assert "2 of 2 failed" in result.output and "(200 games per point)" in result.output
+
+
+def test_check_without_checks_is_a_user_error(runner, tmp_path):
+    path = tmp_path / "none.yaml"
+    path.write_text("plain:\n  players: [4]\n")
+    result = runner.invoke(main, ["check", "plain", "--file", str(path)])
+    assert result.exit_code == 2 and "declares no checks" in result.output

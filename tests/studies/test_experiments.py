@@ -1,0 +1,262 @@
+"""experiments.yaml: schema errors with file/line/key, points and card files, the sweep
+report and common random numbers (paired intervals narrower than unpaired)."""
+import json
+import math
+import textwrap
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from reports import sweep
+from sim.studies import experiments
+from sim.cli import main
+from sim.core.errors import UserError
+from sim.studies.experiments.cardfile import CardCsv
+from sim.games.peer_to_peer.cards import default_cards_path, load_cards
+
+
+def _write(tmp_path, text, name="experiments.yaml"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return str(path)
+
+
+# ----------------------------------------------------------------------------- schema
+def test_points_are_the_grid_of_players_and_axes(tmp_path):
+    path = _write(tmp_path, """
+        _base: &base
+          seed: 7
+        grid:
+          <<: *base
+          players: [3, 5]
+          games: 1e3
+          strategies: {A: "builder:threshold=12", B: {name: cautious, urgency: 5}}
+          rules: {unhappy_limit.5: 2, hand_size: 5}
+          sweep:
+            rule.odd_team_compensation: [extra_venture, none]
+            card.Technology-12.value: {from: 10, to: 14, step: 2}
+          baseline: {card.Technology-12.value: 12}
+    """)
+    exp = experiments.get("grid", path)
+    assert exp.seed == 7 and exp.games == 1000 and exp.players == (3, 5)
+    points = exp.points()
+    assert len(points) == 2 * 2 * 3
+    assert points[0].name == "3p-odd_team_compensation=extra_venture-Technology-12.value=10"
+    assert points[0].strategies == {"A": "builder:threshold=12", "B": "cautious:urgency=5"}
+    assert "unhappy_limit.5=2" in points[0].rule_overrides
+    assert points[0].rule_overrides[-1] == "odd_team_compensation=extra_venture"
+    # baseline: first value of unnamed axes, the named value of the others, per player count
+    baselines = [p.name for p in points if p.is_baseline]
+    assert baselines == ["3p-odd_team_compensation=extra_venture-Technology-12.value=12",
+                         "5p-odd_team_compensation=extra_venture-Technology-12.value=12"]
+    assert exp.baseline_of(points[-1]).name == baselines[1]
+
+
+@pytest.mark.parametrize("body, line, field, words", [
+    ("  players: [4]\n  gamez: 10\n", 4, "bad.gamez", "unknown key 'gamez'"),
+    ("  rules:\n    odd_team_compensation: bogus\n", 4, "bad.rules.odd_team_compensation", "bogus"),
+    ("  rules:\n    no_such_option: 1\n", 4, "bad.rules.no_such_option", "unknown rule option"),
+    ("  card_overrides:\n    XX99.value: 3\n", 4, "bad.card_overrides.XX99.value", "no card 'XX99'"),
+    ("  card_overrides:\n    TE12.value: 200\n", 4, "bad.card_overrides.TE12.value", "0 to 99"),
+    ("  card_overrides:\n    Technology-12.colour: red\n", 4, None, "unknown card field"),
+    ("  sweep:\n    rule.hand_size: [3]\n    foo.bar: [1, 2]\n", 5, "bad.sweep.foo.bar",
+     "unknown sweep axis"),
+    ("  sweep:\n    rule.customer_patience: [1, 0]\n", 4, "bad.sweep.rule.customer_patience",
+     "customer_patience"),
+    ("  strategies:\n    A: nosuch\n", 4, "bad.strategies.A", "unknown strategy"),
+    ("  players: [4]\n  players: [3]\n", 4, "bad.players", "given twice"),
+    ("  checks:\n    - metric: imbalance\n      players: 3\n      max_abs: 3\n", 5,
+     None, "does not play 3 players"),
+    ("  checks:\n    - metric: wins\n      max: 3\n", 4, None, "unknown metric"),
+])
+def test_errors_name_file_line_and_key(tmp_path, body, line, field, words):
+    path = _write(tmp_path, "# comment\nbad:\n" + body)
+    with pytest.raises(UserError) as caught:
+        experiments.get("bad", path)
+    err = caught.value
+    assert err.file == path and err.line == line, str(err)
+    if field:
+        assert err.field == field, str(err)
+    assert words in str(err)
+    assert "\n" not in str(err)
+
+
+def test_invalid_yaml_names_the_line(tmp_path):
+    path = _write(tmp_path, "ok:\n  players: [4\nnext: 1\n")
+    with pytest.raises(UserError) as caught:
+        experiments.load(path)
+    assert caught.value.line is not None and "not valid YAML" in str(caught.value)
+
+
+def test_cli_user_error_is_one_line_exit_2(tmp_path):
+    path = _write(tmp_path, "bad:\n  sweep:\n    rule.hand_size: []\n")
+    result = CliRunner().invoke(main, ["experiment", "bad", "--file", path, "--no-progress"])
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and f"{path}:3" in lines[0] and "bad.sweep.rule.hand_size" in lines[0]
+    good = _write(tmp_path, "fine:\n  players: [4]\n", name="good.yaml")
+    result = CliRunner().invoke(main, ["experiment", "missing", "--file", good])
+    assert result.exit_code == 2 and "no experiment 'missing'; experiments in the file: fine" \
+        in result.output
+
+
+# ----------------------------------------------------------------------------- card files
+def test_card_refs_by_id_and_domain_value_name():
+    table = CardCsv(default_cards_path())
+    assert table.card_id(table.find("TE12")) == "TE12"
+    assert table.card_id(table.find("te12")) == "TE12"
+    assert table.card_id(table.find("Technology-12")) == "TE12"
+    assert table.card_id(table.find("Service-10")) == "SV10"
+    assert table.card_id(table.find("Service 10")) == "SV10"
+    with pytest.raises(KeyError):
+        table.find("Technology-14")
+    table.set(table.find("Technology-12"), "value", 9)  # refs name the printed card
+    assert table.card_id(table.find("Technology-12")) == "TE12"
+    assert table.card_id(table.find("Technology-9")) == "TE9"
+
+
+def test_card_overrides_change_only_those_cells(tmp_path):
+    table = CardCsv(default_cards_path())
+    before = table.text()
+    table.set(table.find("Technology-12"), "value", 11)
+    table.set(table.find("SV10"), "effect", "shift 1")
+    path = table.write(tmp_path / "c.csv")
+    changed = [(a, b) for a, b in zip(before.splitlines(), table.text().splitlines()) if a != b]
+    assert changed == [("SV10,Service 10,Service,10,venture,,wild_domain",
+                        "SV10,Service 10,Service,10,venture,,shift 1"),
+                       ("TE12,Technology 12,Technology,12,venture,,shift 2",
+                        "TE12,Technology 12,Technology,11,venture,,shift 2")]
+    cards = load_cards(path)  # still a valid card file, comment line kept
+    assert int(cards.value[cards.ids.index("TE12")]) == 11
+    assert before.splitlines()[0].startswith("#") and table.text().splitlines()[0] == before.splitlines()[0]
+
+
+# ----------------------------------------------------------------------------- paired statistics
+def _games(winners, rounds=None):
+    w = np.asarray(winners, dtype=np.int8)
+    return {"game_index": np.arange(len(w)), "winner": w,
+            "rounds": np.asarray(rounds if rounds is not None else [5] * len(w))}
+
+
+from sim.games.peer_to_peer.constants import ALL_LOSE as LOSE, DRAW, WIN_A as A, WIN_B as B  # noqa: E402
+
+
+def test_paired_difference_worked_example():
+    base = _games([A, B, LOSE, A])
+    point = _games([A, A, LOSE, B])
+    d = sweep.paired("a_win_rate", point, base, z=2.0)
+    # rates 0.5 and 0.5; influences u_p = (.5, .5, -.5, -.5), u_b = (.5, -.5, -.5, .5)
+    # u_p - u_b = (0, 1, 0, -1): sd = sqrt(2/3), se = sqrt(2/3)/2, half width = 2 se
+    half = 100 * 2 * math.sqrt(2 / 3) / 2
+    assert d["diff"] == pytest.approx(0.0)
+    assert d["hi"] == pytest.approx(half) and d["lo"] == pytest.approx(-half)
+    # independent samples: var(u_p) = var(u_b) = 1/3 -> se = sqrt(2/3 / 4), the same here
+    assert d["unpaired_hi"] == pytest.approx(half)
+    assert d["identical_games"] == pytest.approx(0.5)
+
+
+def test_identical_points_have_a_zero_width_paired_interval():
+    games = _games([A, B, LOSE, A, DRAW, B, A, LOSE])
+    d = sweep.paired("all_lose_rate", games, games)
+    assert d["diff"] == 0 and d["lo"] == 0 and d["hi"] == 0
+    assert d["unpaired_hi"] > 0.3 * 100 / 8  # the unpaired interval does not know they are equal
+
+
+def test_share_metric_uses_decisive_games_only():
+    g = _games([A, A, A, B, LOSE, LOSE, DRAW, LOSE])
+    e = sweep.estimate("a_share", g)
+    assert e["n"] == 4 and e["est"] == pytest.approx(75.0)
+    i = sweep.estimate("imbalance", g)
+    assert i["est"] == pytest.approx(25.0) and i["lo"] == pytest.approx(e["lo"] - 50)
+
+
+# ----------------------------------------------------------------------------- a real sweep
+SWEEP = """
+    sweep_in4:
+      players: [4]
+      games: 1200
+      chunk_size: 600
+      strategies: {A: builder, B: builder}
+      sweep:
+        card.Information-4.value: [4, 6]
+      metrics: [a_win_rate, all_lose_rate, mean_rounds]
+      checks:
+        - metric: all_lose_rate
+          min: 0
+        - metric: mean_rounds
+          min: 1
+"""
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    root = tmp_path_factory.mktemp("exp")
+    path = _write(root, SWEEP)
+    out = root / "out"
+    result = CliRunner().invoke(main, ["experiment", "sweep_in4", "--file", path, "--out",
+                                       str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    return path, out, result.output
+
+
+def test_every_point_has_its_run_and_card_file(swept):
+    path, out, output = swept
+    record = json.loads((out / "experiment.json").read_text())
+    assert record["points"] == ["4p-Information-4.value=4", "4p-Information-4.value=6"]
+    shas = []
+    for name in record["points"]:
+        manifest = json.loads((out / name / "run" / "manifest.json").read_text())
+        assert manifest["complete"] and manifest["games"] == 1200 and manifest["seed"] == 1
+        cards = load_cards(out / name / "cards.csv")
+        assert manifest["cards"]["path"] == str((out / name / "cards.csv").resolve())
+        assert manifest["cards"]["sha256"] == cards.sha256
+        shas.append(cards.sha256)
+        assert int(cards.value[cards.ids.index("IN4")]) == int(name.rsplit("=", 1)[1])
+    assert shas[0] != shas[1]
+    for name in ("sweep.html", "sweep.md", "sweep.csv", "paired.csv", "sweep-a_win_rate.png"):
+        assert (out / "report" / name).is_file()
+    assert "paired differences against the baseline" in output
+    assert "strategies: builder(threshold=10.0) vs builder(threshold=10.0) (4 players)" in output
+    assert "Strategies: builder(threshold=10.0) vs builder(threshold=10.0) (4 players)." in (out / "report" / "sweep.md").read_text()
+
+
+def test_an_experiment_names_the_default_strategies_it_played(tmp_path):
+    path = _write(tmp_path, """
+    default_play:
+      players: [2]
+      games: 60
+      sweep:
+        rule.customer_patience: [1, 2]
+    """)
+    result = CliRunner().invoke(main, ["experiment", "default_play", "--file", path, "--out",
+                                       str(tmp_path / "out"), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "strategies: expert vs expert (2 players)" in result.output
+
+
+def test_paired_interval_is_narrower_than_unpaired_on_a_real_sweep(swept):
+    _, out, _ = swept
+    base = sweep.load_games(out / "4p-Information-4.value=4" / "run")
+    point = sweep.load_games(out / "4p-Information-4.value=6" / "run")
+    assert np.array_equal(base["game_index"], np.arange(1200))
+    for metric in ("a_win_rate", "all_lose_rate", "mean_rounds"):
+        d = sweep.paired(metric, point, base)
+        paired_width, unpaired_width = d["hi"] - d["lo"], d["unpaired_hi"] - d["unpaired_lo"]
+        # same seed and game indices: many games play out identically, so the
+        # per-game differences vary less than two independent samples would
+        if metric != "mean_rounds":  # a game ends identically more often than it runs identically
+            assert d["identical_games"] > 0.5
+        assert paired_width < 0.95 * unpaired_width, (metric, paired_width, unpaired_width)
+
+
+def test_rerun_into_the_same_directory_reuses_finished_points(swept):
+    path, out, _ = swept
+    before = sorted(p.stat().st_mtime_ns for p in out.glob("*/run/games/*.parquet"))
+    result = CliRunner().invoke(main, ["experiment", "sweep_in4", "--file", path, "--out",
+                                       str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.stat().st_mtime_ns for p in out.glob("*/run/games/*.parquet")) == before
+    other = CliRunner().invoke(main, ["experiment", "sweep_in4", "--file", path, "--out",
+                                      str(out), "--games", "600", "--no-progress"])
+    assert other.exit_code == 2 and "holds a different experiment" in other.output

@@ -1,0 +1,485 @@
+"""The workbench's endpoints, through Starlette's TestClient.
+
+Most tests use the fast fake game (tests/support/fake_game.py, no numba); the ones about real
+cards and rule options read Peer-to-Peer's loaders (no game is played there).
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from repo_paths import REPO_ROOT
+
+from sim import api
+from sim.core.errors import UserError
+from sim.core.game import resolve_game
+
+warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarning)
+from starlette.testclient import TestClient  # noqa: E402
+
+from sim.workbench import compare, inputs  # noqa: E402
+from sim.workbench.app import Settings, create_app  # noqa: E402
+
+pytestmark = [pytest.mark.usefixtures("fake_game_registered"),
+              pytest.mark.filterwarnings("ignore::DeprecationWarning")]
+PAGE = "page-0123456789"
+
+
+def client(tmp_path: Path, **settings) -> TestClient:
+    start = tmp_path / "start"
+    start.mkdir(parents=True, exist_ok=True)
+    options = {"game": "fake", "allowed_hosts": ("testserver",), **settings}
+    return TestClient(create_app(Settings(start_dir=start, **options)))
+
+
+def renamed(body: dict) -> dict:
+    """The fake game's edit: a card renamed (a new card file: other games, same indices)."""
+    body["cards"]["rows"][0][1] = "Router Mk2"
+    return body
+
+
+def edit_body(state: dict, **changes) -> dict:
+    body = {"game": state["game"], "players": [state["default_players"]],
+            "cards": {"columns": state["cards"]["columns"],
+                      "rows": copy.deepcopy(state["cards"]["rows"])},
+            "strategies": {}}
+    if state["rules"] is None:
+        body["rules_text"] = ""
+    else:
+        body["rules"] = {o["key"]: o["value"] for o in state["rules"]}
+    body.update(changes)
+    return body
+
+
+def wait(c: TestClient, ident: str, seconds: float = 60) -> dict:
+    deadline = time.monotonic() + seconds
+    while True:
+        snap = c.get(f"/api/run/{ident}").json()
+        if snap["state"] not in ("starting", "running") or time.monotonic() > deadline:
+            return snap
+        time.sleep(0.05)
+
+
+# ----------------------------------------------------------------------------- state
+def test_state_shows_every_column_of_the_card_file_and_every_rule_option(tmp_path):
+    with client(tmp_path, game="peer-to-peer") as c:
+        state = c.get("/api/state").json()
+    game = resolve_game("peer-to-peer")
+    text = Path(game.default_cards_path()).read_text(encoding="utf-8")
+    header = next(line for line in text.splitlines() if line and not line.startswith("#"))
+    assert state["cards"]["columns"] == header.split(",")
+    assert len(state["cards"]["rows"]) == 54
+    options = inputs.rule_options(game)
+    assert [o["key"] for o in state["rules"]] == list(options.options)
+    by_key = {o["key"]: o for o in state["rules"]}
+    assert by_key["hand_size"]["default"] == "4" and by_key["hand_size"]["rule_id"] == "P2P-S4"
+    assert by_key["odd_team_compensation"]["choices"] == ["extra_venture",
+                                                          "extra_venture_empty", "none"]
+    assert state["default_strategy"] == game.default_strategy
+    assert state["slots"]["4"] == ["A", "B"]
+    assert state["player_counts"] == list(game.player_counts)
+
+
+def test_state_of_the_other_game_has_its_own_columns_and_seats(tmp_path):
+    with client(tmp_path, game="peer-to-peer") as c:
+        state = c.get("/api/state?game=plai").json()
+        unknown = c.get("/api/state?game=chess")
+    assert state["cards"]["columns"][:4] == ["id", "name", "type", "strength"]
+    assert state["slots"]["3"] == ["seat0", "seat1", "seat2"]
+    assert state["strategy_kind"] == "seats"
+    assert unknown.status_code == 400 and "unknown game 'chess'" in unknown.json()["error"]
+
+
+# ----------------------------------------------------------------------------- validate
+def _cli_error(tmp_path: Path, state: dict, rows) -> UserError:
+    """What the CLI's loader says about the same card file."""
+    sheet = inputs.CardSheet(state["cards"]["comments"], state["cards"]["columns"], rows)
+    path = tmp_path / inputs.CARDS_NAME
+    path.write_text(sheet.text(), encoding="utf-8")
+    with pytest.raises(UserError) as caught:
+        api.configure("peer-to-peer", 4, str(path))
+    return caught.value
+
+
+def test_a_bad_cell_gets_the_cli_loaders_words_beside_it(tmp_path):
+    with client(tmp_path, game="peer-to-peer") as c:
+        state = c.get("/api/state").json()
+        columns = state["cards"]["columns"]
+        body = edit_body(state)
+        body["cards"]["rows"][7][columns.index("value")] = "seven"
+        answer = c.post("/api/validate", json=body).json()
+        good = c.post("/api/validate", json=edit_body(state)).json()
+    expected = _cli_error(tmp_path, state, body["cards"]["rows"])
+    assert good == {"ok": True, "problem": None}
+    assert answer["ok"] is False
+    problem = answer["problem"]
+    assert (problem["part"], problem["row"], problem["field"]) == ("cards", 7, "value")
+    assert problem["message"] == expected.message
+    # the CLI's line, with the file named as the page names it
+    assert problem["cli"] == str(expected).replace(str(tmp_path / inputs.CARDS_NAME),
+                                                   inputs.CARDS_NAME)
+
+
+def test_a_bad_rule_value_points_at_its_option(tmp_path):
+    with client(tmp_path, game="peer-to-peer") as c:
+        state = c.get("/api/state").json()
+        body = edit_body(state)
+        body["rules"]["hand_size"] = "lots"
+        problem = c.post("/api/validate", json=body).json()["problem"]
+    assert (problem["part"], problem["field"]) == ("rules", "hand_size")
+    assert "'hand_size' expects an integer" in problem["message"]
+
+
+def test_a_bad_strategy_is_reported_for_the_strategies(tmp_path):
+    with client(tmp_path, game="peer-to-peer") as c:
+        state = c.get("/api/state").json()
+        problem = c.post("/api/validate", json=edit_body(
+            state, strategies={"A": "nosuchstrategy"})).json()["problem"]
+    assert problem["part"] == "strategies" and "nosuchstrategy" in problem["message"]
+
+
+def test_malformed_requests_get_one_line_errors_and_the_server_keeps_serving(tmp_path):
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        cases = [
+            c.post("/api/validate", content=b"{not json", headers={"Content-Type": "application/json"}),
+            c.post("/api/validate", json=[1, 2]),
+            c.post("/api/validate", json={"players": "four"}),
+            c.post("/api/validate", json=edit_body(state, cards={"columns": ["id"], "rows": [[1]]})),
+            c.post("/api/validate", json=edit_body(state, players=[9])),
+            c.post("/api/run", json=edit_body(state)),                      # no page id
+            c.get("/api/run/nosuchid"),
+            c.get("/no/such/page"),
+        ]
+        still = c.get("/api/state")
+    assert [r.status_code for r in cases] == [400, 400, 400, 400, 400, 400, 404, 404]
+    for r in cases:
+        assert "\n" not in r.json()["error"] and r.json()["error"]
+    assert "fake is played by 2, 3, 4 players, not 9" in cases[4].json()["error"]
+    assert still.status_code == 200
+
+
+# ----------------------------------------------------------------------------- guards
+def test_foreign_host_and_origin_are_refused_and_own_origin_passes(tmp_path):
+    with client(tmp_path) as c:
+        host = c.get("/api/state", headers={"Host": "attacker.example:8765"})
+        origin = c.post("/api/validate", json={}, headers={"Origin": "http://attacker.example"})
+        null = c.get("/", headers={"Origin": "null"})
+        own = c.get("/api/state", headers={"Origin": "http://testserver"})
+    assert host.status_code == 403 and "Host 'attacker.example:8765'" in host.json()["error"]
+    assert origin.status_code == 403 and "Origin" in origin.json()["error"]
+    assert null.status_code == 403
+    assert own.status_code == 200
+
+
+def test_the_hosts_a_server_answers_to():
+    from sim.workbench.server import allowed_hosts, machine_names
+
+    local = allowed_hosts("127.0.0.1", 8765)
+    assert set(local) == {"127.0.0.1:8765", "localhost:8765", "[::1]:8765"}
+    wildcard = allowed_hosts("0.0.0.0", 9000)
+    assert {f"{name}:9000" for name in machine_names()} <= set(wildcard)
+    assert "attacker.example:9000" not in wildcard
+
+
+def test_request_size_and_game_count_are_capped(tmp_path):
+    with client(tmp_path, max_games=5000) as c:
+        state = c.get("/api/state").json()
+        big = c.post("/api/validate", content=b"{" + b" " * 1_100_000 + b"}",
+                     headers={"Content-Type": "application/json"})
+        many = c.post("/api/run", json=edit_body(state, page=PAGE, games=6000))
+        rows = c.post("/api/validate", json=edit_body(state, cards={
+            "columns": ["id", "name", "power"], "rows": [["1", "a", "1"]] * 2001}))
+    assert big.status_code == 413
+    assert many.status_code == 400 and "at most 5,000 games" in many.json()["error"]
+    assert rows.status_code == 400 and "at most 2000 card rows" in rows.json()["error"]
+
+
+def test_the_page_and_its_script_load_nothing_from_elsewhere(tmp_path):
+    with client(tmp_path) as c:
+        page = c.get("/")
+        script = c.get("/static/app.js")
+        other = c.get("/static/../app.py")
+    assert page.status_code == 200 and "default-src 'self'" in page.headers["content-security-policy"]
+    for text in (page.text, script.text):
+        assert "http://" not in text and "https://" not in text and "//cdn" not in text
+    assert other.status_code == 404
+
+
+# ----------------------------------------------------------------------------- run
+def _played(run_dir: str) -> pl.DataFrame:
+    return pl.read_parquet(Path(run_dir) / "games" / "*.parquet").sort("game_index")
+
+
+def test_run_pairs_the_sides_game_by_game_and_decides_by_the_until_ci_rule(tmp_path):
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        body = renamed(edit_body(state, page=PAGE, games=40000, chunk=4000, width=3,
+                                 strategies={"A": "greedy"}))
+        started = c.post("/api/run", json=body).json()
+        snap = wait(c, started["id"])
+        bench = c.app.state.bench
+        dirs = bench.comparisons[started["id"]].run_dirs[4]
+        base, edit = _played(dirs["baseline"]), _played(dirs["edit"])  # removed at shutdown
+    assert started["looks_planned"] == 10 and started["chunk"] == 4000
+    assert snap["state"] == "decided", snap["reason"]
+    assert snap["verdict"]["reason"] == "every difference interval is narrower than 3 pp"
+    n = snap["games_per_side"]
+    assert base.height == edit.height == n and n % 4000 == 0
+    assert (base["game_index"] == edit["game_index"]).all()
+    # the paired difference, worked out from the two tables directly
+    row = next(r for r in snap["points"][0]["rows"] if r["headline"] == "team A win rate")
+    d = (edit["winner"].to_numpy() == 0).astype(int) - (base["winner"].to_numpy() == 0).astype(int)
+    z = snap["z"]
+    half = z * d.std(ddof=1) / np.sqrt(n)
+    assert row["difference"]["mean"] == pytest.approx(d.mean())
+    assert row["difference"]["width_pp"] == pytest.approx(200 * half)
+    assert row["discordant"] == int((d != 0).sum())
+    assert row["baseline"]["rate"] == pytest.approx((base["winner"] == 0).mean())
+    assert all(r["difference"]["width_pp"] < 3 for r in snap["points"][0]["rows"])
+    assert snap["widths"][-1] < 3 <= snap["widths"][-2]      # stopped at the first narrow look
+    assert snap["widths"] == sorted(snap["widths"], reverse=True)  # it narrows look by look
+    assert snap["z"] == pytest.approx(compare.z_for_looks(10))
+    assert snap["points"][0]["balance"] == {"baseline": None, "edit": None}   # no measure
+    assert "--team-a greedy" in snap["commands"]["edit"] and "--until-ci 3" in snap["commands"]["edit"]
+
+
+def test_each_side_shows_the_balance_answer_of_the_summary_and_the_report(tmp_path):
+    from sim.games.peer_to_peer.measures import team_balance
+
+    with client(tmp_path, game="peer-to-peer") as c:
+        state = c.get("/api/state").json()
+        body = edit_body(state, page=PAGE, games=2000, chunk=1000, width=0.001)
+        body["rules"]["customer_patience"] = "3"
+        started = c.post("/api/run", json=body).json()
+        snap = wait(c, started["id"], seconds=120)
+        dirs = c.app.state.bench.comparisons[started["id"]].run_dirs[4]
+        tables = {side: _played(dirs[side]) for side in ("baseline", "edit")}
+    assert snap["state"] == "capped", snap["reason"]
+    for side, table in tables.items():
+        w = table["winner"].to_numpy()
+        same = team_balance(int((w == 0).sum()), int(((w == 0) | (w == 1)).sum()), 4, 2.0)
+        shown = snap["points"][0]["balance"][side]
+        assert shown["question"] == "team_balance" and shown["words"] == same["words"]
+        assert shown["value"] == pytest.approx(same["value"])
+
+
+def test_the_cap_ends_a_run_whose_intervals_stay_wide(tmp_path):
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        ident = c.post("/api/run", json=renamed(edit_body(state, page=PAGE, games=3000,
+                                                          chunk=1000, width=0.01))).json()["id"]
+        snap = wait(c, ident)
+    assert snap["state"] == "capped" and snap["looks"] == 3 and snap["progress"] == 1
+    assert "reached the cap of 3,000 games" in snap["verdict"]["reason"]
+
+
+def test_stop_keeps_the_finished_chunks_and_one_run_at_a_time_per_page(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_GAME_DELAY", "0.05")
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        body = renamed(edit_body(state, page=PAGE, games=100000, chunk=1000, width=0.01))
+        ident = c.post("/api/run", json=body).json()["id"]
+        second = c.post("/api/run", json=body)
+        other_page = c.post("/api/run", json={**body, "page": "another-page-id"})
+        while c.get(f"/api/run/{ident}").json()["looks"] < 2:
+            time.sleep(0.05)
+        assert c.post(f"/api/run/{ident}/stop").status_code == 200
+        c.post(f"/api/run/{other_page.json()['id']}/stop")
+        snap = wait(c, ident)
+        kept = _played(c.app.state.bench.comparisons[ident].run_dirs[4]["edit"]).height
+        again = c.post("/api/run", json={**body, "games": 2000})
+    assert second.status_code == 409 and "already runs a comparison" in second.json()["error"]
+    assert other_page.status_code == 200
+    assert snap["state"] == "stopped" and snap["looks"] >= 2 and snap["verdict"] is None
+    assert kept == snap["games_per_side"] == 1000 * snap["looks"]
+    assert again.status_code == 200   # the page may run again once stopped
+
+
+def test_a_page_keeps_its_last_comparisons_only(tmp_path):
+    """Older comparisons of a page go with their folders (runs, files, report), so 30
+    comparisons hold the disk (and memory) of two."""
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        body = renamed(edit_body(state, page=PAGE, games=1000, chunk=1000, width=0.01))
+        idents = []
+        for _ in range(4):
+            idents.append(c.post("/api/run", json=body).json()["id"])
+            wait(c, idents[-1])
+        c.post("/api/save", json={**body, "cards_name": "kept.csv"})
+        bench = c.app.state.bench
+        folders = sorted(p.name for p in bench.work.iterdir() if p.name != "check")
+        checks = list((bench.work / "check").iterdir())
+        gone = c.get(f"/api/run/{idents[0]}")
+    assert folders == sorted(idents[-2:])
+    assert checks == []
+    assert gone.status_code == 404
+
+
+def test_a_page_that_stops_polling_stops_its_comparison(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_GAME_DELAY", "0.05")
+    with client(tmp_path, idle_seconds=0.3) as c:
+        state = c.get("/api/state").json()
+        ident = c.post("/api/run", json=renamed(edit_body(state, page=PAGE, games=100000,
+                                                          chunk=500, width=0.01))).json()["id"]
+        comparison = c.app.state.bench.comparisons[ident]
+        comparison.thread.join(timeout=30)   # nobody polls
+        snap = c.get(f"/api/run/{ident}").json()
+    assert snap["state"] == "stopped" and "stopped asking" in snap["reason"]
+    assert snap["looks"] < 200
+
+
+def test_the_dask_backend_plays_the_same_comparison(tmp_path):
+    pytest.importorskip("distributed")
+    results = []
+    for backend, options in (("local", {}), ("dask-local", {"workers": 1})):
+        with client(tmp_path / backend, backend=backend, backend_options=options,
+                    backend_flags=("--backend", backend) if backend != "local" else ()) as c:
+            state = c.get("/api/state").json()
+            ident = c.post("/api/run", json=renamed(edit_body(
+                state, page=PAGE, games=4000, chunk=2000, width=0.01))).json()["id"]
+            snap = wait(c, ident, 240)
+            results.append((snap["state"], snap["points"], snap["commands"]["edit"]))
+    assert results[0][0] == results[1][0] == "capped"
+    assert results[0][1] == results[1][1]          # the same numbers on either backend
+    assert results[1][2].endswith("--backend dask-local")
+
+
+# ----------------------------------------------------------------------------- keeping
+def test_save_writes_under_the_start_dir_only_and_the_cli_reads_it_back(tmp_path):
+    with client(tmp_path, game="peer-to-peer") as c:
+        state = c.get("/api/state").json()
+        body = edit_body(state)
+        columns = state["cards"]["columns"]
+        body["cards"]["rows"][2][columns.index("value")] = "9"
+        body["rules"]["hand_size"] = "5"
+        saved = c.post("/api/save", json={**body, "cards_name": "mine.csv",
+                                          "rules_name": "mine.yaml"})
+        again = c.post("/api/save", json={**body, "cards_name": "mine.csv"})
+        forced = c.post("/api/save", json={**body, "cards_name": "mine.csv", "overwrite": True})
+        (tmp_path / "start" / "link").symlink_to(tmp_path)
+        refused = [c.post("/api/save", json={**body, "cards_name": name}) for name in
+                   ("../out.csv", str(tmp_path / "abs.csv"), "link/escape.csv", "a/../../b.csv",
+                    "mine.txt", "~/x.csv")]
+        state_after = c.get("/api/state").json()
+    assert saved.status_code == 200, saved.text
+    assert saved.json()["written"] == {"cards": "mine.csv", "rules": "mine.yaml"}
+    assert again.status_code == 400 and "exists" in again.json()["error"]
+    assert forced.status_code == 200
+    assert [r.status_code for r in refused] == [400] * 6
+    assert all("outside" in r.json()["error"] for r in refused[:4])
+    assert not (tmp_path / "out.csv").exists() and not (tmp_path / "escape.csv").exists()
+    assert not (tmp_path / "abs.csv").exists()
+    config = api.configure("peer-to-peer", 4, str(tmp_path / "start" / "mine.csv"),
+                           str(tmp_path / "start" / "mine.yaml"))
+    row = body["cards"]["rows"][2]
+    assert int(config.cards.value[list(config.cards.ids).index(row[0])]) == 9
+    assert config.rules["hand_size"] == 5
+    assert state_after["saved"] == {"cards": "mine.csv", "rules": "mine.yaml"}
+
+
+def test_save_refuses_a_file_the_cli_would_refuse(tmp_path):
+    with client(tmp_path, game="peer-to-peer") as c:
+        state = c.get("/api/state").json()
+        body = edit_body(state)
+        body["cards"]["rows"][0][state["cards"]["columns"].index("domain")] = "Magic"
+        answer = c.post("/api/save", json={**body, "cards_name": "bad.csv"})
+    assert answer.status_code == 400 and answer.json()["problem"]["field"] == "domain"
+    assert not (tmp_path / "start" / "bad.csv").exists()
+
+
+def test_download_gives_the_edited_files(tmp_path):
+    with client(tmp_path, game="peer-to-peer") as c:
+        state = c.get("/api/state").json()
+        body = edit_body(state)
+        body["cards"]["rows"][0][state["cards"]["columns"].index("value")] = "4"
+        body["rules"]["customer_patience"] = "3"
+        cards = c.post("/api/download", json={**body, "kind": "cards"})
+        rules = c.post("/api/download", json={**body, "kind": "rules"})
+        bad = c.post("/api/download", json={**body, "kind": "../etc/passwd"})
+    assert cards.headers["content-disposition"] == 'attachment; filename="edited-cards.csv"'
+    comments = state["cards"]["comments"]
+    assert cards.text.splitlines()[:len(comments)] == comments
+    assert cards.text.splitlines()[len(comments) + 1].split(",")[3] == "4"   # after the header
+    assert rules.text == "customer_patience: 3\n"
+    assert bad.status_code == 400
+
+
+def test_report_of_the_last_comparison(tmp_path):
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        body = renamed(edit_body(state, page=PAGE, games=4000, chunk=2000, width=0.01))
+        ident = c.post("/api/run", json=body).json()["id"]
+        early = c.post(f"/api/report/{ident}")
+        wait(c, ident)
+        made = c.post(f"/api/report/{ident}")
+        html = c.get(made.json()["url"])
+        answers = c.get(made.json()["answers_json"])
+        other = c.get(f"/report/{ident}/manifest.json")
+    assert early.status_code in (200, 400)
+    assert made.status_code == 200, made.text
+    assert html.status_code == 200 and "<html" in html.text.lower()
+    assert answers.status_code == 200 and answers.json()["answers"] == made.json()["answers"]
+    assert other.status_code == 404
+
+
+# ----------------------------------------------------------------------------- pieces
+def test_headline_indicators_follow_the_hook_and_refuse_a_non_row_wise_one():
+    game = resolve_game("fake")
+    games = pl.DataFrame({"winner": np.array([0, 1, 2, 0, 0], dtype=np.int8)})
+    found = compare.headline_indicators(game, games, 4)
+    assert found["team A win rate"].tolist() == [1, 0, 0, 1, 1]
+    assert found["team B win rate"].tolist() == [0, 1, 0, 0, 0]
+
+    class Odd:
+        headline_columns = ("winner",)
+
+        def headline_counts(self, games, players):   # counts 1 for any non-empty frame
+            return {"odd": int(games.height > 0)}
+
+    with pytest.raises(RuntimeError, match="game by game"):
+        compare.headline_indicators(Odd(), games, 4)
+
+
+def test_command_lines_use_the_cli_flags_of_the_games_strategy_kind():
+    lines = inputs.command_lines("plai", resolve_game("plai"), [3], 7, 20000, 1.0,
+                                 {"seat1": "cautious"}, "mine.csv", None, None, None,
+                                 ("--backend", "dask-local"))
+    assert lines["edit"] == ("simulate --game plai --players 3 --cards mine.csv --seat "
+                             "1=cautious --games 20000 --seed 7 --until-ci 1 --backend dask-local")
+
+
+def test_cli_workbench_has_help_and_refuses_a_bad_card_file_in_one_line(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    helped = subprocess.run([sys.executable, "-m", "sim.cli", "workbench", "--help"],
+                            capture_output=True, text=True, env=env, timeout=120)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,name\n1,x\n")
+    refused = subprocess.run([sys.executable, "-m", "sim.cli", "workbench", "--cards", str(bad),
+                              "--port", "0"], capture_output=True, text=True, env=env,
+                             timeout=120)
+    assert helped.returncode == 0 and "simulate workbench --game plai" in helped.stdout
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+    assert str(bad) in refused.stderr
+
+
+def test_a_choice_option_shows_its_choice_and_an_unedited_form_writes_no_rules():
+    # PLAI's first_seat defaults to the choice '0': YAML would show it quoted ("'0'"), which
+    # matched none of the select's choices, so the page sent "" and the run was refused.
+    from sim.core.game import resolve_game
+    from sim.workbench import inputs
+
+    game = resolve_game("plai")
+    form = {o["key"]: o for o in inputs.describe_options(game, None)}
+    assert form["first_seat"]["value"] == "0" and "0" in form["first_seat"]["choices"]
+    edit = inputs.rules_from_request({"rules": {k: o["value"] for k, o in form.items()}}, game)
+    assert edit.text == ""
