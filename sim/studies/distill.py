@@ -1,0 +1,447 @@
+"""``simulate distill``: a weight vector that plays like the search player over it.
+
+The search player (``search:k=K,n=N,base=B``) is a policy-improvement operator: at each
+decision it plays the ``k`` best options of its base out ``n`` times and takes the one
+that wins most, so its choices are better than its base's. Distillation (expert
+iteration) learns them back into an ordinary strategy file:
+
+1. Play: ``games`` games in which one side (a team, or a seat, every side in turn) is the
+   search player over the current policy and the other sides play the policy itself,
+   with ``record=extra`` (sim/core/recorded.py): each game's table carries every
+   decision the search made -- its options as the searching side sees them (the game's
+   features), the mean result of each option it played out, its choice.
+2. Fit: the policy's weights to those choices (sim/core/policy_fit.py: the softmax
+   cross-entropy of the search's choice, L2 toward the current policy in units of each
+   weight's size; only the weights of the decisions the search makes are fitted).
+3. The fitted policy becomes the search's base, and the next iteration plays with it.
+
+Each iteration reports how often the search side won against the policy (its share of
+the games someone won; the fair share is the game's): as the policy learns what the
+search finds, the search gains less on top of it. At the end the result plays the
+starting base on fresh seeds, every side, plain games (``check_games`` per side).
+
+The games are ordinary chunk tasks: any backend plays them (``run_tasks``), each chunk's
+part is written into a work directory beside the output (``NAME.distill/``). Every
+finished iteration's fit is kept in ``NAME.resume.jsonl`` (sim.runs.resumable); after a
+stop, ``resume`` replays the finished iterations from the journal, plays only the chunks
+of the unfinished one not yet on disk, and ends with exactly the file an uninterrupted
+run writes. Both are removed once the file is written. Deterministic for a seed: the
+games depend only on (seed, game index, configuration), the fit only on the records.
+"""
+from __future__ import annotations
+
+import hashlib
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from sim.core.errors import UserError
+
+DEFAULT_ITERATIONS = 3
+DEFAULT_GAMES = 2_000          # games with search per iteration, over every side
+DEFAULT_K, DEFAULT_N = 8, 16   # the search player's options kept and samples
+DEFAULT_EXTRA = 4              # options not played out recorded per decision
+DEFAULT_CHECK_GAMES = 10_000   # plain games per side against the starting base
+CHUNK_GAMES = 25               # games per chunk task (search games are slow)
+
+
+@dataclass
+class Iteration:
+    number: int
+    games: int
+    search_wins: int            # games the search side won
+    policy_wins: int            # games another side won
+    decisions: int              # decisions recorded
+    informative: int            # ... where the search preferred one option (fitted)
+    agreement: float            # share of those the fitted policy ranks as the search did
+    base_agreement: float       # the same for the policy the iteration started from
+    loss: float
+    base_loss: float
+    weights: list[float] = field(default_factory=list)
+
+    def search_share(self) -> float:
+        decided = self.search_wins + self.policy_wins
+        return self.search_wins / decided if decided else float("nan")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"number": self.number, "games": self.games, "search_wins": self.search_wins,
+                "policy_wins": self.policy_wins, "decisions": self.decisions,
+                "informative": self.informative, "agreement": self.agreement,
+                "base_agreement": self.base_agreement, "loss": self.loss,
+                "base_loss": self.base_loss, "weights": list(self.weights)}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Iteration":
+        return cls(**{k: d[k] for k in cls.__dataclass_fields__})
+
+
+@dataclass
+class DistillResult:
+    out: Path
+    document: dict[str, Any]
+    iterations: list[Iteration]
+    check: dict[str, Any]
+    fair_share: float
+    seconds: float
+
+    def report(self) -> str:
+        lines = ["iteration  games  search wins (share of decided)  decisions fitted  "
+                 "policy ranks the search's choice first (before)"]
+        for it in self.iterations:
+            lines.append(f"{it.number:>9}  {it.games:>5}  {it.search_wins:>6} "
+                         f"({100 * it.search_share():5.1f} %, fair {100 * self.fair_share:.1f} %)"
+                         f"  {it.informative:>8,} of {it.decisions:,}  "
+                         f"{100 * it.agreement:5.1f} % ({100 * it.base_agreement:5.1f} %)")
+        c = self.check
+        if c.get("games"):
+            lines.append(f"against the starting base, {c['games']:,} plain games (every side): "
+                         f"{100 * c['share']:.2f} % of the decided games "
+                         f"[95 % CI {100 * c['share_low']:.2f} - {100 * c['share_high']:.2f}; "
+                         f"fair {100 * self.fair_share:.1f} %]")
+        lines.append(f"strategy file: {self.out} ({self.seconds:.0f} s)")
+        return "\n".join(lines)
+
+
+def _digest(vector: np.ndarray) -> str:
+    return hashlib.sha256(np.asarray(vector, dtype=np.float64).tobytes()).hexdigest()[:12]
+
+
+def _strategy_doc(game: str, names: Sequence[str], vector: np.ndarray) -> dict[str, Any]:
+    """A strategy file holding ``vector`` (the policy the chunk tasks read)."""
+    return {"cardsim_strategy": 1, "game": game,
+            "weights": {n: float(w) for n, w in zip(names, vector)}}
+
+
+@dataclass
+class Distiller:
+    """One distillation (module docstring): ``arena`` is the game's tune arena (its
+    sides, weight names, learned weights and tallies), ``request`` the
+    ``sim.core.game.game_request`` of the cards and rules, ``run_tasks(tasks)`` plays
+    ChunkTasks on a backend and yields their results."""
+
+    game: str
+    players: int
+    out: Path
+    base: str
+    base_vector: np.ndarray
+    arena: Any
+    request: Mapping[str, Any]
+    run_tasks: Callable[[list[Any]], Iterable[Any]]
+    iterations: int = DEFAULT_ITERATIONS
+    games: int = DEFAULT_GAMES
+    k: int = DEFAULT_K
+    n: int = DEFAULT_N
+    extra: int = DEFAULT_EXTRA
+    l2: float = 1.0
+    check_games: int = DEFAULT_CHECK_GAMES
+    seed: int = 1
+    threads: int = 1
+    chunk_games: int = CHUNK_GAMES
+    bar: Any = None
+
+    @property
+    def work(self) -> Path:
+        """The chunks' directory beside the output (removed at the end)."""
+        return self.out.with_name(self.out.stem + ".distill")
+
+    def settings(self) -> dict[str, Any]:
+        """What decides the result (the journal's header)."""
+        return {"game": self.game, "players": int(self.players), "base": self.base,
+                "base_weights": [float(x) for x in self.base_vector],
+                "iterations": int(self.iterations), "games": int(self.games), "k": int(self.k),
+                "n": int(self.n), "extra": int(self.extra), "l2": float(self.l2),
+                "seed": int(self.seed), "check_games": int(self.check_games),
+                "chunk_games": int(self.chunk_games), "request": dict(self.request)}
+
+    # -- playing
+    def _policy_file(self, where: Path, vector: np.ndarray) -> str:
+        from sim.core.strategy_file import dump
+
+        where.mkdir(parents=True, exist_ok=True)
+        path = where / "policy.yaml"
+        path.write_text(dump(_strategy_doc(self.game, self.arena.names, vector)),
+                        encoding="utf-8")
+        return str(path.resolve())
+
+    def _chunks(self, first: int, count: int) -> list[tuple[int, int]]:
+        return [(start, min(self.chunk_games, first + count - start))
+                for start in range(first, first + count, self.chunk_games)]
+
+    def _play(self, where: Path, jobs: list[tuple[Any, int, int]], columns: Sequence[str]
+              ) -> list[list[Any]]:
+        """Play every (request, first game, games) of ``jobs`` as chunks under ``where``
+        (side by side: side s in ``where/side-s``; chunks already on disk are not played
+        again) and return each job's parts, read back in game order (``columns``)."""
+        import polars as pl
+
+        from sim.runs.backends import ChunkTask
+        from sim.runs.rundir import RunDir
+
+        tasks, parts = [], []
+        for side, (request, first, count) in enumerate(jobs):
+            run_dir = where / f"side-{side}"
+            (run_dir / "games").mkdir(parents=True, exist_ok=True)
+            run = RunDir(run_dir)
+            mine = []
+            for start, size in self._chunks(first, count):
+                mine.append(run.part_path(self.seed, start))
+                if run.part_done(self.seed, start, size):
+                    if self.bar is not None:
+                        self.bar.update(size)
+                    continue
+                tasks.append(ChunkTask(request, str(run_dir), self.seed, start, size,
+                                       self.threads, tag=side))
+            parts.append(mine)
+        for result in self.run_tasks(tasks):
+            if self.bar is not None:
+                self.bar.update(result.count)
+        return [[pl.read_parquet(path, columns=list(columns)) for path in mine]
+                for mine in parts]
+
+    def _tally(self, tables: list[Any], side: int):
+        from sim.core.arena import Tally
+
+        tally = Tally()
+        for table in tables:
+            codes = table["winner"].to_numpy().astype(np.int64)
+            counts = np.bincount(codes + 128, minlength=256)
+            tally.add(self.arena.tally_counts(counts, side, len(codes)))
+        return tally
+
+    def iteration(self, number: int, vector: np.ndarray) -> Iteration:
+        """Play the iteration's games with search over ``vector``, fit, return the result."""
+        from sim.core.policy_fit import decisions_of, fit_policy, informative, select
+        from sim.core.recorded import RECORD_COLUMNS, recordings_of
+        from sim.runs.backends import ConfigRequest
+
+        where = self.work / f"iteration-{number}-{_digest(vector)}"
+        policy = "@" + self._policy_file(where, vector)
+        search = f"search:k={self.k},n={self.n},base={policy},record={self.extra}"
+        sides = self.arena.sides
+        per_side = [self.games // sides + (s < self.games % sides) for s in range(sides)]
+        first = (number - 1) * self.games
+        jobs = []
+        for side in range(sides):
+            strategies = self.arena.sided_strategies(search, policy, side)
+            request = ConfigRequest.build(self.game, self.players,
+                                          {**self.request, "strategies": strategies})
+            jobs.append((request, first + sum(per_side[:side]), per_side[side]))
+        tables = self._play(where, jobs, ("winner", *RECORD_COLUMNS))
+        search_wins = policy_wins = 0
+        recordings = []
+        for side, side_tables in enumerate(tables):
+            tally = self._tally(side_tables, side)
+            search_wins += tally.wins
+            policy_wins += tally.rival_wins
+            recordings += [recordings_of(t, self.arena.feature_width) for t in side_tables]
+        decisions = decisions_of(recordings)
+        keep = informative(decisions)
+        fit = fit_policy(select(decisions, keep), vector, self.arena.learned, self.l2)
+        return Iteration(number, self.games, search_wins, policy_wins, decisions.count,
+                         int(keep.sum()), float(fit.agreement), float(fit.base_agreement),
+                         float(fit.loss), float(fit.base_loss),
+                         [float(x) for x in fit.weights])
+
+    def check(self, vector: np.ndarray) -> dict[str, Any]:
+        """``vector`` against the starting base: plain games, every side in turn, on game
+        indices after every iteration's."""
+        from sim.core.stats import wilson
+        from sim.runs.backends import ConfigRequest
+
+        if self.check_games <= 0:
+            return {"games": 0}
+        where = self.work / f"check-{_digest(vector)}"
+        mine = "@" + self._policy_file(where, vector)
+        base = "@" + self._policy_file(where / "base", self.base_vector)
+        first = self.iterations * self.games
+        jobs = []
+        for side in range(self.arena.sides):
+            request = ConfigRequest.build(self.game, self.players,
+                                          {**self.request,
+                                           "strategies": self.arena.sided_strategies(
+                                               mine, base, side)})
+            jobs.append((request, first + side * self.check_games, self.check_games))
+        saved, self.chunk_games = self.chunk_games, max(self.chunk_games, 5_000)
+        try:
+            tables = self._play(where, jobs, ("winner",))
+        finally:
+            self.chunk_games = saved
+        wins = rival = games = 0
+        for side, side_tables in enumerate(tables):
+            tally = self._tally(side_tables, side)
+            wins, rival, games = wins + tally.wins, rival + tally.rival_wins, games + tally.games
+        decided = wins + rival
+        share, low, high = wilson(wins, decided) if decided else (float("nan"),) * 3
+        return {"opponent": self.base, "games": games, "wins": wins, "rival_wins": rival,
+                "share": float(share), "share_low": float(low), "share_high": float(high),
+                "fair_share": float(self.arena.fair_share)}
+
+    # -- the whole command
+    def run(self, *, progress: bool = True, resume: bool = False,
+            document_extra: Mapping[str, Any] | None = None) -> DistillResult:
+        from sim.core.progress import bar_context, progress_bar
+        from sim.runs.resumable import Journal, journal_beside, stoppable
+        from sim.studies.tune import write_strategy_file
+
+        journal_path = journal_beside(self.out)
+        started = time.perf_counter()
+        done: list[Iteration] = []
+        with stoppable("distill", journal_path), Journal.open(
+                journal_path, self.settings(), what="distill", resume=resume,
+                out=self.out) as journal:
+            total = self.iterations * self.games + self.check_games * self.arena.sides
+            self.bar = progress_bar(progress, total, "distill")
+            with bar_context(self.bar):
+                vector = np.asarray(self.base_vector, dtype=np.float64)
+                for number in range(1, self.iterations + 1):
+                    key = ("iteration", number, _digest(vector))
+                    if self.bar is not None and step_done(journal, key):
+                        self.bar.update(self.games)
+                    answer = journal.step(key, lambda: self.iteration(number, vector).as_dict())
+                    done.append(Iteration.from_dict(answer))
+                    vector = np.asarray(done[-1].weights, dtype=np.float64)
+                check = journal.step(("check", _digest(vector)), lambda: self.check(vector))
+            self.bar = None
+            seconds = time.perf_counter() - started
+            doc = self.document(vector, done, check, document_extra or {}, seconds)
+            path = write_strategy_file(doc, self.out, by="simulate distill")
+            journal.remove()
+        shutil.rmtree(self.work, ignore_errors=True)
+        return DistillResult(path, doc, done, check, float(self.arena.fair_share), seconds)
+
+    def document(self, vector: np.ndarray, done: list[Iteration], check: Mapping[str, Any],
+                 extra: Mapping[str, Any], seconds: float) -> dict[str, Any]:
+        """The strategy file's content (sim/core/strategy_file.py reads it back)."""
+        import sim
+
+        searched = sum(it.games for it in done)
+        return {
+            "cardsim_strategy": 1,
+            "game": self.game,
+            "name": self.out.stem,
+            "summary": f"distilled by simulate distill for {self.players} players from "
+                       f"{self.base} (search:k={self.k},n={self.n}; {len(done)} iterations, "
+                       f"{searched:,} games with search)",
+            "players": [int(self.players)],
+            "base": self.base,
+            "weights": {name: float(w) for name, w in zip(self.arena.names, vector)},
+            "tuned_on": {
+                **dict(extra),
+                "method": "expert iteration: the search player over the policy decides for "
+                          "one side, every side in turn; the policy's weights are fitted to "
+                          "its choices (softmax cross-entropy, L2 toward the policy)",
+                "seed": int(self.seed),
+                "settings": {"iterations": int(self.iterations), "games": int(self.games),
+                             "k": int(self.k), "n": int(self.n), "extra": int(self.extra),
+                             "l2": float(self.l2), "check_games": int(self.check_games)},
+                "iterations": [{key: (round(v, 6) if isinstance(v, float) else v)
+                                for key, v in it.as_dict().items() if key != "weights"}
+                               for it in done],
+                "package_version": sim.__version__,
+                "source_hash": sim.source_hash(),
+                "seconds": round(seconds, 1),
+            },
+            "score": {
+                "method": "plain games against the starting base on fresh seeds, every "
+                          "side; share = wins / games someone won, Wilson 95 % interval",
+                "against": {key: (round(v, 6) if isinstance(v, float) else v)
+                            for key, v in check.items()},
+            },
+        }
+
+
+def step_done(journal: Any, key_parts: Any) -> bool:
+    """Is the step asked ``key_parts`` in the journal (answered without playing)?"""
+    from sim.runs.resumable import step_key
+
+    return step_key(key_parts) in journal
+
+
+# ----------------------------------------------------------------------------- the command
+def distill_strategy(*, game: str, players: Any = None, out: str | Path,
+                     base: str | None = None, iterations: Any = None, games: Any = None,
+                     k: Any = None, n: Any = None, extra: Any = None, l2: Any = None,
+                     check_games: Any = None, seed: Any = 1, cards: str | None = None,
+                     rules_file: str | None = None, rule_overrides: tuple[str, ...] = (),
+                     threads: Any = None, backend: Any = None,
+                     backend_options: Mapping[str, Any] | None = None, progress: bool = True,
+                     command_line: str | None = None, resume: bool = False) -> DistillResult:
+    """``simulate distill`` / ``api.distill``: check every input, pick the backend, then
+    distil (module docstring) and write the strategy file ``out``."""
+    from sim.core.game import configure_request, game_request, player_count, resolve_game
+    from sim.core.inputs import parse_count, parse_seed
+    from sim.core.policy_fit import DEFAULT_L2
+    from sim.core.strategy import parse_spec
+    from sim.runs.backends import resolve
+    from sim.runs.setup import own_command_line
+
+    game_obj = resolve_game(game)
+    players = player_count(game_obj, players)
+    seed = parse_seed(seed)
+    arena_cls = game_obj.tune_arena
+    if arena_cls is None:
+        raise UserError(f"game '{game}' has no parametric strategy to distil", field="--game")
+    if players < 2:
+        raise UserError("distill plays a search player against its policy: at least 2 "
+                        "players", field="--players")
+    out_path = Path(out)
+    if out_path.suffix.lower() not in (".yaml", ".yml"):
+        raise UserError("the strategy file must end in .yaml or .yml", file=str(out_path),
+                        field="--out")
+    base = base or game_obj.default_strategy
+    iterations = parse_count(iterations if iterations is not None else DEFAULT_ITERATIONS,
+                             field="--iterations")
+    games = parse_count(games if games is not None else DEFAULT_GAMES, field="--games")
+    k = parse_count(k if k is not None else DEFAULT_K, "--k", 4096)
+    n = parse_count(n if n is not None else DEFAULT_N, "--n", 100_000)
+    extra = int(extra) if extra is not None else DEFAULT_EXTRA
+    if extra < 0:
+        raise UserError("--extra must be 0 or more", field="--extra")
+    l2 = float(l2) if l2 is not None else DEFAULT_L2
+    if not l2 > 0:
+        raise UserError("--l2 must be above 0", field="--l2")
+    check = DEFAULT_CHECK_GAMES
+    if check_games is not None:
+        check = 0 if str(check_games).strip() == "0" else parse_count(check_games,
+                                                                      field="--check-games")
+    request = game_request(cards, rules_file, rule_overrides, None, False)
+
+    def configure_with(strategies):
+        return configure_request(game_obj, players, {**request, "strategies": strategies})
+
+    template = configure_with(None)             # every input checked before the first game
+    strategy, _ = parse_spec(base, game_obj.strategy_package, field_name="--base")
+    if strategy.search:
+        raise UserError("the base is the policy the search plays over: give a strategy "
+                        "that is not a search player", field="--base")
+    base_vector = arena_cls.vector_of(configure_with(arena_cls.strategies_for(base)))
+    arena = arena_cls(template, 1)
+    chosen, owned = resolve(backend, backend_options)
+    threads = (chosen.default_threads() if threads is None
+               else parse_count(threads, "--threads", 4096))
+    manifest = template.manifest()
+    distiller = Distiller(game=game_obj.name, players=players, out=out_path, base=base,
+                          base_vector=base_vector, arena=arena, request=request,
+                          run_tasks=lambda tasks: chosen.run_tasks(tasks, aggregate=False),
+                          iterations=iterations, games=games, k=k, n=n, extra=extra, l2=l2,
+                          check_games=check, seed=seed, threads=threads)
+    extra_doc = {
+        "command": command_line if command_line is not None else own_command_line(),
+        "cards": {"path": str(request["cards"] or manifest["cards"]["path"]),
+                  "sha256": manifest["cards"]["sha256"]},
+        "rules_file": request["rules_file"],
+        "rule_overrides": list(request["rule_overrides"]),
+        "rules": {key: ({str(p): v for p, v in val.items()} if isinstance(val, dict) else val)
+                  for key, val in manifest["rules"].items()},
+        "backend": chosen.name,
+    }
+    try:
+        return distiller.run(progress=progress, resume=resume, document_extra=extra_doc)
+    finally:
+        arena.close()
+        if owned:
+            chosen.close()
