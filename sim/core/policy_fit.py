@@ -32,6 +32,7 @@ draws, the other decisions' weights and Peer-to-Peer's phase switch stay the bas
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,7 +42,8 @@ from sim.core.search_kernel import (
 )
 
 DEFAULT_L2 = 1.0
-MAX_ITERATIONS = 100
+MAX_ITERATIONS = 100         # Newton steps of one fit of the weights
+MAX_ROUNDS = 20              # weights, then temperature, until the temperature settles
 GRADIENT_TOLERANCE = 1e-8   # the largest gradient entry, per decision, at the optimum
 
 
@@ -127,6 +129,7 @@ class Fit:
     base_loss: float         # the base weights' loss on the same decisions
     agreement: float         # share of decisions whose chosen option the weights rank first
     base_agreement: float
+    temperature: float = 1.0   # the base's (base_temperature): scores are read as t * w . f
 
 
 def _design(decisions: Decisions, n_weights: int) -> np.ndarray:
@@ -156,32 +159,60 @@ def _segment_softmax(s, starts):
 def fit_policy(decisions: Decisions, base: np.ndarray, learned: np.ndarray,
                l2: float = DEFAULT_L2) -> Fit:
     """The weights (module docstring) for ``decisions`` from ``base``, fitting the
-    weights where ``learned`` is true."""
+    weights where ``learned`` is true, and the temperature ``t`` the choices are read
+    with: the model is softmax(t * w . f), alternately fitted in ``w`` (convex: Newton)
+    and in ``t`` (one number: Newton on log t) until ``t`` settles. The L2 term keeps
+    ``w`` at the base's scale, so ``t`` takes up how sharply the search's choices
+    follow the scores, and the strategy's noise keeps its weight relative to the rest."""
     base = np.asarray(base, dtype=np.float64)
     columns = np.flatnonzero(learned)
     n = decisions.count
     if n == 0 or len(columns) == 0:
-        return Fit(base.copy(), n, 0, 0.0, 0.0, float("nan"), float("nan"))
+        return Fit(base.copy(), n, 0, 0.0, 0.0, float("nan"), float("nan"), 1.0)
     full_z = _design(decisions, len(base))
-    base_scores = full_z @ base
+    starts, chosen = decisions.starts, decisions.chosen
     scale = np.maximum(1.0, np.abs(base[columns]))
-    z = full_z[:, columns] * scale   # scores move by z @ theta, theta = (w - base) / scale
-    starts = decisions.starts
-    heads = starts[:-1]
-    y = np.zeros(len(decisions.values))
-    y[decisions.chosen] = 1.0
-
-    def loss_of(theta):
-        s = base_scores + z @ theta
-        _, log_total = _segment_softmax(s, starts)
-        nll = float((log_total - s[decisions.chosen]).sum())
-        return nll + 0.5 * l2 * float(theta @ theta), s
-
     theta = np.zeros(len(columns))
-    current, s = loss_of(theta)
-    start_loss = current
+    temperature = 1.0
+    start_loss = _penalised(full_z @ base, starts, chosen, theta, l2)
     iterations = 0
-    for iterations in range(1, MAX_ITERATIONS + 1):
+    for _ in range(MAX_ROUNDS):
+        theta, steps = _fit_weights(temperature * full_z, base, columns, scale, starts,
+                                    chosen, l2, theta)
+        iterations += steps
+        weights = base.copy()
+        weights[columns] = base[columns] + scale * theta
+        settled = base_temperature(full_z @ weights, starts, chosen)
+        if abs(settled - temperature) <= 1e-6 * temperature:
+            break
+        temperature = settled
+    weights = base.copy()
+    weights[columns] = base[columns] + scale * theta
+    loss = _penalised(temperature * (full_z @ weights), starts, chosen, theta, l2)
+    return Fit(weights, n, iterations, loss / n, start_loss / n,
+               _agreement(full_z @ weights, decisions), _agreement(full_z @ base, decisions),
+               temperature)
+
+
+def _penalised(scores, starts, chosen, theta, l2) -> float:
+    _, log_total = _segment_softmax(scores, starts)
+    return float((log_total - scores[chosen]).sum()) + 0.5 * l2 * float(theta @ theta)
+
+
+def _fit_weights(full_z, base, columns, scale, starts, chosen, l2, theta):
+    """Newton's method with a backtracking line search on the penalised cross-entropy
+    in theta = (w - base) / scale over the learned columns, from ``theta``; returns
+    (theta, steps)."""
+    n = len(starts) - 1
+    base_scores = full_z @ base
+    z = full_z[:, columns] * scale   # scores move by z @ theta
+    heads = starts[:-1]
+    y = np.zeros(full_z.shape[0])
+    y[chosen] = 1.0
+    s = base_scores + z @ theta
+    current = _penalised(s, starts, chosen, theta, l2)
+    steps = 0
+    for steps in range(1, MAX_ITERATIONS + 1):
         p, _ = _segment_softmax(s, starts)
         grad = z.T @ (p - y) + l2 * theta
         if np.abs(grad).max() <= GRADIENT_TOLERANCE * n:
@@ -191,21 +222,39 @@ def fit_policy(decisions: Decisions, base: np.ndarray, learned: np.ndarray,
         step = np.linalg.solve(hess, grad)
         t = 1.0
         while True:
-            candidate, s_new = loss_of(theta - t * step)
+            candidate_theta = theta - t * step
+            s_new = base_scores + z @ candidate_theta
+            candidate = _penalised(s_new, starts, chosen, candidate_theta, l2)
             if candidate <= current - 1e-4 * t * float(grad @ step) or t < 1e-10:
                 break
             t *= 0.5
         if candidate > current:
             break
-        theta = theta - t * step
         improved = current - candidate
-        current, s = candidate, s_new
+        theta, current, s = candidate_theta, candidate, s_new
         if improved <= 1e-12 * max(1.0, abs(current)):
             break
-    weights = base.copy()
-    weights[columns] = base[columns] + scale * theta
-    return Fit(weights, n, iterations, current / n, start_loss / n,
-               _agreement(full_z @ weights, decisions), _agreement(base_scores, decisions))
+    return theta, steps
+
+
+def base_temperature(scores: np.ndarray, starts: np.ndarray, chosen: np.ndarray) -> float:
+    """The ``t`` that makes softmax(t * scores) fit the choices best (the base's scores;
+    a 1-D convex problem, Newton's method on log t)."""
+    log_t = 0.0
+    for _ in range(MAX_ITERATIONS):
+        t = math.exp(log_t)
+        p, _ = _segment_softmax(t * scores, starts)
+        mean = np.add.reduceat(p * scores, starts[:-1])
+        var = np.add.reduceat(p * scores * scores, starts[:-1]) - mean * mean
+        grad_t = float((mean - scores[chosen]).sum())          # d NLL / d t
+        curv_t = float(np.maximum(var, 0.0).sum())
+        grad = grad_t * t                                       # d NLL / d log t
+        curv = curv_t * t * t + grad_t * t
+        if abs(grad) <= GRADIENT_TOLERANCE * len(chosen):
+            break
+        step = grad / curv if curv > 0 else math.copysign(1.0, grad)
+        log_t -= max(-2.0, min(2.0, step))
+    return math.exp(log_t)
 
 
 def _agreement(scores: np.ndarray, decisions: Decisions) -> float:
