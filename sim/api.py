@@ -313,7 +313,9 @@ def distill(request: GameRequest | str | None = None, execution: Execution | Non
             *, base: str | None = None, iterations: int | str | None = None,
             games: int | str | None = None, k: int | str | None = None,
             n: int | str | None = None, extra: int | None = None, l2: float | None = None,
-            check_games: int | str | None = None, resume: bool = False, **fields: Any):
+            objective: str | None = None, sharpness: float | None = None,
+            keep_noise: bool = False, check_games: int | str | None = None,
+            resume: bool = False, **fields: Any):
     """Learn a strategy from the search player (expert iteration) for ``request`` (game,
     players, cards, rules) and write a strategy file (``execution.out``, default
     distilled.yaml): ``iterations`` times, ``games`` games in which the search player
@@ -334,7 +336,8 @@ def distill(request: GameRequest | str | None = None, execution: Execution | Non
     return distill_strategy(game=request.game, players=request.players,
                             out=execution.out if execution.out is not None else "distilled.yaml",
                             base=base, iterations=iterations, games=games, k=k, n=n,
-                            extra=extra, l2=l2, check_games=check_games, seed=execution.seed,
+                            extra=extra, l2=l2, objective=objective, sharpness=sharpness,
+                            keep_noise=keep_noise, check_games=check_games, seed=execution.seed,
                             cards=request.cards, rules_file=request.rules_file,
                             rule_overrides=request.rule_overrides, threads=execution.threads,
                             progress=execution.progress, command_line=execution.command_line,

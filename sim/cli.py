@@ -815,8 +815,15 @@ def tune(ctx: click.Context, **opts: Any) -> None:
               help="The search player's samples of the hidden cards (default 16).")
 @click.option("--extra", type=click.IntRange(min=0), default=None,
               help="Options the search did not play out, recorded per decision (default 4).")
+@click.option("--objective", type=click.Choice(["value", "choice"]), default=None,
+              help="What the fit follows: the search's option values (default) or its "
+                   "choices (cross-entropy).")
+@click.option("--sharpness", type=float, default=None,
+              help="How closely the value fit's softmax follows the argmax (default 3).")
 @click.option("--l2", type=float, default=None,
               help="Pull toward the policy each fit starts from (default 1).")
+@click.option("--keep-noise", is_flag=True,
+              help="Keep the base's noise weights (default: the policy starts without them).")
 @click.option("--check-games", default=None, metavar="N",
               help="Plain games per side against the starting base at the end (default "
                    "10000; 0: none).")
@@ -859,7 +866,9 @@ def distill(ctx: click.Context, **opts: Any) -> None:
                          _execution(ctx, opts, command_line=_command_line(drop_resume=True)),
                          base=opts["base"], iterations=opts["iterations"], games=opts["games"],
                          k=opts["k"], n=opts["n"], extra=opts["extra"], l2=opts["l2"],
-                         check_games=opts["check_games"], resume=opts["resume"])
+                         objective=opts["objective"], sharpness=opts["sharpness"],
+                         keep_noise=opts["keep_noise"], check_games=opts["check_games"],
+                         resume=opts["resume"])
     click.echo(result.report())
 
 

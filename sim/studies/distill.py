@@ -10,10 +10,16 @@ iteration) learns them back into an ordinary strategy file:
    with ``record=extra`` (sim/core/recorded.py): each game's table carries every
    decision the search made -- its options as the searching side sees them (the game's
    features), the mean result of each option it played out, its choice.
-2. Fit: the policy's weights to those choices (sim/core/policy_fit.py: the softmax
-   cross-entropy of the search's choice, L2 toward the current policy in units of each
-   weight's size; only the weights of the decisions the search makes are fitted).
+2. Fit: the policy's weights to those decisions (sim/core/policy_fit.py; by default
+   the expected value of the policy's own choice under the search's option values, L2
+   toward the current policy in units of each weight's size; only the weights of the
+   decisions the search makes are fitted).
 3. The fitted policy becomes the search's base, and the next iteration plays with it.
+
+The policy starts as the base without its noise draws (their weights 0, unless
+``keep_noise``): a strategy that decides by its features alone, which the value fit
+assumes, and the stronger start -- ``expert-v1`` without its noise won 52.9 % [52.2-53.6]
+of the decided games against itself with it (Peer-to-Peer, 4 players, 20,000 games).
 
 Each iteration reports how often the search side won against the policy (its share of
 the games someone won; the fair share is the game's): as the policy learns what the
@@ -137,6 +143,9 @@ class Distiller:
     n: int = DEFAULT_N
     extra: int = DEFAULT_EXTRA
     l2: float = 1.0
+    objective: str = "value"
+    sharpness: float = 3.0
+    keep_noise: bool = False
     check_games: int = DEFAULT_CHECK_GAMES
     seed: int = 1
     threads: int = 1
@@ -154,6 +163,8 @@ class Distiller:
                 "base_weights": [float(x) for x in self.base_vector],
                 "iterations": int(self.iterations), "games": int(self.games), "k": int(self.k),
                 "n": int(self.n), "extra": int(self.extra), "l2": float(self.l2),
+                "objective": self.objective, "sharpness": float(self.sharpness),
+                "keep_noise": bool(self.keep_noise),
                 "seed": int(self.seed), "check_games": int(self.check_games),
                 "chunk_games": int(self.chunk_games), "request": dict(self.request)}
 
@@ -240,7 +251,8 @@ class Distiller:
             recordings += [recordings_of(t, self.arena.feature_width) for t in side_tables]
         decisions = decisions_of(recordings)
         keep = informative(decisions)
-        fit = fit_policy(select(decisions, keep), vector, self.arena.learned, self.l2)
+        fit = fit_policy(select(decisions, keep), vector, self.arena.learned,
+                         objective=self.objective, l2=self.l2, sharpness=self.sharpness)
         return Iteration(number, self.games, search_wins, policy_wins, decisions.count,
                          int(keep.sum()), float(fit.agreement), float(fit.base_agreement),
                          float(fit.loss), float(fit.base_loss),
@@ -280,6 +292,13 @@ class Distiller:
                 "share": float(share), "share_low": float(low), "share_high": float(high),
                 "fair_share": float(self.arena.fair_share)}
 
+    def start_vector(self) -> np.ndarray:
+        """The first policy: the base, without its noise draws unless ``keep_noise``."""
+        vector = np.array(self.base_vector, dtype=np.float64)
+        if not self.keep_noise:
+            vector[self.arena.noise] = 0.0
+        return vector
+
     # -- the whole command
     def run(self, *, progress: bool = True, resume: bool = False,
             document_extra: Mapping[str, Any] | None = None) -> DistillResult:
@@ -296,7 +315,7 @@ class Distiller:
             total = self.iterations * self.games + self.check_games * self.arena.sides
             self.bar = progress_bar(progress, total, "distill")
             with bar_context(self.bar):
-                vector = np.asarray(self.base_vector, dtype=np.float64)
+                vector = self.start_vector()
                 for number in range(1, self.iterations + 1):
                     key = ("iteration", number, _digest(vector))
                     if self.bar is not None and step_done(journal, key):
@@ -333,11 +352,13 @@ class Distiller:
                 **dict(extra),
                 "method": "expert iteration: the search player over the policy decides for "
                           "one side, every side in turn; the policy's weights are fitted to "
-                          "its choices (softmax cross-entropy, L2 toward the policy)",
+                          "its decisions (sim/core/policy_fit.py), L2 toward the policy",
                 "seed": int(self.seed),
                 "settings": {"iterations": int(self.iterations), "games": int(self.games),
                              "k": int(self.k), "n": int(self.n), "extra": int(self.extra),
-                             "l2": float(self.l2), "check_games": int(self.check_games)},
+                             "objective": self.objective, "sharpness": float(self.sharpness),
+                             "l2": float(self.l2), "keep_noise": bool(self.keep_noise),
+                             "check_games": int(self.check_games)},
                 "iterations": [{key: (round(v, 6) if isinstance(v, float) else v)
                                 for key, v in it.as_dict().items() if key != "weights"}
                                for it in done],
@@ -365,6 +386,8 @@ def step_done(journal: Any, key_parts: Any) -> bool:
 def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                      base: str | None = None, iterations: Any = None, games: Any = None,
                      k: Any = None, n: Any = None, extra: Any = None, l2: Any = None,
+                     objective: str | None = None, sharpness: Any = None,
+                     keep_noise: bool = False,
                      check_games: Any = None, seed: Any = 1, cards: str | None = None,
                      rules_file: str | None = None, rule_overrides: tuple[str, ...] = (),
                      threads: Any = None, backend: Any = None,
@@ -374,7 +397,7 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
     distil (module docstring) and write the strategy file ``out``."""
     from sim.core.game import configure_request, game_request, player_count, resolve_game
     from sim.core.inputs import parse_count, parse_seed
-    from sim.core.policy_fit import DEFAULT_L2
+    from sim.core.policy_fit import DEFAULT_L2, DEFAULT_SHARPNESS, OBJECTIVES
     from sim.core.strategy import parse_spec
     from sim.runs.backends import resolve
     from sim.runs.setup import own_command_line
@@ -404,6 +427,13 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
     l2 = float(l2) if l2 is not None else DEFAULT_L2
     if not l2 > 0:
         raise UserError("--l2 must be above 0", field="--l2")
+    objective = objective or OBJECTIVES[0]
+    if objective not in OBJECTIVES:
+        raise UserError(f"--objective must be one of {', '.join(OBJECTIVES)}",
+                        field="--objective")
+    sharpness = float(sharpness) if sharpness is not None else DEFAULT_SHARPNESS
+    if not sharpness > 0:
+        raise UserError("--sharpness must be above 0", field="--sharpness")
     check = DEFAULT_CHECK_GAMES
     if check_games is not None:
         check = 0 if str(check_games).strip() == "0" else parse_count(check_games,
@@ -428,6 +458,7 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                           base_vector=base_vector, arena=arena, request=request,
                           run_tasks=lambda tasks: chosen.run_tasks(tasks, aggregate=False),
                           iterations=iterations, games=games, k=k, n=n, extra=extra, l2=l2,
+                          objective=objective, sharpness=sharpness, keep_noise=keep_noise,
                           check_games=check, seed=seed, threads=threads)
     extra_doc = {
         "command": command_line if command_line is not None else own_command_line(),

@@ -1,8 +1,11 @@
-"""Fitting a weight vector to recorded choices (sim/core/policy_fit.py).
+"""Fitting a weight vector to recorded decisions (sim/core/policy_fit.py).
 
-- From synthetic decisions whose choices are drawn from softmax(w . features) with a known
-  ``w`` (two phase blocks, as Peer-to-Peer's), the fit recovers ``w``; weights not learned
-  stay the base's exactly.
+- By choice: from synthetic decisions whose choices are drawn from softmax(w . features)
+  with a known ``w`` (two phase blocks, as Peer-to-Peer's), the fit recovers ``w``;
+  weights not learned stay the base's exactly.
+- By value: from synthetic decisions whose options' values follow a known ``w``, a fit
+  from a base that ranks them wrongly comes to rank them as ``w`` does (its argmax takes
+  the best option where the base's did not), and its expected value rises.
 - The L2 term pulls toward the base: a strong one leaves the base nearly unchanged.
 - Decisions where the search preferred nothing (every played-out option equal) are not
   informative; the fit of the same records is the same, bit for bit.
@@ -12,7 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.core.policy_fit import Decisions, decisions_of, fit_policy, informative, select
+from sim.core.policy_fit import (
+    Decisions, decisions_of, fit_choices, fit_policy, fit_values, informative, select,
+)
 from sim.core.recorded import recording_columns, recordings_of
 from sim.core.search_kernel import (
     N_DECISIONS, N_ROWS, REC_CHOSEN, REC_COUNT, REC_FIRST, REC_GAME, new_recording,
@@ -40,20 +45,40 @@ def _synthetic(decisions=6000, options=4, seed=1) -> Decisions:
 def test_the_fit_recovers_a_known_weight_vector():
     base = np.zeros(7)
     base[6] = 5.0                       # not learned: kept as it is
-    fit = fit_policy(_synthetic(), base, LEARNED, l2=1e-3)
+    fit = fit_choices(_synthetic(), base, LEARNED, l2=1e-3)
     assert np.abs(fit.weights[:6] - TRUE[:6]).max() < 0.15, fit.weights
     assert fit.weights[6] == 5.0
     assert fit.agreement > fit.base_agreement and fit.loss < fit.base_loss
 
 
+def test_the_value_fit_learns_to_take_the_best_options():
+    rng = np.random.default_rng(3)
+    decisions, options = 3000, 4
+    feats = rng.normal(size=(decisions * options, 3))
+    starts = np.arange(0, decisions * options + 1, options)
+    truth = np.array([2.0, -1.0, 0.5])
+    values = 1 / (1 + np.exp(-feats @ truth))        # win rates that follow ``truth``
+    chosen = np.array([starts[d] + np.argmax(values[starts[d]:starts[d + 1]])
+                       for d in range(decisions)])
+    data = Decisions(feats, values, starts, np.zeros(decisions, np.int64), chosen,
+                     np.zeros(decisions, np.int64))
+    base = np.array([0.5, 1.0, 0.0])                   # ranks by the wrong sign of f1
+    fit = fit_values(data, base, np.ones(3, bool), l2=1e-3, sharpness=3.0)
+    assert fit.loss < fit.base_loss                   # minus the expected value: higher
+    assert fit.base_agreement < 0.6 and fit.agreement > 0.9
+    assert fit.weights[1] < 0 < fit.weights[0]
+    assert np.array_equal(fit_policy(data, base, np.ones(3, bool), l2=1e-3).weights,
+                          fit.weights)               # the default objective, sharpness 3
+
+
 def test_a_strong_l2_keeps_the_base_and_the_fit_is_deterministic():
     data = _synthetic(decisions=1500, seed=2)
     base = np.array([1.0, -1.0, 0.0, 0.0, 2.0, 0.0, 7.0])
-    weak = fit_policy(data, base, LEARNED, l2=1e-3)
-    strong = fit_policy(data, base, LEARNED, l2=1e6)
+    weak = fit_choices(data, base, LEARNED, l2=1e-3)
+    strong = fit_choices(data, base, LEARNED, l2=1e6)
     assert np.abs(strong.weights - base).max() < 0.01
     assert np.abs(weak.weights - base).max() > 0.3
-    again = fit_policy(data, base, LEARNED, l2=1e-3)
+    again = fit_choices(data, base, LEARNED, l2=1e-3)
     assert np.array_equal(again.weights, weak.weights)
 
 

@@ -5,8 +5,8 @@
   ``resume`` writes the file an uninterrupted run writes; the journal and the chunks
   beside the file are gone afterwards.
 - The file is an ordinary strategy file: it plays (``@FILE``), and its weights differ
-  from the base only where the search decides (the noise draws and the decisions the
-  search does not make keep the base's weights).
+  from the base only where the search decides, and in the noise draws (0: the policy
+  starts without them); the decisions the search does not make keep the base's weights.
 """
 from __future__ import annotations
 
@@ -83,7 +83,10 @@ def test_the_file_changes_only_the_weights_the_search_decides(uninterrupted):
     base = configure("plai", 2, strategies={"all": "expert-v1"}).weights[0]
     learned = configure("plai", 2, strategies={"all": f"@{uninterrupted}"}).weights[0]
     searched = np.isin(features.FEATURE_GROUP, features.SEARCHED_GROUPS)
-    assert (learned[~searched] == base[~searched]).all()
+    noise = features.FEATURE_GROUP == features.G_NOISE
+    assert (learned[noise] == 0).all() and (base[noise] != 0).any()
+    others = ~searched & ~noise
+    assert (learned[others] == base[others]).all()
     assert not (learned[searched] == base[searched]).all()
 
 

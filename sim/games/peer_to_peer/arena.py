@@ -56,6 +56,8 @@ class PeerToPeerArena(ThreadedArena):
         self.feature_width = features.NF
         searched = np.isin(features.FEATURE_GROUP, features.SEARCHED_GROUPS)
         self.learned = np.concatenate([searched, searched, [False]])
+        noise = features.FEATURE_GROUP == features.G_NOISE
+        self.noise = np.concatenate([noise, noise, [False]])   # the noise draws' weights
 
     @staticmethod
     def vector_of(config: Any) -> np.ndarray:

@@ -30,6 +30,7 @@ class PlaiArena(ThreadedArena):
         # draws, the negate, help and keep decisions stay the base's
         self.feature_width = features.NF
         self.learned = np.isin(features.FEATURE_GROUP, features.SEARCHED_GROUPS)
+        self.noise = features.FEATURE_GROUP == features.G_NOISE   # noise and bluff coins
 
     @staticmethod
     def vector_of(config: Any) -> np.ndarray:
