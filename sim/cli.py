@@ -796,8 +796,9 @@ def tune(ctx: click.Context, **opts: Any) -> None:
 # ---------------------------------------------------------------- distill
 @main.command(short_help="Learn a strategy from the search player; write a strategy file.")
 @click.option("--game", default="peer-to-peer", show_default=True, help="Game to learn for.")
-@click.option("--players", type=Count(1000), default=None,
-              help="Number of players (default: the game's usual count).")
+@click.option("--players", metavar="N[,N...]", default=None,
+              help="Player count, or several (2,4,6: each iteration's games shared among "
+                   "them; default: the game's usual count).")
 @click.option("--cards", metavar="FILE", default=None, help="Card file (CSV) to play on.")
 @click.option("--rules", metavar="FILE", default=None, callback=_checked_rules, help="YAML file of rule options.")
 @click.option("--rule", metavar="KEY=VALUE", multiple=True,
@@ -852,7 +853,7 @@ def distill(ctx: click.Context, **opts: Any) -> None:
     \b
     Examples:
       simulate distill --game plai --players 3 --out distilled-3p.yaml
-      simulate distill --players 4 --base expert-v1 --iterations 4 --out new-expert.yaml
+      simulate distill --players 2,4,6 --base expert-v1 --iterations 4 --out new-expert.yaml
       simulate distill --players 4 --out new-expert.yaml --backend dask-local --workers 2
       simulate distill --players 4 --out new-expert.yaml --resume     (after Ctrl-C)
 

@@ -91,23 +91,22 @@ class DistillResult:
     document: dict[str, Any]
     iterations: list[Iteration]
     check: dict[str, Any]
-    fair_share: float
     seconds: float
 
     def report(self) -> str:
-        lines = ["iteration  games  search wins (share of decided)  decisions fitted  "
+        lines = ["iteration  games  search side's wins (of the decided)  decisions fitted  "
                  "policy ranks the search's choice first (before)"]
         for it in self.iterations:
             lines.append(f"{it.number:>9}  {it.games:>5}  {it.search_wins:>6} "
-                         f"({100 * it.search_share():5.1f} %, fair {100 * self.fair_share:.1f} %)"
+                         f"({100 * it.search_share():5.1f} %)"
                          f"  {it.informative:>8,} of {it.decisions:,}  "
                          f"{100 * it.agreement:5.1f} % ({100 * it.base_agreement:5.1f} %)")
         c = self.check
-        if c.get("games"):
-            lines.append(f"against the starting base, {c['games']:,} plain games (every side): "
-                         f"{100 * c['share']:.2f} % of the decided games "
-                         f"[95 % CI {100 * c['share_low']:.2f} - {100 * c['share_high']:.2f}; "
-                         f"fair {100 * self.fair_share:.1f} %]")
+        for players, row in (c.get("players") or {}).items():
+            lines.append(f"{players} players, against {c['opponent']}, {row['games']:,} plain "
+                         f"games (every side): {100 * row['share']:.2f} % of the decided games "
+                         f"[95 % CI {100 * row['share_low']:.2f} - "
+                         f"{100 * row['share_high']:.2f}; fair {100 * row['fair_share']:.1f} %]")
         lines.append(f"strategy file: {self.out} ({self.seconds:.0f} s)")
         return "\n".join(lines)
 
@@ -130,11 +129,11 @@ class Distiller:
     ChunkTasks on a backend and yields their results."""
 
     game: str
-    players: int
+    players: tuple[int, ...]     # the player counts it plays at, games shared equally
     out: Path
     base: str
     base_vector: np.ndarray
-    arena: Any
+    arenas: Mapping[int, Any]    # the game's tune arena at each player count
     request: Mapping[str, Any]
     run_tasks: Callable[[list[Any]], Iterable[Any]]
     iterations: int = DEFAULT_ITERATIONS
@@ -153,13 +152,18 @@ class Distiller:
     bar: Any = None
 
     @property
+    def arena(self) -> Any:
+        """The arena of the first player count (names, features: the same at every count)."""
+        return self.arenas[self.players[0]]
+
+    @property
     def work(self) -> Path:
         """The chunks' directory beside the output (removed at the end)."""
         return self.out.with_name(self.out.stem + ".distill")
 
     def settings(self) -> dict[str, Any]:
         """What decides the result (the journal's header)."""
-        return {"game": self.game, "players": int(self.players), "base": self.base,
+        return {"game": self.game, "players": [int(p) for p in self.players], "base": self.base,
                 "base_weights": [float(x) for x in self.base_vector],
                 "iterations": int(self.iterations), "games": int(self.games), "k": int(self.k),
                 "n": int(self.n), "extra": int(self.extra), "l2": float(self.l2),
@@ -185,16 +189,16 @@ class Distiller:
     def _play(self, where: Path, jobs: list[tuple[Any, int, int]], columns: Sequence[str]
               ) -> list[list[Any]]:
         """Play every (request, first game, games) of ``jobs`` as chunks under ``where``
-        (side by side: side s in ``where/side-s``; chunks already on disk are not played
-        again) and return each job's parts, read back in game order (``columns``)."""
+        (job j in ``where/job-j``; chunks already on disk are not played again) and
+        return each job's parts, read back in game order (``columns``)."""
         import polars as pl
 
         from sim.runs.backends import ChunkTask
         from sim.runs.rundir import RunDir
 
         tasks, parts = [], []
-        for side, (request, first, count) in enumerate(jobs):
-            run_dir = where / f"side-{side}"
+        for number, (request, first, count) in enumerate(jobs):
+            run_dir = where / f"job-{number}"
             (run_dir / "games").mkdir(parents=True, exist_ok=True)
             run = RunDir(run_dir)
             mine = []
@@ -205,7 +209,7 @@ class Distiller:
                         self.bar.update(size)
                     continue
                 tasks.append(ChunkTask(request, str(run_dir), self.seed, start, size,
-                                       self.threads, tag=side))
+                                       self.threads, tag=number))
             parts.append(mine)
         for result in self.run_tasks(tasks):
             if self.bar is not None:
@@ -213,39 +217,52 @@ class Distiller:
         return [[pl.read_parquet(path, columns=list(columns)) for path in mine]
                 for mine in parts]
 
-    def _tally(self, tables: list[Any], side: int):
+    @staticmethod
+    def _tally(tables: list[Any], arena: Any, side: int):
         from sim.core.arena import Tally
 
         tally = Tally()
         for table in tables:
             codes = table["winner"].to_numpy().astype(np.int64)
             counts = np.bincount(codes + 128, minlength=256)
-            tally.add(self.arena.tally_counts(counts, side, len(codes)))
+            tally.add(arena.tally_counts(counts, side, len(codes)))
         return tally
+
+    def _seatings(self) -> list[tuple[int, int]]:
+        """Every (player count, side) in turn: the order the games are shared in."""
+        return [(p, side) for p in self.players for side in range(self.arenas[p].sides)]
+
+    def _jobs(self, candidate: str, opponent: str, first: int, games: int
+              ) -> list[tuple[Any, int, int]]:
+        """(request, first game, games) per seating: ``candidate`` on the side, the
+        ``opponent`` everywhere else, ``games`` shared out, game indices from ``first``."""
+        from sim.runs.backends import ConfigRequest
+
+        seatings = self._seatings()
+        share = [games // len(seatings) + (i < games % len(seatings))
+                 for i in range(len(seatings))]
+        jobs = []
+        for i, (players, side) in enumerate(seatings):
+            strategies = self.arenas[players].sided_strategies(candidate, opponent, side)
+            request = ConfigRequest.build(self.game, players,
+                                          {**self.request, "strategies": strategies})
+            jobs.append((request, first + sum(share[:i]), share[i]))
+        return jobs
 
     def iteration(self, number: int, vector: np.ndarray) -> Iteration:
         """Play the iteration's games with search over ``vector``, fit, return the result."""
         from sim.core.policy_fit import decisions_of, fit_policy, informative, select
         from sim.core.recorded import RECORD_COLUMNS, recordings_of
-        from sim.runs.backends import ConfigRequest
 
         where = self.work / f"iteration-{number}-{_digest(vector)}"
         policy = "@" + self._policy_file(where, vector)
         search = f"search:k={self.k},n={self.n},base={policy},record={self.extra}"
-        sides = self.arena.sides
-        per_side = [self.games // sides + (s < self.games % sides) for s in range(sides)]
-        first = (number - 1) * self.games
-        jobs = []
-        for side in range(sides):
-            strategies = self.arena.sided_strategies(search, policy, side)
-            request = ConfigRequest.build(self.game, self.players,
-                                          {**self.request, "strategies": strategies})
-            jobs.append((request, first + sum(per_side[:side]), per_side[side]))
+        jobs = self._jobs(search, policy, (number - 1) * self.games, self.games)
         tables = self._play(where, jobs, ("winner", *RECORD_COLUMNS))
         search_wins = policy_wins = 0
         recordings = []
-        for side, side_tables in enumerate(tables):
-            tally = self._tally(side_tables, side)
+        for (players, side), side_tables in zip(self._seatings(), tables):
+            tally = self._tally(side_tables, self.arenas[players], side)
             search_wins += tally.wins
             policy_wins += tally.rival_wins
             recordings += [recordings_of(t, self.arena.feature_width) for t in side_tables]
@@ -261,36 +278,31 @@ class Distiller:
     def check(self, vector: np.ndarray) -> dict[str, Any]:
         """``vector`` against the starting base: plain games, every side in turn, on game
         indices after every iteration's."""
-        from sim.core.stats import wilson
-        from sim.runs.backends import ConfigRequest
+        from sim.core.arena import Tally
 
         if self.check_games <= 0:
             return {"games": 0}
         where = self.work / f"check-{_digest(vector)}"
         mine = "@" + self._policy_file(where, vector)
         base = "@" + self._policy_file(where / "base", self.base_vector)
-        first = self.iterations * self.games
-        jobs = []
-        for side in range(self.arena.sides):
-            request = ConfigRequest.build(self.game, self.players,
-                                          {**self.request,
-                                           "strategies": self.arena.sided_strategies(
-                                               mine, base, side)})
-            jobs.append((request, first + side * self.check_games, self.check_games))
+        seatings = self._seatings()
+        jobs = self._jobs(mine, base, self.iterations * self.games,
+                          self.check_games * len(seatings))
         saved, self.chunk_games = self.chunk_games, max(self.chunk_games, 5_000)
         try:
             tables = self._play(where, jobs, ("winner",))
         finally:
             self.chunk_games = saved
-        wins = rival = games = 0
-        for side, side_tables in enumerate(tables):
-            tally = self._tally(side_tables, side)
-            wins, rival, games = wins + tally.wins, rival + tally.rival_wins, games + tally.games
-        decided = wins + rival
-        share, low, high = wilson(wins, decided) if decided else (float("nan"),) * 3
-        return {"opponent": self.base, "games": games, "wins": wins, "rival_wins": rival,
-                "share": float(share), "share_low": float(low), "share_high": float(high),
-                "fair_share": float(self.arena.fair_share)}
+        by_players = {p: Tally() for p in self.players}
+        for (players, side), side_tables in zip(seatings, tables):
+            by_players[players].add(self._tally(side_tables, self.arenas[players], side))
+        total = Tally()
+        for tally in by_players.values():
+            total.add(tally)
+        return {"opponent": self.base,
+                **_shares(total, self.arenas[self.players[0]].fair_share),
+                "players": {str(p): _shares(t, self.arenas[p].fair_share)
+                            for p, t in by_players.items()}}
 
     def start_vector(self) -> np.ndarray:
         """The first policy: the base, without its noise draws unless ``keep_noise``."""
@@ -312,7 +324,7 @@ class Distiller:
         with stoppable("distill", journal_path), Journal.open(
                 journal_path, self.settings(), what="distill", resume=resume,
                 out=self.out) as journal:
-            total = self.iterations * self.games + self.check_games * self.arena.sides
+            total = self.iterations * self.games + self.check_games * len(self._seatings())
             self.bar = progress_bar(progress, total, "distill")
             with bar_context(self.bar):
                 vector = self.start_vector()
@@ -330,7 +342,7 @@ class Distiller:
             path = write_strategy_file(doc, self.out, by="simulate distill")
             journal.remove()
         shutil.rmtree(self.work, ignore_errors=True)
-        return DistillResult(path, doc, done, check, float(self.arena.fair_share), seconds)
+        return DistillResult(path, doc, done, check, seconds)
 
     def document(self, vector: np.ndarray, done: list[Iteration], check: Mapping[str, Any],
                  extra: Mapping[str, Any], seconds: float) -> dict[str, Any]:
@@ -342,10 +354,11 @@ class Distiller:
             "cardsim_strategy": 1,
             "game": self.game,
             "name": self.out.stem,
-            "summary": f"distilled by simulate distill for {self.players} players from "
+            "summary": f"distilled by simulate distill for {'/'.join(map(str, self.players))} "
+                       f"players from "
                        f"{self.base} (search:k={self.k},n={self.n}; {len(done)} iterations, "
                        f"{searched:,} games with search)",
-            "players": [int(self.players)],
+            "players": [int(p) for p in self.players],
             "base": self.base,
             "weights": {name: float(w) for name, w in zip(self.arena.names, vector)},
             "tuned_on": {
@@ -375,6 +388,17 @@ class Distiller:
         }
 
 
+def _shares(tally: Any, fair_share: float) -> dict[str, Any]:
+    """A tally's games, wins and share of the decided games with its Wilson interval."""
+    from sim.core.stats import wilson
+
+    decided = tally.wins + tally.rival_wins
+    share, low, high = wilson(tally.wins, decided) if decided else (float("nan"),) * 3
+    return {"games": tally.games, "wins": tally.wins, "rival_wins": tally.rival_wins,
+            "share": float(share), "share_low": float(low), "share_high": float(high),
+            "fair_share": float(fair_share)}
+
+
 def step_done(journal: Any, key_parts: Any) -> bool:
     """Is the step asked ``key_parts`` in the journal (answered without playing)?"""
     from sim.runs.resumable import step_key
@@ -395,7 +419,7 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                      command_line: str | None = None, resume: bool = False) -> DistillResult:
     """``simulate distill`` / ``api.distill``: check every input, pick the backend, then
     distil (module docstring) and write the strategy file ``out``."""
-    from sim.core.game import configure_request, game_request, player_count, resolve_game
+    from sim.core.game import configure_request, game_request, resolve_game
     from sim.core.inputs import parse_count, parse_seed
     from sim.core.policy_fit import DEFAULT_L2, DEFAULT_SHARPNESS, OBJECTIVES
     from sim.core.strategy import parse_spec
@@ -403,12 +427,12 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
     from sim.runs.setup import own_command_line
 
     game_obj = resolve_game(game)
-    players = player_count(game_obj, players)
+    counts = _player_counts(game_obj, players)
     seed = parse_seed(seed)
     arena_cls = game_obj.tune_arena
     if arena_cls is None:
         raise UserError(f"game '{game}' has no parametric strategy to distil", field="--game")
-    if players < 2:
+    if min(counts) < 2:
         raise UserError("distill plays a search player against its policy: at least 2 "
                         "players", field="--players")
     out_path = Path(out)
@@ -440,22 +464,23 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                                                                       field="--check-games")
     request = game_request(cards, rules_file, rule_overrides, None, False)
 
-    def configure_with(strategies):
+    def configure_with(players, strategies):
         return configure_request(game_obj, players, {**request, "strategies": strategies})
 
-    template = configure_with(None)             # every input checked before the first game
+    templates = {p: configure_with(p, None) for p in counts}   # every input checked first
     strategy, _ = parse_spec(base, game_obj.strategy_package, field_name="--base")
     if strategy.search:
         raise UserError("the base is the policy the search plays over: give a strategy "
                         "that is not a search player", field="--base")
-    base_vector = arena_cls.vector_of(configure_with(arena_cls.strategies_for(base)))
-    arena = arena_cls(template, 1)
+    base_vector = arena_cls.vector_of(configure_with(counts[0], arena_cls.strategies_for(base)))
+    arenas = {p: arena_cls(templates[p], 1) for p in counts}
+    template = templates[counts[0]]
     chosen, owned = resolve(backend, backend_options)
     threads = (chosen.default_threads() if threads is None
                else parse_count(threads, "--threads", 4096))
     manifest = template.manifest()
-    distiller = Distiller(game=game_obj.name, players=players, out=out_path, base=base,
-                          base_vector=base_vector, arena=arena, request=request,
+    distiller = Distiller(game=game_obj.name, players=counts, out=out_path, base=base,
+                          base_vector=base_vector, arenas=arenas, request=request,
                           run_tasks=lambda tasks: chosen.run_tasks(tasks, aggregate=False),
                           iterations=iterations, games=games, k=k, n=n, extra=extra, l2=l2,
                           objective=objective, sharpness=sharpness, keep_noise=keep_noise,
@@ -473,6 +498,25 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
     try:
         return distiller.run(progress=progress, resume=resume, document_extra=extra_doc)
     finally:
-        arena.close()
+        for arena in arenas.values():
+            arena.close()
         if owned:
             chosen.close()
+
+
+def _player_counts(game_obj: Any, players: Any) -> tuple[int, ...]:
+    """``--players``: one count (``4``), several (``2,4,6``, or a list), or None (the
+    game's usual count); each checked against the game's counts."""
+    from sim.core.game import player_count
+
+    if players is None or isinstance(players, int):
+        return (player_count(game_obj, players),)
+    items = (str(players).split(",") if isinstance(players, str) else list(players))
+    try:
+        counts = tuple(sorted({int(str(item).strip()) for item in items if str(item).strip()}))
+    except ValueError:
+        raise UserError(f"--players takes player counts such as 4 or 2,4,6; got '{players}'",
+                        field="--players") from None
+    if not counts:
+        raise UserError("--players: give at least one player count", field="--players")
+    return tuple(player_count(game_obj, p) for p in counts)

@@ -95,3 +95,15 @@ def test_distill_checks_its_inputs(tmp_path):
         distill_strategy(out=tmp_path / "x.txt", **SMALL)
     with pytest.raises(UserError, match="not a search player"):
         distill_strategy(out=tmp_path / "x.yaml", **{**SMALL, "base": "search:k=2,n=2"})
+
+
+def test_several_player_counts_share_the_games(tmp_path):
+    result = distill_strategy(out=tmp_path / "mixed.yaml", threads=1,
+                              **{**SMALL, "players": "2,3", "iterations": 1, "games": 20})
+    doc = yaml.safe_load(result.out.read_text())
+    assert doc["players"] == [2, 3]
+    # 5 seatings (2 sides at 2 players, 3 at 3): 4 games each; the check 40 per seating
+    assert result.iterations[0].games == 20
+    assert {p: row["games"] for p, row in result.check["players"].items()} == {"2": 80,
+                                                                                 "3": 120}
+    assert "3 players, against expert-v1" in result.report()
