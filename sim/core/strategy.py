@@ -159,7 +159,7 @@ def team_pairing(manifest: Mapping[str, Any]) -> str:
 
 def shipped(path, game: str, name: str = "expert", module: str | None = None):
     """A strategy a game ships as a file next to its module (``strategies/<g>/expert.yaml``,
-    as ``simulate tune`` wrote it), registered under ``name``: returns the file read and
+    as ``simulate tune`` or ``simulate distill`` wrote it), registered under ``name``: returns the file read and
     the registered Strategy that plays its weights. One file serves every player count
     (a weight vector is built without the player count); the summary says where it was
     tuned."""
@@ -175,9 +175,12 @@ def shipped(path, game: str, name: str = "expert", module: str | None = None):
 
     if module is not None:      # the strategy's own file, as every other strategy's weights
         weights.__module__ = module
+    command = str((tuned.document.get("tuned_on") or {}).get("command") or "")
+    how = ("learned from the search player by simulate distill"
+           if command.startswith("simulate distill") else "tuned by simulate tune (self-play")
     strategy = Strategy(
         name=name,
-        summary=f"weights tuned by simulate tune (self-play, default cards and rules, "
+        summary=f"weights {how}{', ' if '(' in how else ' ('}default cards and rules, "
                 f"{'/'.join(map(str, tuned.players)) or '?'} players)",
         weights=weights,
     )
