@@ -13,10 +13,6 @@ Option order (the reference engine relies on it):
 - D3 retarget: every customer the committed cards can legally assist, in row order.
 - D4 destination: score pile, then each seat of the team in seat order, then the
   develop targets deck, hand, discard (each once, if a usable develop effect allows it).
-  ``dest.score_behind`` and ``dest.seat_cards`` came after the first version (numbered
-  after ``start.noise``; summed after the destination's noise): what the other team's
-  score pile threatens (P2P-W1), and how full a seat already is. Every shipped strategy
-  file gives them 0, so the strategies from before play exactly as they did.
 - D5 leaving venture card: the seat's cards in the order they were placed.
 - D6 patience: "save nobody" first, then each customer about to turn unhappy, in row order.
 A NOISE feature is a uniform draw from the game's random stream, made for each option
@@ -62,10 +58,7 @@ S_NOISE = 28
 V_HAS_EFFECT = 29
 V_VALUE = 30
 V_NOISE = 31
-# D4, added later (weight 0 in every strategy that does not set them: no game changes)
-D_SCORE_BEHIND = 32    # score pile option: the other team's score cards minus ours, if more (P2P-W1)
-D_SEAT_CARDS = 33      # a seat option: the venture cards already in that seat
-NF = 34
+NF = 32
 SWITCH = 2 * NF
 N_WEIGHTS = 2 * NF + 1
 
@@ -79,7 +72,6 @@ FEATURE_NAMES = (
     "leave.has_effect", "leave.value", "leave.is_new", "leave.noise",
     "save.none", "save.value", "save.noise",
     "start.has_effect", "start.value", "start.noise",
-    "dest.score_behind", "dest.seat_cards",
 )
 assert len(FEATURE_NAMES) == NF
 
@@ -91,8 +83,7 @@ G_NOISE, G_START, G_COMMIT, G_DEST, G_LEAVE, G_SAVE = range(6)
 FEATURE_GROUP = np.array(
     [G_COMMIT] * (C_NOISE - C_PASS) + [G_NOISE] + [G_DEST] * (D_NOISE - D_SCORE) + [G_NOISE]
     + [G_LEAVE] * (L_NOISE - L_HAS_EFFECT) + [G_NOISE] + [G_SAVE] * (S_NOISE - S_NONE)
-    + [G_NOISE] + [G_START] * (V_NOISE - V_HAS_EFFECT) + [G_NOISE] + [G_DEST, G_DEST],
-    dtype=np.int64)
+    + [G_NOISE] + [G_START] * (V_NOISE - V_HAS_EFFECT) + [G_NOISE], dtype=np.int64)
 assert FEATURE_GROUP.shape == (NF,)
 SEARCHED_GROUPS = (G_COMMIT, G_DEST)
 

@@ -9,8 +9,8 @@ from sim.games.peer_to_peer.constants import (
 )
 from sim.games.peer_to_peer.features import (
     D_DEVELOP_DECK, D_DEVELOP_DISCARD, D_DEVELOP_HAND, D_NOISE, D_OVERFLOW, D_SCORE,
-    D_SCORE_BEHIND, D_SCORE_REMAINING, D_SCORE_VALUE, D_SEAT_CARDS, D_VENTURE,
-    D_VENTURE_EFFECT, L_HAS_EFFECT, L_IS_NEW, L_NOISE, L_VALUE, NF,
+    D_SCORE_REMAINING, D_SCORE_VALUE, D_VENTURE, D_VENTURE_EFFECT, L_HAS_EFFECT, L_IS_NEW,
+    L_NOISE, L_VALUE, NF,
 )
 from sim.games.peer_to_peer.state_kernel import (
     D_PLACE, EV_OVERFLOW, EV_PLACE, EV_WIN, KIND_PLACE, P_CUST, P_DISC, P_GDECK, P_HAND, P_ROW,
@@ -83,17 +83,14 @@ def choose_place(cards, rules, seats, w, rng, pile, pile_n, used, team, cust, op
     carries = 1.0 if (cards[CD_KIND, cust] == VENTURE and cards[CD_EFFECT, cust] != EFFECT_NONE) else 0.0
     # option codes: 0 score, 1 + seat, 100 + develop target; scores summed in feature order
     best = 0
-    # (the features added later are summed last, in feature order: the reference engine's)
-    behind = max(pile_n[P_SCORE + 1 - team] - pile_n[P_SCORE + team], 0)
     best_score = (w[b + D_SCORE] + w[b + D_SCORE_VALUE] * cards[CD_VALUE, cust]
                   + w[b + D_SCORE_REMAINING] * pile_n[P_CUST]
-                  + w[b + D_NOISE] * listing_noise(w, phase, D_NOISE, rng, options)
-                  + w[b + D_SCORE_BEHIND] * behind)
+                  + w[b + D_NOISE] * listing_noise(w, phase, D_NOISE, rng, options))
     if options is not None:
         add_option(options, 0, -1, 0, best_score)
-    # Without noise (and without the seat-cards feature) a seat scores one of two values
-    # (with or without overflow): when neither beats the score option, the seats need no scan.
-    seats_may_win = (w[b + D_NOISE] != 0.0 or w[b + D_SEAT_CARDS] != 0.0
+    # Without noise a seat scores one of two values (with or without overflow): when neither
+    # beats the score option, the seats need no scan.
+    seats_may_win = (w[b + D_NOISE] != 0.0
                      or w[b + D_VENTURE] + w[b + D_VENTURE_EFFECT] * carries > best_score
                      or (w[b + D_VENTURE] + w[b + D_OVERFLOW]
                          + w[b + D_VENTURE_EFFECT] * carries) > best_score)
@@ -104,8 +101,7 @@ def choose_place(cards, rules, seats, w, rng, pile, pile_n, used, team, cust, op
             continue
         overflow = 1.0 if pile_n[P_SEAT + s] + 1 > limit else 0.0
         sc = (w[b + D_VENTURE] + w[b + D_OVERFLOW] * overflow + w[b + D_VENTURE_EFFECT] * carries
-              + w[b + D_NOISE] * listing_noise(w, phase, D_NOISE, rng, options)
-              + w[b + D_SEAT_CARDS] * pile_n[P_SEAT + s])
+              + w[b + D_NOISE] * listing_noise(w, phase, D_NOISE, rng, options))
         best, best_score = _offer(options, 1 + s, sc, best, best_score)
     # Without noise a develop option scores its weight alone: when none beats the best so
     # far, the team's develop effects do not matter and its seats need no scan.

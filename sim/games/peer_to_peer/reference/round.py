@@ -278,16 +278,12 @@ def place(t: Table, team: Team, customer) -> None:
     phase = policy.phase(len(t.customer_deck))
     limit = t.rules.venture_limit
     carries = customer.is_venture and customer.effect != k.EFFECT_NONE
-    rival = t.rival(team)
-    behind = max(len(rival.score_pile) - len(team.score_pile), 0) if rival else 0
     options = [(SCORE, {F.D_SCORE: 1.0, F.D_SCORE_VALUE: customer.value,
-                        F.D_SCORE_REMAINING: len(t.customer_deck),
-                        F.D_SCORE_BEHIND: behind})]
+                        F.D_SCORE_REMAINING: len(t.customer_deck)})]
     for seat in team.seats:
         options.append((seat, {F.D_VENTURE: 1.0,
                                F.D_OVERFLOW: 1.0 if len(seat.ventures) + 1 > limit else 0.0,
-                               F.D_VENTURE_EFFECT: 1.0 if carries else 0.0,
-                               F.D_SEAT_CARDS: len(seat.ventures)}))
+                               F.D_VENTURE_EFFECT: 1.0 if carries else 0.0}))
     for target in (k.DEVELOP_DECK, k.DEVELOP_HAND, k.DEVELOP_DISCARD):
         if first_unused(team, t.used, k.EFFECT_DEVELOP, target) is not None:
             options.append((target, {F.D_DEVELOP_DECK + target: 1.0}))
