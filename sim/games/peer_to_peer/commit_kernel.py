@@ -262,29 +262,34 @@ def _fill_lanes(h, h_val, lanes, w_high):
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def commit_by_lanes(cards, w, rng, pile, arrival, fscr, scoring, row, hand, team_effects,
-                    best_score):
+def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
+                    team_effects, best_score):
     """D2 for any weights (noise, high card and effects features included) and a hand of
-    up to SUBSET_BITS cards without a usable boost: returns (best mask, its row position,
-    any option legal), the pass option (``best_score``) kept unless beaten.
+    up to SUBSET_BITS cards: returns (best mask, its row position, any option legal), the
+    pass option (``best_score``) kept unless beaten.
 
     As in _best_by_sums, bit m of a word stands for hand subset m and lane m holds its
     sum: per row customer a few vector compares give the subsets that can assist it
-    legally, and those that need the team's wild_domain (no natural or dual_domain
-    match). Then only the legal options are scored, one by one in the search order
-    (subset mask ascending, row order), each with its noise draw, with assist_score's
-    sum in its order (the parts that depend on the customer only are summed once per
-    customer): the same scores as commit_by_passes. The effects feature counts the shift
-    (the sum misses the value) and the wild_domain; the high card comes from lanes too (a
-    shift moves the highest card, first on ties: down by d, the subset's highest played
-    card is the larger of that card less d and its second highest)."""
+    legally (with each combination of the hand's unused boost cards, P2P-E7, and with
+    the team's shift, P2P-E2), and those that need the team's wild_domain (no natural or
+    dual_domain match). Then only the legal options are scored, one by one in the search
+    order (subset mask ascending, row order), each with its noise draw, with
+    assist_score's sum in its order (the parts that depend on the customer only are
+    summed once per customer): the same scores as commit_by_passes. Without a boost card
+    the features come from the lanes: the effects feature counts the shift (the sum
+    misses the value) and the wild_domain; the high card lanes hold each subset's
+    highest and second highest card (a shift moves the highest card, first on ties: down
+    by d, the highest played card is the larger of that card less d and the second). A
+    subset with a boost card is played out by eval_assist (which boosts it uses), as
+    commit_by_passes does."""
     b, rnd, patience, w_noise, w_high, _ = scoring
     nrow, top_value = row[0], row[1]
-    h, hand_total = hand[0], hand[2]
+    h, hp, hand_total, boost_slots, _ = hand
     shift_k, has_wild = team_effects
     h_val = pile[SCR_HV]
     h_nat = pile[SCR_HNAT]
     h_dual = pile[SCR_HDUAL]
+    h_boost = pile[SCR_HBOOST]
     row_v = pile[SCR_ROWV]
     row_bits = pile[SCR_ROW_BITS]
     ok_words = pile[SCR_ROW_OK]
@@ -301,15 +306,30 @@ def commit_by_lanes(cards, w, rng, pile, arrival, fscr, scoring, row, hand, team
         matched = 0  # a natural or dual_domain match
         for k in range(h):
             matched |= CONTAINS[k] & -(((h_nat[k] | h_dual[k]) & row_bits[j]) != 0)
-        ok = equal_lanes(lanes, v) if v <= hand_total else 0
-        for d in range(1, shift_k + 1):
-            if 0 <= v - d <= hand_total:
-                ok |= equal_lanes(lanes, v - d)  # shifted up by d
-            if v + d <= hand_total:
-                high_enough = 0  # shifted down by d: the highest card stays >= 0
+        ok = 0
+        boosted = 0  # each combination of the boost cards, none first
+        while True:
+            boost = 0
+            with_boosted = -1  # the subsets that hold every card of the combination
+            if boosted:
                 for k in range(h):
-                    high_enough |= CONTAINS[k] & -(h_val[k] >= d)
-                ok |= equal_lanes(lanes, v + d) & high_enough
+                    if boosted >> k & 1:
+                        boost += h_boost[k]
+                        with_boosted &= CONTAINS[k]
+            t = v - boost  # the sum that hits the value
+            ok |= (equal_lanes(lanes, t) if 0 <= t <= hand_total else 0) & with_boosted
+            for d in range(1, shift_k + 1):
+                if 0 <= t - d <= hand_total:
+                    ok |= equal_lanes(lanes, t - d) & with_boosted  # shifted up by d
+                if 0 <= t + d <= hand_total:
+                    high_enough = 0  # shifted down by d: the highest card stays >= 0
+                    for k in range(h):
+                        high_enough |= CONTAINS[k] & -(
+                            h_val[k] + (h_boost[k] if boosted >> k & 1 else 0) >= d)
+                    ok |= equal_lanes(lanes, t + d) & with_boosted & high_enough
+            if boosted == boost_slots:
+                break
+            boosted = ((boosted | ~boost_slots) + 1) & boost_slots
         ok &= (subsets if has_wild else matched) & subsets
         ok_words[j] = ok
         wild_words[j] = ~matched
@@ -348,11 +368,17 @@ def commit_by_lanes(cards, w, rng, pile, arrival, fscr, scoring, row, hand, team
         while rows:
             j = lowest_slot(rows)
             rows &= rows - 1
-            delta = row_v[j] - total  # 0 unless the shift is used
-            high_f = 0
-            if w_high:
-                high_f = high + delta if delta >= 0 else max(high + delta, second)
-            effects = (0.0 if delta == 0 else 1.0) + (1.0 if wild_words[j] >> m & 1 else 0.0)
+            if m & boost_slots:
+                _, sh_slot, _, use_wild, _, _ = eval_assist(
+                    cards, pile[hp], m, pile[P_ROW, j], used, shift_k, has_wild, vals)
+                effects = (1.0 if sh_slot >= 0 else 0.0) + use_wild
+                high_f = highest_played(vals, m) if w_high else 0
+            else:
+                delta = row_v[j] - total  # 0 unless the shift is used
+                effects = (0.0 if delta == 0 else 1.0) + (1.0 if wild_words[j] >> m & 1 else 0.0)
+                high_f = 0
+                if w_high:
+                    high_f = high + delta if delta >= 0 else max(high + delta, second)
             sc = cust_part[j]
             sc += count_part
             sc += w_high_card * high_f
@@ -612,16 +638,18 @@ def prepare_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
 def search_commit(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
                   team_effects, best_score):
     """D2's search after prepare_commit: (best mask, its row position, any option legal).
-    With a hand of up to SUBSET_BITS cards without a usable boost (nearly every call),
-    subset bitsets find the legal options: _best_by_sums the first maximum for separable
-    scores, commit_by_lanes for any other weights; otherwise search_general."""
+    A hand of up to SUBSET_BITS cards (nearly every call) goes to the subset bitsets:
+    _best_by_sums (the first maximum per customer and card count) for separable scores
+    and a hand without a usable boost, commit_by_lanes for any other weights; the rest to
+    search_general."""
     h, _, hand_total, boost_slots, _ = hand
-    if boost_slots == 0 and h <= SUBSET_BITS and hand_total < SUBSET_SUM_MAX:
-        if scoring[5]:  # separable
+    if h <= SUBSET_BITS and hand_total < SUBSET_SUM_MAX:
+        if not scoring[5]:  # not separable
+            return commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring,
+                                   row, hand, team_effects, best_score)
+        if boost_slots == 0:
             return _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects,
                                  best_score)
-        return commit_by_lanes(cards, w, rng, pile, arrival, fscr, scoring, row, hand,
-                               team_effects, best_score)
     return search_general(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
                           team_effects, best_score)
 
