@@ -261,7 +261,7 @@ def _fill_lanes(h, h_val, lanes, w_high):
             lanes[LANES_HIGH + m] = max(high, x)
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False)
 def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
                     team_effects, best_score):
     """D2 for any weights (noise, high card and effects features included) and a hand of
