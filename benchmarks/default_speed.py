@@ -112,9 +112,20 @@ def measure(trees: dict[str, Path], game: str, players: int, default: str, cheap
     return out
 
 
+def this_tree() -> str:
+    """The working tree's commit, with " + edits" when it has uncommitted changes."""
+    git = ["git", "-C", str(ROOT)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    return head + (" + edits" if dirty else "")
+
+
 def table(results: list[dict], game: str, base: str, default: str, cheap: str, rounds: int,
           loads: list[float], command: str) -> str:
-    lines = [f"# {default} against {cheap} ({game}): this tree (B) against `{base}` (A)", "",
+    lines = [f"# {default} against {cheap} ({game}): this tree (`{this_tree()}`, B) against "
+             f"`{base}` (A)", "",
              f"Reproduce: `{command}` (one thread per worker; 2 CPUs shared, 1-minute load "
              f"{min(loads):.1f}-{max(loads):.1f} during the run). {rounds} rounds of A B B A; "
              f"medians of {2 * rounds} bursts per tree and strategy, by CPU time; the share is "

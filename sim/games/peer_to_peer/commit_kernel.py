@@ -4,12 +4,14 @@
 Every (hand subset, row customer) pair is an option, visited in (subset mask ascending,
 row order); the first maximum of the strategy's score wins, the pass option first.
 choose_commit prepares per-slot and per-customer aggregates in scratch rows of ``pile``
-(state_kernel.SCR_HV ..) and picks one of three searches. For a hand of up to SUBSET_BITS
-cards without a usable boost (nearly every call), subset bitsets and vector compares find
-each customer's legal subsets at once: _best_by_sums for separable scores (no noise, high
-card or effects feature: greedy, cautious) then takes the first maximum per customer and
-card count, commit_by_lanes for any other weights (expert) scores the legal options only.
-commit_by_passes (the general search) takes the rest.
+(state_kernel.SCR_HV ..; prepare_commit) and picks one of three searches (search_commit).
+For a hand of up to SUBSET_BITS cards (nearly every call), subset bitsets and vector
+compares find each customer's legal subsets at once: _best_by_sums for separable scores
+(no noise, high card or effects feature: greedy, cautious) and a hand without a usable
+boost then takes the first maximum per customer and card count; commit_by_lanes, for any
+other weights (expert), scores the legal options only, in order. commit_by_passes (the
+general search, which visits the options one by one) takes the rest; the others choose
+exactly as it would (tested against it on random hands, rows, effects and weights).
 
 The searches share their scalars as four tuples (numba passes a tuple as its fields, so
 bundling costs nothing):
@@ -398,8 +400,10 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
 @njit(cache=True, _nrt=False)
 def commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
                       team_effects, best_score):
-    """D2 where the subset bitsets do not apply (a usable boost card, more than SUBSET_BITS
-    cards, or sums beyond int16): returns (best mask, its row position, any option legal).
+    """D2 for any hand and weights, the options one by one: returns (best mask, its row
+    position, any option legal). The engine calls it where the subset bitsets do not
+    apply (more than SUBSET_BITS cards, sums beyond int16, or separable scores with a
+    usable boost card); the others must choose as it does.
 
     Only subsets whose sum is within reach of some customer's value can be legal; a cheap
     first pass lists them. For those, per-subset aggregates (sum, natural and dual_domain
@@ -410,8 +414,7 @@ def commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, ro
     check). (Bucketing the row by customer value was slower: rows hold about two
     customers.)
 
-    Not inlined, so the assist loop's code stays small: 4p greedy 0.96x the time, random
-    v random 1.07x (its every call comes here and pays the call)."""
+    Not inlined, so the assist loop's code stays small (4p greedy 0.96x the time)."""
     b, _, _, _, _, separable = scoring
     nrow, top_value, v_min, row_values = row
     h, hp, _, boost_slots, boost_all = hand
