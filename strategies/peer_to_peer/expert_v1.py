@@ -2,8 +2,8 @@
 
 Its weights live in expert-v1.yaml next to this file, exactly as `simulate tune` wrote
 them. It stays available under this name so every result made with the expert of that
-time reproduces: ``--team-a expert-v1``. docs/strategies.md says how the current default
-(expert) was made from it and how much stronger it is.
+time reproduces: ``--team-a expert-v1``. docs/strategies.md says how a new default is
+made and measured against it.
 """
 from pathlib import Path
 
