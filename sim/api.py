@@ -422,6 +422,41 @@ def tune(request: GameRequest | str | None = None, execution: Execution | None =
                          **execution.backend_args())
 
 
+def distill(request: GameRequest | str | None = None, execution: Execution | None = None, /,
+            *, base: str | None = None, iterations: int | str | None = None,
+            games: int | str | None = None, k: int | str | None = None,
+            n: int | str | None = None, extra: int | None = None, l2: float | None = None,
+            objective: str | None = None, sharpness: float | None = None,
+            keep_noise: bool = False, check_games: int | str | None = None,
+            resume: bool = False, **fields: Any):
+    """Learn a strategy from the search player (expert iteration) for ``request`` (game,
+    players, cards, rules) and write a strategy file (``execution.out``, default
+    distilled.yaml): ``iterations`` times, ``games`` games in which the search player
+    (``search:k=K,n=N`` over the current policy) decides for one side, every side in
+    turn, then the policy's weights fitted to the search's choices become its next base.
+    ``resume=True`` continues a distillation that was stopped; the result equals an
+    uninterrupted one's.
+
+    Returns a ``sim.studies.distill.DistillResult`` (``.out``, ``.document``,
+    ``.iterations``, ``.report()``). Deterministic for a seed, on every backend. See
+    sim/studies/distill.py."""
+    from sim.studies.distill import distill_strategy
+
+    request, execution = split(request, execution, fields, command="distill()",
+                               allowed=("game", "players", "cards", "rules_file",
+                                        "rule_overrides", "seed", "threads", "backend",
+                                        "backend_options", "progress", "out", "command_line"))
+    return distill_strategy(game=request.game, players=request.players,
+                            out=execution.out if execution.out is not None else "distilled.yaml",
+                            base=base, iterations=iterations, games=games, k=k, n=n,
+                            extra=extra, l2=l2, objective=objective, sharpness=sharpness,
+                            keep_noise=keep_noise, check_games=check_games, seed=execution.seed,
+                            cards=request.cards, rules_file=request.rules_file,
+                            rule_overrides=request.rule_overrides, threads=execution.threads,
+                            progress=execution.progress, command_line=execution.command_line,
+                            resume=resume, **execution.backend_args())
+
+
 # ---------------------------------------------------------------- experiments
 _EXPERIMENT_FIELDS = ("games", "threads", "backend", "backend_options", "progress", "out",
                       "command_line")

@@ -883,6 +883,86 @@ def tune(ctx: click.Context, **opts: Any) -> None:
     click.echo(result.report())
 
 
+# ---------------------------------------------------------------- distill
+@main.command(short_help="Learn a strategy from the search player; write a strategy file.")
+@click.option("--game", default="peer-to-peer", show_default=True, help="Game to learn for.")
+@click.option("--players", metavar="N[,N...]", default=None,
+              help="Player count, or several (2,4,6: each iteration's games shared among "
+                   "them; default: the game's usual count).")
+@click.option("--cards", metavar="FILE", default=None, help="Card file (CSV) to play on.")
+@click.option("--rules", metavar="FILE", default=None, callback=_checked_rules, help="YAML file of rule options.")
+@click.option("--rule", metavar="KEY=VALUE", multiple=True,
+              help="Set one rule option; repeatable; applied after --rules.")
+@click.option("--base", metavar="SPEC", default=None,
+              help="The policy to start from: a name or @FILE (default: the game's default "
+                   "strategy).")
+@click.option("--iterations", type=Count(), default=None,
+              help="Rounds of play with search, then fit (default 3).")
+@click.option("--games", type=Count(), default=None,
+              help="Games with search per iteration, over every side (default 2000).")
+@click.option("--k", "k", type=Count(4096), default=None,
+              help="The search player's options kept per decision (default 8).")
+@click.option("--n", "n", type=Count(100_000), default=None,
+              help="The search player's samples of the hidden cards (default 16).")
+@click.option("--extra", type=click.IntRange(min=0), default=None,
+              help="Options the search did not play out, recorded per decision (default 4).")
+@click.option("--objective", type=click.Choice(["value", "choice"]), default=None,
+              help="What the fit follows: the search's option values (default) or its "
+                   "choices (cross-entropy).")
+@click.option("--sharpness", type=float, default=None,
+              help="How closely the value fit's softmax follows the argmax (default 3).")
+@click.option("--l2", type=float, default=None,
+              help="Pull toward the policy each fit starts from (default 1).")
+@click.option("--keep-noise", is_flag=True,
+              help="Keep the base's noise weights (default: the policy starts without them).")
+@click.option("--check-games", default=None, metavar="N",
+              help="Plain games per side against the starting base at the end (default "
+                   "10000; 0: none).")
+@click.option("--seed", type=SEED, default=1, show_default=True,
+              help="Random seed: the same seed gives the same weights.")
+@click.option("--out", metavar="FILE.yaml", required=True, help="Strategy file to write.")
+@click.option("--threads", type=Count(4096), default=None,
+              help="Threads (default: every CPU this process may use).")
+@backend_flags
+@click.option("--progress/--no-progress", default=True, show_default=True,
+              help="Progress bar on stderr (only when stderr is a terminal).")
+@click.option("--resume", is_flag=True,
+              help="Continue the distillation that was stopped (Ctrl-C, SIGTERM, a full "
+                   "disk) writing --out; give the same options.")
+@click.pass_context
+def distill(ctx: click.Context, **opts: Any) -> None:
+    """Learn a strategy from the search player (expert iteration).
+
+    Each iteration plays games in which the search player over the current policy
+    decides for one side (every side in turn) and records every decision it makes: its
+    options as that side sees them and its choice. The policy's weights are then fitted
+    to those choices and the fitted policy becomes the search's base for the next
+    iteration. The result is an ordinary strategy file: use it as --team-a @FILE,
+    --seat 0=@FILE, in experiments and matchups.
+
+    \b
+    Examples:
+      simulate distill --game plai --players 3 --out distilled-3p.yaml
+      simulate distill --players 2,4,6 --base expert-v1 --iterations 4 --out new-expert.yaml
+      simulate distill --players 4 --out new-expert.yaml --backend dask-local --workers 2
+      simulate distill --players 4 --out new-expert.yaml --resume     (after Ctrl-C)
+
+    Every finished iteration is kept (FILE.resume.jsonl and the chunks in FILE.distill/
+    beside FILE.yaml, removed at the end): the same command with --resume continues to
+    the file an uninterrupted run writes.
+    """
+    from sim import api
+
+    result = api.distill(_game_request(opts),
+                         _execution(ctx, opts, command_line=_command_line(drop_resume=True)),
+                         base=opts["base"], iterations=opts["iterations"], games=opts["games"],
+                         k=opts["k"], n=opts["n"], extra=opts["extra"], l2=opts["l2"],
+                         objective=opts["objective"], sharpness=opts["sharpness"],
+                         keep_noise=opts["keep_noise"], check_games=opts["check_games"],
+                         resume=opts["resume"])
+    click.echo(result.report())
+
+
 # ---------------------------------------------------------------- workbench
 @main.command(short_help="A local web page: edit cards and rules, compare live on the same seeds.")
 @click.option("--game", default=DEFAULT_GAME, show_default=True, help="Game to open.")

@@ -24,13 +24,22 @@ decision, which the loop writes where the decision is taken.
 
 The search matrix (int64[seats or teams, 3]): SEARCH_ON, then the options kept (k) and
 the samples (n) of the player holding that seat or team.
+
+Recording (learning from the search, sim/studies/distill.py). A search player's games
+take one more argument, ``record``: None (numba prunes every use, so a search run
+without it compiles and plays exactly as before), or a ``Recording`` the search fills in
+place: per decision it made (more than one option kept) who made it, its kind, the
+options it weighed (the ``k`` kept, best first by the base's scores, then up to
+``extra`` options it listed but did not play out, drawn at random) as the game's feature
+vectors -- what the deciding seat sees, the same numbers its strategy scores -- with
+each option's mean result over the samples, and the option it chose.
 """
 from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
-from sim.core.rng_kernel import seed_substream
+from sim.core.rng_kernel import bounded, seed_substream
 
 SEARCH_ON, SEARCH_K, SEARCH_N = 0, 1, 2
 NO_ASK = -1   # ask[0] when the loop did not stop for a decision
@@ -45,6 +54,17 @@ Decisions = namedtuple("Decisions", "search forced facts ask marks snap log log_
 # The options of one decision: ``rows[i]`` (the game's own fields), ``scores[i]`` (the
 # base strategy's score without noise), ``n[0]`` listed.
 Options = namedtuple("Options", "rows scores n")
+# A search player's record of its decisions (module docstring). ``decisions[d]``: the REC_*
+# fields of decision d; ``features[r]``: the feature vector of one recorded option (the
+# game's features of that decision's block of the weight vector: ``block`` is the block's
+# first weight); ``values[r]``: its mean result (NaN: listed, not played out); ``n``: the
+# N_* counts.
+Recording = namedtuple("Recording", "decisions features values n")
+REC_GAME, REC_WHO, REC_KIND, REC_BLOCK, REC_FIRST, REC_COUNT, REC_CHOSEN, REC_SAMPLES = range(8)
+REC_FIELDS = 8
+# n: decisions and feature rows used, decisions not recorded (the arrays were full), and
+# how many options not played out a decision adds (at most)
+N_DECISIONS, N_ROWS, N_DROPPED, N_EXTRA = range(4)
 
 
 @njit(cache=True)
@@ -186,3 +206,87 @@ def collect_ids(counts, buf, m):
             m += 1
         counts[c] = 0
     return m
+
+
+# ---------------------------------------------------------------- recording (learning)
+
+def new_recording(max_decisions, max_rows, width, extra):
+    """An empty Recording (module docstring) for up to ``max_decisions`` decisions and
+    ``max_rows`` options in all, ``width`` features each; ``extra``: options not played
+    out that a decision adds to its kept ones (at most)."""
+    n = np.zeros(4, np.int64)
+    n[N_EXTRA] = extra
+    return Recording(np.zeros((max_decisions, REC_FIELDS), np.int64),
+                     np.zeros((max_rows, width)), np.full(max_rows, np.nan), n)
+
+
+@njit(cache=True, _nrt=False)
+def open_decision(recording, game, who, kind, block, samples, count, chosen):
+    """The next entry of ``recording``: a decision of ``who`` (a game's own ``kind``) in
+    game ``game`` with ``count`` options, the one at ``chosen`` taken, each option's
+    features zero (to fill: ``features[first + i]``, the block's weights starting at
+    ``block``) and its value NaN (to fill for those played out). Returns ``first``, or -1
+    when the recording is full (the decision is counted in N_DROPPED)."""
+    n = recording.n
+    d = n[N_DECISIONS]
+    first = n[N_ROWS]
+    if d >= recording.decisions.shape[0] or first + count > recording.features.shape[0]:
+        n[N_DROPPED] += 1
+        return -1
+    rows = recording.decisions
+    rows[d, REC_GAME] = game
+    rows[d, REC_WHO] = who
+    rows[d, REC_KIND] = kind
+    rows[d, REC_BLOCK] = block
+    rows[d, REC_FIRST] = first
+    rows[d, REC_COUNT] = count
+    rows[d, REC_CHOSEN] = chosen
+    rows[d, REC_SAMPLES] = samples
+    for r in range(first, first + count):
+        recording.values[r] = np.nan
+        for f in range(recording.features.shape[1]):
+            recording.features[r, f] = 0.0
+    n[N_DECISIONS] = d + 1
+    n[N_ROWS] = first + count
+    return first
+
+
+@njit(cache=True, _nrt=False)
+def record_kept(recording, rng, game, who, kind, block, samples, order, kept, chosen, wins,
+                listed, picked):
+    """A search decision's entry (open_decision): its ``kept`` options ``order[:kept]``
+    with their mean results (``wins`` over ``samples``), the rank ``chosen``, then up to
+    ``recording.n[N_EXTRA]`` more of the ``listed`` options (indices into the decision's
+    option list), drawn with ``rng`` -- the decision's own stream, after its samples, so
+    the search's results do not depend on it. ``picked`` gets the option indices of the
+    entry's rows, in order (the caller fills their features). Returns (first row or -1,
+    rows)."""
+    rest = listed - kept
+    extra = min(recording.n[N_EXTRA], rest)
+    count = kept + extra
+    for j in range(kept):
+        picked[j] = order[j]
+    m = kept
+    if extra == rest:   # every option not kept
+        for i in range(listed):
+            if not _among(picked, kept, i):
+                picked[m] = i
+                m += 1
+    while m < count:    # ``extra`` of them, drawn without repeats
+        i = bounded(rng, listed)
+        if not _among(picked, m, i):
+            picked[m] = i
+            m += 1
+    first = open_decision(recording, game, who, kind, block, samples, count, chosen)
+    if first >= 0:
+        for j in range(kept):
+            recording.values[first + j] = wins[j] / samples
+    return first, count
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _among(picked, m, i):
+    for j in range(m):
+        if picked[j] == i:
+            return True
+    return False

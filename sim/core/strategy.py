@@ -33,6 +33,9 @@ class Strategy:
     # A search player: the game's search kernel plays it, over the weights
     # this strategy returns (its base strategy's), with ``k`` and ``n`` from its params.
     search: bool = False
+    # Parameters a spec may give that have no default, so they are listed (in manifests,
+    # summaries) only where given; their values are kept as text (search:record=4).
+    optional_params: tuple[str, ...] = ()
 
     def vector(self, feature_names: tuple[str, ...], defaults: np.ndarray,
                params: Mapping[str, float] | None = None,
@@ -84,11 +87,12 @@ def parse_spec(spec: str, game_pkg: str, field_name: str = "strategy") -> tuple[
     params: dict[str, float | str] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
-        if eq and key in strategy.text_params:
+        if eq and (key in strategy.text_params or key in strategy.optional_params):
             params[key] = value.strip()   # a name (search:base=expert), checked by the strategy
             continue
         if not eq or key not in strategy.params:
-            valid = ", ".join(sorted([*strategy.params, *strategy.text_params])) or "(none)"
+            valid = ", ".join(sorted([*strategy.params, *strategy.text_params,
+                                      *strategy.optional_params])) or "(none)"
             raise UserError(f"strategy '{name}' has no parameter '{key}'; valid: {valid}",
                             field=field_name)
         try:
@@ -155,7 +159,7 @@ def team_pairing(manifest: Mapping[str, Any]) -> str:
 
 def shipped(path, game: str, name: str = "expert", module: str | None = None):
     """A strategy a game ships as a file next to its module (``strategies/<g>/expert.yaml``,
-    as ``simulate tune`` wrote it), registered under ``name``: returns the file read and
+    as ``simulate tune`` or ``simulate distill`` wrote it), registered under ``name``: returns the file read and
     the registered Strategy that plays its weights. One file serves every player count
     (a weight vector is built without the player count); the summary says where it was
     tuned."""
@@ -171,9 +175,12 @@ def shipped(path, game: str, name: str = "expert", module: str | None = None):
 
     if module is not None:      # the strategy's own file, as every other strategy's weights
         weights.__module__ = module
+    command = str((tuned.document.get("tuned_on") or {}).get("command") or "")
+    how = ("learned from the search player by simulate distill"
+           if command.startswith("simulate distill") else "tuned by simulate tune (self-play")
     strategy = Strategy(
         name=name,
-        summary=f"weights tuned by simulate tune (self-play, default cards and rules, "
+        summary=f"weights {how}{', ' if '(' in how else ' ('}default cards and rules, "
                 f"{'/'.join(map(str, tuned.players)) or '?'} players)",
         weights=weights,
     )
@@ -183,12 +190,18 @@ def shipped(path, game: str, name: str = "expert", module: str | None = None):
 def search_player(game_pkg: str, *, summary: str, k: int, n: int, default_base: str,
                   module: str) -> Strategy:
     """A game's ``search`` strategy: its compiled player plays the weights of
-    its base strategy (``base=``, any registered strategy but a search player), keeping the
-    ``k`` best options and ``n`` samples of the hidden cards. ``module`` is the strategy's
-    own file, where its weights are said to come from."""
+    its base strategy (``base=``, any registered strategy but a search player, or a
+    strategy file ``base=@FILE``), keeping the ``k`` best options and ``n`` samples of the
+    hidden cards. ``record=E`` (``simulate distill``) has its games carry its decisions,
+    with up to E options it did not play out per decision (``record_extra``). ``module``
+    is the strategy's own file, where its weights are said to come from."""
 
     def base_strategy(params) -> Strategy:
         name = str(params.get("base") or default_base)
+        if name.startswith("@"):
+            from sim.core.strategy_file import from_spec
+
+            return from_spec(name, game_pkg, "strategy")
         known = {s_name: s for s_name, s in registry(game_pkg).items() if not s.search}
         if name not in known:
             raise UserError(f"search: unknown base strategy '{name}'; valid: "
@@ -204,4 +217,20 @@ def search_player(game_pkg: str, *, summary: str, k: int, n: int, default_base: 
     weights.__module__ = module
     return Strategy(name="search", summary=summary, weights=weights,
                     params={"k": float(k), "n": float(n)},
-                    text_params={"base": default_base}, search=True)
+                    text_params={"base": default_base}, search=True,
+                    optional_params=("record",))
+
+
+def record_extra(params: Mapping[str, Any]) -> int | None:
+    """A search player's ``record=E`` (search_player): E, or None when it does not record."""
+    value = params.get("record")
+    if value is None:
+        return None
+    try:
+        extra = int(str(value))
+    except ValueError:
+        raise UserError(f"search: record must be a whole number of options, got '{value}'",
+                        field="strategy") from None
+    if extra < 0:
+        raise UserError("search: record must be 0 or more", field="strategy")
+    return extra

@@ -658,12 +658,14 @@ def document(result: SearchResult, *, game: str, players: int, base_spec: str,
     }
 
 
-def write_strategy_file(doc: Mapping[str, Any], out: str | os.PathLike) -> Path:
-    """Write the file atomically (a temporary name, then rename)."""
+def write_strategy_file(doc: Mapping[str, Any], out: str | os.PathLike,
+                        by: str = "simulate tune") -> Path:
+    """Write the file atomically (a temporary name, then rename); ``by``: the command
+    named in its first comment line."""
     from sim.core.strategy_file import dump
 
     path = Path(out)
-    text = ("# A strategy file written by simulate tune. Use it as --team-a @FILE, "
+    text = (f"# A strategy file written by {by}. Use it as --team-a @FILE, "
             "--seat N=@FILE,\n# or '@FILE' in experiments.yaml and matchups.\n" + dump(doc))
     tmp = None
     try:

@@ -134,7 +134,9 @@ def test_expert_was_tuned_on_the_default_rules(case):
 def test_expert_file_records_the_command_that_made_it(case):
     doc = case.doc
     command = doc["tuned_on"]["command"]
-    assert command.startswith("simulate tune ") and f"--game {case.game}" in command
+    # a default is tuned by self-play or learned from the search player (docs/strategies.md)
+    assert command.startswith(("simulate tune ", "simulate distill "))
+    assert f"--game {case.game}" in command
     assert f"--players {doc['players'][0]}" in command and f"--seed {doc['tuned_on']['seed']}" in command
 
 
@@ -153,3 +155,43 @@ def test_a_shipped_file_read_wrong_names_the_file(tmp_path):
     target = tmp_path / "strategies" / "plai" / "expert.yaml"
     with pytest.raises(UserError, match="field 'strategies/plai/expert.yaml'"):
         shipped(target, game="plai")
+
+
+# ---------------------------------------------------------------- expert-v1
+V1_FIXTURE = ROOT / "tests" / "data" / "expert_v1_games.json"
+V1_SEED, V1_GAMES = 3838, 2000
+# The first shipped expert's games, pinned when it was the default (its spec here was
+# "expert"): expert-v1 must play them exactly, whatever expert is today.
+V1_CASES = [("peer-to-peer", 4, {"A": "expert-v1", "B": "expert-v1"}),
+            ("peer-to-peer", 3, {"A": "expert-v1", "B": "greedy"}),
+            ("plai", 3, {"all": "expert-v1"}),
+            ("plai", 5, {"seat0": "expert-v1", "all": "weighted"})]
+
+
+def _v1_key(game, players, strategies) -> str:
+    return f"{game} {players}p " + " ".join(f"{k}={v}" for k, v in strategies.items())
+
+
+def _v1_checksum(game, players, strategies) -> str:
+    from sim.core.game import configure
+
+    table = configure(game, players, strategies=strategies).run_chunk(V1_SEED, 0, V1_GAMES)
+    digest = hashlib.sha256()
+    for name in table.columns:
+        digest.update(name.encode())
+        digest.update(np.ascontiguousarray(table[name].to_numpy()).tobytes())
+    return digest.hexdigest()[:24]
+
+
+@pytest.mark.parametrize("case", V1_CASES, ids=[_v1_key(*c) for c in V1_CASES])
+def test_expert_v1_plays_the_first_experts_games(case):
+    import json
+
+    assert _v1_checksum(*case) == json.loads(V1_FIXTURE.read_text())[_v1_key(*case)]
+
+
+def test_expert_v1_is_the_first_experts_file(case):
+    v1 = yaml.safe_load((case.expert.FILE.parent / "expert-v1.yaml").read_text())
+    assert v1["name"] == "expert-v1" and v1["tuned_on"]["command"].startswith("simulate tune ")
+    strategy, _ = parse_spec("expert-v1", case.package)
+    assert strategy.name == "expert-v1"

@@ -69,7 +69,7 @@ def test_cli_prints_the_matrix(tmp_path):
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["--strategies", "random,gredy"], "valid: builder, cautious, expert, greedy, random, search, weighted"),
+    (["--strategies", "random,gredy"], "valid: builder, cautious, expert, expert-v1, greedy, random, search, weighted"),
     (["--strategies", "builder:treshold=1"], "valid: threshold"),
     (["--strategies", "random,greedy", "--players", "1"], "at least 2 players"),
     (["--strategies", "random,greedy", "--rule", "first_marker=A"], "first_marker"),

@@ -50,6 +50,14 @@ class PeerToPeerArena(ThreadedArena):
         self.players = template.players
         self.names = tuple(features.WEIGHT_NAMES)
         self.scales_floor = {"switch": SWITCH_SCALE}
+        # simulate distill: a recorded option has the features of one phase block; the
+        # weights of the decisions the search player makes (D2, D3, D4) are learned in
+        # both blocks, the noise draws, D1, D5, D6 and the switch stay the base's
+        self.feature_width = features.NF
+        searched = np.isin(features.FEATURE_GROUP, features.SEARCHED_GROUPS)
+        self.learned = np.concatenate([searched, searched, [False]])
+        noise = features.FEATURE_GROUP == features.G_NOISE
+        self.noise = np.concatenate([noise, noise, [False]])   # the noise draws' weights
 
     @staticmethod
     def vector_of(config: Any) -> np.ndarray:

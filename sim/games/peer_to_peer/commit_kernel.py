@@ -4,9 +4,14 @@
 Every (hand subset, row customer) pair is an option, visited in (subset mask ascending,
 row order); the first maximum of the strategy's score wins, the pass option first.
 choose_commit prepares per-slot and per-customer aggregates in scratch rows of ``pile``
-(state_kernel.SCR_HV ..) and picks one of two searches: _best_by_sums (subset bitsets and
-vector compares, for separable scores and small hands without a usable boost: nearly
-every call of the default strategies) or commit_by_passes (the general search).
+(state_kernel.SCR_HV ..; prepare_commit) and picks one of three searches (search_commit).
+For a hand of up to SUBSET_BITS cards (nearly every call), subset bitsets and vector
+compares find each customer's legal subsets at once: _best_by_sums for separable scores
+(no noise, high card or effects feature: greedy, cautious) and a hand without a usable
+boost then takes the first maximum per customer and card count; commit_by_lanes, for any
+other weights (expert), scores the legal options only, in order. commit_by_passes (the
+general search, which visits the options one by one) takes the rest; the others choose
+exactly as it would (tested against it on random hands, rows, effects and weights).
 
 The searches share their scalars as four tuples (numba passes a tuple as its fields, so
 bundling costs nothing):
@@ -33,8 +38,9 @@ from sim.games.peer_to_peer.features import (
     C_TOP, C_URGENT, C_VALUE, C_WAITED, NF,
 )
 from sim.games.peer_to_peer.state_kernel import (
-    F_CUST, F_CUST_EFFECT, F_TOP, LOW_BITS, LOW_CAND, LOW_CAND_SUM, LOW_SUM, P_HAND, P_ROW,
-    SCR_HBOOST, SCR_HDUAL, SCR_HNAT, SCR_HV, SCR_LOW, SCR_ROWD, SCR_ROWV, SCR_ROW_BITS,
+    F_CUST, F_CUST_EFFECT, F_TOP, LANES_HIGH, LANES_SECOND, LANES_SUM, LOW_BITS, LOW_CAND,
+    LOW_CAND_SUM, LOW_SUM, P_HAND, P_ROW, SCR_HBOOST, SCR_HDUAL, SCR_HNAT, SCR_HV, SCR_LOW,
+    SCR_ROWD, SCR_ROWV, SCR_ROW_BITS, SCR_ROW_OK, SCR_ROW_WILD,
     SCR_SUBSET_SUMS, S_EFFECTS_KNOWN, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, game_phase,
     venture_effects,
 )
@@ -55,6 +61,8 @@ SUBSETS_OF_SIZE = np.array([sum(1 << m for m in range(64) if bin(m).count("1") =
 SUBSET_HOLDS = np.array([[-1 if m >> k & 1 else 0 for m in range(LANES)]
                          for k in range(SUBSET_BITS)], dtype=np.int16)
 SUBSET_SUM_MAX = 1 << 15  # subset sums are int16 lanes
+# SUBSET_SIZE[m]: the number of cards in hand subset m
+SUBSET_SIZE = np.array([bin(m).count("1") for m in range(LANES)], dtype=np.int64)
 
 ALL_DOMAINS = (1 << 5) - 1  # domain bits of a card whose domain is `any`
 # LOWEST_SLOT[m]: the lowest set bit of m (m > 0), for D2's subset sums.
@@ -182,13 +190,8 @@ def _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects, bes
     h_dual = pile[SCR_HDUAL]
     row_v = pile[SCR_ROWV]
     row_bits = pile[SCR_ROW_BITS]
-    sums = pile[SCR_SUBSET_SUMS].view(np.int16)
-    for m in range(LANES):  # (fixed-length loops: numba turns them into vector code)
-        sums[m] = 0
-    for k in range(h):
-        value = h_val[k]
-        for m in range(LANES):
-            sums[m] += SUBSET_HOLDS[k, m] & value
+    sums = pile[SCR_SUBSET_SUMS].view(np.int16)  # (LANES_SUM is 0)
+    _fill_lanes(h, h_val, sums, False)
     subsets = ((2 << ((1 << h) - 1)) - 1) & ~1  # the non-empty subsets
     best_mask = 0
     best_j = 0
@@ -232,12 +235,176 @@ def _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects, bes
     return best_mask, best_j, legal
 
 
+@njit(cache=True, _nrt=False, inline='always')
+def _fill_lanes(h, h_val, lanes, w_high):
+    """Lane m of ``lanes`` (int16, LANES_SUM ..): hand subset m's sum of values; with
+    ``w_high`` also (LANES_HIGH ..) its highest value and (LANES_SECOND ..) its second
+    highest (equal to the highest on a tie; 0 for one card), each at least 0 as
+    highest_played counts. Fixed-length loops, which numba turns into vector code; the
+    values are cut to int16 first, so that the maxima stay 16-bit lanes (as int64 lanes
+    the high-card lanes took a third of commit_by_lanes' time)."""
+    for m in range(LANES):
+        lanes[LANES_SUM + m] = 0
+    if not w_high:
+        for k in range(h):
+            value = h_val[k]
+            for m in range(LANES):
+                lanes[LANES_SUM + m] += SUBSET_HOLDS[k, m] & value
+        return
+    for m in range(LANES):
+        lanes[LANES_HIGH + m] = 0
+        lanes[LANES_SECOND + m] = 0
+    for k in range(h):
+        value = np.int16(h_val[k])
+        for m in range(LANES):
+            x = np.int16(SUBSET_HOLDS[k, m] & value)
+            lanes[LANES_SUM + m] += x
+            high = lanes[LANES_HIGH + m]
+            lanes[LANES_SECOND + m] = max(lanes[LANES_SECOND + m], min(high, x))
+            lanes[LANES_HIGH + m] = max(high, x)
+
+
+@njit(cache=True, _nrt=False)
+def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
+                    team_effects, best_score):
+    """D2 for any weights (noise, high card and effects features included) and a hand of
+    up to SUBSET_BITS cards: returns (best mask, its row position, any option legal), the
+    pass option (``best_score``) kept unless beaten.
+
+    As in _best_by_sums, bit m of a word stands for hand subset m and lane m holds its
+    sum: per row customer a few vector compares give the subsets that can assist it
+    legally (with each combination of the hand's unused boost cards, P2P-E7, and with
+    the team's shift, P2P-E2), and those that need the team's wild_domain (no natural or
+    dual_domain match). Then only the legal options are scored, one by one in the search
+    order (subset mask ascending, row order), each with its noise draw, with
+    assist_score's sum in its order (the parts that depend on the customer only are
+    summed once per customer): the same scores as commit_by_passes. Without a boost card
+    the features come from the lanes: the effects feature counts the shift (the sum
+    misses the value) and the wild_domain; the high card lanes hold each subset's
+    highest and second highest card (a shift moves the highest card, first on ties: down
+    by d, the highest played card is the larger of that card less d and the second). A
+    subset with a boost card is played out by eval_assist (which boosts it uses), as
+    commit_by_passes does."""
+    b, rnd, patience, w_noise, w_high, _ = scoring
+    nrow, top_value = row[0], row[1]
+    h, hp, hand_total, boost_slots, _ = hand
+    shift_k, has_wild = team_effects
+    h_val = pile[SCR_HV]
+    h_nat = pile[SCR_HNAT]
+    h_dual = pile[SCR_HDUAL]
+    h_boost = pile[SCR_HBOOST]
+    row_v = pile[SCR_ROWV]
+    row_bits = pile[SCR_ROW_BITS]
+    ok_words = pile[SCR_ROW_OK]
+    wild_words = pile[SCR_ROW_WILD]
+    cust_part = fscr[F_CUST]
+    top_part = fscr[F_TOP]
+    effect_part = fscr[F_CUST_EFFECT]
+    lanes = pile[SCR_SUBSET_SUMS].view(np.int16)
+    _fill_lanes(h, h_val, lanes, w_high)
+    subsets = ((2 << ((1 << h) - 1)) - 1) & ~1  # the non-empty subsets
+    legal_any = 0  # the subsets that can assist some customer
+    for j in range(nrow):
+        v = row_v[j]
+        matched = 0  # a natural or dual_domain match
+        for k in range(h):
+            matched |= CONTAINS[k] & -(((h_nat[k] | h_dual[k]) & row_bits[j]) != 0)
+        ok = 0
+        boosted = 0  # each combination of the boost cards, none first
+        while True:
+            boost = 0
+            with_boosted = -1  # the subsets that hold every card of the combination
+            if boosted:
+                for k in range(h):
+                    if boosted >> k & 1:
+                        boost += h_boost[k]
+                        with_boosted &= CONTAINS[k]
+            t = v - boost  # the sum that hits the value
+            ok |= (equal_lanes(lanes, t) if 0 <= t <= hand_total else 0) & with_boosted
+            for d in range(1, shift_k + 1):
+                if 0 <= t - d <= hand_total:
+                    ok |= equal_lanes(lanes, t - d) & with_boosted  # shifted up by d
+                if 0 <= t + d <= hand_total:
+                    high_enough = 0  # shifted down by d: the highest card stays >= 0
+                    for k in range(h):
+                        high_enough |= CONTAINS[k] & -(
+                            h_val[k] + (h_boost[k] if boosted >> k & 1 else 0) >= d)
+                    ok |= equal_lanes(lanes, t + d) & with_boosted & high_enough
+            if boosted == boost_slots:
+                break
+            boosted = ((boosted | ~boost_slots) + 1) & boost_slots
+        ok &= (subsets if has_wild else matched) & subsets
+        ok_words[j] = ok
+        wild_words[j] = ~matched
+        legal_any |= ok
+        if ok:
+            # assist_score's first three terms (value, waited, urgent), its top and
+            # customer-effect terms
+            cust = pile[P_ROW, j]
+            waited = rnd - arrival[cust]
+            part = 0.0
+            part += w[b + C_VALUE] * v
+            part += w[b + C_WAITED] * waited
+            part += w[b + C_URGENT] * (1.0 if waited + 1 >= patience else 0.0)
+            cust_part[j] = part
+            top_part[j] = w[b + C_TOP] * (1.0 if v >= top_value else 0.0)
+            effect_part[j] = w[b + C_CUST_EFFECT] * customer_has_effect(cards, cust)
+    w_cards = w[b + C_CARDS]
+    w_high_card = w[b + C_HIGH]
+    w_effects = w[b + C_EFFECTS]
+    win_part = w[b + C_CONTEST_WIN] * 0.0  # (no contest in D2; a non-finite weight counts)
+    lose_part = w[b + C_CONTEST_LOSE] * 0.0
+    w_rnd = w[b + C_NOISE]
+    best_mask = 0
+    best_j = 0
+    rest = legal_any
+    while rest:
+        m = lowest_slot(rest)
+        rest &= rest - 1
+        count_part = w_cards * SUBSET_SIZE[m]
+        total = np.int64(lanes[LANES_SUM + m])
+        high = np.int64(lanes[LANES_HIGH + m])
+        second = np.int64(lanes[LANES_SECOND + m])
+        rows = 0  # the row positions subset m can assist
+        for j in range(nrow):
+            rows |= (ok_words[j] >> m & 1) << j
+        while rows:
+            j = lowest_slot(rows)
+            rows &= rows - 1
+            if m & boost_slots:
+                _, sh_slot, _, use_wild, _, _ = eval_assist(
+                    cards, pile[hp], m, pile[P_ROW, j], used, shift_k, has_wild, vals)
+                effects = (1.0 if sh_slot >= 0 else 0.0) + use_wild
+                high_f = highest_played(vals, m) if w_high else 0
+            else:
+                delta = row_v[j] - total  # 0 unless the shift is used
+                effects = (0.0 if delta == 0 else 1.0) + (1.0 if wild_words[j] >> m & 1 else 0.0)
+                high_f = 0
+                if w_high:
+                    high_f = high + delta if delta >= 0 else max(high + delta, second)
+            sc = cust_part[j]
+            sc += count_part
+            sc += w_high_card * high_f
+            sc += w_effects * effects
+            sc += top_part[j]
+            sc += win_part
+            sc += lose_part
+            sc += effect_part[j]
+            sc += w_rnd * uniform(rng) if w_noise else 0.0
+            if sc > best_score:
+                best_score = sc
+                best_mask = m
+                best_j = j
+    return best_mask, best_j, legal_any != 0
+
+
 @njit(cache=True, _nrt=False)
 def commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
                       team_effects, best_score):
-    """D2 where _best_by_sums does not apply (scores with noise, high card or effects
-    features, a usable boost card, or more than SUBSET_BITS cards): returns (best mask, its
-    row position, any option legal).
+    """D2 for any hand and weights, the options one by one: returns (best mask, its row
+    position, any option legal). The engine calls it where the subset bitsets do not
+    apply (more than SUBSET_BITS cards, sums beyond int16, or separable scores with a
+    usable boost card); the others must choose as it does.
 
     Only subsets whose sum is within reach of some customer's value can be legal; a cheap
     first pass lists them. For those, per-subset aggregates (sum, natural and dual_domain
@@ -248,8 +415,7 @@ def commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, ro
     check). (Bucketing the row by customer value was slower: rows hold about two
     customers.)
 
-    Not inlined, so the assist loop's code stays small: 4p greedy 0.96x the time, random
-    v random 1.07x (its every call comes here and pays the call)."""
+    Not inlined, so the assist loop's code stays small (4p greedy 0.96x the time)."""
     b, _, _, _, _, separable = scoring
     nrow, top_value, v_min, row_values = row
     h, hp, _, boost_slots, boost_all = hand
@@ -383,19 +549,33 @@ def choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
     this round and its hand, seats and effects have not changed since, while the row only
     lost customers), so only the pass option is scored (its noise drawn as usual).
 
-    Every (subset, customer) pair is an option, in (subset mask ascending, row order).
-    With separable scores and a hand of up to SUBSET_BITS cards without a usable boost
-    (nearly every call of the default strategies), _best_by_sums finds the first maximum
-    with subset bitsets; otherwise commit_by_passes visits the options in order."""
+    Every (subset, customer) pair is an option, in (subset mask ascending, row order):
+    prepare_commit scores the pass option and fills the scratch rows, search_commit finds
+    the first maximum."""
     h = pile_n[P_HAND + team]
     nrow = pile_n[P_ROW]
     if h == 0 or nrow == 0:
         return 0, -1, False
-    b = game_phase(w, pile_n) * NF
     if none_legal:
+        b = game_phase(w, pile_n) * NF
         if w[b + C_NOISE] != 0.0:
             uniform(rng)  # the pass option's noise draw
         return 0, -1, False
+    scoring, row, hand, team_effects, best_score = prepare_commit(
+        cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team)
+    best_mask, best_j, legal = search_commit(cards, w, rng, pile, arrival, used, vals, fscr,
+                                             scoring, row, hand, team_effects, best_score)
+    return best_mask, (pile[P_ROW, best_j] if best_mask else -1), legal
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def prepare_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team):
+    """D2 before the search (a non-empty hand and row): draws the pass option's noise,
+    fills the scratch rows (each hand slot's and row position's aggregates) and returns
+    the searches' bundles (see the module docstring) and the pass option's score."""
+    b = game_phase(w, pile_n) * NF
+    nrow = pile_n[P_ROW]
+    h = pile_n[P_HAND + team]
     rnd = st[S_ROUND]
     patience = rules[R_CUSTOMER_PATIENCE]
     know_effects(cards, pile, pile_n, seats, used, st, team)  # (also read by reveal)
@@ -455,17 +635,40 @@ def choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
     row = (nrow, top_value, v_min, row_values)
     hand = (h, hp, hand_total, boost_slots, boost_all)
     team_effects = (shift_k, has_wild)
-    if separable and boost_slots == 0 and h <= SUBSET_BITS and hand_total < SUBSET_SUM_MAX:
-        best_mask, best_j, legal = _best_by_sums(cards, w, pile, arrival, scoring, row, hand,
-                                                 team_effects, best_score)
-        return best_mask, (pile[P_ROW, best_j] if best_mask else -1), legal
-    if separable:
-        for j in range(nrow):
+    return scoring, row, hand, team_effects, best_score
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def search_commit(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
+                  team_effects, best_score):
+    """D2's search after prepare_commit: (best mask, its row position, any option legal).
+    A hand of up to SUBSET_BITS cards (nearly every call) goes to the subset bitsets:
+    _best_by_sums (the first maximum per customer and card count) for separable scores
+    and a hand without a usable boost, commit_by_lanes for any other weights; the rest to
+    search_general."""
+    h, _, hand_total, boost_slots, _ = hand
+    if h <= SUBSET_BITS and hand_total < SUBSET_SUM_MAX:
+        if not scoring[5]:  # not separable
+            return commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring,
+                                   row, hand, team_effects, best_score)
+        if boost_slots == 0:
+            return _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects,
+                                 best_score)
+    return search_general(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
+                          team_effects, best_score)
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def search_general(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
+                   team_effects, best_score):
+    """D2's general search (commit_by_passes) for any hand and weights: the options one
+    by one. The reference the subset-bitset searches must agree with."""
+    if scoring[5]:  # separable: the per-customer score parts first
+        for j in range(row[0]):
             fscr[F_CUST, j], fscr[F_TOP, j], fscr[F_CUST_EFFECT, j] = _customer_parts(
-                cards, w, pile, arrival, scoring, top_value, j)
-    best_mask, best_j, legal = commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr,
-                                                 scoring, row, hand, team_effects, best_score)
-    return best_mask, (pile[P_ROW, best_j] if best_mask else -1), legal
+                cards, w, pile, arrival, scoring, row[1], j)
+    return commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
+                            team_effects, best_score)
 
 
 # ---------------------------------------------------------------- D2's options, base-scored

@@ -75,6 +75,18 @@ FEATURE_NAMES = (
 )
 assert len(FEATURE_NAMES) == NF
 
+# The decision each feature scores (G_*: D2 and D3 share the commit features), the noise
+# draws apart (G_NOISE). The search player decides D2, D3 and D4: it records the features
+# of those decisions' options, and a policy fitted to its choices learns their weights
+# (sim/studies/distill.py); the others are copied from the search's base.
+G_NOISE, G_START, G_COMMIT, G_DEST, G_LEAVE, G_SAVE = range(6)
+FEATURE_GROUP = np.array(
+    [G_COMMIT] * (C_NOISE - C_PASS) + [G_NOISE] + [G_DEST] * (D_NOISE - D_SCORE) + [G_NOISE]
+    + [G_LEAVE] * (L_NOISE - L_HAS_EFFECT) + [G_NOISE] + [G_SAVE] * (S_NOISE - S_NONE)
+    + [G_NOISE] + [G_START] * (V_NOISE - V_HAS_EFFECT) + [G_NOISE], dtype=np.int64)
+assert FEATURE_GROUP.shape == (NF,)
+SEARCHED_GROUPS = (G_COMMIT, G_DEST)
+
 # Weight names a strategy may set: "x" sets both phases, "early.x" / "late.x" one phase,
 # "switch" the phase switch.
 WEIGHT_NAMES = tuple(f"early.{n}" for n in FEATURE_NAMES) + tuple(

@@ -27,7 +27,7 @@ from sim.core.compile_cache import ensure_compiled
 from sim.core.wording import DEFAULT_THRESHOLD_PP, balance_line
 from sim.games.peer_to_peer.compile_plan import run_games_plan
 from sim.core.game import Game
-from sim.core.strategy import parse_spec
+from sim.core.strategy import parse_spec, record_extra
 
 TITLE = "Peer-to-Peer"
 PLAYER_COUNTS = (1, 2, 3, 4, 5, 6)
@@ -60,6 +60,8 @@ class PeerToPeerConfig:
     game: str = "peer-to-peer"
     # int64[2, 3] (search_kernel.SEARCH_*): the teams a search player holds, with its k, n
     search: np.ndarray | None = None
+    # a search team's ``record=E``: its games carry its decisions (sim.core.recorded)
+    record: int | None = None
     decisions: int = 0   # search decisions made by ``play`` so far (for benchmarks)
     # a counterfactual replay's first-marker swap (swaps.py): the same draw, the other team
     marker_to_other: bool = False
@@ -130,6 +132,26 @@ class PeerToPeerConfig:
                 list(pool.map(work, range(threads)))
         return out, fates
 
+    def play_recorded(self, seed: int, start: int, count: int, threads: int = 1):
+        """``play`` for a recording search team (``record``): (record array, fates, the
+        recordings of its decisions in game order: sim.core.recorded)."""
+        from sim.core.recorded import play_recorded
+        from sim.games.peer_to_peer.search_kernel import run_games_search
+
+        out = np.zeros(count, dtype=k.RESULT_DTYPE)
+        fates = np.zeros((count, self.cards.n), dtype=np.int8)
+        decisions = np.zeros(count, dtype=np.int64)
+        args = self._kernel_args()
+
+        def play(lo, hi, recording):
+            run_games_search(args, seed, start + lo, out[lo:hi], fates[lo:hi], self.debug,
+                             self.search, 0, decisions[lo:hi], recording)
+
+        recordings = play_recorded(count, threads, features.NF,
+                                   int(self.search[:, 1].max()) + self.record, self.record, play)
+        self.decisions += int(decisions.sum())
+        return out, fates, recordings
+
     def _play_search(self, seed, start, count, threads, out, fates):
         from sim.games.peer_to_peer.search_kernel import run_games_search
 
@@ -161,9 +183,17 @@ class PeerToPeerConfig:
         return run_games_plan(self._kernel_args(), self.debug)
 
     def run_chunk(self, seed: int, start: int, count: int, threads: int = 1) -> pl.DataFrame:
-        out, fates = self.play(seed, start, count, threads)
+        recordings = None
+        if self.record is not None and self.search is not None:
+            out, fates, recordings = self.play_recorded(seed, start, count, threads)
+        else:
+            out, fates = self.play(seed, start, count, threads)
         columns = {name: out[name] for name in k.RESULT_DTYPE.names}
         columns.update({f"fate_{cid}": fates[:, i] for i, cid in enumerate(self.cards.ids)})
+        if recordings is not None:
+            from sim.core.recorded import recording_columns
+
+            columns.update(recording_columns(recordings, start, count))
         return pl.DataFrame(columns)
 
     def trace_events(self, seed: int, game_index: int):
@@ -317,6 +347,7 @@ def configure(*, players: int, cards: str | None = None, rules_file: str | None 
     validate_for_players(table, players, resolved)
     chosen, weights = {}, {}
     search = np.zeros((2, 3), dtype=np.int64)
+    record = None
     for t, team in enumerate(("A", "B")):
         spec = (strategies or {}).get(team) or DEFAULT_STRATEGY
         strategy, params = parse_spec(spec, "peer_to_peer", field_name=f"--team-{team.lower()}")
@@ -327,9 +358,11 @@ def configure(*, players: int, cards: str | None = None, rules_file: str | None 
         if strategy.search:   # the team's weights are its base strategy's
             merged = chosen[team][1]
             search[t] = (1, int(merged["k"]), int(merged["n"]))
+            extra = record_extra(merged)
+            record = extra if record is None else max(record, extra or 0)
     return PeerToPeerConfig(players=players, cards=table, rules=resolved, strategies=chosen,
                             weights=weights, debug=debug,
-                            search=search if search[:, 0].any() else None)
+                            search=search if search[:, 0].any() else None, record=record)
 
 
 GAME = Game(

@@ -54,19 +54,20 @@ from numba import njit
 
 from sim.core.rng_kernel import next_u64, shuffle
 from sim.core.search_kernel import (
-    SEARCH_K, SEARCH_N, best_kept, collect_ids, log_row, new_decisions, new_options,
-    seed_decision, top_k,
+    N_EXTRA, SEARCH_K, SEARCH_N, best_kept, collect_ids, log_row, new_decisions,
+    new_options, record_kept, seed_decision, top_k,
 )
 from sim.games.peer_to_peer.commit_kernel import MAX_OPTIONS, commit_options
 from sim.games.peer_to_peer.constants import DRAW, R_PLAYERS, SOLO_WIN
 from sim.games.peer_to_peer.contest_kernel import choose_target
 from sim.games.peer_to_peer.engine_kernel import ASKED, finish_game, play_on, start_game
+from sim.games.peer_to_peer.features import FEATURE_GROUP, G_COMMIT, G_DEST, NF, SWITCH
 from sim.games.peer_to_peer.place_kernel import choose_place
 from sim.games.peer_to_peer.state_kernel import (
     DECISION_WIDTH, D_COMMIT, D_PLACE, D_TARGET, EV_SEARCH_ARG, EV_SEARCH_CARD,
     EV_SEARCH_CHOICE, EV_SEARCH_OPTION, KIND_COMMIT, KIND_PLACE, KIND_TARGET, MARK_NONE,
     N_DECISIONS, P_CUST, P_GDECK, P_HAND, SCR_KEYS_A, SCR_VALS_A, S_ROUND, S_TRACE_N,
-    copy_state, new_state,
+    Tables, copy_state, game_phase, new_state,
 )
 
 # The context's numbers (``meta``): the run's seed, the game, peek (tests only), the
@@ -186,37 +187,36 @@ def evaluate(kind, me, visible, tables, debug, ctx):
 
 
 @njit(cache=True, inline='always')
-def list_options(kind, me, arg, none_known, tables, state, ctx):
+def list_options(kind, me, arg, none_known, w, tables, state, facts, options):
     """The options of the decision the assist loop stopped at (as it asked:
-    round_kernel.assist_loop, place_kernel.win_customer), base-scored, into ctx.options;
-    returns how many. D2 (``none_known``: the team had no legal option earlier this round,
-    and has none since: nothing is listed); D3, the marker holder's customer after the
-    other team's reveal (``arg``: that team's contest keys); D4, the destination of
-    customer ``arg`` team ``me`` has won."""
+    round_kernel.assist_loop, place_kernel.win_customer), scored by weights ``w``, into
+    ``options``; returns how many. D2 (``none_known``: the team had no legal option
+    earlier this round, and has none since: nothing is listed); D3, the marker holder's
+    customer after the other team's reveal (``arg``: that team's contest keys); D4, the
+    destination of customer ``arg`` team ``me`` has won. ``facts``: what the pass has
+    settled (the hook's)."""
     cards, rules, seats = tables.cards, tables.rules, tables.seats
     pile, pile_n = state.pile, state.pile_n
-    w = tables.w_a if me == 0 else tables.w_b
-    facts = ctx.hook.facts
-    ctx.options.n[0] = 0
+    options.n[0] = 0
     if kind == KIND_COMMIT:
         if not none_known:
             commit_options(w, cards, rules, seats, pile, pile_n, state.arrival, state.used,
-                           state.st, me, ctx.options, pile[SCR_VALS_A + me])
+                           state.st, me, options, pile[SCR_VALS_A + me])
     elif kind == KIND_TARGET:
         other = 1 - me
         choose_target(cards, rules, seats, w, state.rng, pile, pile_n, state.arrival,
                       state.used, state.st, me, facts[D_COMMIT + me, 0],
                       facts[D_COMMIT + me, 1], facts[D_COMMIT + other, 1],
                       pile[SCR_KEYS_A + other], arg, pile[SCR_VALS_A + me],
-                      pile[SCR_KEYS_A + me], ctx.options)
+                      pile[SCR_KEYS_A + me], options)
     else:
         choose_place(cards, rules, seats, w, state.rng, pile, pile_n, state.used, me, arg,
-                     ctx.options)
-    return ctx.options.n[0]
+                     options)
+    return options.n[0]
 
 
 @njit(cache=True, inline='always')
-def decide(tables, debug, state, traced, ctx):
+def decide(tables, debug, state, traced, ctx, recording):
     """The decision the engine's round asked for (ctx.hook.ask), by search, as the hook's
     forced choice for the rerun of the pass (with its trace rows when ``traced``).
 
@@ -227,14 +227,16 @@ def decide(tables, debug, state, traced, ctx):
     hook, meta, rows = ctx.hook, ctx.meta, ctx.options.rows
     kind, me = hook.ask[0], hook.ask[1]
     meta[M_KEPT] = 0
-    n = list_options(kind, me, hook.ask[2], hook.marks[MARK_NONE + me] != 0, tables, state,
-                     ctx)
+    none_known = hook.marks[MARK_NONE + me] != 0
+    n = list_options(kind, me, hook.ask[2], none_known, tables.w_a if me == 0 else tables.w_b,
+                     tables, state, hook.facts, ctx.options)
     row = -1
     if n > (1 if kind == KIND_COMMIT else 0):   # D2: more than the pass to weigh
         visible = 0
         if kind != KIND_COMMIT and tables.rules[R_PLAYERS] > 1:
             visible = max(hook.facts[D_COMMIT + 1 - me, 0], 0)
         row = evaluate(kind, me, visible, tables, debug, ctx)
+        record_decision(recording, kind, me, hook.ask[2], none_known, tables, state, ctx)
     if kind == KIND_COMMIT:
         slot = D_COMMIT + me
         hook.forced[slot, 0] = rows[row, 0] if row >= 0 else 0
@@ -274,6 +276,44 @@ def log_search(slot, kind, team, pile, ctx):
     log_row(hook, slot, EV_SEARCH_CHOICE, kind, meta[M_CHOSEN], team, kept)
 
 
+@njit(cache=True)
+def record_decision(recording, kind, me, arg, none_known, tables, state, ctx):
+    """Learning only (``recording``: a sim.core.search_kernel.Recording; None compiles to
+    nothing): the decision just made, its kept options with their means and up to
+    ``extra`` options it did not play out, each as its features (features.py) in the
+    decision's phase block. The features are the listing's own scores under unit weights
+    (each searched feature's weight 1, every other 0, the phase switch kept): the numbers
+    the strategy scores, computed by the code that scores them."""
+    if recording is None:
+        return
+    meta = ctx.meta
+    kept = meta[M_KEPT]
+    if kept <= 1:
+        return
+    w = tables.w_a if me == 0 else tables.w_b
+    b = game_phase(w, state.pile_n) * NF
+    picked = np.empty(kept + recording.n[N_EXTRA], np.int64)
+    first, count = record_kept(recording, ctx.rng, meta[M_GAME], me, kind, b, meta[M_SAMPLES],
+                               ctx.order, kept, meta[M_CHOSEN], ctx.wins, ctx.options.n[0],
+                               picked)
+    if first < 0:
+        return
+    group = G_DEST if kind == KIND_PLACE else G_COMMIT
+    unit = np.zeros_like(w)
+    unit[SWITCH] = w[SWITCH]   # the same phase
+    unit_tables = Tables(tables.cards, tables.rules, tables.seats, unit, unit)
+    listed = new_options(MAX_OPTIONS, OPT_WIDTH)
+    for f in range(NF):
+        if FEATURE_GROUP[f] != group:
+            continue
+        unit[b + f] = 1.0
+        list_options(kind, me, arg, none_known, unit, unit_tables, state, ctx.hook.facts,
+                     listed)
+        unit[b + f] = 0.0
+        for j in range(count):
+            recording.features[first + j, f] = listed.scores[picked[j]]
+
+
 # ---------------------------------------------------------------- whole games
 
 @njit(cache=True)
@@ -293,9 +333,10 @@ def new_context(search, seed, peek, n_cards, log_rows):
 
 
 @njit(cache=True, inline='always')
-def play_search_game(tables, seed, game_index, out, fates, trace, debug, state, ctx):
-    """The engine's game with search teams (ctx's search matrix); writes the result row.
-    Returns (trace events written, search decisions made)."""
+def play_search_game(tables, seed, game_index, out, fates, trace, debug, state, ctx, recording):
+    """The engine's game with search teams (ctx's search matrix); writes the result row
+    (and the search teams' decisions into ``recording``, unless None). Returns (trace events
+    written, search decisions made)."""
     meta = ctx.meta
     meta[M_GAME] = game_index
     meta[M_DECISIONS] = 0
@@ -305,7 +346,7 @@ def play_search_game(tables, seed, game_index, out, fates, trace, debug, state, 
         winner, rnd = play_on(tables, state, trace, debug, first, begun, ctx.hook)
         if winner != ASKED:
             break
-        decide(tables, debug, state, trace is not None and trace.shape[0] > 0, ctx)
+        decide(tables, debug, state, trace is not None and trace.shape[0] > 0, ctx, recording)
         copy_state(ctx.hook.snap, state)   # the pass again from its start, the choice forced
         first, begun = rnd, True
     finish_game(tables, state, trace, game_index, winner, rnd, out, fates)
@@ -314,21 +355,22 @@ def play_search_game(tables, seed, game_index, out, fates, trace, debug, state, 
 
 # Decisions on a given state, for tests (tests/peer_to_peer/test_search_player.py).
 @njit(cache=True)
-def commit_at(me, tables, state, ctx):
+def commit_at(me, tables, state, ctx, recording=None):
     """Team ``me``'s D2 by search on ``state``, taken as a pass start (nothing known about
-    the round before it): (mask, customer). Its options, results and choice stay in ctx."""
+    the round before it): (mask, customer). Its options, results and choice stay in ctx
+    (and go into ``recording`` unless None)."""
     hook = ctx.hook
     hook.marks[MARK_NONE] = 0
     hook.marks[MARK_NONE + 1] = 0
     copy_state(state, hook.snap)
     hook.ask[0] = KIND_COMMIT
     hook.ask[1] = me
-    decide(tables, False, state, False, ctx)
+    decide(tables, False, state, False, ctx, recording)
     return hook.forced[D_COMMIT + me, 0], hook.forced[D_COMMIT + me, 1]
 
 
 @njit(cache=True)
-def place_at_state(me, cust, facts, tables, state, ctx):
+def place_at_state(me, cust, facts, tables, state, ctx, recording=None):
     """Team ``me``'s D4 by search for customer ``cust`` won in the pass that starts at
     ``state``, whose commits (and target) ``facts`` gives (the hook's layout): the
     destination code."""
@@ -342,19 +384,21 @@ def place_at_state(me, cust, facts, tables, state, ctx):
     hook.ask[0] = KIND_PLACE
     hook.ask[1] = me
     hook.ask[2] = cust
-    decide(tables, False, state, False, ctx)
+    decide(tables, False, state, False, ctx, recording)
     return hook.forced[D_PLACE + me, 0]
 
 
 @njit(cache=True, nogil=True)
-def run_games_search(tables, seed, start, out, fates, debug, search, peek, decisions):
+def run_games_search(tables, seed, start, out, fates, debug, search, peek, decisions,
+                     recording=None):
     """engine_kernel.run_games with search teams: games start .. start+len(out)-1;
-    ``decisions[i]`` gets game i's number of search decisions."""
+    ``decisions[i]`` gets game i's number of search decisions; ``recording``: None, or a
+    Recording the search teams' decisions go into (record_decision)."""
     state = new_state(tables.cards.shape[1])
     ctx = new_context(search, seed, peek, tables.cards.shape[1], 0)
     for i in range(out.shape[0]):
         _, made = play_search_game(tables, seed, start + i, out[i], fates[i], None, debug,
-                                   state, ctx)
+                                   state, ctx, recording)
         decisions[i] = made
 
 
@@ -365,5 +409,5 @@ def trace_game_search(tables, seed, game_index, out, fates, trace, debug, search
     k = max(search[0, SEARCH_K], search[1, SEARCH_K])
     ctx = new_context(search, seed, 0, tables.cards.shape[1], 1 + k * (2 + LOG_CARDS))
     n, _ = play_search_game(tables, seed, game_index, out[0], fates[0], trace, debug, state,
-                            ctx)
+                            ctx, None)
     return n

@@ -64,15 +64,20 @@ SCR_LOW = N_PILES + 17
 LOW_SUM, LOW_CAND, LOW_CAND_SUM = range(3)
 LOW_N = 3
 LOW_BITS = 8
-SCR_SUBSET_SUMS = SCR_LOW + LOW_N  # _best_by_sums: per hand subset its sum (int16 lanes)
+# _best_by_sums / commit_by_lanes: per hand subset its sum, highest card and second highest
+# card (int16 lanes: 64 each); per row position the subsets that can assist it and those
+# that need the team's wild_domain (one word each).
+SCR_SUBSET_SUMS = SCR_LOW + LOW_N
+LANES_SUM, LANES_HIGH, LANES_SECOND = 0, 64, 128  # int16 offsets in that row
+SCR_ROW_OK, SCR_ROW_WILD = SCR_SUBSET_SUMS + 1, SCR_SUBSET_SUMS + 2
 # Each team's group hand at the start of the round and at the end of its assist loop, for
 # the causes of unhappy customers (why_kernel.py): four slots of a quarter row each, the
 # count first (HAND_START + team, HAND_END + team).
-SCR_HANDS = SCR_SUBSET_SUMS + 1
+SCR_HANDS = SCR_ROW_WILD + 1
 HAND_START, HAND_END = 0, 2
 SCR_SUMS = SCR_HANDS + 1   # the sums a team's cards reach (why_kernel)
 N_ROWS = SCR_SUMS + 1
-# Float scratch ``fscr`` (same width): D2's per-customer score parts (see choose_commit).
+# Float scratch ``fscr`` (same width): D2's per-customer score parts (commit_kernel).
 F_CUST, F_TOP, F_CUST_EFFECT = 0, 1, 2
 N_FROWS = 3
 # Rows are at least this wide (the card count may be smaller): room for 2**LOW_BITS

@@ -25,6 +25,12 @@ class PlaiArena(ThreadedArena):
         self.fair_share = 1.0 / template.players
         self.names = tuple(features.FEATURE_NAMES)
         self.scales_floor: dict[str, float] = {}
+        # simulate distill: the weights of the decisions the search player makes (the
+        # action, the attack's and the defense's mode and cards) are learned; the noise
+        # draws, the negate, help and keep decisions stay the base's
+        self.feature_width = features.NF
+        self.learned = np.isin(features.FEATURE_GROUP, features.SEARCHED_GROUPS)
+        self.noise = features.FEATURE_GROUP == features.G_NOISE   # noise and bluff coins
 
     @staticmethod
     def vector_of(config: Any) -> np.ndarray:

@@ -97,6 +97,19 @@ FEATURE_NAMES = (
 )
 assert len(FEATURE_NAMES) == NF
 
+# The decision each feature scores (G_*), the random draws apart (G_NOISE: noise and the
+# bluff coins). The search player decides the action (D1 + D4), the attack's cards (D2)
+# and the defense (D3): it records the features of those decisions' options, and a
+# policy fitted to its choices learns their weights (sim/studies/distill.py); the others
+# are copied from the search's base.
+G_NOISE, G_ACTION, G_ATTACK, G_DEFEND, G_CARDS, G_NEGATE, G_HELP, G_KEEP = range(8)
+FEATURE_GROUP = np.array(
+    [G_NOISE] + [G_ACTION] * 11 + [G_ATTACK, G_ATTACK, G_NOISE, G_ATTACK, G_ATTACK, G_ATTACK]
+    + [G_DEFEND, G_DEFEND, G_NOISE, G_DEFEND, G_DEFEND] + [G_CARDS] * 7 + [G_NEGATE] * 2
+    + [G_HELP] * 4 + [G_KEEP] * 3 + [G_ACTION] * 4, dtype=np.int64)
+assert FEATURE_GROUP.shape == (NF,)
+SEARCHED_GROUPS = (G_ACTION, G_ATTACK, G_DEFEND, G_CARDS)
+
 # The game's default play: a plain greedy reading of the sheet, not a tuned strategy.
 DEFAULT_WEIGHTS_BY_NAME = {
     "act.pass": -5.0, "act.family": 1.0, "act.regional": 1.3, "act.venture": 1.5,

@@ -27,7 +27,7 @@ from sim.games.plai.rules import OPTIONS, PLAYER_COUNTS, rules_array
 from sim.core.compile_cache import ensure_compiled
 from sim.games.plai.compile_plan import play_games_plan
 from sim.core.game import CardFightReplay, Game
-from sim.core.strategy import parse_spec
+from sim.core.strategy import parse_spec, record_extra
 
 TITLE = "PLAI"
 # Cold compile of play_games (the kernels a run needs), wall seconds on an idle 2-core machine:
@@ -49,6 +49,8 @@ class PlaiConfig:
     game: str = "plai"
     # int64[players, 3] (constants.SEARCH_*): the seats a search player holds, with its k, n
     search: np.ndarray | None = None
+    # a search seat's ``record=E``: its games carry its decisions (sim.core.recorded)
+    record: int | None = None
     decisions: int = 0   # search decisions made by ``play`` so far (for benchmarks)
     # a counterfactual replay's turn-order swap (swaps.py): the first seat, and the deal
     # with it, move this many seats on (the same random draws)
@@ -130,11 +132,36 @@ class PlaiConfig:
         self.decisions += int(decisions.sum())
         return (out, fights) if card_fights else out
 
+    def play_recorded(self, seed: int, start: int, count: int, threads: int = 1):
+        """``play`` (with the card fights) for a recording search seat (``record``):
+        (results, fights, the recordings of its decisions in game order:
+        sim.core.recorded)."""
+        from sim.core.recorded import play_recorded
+        from sim.games.plai.search_kernel import play_games_search
+
+        out = np.zeros(count, dtype=c.RESULT_DTYPE)
+        fights = np.zeros((count, 4, self.card_table.shape[1]), dtype=np.int16)
+        decisions = np.zeros(count, dtype=np.int64)
+
+        def play(lo, hi, recording):
+            play_games_search(seed, start + lo, *self._args(), self.search, 0, out[lo:hi],
+                              fights[lo:hi], decisions[lo:hi], recording)
+
+        recordings = play_recorded(count, threads, features.NF,
+                                   int(self.search[:, c.SEARCH_K].max()) + self.record,
+                                   self.record, play)
+        self.decisions += int(decisions.sum())
+        return out, fights, recordings
+
     def run_chunk(self, seed: int, start: int, count: int, threads: int = 1) -> pl.DataFrame:
         """The per-game table: RESULT_DTYPE's fields (per-seat ones as ``name_<seat>``),
         then the per-card fight counts ``card_att_<k>``, ``card_att_won_<k>``,
         ``card_def_<k>``, ``card_def_won_<k>`` for every card id k (see fight_stats)."""
-        out, fights = self.play(seed, start, count, threads, card_fights=True)
+        recordings = None
+        if self.record is not None and self.search is not None:
+            out, fights, recordings = self.play_recorded(seed, start, count, threads)
+        else:
+            out, fights = self.play(seed, start, count, threads, card_fights=True)
         columns = {}
         for name in c.RESULT_DTYPE.names:
             if name in SEAT_FIELDS:
@@ -145,6 +172,10 @@ class PlaiConfig:
         for f, name in enumerate(c.CARD_FIGHT_FIELDS):
             for k in range(fights.shape[2]):
                 columns[f"{name}_{k}"] = fights[:, f, k]
+        if recordings is not None:
+            from sim.core.recorded import recording_columns
+
+            columns.update(recording_columns(recordings, start, count))
         return pl.DataFrame(columns)
 
     def trace(self, seed: int, game_index: int) -> str:
@@ -277,6 +308,7 @@ def configure(*, players: int, cards: str | None = None, rules_file: str | None 
     specs = description.seat_specs(players, strategies)
     weights = np.zeros((players, features.NF), dtype=np.float64)
     search = np.zeros((players, 3), dtype=np.int64)
+    record = None
     for s, (seat, spec) in enumerate(specs.items()):
         strategy, params = parse_spec(spec, "plai", field_name=f"strategy of {seat}")
         merged = {**strategy.params, **strategy.text_params, **params}
@@ -285,9 +317,11 @@ def configure(*, players: int, cards: str | None = None, rules_file: str | None 
                                      params)
         if strategy.search:   # the seat's row of weights is its base strategy's
             search[s] = (1, int(merged["k"]), int(merged["n"]))
+            extra = record_extra(merged)
+            record = extra if record is None else max(record, extra or 0)
     return PlaiConfig(players=players, cards=table, rules=resolved, strategies=chosen,
                       weights=weights, specs=specs, debug=debug,
-                      search=search if search[:, 0].any() else None)
+                      search=search if search[:, 0].any() else None, record=record)
 
 
 GAME = Game(

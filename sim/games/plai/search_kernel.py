@@ -45,8 +45,8 @@ from numba import njit
 
 from sim.core.rng_kernel import next_u64, shuffle
 from sim.core.search_kernel import (
-    NO_ASK, add_option, best_kept, collect_ids, log_row, new_decisions, new_options,
-    seed_decision, top_k,
+    N_EXTRA, NO_ASK, add_option, best_kept, collect_ids, log_row, new_decisions, new_options,
+    open_decision, record_kept, seed_decision, top_k,
 )
 from sim.games.plai.constants import (
     CD_FLAGS, CD_STRENGTH, CD_TYPE, DECISION_WIDTH, EV_END, EV_SEARCH_ARG, EV_SEARCH_CARD,
@@ -56,6 +56,7 @@ from sim.games.plai.constants import (
     SEARCH_ATTACK, SEARCH_DEFENSE, SEARCH_K, SEARCH_N, SIDE_ATTACK, SIDE_DEFENSE, S_TRACE_N,
     S_TURNS,
 )
+from sim.games.plai.features import FEATURE_GROUP, G_ACTION, G_ATTACK, G_CARDS, G_DEFEND, NF
 from sim.games.plai.decide_kernel import (
     NEG_INF, choose_action_s, fight_playable, mode_powers, mode_score, pick_table, real_type,
     stop_score,
@@ -73,6 +74,9 @@ SEARCH_SALT = np.uint64(0x5EA2C4B1D3F0A977)   # the search streams differ from t
 MAX_OPTIONS = 512
 OPT_WIDTH = DECISION_WIDTH         # action or mode, card or card count, target, card ids
 BASE_FIRST = 1e300                 # the base strategy's own choice ranks first
+# The entries of a recording (REC_KIND; record_decision): the action (D1 + D4) as listed,
+# a fight's mode, and a fight's "stop or play the next card", attack and defense apart.
+REC_ACTION, REC_ATTACK_MODE, REC_DEFENSE_MODE, REC_ATTACK_STOP, REC_DEFENSE_STOP = range(5)
 # The context's numbers (``meta``): the run's seed, the game, peek (tests only) and the
 # game's search decisions so far.
 M_SEED, M_GAME, M_PEEK, M_DECISIONS = range(4)
@@ -321,28 +325,41 @@ def evaluate(kind, me, turn_seat, left, fight_kind, attacker, defender, tables, 
 
 
 @njit(cache=True, inline="always")
+def fight_sides(kind, attacker, defender, fight_kind, pile_n, bankrupt):
+    """A fight decision's (cards' pile, side, cards at stake, the rival's hand): the
+    attacker plays from its hand (the pool for the maintainers) against the defender's
+    hand or the funding; the defender from its hand (defense_stake)."""
+    if kind == SEARCH_ATTACK:
+        src = P_POOL if bankrupt[attacker] >= 0 else P_HAND0 + attacker
+        hand = pile_n[P_HAND0 + defender]
+        stake = hand if fight_kind == FIGHT_TAKEOVER else pile_n[P_FUNDING]
+        return src, SIDE_ATTACK, stake, hand
+    return P_HAND0 + defender, SIDE_DEFENSE, -1, 0
+
+
+@njit(cache=True, inline="always")
 def decide(kind, me, turn_seat, left, fight_kind, attacker, defender, tables, state, trace,
-           deck_size, ctx):
+           deck_size, ctx, recording=None):
     """One search decision of seat ``me`` on the live state (``turn_seat``'s turn, ``left``
     startups; a fight's kind and sides): returns the row of ctx.options it chose (-1: no
-    option listed), with its trace rows in the hook's log when ``trace`` is a trace."""
+    option listed), with its trace rows in the hook's log when ``trace`` is a trace (and
+    the decision in ``recording`` unless None)."""
     cards, rules, weights, picks = tables
     piles, pile_n, bankrupt, st = state.piles, state.pile_n, state.bankrupt, state.st
     options = ctx.options
     options.n[0] = 0
+    src, side, stake, rival_hand = fight_sides(kind, attacker, defender, fight_kind, pile_n,
+                                               bankrupt)
     if kind == SEARCH_ACTION:
         choose_action_s(weights, me, state.rng, cards, rules, piles, pile_n, bankrupt, me,
                         left, st[S_TURNS], options)
     elif kind == SEARCH_ATTACK:
-        src = P_POOL if bankrupt[attacker] >= 0 else P_HAND0 + attacker
-        hand = pile_n[P_HAND0 + defender]
-        stake = hand if fight_kind == FIGHT_TAKEOVER else pile_n[P_FUNDING]
-        card_options(weights, me, picks[1], cards, piles, pile_n, src, SIDE_ATTACK, False,
-                     stake, hand, options, ctx.taken)
+        card_options(weights, me, picks[1], cards, piles, pile_n, src, side, False,
+                     stake, rival_hand, options, ctx.taken)
     else:
-        card_options(weights, me, picks[1], cards, piles, pile_n, P_HAND0 + defender,
-                     SIDE_DEFENSE, True, defense_stake(fight_kind, defender, piles, pile_n),
-                     0, options, ctx.taken)
+        card_options(weights, me, picks[1], cards, piles, pile_n, src, side, True,
+                     defense_stake(fight_kind, defender, piles, pile_n), rival_hand, options,
+                     ctx.taken)
     if options.n[0] == 0:
         return -1
     meta = ctx.meta
@@ -354,7 +371,134 @@ def decide(kind, me, turn_seat, left, fight_kind, attacker, defender, tables, st
     ctx.hook.log_n[kind] = 0
     if kept > 1 and traced(trace):
         _log_search(kind, me, kept, chosen, ctx)
+    record_decision(recording, kind, me, left, fight_kind, defender, src, side, stake,
+                    rival_hand, kept, chosen, tables, state, ctx)
     return ctx.order[chosen]
+
+
+@njit(cache=True)
+def record_decision(recording, kind, me, left, fight_kind, defender, src, side, stake,
+                    rival_hand, kept, chosen, tables, state, ctx):
+    """Learning only (``recording``: a sim.core.search_kernel.Recording; None compiles to
+    nothing): the decision just made, as the base strategy's own choices (REC_*), each
+    option as its features (features.py): the options' scores under unit weights (each
+    feature's weight 1 in the deciding seat's row, every other 0).
+
+    - An action: the kept options with their means, then up to ``extra`` options not
+      played out; features from the engine's own listing (choose_action_s).
+    - A fight: the strategy chooses a mode (decide_mode_s), then plays cards one at a
+      time in its pick order until the stop option scores higher (pick_cards_s), and the
+      search weighs plays along that order. So a fight is recorded as those choices: the
+      mode (none, real, bluff: mode_score's features; a mode's value is its best kept
+      play's), then, for the chosen mode, each point where the strategy could stop up to
+      where the search stopped: stop (stop_score's features) or play the next card of
+      the order (its pick features), with the value of stopping there and the best value
+      of playing on (NaN when the search did not play that out)."""
+    if recording is None or kept <= 1:
+        return
+    options, meta, order, wins = ctx.options, ctx.meta, ctx.order, ctx.wins
+    samples = ctx.hook.search[me, SEARCH_N]
+    game = meta[M_GAME]
+    cards, piles, pile_n = tables.cards, state.piles, state.pile_n
+    unit = np.zeros_like(tables.weights)
+    if kind == SEARCH_ACTION:
+        picked = np.empty(kept + recording.n[N_EXTRA], np.int64)
+        first, count = record_kept(recording, ctx.rng, game, me, REC_ACTION, 0, samples,
+                                   order, kept, chosen, wins, options.n[0], picked)
+        if first < 0:
+            return
+        listed = new_options(MAX_OPTIONS, OPT_WIDTH)
+        for f in range(NF):
+            if FEATURE_GROUP[f] != G_ACTION:
+                continue
+            unit[me, f] = 1.0
+            listed.n[0] = 0
+            choose_action_s(unit, me, state.rng, cards, tables.rules, piles, pile_n,
+                            state.bankrupt, me, left, state.st[S_TURNS], listed)
+            unit[me, f] = 0.0
+            for j in range(count):
+                recording.features[first + j, f] = listed.scores[picked[j]]
+        return
+    if kind == SEARCH_DEFENSE:
+        stake = defense_stake(fight_kind, defender, piles, pile_n)
+    _, _, real_power, bluff_power, _ = mode_powers(cards, piles, pile_n, src, side)
+    rows = options.rows
+    listed = options.n[0]
+    value = np.full(listed, np.nan)
+    for j in range(kept):
+        value[order[j]] = wins[j] / samples
+    best = order[chosen]
+    # the mode: each listed mode (listing order: none, real, bluff), valued by its best play
+    modes = np.full(3, -1, np.int64)
+    mode_value = np.full(3, np.nan)
+    n_modes = 0
+    for i in range(listed):
+        m = rows[i, 0]
+        if modes[max(n_modes - 1, 0)] != m:
+            modes[n_modes] = m
+            n_modes += 1
+        if value[i] == value[i] and not value[i] <= mode_value[m]:
+            mode_value[m] = value[i]
+    mode_group = G_ATTACK if kind == SEARCH_ATTACK else G_DEFEND
+    if n_modes > 1:
+        taken = 0
+        for q in range(n_modes):
+            if modes[q] == rows[best, 0]:
+                taken = q
+        first = open_decision(recording, game, me,
+                              REC_ATTACK_MODE if kind == SEARCH_ATTACK else REC_DEFENSE_MODE,
+                              0, samples, n_modes, taken)
+        if first >= 0:
+            for q in range(n_modes):
+                recording.values[first + q] = mode_value[modes[q]]
+            for f in range(NF):
+                if FEATURE_GROUP[f] != mode_group:
+                    continue
+                unit[me, f] = 1.0
+                for q in range(n_modes):
+                    if modes[q] != MODE_NONE:
+                        recording.features[first + q, f] = mode_score(
+                            unit, me, side, modes[q],
+                            real_power if modes[q] == MODE_REAL else bluff_power, stake,
+                            rival_hand, 0.0)
+                unit[me, f] = 0.0
+    # stop or play on, along the chosen mode's pick order, up to where the search stopped
+    mode = rows[best, 0]
+    if mode == MODE_NONE:
+        return
+    stopped = rows[best, 1]
+    longest = best
+    for i in range(listed):
+        if rows[i, 0] == mode and rows[i, 1] > rows[longest, 1]:
+            longest = i
+    for i in range(listed):
+        step = rows[i, 1]
+        if rows[i, 0] != mode or step > stopped or step >= rows[longest, 1]:
+            continue
+        on = np.nan   # the best value of playing on from here
+        for r in range(listed):
+            if rows[r, 0] == mode and rows[r, 1] > step and value[r] == value[r] and not (
+                    value[r] <= on):
+                on = value[r]
+        first = open_decision(recording, game, me,
+                              REC_ATTACK_STOP if kind == SEARCH_ATTACK else REC_DEFENSE_STOP,
+                              0, samples, 2, 0 if step == stopped else 1)
+        if first < 0:
+            return
+        recording.values[first] = value[i]
+        recording.values[first + 1] = on
+        strength = 0
+        for c in range(step):
+            strength += cards[CD_STRENGTH, rows[longest, 3 + c]]
+        card = rows[longest, 3 + step]
+        for f in range(NF):
+            if FEATURE_GROUP[f] != G_CARDS:
+                continue
+            unit[me, f] = 1.0
+            _, pick_scores = pick_table(unit, cards)
+            recording.features[first, f] = stop_score(unit, me, strength, step)
+            recording.features[first + 1, f] = pick_scores[me * 2 + side, card]
+            unit[me, f] = 0.0
 
 
 @njit(cache=True)
@@ -374,14 +518,14 @@ def _log_search(kind, me, kept, chosen, ctx):
 
 
 @njit(cache=True, inline="always")
-def decide_asked(tables, state, trace, deck_size, ctx):
+def decide_asked(tables, state, trace, deck_size, ctx, recording):
     """The decision the engine's turn asked for (ctx.hook.ask), by search, as the hook's
     forced choice for the turn played again: the option's row; without one, an attack
     in the mode chosen before with no cards, no defense."""
     hook = ctx.hook
     kind, me = hook.ask[0], hook.ask[1]
     row = decide(kind, me, hook.marks[MARK_SEAT], hook.marks[MARK_LEFT], hook.ask[2],
-                 hook.ask[3], hook.ask[4], tables, state, trace, deck_size, ctx)
+                 hook.ask[3], hook.ask[4], tables, state, trace, deck_size, ctx, recording)
     for f in range(DECISION_WIDTH):
         hook.forced[kind, f] = ctx.options.rows[row, f] if row >= 0 else -1
     if row < 0:
@@ -409,9 +553,10 @@ def new_context(search, seed, peek, deck_size, players, n_ids, log_rows):
 
 
 @njit(cache=True, inline="always")
-def play_game_search(seed, game_index, deck, tables, state, trace, ctx):
-    """``engine_kernel.play_game`` with search seats (``search[s, SEARCH_ON]``); returns
-    (outcome, winner, first seat, search decisions made)."""
+def play_game_search(seed, game_index, deck, tables, state, trace, ctx, recording):
+    """``engine_kernel.play_game`` with search seats (``search[s, SEARCH_ON]``), their
+    decisions into ``recording`` unless None; returns (outcome, winner, first seat, search
+    decisions made)."""
     players = tables.rules[R_PLAYERS]
     first = start_game(seed, game_index, deck, tables.cards, tables.rules, state)
     ctx.meta[M_GAME] = game_index
@@ -423,7 +568,7 @@ def play_game_search(seed, game_index, deck, tables, state, trace, ctx):
         outcome, winner = game_loop(seat, left, tables, state, trace, deck.shape[0], hook)
         if hook.ask[0] == NO_ASK:
             break
-        decide_asked(tables, state, trace, deck.shape[0], ctx)
+        decide_asked(tables, state, trace, deck.shape[0], ctx, recording)
         copy_state(hook.snap, state)   # the turn again from its start, the choice forced
         seat, left = hook.marks[MARK_SEAT], hook.marks[MARK_LEFT]
     if traced(trace):
@@ -434,9 +579,10 @@ def play_game_search(seed, game_index, deck, tables, state, trace, ctx):
 
 @njit(cache=True, nogil=True)
 def play_games_search(seed, start, deck, cards, rules, W, search, peek, out, card_fights,
-                      decisions):
+                      decisions, recording=None):
     """``engine_kernel.play_games`` with search seats; ``decisions[i]`` gets game i's
-    number of search decisions."""
+    number of search decisions; ``recording``: None, or a Recording the search seats'
+    decisions go into (record_decision)."""
     players = rules[R_PLAYERS]
     n = deck.shape[0]
     state = new_state(players, n, cards.shape[1])
@@ -444,7 +590,7 @@ def play_games_search(seed, start, deck, cards, rules, W, search, peek, out, car
     ctx = new_context(search, seed, peek, n, players, cards.shape[1], 0)
     for i in range(out.shape[0]):
         outcome, winner, first, made = play_game_search(seed, start + i, deck, tables, state,
-                                                        ctx.notrace, ctx)
+                                                        ctx.notrace, ctx, recording)
         record(out[i], start + i, players, n, outcome, winner, first, state.pile_n,
                state.bankrupt, state.st)
         decisions[i] = made
@@ -465,7 +611,7 @@ def trace_game_search(seed, game_index, deck, cards, rules, W, search, trace, ou
     ctx = new_context(search, seed, 0, n, players, cards.shape[1],
                       1 + k * (2 + MAX_FIGHT_CARDS))
     outcome, winner, first, _ = play_game_search(seed, game_index, deck, tables, state, trace,
-                                                 ctx)
+                                                 ctx, None)
     record(out[0], game_index, players, n, outcome, winner, first, state.pile_n,
            state.bankrupt, state.st)
     return state.st[S_TRACE_N]

@@ -1,0 +1,109 @@
+"""``simulate distill`` (sim/studies/distill.py): the default player learns from the search.
+
+- Deterministic for a seed: two runs write the same weights, whatever the threads.
+- Resumable: a run stopped in its second iteration (a chunk task fails) and continued with
+  ``resume`` writes the file an uninterrupted run writes; the journal and the chunks
+  beside the file are gone afterwards.
+- The file is an ordinary strategy file: it plays (``@FILE``), and its weights differ
+  from the base only where the search decides, and in the noise draws (0: the policy
+  starts without them); the decisions the search does not make keep the base's weights.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from sim.core.errors import UserError
+from sim.games.plai import features
+from sim.runs.backends import LocalBackend
+from sim.studies.distill import distill_strategy
+
+SMALL = dict(game="plai", players=2, base="expert-v1", iterations=2, games=16, k=2, n=2,
+             extra=1, check_games=40, seed=5, progress=False)
+
+
+class FailingBackend(LocalBackend):
+    """Plays ``allowed`` chunk tasks, then fails the next one (a crash mid-iteration)."""
+
+    def __init__(self, allowed: int):
+        self.allowed = allowed
+
+    def run_tasks(self, tasks, **kwargs):
+        for result in super().run_tasks(tasks, **kwargs):
+            if self.allowed == 0:
+                raise RuntimeError("worker lost")
+            self.allowed -= 1
+            yield result
+
+
+def _weights(path: Path) -> dict:
+    return yaml.safe_load(path.read_text())["weights"]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("whole") / "learned.yaml"
+    result = distill_strategy(out=out, threads=1, **SMALL)
+    assert [it.games for it in result.iterations] == [16, 16]
+    assert result.check["games"] == 80
+    return out
+
+
+def test_distill_is_deterministic_for_a_seed(uninterrupted, tmp_path):
+    again = distill_strategy(out=tmp_path / "again.yaml", threads=2, **SMALL)
+    assert _weights(again.out) == _weights(uninterrupted)
+    other = distill_strategy(out=tmp_path / "other.yaml", threads=1,
+                             **{**SMALL, "seed": 6, "iterations": 1})
+    assert _weights(other.out) != _weights(uninterrupted)
+
+
+def test_a_resumed_distill_writes_the_uninterrupted_file(uninterrupted, tmp_path):
+    out = tmp_path / "stopped.yaml"
+    # each iteration plays 2 sides x 1 chunk of 8 games: fail in the second iteration
+    with pytest.raises(RuntimeError, match="worker lost"):
+        distill_strategy(out=out, backend=FailingBackend(3), threads=1, **SMALL)
+    assert (tmp_path / "stopped.resume.jsonl").exists()
+    with pytest.raises(UserError, match="--resume|resume"):   # not without --resume
+        distill_strategy(out=out, threads=1, **SMALL)
+    result = distill_strategy(out=out, threads=1, resume=True, **SMALL)
+    assert _weights(result.out) == _weights(uninterrupted)
+    assert not (tmp_path / "stopped.resume.jsonl").exists()
+    assert not (tmp_path / "stopped.distill").exists()
+
+
+def test_the_file_changes_only_the_weights_the_search_decides(uninterrupted):
+    from sim.core.game import configure
+
+    doc = yaml.safe_load(uninterrupted.read_text())
+    assert doc["base"] == "expert-v1" and doc["players"] == [2]
+    assert doc["tuned_on"]["command"] and len(doc["tuned_on"]["iterations"]) == 2
+    base = configure("plai", 2, strategies={"all": "expert-v1"}).weights[0]
+    learned = configure("plai", 2, strategies={"all": f"@{uninterrupted}"}).weights[0]
+    searched = np.isin(features.FEATURE_GROUP, features.SEARCHED_GROUPS)
+    noise = features.FEATURE_GROUP == features.G_NOISE
+    assert (learned[noise] == 0).all() and (base[noise] != 0).any()
+    others = ~searched & ~noise
+    assert (learned[others] == base[others]).all()
+    assert not (learned[searched] == base[searched]).all()
+
+
+def test_distill_checks_its_inputs(tmp_path):
+    with pytest.raises(UserError, match="yaml"):
+        distill_strategy(out=tmp_path / "x.txt", **SMALL)
+    with pytest.raises(UserError, match="not a search player"):
+        distill_strategy(out=tmp_path / "x.yaml", **{**SMALL, "base": "search:k=2,n=2"})
+
+
+def test_several_player_counts_share_the_games(tmp_path):
+    result = distill_strategy(out=tmp_path / "mixed.yaml", threads=1,
+                              **{**SMALL, "players": "2,3", "iterations": 1, "games": 20})
+    doc = yaml.safe_load(result.out.read_text())
+    assert doc["players"] == [2, 3]
+    # 5 seatings (2 sides at 2 players, 3 at 3): 4 games each; the check 40 per seating
+    assert result.iterations[0].games == 20
+    assert {p: row["games"] for p, row in result.check["players"].items()} == {"2": 80,
+                                                                                 "3": 120}
+    assert "3 players, against expert-v1" in result.report()
