@@ -1,0 +1,140 @@
+"""What the per-round curves cost the engine: the same kernels with and without them,
+alternating in one process.
+
+    python benchmarks/curves_ab.py                       # p2p-4 and plai-3, 15 rounds
+    python benchmarks/curves_ab.py --only p2p-4-expert,plai-3-expert --rounds 21
+
+The engine's entry points take the chunk's per-round sums as their last argument
+(sim.core.curves); given None, numba compiles a version with every recording branch
+pruned, which is the engine without curves (A). The version a run uses records them (B).
+Both play the same games on one thread; the bursts alternate A B B A, each timed by its
+CPU time (time.process_time), and the table gives each side's median CPU time per game,
+their ratio B / A and the median over rounds of each round's ratio (its two B bursts
+against its two A bursts: the load of a shared machine drifts less within a round).
+The same games in one process, so only the recording differs. (benchmarks/engine_ab.py
+compares two revisions in two processes: the tree against the one before the curves.)
+
+The latest table goes to benchmarks/results/curves_ab.md (and stdout).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+OUT = ROOT / "benchmarks" / "results" / "curves_ab.md"
+
+# name: (game, players, strategies, games per burst)
+CONFIGS = {
+    "p2p-4": ("peer-to-peer", 4, {"A": "greedy", "B": "greedy"}, 30_000),
+    "plai-3": ("plai", 3, {"all": "weighted"}, 30_000),
+    "p2p-4-expert": ("peer-to-peer", 4, {"A": "expert", "B": "expert"}, 5_000),
+    "plai-3-expert": ("plai", 3, {"all": "expert"}, 15_000),
+}
+
+
+def player(config):
+    """burst(start, games, record): play games start .. start+games-1 through the
+    engine's entry point, with per-round sums (record) or with None in their place."""
+    import numpy as np
+
+    if config.game == "peer-to-peer":
+        from sim.games.peer_to_peer import constants as k
+        from sim.games.peer_to_peer.engine_kernel import new_state, run_games
+
+        args = config._kernel_args()
+
+        def burst(start, games, record):
+            out = np.zeros(games, dtype=k.RESULT_DTYPE)
+            fates = np.zeros((games, config.cards.n), dtype=np.int8)
+            run_games(args, 1, start, out, fates, config.debug, new_state(config.cards.n),
+                      config.curve_sums() if record else None)
+            return out
+        return burst
+    from sim.games.plai import constants as c
+    from sim.games.plai.engine_kernel import play_games
+
+    def burst(start, games, record):
+        out = np.zeros(games, dtype=c.RESULT_DTYPE)
+        fights = np.zeros((0, 4, config.card_table.shape[1]), dtype=np.int16)
+        play_games(1, start, *config._args(), out, fights,
+                   config.curve_sums() if record else None)
+        return out
+    return burst
+
+
+def measure(name: str, rounds: int) -> dict:
+    from sim.core.game import configure
+
+    game, players, strategies, games = CONFIGS[name]
+    config = configure(game, players, strategies=dict(strategies))
+    burst = player(config)
+    for record in (False, True):   # compile both versions, then warm up
+        t0 = time.perf_counter()
+        burst(0, 50, record)
+        print(f"{name}: compiled {'B (curves)' if record else 'A (none)'} in "
+              f"{time.perf_counter() - t0:.0f} s", flush=True)
+    a = burst(1000, min(games, 2000), False)
+    b = burst(1000, min(games, 2000), True)
+    assert np.array_equal(a, b), "the curves changed a game"
+    cpu = {"A": [], "B": []}
+    for _ in range(rounds):
+        for label in ("A", "B", "B", "A"):
+            t0 = time.process_time()
+            burst(1000, games, label == "B")
+            cpu[label].append(time.process_time() - t0)
+    med = {label: 1e6 * statistics.median(xs) / games for label, xs in cpu.items()}
+    paired = [(cpu["B"][2 * r] + cpu["B"][2 * r + 1]) / (cpu["A"][2 * r] + cpu["A"][2 * r + 1])
+              for r in range(rounds)]
+    return {"A": med["A"], "B": med["B"], "ratio": med["B"] / med["A"],
+            "paired": statistics.median(paired), "paired_range": (min(paired), max(paired)),
+            "games": games, "strategies": strategies, "game": game, "players": players}
+
+
+def table(results: dict, rounds: int, loads: list[float]) -> str:
+    lines = ["# Per-round curves: the engine with them (B) and without (A)", "",
+             f"Reproduce: `python benchmarks/curves_ab.py --only {','.join(results)} --rounds "
+             f"{rounds}` (2 CPUs shared; 1-minute load {min(loads):.1f}-{max(loads):.1f} "
+             f"during the run). One process, the same games; bursts alternate A B B A; each "
+             f"figure is the median of {2 * rounds} bursts per side, by CPU time.", "",
+             "| configuration | A (no curves) | B (curves) | B / A | B / A, paired by round "
+             "| paired, range |", "|---|---|---|---|---|---|"]
+    for name, r in results.items():
+        who = ", ".join(f"{k}={v}" for k, v in r["strategies"].items())
+        lo, hi = r["paired_range"]
+        lines.append(f"| {r['game']} {r['players']}p ({who}; {r['games']:,} games a burst) | "
+                     f"{r['A']:.2f} us/game | {r['B']:.2f} us/game | {r['ratio']:.3f} | "
+                     f"{r['paired']:.3f} | {lo:.3f}-{hi:.3f} |")
+    lines += ["", "us/game: CPU microseconds per game; B / A above 1: the curves cost that "
+              "share. Paired by round: the median over rounds of each round's ratio."]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15, help="A B B A rounds (default 15)")
+    parser.add_argument("--only", default="p2p-4,plai-3",
+                        help="comma-separated configurations: " + ", ".join(CONFIGS))
+    parser.add_argument("--out", default=str(OUT), help="the table's file")
+    args = parser.parse_args()
+    results, loads = {}, []
+    for name in args.only.split(","):
+        loads.append(os.getloadavg()[0])
+        results[name] = measure(name, args.rounds)
+        loads.append(os.getloadavg()[0])
+        print(name, results[name], flush=True)
+    text = table(results, args.rounds, loads)
+    print(text)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(text)
+
+
+if __name__ == "__main__":
+    main()
