@@ -12,13 +12,11 @@ table, written as ``curves.csv``, goes on to the last round any game reached.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import polars as pl
 
 from reports.sections import ALWAYS, ExtraSection
-from sim.core.curves import RUNNING, add_sums, curve_rows, last_index, mean_band, panels, width
+from sim.core.curves import RUNNING, add_sums, curve_rows, mean_band, panels, shown_end, width
 
 MIN_GAMES = 30        # the figure's last round: at least this many games still running
 MIN_SHARE = 0.005     # ... and this share of the group's games
@@ -59,11 +57,6 @@ def curves_table(spec, groups) -> pl.DataFrame:
                                     else pl.Float64) for c in columns})
 
 
-def figure_end(running: np.ndarray) -> int:
-    games = int(running[0]) if running.size else 0
-    return last_index(running, max(MIN_GAMES, math.ceil(MIN_SHARE * games)))
-
-
 def label(players: int, variant: str, pairing: str, games: int) -> str:
     text = f"{players} players"
     if variant != "n/a":
@@ -92,7 +85,7 @@ def plot(spec, groups) -> bytes | None:
     for j, key in enumerate(keys):
         sums = groups[key]
         running = sums[:, RUNNING]
-        end = max(1, figure_end(running))
+        end = max(1, shown_end(running, MIN_GAMES, MIN_SHARE))
         t = np.arange(end + 1)
         w = width(sums)
         axes[0, j].set_title(label(*key, int(running[0])), fontsize=8)

@@ -102,6 +102,13 @@ def last_index(running: np.ndarray, min_games: int = 1) -> int:
     return int(reached[-1]) if reached.size else 0
 
 
+def shown_end(running: np.ndarray, min_games: int = 30, min_share: float = 0.005) -> int:
+    """The last index worth drawing: at least ``min_games`` games, and ``min_share`` of
+    them, still running (fewer make a band too wide to read)."""
+    games = int(running[0]) if running.size else 0
+    return last_index(running, max(min_games, math.ceil(min_share * games)))
+
+
 def curve_rows(spec: Curves, players: int, sums: np.ndarray, *, upto: int | None = None
                ) -> list[dict[str, Any]]:
     """One dict per index 0 .. ``upto`` (default: the last any game reached): the index,

@@ -204,6 +204,7 @@ class Comparison:
         self.reason = ""
         self.error: str | None = None
         self.widths: list[float] = []    # the widest difference interval after each look
+        self.pace: dict[int, Any] = {}     # players -> both sides' curves (workbench/pace.py)
         self.started = time.monotonic()
         self.first_verdict_seconds: float | None = None
         self.last_seen = time.monotonic()
@@ -298,6 +299,7 @@ class Comparison:
                             self.balance[players][side_name].add(config, part)
                     with self.lock:
                         self.tallies[players].add(drawn["baseline"], drawn["edit"])
+                self._read_pace(game)
                 with self.lock:
                     self.looks = look
                     width = self.widest()
@@ -312,6 +314,15 @@ class Comparison:
             self.first_verdict_seconds = time.monotonic() - self.started
             self._end("capped", f"reached the cap of {plan.max_games:,} games before every "
                                 f"difference interval was narrower than {plan.width_pp:g} pp")
+
+    def _read_pace(self, game: Any) -> None:
+        """Both sides' per-round curves after a look (sim/workbench/pace.py)."""
+        from sim.workbench.pace import pace
+
+        found = {players: pace(game, players, self.run_dirs[players])
+                 for players in self.plan.players}
+        with self.lock:
+            self.pace = found
 
     def _should_stop(self) -> bool:
         if time.monotonic() - self.last_seen > self.idle_seconds:
@@ -352,7 +363,8 @@ class Comparison:
                     "points": points, "widths": list(self.widths), "verdict": verdict,
                     "seconds": round(time.monotonic() - self.started, 3),
                     "first_verdict_seconds": self.first_verdict_seconds,
-                    "seed": self.plan.seed}
+                    "seed": self.plan.seed,
+                    "pace": {str(p): found for p, found in self.pace.items() if found}}
 
     def remove(self) -> None:
         """Drop the comparison's folder (an older comparison of the page)."""
