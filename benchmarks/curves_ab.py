@@ -33,8 +33,8 @@ OUT = ROOT / "benchmarks" / "results" / "curves_ab.md"
 
 # name: (game, players, strategies, games per burst)
 CONFIGS = {
-    "p2p-4": ("peer-to-peer", 4, {"A": "greedy", "B": "greedy"}, 30_000),
-    "plai-3": ("plai", 3, {"all": "weighted"}, 30_000),
+    "p2p-4": ("peer-to-peer", 4, {"A": "greedy", "B": "greedy"}, 15_000),
+    "plai-3": ("plai", 3, {"all": "weighted"}, 15_000),
     "p2p-4-expert": ("peer-to-peer", 4, {"A": "expert", "B": "expert"}, 5_000),
     "plai-3-expert": ("plai", 3, {"all": "expert"}, 15_000),
 }

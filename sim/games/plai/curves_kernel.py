@@ -1,15 +1,22 @@
 """PLAI's pace, turn by turn: the per-turn sums of a chunk's games (sim.core.curves),
-added at the end of every turn of the engine's games.
+added during the engine's games.
 
 Row ``turn`` of ``curves`` (int64[horizon + 1, 1 + 2 * WIDTH]) is turn ``turn`` (a seat's
 turn, as the result's ``turns`` counts them), row 0 the deal; a turn past the horizon is
-not recorded. Column 0 counts the games that reached the turn; then each series' sum,
-then the sum of its squares, in this order: each seat's hand at the end of the turn
-(MAX_SEATS columns, seat order; a bankrupt seat holds none), then what happened during
-the turn: its fights (regional pitches and ventures attacked, takeovers: the result's
-regional_attacked + venture_attacked + takeovers), its startups' fundings (family,
-regional pitch, venture capital: fund_family + fund_regional + fund_venture) and the
-seats that went bankrupt at its end.
+not recorded. The series, each summed over the games (column 1 + k) and squared (column
+1 + WIDTH + k): each seat's hand at the end of the turn (MAX_SEATS columns, seat order; a
+bankrupt seat holds none), then what happened during the turn: its fight (a pitch or a
+venture attacked, a takeover: the result's regional_attacked + venture_attacked +
+takeovers), its startup's funding (family, regional pitch, venture capital: fund_family
++ fund_regional + fund_venture) and the seats that went bankrupt at its end.
+
+A turn costs about 200 ns, so the kernels write only what a turn must (PlaiConfig's
+``finish_curves`` completes the matrix once per chunk):
+- column 0 counts the games that *ended* at each turn (``record_end``, once a game); the
+  games that reached a turn are the sum over the later ones;
+- a turn is one action (PLAI-T1): at most one fight and one funding, so their squares
+  are their sums, and only the sums are written;
+- bankruptcies are written in the turns that have one.
 """
 from numba import njit
 
@@ -22,12 +29,25 @@ K_FIGHTS = K_HAND0 + MAX_SEATS
 K_FUNDINGS = K_FIGHTS + 1
 K_BANKRUPT = K_FUNDINGS + 1
 WIDTH = K_BANKRUPT + 1
+SQUARED_BY_SUMS = (K_FIGHTS, K_FUNDINGS)   # 0 or 1 a turn: finish_curves copies them
 
 
 @njit(cache=True, _nrt=False, inline='always')
 def _add(curves, turn, k, value):
     curves[turn, 1 + k] += value
     curves[turn, 1 + WIDTH + k] += value * value
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _hands(curves, turn, players, pile_n):
+    for s in range(players):
+        _add(curves, turn, K_HAND0 + s, pile_n[P_HAND0 + s])
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def record_deal(curves, players, pile_n):
+    """The hands after the deal (turn 0)."""
+    _hands(curves, 0, players, pile_n)
 
 
 @njit(cache=True, _nrt=False, inline='always')
@@ -39,15 +59,20 @@ def turn_marks(st, left):
 
 @njit(cache=True, _nrt=False, inline='always')
 def record_turn(curves, turn, players, pile_n, st, left, marks):
-    """Turn ``turn`` of one game in the sums (0: the deal), ``left`` startups in the game
-    after it, ``marks`` (turn_marks) taken before it."""
+    """Turn ``turn`` of one game, ``left`` startups in the game after it, ``marks``
+    (turn_marks) taken before it."""
     if turn >= curves.shape[0]:
         return
-    curves[turn, 0] += 1
-    for s in range(players):
-        _add(curves, turn, K_HAND0 + s, pile_n[P_HAND0 + s])
+    _hands(curves, turn, players, pile_n)
     fights, fundings, left_before = marks
-    _add(curves, turn, K_FIGHTS, st[S_FIGHTS] - fights)
-    _add(curves, turn, K_FUNDINGS,
-         st[S_FUND_FAMILY] + st[S_FUND_REGIONAL] + st[S_FUND_VENTURE] - fundings)
-    _add(curves, turn, K_BANKRUPT, left_before - left)
+    curves[turn, 1 + K_FIGHTS] += st[S_FIGHTS] - fights
+    curves[turn, 1 + K_FUNDINGS] += (st[S_FUND_FAMILY] + st[S_FUND_REGIONAL]
+                                     + st[S_FUND_VENTURE] - fundings)
+    if left != left_before:
+        _add(curves, turn, K_BANKRUPT, left_before - left)
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def record_end(curves, turns):
+    """A game that ended after ``turns`` turns (past the horizon: at its last row)."""
+    curves[min(turns, curves.shape[0] - 1), 0] += 1

@@ -38,7 +38,7 @@ from sim.games.plai.constants import (
     S_REGIONAL_ATTACK_WON, S_RESHUFFLES, S_SPECIALS, S_TAKEOVERS, S_TAKEOVERS_WON,
     S_TRACE_N, S_TURNS, S_VENTURE_ATTACKED, S_VENTURE_ATTACK_WON, WHY_BLUFF_CALLED,
 )
-from sim.games.plai.curves_kernel import record_turn, turn_marks
+from sim.games.plai.curves_kernel import record_deal, record_end, record_turn, turn_marks
 from sim.games.plai.decide_kernel import (
     MASK_IDS, choose_action_s, decide_mode_s, decide_negate, pick_cards_s, pick_help, pick_table,
     worst_pool_card,
@@ -823,10 +823,11 @@ def play_game(seed, game_index, deck, tables, state, trace, curves):
     players = tables.rules[R_PLAYERS]
     first = start_game(seed, game_index, deck, tables.cards, tables.rules, state)
     if curves is not None:   # turn 0: the deal
-        record_turn(curves, 0, players, state.pile_n, state.st, players,
-                    turn_marks(state.st, players))
+        record_deal(curves, players, state.pile_n)
     outcome, winner = game_loop(first, players, tables, state, trace, deck.shape[0], None,
                                 curves)
+    if curves is not None:
+        record_end(curves, state.st[S_TURNS])
     log(trace, state.st, EV_END, outcome, winner, 0, 0)
     return outcome, winner, first
 

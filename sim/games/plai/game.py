@@ -40,6 +40,18 @@ SEAT_FIELDS = ("bankrupt_turn", "hand")
 CURVE_TURNS = 1000
 
 
+def finish_curves(sums: np.ndarray) -> np.ndarray:
+    """The kernel's per-turn sums in sim.core.curves' layout (curves_kernel.py): the games
+    that reached each turn from those that ended there, the squares of the 0-or-1 series."""
+    from sim.games.plai.curves_kernel import SQUARED_BY_SUMS, WIDTH
+
+    out = sums.copy()
+    out[:, 0] = np.cumsum(sums[::-1, 0])[::-1]
+    for k in SQUARED_BY_SUMS:
+        out[:, 1 + WIDTH + k] = sums[:, 1 + k]
+    return out
+
+
 @dataclass
 class PlaiConfig:
     players: int
@@ -144,7 +156,7 @@ class PlaiConfig:
         self.decisions += int(decisions.sum())
         if curves is not None and not searching:
             for part in sums:
-                curves.add(part)
+                curves.add(finish_curves(part))
         return (out, fights) if card_fights else out
 
     def run_chunk(self, seed: int, start: int, count: int, threads: int = 1,
