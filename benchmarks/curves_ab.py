@@ -14,13 +14,27 @@ against its two A bursts: the load of a shared machine drifts less within a roun
 The same games in one process, so only the recording differs. (benchmarks/engine_ab.py
 compares two revisions in two processes: the tree against the one before the curves.)
 
-The latest table goes to benchmarks/results/curves_ab.md (and stdout).
+    python benchmarks/curves_ab.py --instructions        # instructions per game instead
+
+With ``--instructions``: the instructions each side executes per game, counted by
+valgrind (cachegrind), which no other load on the machine changes. The kernels are
+compiled for numba's ``generic`` CPU (valgrind's CPU is not the host's, so the host's
+compiled kernels would be compiled again under valgrind, for hours), into their own
+cache under ``~/.cache/cardsim/generic``; per configuration three processes each load
+both versions and play 20 games with each, then nothing, ``games`` games without curves,
+or the same games with them: per game, A = (without - nothing) / games and B - A =
+(with - without) / games.
+
+The latest table goes to benchmarks/results/curves_ab.md (and stdout); ``--instructions``
+adds its table to that file.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -55,7 +69,7 @@ def player(config):
             out = np.zeros(games, dtype=k.RESULT_DTYPE)
             fates = np.zeros((games, config.cards.n), dtype=np.int8)
             run_games(args, 1, start, out, fates, config.debug, new_state(config.cards.n),
-                      config.curve_sums() if record else None)
+                      config.curve_sums().reshape(-1) if record else None)
             return out
         return burst
     from sim.games.plai import constants as c
@@ -65,7 +79,7 @@ def player(config):
         out = np.zeros(games, dtype=c.RESULT_DTYPE)
         fights = np.zeros((0, 4, config.card_table.shape[1]), dtype=np.int16)
         play_games(1, start, *config._args(), out, fights,
-                   config.curve_sums() if record else None)
+                   config.curve_sums().reshape(-1) if record else None)
         return out
     return burst
 
@@ -117,13 +131,82 @@ def table(results: dict, rounds: int, loads: list[float]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def ir_worker(name: str, side: str, games: int) -> None:
+    """One process of the instruction counts (under valgrind): both versions loaded and
+    warmed, then ``games`` games of ``side`` (A: without curves, B: with)."""
+    from sim.core.game import configure
+
+    game, players, strategies, _ = CONFIGS[name]
+    burst = player(configure(game, players, strategies=dict(strategies)))
+    burst(0, 20, False)
+    burst(0, 20, True)
+    if games:
+        burst(1000, games, side == "B")
+
+
+def instructions(names: list[str], games: int) -> str:
+    env = {**os.environ, "NUMBA_CPU_NAME": "generic",
+           "CARDSIM_CACHE_ROOT": str(Path.home() / ".cache" / "cardsim" / "generic")}
+    env.pop("NUMBA_CACHE_DIR", None)
+    me = [sys.executable, str(Path(__file__).resolve()), "--ir-worker"]
+    lines = ["", "## Instructions per game (valgrind)", "",
+             f"Reproduce: `python benchmarks/curves_ab.py --instructions --only {','.join(names)}"
+             f" --games {games}`. Kernels compiled for numba's generic CPU; cachegrind's "
+             "instruction counts, the same on any load.", "",
+             "| configuration | A (no curves) | B (curves) | B - A | B / A |",
+             "|---|---|---|---|---|"]
+    for name in names:
+        subprocess.run(me + [name, "A", "10"], env=env, check=True)   # compile, natively
+        counts = {}
+        for side, n in (("none", 0), ("A", games), ("B", games)):
+            for _ in range(5):   # a shared machine may stop a run (SIGTERM): run it again
+                done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                                       "--cachegrind-out-file=/dev/null", *me, name,
+                                       side if side != "none" else "A", str(n)],
+                                      env=env, capture_output=True, text=True)
+                if done.returncode == 0:
+                    break
+                print(f"{name} {side}: stopped ({done.returncode}), again", flush=True)
+            else:
+                raise RuntimeError(f"valgrind kept stopping: {done.stderr[-500:]}")
+            found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+            counts[side] = int(found.group(1).replace(",", ""))
+        a = (counts["A"] - counts["none"]) / games
+        extra = (counts["B"] - counts["A"]) / games
+        game, players, strategies, _ = CONFIGS[name]
+        who = ", ".join(f"{k}={v}" for k, v in strategies.items())
+        line = (f"| {game} {players}p ({who}; {games:,} games) | {a:,.0f} | {a + extra:,.0f} "
+                f"| {extra:,.0f} | {(a + extra) / a:.4f} |")
+        print(line, flush=True)
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15, help="A B B A rounds (default 15)")
     parser.add_argument("--only", default="p2p-4,plai-3",
                         help="comma-separated configurations: " + ", ".join(CONFIGS))
     parser.add_argument("--out", default=str(OUT), help="the table's file")
+    parser.add_argument("--instructions", action="store_true",
+                        help="valgrind's instruction counts per game instead of CPU time")
+    parser.add_argument("--games", type=int, default=3000,
+                        help="games per side with --instructions (default 3000)")
+    parser.add_argument("--ir-worker", nargs=3, metavar=("CONFIG", "SIDE", "GAMES"),
+                        help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.ir_worker:
+        name, side, games = args.ir_worker
+        ir_worker(name, side, int(games))
+        return
+    if args.instructions:
+        text = instructions(args.only.split(","), args.games)
+        out = Path(args.out)
+        kept = out.read_text().split("\n## Instructions per game")[0].rstrip("\n") + "\n" \
+            if out.is_file() else ""
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(kept + text)
+        return
     results, loads = {}, []
     for name in args.only.split(","):
         loads.append(os.getloadavg()[0])
@@ -132,8 +215,10 @@ def main() -> None:
         print(name, results[name], flush=True)
     text = table(results, args.rounds, loads)
     print(text)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(text)
+    out = Path(args.out)
+    kept = out.read_text().split("\n## Instructions per game", 1) if out.is_file() else []
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text + ("\n## Instructions per game" + kept[1] if len(kept) > 1 else ""))
 
 
 if __name__ == "__main__":

@@ -319,7 +319,7 @@ def _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_ind
 def run_games(tables, seed, start, out, fates, debug, state, curves):
     """Play games start .. start+len(out)-1 (serial, GIL released: callers use threads) on
     one ``new_state(n_cards)`` (one per thread), adding each round to ``curves`` (the
-    thread's own int64[horizon + 1, 1 + 2 * curves_kernel.WIDTH] sums).
+    thread's own sums, curves_kernel.py: int64[(horizon + 1) * curves_kernel.ROW]).
 
     The game (_play) is inlined here, so its code is optimised and emitted by LLVM once:
     as a kernel of its own it was compiled for itself and again inside this one (numba

@@ -107,11 +107,11 @@ class PeerToPeerConfig:
     def curve_sums(self) -> np.ndarray:
         """An empty int64 matrix of per-round sums (sim.core.curves; curves_kernel.py):
         one row per round up to the rules' max_rounds (at most CURVE_ROUNDS), row 0 the
-        setup."""
-        from sim.games.peer_to_peer.curves_kernel import WIDTH
+        setup. The kernels take it flat (``reshape(-1)``: a view)."""
+        from sim.games.peer_to_peer.curves_kernel import ROW
 
         rounds = min(int(self.rules_vector[k.R_MAX_ROUNDS]), CURVE_ROUNDS)
-        return np.zeros((rounds + 1, 1 + 2 * WIDTH), dtype=np.int64)
+        return np.zeros((rounds + 1, ROW), dtype=np.int64)
 
     def play(self, seed: int, start: int, count: int, threads: int = 1, curves=None):
         """Raw results: (record array, fates int8[count, n_cards]). ``curves`` (a
@@ -127,7 +127,8 @@ class PeerToPeerConfig:
         ensure_compiled("peer-to-peer", TITLE, [run_games, new_state],
                         lambda: run_games(self._kernel_args(), seed, start, out[:1].copy(),
                                           fates[:1].copy(), self.debug,
-                                          new_state(self.cards.n), self.curve_sums()),
+                                          new_state(self.cards.n),
+                                          self.curve_sums().reshape(-1)),
                         COMPILE_SECONDS, plan=self.compile_plan)
         threads = max(1, min(int(threads or 1), count))
         bounds = np.linspace(0, count, threads + 1).astype(int)
@@ -137,7 +138,7 @@ class PeerToPeerConfig:
         def work(i):
             lo, hi = bounds[i], bounds[i + 1]
             run_games(args, seed, start + lo, out[lo:hi], fates[lo:hi], self.debug,
-                      new_state(self.cards.n), sums[i])  # each thread its own state
+                      new_state(self.cards.n), sums[i].reshape(-1))  # each its own state
 
         if threads == 1:
             work(0)

@@ -1,14 +1,16 @@
 """PLAI's pace, turn by turn: the per-turn sums of a chunk's games (sim.core.curves),
 added during the engine's games.
 
-Row ``turn`` of ``curves`` (int64[horizon + 1, 1 + 2 * WIDTH]) is turn ``turn`` (a seat's
-turn, as the result's ``turns`` counts them), row 0 the deal; a turn past the horizon is
-not recorded. The series, each summed over the games (column 1 + k) and squared (column
-1 + WIDTH + k): each seat's hand at the end of the turn (MAX_SEATS columns, seat order; a
-bankrupt seat holds none), then what happened during the turn: its fight (a pitch or a
-venture attacked, a takeover: the result's regional_attacked + venture_attacked +
-takeovers), its startup's funding (family, regional pitch, venture capital: fund_family
-+ fund_regional + fund_venture) and the seats that went bankrupt at its end.
+``curves`` is the thread's sums matrix (int64[horizon + 1, ROW]) seen flat, as one
+int64[(horizon + 1) * ROW] row after row (unsigned offsets: no negative-index code in the
+turn). Row ``turn`` is turn ``turn`` (a seat's turn, as the result's ``turns`` counts
+them), row 0 the deal; a turn past the horizon is not recorded. The series, each summed
+over the games (column 1 + k) and squared (column 1 + WIDTH + k): each seat's hand at
+the end of the turn (MAX_SEATS columns, seat order; a bankrupt seat holds none), then
+what happened during the turn: its fight (a pitch or a venture attacked, a takeover: the
+result's regional_attacked + venture_attacked + takeovers), its startup's funding
+(family, regional pitch, venture capital: fund_family + fund_regional + fund_venture)
+and the seats that went bankrupt at its end.
 
 A turn costs about 200 ns, so the kernels write only what a turn must (PlaiConfig's
 ``finish_curves`` completes the matrix once per chunk):
@@ -18,6 +20,7 @@ A turn costs about 200 ns, so the kernels write only what a turn must (PlaiConfi
   are their sums, and only the sums are written;
 - bankruptcies are written in the turns that have one.
 """
+import numpy as np
 from numba import njit
 
 from sim.games.plai.constants import (
@@ -29,25 +32,23 @@ K_FIGHTS = K_HAND0 + MAX_SEATS
 K_FUNDINGS = K_FIGHTS + 1
 K_BANKRUPT = K_FUNDINGS + 1
 WIDTH = K_BANKRUPT + 1
+ROW = 1 + 2 * WIDTH   # one turn's sums
 SQUARED_BY_SUMS = (K_FIGHTS, K_FUNDINGS)   # 0 or 1 a turn: finish_curves copies them
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def _add(curves, turn, k, value):
-    curves[turn, 1 + k] += value
-    curves[turn, 1 + WIDTH + k] += value * value
-
-
-@njit(cache=True, _nrt=False, inline='always')
-def _hands(curves, turn, players, pile_n):
+def _hands(curves, base, players, pile_n):
     for s in range(players):
-        _add(curves, turn, K_HAND0 + s, pile_n[P_HAND0 + s])
+        hand = pile_n[P_HAND0 + s]
+        at = base + np.uint64(1 + K_HAND0 + s)
+        curves[at] += hand
+        curves[at + np.uint64(WIDTH)] += hand * hand
 
 
 @njit(cache=True, _nrt=False, inline='always')
 def record_deal(curves, players, pile_n):
     """The hands after the deal (turn 0)."""
-    _hands(curves, 0, players, pile_n)
+    _hands(curves, np.uint64(0), players, pile_n)
 
 
 @njit(cache=True, _nrt=False, inline='always')
@@ -61,18 +62,22 @@ def turn_marks(st, left):
 def record_turn(curves, turn, players, pile_n, st, left, marks):
     """Turn ``turn`` of one game, ``left`` startups in the game after it, ``marks``
     (turn_marks) taken before it."""
-    if turn >= curves.shape[0]:
+    if (turn + 1) * ROW > curves.shape[0]:
         return
-    _hands(curves, turn, players, pile_n)
+    base = np.uint64(turn * ROW)
+    _hands(curves, base, players, pile_n)
     fights, fundings, left_before = marks
-    curves[turn, 1 + K_FIGHTS] += st[S_FIGHTS] - fights
-    curves[turn, 1 + K_FUNDINGS] += (st[S_FUND_FAMILY] + st[S_FUND_REGIONAL]
-                                     + st[S_FUND_VENTURE] - fundings)
+    curves[base + np.uint64(1 + K_FIGHTS)] += st[S_FIGHTS] - fights
+    curves[base + np.uint64(1 + K_FUNDINGS)] += (
+        st[S_FUND_FAMILY] + st[S_FUND_REGIONAL] + st[S_FUND_VENTURE] - fundings)
     if left != left_before:
-        _add(curves, turn, K_BANKRUPT, left_before - left)
+        gone = left_before - left
+        curves[base + np.uint64(1 + K_BANKRUPT)] += gone
+        curves[base + np.uint64(1 + WIDTH + K_BANKRUPT)] += gone * gone
 
 
 @njit(cache=True, _nrt=False, inline='always')
 def record_end(curves, turns):
     """A game that ended after ``turns`` turns (past the horizon: at its last row)."""
-    curves[min(turns, curves.shape[0] - 1), 0] += 1
+    rows = curves.shape[0] // ROW
+    curves[np.uint64(min(turns, rows - 1) * ROW)] += 1

@@ -910,8 +910,8 @@ def turn_start(hook, state, seat, left):
 @njit(cache=True, nogil=True)
 def play_games(seed, start, deck, cards, rules, weights, out, card_fights, curves):
     """Play games start .. start+len(out)-1 into the RESULT_DTYPE records ``out``, adding
-    each turn to ``curves`` (the thread's own int64[horizon + 1, 1 + 2 *
-    curves_kernel.WIDTH] sums).
+    each turn to ``curves`` (the thread's own sums, curves_kernel.py:
+    int64[(horizon + 1) * curves_kernel.ROW]).
 
     ``card_fights`` (int16[len(out), 4, cards], or with 0 rows when not wanted) gets each
     game's per-card fight counts: [CF_ATT, CF_ATT_WON, CF_DEF, CF_DEF_WON] x card id."""

@@ -101,11 +101,12 @@ class PlaiConfig:
 
     def curve_sums(self) -> np.ndarray:
         """An empty int64 matrix of per-turn sums (sim.core.curves; curves_kernel.py):
-        one row per turn up to the rules' max_turns (at most CURVE_TURNS), row 0 the deal."""
-        from sim.games.plai.curves_kernel import WIDTH
+        one row per turn up to the rules' max_turns (at most CURVE_TURNS), row 0 the deal.
+        The kernels take it flat (``reshape(-1)``: a view)."""
+        from sim.games.plai.curves_kernel import ROW
 
         turns = min(int(self.rules_vector[c.R_MAX_TURNS]), CURVE_TURNS)
-        return np.zeros((turns + 1, 1 + 2 * WIDTH), dtype=np.int64)
+        return np.zeros((turns + 1, ROW), dtype=np.int64)
 
     def play(self, seed: int, start: int, count: int, threads: int = 1,
              card_fights: bool = False, curves=None):
@@ -133,7 +134,8 @@ class PlaiConfig:
         else:
             ensure_compiled("plai", TITLE, [play_games],
                             lambda: play_games(seed, start, *self._args(), out[:1].copy(),
-                                               fights[:1].copy(), self.curve_sums()),
+                                               fights[:1].copy(),
+                                               self.curve_sums().reshape(-1)),
                             COMPILE_SECONDS, plan=self.compile_plan)
         threads = max(1, min(int(threads or 1), count))
         bounds = np.linspace(0, count, threads + 1).astype(int)
@@ -146,7 +148,7 @@ class PlaiConfig:
                                   fights[lo:hi] if card_fights else fights, decisions[lo:hi])
             else:
                 play_games(seed, start + lo, *self._args(), out[lo:hi],
-                           fights[lo:hi] if card_fights else fights, sums[i])
+                           fights[lo:hi] if card_fights else fights, sums[i].reshape(-1))
 
         if threads == 1:
             work(0)
