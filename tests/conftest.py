@@ -21,7 +21,12 @@ from pathlib import Path
 import pytest
 from repo_paths import subprocess_pythonpath
 
+from sim.core import numba_patches
 from sim.core.game import EXTRA_GAMES_ENV
+
+# Tests call kernels directly too: they compile with the numba patches a run installs before
+# it compiles (none with CARDSIM_NUMBA_PATCHES=0), since the cache directory is named for them.
+numba_patches.install()
 
 # Reports check every answer with search players for 300 s per player count by default
 # (reports/stronger.py): the suite turns that off, and its own tests ask for it.

@@ -36,6 +36,19 @@ def test_importing_kernels_installs_no_patch():
     assert out == "False False"
 
 
+@pytest.mark.skipif(not ON, reason="numba patches are off here")
+@pytest.mark.parametrize("game", ["peer-to-peer", "plai"])
+def test_a_trace_compiles_with_the_patches_as_a_run_does(game):
+    """A trace (and a replay of games for their per-card counts) calls its kernel without a
+    run's compile step: it installs the patches itself, or it would compile other versions
+    of the kernels into the cache directory named for the patches."""
+    out = _python("from sim.core.game import configure\n"
+                  f"configure({game!r}, 3).trace(1, 0)\n"
+                  "from numba.core.dispatcher import Dispatcher\n"
+                  "print(hasattr(Dispatcher.get_call_template, 'numba_original'))")
+    assert out.splitlines()[-1] == "True"
+
+
 def test_patches_off_installs_none_and_names_the_cache_directory():
     code = ("import os, sim; from sim.core import numba_patches as p\n"
             "print(p.install(), os.path.basename(os.environ['NUMBA_CACHE_DIR']))")

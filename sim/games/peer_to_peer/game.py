@@ -188,7 +188,10 @@ class PeerToPeerConfig:
         return pl.DataFrame(columns)
 
     def trace_events(self, seed: int, game_index: int):
+        from sim.core.numba_patches import install
         from sim.games.peer_to_peer.engine_kernel import TRACE_FIELDS, play_traced
+
+        install()   # compile as a run does (the cache directory is named for the patches)
 
         out = np.zeros(1, dtype=k.RESULT_DTYPE)
         fates = np.zeros((1, self.cards.n), dtype=np.int8)

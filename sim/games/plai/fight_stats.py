@@ -74,8 +74,11 @@ def card_fight_table(config, seed: int, game_indices: Iterable[int]) -> pl.DataF
     """Replay ``game_indices`` of ``seed`` with ``config`` (a PlaiConfig) and return one row
     per game: game_index, turns (to check the replay), fights, fights_att_won and the
     FIELDS columns per card index."""
+    from sim.core.numba_patches import install
     from sim.games.plai.engine_kernel import trace_game
     from sim.games.plai.trace import TRACE_CAPACITY
+
+    install()   # compile as a run does (the cache directory is named for the patches)
 
     n_cards = int(config.card_table.shape[1])
     indices = [int(i) for i in game_indices]

@@ -180,8 +180,11 @@ class PlaiConfig:
         return pl.DataFrame(columns)
 
     def trace(self, seed: int, game_index: int) -> str:
+        from sim.core.numba_patches import install
         from sim.games.plai.engine_kernel import trace_game
         from sim.games.plai.trace import format_trace
+
+        install()   # compile as a run does (the cache directory is named for the patches)
 
         rows = np.zeros((TRACE_CAPACITY, c.TRACE_WIDTH), dtype=np.int32)
         out = np.zeros(1, dtype=c.RESULT_DTYPE)
