@@ -10,22 +10,31 @@ unless ``replay_games`` fixes the count), and the section says how many games th
 and how long they took. First a few hundred games are replayed as stored: a run the
 current simulator no longer plays the same way is left out, and the report says so.
 
+Stopped part-way (Ctrl-C, SIGTERM, a full disk), a report keeps its finished replays: each
+variant is replayed in blocks of BLOCK games, and with a journal (sim.runs.resumable) each
+block's per-game measure is recorded as it finishes, so ``--resume`` replays only what is
+missing and ends with the same numbers.
+
 The answers whose edge is a rule's own effect (the first-marker and first-player
 questions: the marker or the first seat is the thing measured) get that cause stated,
 without replays.
 """
 from __future__ import annotations
 
+import base64
 import dataclasses
 import time
+import zlib
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from reports.sections import ExtraSection
 from sim.core.errors import UserError
 
 CHECK_GAMES = 300          # games replayed as stored, to check the simulator still plays them
+BLOCK = 50_000             # games replayed per block (a journal step; a Ctrl-C waits for one)
 # answers whose edge is measured on the swapped thing itself: the cause is that rule
 DIRECT = {"first_marker": ("first_marker", "the first team marker itself: it is given at "
                            "random (P2P-S6), so the holder's edge is its effect"),
@@ -58,9 +67,49 @@ def _check(config, seed: int, stored: pl.DataFrame, outcome: str, threads: int) 
     return again[outcome].to_list() == stored[outcome].head(n).to_list()
 
 
+def _pack(array: np.ndarray) -> str:
+    return base64.b64encode(zlib.compress(np.ascontiguousarray(array, "<f8").tobytes())).decode()
+
+
+def _unpack(text: str) -> np.ndarray:
+    return np.frombuffer(zlib.decompress(base64.b64decode(text)), "<f8")
+
+
+def replays_in_blocks(run, seed: int, measure, threads: int, journal=None):
+    """The ``play`` of sim.core.attribution.explain: a variant's games in blocks of BLOCK,
+    each block's (num, den, seconds) answered from ``journal`` when a stopped report
+    recorded it, else played (and recorded)."""
+    def play(swap, label, variant, count):
+        nums, dens, seconds = [], [], 0.0
+        for start in range(0, count, BLOCK):
+            n = min(BLOCK, count - start)
+
+            def block():
+                started = time.perf_counter()
+                num, den = measure.arrays(variant.run_chunk(seed, start, n, threads))
+                return num, den, time.perf_counter() - started
+
+            if journal is None:
+                num, den, spent = block()
+            else:
+                num, den, spent = journal.step(
+                    ("attribution", run.manifest["request"], seed, measure.key, swap.cause,
+                     label, start, n), block,
+                    encode=lambda v: {"num": _pack(v[0]), "den": _pack(v[1]), "seconds": v[2]},
+                    decode=lambda v: (_unpack(v["num"]), _unpack(v["den"]), v["seconds"]))
+            nums.append(num)
+            dens.append(den)
+            seconds += spent
+        return np.concatenate(nums), np.concatenate(dens), seconds
+
+    return play
+
+
 def explain_answers(answers: list, rs, replay_games: int | None = None,
-                    threads: int | None = None) -> tuple[list, ExtraSection | None]:
-    """``answers`` [(Answer, anchor)] with their causes (Answer.causes) and the section."""
+                    threads: int | None = None,
+                    journal=None) -> tuple[list, ExtraSection | None]:
+    """``answers`` [(Answer, anchor)] with their causes (Answer.causes) and the section.
+    ``journal``: a sim.runs.resumable.Journal keeping finished blocks of replays."""
     from sim.core.attribution import explain, sample_size, variant_count
     from sim.core.inputs import default_threads
     from sim.runs.setup import configure_from_manifest
@@ -115,9 +164,11 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
                          "as stored (was it changed since the run?)")
             out.append((answer, anchor))
             continue
-        causes = explain(config, seed, stored, measure, swaps, threads)
-        spent = time.perf_counter() - started
-        seconds += spent
+        checked = time.perf_counter() - started
+        causes = explain(config, seed, stored, measure, swaps, threads,
+                         play=replays_in_blocks(run, seed, measure, threads, journal))
+        # the replays' own seconds (recorded ones included), and this session's check
+        seconds += sum(c.seconds for c in causes) + checked
         run_seconds += float(run.manifest.get("wall_seconds") or 0.0)
         replayed_games += count * variants
         for c in causes:

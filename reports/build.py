@@ -44,7 +44,7 @@ def _without(table: pl.DataFrame, duplicates: dict) -> pl.DataFrame:
 def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
                  allow_mixed: bool = False, extra: Mapping[str, Any] | None = None,
                  replay_games: int | None = None, stronger_play: float | None = None,
-                 stronger_play_games: int | None = None) -> dict:
+                 stronger_play_games: int | None = None, journal=None) -> dict:
     """Write ``report.html``, ``report.md``, one ``<metric>.csv`` per metric and
     ``plots/<metric>.png`` into ``out_dir``.
 
@@ -64,6 +64,8 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     about the runs' own time; 0 turns them off); every answer is recomputed under stronger
     play (reports.stronger: ``stronger_play`` seconds per player count, default 300 or the
     CARDSIM_STRONGER_PLAY environment variable, 0 off; or ``stronger_play_games`` games).
+    ``journal`` (a sim.runs.resumable.Journal) keeps their finished blocks of games, so a
+    stopped report continues where it stopped (``simulate report ... --resume``).
 
     ``extra`` names optional sections and their inputs (reports.sections), e.g.
     ``{"ablation": "runs/ablation-3p"}``; a section a later issue adds (a skill run) plugs
@@ -148,9 +150,10 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     answers = answer_rows(sections, extras)
     from reports import attribution, stronger
 
-    answers, explained = attribution.explain_answers(answers, rs, replay_games)
+    answers, explained = attribution.explain_answers(answers, rs, replay_games,
+                                                     journal=journal)
     answers, checked = stronger.check_answers(answers, rs, ctx, stronger_play,
-                                              stronger_play_games)
+                                              stronger_play_games, journal=journal)
     for section in (explained, checked):
         if section is not None:
             extras.append(section)

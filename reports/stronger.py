@@ -12,13 +12,21 @@ says how many games each run used and how long they took. ``seconds`` 0 turns th
 off (the environment variable CARDSIM_STRONGER_PLAY sets the default: the test suite's
 conftest sets 0); ``games`` fixes the sample instead of the time.
 
+Stopped part-way (Ctrl-C, SIGTERM, a full disk), a report keeps its finished search games:
+they are played in blocks of about BLOCK_SECONDS, and with a journal (sim.runs.resumable)
+each block's games and seconds are recorded as it finishes; ``--resume`` reads them back,
+counts their seconds against the budget and plays on from where it stopped (with a number
+of games instead of a time, the same games as an uninterrupted report).
+
 The difference of an answer and its stronger-play value treats the two samples as
 independent (the search games are few and play differently from the same deal): its
 interval combines the two intervals' half-widths (as Newcombe's does for two rates).
 """
 from __future__ import annotations
 
+import base64
 import dataclasses
+import io
 import math
 import os
 import time
@@ -35,6 +43,7 @@ DEFAULT_SECONDS = 300.0
 # k=8, n=32), what "search" means in every other command (docs/answers.md has its cost)
 SEARCH = "search"
 NOT_CHECKED = "not checked under stronger play"
+BLOCK_SECONDS = 10.0      # search games recorded together (a journal step)
 
 
 def default_seconds() -> float:
@@ -69,10 +78,58 @@ def _constant_columns(rs, k: int, have: list[str]) -> list[pl.Expr]:
             if c not in have and (c in RUN_COLUMNS or c.startswith("seat_team_"))]
 
 
+def _pack(table: pl.DataFrame) -> str:
+    buffer = io.BytesIO()
+    table.write_parquet(buffer)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def _unpack(text: str) -> pl.DataFrame:
+    return pl.read_parquet(io.BytesIO(base64.b64decode(text)))
+
+
+def _blocks(config, request, seed: int, limit: int, budget: float | None, threads: int,
+            journal=None) -> tuple[list[pl.DataFrame], int, float]:
+    """Games 1 .. of one run under search, chunk after chunk (2 x threads games each), until
+    ``limit`` games or, with a ``budget``, that many seconds of play; in blocks of about
+    BLOCK_SECONDS, each answered from ``journal`` when recorded there. Returns (tables,
+    games played including game 0, seconds)."""
+    from sim.runs.resumable import step_key
+
+    tables, n, spent = [], 1, 0.0
+    chunk = 2 * threads
+    while n < limit and (budget is None or spent < budget):
+        key = step_key(("stronger_play", request, seed, n))
+        recorded = journal.get(key) if journal is not None and key in journal else None
+        if recorded is not None and recorded["end"] <= limit:
+            journal.replayed += 1
+            tables.append(_unpack(recorded["table"]))
+            n, spent = recorded["end"], spent + recorded["seconds"]
+            continue
+        start, block, started = n, [], time.perf_counter()
+        while n < limit:
+            count = min(chunk, limit - n)
+            block.append(config.run_chunk(seed, n, count, threads))
+            n += count
+            elapsed = time.perf_counter() - started
+            if elapsed >= BLOCK_SECONDS or (budget is not None and spent + elapsed >= budget):
+                break
+        seconds = time.perf_counter() - started
+        table = pl.concat(block)
+        if journal is not None:
+            journal.record(key, {"start": start, "end": n, "seconds": seconds,
+                                 "table": _pack(table)})
+        tables.append(table)
+        spent += seconds
+    return tables, n, spent
+
+
 def play_search(rs, seconds: float | None = None, games: int | None = None,
-                threads: int | None = None) -> tuple[pl.DataFrame | None, list[dict]]:
+                threads: int | None = None,
+                journal=None) -> tuple[pl.DataFrame | None, list[dict]]:
     """The search games of every run (the runs' columns, their group keys kept, so the
-    metrics group them as the runs), and per run what was played."""
+    metrics group them as the runs), and per run what was played. ``journal``: a
+    sim.runs.resumable.Journal keeping finished blocks of search games."""
     from sim.core.game import configure_request
     from sim.core.inputs import default_threads
 
@@ -82,34 +139,28 @@ def play_search(rs, seconds: float | None = None, games: int | None = None,
         per_count[run.players] = per_count.get(run.players, 0) + 1
     parts, played = [], []
     for k, run in enumerate(rs.runs):
+        request = search_request(run)
         try:
-            config = configure_request(run.game, run.players, search_request(run))
+            config = configure_request(run.game, run.players, request)
         except (UserError, KeyError) as exc:
             played.append({"run": run.path, "players": run.players, "games": 0,
                            "seconds": 0.0, "note": f"not played: {exc}"})
             continue
         seed = int(run.manifest["seed"])
-        budget = (seconds or 0.0) / per_count[run.players]
         started = time.perf_counter()
         first = config.run_chunk(seed, 0, 1, 1)           # compiles the search player once
         compile_seconds = time.perf_counter() - started
-        tables, n = [first], 1
-        started = time.perf_counter()
-        chunk = 2 * threads
         limit = min(games if games is not None else run.games_found, run.games_found)
-        while n < limit and (games is not None or time.perf_counter() - started < budget):
-            count = min(chunk, limit - n)
-            tables.append(config.run_chunk(seed, n, count, threads))
-            n += count
-        spent = time.perf_counter() - started
-        table = pl.concat(tables)
+        budget = None if games is not None else (seconds or 0.0) / per_count[run.players]
+        tables, n, spent = _blocks(config, request, seed, limit, budget, threads, journal)
+        table = pl.concat([first, *tables])
         table = table.with_columns(_constant_columns(rs, k, table.columns))
         parts.append(table)
         played.append({"run": run.path, "players": run.players, "variant": run.variant,
                        "games": n, "seconds": round(spent, 1),
                        "first_game_seconds": round(compile_seconds, 1),
                        "strategies": ", ".join(f"{s}={v}" for s, v in
-                                               search_request(run)["strategies"].items())})
+                                               request["strategies"].items())})
     if not parts:
         return None, played
     return pl.concat(parts, how="diagonal_relaxed"), played
@@ -191,15 +242,16 @@ def compare(answers: list, frame: pl.DataFrame | None, seconds: dict[tuple, floa
 
 
 def check_answers(answers: list, rs, ctx, seconds: float | None = None,
-                  games: int | None = None,
-                  threads: int | None = None) -> tuple[list, ExtraSection | None]:
-    """``answers`` [(Answer, anchor)] with their stronger-play checks, and the section."""
+                  games: int | None = None, threads: int | None = None,
+                  journal=None) -> tuple[list, ExtraSection | None]:
+    """``answers`` [(Answer, anchor)] with their stronger-play checks, and the section
+    (``journal``: see ``play_search``)."""
     seconds = default_seconds() if seconds is None else seconds
     if not seconds and not games:
         return [(dataclasses.replace(a, stronger={
             "checked": False, "words": f"{NOT_CHECKED} (turned off)"}), anchor)
             for a, anchor in answers], None
-    frame, played = play_search(rs, seconds, games, threads)
+    frame, played = play_search(rs, seconds, games, threads, journal)
     n = sum(p["games"] for p in played)
     spent = sum(p["seconds"] for p in played)
     seconds_of = {(p["players"], p.get("variant")): p["seconds"] for p in played}

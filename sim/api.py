@@ -42,10 +42,10 @@ DEFAULT_GAMES = 1000
 # The public API; the names imported above from the lower layers are part of it.
 __all__ = ["DEFAULT_GAME", "DEFAULT_GAMES", "EXTRA_GAMES_ENV", "MAX_GAMES", "Execution",
            "GameRequest", "RunResult", "autobalance", "balance_points", "balance_report",
-           "check", "configure", "default_cards", "default_threads", "experiment", "explain",
-           "extra_games", "game_modules", "load", "load_games", "matchups", "parse_count",
-           "parse_seed", "report", "resolve_game", "resume", "run", "skill", "strategies",
-           "trace", "tune"]
+           "check", "compare", "compare_games", "configure", "default_cards", "default_threads",
+           "experiment", "explain", "extra_games", "game_modules", "load", "load_games",
+           "matchups", "parse_count", "parse_seed", "report", "resolve_game", "resume", "run",
+           "skill", "story", "strategies", "trace", "tune", "viewer"]
 
 
 # ----------------------------------------------------------------------------- runs
@@ -115,6 +115,18 @@ def load(run_dir: str | os.PathLike):
     return load_games(run_dir)
 
 
+def compare(base: str | os.PathLike, edit: str | os.PathLike):
+    """What an edit did, game by game: two runs of the same game, player count and seed
+    (``base`` and ``edit`` run directories) compared on the game indices both hold. Returns
+    a ``sim.studies.compare.RunComparison``: ``.rows()`` every headline's paired difference
+    with its 95 % interval, ``.changed_games()`` {(baseline outcome, edit outcome): game
+    indices}, ``.changes`` what differs between the configurations, ``.to_text()``,
+    ``.to_dict()`` (``simulate compare --json``). Runs that are not paired raise UserError."""
+    from sim.studies.compare import compare_runs
+
+    return compare_runs(base, edit)
+
+
 def trace(request: GameRequest | str | None = None, /, *, seed: int = 1, game_index: int = 0,
           **fields: Any) -> str:
     """Replay game ``game_index`` of ``seed`` of ``request`` (or its fields as keywords)
@@ -124,6 +136,62 @@ def trace(request: GameRequest | str | None = None, /, *, seed: int = 1, game_in
     if isinstance(game_index, bool) or not isinstance(game_index, int) or game_index < 0:
         raise UserError(f"must be a whole number >= 0, got {game_index}", field="--game-index")
     return request.configure().trace(seed, game_index)
+
+
+def story(request: GameRequest | str | None = None, /, *, seed: int = 1, game_index: int = 0,
+          **fields: Any):
+    """Replay game ``game_index`` of ``seed`` of ``request`` as a ``sim.core.story.Story``:
+    its rounds (or turns), each with the table at its start, what happened in words and
+    every decision with the options weighed and their scores. ``.text()`` is ``trace``'s
+    text."""
+    request, _ = split(request, None, fields, command="story()", allowed=REQUEST_FIELDS)
+    return _story(request, seed, game_index)
+
+
+def _story(request: GameRequest, seed: int, game_index: int):
+    seed = parse_seed(seed)
+    if isinstance(game_index, bool) or not isinstance(game_index, int) or game_index < 0:
+        raise UserError(f"must be a whole number >= 0, got {game_index}", field="--game-index")
+    game = resolve_game(request.game)
+    if game.story is None:
+        raise UserError(f"game '{request.game}' cannot tell a game as a story (its "
+                        "description has no story, see sim/core/game.py)", field="--game")
+    return game.story(request.configure(), seed, game_index)
+
+
+def viewer(request: GameRequest | str | None = None, /, *, seed: int = 1, game_index: int = 0,
+           compare: GameRequest | Mapping[str, Any] | None = None, **fields: Any) -> str:
+    """The game viewer: one self-contained HTML page (no external resources) that steps
+    through game ``game_index`` of ``seed`` round by round (or turn by turn).
+
+    ``compare``: the edited game, as a GameRequest or as the fields that change
+    (``{"cards": "edited.csv"}``, ``{"rules_file": "variant.yaml"}``): the page shows the
+    baseline and the edited game of the same seed and index side by side and opens at the
+    first place they differ."""
+    request, _ = split(request, None, fields, command="viewer()", allowed=REQUEST_FIELDS)
+    from reports.viewer import viewer_page
+
+    stories = [_story(request, seed, game_index)]
+    if compare is not None:
+        edited = compare if isinstance(compare, GameRequest) else request.replace(**dict(compare))
+        if edited.game != request.game:
+            raise UserError("the edited game must be the same game as the baseline",
+                            field="--game")
+        stories.append(_story(edited, seed, game_index))
+    return viewer_page(stories)
+
+
+def compare_games(request: GameRequest | str | None = None, /, *, seed: int = 1,
+                  game_index: int = 0, compare: GameRequest | Mapping[str, Any],
+                  **fields: Any):
+    """Where the edited game (``compare`` as in ``viewer``) first differs from the
+    baseline: a ``sim.core.story.Divergence`` (its step, line and both lines' words), or
+    None when the two games are the same step for step."""
+    from sim.core.story import first_divergence
+
+    request, _ = split(request, None, fields, command="compare_games()", allowed=REQUEST_FIELDS)
+    edited = compare if isinstance(compare, GameRequest) else request.replace(**dict(compare))
+    return first_divergence(_story(request, seed, game_index), _story(edited, seed, game_index))
 
 
 def default_cards(game: str = DEFAULT_GAME) -> str:
@@ -141,7 +209,7 @@ def default_cards(game: str = DEFAULT_GAME) -> str:
 def report(run_dirs, out: str | os.PathLike, threshold_pp: float = 2.0,
            allow_mixed: bool = False, extra: Mapping[str, Any] | None = None,
            replay_games: int | None = None, stronger_play: float | None = None,
-           stronger_play_games: int | None = None) -> dict[str, Any]:
+           stronger_play_games: int | None = None, resume: bool = False) -> dict[str, Any]:
     """Write report.html, report.md, answers.json and CSV tables for one or more run
     directories. ``extra`` adds optional sections by name (reports.sections), e.g.
     ``{"ablation": "runs/ablation-..."}`` (a ``simulate ablate`` output).
@@ -149,12 +217,48 @@ def report(run_dirs, out: str | os.PathLike, threshold_pp: float = 2.0,
     Every answer whose interval excludes its even point is explained by counterfactual
     replays (``replay_games`` per swap; default: about the runs' own time; 0: none), and
     every answer is checked under stronger play (``stronger_play`` seconds per player
-    count, default 300 or $CARDSIM_STRONGER_PLAY; 0: off; or ``stronger_play_games``)."""
-    from reports.build import write_report
+    count, default 300 or $CARDSIM_STRONGER_PLAY; 0: off; or ``stronger_play_games``).
 
-    return write_report([str(d) for d in run_dirs], str(out), threshold_pp=threshold_pp,
-                        allow_mixed=allow_mixed, extra=extra, replay_games=replay_games,
-                        stronger_play=stronger_play, stronger_play_games=stronger_play_games)
+    Stopped part-way (Ctrl-C, SIGTERM, a full disk), the finished replays and search games
+    are kept in ``out`` (its resume.jsonl); ``resume=True`` continues from them (give the
+    same options)."""
+    from reports.build import write_report
+    from sim.runs.resumable import JOURNAL_NAME, Journal, stoppable
+
+    run_dirs = [run_dirs] if isinstance(run_dirs, (str, os.PathLike)) else list(run_dirs)
+    out = Path(out)
+    created = not out.exists()
+    settings = _report_settings(run_dirs, threshold_pp=threshold_pp, allow_mixed=allow_mixed,
+                               extra=extra, replay_games=replay_games,
+                               stronger_play=stronger_play,
+                               stronger_play_games=stronger_play_games)
+    try:
+        with stoppable("report", out), Journal.open(
+                out / JOURNAL_NAME, settings, what="report", resume=resume, out=out,
+                discard_empty=True) as journal:
+            written = write_report([str(d) for d in run_dirs], str(out),
+                                   threshold_pp=threshold_pp, allow_mixed=allow_mixed,
+                                   extra=extra, replay_games=replay_games,
+                                   stronger_play=stronger_play,
+                                   stronger_play_games=stronger_play_games, journal=journal)
+            journal.remove()
+    except BaseException:
+        if created and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()      # a report that failed before writing anything leaves nothing
+        raise
+    return written
+
+
+def _report_settings(run_dirs=(), **options: Any) -> dict[str, Any]:
+    """What decides a report's replays and stronger-play games (its journal's settings):
+    the runs and the options, the stronger-play budget resolved ($CARDSIM_STRONGER_PLAY)."""
+    from reports.stronger import default_seconds
+
+    if options.get("stronger_play") is None:
+        options["stronger_play"] = default_seconds()
+    if options.get("extra"):
+        options["extra"] = {k: str(v) for k, v in options["extra"].items()}
+    return {"runs": [str(Path(d).resolve()) for d in run_dirs], **options}
 
 
 def ablate(game: str = DEFAULT_GAME, players: int | None = None, games: int | str = 10_000,
@@ -200,7 +304,9 @@ def balance_report(request: GameRequest | str | None = None, execution: Executio
     must be None. Every run plays on ``execution.backend`` (one cluster for all of them).
 
     Runs go to ``OUT/runs/<players>p[-mode]``; the report to ``OUT``. ``resume=True``
-    continues a stopped one in ``OUT``: finished runs and chunks are kept."""
+    continues a stopped one in ``OUT``: finished runs and chunks, and the report's finished
+    replays and search games, are kept."""
+    from reports.build import write_report
     from sim.runs import backends
     from sim.runs.resumable import JOURNAL_NAME, Journal, output_dir, stoppable
     from sim.runs.rundir import stamped_path
@@ -221,10 +327,13 @@ def balance_report(request: GameRequest | str | None = None, execution: Executio
         finished="report.html")
     points = balance_points(game)
     settings = {"request": request.as_request(), "games": games, "seed": seed,
-                "points": [[p, list(extra)] for p, extra in points]}
+                "points": [[p, list(extra)] for p, extra in points],
+                "report": _report_settings(threshold_pp=threshold_pp, replay_games=replay_games,
+                                          stronger_play=stronger_play,
+                                          stronger_play_games=stronger_play_games)}
     with stoppable("balance report", out_path, out_option=out_path), Journal.open(
             out_path / JOURNAL_NAME, settings, what="balance report", resume=resume,
-            out=out_path):
+            out=out_path) as journal:
         chosen, owned = backends.resolve(execution.backend, execution.backend_options)
         run_dirs = []
         try:
@@ -240,9 +349,13 @@ def balance_report(request: GameRequest | str | None = None, execution: Executio
         finally:
             if owned:
                 chosen.close()
-        return report(run_dirs, out_path, threshold_pp=threshold_pp,
-                      replay_games=replay_games, stronger_play=stronger_play,
-                      stronger_play_games=stronger_play_games)
+        # the report's replays and search games are steps of this journal too
+        written = write_report([str(d) for d in run_dirs], str(out_path),
+                               threshold_pp=threshold_pp, replay_games=replay_games,
+                               stronger_play=stronger_play,
+                               stronger_play_games=stronger_play_games, journal=journal)
+        journal.remove()     # finished: its replays need not stay on disk
+        return written
 
 
 def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -163,7 +164,7 @@ class _Main(click.Group):
         except click.ClickException as exc:
             _fail(f"error: {exc.format_message()}", exc.exit_code)
         except Stopped as exc:   # a long command: its finished work is kept
-            text = exc.message(_resume_command(exc.out_option))
+            text = exc.message(exc.continue_with or _resume_command(exc.out_option))
             _fail(text if text.startswith("error:") else f"simulate: {text}", exc.exit_code)
         except ResumeRequired as exc:
             _fail(exc.with_command(_resume_command(exc.out)), exc.exit_code)
@@ -425,7 +426,7 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
         for key, value in result.summary.items():
             payload.setdefault(key, value)
         if opts["with_report"]:
-            payload["report"] = str(api.report([result.run_dir], result.run_dir / "report")["html"])
+            payload["report"] = str(_run_report(result.run_dir, opts)["html"])
         click.echo(json.dumps(payload))
         return
     click.echo(result.config.format_summary(result.summary))
@@ -437,8 +438,26 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
     click.echo(f"{manifest['games']:,} games in {result.wall_seconds:.2f} s "
                f"({result.games_per_second:,.0f} games/s)")
     if opts["with_report"]:
-        written = api.report([result.run_dir], result.run_dir / "report")
+        written = _run_report(result.run_dir, opts)
         click.echo(f"report: {written['html']}")
+
+
+def _run_report(run_dir: Any, opts: dict[str, Any]) -> dict[str, Any]:
+    """A run's --report in RUN_DIR/report (continued when the run was: ``--resume``).
+    Stopped, it is continued by 'simulate report', the run being finished."""
+    import os
+    import shlex
+
+    from sim import api
+    from sim.runs.resumable import Stopped
+
+    out = os.path.join(os.fspath(run_dir), "report")
+    try:
+        return api.report([run_dir], out, resume=opts["resume_dir"] is not None)
+    except Stopped as exc:
+        exc.continue_with = shlex.join(["simulate", "report", os.fspath(run_dir), "--out",
+                                        out, "--resume"])
+        raise
 
 
 @main.command()
@@ -446,24 +465,54 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
 @click.option("--game-index", type=GameIndex(), required=True,
               help="Which game of that seed to replay (0-based).")
 @game_options
+@click.option("--html", "html_file", metavar="FILE", default=None,
+              help="Write the game viewer instead: one self-contained HTML page that steps "
+                   "through the game with the table, every decision's options and scores.")
+@click.option("--compare-cards", metavar="FILE", default=None,
+              help="Replay the same game with this card file too and show both side by "
+                   "side from their first difference (with --html; else say where they "
+                   "first differ).")
+@click.option("--compare-rules", metavar="FILE", default=None, callback=_checked_rules,
+              help="The same with this rules file (YAML) for the edited game; may be "
+                   "combined with --compare-cards.")
 @click.pass_context
 def trace(ctx: click.Context, **opts: Any) -> None:
-    """Replay one game and describe it round by round.
+    """Replay one game and describe it round by round (PLAI: turn by turn).
 
     Game i of seed s is the same game in every run, whatever the chunking or thread count,
-    so any row of a run's games table can be replayed here.
+    so any row of a run's games table can be replayed here. With --compare-cards or
+    --compare-rules the same game is replayed under the edit: common random numbers make
+    the two games identical until the edit changes something.
 
     \b
     Examples:
       simulate trace --seed 1 --game-index 42
       simulate trace --seed 7 --game-index 0 --players 3 --team-a builder
       simulate trace --game plai --players 2 --game-index 5 --strategy aggressive
+      simulate trace --seed 1 --game-index 42 --html game42.html
+      simulate trace --seed 1 --game-index 42 --compare-cards edited.csv --html diff.html
     """
     from sim import api
 
     opts = _inherit(ctx, opts, _GAME_OPTIONS + ("seed",))
-    text = api.trace(_game_request(opts), seed=opts["seed"], game_index=opts["game_index"])
-    click.echo(text)
+    request = _game_request(opts)
+    where = {"seed": opts["seed"], "game_index": opts["game_index"]}
+    edit = {key: opts[name] for key, name in (("cards", "compare_cards"),
+                                              ("rules_file", "compare_rules")) if opts[name]}
+    if opts["html_file"]:
+        from sim.core.output import writing
+
+        page = api.viewer(request, compare=edit or None, **where)
+        with writing("the viewer page", opts["html_file"], field="--html"):
+            Path(opts["html_file"]).write_text(page, encoding="utf-8")
+        click.echo(f"viewer: {opts['html_file']}")
+    if edit:
+        found = api.compare_games(request, compare=edit, **where)
+        click.echo("the two games are the same, step for step" if found is None else
+                   f"first difference, {found.where}: the baseline's '{found.base_text}', "
+                   f"the edited game's '{found.edit_text}'")
+    elif not opts["html_file"]:
+        click.echo(api.trace(request, **where))
 
 
 @main.command(short_help="Print the game's default card file (CSV).")
@@ -532,9 +581,14 @@ def _print_report(written: dict[str, Any], shown: int = 8) -> None:
 @click.option("--skill", metavar="DIR", default=None,
               help="Add 'How much does skill matter' from a 'simulate skill' run (its --out directory).")
 @answer_options
+@click.option("--resume", is_flag=True,
+              help="Continue the report that was stopped (Ctrl-C, SIGTERM, a full disk) in "
+                   "--out: its finished replays and stronger-play games are kept; give the "
+                   "same runs and options.")
 def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: bool,
            ablation: str | None, skill: str | None, replay_games: int | None,
-           stronger_play: float | None, stronger_play_games: int | None) -> None:
+           stronger_play: float | None, stronger_play_games: int | None,
+           resume: bool) -> None:
     """Write report.html (self-contained), report.md and CSV tables for RUN_DIRs.
 
     \b
@@ -543,6 +597,12 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
       simulate report runs/a runs/b --out out --threshold 1 --allow-mixed
       simulate report runs/3p runs/5p --out out --ablation runs/ablation-3p
       simulate report runs/plai-3p --out out --skill runs/skill-plai
+      simulate report runs/plai-3p --out out --resume     (after Ctrl-C)
+
+    The counterfactual replays and stronger-play games are kept as they finish
+    (OUT/resume.jsonl, removed once the report is written): a stopped report continued
+    with --resume plays only what is missing and ends with the same answers (under a
+    --stronger-play time budget, the search plays on for the time left).
     """
     from sim import api
 
@@ -550,7 +610,37 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
     _print_report(api.report(list(run_dirs), out, threshold_pp=threshold,
                              allow_mixed=allow_mixed, extra=extra, replay_games=replay_games,
                              stronger_play=stronger_play,
-                             stronger_play_games=stronger_play_games))
+                             stronger_play_games=stronger_play_games, resume=resume))
+
+
+@main.command(short_help="What an edit changed: two runs of the same seed, game by game.")
+@click.argument("base_run", metavar="BASE_RUN")
+@click.argument("edit_run", metavar="EDIT_RUN")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print everything as JSON, with every changed game's index.")
+@click.option("--shown", type=Count(10_000), default=8, show_default=True,
+              help="Game indices listed per kind of change in the text.")
+def compare(base_run: str, edit_run: str, as_json: bool, shown: int) -> None:
+    """Compare two runs of the same game, player count and seed game by game: what differs
+    between their configurations, every headline's paired difference with its 95 %
+    interval, and the games whose outcome changed, grouped by how they changed, with their
+    game indices (replay any with 'simulate trace'). Runs of different sizes are compared
+    on the games both hold; runs that are not paired are refused.
+
+    \b
+    Examples:
+      simulate --players 3 --games 1e5 --seed 7 --out runs/base
+      simulate --players 3 --games 1e5 --seed 7 --cards mine.csv --out runs/edit
+      simulate compare runs/base runs/edit
+      simulate compare runs/base runs/edit --json > changed.json
+    """
+    from sim import api
+
+    result = api.compare(base_run, edit_run)
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), allow_nan=False))
+    else:
+        click.echo(result.to_text(shown=shown))
 
 
 @main.command(short_help="Card ablation: what each card is worth, on common random numbers.")

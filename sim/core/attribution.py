@@ -169,19 +169,32 @@ def applicable(swaps: Sequence[Swap], key: str, config) -> list[tuple[Swap, list
     return out
 
 
+Replayed = Callable[[Swap, str, Any, int], tuple[np.ndarray, np.ndarray, float]]
+
+
 def explain(config, seed: int, original, measure: Measure, swaps: Sequence[Swap],
-            threads: int = 1, z: float = Z95) -> list[Cause]:
+            threads: int = 1, z: float = Z95, play: Replayed | None = None) -> list[Cause]:
     """What each applicable swap says about ``measure`` on games 0 .. len(original)-1 of
     ``seed`` (``original``: those games of ``config``, a polars DataFrame by game index,
-    e.g. read from the run). Every variant replays the same games."""
+    e.g. read from the run). Every variant replays the same games.
+
+    ``play(swap, label, variant, count)`` -> (num, den, seconds) of ``measure`` on games
+    0 .. count-1 of the variant, and the seconds they took (default: replayed here at
+    once; a report plays them in blocks it can keep when stopped)."""
     count = original.height
     base = measure.arrays(original)
+
+    def replayed(swap, label, variant, n):
+        started = time.perf_counter()
+        num, den = measure.arrays(replay(variant, seed, n, threads))
+        return num, den, time.perf_counter() - started
+
+    play = play or replayed
     causes = []
     for swap, variants in applicable(swaps, measure.key, config):
-        started = time.perf_counter()
-        tables = [(label, replay(variant, seed, count, threads)) for label, variant in variants]
-        seconds = time.perf_counter() - started
-        parts = [measure.arrays(table) for _, table in tables]
+        tables = [(label, play(swap, label, variant, count)) for label, variant in variants]
+        seconds = sum(played[2] for _, played in tables)
+        parts = [played[:2] for _, played in tables]
         games = count * len(tables)
         if swap.kind == EXCHANGE:
             k = len(parts) + 1

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import importlib
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from types import MappingProxyType
 from typing import (TYPE_CHECKING, Any, Callable, Literal, Mapping, Optional, Protocol,
                     Sequence, get_args)
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:  # annotations only
     from sim.core.attribution import Measure, Swap
     from sim.core.curves import Curves
     from sim.core.options import OptionSet
+    from sim.core.story import Story
     from sim.core.sweep_metric import SweepMetric
 
 # GAME_MODULES (name -> module holding GAME) and DEFAULT_GAME: sim/core/catalog.py
@@ -65,6 +67,7 @@ class GameConfig(Protocol):
 
     # A game with a matchup scheme or a tune arena also has ``play(seed, start, count,
     # threads)``: the raw per-game records of ``run_chunk`` (numpy), without the table.
+    # A game whose description has a ``story`` reads it from its configuration.
 
 
 StrategyKind = Literal["teams", "seats"]
@@ -219,9 +222,19 @@ class Game:
     # (players, a run's summary) -> the measure of the summary's balance line, which the
     # command line explains by replays (sim.runs.explain); None: nothing to explain
     balance_measure: Callable[[int, Mapping[str, Any]], Optional[Measure]] = no_measure
+    # answer key (answers.json's question) -> f(answer, manifest, games) giving a
+    # sim.core.examples.ExampleQuery: which of a run's games shows it (sim.studies.examples)
+    answer_examples: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+
+    # -- the game viewer (reports/viewer.py)
+    # (config, seed, game index) -> a sim.core.story.Story: one game replayed, its rounds or
+    # turns with the table at each start, what happened and every decision's options (the
+    # text trace is its text); None: the game has no viewer
+    story: Optional[Callable[[GameConfig, int, int], Story]] = None
 
     def __post_init__(self):
         object.__setattr__(self, "outcome_codes", dict(self.outcome_codes))
+        object.__setattr__(self, "answer_examples", MappingProxyType(dict(self.answer_examples)))
         problems = check_description(self)
         if problems:
             raise TypeError(f"game '{self.name}': " + "; ".join(problems)
@@ -234,9 +247,16 @@ def check_description(game: Game) -> list[str]:
     problems = []
     for spec in fields(game):
         value = getattr(game, spec.name)
-        if "Callable" in str(spec.type) or spec.type in ("Configure", "StrategyKey"):
+        kind = str(spec.type)
+        if kind.startswith("Optional[Callable") and value is None:
+            continue
+        if kind.startswith(("Callable", "Optional[Callable")) or kind in ("Configure",
+                                                                         "StrategyKey"):
             if not callable(value):
                 problems.append(f"{spec.name} must be callable, got {value!r}")
+        if kind.startswith("Mapping[str, Callable"):
+            problems += [f"{spec.name}[{key!r}] must be callable, got {item!r}"
+                         for key, item in value.items() if not callable(item)]
     if game.strategy_kind not in get_args(StrategyKind):
         problems.append(f"strategy_kind must be one of {get_args(StrategyKind)}")
     if game.matchup_scheme is not None and game.matchup_scheme not in get_args(MatchupScheme):

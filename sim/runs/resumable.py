@@ -22,10 +22,10 @@ running kernel returns), and a full disk stops it too; either way it raises ``St
 naming the output that holds the finished work. The CLI prints one line with the exact
 command to continue (``Stopped.message``).
 
-Using it in a new command (e.g. a report's counterfactual replays)::
+Using it in a new command (as a report's counterfactual replays do, sim.api.report)::
 
-    with stoppable("attribution replays", out_dir):
-        journal = Journal.open(out_dir / JOURNAL_NAME, settings, what="attribution",
+    with stoppable("card study", out_dir):
+        journal = Journal.open(out_dir / JOURNAL_NAME, settings, what="card study",
                                resume=resume)
         for card in cards:
             effect = journal.step(("replay", card, games), lambda: replay(card))
@@ -116,9 +116,11 @@ class Stopped(Exception):
     """A long command stopped before its end; its finished work is kept in ``out``.
     ``message(command)`` is the one line the CLI prints, ``command`` being what to type
     to continue: the same command line with ``--resume`` (plus ``--out OUT_OPTION`` when
-    the command chose its output itself)."""
+    the command chose its output itself). ``continue_with``, when a command sets it, is
+    that command instead (a run's --report is continued by 'simulate report')."""
 
     exit_code = 1
+    continue_with: str | None = None
 
     def __init__(self, what: str, out: str | os.PathLike, reason: str,
                  out_option: str | os.PathLike | None = None):
@@ -431,8 +433,9 @@ def output_dir(path: str | os.PathLike, *, what: str, resume: bool,
                finished: str | None = None) -> Path:
     """The output directory of a long command, created if missing: new or empty, or
     holding this command's journal (then ``Journal.open`` decides: continue with
-    ``--resume``, or refuse). ``finished``: a file only a finished run has; without
-    ``resume`` such a directory is refused as finished."""
+    ``--resume``, or refuse). ``finished``: a file only a finished run has; such a
+    directory is refused as finished without ``resume``, or when its journal is gone
+    (a command may remove it at its end)."""
     from sim.runs.rundir import make_output_dir
 
     path = Path(path)
@@ -441,7 +444,7 @@ def output_dir(path: str | os.PathLike, *, what: str, resume: bool,
                         field="--out")
     if path.is_dir() and any(path.iterdir()):
         has_journal = (path / JOURNAL_NAME).is_file()
-        if finished and (path / finished).exists() and not resume:
+        if finished and (path / finished).exists() and not (resume and has_journal):
             raise UserError(f"already holds a finished {what}; choose a new --out",
                             file=str(path), field="--out")
         if not has_journal:

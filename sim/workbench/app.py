@@ -16,8 +16,17 @@ Endpoints (all JSON unless said):
   POST /api/save              write the edited card / rule file under the start directory
   POST /api/download          the edited card or rule file as an attachment
   POST /api/report/{id}       the balance report of a finished comparison -> {url, markdown,
-                              answers_json, answers (its answers.json's)}
+                              answers_json, answers (its answers.json's), examples (the
+                              questions that have an example game)}
   GET  /report/{id}/{file}    a file of that report (report.html)
+  GET  /api/run/{id}/changed?players=P&from=K&to=L
+                              every game index whose outcome went from kind K to L
+  POST /api/example/{id}      {question, players[, variant]}: an example game of that answer
+                              of the report, from the edit's games -> {example, viewer}
+  GET  /game/{id}/{players}/{game_index}
+                              the game viewer (api.viewer): that game, baseline and edit
+                              side by side, opened at their first difference (a
+                              self-contained HTML page)
 """
 from __future__ import annotations
 
@@ -37,7 +46,8 @@ from typing import Any, Iterable, Mapping
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from sim import api
@@ -45,6 +55,7 @@ from sim.core.errors import UserError
 from sim.core.game import resolve_game
 from sim.core.inputs import parse_count, parse_seed
 from sim.core.output import is_no_space
+from sim.core.request import GameRequest
 from sim.workbench import compare, inputs
 from sim.workbench.inputs import BadInput
 
@@ -586,14 +597,21 @@ async def report(request: Request, bench: Workbench) -> Response:
         dirs = [d for p in comparison.plan.players
                 for d in (comparison.run_dirs[p]["baseline"], comparison.run_dirs[p]["edit"])]
         # the page waits for it: no stronger-play check (minutes of search per player
-        # count; `simulate report` on these run directories adds it)
-        api.report(dirs, out, allow_mixed=True, stronger_play=0)
-    from reports.answers_file import read_answers
+        # count; `simulate report` on these run directories adds it). Written directly,
+        # without api.report's journal and signal handlers: a request inside the server
+        # neither resumes nor stops like a command.
+        from reports.build import write_report
 
-    return JSONResponse({"url": f"/report/{comparison.id}/report.html",
-                         "markdown": f"/report/{comparison.id}/report.md",
-                         "answers_json": f"/report/{comparison.id}/answers.json",
-                         "answers": read_answers(out)["answers"]})
+        write_report([str(d) for d in dirs], str(out), allow_mixed=True, stronger_play=0)
+    from reports.answers_file import read_answers
+    from sim.studies.examples import example_questions
+
+    return JSONResponse(_finite({
+        "url": f"/report/{comparison.id}/report.html",
+        "markdown": f"/report/{comparison.id}/report.md",
+        "answers_json": f"/report/{comparison.id}/answers.json",
+        "answers": read_answers(out)["answers"],
+        "examples": list(example_questions(resolve_game(comparison.plan.game)))}))
 
 
 async def report_file(request: Request) -> Response:
@@ -606,6 +624,101 @@ async def report_file(request: Request) -> Response:
     if not path.exists():
         return _error("no report yet; make it first", 404)
     return FileResponse(path, headers={"Cache-Control": "no-store"})
+
+
+def _players_of(value: Any, comparison: compare.Comparison) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or \
+            not str(value).isdigit() or len(str(value)) > 3:
+        raise BadInput("'players' must be a player count of the comparison")
+    players = int(value)
+    if players not in comparison.plan.players:
+        raise BadInput(f"this comparison played "
+                       f"{', '.join(map(str, comparison.plan.players))} players, not {players}")
+    return players
+
+
+@handled
+async def changed(request: Request, bench: Workbench) -> Response:
+    comparison = _comparison(request, bench)
+    query = request.query_params
+    players = _players_of(query.get("players", ""), comparison)
+    before, after = query.get("from"), query.get("to")
+    if not before or not after or len(before) > 200 or len(after) > 200:
+        raise BadInput("give the kinds of change as 'from' and 'to'")
+    games = comparison.changed_games(players, before, after)
+    return JSONResponse({"players": players, "from": before, "to": after,
+                         "count": len(games), "games": games})
+
+
+@handled
+async def example(request: Request, bench: Workbench) -> Response:
+    from starlette.concurrency import run_in_threadpool
+
+    from sim.studies.examples import find_example
+
+    comparison = _comparison(request, bench)
+    body = await read_json(request)
+    players = _players_of(body.get("players"), comparison)
+    question, variant = body.get("question"), body.get("variant")
+    if not isinstance(question, str) or len(question) > 100:
+        raise BadInput("'question' must be an answer's key (answers.json)")
+    path = comparison.home / "report" / "answers.json"
+    if not path.exists():
+        raise BadInput("make the balance report first: its answers are what examples show")
+    from reports.answers_file import read_answers
+
+    answer = next((a for a in read_answers(path)["answers"] if a["question"] == question
+                   and a.get("players") == players
+                   and (variant is None or a.get("variant") == variant)), None)
+    if answer is None:
+        raise NotFound(f"the report has no answer '{_brief(question, 60)}' at {players} "
+                       "players")
+    key = (question, players, answer.get("variant"))
+    found = comparison.examples.get(key)
+    if found is None:
+        found = await run_in_threadpool(find_example,
+                                        comparison.run_dirs[players]["edit"], answer)
+        if found is None:
+            raise NotFound(f"the game shows no example game of '{question}'")
+        comparison.examples[key] = found
+    viewer = (None if found.game_index is None else
+              f"/game/{comparison.id}/{players}/{found.game_index}")
+    return JSONResponse(_finite({"example": found.as_json(), "side": "edit",
+                                 "viewer": viewer}))
+
+
+# The viewer page carries its script and style inline and loads nothing: its policy says so.
+VIEWER_CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+              "base-uri 'none'; form-action 'none'; frame-ancestors 'self'")
+
+
+@handled
+async def game_viewer(request: Request, bench: Workbench) -> Response:
+    """The game viewer (reports/viewer.py) of one game of a comparison: its baseline and
+    its edited side on the same seed and game index, opened at their first difference."""
+    comparison = _comparison(request, bench)
+    plan = comparison.plan
+    players_text, index_text = request.path_params["players"], request.path_params["index"]
+    if not (players_text.isdigit() and index_text.isdigit() and len(index_text) < 19):
+        raise BadInput("the address is /game/ID/PLAYERS/GAME-INDEX, whole numbers")
+    players, index = int(players_text), int(index_text)
+    if index >= plan.max_games:
+        raise BadInput(f"game index {index} is beyond this comparison's {plan.max_games:,} "
+                       "games")
+    if players not in plan.players:
+        raise BadInput(f"this comparison played {', '.join(map(str, plan.players))} players, "
+                       f"not {players}")
+    request_of = {"game": plan.game, "players": players,
+                  "strategies": plan.strategies.get(players) or None}
+    base = GameRequest(cards=plan.baseline.cards, rules_file=plan.baseline.rules_file,
+                       **request_of)
+    edit = GameRequest(cards=plan.edit.cards, rules_file=plan.edit.rules_file, **request_of)
+    page = await run_in_threadpool(api.viewer, base, seed=plan.seed, game_index=index,
+                                   compare=edit)
+    return HTMLResponse(page, headers={"Content-Security-Policy": VIEWER_CSP,
+                                       "Cache-Control": "no-store",
+                                       "X-Content-Type-Options": "nosniff",
+                                       "Referrer-Policy": "no-referrer"})
 
 
 async def http_error(request: Request, exc: Exception) -> Response:
@@ -632,6 +745,9 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/download", download, methods=["POST"]),
         Route("/api/report/{ident}", report, methods=["POST"]),
         Route("/report/{ident}/{name}", report_file, methods=["GET"]),
+        Route("/api/run/{ident}/changed", changed, methods=["GET"]),
+        Route("/api/example/{ident}", example, methods=["POST"]),
+        Route("/game/{ident}/{players}/{index}", game_viewer, methods=["GET"]),
     ]
     @contextlib.asynccontextmanager
     async def lifespan(app):

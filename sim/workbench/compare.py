@@ -1,21 +1,17 @@
 """One comparison of the workbench: the baseline and the edit played on the same seed and
 game indices (common random numbers), chunk after chunk, with the paired difference of
-every headline and a verdict by the ``--until-ci`` rule.
+every headline, the games whose outcome changed, and a verdict by the ``--until-ci`` rule.
 
-Paired difference: for headline h (a rate of the game's ``Game.headline_counts``) and
-game i, d_i = [edit game i has h] - [baseline game i has h]. Both sides play game i from
-the same random stream, so most games agree and the variance of the mean of d is far
-below that of two independent runs. Its interval is mean(d) +- z * sd(d) / sqrt(n).
+The games are read and tallied by ``sim.core.paired`` (``GameOutcomes``, ``PairedTally``),
+the same code as ``simulate compare`` of two finished runs: per-game headline indicators
+from the description's ``headline_counts``, the paired difference mean(d) +- z * sd(d) /
+sqrt(n), and the changed games grouped by how their outcome changed.
 
 Stopping (``sim.studies.sequential``, the rule of ``simulate --until-ci W``): one look per
 chunk, K looks planned (the cap over the chunk size), every look's intervals at
 z = Phi^-1(1 - 0.05 / 2K) (Bonferroni over the looks, so the intervals at the stopping
 look keep 95 % coverage); the comparison stops once every difference interval of every
 player count is narrower than W percentage points, or at the cap.
-
-The per-game headline indicators come from ``headline_counts`` itself: each distinct combination of
-the ``headline_columns`` values in a chunk is counted by ``headline_counts`` on one row
-(a check makes sure the indicators add up to its counts of the whole chunk).
 """
 from __future__ import annotations
 
@@ -28,99 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-import numpy as np
-
 from sim.core.request import GameRequest
 from sim.core.errors import UserError
 from sim.core.game import resolve_game
+from sim.core.paired import GameOutcomes, PairedTally, verdict_line
 from sim.core.stats import wilson
 from sim.studies.sequential import ALPHA, default_chunk, z_for_looks
 
 
-def headline_indicators(game: Any, games, players: int) -> dict[str, np.ndarray]:
-    """{headline: int8[rows]} whether each game (row of ``games``, a polars DataFrame with
-    the headline columns) counts towards that headline."""
-    count = game.headline_counts
-    columns = list(game.headline_columns)
-    table = games.select(columns)
-    values = np.stack([table[c].to_numpy().astype(np.int64) for c in columns], axis=1)
-    _, first, inverse = np.unique(values, axis=0, return_index=True, return_inverse=True)
-    inverse = np.asarray(inverse).reshape(-1)
-    out: dict[str, np.ndarray] = {}
-    for combo, row in enumerate(first):
-        for name, hit in count(table[int(row):int(row) + 1], players).items():
-            out.setdefault(name, np.zeros(len(values), dtype=np.int8))
-            if hit:
-                out[name][inverse == combo] = 1
-    whole = count(table, players)
-    if {name: int(v.sum()) for name, v in out.items()} != {k: int(v) for k, v in whole.items()}:
-        raise RuntimeError("headline_counts does not count game by game; the workbench "
-                           "needs one that sums one indicator per game")
-    return out
-
-
-class PairedTally:
-    """Counts of both sides and the paired sums of one player count."""
-
-    def __init__(self) -> None:
-        self.n = 0
-        self.base: dict[str, int] = {}
-        self.edit: dict[str, int] = {}
-        self.sum_d: dict[str, int] = {}
-        self.discordant: dict[str, int] = {}   # sum of d^2: games where the sides differ
-
-    def add(self, base: Mapping[str, np.ndarray], edit: Mapping[str, np.ndarray]) -> None:
-        size = len(next(iter(base.values()))) if base else 0
-        self.n += size
-        for name in base:
-            b = base[name].astype(np.int64)
-            e = edit[name].astype(np.int64)
-            d = e - b
-            self.base[name] = self.base.get(name, 0) + int(b.sum())
-            self.edit[name] = self.edit.get(name, 0) + int(e.sum())
-            self.sum_d[name] = self.sum_d.get(name, 0) + int(d.sum())
-            self.discordant[name] = self.discordant.get(name, 0) + int((d != 0).sum())
-
-    def rows(self, z: float) -> list[dict[str, Any]]:
-        out = []
-        for name in self.base:
-            out.append({"headline": name, "baseline": _rate(self.base[name], self.n, z),
-                        "edit": _rate(self.edit[name], self.n, z),
-                        "difference": paired_interval(self.sum_d[name], self.discordant[name],
-                                                      self.n, z),
-                        "discordant": self.discordant[name]})
-        return out
-
-
-def _rate(count: int, n: int, z: float) -> dict[str, float]:
-    p, lo, hi = wilson(count, n, z)
-    return {"rate": float(p), "lo": float(lo), "hi": float(hi)}
-
-
-def paired_interval(sum_d: int, sum_d2: int, n: int, z: float) -> dict[str, float]:
-    """Mean of d in [-1, 1] with its interval (sample variance, normal approximation);
-    pp = percentage points."""
-    if n < 2:
-        return {"mean": math.nan, "lo": math.nan, "hi": math.nan, "width_pp": math.inf}
-    mean = sum_d / n
-    variance = max(0.0, (sum_d2 - n * mean * mean) / (n - 1))
-    half = z * math.sqrt(variance / n)
-    return {"mean": mean, "lo": mean - half, "hi": mean + half, "width_pp": 200 * half}
-
-
-def verdict_line(row: Mapping[str, Any], width_pp: float) -> str:
-    d = row["difference"]
-    mean, lo, hi = 100 * d["mean"], 100 * d["lo"], 100 * d["hi"]
-    name = row["headline"]
-    if row["discordant"] == 0:
-        return f"{name}: the edit changed no game's outcome for this rate"
-    if lo > 0:
-        return f"{name}: the edit raises it by {mean:.2f} pp [{lo:.2f}, {hi:.2f}]"
-    if hi < 0:
-        return f"{name}: the edit lowers it by {-mean:.2f} pp [{lo:.2f}, {hi:.2f}]"
-    return (f"{name}: no change detected; the difference lies within [{lo:.2f}, {hi:.2f}] pp "
-            f"(narrower than {width_pp:g} pp)") if hi - lo < width_pp else (
-        f"{name}: undecided, the difference lies within [{lo:.2f}, {hi:.2f}] pp")
+SHOWN_INDICES = 10   # game indices per kind of change in a snapshot (the page polls it)
 
 
 @dataclass
@@ -156,8 +68,6 @@ class BalanceTally:
         self.sums: list[list[float]] = []
 
     def add(self, config: Any, games) -> None:
-        from sim.core.game import resolve_game
-
         measures = resolve_game(config.game).balance_measures(config.players)
         if not self.measures:
             self.measures = measures
@@ -195,7 +105,8 @@ class Comparison:
         self.on_end = on_end
         self.looks_planned = len(range(0, plan.max_games, plan.chunk))
         self.z = z_for_looks(self.looks_planned)
-        self.tallies = {p: PairedTally() for p in plan.players}
+        game = resolve_game(plan.game)
+        self.tallies = {p: PairedTally(GameOutcomes(game, p)) for p in plan.players}
         self.balance = {p: {"baseline": BalanceTally(), "edit": BalanceTally()}
                         for p in plan.players}
         self.run_dirs: dict[int, dict[str, str]] = {}
@@ -205,6 +116,8 @@ class Comparison:
         self.error: str | None = None
         self.widths: list[float] = []    # the widest difference interval after each look
         self.pace: dict[int, Any] = {}     # players -> both sides' curves (workbench/pace.py)
+        self.history: list[dict[str, Any]] = []   # every look's difference intervals
+        self.examples: dict[tuple, Any] = {}     # (question, players, variant) -> Example
         self.started = time.monotonic()
         self.first_verdict_seconds: float | None = None
         self.last_seen = time.monotonic()
@@ -257,7 +170,6 @@ class Comparison:
 
         plan = self.plan
         layout = rundir.chunk_layout(plan.max_games, plan.chunk)
-        game = resolve_game(plan.game)
         with contextlib.ExitStack() as stack:
             runs = {}
             for players in plan.players:
@@ -293,8 +205,7 @@ class Comparison:
                                       backend=self.backend)
                         runs[(players, side_name)][2] = result.manifest
                         part = pl.read_parquet(run.part_path(result.manifest["seed"], start))
-                        drawn[side_name] = headline_indicators(game, part.sort("game_index"),
-                                                               players)
+                        drawn[side_name] = part
                         with self.lock:
                             self.balance[players][side_name].add(config, part)
                     with self.lock:
@@ -304,6 +215,7 @@ class Comparison:
                     self.looks = look
                     width = self.widest()
                     self.widths.append(width)
+                    self.history.append(self._look())
                 if self.on_look is not None:
                     self.on_look(self)
                 if width < plan.width_pp:
@@ -333,6 +245,17 @@ class Comparison:
             return True
         return self.stop_event.is_set()
 
+    def _look(self) -> dict[str, Any]:
+        """One look's difference intervals: {"look", "games", "intervals": {players:
+        {headline: [mean, lo, hi]}}} (fractions, at the comparison's z)."""
+        intervals = {}
+        for players, tally in self.tallies.items():
+            intervals[str(players)] = {
+                row["headline"]: [row["difference"][k] for k in ("mean", "lo", "hi")]
+                for row in tally.rows(self.z)}
+        games = min((t.n for t in self.tallies.values()), default=0)
+        return {"look": self.looks, "games": games, "intervals": intervals}
+
     def widest(self) -> float:
         widths = [row["difference"]["width_pp"] for tally in self.tallies.values()
                   for row in tally.rows(self.z)]
@@ -345,6 +268,8 @@ class Comparison:
             for players, tally in self.tallies.items():
                 rows = tally.rows(self.z)
                 points.append({"players": players, "games": tally.n, "rows": rows,
+                               "changed_games": tally.changed_count(),
+                               "changed": tally.changed(shown=SHOWN_INDICES),
                                "balance": {side: b.answer() for side, b in
                                            self.balance[players].items()}})
             played = sum(t.n for t in self.tallies.values())
@@ -361,10 +286,25 @@ class Comparison:
                     "max_games": self.plan.max_games,
                     "progress": played / (self.plan.max_games * len(points)),
                     "points": points, "widths": list(self.widths), "verdict": verdict,
+                    "history": list(self.history),
                     "seconds": round(time.monotonic() - self.started, 3),
                     "first_verdict_seconds": self.first_verdict_seconds,
                     "seed": self.plan.seed,
                     "pace": {str(p): found for p, found in self.pace.items() if found}}
+
+    def changed_games(self, players: int, before: str, after: str) -> list[int]:
+        """Every game index at ``players`` whose outcome went from kind ``before`` to
+        ``after`` (the kinds of the snapshot's ``changed`` list), in order."""
+        with self.lock:
+            tally = self.tallies.get(players)
+            found = tally.changed_indices().get((before, after)) if tally else None
+        return [] if found is None else found.tolist()
+
+    def played(self, players: int) -> int:
+        """Games played per side at ``players`` so far (game indices 0 .. played-1)."""
+        with self.lock:
+            tally = self.tallies.get(players)
+            return tally.n if tally else 0
 
     def remove(self) -> None:
         """Drop the comparison's folder (an older comparison of the page)."""

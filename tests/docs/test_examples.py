@@ -122,7 +122,7 @@ def test_simulate_commands_parse(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for line, args, redirect in commands:
         for flag, value in zip(args, args[1:]):
-            if flag == "--rules" and not Path(value).exists():
+            if flag in ("--rules", "--compare-rules") and not Path(value).exists():
                 Path(value).write_text("{}\n", encoding="utf-8")   # read as it is parsed
         try:
             dry_parse(args)

@@ -25,7 +25,9 @@ from plai_state import CARDS, RefRng, State, card, rules, weights
 EFFECT_CARDS = str(DATA / "plai_effect_cards.csv")
 MIN_FIGHTS = 100_000
 BATCH = 400           # games traced into one buffer
-ROWS_PER_GAME = 4000  # trace rows reserved per game of a batch (a game writes ~1,500)
+ROWS_PER_GAME = 4000  # trace rows reserved per game of a batch (a game keeps ~1,500)
+GAME_ROWS = 50_000    # one game's whole trace, the viewer's rows too (they are dropped)
+VIEW_CODES = (c.EV_VIEW_PILE, c.EV_VIEW_OPTION)
 
 
 def reference_resolve(cards, attack, defense, att_budget, def_budget, rng):
@@ -80,14 +82,18 @@ def effect_fights(config, seed, start, games):
     EV_ATTACK to its EV_SPOILS (inclusive)."""
     flags = config.card_table[c.CD_FLAGS]
     buf = np.zeros((BATCH * ROWS_PER_GAME, c.TRACE_WIDTH), np.int32)
+    game_rows = np.zeros((GAME_ROWS, c.TRACE_WIDTH), np.int32)
     out = np.zeros(1, dtype=c.RESULT_DTYPE)
     found = []
     for lo in range(start, start + games, BATCH):
         offset = 0
         for g in range(lo, min(lo + BATCH, start + games)):
-            n = trace_game(seed, g, *config._args(), buf[offset:offset + ROWS_PER_GAME], out)
-            assert n < ROWS_PER_GAME
-            offset += n
+            n = trace_game(seed, g, *config._args(), game_rows, out)
+            assert n < GAME_ROWS
+            kept = game_rows[:n][~np.isin(game_rows[:n, c.TR_CODE], VIEW_CODES)]
+            assert len(kept) < ROWS_PER_GAME
+            buf[offset:offset + len(kept)] = kept
+            offset += len(kept)
         rows = buf[:offset]
         code = rows[:, c.TR_CODE]
         starts = np.flatnonzero(code == c.EV_ATTACK)

@@ -131,6 +131,27 @@ def test_a_long_command_on_a_full_disk_says_how_to_continue(small_disk, tmp_path
                                                                "ablation.csv"))
 
 
+def test_a_report_on_a_full_disk_says_how_to_continue(small_disk, tmp_path):
+    """A report whose files fill the disk: one line with the 'simulate report ... --resume'
+    that continues it (its finished replays kept, tests/reports/test_report_resume.py);
+    after enlarging the disk it writes the whole report."""
+    run = tmp_path / "run"
+    assert invoke(RUN + ["--games", "20000", "--out", run]).exit_code == 0
+    small_disk.fill()
+    filler = small_disk.path / "filler"
+    os.truncate(filler, filler.stat().st_size - 8192)   # room for the journal and a table
+    out = small_disk.path / "rep"
+    full = invoke(["report", run, "--out", out])
+    assert full.exit_code == 2
+    line = one_line(full)
+    assert "report stopped: no space left on device" in line
+    assert line.endswith(f"continue with: simulate report {run} --out {out} --resume")
+    small_disk.grow()
+    again = invoke(["report", run, "--out", out, "--resume"])
+    assert again.exit_code == 0, again.output
+    assert (out / "report.html").exists() and not (out / "resume.jsonl").exists()
+
+
 def test_every_writer_fails_as_an_os_error_with_its_errno(small_disk):
     """polars raises ComputeError for Parquet and an OSError without errno for CSV; both,
     and Python's own OSError, are read as ENOSPC and become one line."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -20,6 +21,8 @@ import pytest
 from repo_paths import REPO_ROOT
 
 from sim import api
+from sim.cli import main
+from sim.core import paired
 from sim.core.errors import UserError
 from sim.core.game import resolve_game
 
@@ -210,7 +213,8 @@ def test_the_page_and_its_script_load_nothing_from_elsewhere(tmp_path):
         script = c.get("/static/app.js")
         other = c.get("/static/../app.py")
     assert page.status_code == 200 and "default-src 'self'" in page.headers["content-security-policy"]
-    for text in (page.text, script.text):
+    # the SVG namespace is a name (createElementNS), not a resource
+    for text in (page.text, script.text.replace('"http://www.w3.org/2000/svg"', "")):
         assert "http://" not in text and "https://" not in text and "//cdn" not in text
     assert other.status_code == 404
 
@@ -251,6 +255,125 @@ def test_run_pairs_the_sides_game_by_game_and_decides_by_the_until_ci_rule(tmp_p
     assert snap["z"] == pytest.approx(compare.z_for_looks(10))
     assert snap["points"][0]["balance"] == {"baseline": None, "edit": None}   # no measure
     assert "--team-a greedy" in snap["commands"]["edit"] and "--until-ci 3" in snap["commands"]["edit"]
+
+
+def test_the_workbench_and_simulate_compare_agree(tmp_path, runner):
+    """The workbench's comparison and `simulate compare` of its two runs are the same
+    tally (sim.core.paired): the same rates, differences (at the workbench's z), discordant
+    games and changed games by kind."""
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        ident = c.post("/api/run", json=renamed(edit_body(
+            state, page=PAGE, games=3000, chunk=1000, width=0.01))).json()["id"]
+        snap = wait(c, ident)
+        dirs = c.app.state.bench.comparisons[ident].run_dirs[4]
+        result = api.compare(dirs["baseline"], dirs["edit"])
+        cli = runner.invoke(main, ["compare", dirs["baseline"], dirs["edit"], "--json"])
+    point = snap["points"][0]
+    assert result.games == point["games"] == 3000
+    assert result.tally.rows(snap["z"]) == point["rows"]
+    assert result.tally.changed(shown=compare.SHOWN_INDICES) == point["changed"]
+    assert result.tally.changed_count() == point["changed_games"] > 0
+    data = json.loads(cli.output)
+    assert [r["discordant"] for r in data["headlines"]] == [r["discordant"] for r in point["rows"]]
+    assert [(k["from"], k["to"], k["count"], k["games"][:compare.SHOWN_INDICES])
+            for k in data["changed"]] == [(k["from"], k["to"], k["count"], k["games"])
+                                         for k in point["changed"]]
+
+
+def test_changed_games_expand_to_every_index(tmp_path):
+    """The snapshot lists each kind of change with its first indices; the changed-games
+    endpoint gives all of them (worked out here from the two tables)."""
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        ident = c.post("/api/run", json=renamed(edit_body(
+            state, page=PAGE, games=3000, chunk=1000, width=0.01))).json()["id"]
+        snap = wait(c, ident)
+        dirs = c.app.state.bench.comparisons[ident].run_dirs[4]
+        base, edit = _played(dirs["baseline"]), _played(dirs["edit"])
+        kinds = snap["points"][0]["changed"]
+        full = [c.get(f"/api/run/{ident}/changed", params={"players": 4, "from": k["from"],
+                                                           "to": k["to"]}).json()
+                for k in kinds]
+        refused = [c.get(f"/api/run/{ident}/changed", params={"players": 4, "from": "a"}),
+                   c.get(f"/api/run/{ident}/changed", params={"players": 3, "from": "a",
+                                                              "to": "b"}),
+                   c.get("/api/run/nothing/changed", params={"players": 4}),
+                   c.get(f"/game/{ident}/4/0")]        # the fake game tells no story
+    names = {0: "team A win", 1: "team B win", 2: "draw"}
+    b, e = base["winner"].to_numpy(), edit["winner"].to_numpy()
+    expected = {}
+    for index in np.flatnonzero(b != e):
+        expected.setdefault((names[b[index]], names[e[index]]), []).append(int(index))
+    assert {(k["from"], k["to"]): k["games"] for k in full} == expected
+    assert [k["count"] for k in kinds] == [len(k["games"]) for k in full]
+    assert all(k["games"] == f["games"][:compare.SHOWN_INDICES] for k, f in zip(kinds, full))
+    assert sum(k["count"] for k in kinds) == snap["points"][0]["changed_games"]
+    assert [r.status_code for r in refused] == [400, 400, 404, 400]
+    assert "played 4 players, not 3" in refused[1].json()["error"]
+    assert "cannot tell a game as a story" in refused[3].json()["error"]
+
+
+def test_each_look_keeps_its_difference_intervals(tmp_path):
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        ident = c.post("/api/run", json=renamed(edit_body(
+            state, page=PAGE, games=4000, chunk=1000, width=0.01))).json()["id"]
+        snap = wait(c, ident)
+    history = snap["history"]
+    assert [h["look"] for h in history] == [1, 2, 3, 4]
+    assert [h["games"] for h in history] == [1000, 2000, 3000, 4000]
+    last = {r["headline"]: [r["difference"][k] for k in ("mean", "lo", "hi")]
+            for r in snap["points"][0]["rows"]}
+    assert history[-1]["intervals"]["4"] == last
+    widths = [max(hi - lo for _, lo, hi in h["intervals"]["4"].values()) for h in history]
+    assert [round(200 * w / 2, 9) for w in widths] == [round(w, 9) for w in snap["widths"]]
+
+
+def test_an_example_game_of_each_answer_comes_from_the_edits_games(tmp_path):
+    """After the report, "show an example" of an answer: the game the game's query picks
+    from the edit's games table (here checked against that table), opened in the viewer."""
+    with client(tmp_path, game="peer-to-peer") as c:
+        state = c.get("/api/state").json()
+        body = edit_body(state, page=PAGE, games=2000, chunk=1000, width=0.001)
+        body["rules"]["customer_patience"] = "3"
+        ident = c.post("/api/run", json=body).json()["id"]
+        wait(c, ident, seconds=120)
+        early = c.post(f"/api/example/{ident}", json={"question": "all_lose", "players": 4})
+        made = c.post(f"/api/report/{ident}").json()
+        found = {q: c.post(f"/api/example/{ident}", json={"question": q, "players": 4})
+                 for q in ("all_lose", "first_marker", "team_balance")}
+        again = c.post(f"/api/example/{ident}", json={"question": "all_lose", "players": 4})
+        unknown = c.post(f"/api/example/{ident}", json={"question": "chess", "players": 4})
+        wrong = c.post(f"/api/example/{ident}", json={"question": "all_lose", "players": 5})
+        edit = _played(c.app.state.bench.comparisons[ident].run_dirs[4]["edit"])
+        viewer = c.get(found["all_lose"].json()["viewer"])
+    assert early.status_code == 400 and "make the balance report first" in early.json()["error"]
+    assert {"all_lose", "first_marker", "team_balance"} <= set(made["examples"])
+    assert all(r.status_code == 200 for r in found.values()), {q: r.text for q, r in found.items()}
+    lose = found["all_lose"].json()
+    winner = edit["winner"].to_numpy()
+    assert lose["example"]["game_index"] == int(np.flatnonzero(winner == 3)[0])  # the first
+    assert lose["side"] == "edit" and lose["example"]["games"] == edit.height
+    assert lose["viewer"] == f"/game/{ident}/4/{lose['example']['game_index']}"
+    marker = found["first_marker"].json()["example"]
+    row = edit.row(marker["game_index"], named=True)
+    answer = next(a for a in made["answers"] if a["question"] == "first_marker")
+    holder_won = row["winner"] == row["first_marker"]
+    assert holder_won == (answer["value"] >= answer["even"])
+    assert "with the marker given to team" in marker["words"]
+    balance = found["team_balance"].json()["example"]
+    row = edit.row(balance["game_index"], named=True)
+    team = "a" if row["winner"] == 0 else "b"
+    assert row[f"contests_domain_won_{team}"] > 0
+    assert again.json() == lose
+    assert unknown.status_code == 404 and wrong.status_code == 400
+    assert viewer.status_code == 200, viewer.text
+    data = json.loads(re.search(r'<script type="application/json" id="story-data">(.*?)</script>',
+                                viewer.text, re.S).group(1))
+    assert len(data["stories"]) == 2                  # the baseline and the edit
+    assert all(f"game {lose['example']['game_index']}" in " ".join(s["header"])
+               for s in data["stories"])
 
 
 def test_each_side_shows_the_balance_answer_of_the_summary_and_the_report(tmp_path):
@@ -436,7 +559,7 @@ def test_report_of_the_last_comparison(tmp_path):
 def test_headline_indicators_follow_the_hook_and_refuse_a_non_row_wise_one():
     game = resolve_game("fake")
     games = pl.DataFrame({"winner": np.array([0, 1, 2, 0, 0], dtype=np.int8)})
-    found = compare.headline_indicators(game, games, 4)
+    found = paired.headline_indicators(game, games, 4)
     assert found["team A win rate"].tolist() == [1, 0, 0, 1, 1]
     assert found["team B win rate"].tolist() == [0, 1, 0, 0, 0]
 
@@ -447,7 +570,7 @@ def test_headline_indicators_follow_the_hook_and_refuse_a_non_row_wise_one():
             return {"odd": int(games.height > 0)}
 
     with pytest.raises(RuntimeError, match="game by game"):
-        compare.headline_indicators(Odd(), games, 4)
+        paired.headline_indicators(Odd(), games, 4)
 
 
 def test_command_lines_use_the_cli_flags_of_the_games_strategy_kind():

@@ -6,16 +6,19 @@ the numba cache is warm after the first run). ``.ci/run`` installs chromium-driv
 """
 from __future__ import annotations
 
+import re
 import shutil
 import threading
 import time
 from pathlib import Path
 
 import httpx
+import polars as pl
 import pytest
 
 from sim import api
 from sim.core.errors import UserError
+from sim.core.request import GameRequest
 from sim.workbench import inputs
 from sim.workbench.app import Settings
 from sim.workbench.server import make_server
@@ -164,6 +167,112 @@ def test_edit_a_card_run_watch_the_interval_narrow_see_the_verdict_save_and_relo
                  and browser.find_element("id", "report-link"), 300)
     report = httpx.get(link.get_attribute("href"), timeout=30)
     assert report.status_code == 200 and "<html" in report.text.lower()
+
+    # its answers on the page, each with an example game from the edit's games
+    row = browser.find_element(
+        "css selector", '#answers tr[data-question="all_lose"][data-players="4"]')
+    row.find_element("css selector", "button.show-example").click()
+    opened = until(lambda: row.find_elements("css selector", "a.open-example"), 120)[0]
+    index = int(opened.get_attribute("data-game"))
+    edit = pl.read_parquet(Path(snap.run_dirs[4]["edit"]) / "games" / "*.parquet")
+    assert edit.filter(pl.col("game_index") == index)["winner"].item() == 3   # all lose
+    assert row.find_element("css selector", ".example").text.startswith(
+        f"a game everyone lost, from the edit's games: game {index}: everyone lost in round")
+    assert opened.get_attribute("href").endswith(f"/game/{snap.id}/4/{index}")
+
+
+def test_open_a_changed_game_side_by_side_at_its_first_divergence(server, browser):
+    """The designer's loop of a card edit: the card table beside the results, the
+    difference's interval drawn look by look, the changed games by kind, one of them
+    opened in the game viewer (baseline and edit on the same seed and game index), stepped
+    from the setup to the first place the two games differ: the decision that differs."""
+    address, _, bench = server
+    open_page(browser, address)
+    # wide: the card table and the results side by side; narrow: one column, results first
+    cards, results = (browser.find_element("id", i).rect for i in ("cards-box", "run-box"))
+    assert cards["x"] + cards["width"] <= results["x"]
+    assert results["y"] < cards["y"] + cards["height"]
+    browser.set_window_size(900, 1000)
+    try:
+        cards, results = (browser.find_element("id", i).rect for i in ("cards-box", "run-box"))
+        assert results["y"] + results["height"] <= cards["y"]
+    finally:
+        browser.set_window_size(1400, 1000)
+
+    type_into(cell(browser, card_row(browser, "TE13"), "value"), "10")
+    set_run_options(browser, games=60_000, width=1.5, chunk=3000)
+    browser.find_element("id", "run").click()
+    drawn = set()
+
+    def looks_drawn():
+        """the looks' plot grows as the looks arrive"""
+        count, state = browser.execute_script(
+            "const s = document.querySelector('#looks svg[data-players=\"4\"]');"
+            "return [s ? s.querySelectorAll('g[data-look]').length : 0,"
+            " document.body.dataset.state || ''];")
+        drawn.add(count)
+        return state in ("decided", "capped", "stopped", "error")
+
+    until(looks_drawn, 300, 0.02)
+    assert browser.execute_script("return document.body.dataset.state") in ("decided", "capped")
+    comparison = bench.comparisons[browser.execute_script("return document.body.dataset.comparison")]
+    assert max(drawn) == comparison.looks and len(drawn - {0}) >= 2   # drawn look by look
+    marks = browser.find_elements("css selector", '#looks svg g[data-look] g[data-headline]')
+    assert len(marks) == comparison.looks * 3                # every headline at every look
+
+    # the changed games by kind, as the tally has them
+    kinds = browser.find_elements("css selector", '#changed .changed-point[data-players="4"] details')
+    tally = comparison.tallies[4].changed()
+    assert [(k.get_attribute("data-from"), k.get_attribute("data-to"),
+             int(k.get_attribute("data-count"))) for k in kinds] == \
+        [(k["from"], k["to"], k["count"]) for k in tally]
+    kind = next(k for k in kinds if "all-lose" in k.get_attribute("data-to"))
+    kind.find_element("css selector", "summary").click()
+    kind.find_element("css selector", "button.more").click()
+    links = until(lambda: len(kind.find_elements("css selector", "a.game")) ==
+                  int(kind.get_attribute("data-count")) and
+                  kind.find_elements("css selector", "a.game"), 30)
+    # a game of that kind whose two sides part after the setup (in many, the edited card
+    # changes a starting venture's choice at the setup already): the viewer's own reading
+    plan = comparison.plan
+    sides = [GameRequest(game=plan.game, players=4, cards=side.cards,
+                         rules_file=side.rules_file) for side in (plan.baseline, plan.edit)]
+    parting = {int(link.get_attribute("data-game")): link for link in links[:40]}
+    parting = {index: (link, api.compare_games(sides[0], seed=plan.seed, game_index=index,
+                                               compare=sides[1])) for index, link in
+               parting.items()}
+    index, (link, divergence) = next(item for item in parting.items() if item[1][1].step > 0)
+
+    # the viewer opens in a new tab: the same game index, baseline and edit side by side,
+    # at their first difference; from the setup, step forward to it
+    home = browser.current_window_handle
+    link.click()
+    until(lambda: len(browser.window_handles) == 2, 30)
+    browser.switch_to.window(next(h for h in browser.window_handles if h != home))
+    try:
+        until(lambda: browser.execute_script("return document.body.dataset.ready") == "1", 120)
+        assert f"game {index}" in browser.title
+        step = lambda: int(browser.execute_script("return document.body.dataset.step"))  # noqa: E731
+        diverged = int(browser.find_element("css selector", "nav#steps button.diverged")
+                       .get_attribute("data-step"))
+        assert step() == diverged == divergence.step          # it opens there
+        browser.find_element("css selector", 'nav#steps button[data-step="0"]').click()
+        assert step() == 0
+        while step() < diverged:
+            assert not browser.find_elements("css selector", "li.divergent")
+            browser.find_element("id", "next").click()
+        marked = browser.find_elements("css selector", "li.divergent")
+        assert 1 <= len(marked) <= 2                           # the line, in each column
+        seen = [(m.find_element("css selector", ".text").text,
+                 [r.text for r in m.find_elements("css selector", "details tr.chosen")])
+                for m in marked]
+        assert len(seen) == 1 or seen[0] != seen[1]           # the words or the choice differ
+        # a decision: its options open beside it, or its words name the rule's decision
+        assert any(m.find_elements("css selector", "details.decision[open]") or
+                   re.search(r"\(D[1-5]\)", m.text) for m in marked), seen
+    finally:
+        browser.close()
+        browser.switch_to.window(home)
 
 
 def test_a_bad_cell_shows_the_cli_error_beside_it(server, browser, tmp_path):

@@ -21,7 +21,10 @@ pytestmark = pytest.mark.usefixtures("fake_game_registered")
 PATHS = ["/api/state", "/api/validate", "/api/run", "/api/save", "/api/download",
          "/api/run/abc", "/api/run/abc/stop", "/api/report/abc", "/report/abc/report.html",
          "/", "/static/app.js", "/static/../../etc/passwd", "/api/state?game=../../x",
-         "/api/state?game=fake", "/nothing", "/api/run/" + "x" * 300]
+         "/api/state?game=fake", "/nothing", "/api/run/" + "x" * 300,
+         "/api/run/abc/changed?players=4&from=a&to=b", "/api/run/abc/changed?players=-1",
+         "/api/example/abc", "/game/abc/4/1", "/game/abc/4/" + "9" * 40,
+         "/game/abc/%2e%2e/1"]
 METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
 HOSTILE_TEXT = st.sampled_from([
     "@../../../../etc/passwd", "@/etc/shadow", "@../secret.yaml", "!!python/object:os.system",
@@ -54,7 +57,8 @@ def bodies(draw, base: dict):
     for _ in range(draw(st.integers(0, 4))):
         key = draw(st.sampled_from(["games", "seed", "width", "chunk", "players", "page",
                                     "strategies", "rules_text", "cards", "cards_name",
-                                    "rules_name", "kind", "game", "overwrite"]))
+                                    "rules_name", "kind", "game", "overwrite",
+                                    "question", "variant"]))
         if key == "strategies":
             body[key] = {draw(st.sampled_from(["A", "B", "seat0", "x"])): draw(HOSTILE_TEXT)}
         elif key == "cards" and draw(st.booleans()):
@@ -151,6 +155,41 @@ def test_fuzz_the_workbench_api(server, data):
 @given(data=st.data())
 def test_fuzz_the_workbench_api_long(server, data):
     _fuzz(server, *_requests(data, server))
+
+
+@pytest.fixture(scope="module")
+def finished(server):
+    """A finished comparison of the fuzz server: its id."""
+    _check(server, "POST", "/api/run", json.dumps({**server["base"],
+                                                   "page": "page-fuzz-finished"}).encode())
+    ident = max(server["bench"].comparisons.values(), key=lambda c: c.started).id
+    server["bench"].comparisons[ident].thread.join(timeout=60)
+    return ident
+
+
+GAME_PARTS = st.one_of(st.integers(-5, 10**20).map(str), HOSTILE_TEXT)
+
+
+@QUICK
+@given(data=st.data())
+def test_fuzz_the_games_of_a_finished_comparison(server, finished, data):
+    """The changed games, an example and the viewer of a real comparison, with hostile
+    player counts, kinds, indices and bodies."""
+    from urllib.parse import quote, urlencode
+
+    kind = data.draw(st.sampled_from(["changed", "example", "viewer"]))
+    if kind == "changed":
+        query = {k: data.draw(GAME_PARTS) for k in data.draw(st.sets(st.sampled_from(
+            ["players", "from", "to"])))}
+        _fuzz(server, "GET", f"/api/run/{finished}/changed?{urlencode(query)}", b"")
+    elif kind == "example":
+        body = data.draw(st.one_of(_json_values(), st.fixed_dictionaries(
+            {"question": HOSTILE_TEXT, "players": st.one_of(st.integers(-3, 9), HOSTILE_TEXT)})))
+        _fuzz(server, "POST", f"/api/example/{finished}", json.dumps(body).encode())
+    else:
+        players, index = (quote(data.draw(GAME_PARTS), safe="") or "x" for _ in range(2))
+        path = f"/game/{finished}/{players}/{index}"
+        _fuzz(server, data.draw(st.sampled_from(["GET", "POST"])), path, b"")
 
 
 def test_after_the_fuzz_memory_and_temporary_data_are_bounded(server):

@@ -40,6 +40,7 @@ from sim.games.peer_to_peer.state_kernel import (
 )
 from sim.core.lanes_kernel import LANES, equal_lanes
 from sim.core.rng_kernel import uniform
+from sim.core.search_kernel import add_option
 
 # D2 by subset bitsets (hands of up to SUBSET_BITS cards): bit m of a word stands for hand
 # subset m. CONTAINS[k]: the subsets holding slot k; SUBSETS_OF_SIZE[n]: those of n cards.
@@ -465,3 +466,53 @@ def choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
     best_mask, best_j, legal = commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr,
                                                  scoring, row, hand, team_effects, best_score)
     return best_mask, (pile[P_ROW, best_j] if best_mask else -1), legal
+
+
+# ---------------------------------------------------------------- D2's options, base-scored
+
+# D2 lists every legal (hand subset, customer) pair; with 9 hand cards and 8 customers
+# that is 4,088 and the pass. Options beyond this are not listed.
+MAX_OPTIONS = 4096
+
+
+@njit(cache=True, _nrt=False)
+def commit_options(w, cards, rules, seats, pile, pile_n, arrival, used, st, team, options,
+                   vals):
+    """D2: the pass, then every legal (hand subset, customer) pair in features.py's order
+    (mask ascending, row order), each as (mask, customer, cards played) with its score
+    under weights ``w`` without noise (assist_score, as choose_commit scores it; its
+    search for the best pair visits them otherwise). Returns how many."""
+    b = game_phase(w, pile_n) * NF
+    add_option(options, 0, -1, 0, w[b + C_PASS])
+    h = pile_n[P_HAND + team]
+    nrow = pile_n[P_ROW]
+    if h == 0 or nrow == 0:
+        return options.n[0]
+    _, shift_k, wild, _ = venture_effects(cards, pile, pile_n, seats, used, team)
+    hand = pile[P_HAND + team]
+    top_value = 0
+    for j in range(nrow):
+        top_value = max(top_value, cards[CD_VALUE, pile[P_ROW, j]])
+    rnd = st[S_ROUND]
+    patience = rules[R_CUSTOMER_PATIENCE]
+    for mask in range(1, 1 << h):
+        n_played = 0
+        m = mask
+        while m:
+            n_played += m & 1
+            m >>= 1
+        for j in range(nrow):
+            cust = pile[P_ROW, j]
+            ok, sh_slot, _, use_wild, _, _ = eval_assist(cards, hand, mask, cust, used, shift_k,
+                                                         wild >= 0, vals)
+            if not ok:
+                continue
+            value = cards[CD_VALUE, cust]
+            waited = rnd - arrival[cust]
+            sc = assist_score(w, b, value, waited, 1.0 if waited + 1 >= patience else 0.0,
+                              n_played, highest_played(vals, mask),
+                              (1.0 if sh_slot >= 0 else 0.0) + use_wild,
+                              1.0 if value >= top_value else 0.0, 0.0, 0.0,
+                              customer_has_effect(cards, cust), 0.0)
+            add_option(options, mask, cust, n_played, sc)
+    return options.n[0]

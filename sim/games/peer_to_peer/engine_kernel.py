@@ -48,6 +48,7 @@ from sim.games.peer_to_peer.curves_kernel import record_round
 from sim.games.peer_to_peer.place_kernel import place_customer
 from sim.games.peer_to_peer.round_kernel import any_unhappy, assist_loop, refresh, unhappy
 from sim.games.peer_to_peer.setup_kernel import setup_game
+from sim.games.peer_to_peer.view_kernel import view_piles, view_unhappy_cause
 from sim.games.peer_to_peer.why_kernel import (
     ASSIST_END, ROUND_START, count_unhappy_cause, snapshot_hands,
 )
@@ -64,7 +65,8 @@ from sim.games.peer_to_peer.state_kernel import (  # noqa: F401
     EV_ASIDE, EV_CONTEST, EV_COULD, EV_DECLARE, EV_DRAW, EV_EFFECT, EV_HAND, EV_OVERFLOW,
     EV_PASS, EV_PLACE, EV_PLAY, EV_REFRESH, EV_RESHUFFLE, EV_RETARGET, EV_RETURN, EV_SAVE,
     EV_SEARCH_ARG, EV_SEARCH_CARD, EV_SEARCH_CHOICE, EV_SEARCH_OPTION,
-    EV_SEAT_START, EV_SETUP, EV_UNHAPPY, EV_WIN, N_FROWS, N_ROWS, N_STATE, N_STATS,
+    EV_SEAT_START, EV_SETUP, EV_UNHAPPY, EV_VIEW_CAUSE, EV_VIEW_OPTION, EV_VIEW_PILE, EV_WIN,
+    N_FROWS, N_ROWS, N_STATE, N_STATS,
     PILE_WIDTH_MIN, P_DISC, P_HAND, S_SHIFT_CARD, S_SHIFT_K, S_WILD,
 )
 from sim.core.rng_kernel import seed_game
@@ -161,6 +163,8 @@ def start_round(rules, trace, pile, pile_n, arrival, used, st, rnd):
             arrival[c] = rnd
             if trace is not None and trace.shape[0]:
                 event(trace, st, rnd, EV_DEAL, c, 0, 0, 0)
+    if trace is not None and trace.shape[0]:
+        view_piles(pile, pile_n, arrival, st, trace)
     used[:] = 0
     st[S_EFFECTS_KNOWN] = 0
     st[S_EFFECTS_KNOWN + 1] = 0
@@ -187,6 +191,9 @@ def end_round(tables, trace, debug, state, rnd):
         for i in range(before, pile_n[P_UNHAPPY]):
             count_unhappy_cause(cards, rules, seats, pile, pile_n, used, stats,
                                 pile[P_UNHAPPY, i])
+            if trace is not None and trace.shape[0]:
+                view_unhappy_cause(cards, rules, seats, pile, pile_n, used, st,
+                                   pile[P_UNHAPPY, i], trace)
     if debug:
         check_invariants(cards, rules, seats, pile, pile_n, st)
     if pile_n[P_UNHAPPY] >= rules[R_UNHAPPY_LIMIT]:  # R5
@@ -230,6 +237,7 @@ def finish_game(tables, state, trace, game_index, winner, rnd, out, fates):
     """The game's end: its trace event and its result row (``out``, ``fates``)."""
     st, pile_n = state.st, state.pile_n
     if trace is not None and trace.shape[0]:
+        view_piles(state.pile, pile_n, state.arrival, st, trace)
         event(trace, st, rnd, EV_END, winner, pile_n[P_SCORE], pile_n[P_SCORE + 1], 0)
     _write_result(tables.cards, tables.rules, tables.seats, state.pile, pile_n, st, state.stats,
                   state.starts, game_index, winner, rnd, out, fates)

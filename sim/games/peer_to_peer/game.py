@@ -19,6 +19,7 @@ from sim.games.peer_to_peer.why_lose import WHY_LOSE
 from sim.games.peer_to_peer import measures
 from sim.games.peer_to_peer.measures import team_balance
 from sim.games.peer_to_peer.swaps import SWAPS
+from sim.games.peer_to_peer.examples import EXAMPLES
 from sim.games.peer_to_peer.cards import CardTable, default_cards_path, load_cards, validate_for_players
 from sim.games.peer_to_peer.rules import OPTIONS, plays_like, rules_array
 from sim.games.peer_to_peer.seats import TEAM_SIZES, seat_layout, seat_teams
@@ -206,7 +207,11 @@ class PeerToPeerConfig:
         return trace[:n], out[0], fates[0]
 
     def trace(self, seed: int, game_index: int) -> str:
-        from sim.games.peer_to_peer.trace import format_trace
+        return self.story(seed, game_index).text()
+
+    def story(self, seed: int, game_index: int):
+        """The replayed game as a sim.core.story.Story (the text trace and the viewer)."""
+        from sim.games.peer_to_peer.trace import build_story
 
         events, row, _ = self.trace_events(seed, game_index)
         header = (f"Peer-to-Peer, {self.players} players, seed {seed}, game {game_index}; "
@@ -220,7 +225,10 @@ class PeerToPeerConfig:
         if row["error"]:
             result["INVARIANT VIOLATED"] = k.ERROR_NAMES[row["error"]]
         seats = seat_teams(self.players, self.rules["odd_team_compensation"])
-        return format_trace(events, self.cards.names, seats, header, rules, result)
+        searching = self.search[:, 0] if self.search is not None else (0, 0)
+        return build_story(events, self.cards, seats, header, rules, result,
+                           (self._strategy_text("A"), self._strategy_text("B")),
+                           (bool(searching[0]), bool(searching[1])))
 
     def _strategy_text(self, team: str) -> str:
         name, params = self.strategies[team]
@@ -372,4 +380,6 @@ GAME = Game(
     curves=Curves(unit="round", series=description.curve_series),
     swaps=SWAPS, balance_measures=measures.balance_measures,
     balance_measure=measures.balance_measure,
+    answer_examples=EXAMPLES,    # an example game of each answer (examples.py)
+    story=PeerToPeerConfig.story,   # the game viewer's story of one game
 )

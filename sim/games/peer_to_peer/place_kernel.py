@@ -18,8 +18,9 @@ from sim.games.peer_to_peer.state_kernel import (
     T_SENT_VENTURE, event, feature_noise, find_effect, game_phase, listing_noise, mark_used,
     push, remove_at, venture_effects, write_search_log,
 )
+from sim.games.peer_to_peer.view_kernel import MAX_PLACES, OPTION_WIDTH, VIEW_PLACE, write_options
 from sim.core.rng_kernel import shuffle
-from sim.core.search_kernel import add_option, asked
+from sim.core.search_kernel import add_option, asked, new_options
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -33,6 +34,8 @@ def win_customer(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, tea
     take_customer(pile, pile_n, st, stats, team, mask, cust, trace)
     if hook is not None and asked(hook, D_PLACE + team, team, KIND_PLACE, cust, 0, 0, 0):
         return True
+    if trace is not None and trace.shape[0]:
+        view_place_options(cards, rules, seats, w, rng, pile, pile_n, used, st, team, cust, trace)
     if hook is not None and hook.forced[D_PLACE + team, 0] >= 0:
         best = hook.forced[D_PLACE + team, 0]
         if trace is not None and trace.shape[0]:
@@ -117,6 +120,19 @@ def choose_place(cards, rules, seats, w, rng, pile, pile_n, used, team, cust, op
               + w[b + D_NOISE] * listing_noise(w, phase, D_NOISE, rng, options))
         best, best_score = _offer(options, 100 + target, sc, best, best_score)
     return best
+
+
+@njit(cache=True, _nrt=True)
+def view_place_options(cards, rules, seats, w, rng, pile, pile_n, used, st, team, cust, trace):
+    """Trace only (view_kernel): D4's options, just before the won customer is placed, as
+    choose_place lists them for the search (the score pile, each seat of the team in seat
+    order, each develop target a usable effect allows), each with its score without noise.
+    The listing draws nothing; the stream is put back all the same."""
+    options = new_options(MAX_PLACES, OPTION_WIDTH)
+    saved = rng.copy()
+    choose_place(cards, rules, seats, w, rng, pile, pile_n, used, team, cust, options)
+    rng[:] = saved
+    write_options(options, 2 * VIEW_PLACE + team, cust, st, trace)
 
 
 @njit(cache=True, _nrt=False, inline='always')

@@ -21,6 +21,7 @@ from sim.games.peer_to_peer.features import (
     C_CONTEST_LOSE, C_CONTEST_WIN, C_NOISE, NF, S_NOISE, S_NONE, S_VALUE,
 )
 from sim.games.peer_to_peer.place_kernel import win_customer
+from sim.games.peer_to_peer.view_kernel import view_commit_options
 from sim.games.peer_to_peer.state_kernel import (
     D_COMMIT, D_TARGET, EV_COULD, EV_DRAW, EV_HAND, EV_PASS, EV_REFRESH, EV_RESHUFFLE,
     EV_RETARGET, EV_SAVE, EV_UNHAPPY, KIND_COMMIT, KIND_TARGET, MARK_NONE, P_DISC, P_GDECK,
@@ -73,6 +74,10 @@ def assist_loop(tables, state, trace, debug, hook, resume):
         for t in range(n_teams):
             if hook is not None and asked(hook, D_COMMIT + t, t, KIND_COMMIT, 0, 0, 0, 0):
                 return False
+            if trace is not None and trace.shape[0]:
+                view_commit_options(cards, rules, seats, w_a if t == 0 else w_b, rng, pile,
+                                    pile_n, arrival, used, st, t, vals_a if t == 0 else vals_b,
+                                    trace)
             if hook is not None and hook.forced[D_COMMIT + t, 0] >= 0:
                 mask, cust, legal = forced_commit(cards, pile, pile_n, seats, used, st, t,
                                                   hook, trace)

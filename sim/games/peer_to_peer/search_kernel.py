@@ -54,23 +54,19 @@ from numba import njit
 
 from sim.core.rng_kernel import next_u64, shuffle
 from sim.core.search_kernel import (
-    SEARCH_K, SEARCH_N, add_option, best_kept, collect_ids, log_row, new_decisions,
-    new_options, seed_decision, top_k,
+    SEARCH_K, SEARCH_N, best_kept, collect_ids, log_row, new_decisions, new_options,
+    seed_decision, top_k,
 )
-from sim.games.peer_to_peer.assist_kernel import eval_assist
-from sim.games.peer_to_peer.commit_kernel import assist_score, customer_has_effect, highest_played
-from sim.games.peer_to_peer.constants import (
-    CD_VALUE, DRAW, R_CUSTOMER_PATIENCE, R_PLAYERS, SOLO_WIN,
-)
+from sim.games.peer_to_peer.commit_kernel import MAX_OPTIONS, commit_options
+from sim.games.peer_to_peer.constants import DRAW, R_PLAYERS, SOLO_WIN
 from sim.games.peer_to_peer.contest_kernel import choose_target
 from sim.games.peer_to_peer.engine_kernel import ASKED, finish_game, play_on, start_game
-from sim.games.peer_to_peer.features import C_PASS, NF
 from sim.games.peer_to_peer.place_kernel import choose_place
 from sim.games.peer_to_peer.state_kernel import (
     DECISION_WIDTH, D_COMMIT, D_PLACE, D_TARGET, EV_SEARCH_ARG, EV_SEARCH_CARD,
     EV_SEARCH_CHOICE, EV_SEARCH_OPTION, KIND_COMMIT, KIND_PLACE, KIND_TARGET, MARK_NONE,
-    N_DECISIONS, P_CUST, P_GDECK, P_HAND, P_ROW, SCR_KEYS_A, SCR_VALS_A, S_ROUND, S_TRACE_N,
-    copy_state, game_phase, new_state, venture_effects,
+    N_DECISIONS, P_CUST, P_GDECK, P_HAND, SCR_KEYS_A, SCR_VALS_A, S_ROUND, S_TRACE_N,
+    copy_state, new_state,
 )
 
 # The context's numbers (``meta``): the run's seed, the game, peek (tests only), the
@@ -86,9 +82,7 @@ Context = namedtuple("Context", "hook playout meta det work options order wins r
                                 "counts buf")
 
 SEARCH_SALT = np.uint64(0x2F6B1D9A0C37E54B)   # the search streams differ from the game's
-# Options of one decision: D2 lists every legal (hand subset, customer) pair; with 9 hand
-# cards and 8 customers that is 4,088 and the pass. Options beyond this are not listed.
-MAX_OPTIONS = 4096
+# Options of one decision: D2 lists the most (commit_kernel.MAX_OPTIONS).
 OPT_WIDTH = 3
 LOG_CARDS = 32   # a traced commit option names up to this many cards
 
@@ -130,51 +124,6 @@ def determinize(me, visible, rng, rules, pile, pile_n, counts, buf):
     for i in range(pile_n[P_GDECK + o]):
         pile[P_GDECK + o, i] = buf[j]
         j += 1
-
-
-# ---------------------------------------------------------------- D2's options, base-scored
-
-@njit(cache=True, _nrt=False)
-def commit_options(w, cards, rules, seats, pile, pile_n, arrival, used, st, team, options,
-                   vals):
-    """D2: the pass, then every legal (hand subset, customer) pair in features.py's order
-    (mask ascending, row order), each as (mask, customer, cards played) with its score
-    under weights ``w`` without noise (assist_score, as commit_kernel scores it; its
-    search for the best pair visits them otherwise). Returns how many."""
-    b = game_phase(w, pile_n) * NF
-    add_option(options, 0, -1, 0, w[b + C_PASS])
-    h = pile_n[P_HAND + team]
-    nrow = pile_n[P_ROW]
-    if h == 0 or nrow == 0:
-        return options.n[0]
-    _, shift_k, wild, _ = venture_effects(cards, pile, pile_n, seats, used, team)
-    hand = pile[P_HAND + team]
-    top_value = 0
-    for j in range(nrow):
-        top_value = max(top_value, cards[CD_VALUE, pile[P_ROW, j]])
-    rnd = st[S_ROUND]
-    patience = rules[R_CUSTOMER_PATIENCE]
-    for mask in range(1, 1 << h):
-        n_played = 0
-        m = mask
-        while m:
-            n_played += m & 1
-            m >>= 1
-        for j in range(nrow):
-            cust = pile[P_ROW, j]
-            ok, sh_slot, _, use_wild, _, _ = eval_assist(cards, hand, mask, cust, used, shift_k,
-                                                         wild >= 0, vals)
-            if not ok:
-                continue
-            value = cards[CD_VALUE, cust]
-            waited = rnd - arrival[cust]
-            sc = assist_score(w, b, value, waited, 1.0 if waited + 1 >= patience else 0.0,
-                              n_played, highest_played(vals, mask),
-                              (1.0 if sh_slot >= 0 else 0.0) + use_wild,
-                              1.0 if value >= top_value else 0.0, 0.0, 0.0,
-                              customer_has_effect(cards, cust), 0.0)
-            add_option(options, mask, cust, n_played, sc)
-    return options.n[0]
 
 
 # ---------------------------------------------------------------- playouts and decisions

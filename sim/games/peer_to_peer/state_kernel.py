@@ -132,6 +132,13 @@ EV_SEARCH_ARG = 25     # kind, then the option: commit (hand mask, customer, car
                        # (customer, -, -), place (destination code, -, -)
 EV_SEARCH_CARD = 26    # a card of a commit option
 EV_SEARCH_CHOICE = 27  # kind, rank chosen, team, options kept
+# What the game viewer shows beyond the events (view_kernel), written only when tracing:
+EV_VIEW_PILE = 28      # pile (P_*), -1, its size, 0; then per card: pile, position, card,
+                       # its arrival round (row) or 0: at each round's start and at the end
+EV_VIEW_OPTION = 29    # 2 x decision (view_kernel.VIEW_*) + team, option (D2 hand mask, D4
+                       # destination code), customer (-1: pass), score (view_kernel.score_code)
+EV_VIEW_CAUSE = 30     # a customer turned unhappy: customer, team A's cause, team B's cause
+                       # (-1 solo), the customer's own cause (why_kernel.DECK ..), after R4
 TRACE_FIELDS = 6
 
 # The decisions of a pass that a caller (the search player) may force or be asked for

@@ -192,6 +192,12 @@ TRACE_WIDTH = 6
 # target, decision kind; then EV_SEARCH_CARD per card of a fight option: card id; after all options
 # EV_SEARCH_CHOICE: kind, the chosen option's rank, the searching seat, options listed.
 EV_SEARCH_OPTION, EV_SEARCH_ARG, EV_SEARCH_CARD, EV_SEARCH_CHOICE = 24, 25, 26, 27
+# What the game viewer shows beyond the rule events (view_kernel.py), only when tracing:
+# EV_VIEW_PILE at each turn's start and at the end: per pile (P_*, a hand per seat) pile,
+# -1, its size, the seat's bankrupt turn (hands; -1: a startup) or 0; then per shown card
+# pile, position, card id, 0. EV_VIEW_OPTION before D1: per option of choose_action_s
+# action, card id or -1, target seat or -1, score (view_kernel.score_code).
+EV_VIEW_PILE, EV_VIEW_OPTION = 28, 29
 SEARCH_ACTION, SEARCH_ATTACK, SEARCH_DEFENSE = 0, 1, 2
 SEARCH_KIND_NAMES = ("action", "attack cards", "defense")
 # A seat's row of the search matrix (PlaiConfig.search): on (0/1), k, n.

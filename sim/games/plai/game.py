@@ -22,6 +22,7 @@ from sim.games.plai.trace import TRACE_CAPACITY
 from sim.games.plai import measures
 from sim.games.plai.measures import seat_share
 from sim.games.plai.swaps import SWAPS
+from sim.games.plai.examples import EXAMPLES
 from sim.games.plai.rules import OPTIONS, PLAYER_COUNTS, rules_array
 from sim.core.compile_cache import ensure_compiled
 from sim.games.plai.compile_plan import play_games_plan
@@ -180,9 +181,13 @@ class PlaiConfig:
         return pl.DataFrame(columns)
 
     def trace(self, seed: int, game_index: int) -> str:
+        return self.story(seed, game_index).text()
+
+    def story(self, seed: int, game_index: int):
+        """The replayed game as a sim.core.story.Story (the text trace and the viewer)."""
         from sim.core.numba_patches import install
         from sim.games.plai.engine_kernel import trace_game
-        from sim.games.plai.trace import format_trace
+        from sim.games.plai.trace import build_story
 
         install()   # compile as a run does (the cache directory is named for the patches)
 
@@ -204,9 +209,8 @@ class PlaiConfig:
                   + f"; pool {row['pool_left']}"]
         if row["error"]:
             footer.append(f"INVARIANT VIOLATED: {c.ERROR_NAMES[row['error']]}")
-        return format_trace(rows[:n], self.cards.describe, header, footer,
-                            truncated=n == TRACE_CAPACITY,
-                            card_kind=lambda card: int(self.cards.types[card]))
+        return build_story(rows[:n], self.cards, header, footer, n == TRACE_CAPACITY,
+                           [self._strategy_text(s) for s in range(self.players)])
 
     @staticmethod
     def _outcome_text(row) -> str:
@@ -341,4 +345,6 @@ GAME = Game(
     curves=Curves(unit="turn", series=description.curve_series),
     swaps=SWAPS, balance_measures=measures.balance_measures,
     balance_measure=measures.balance_measure,
+    answer_examples=EXAMPLES,    # an example game of each answer (examples.py)
+    story=PlaiConfig.story,      # the game viewer's story of one game
 )

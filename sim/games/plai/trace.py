@@ -1,28 +1,163 @@
-"""Turn the engine's numeric trace rows (constants.EV_*) into words, turn by turn."""
+"""The engine's numeric trace rows (constants.EV_*) as a story (sim.core.story), turn by
+turn: the table at each turn's start, every action with the options the seat weighed and
+their scores, fights with the reason that decided them. The text trace is the story's text."""
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 
+from sim.core.story import (
+    CardInfo, Decision, Line, Option, Pile, Step, Story, decode_score, keyed, scored_by,
+)
 from sim.games.plai import constants as c
+from sim.games.plai.view_kernel import SCORE_INF, SCORE_NAN, SCORE_UNIT
+
+SEARCH_SCORED = ("the search's mean result for the seat over its playouts (a win 1); "
+                 "options kept from the base strategy's ranking")
+PILES = {c.P_DECK: ("deck", False), c.P_DISCARD: ("discard", False),
+         c.P_POOL: ("maintainers' pool", True), c.P_FUNDING: ("funding at stake", False),
+         c.P_EVENTS: ("Market Events", True), c.P_ATTACK: ("attack", True),
+         c.P_DEFENSE: ("defense", True)}
+
+
+def _score(code: int) -> float:
+    return decode_score(code, SCORE_UNIT, SCORE_INF, SCORE_NAN)
+
+
+def card_infos(cards) -> list[CardInfo]:
+    """The viewer's card list of a CardTable."""
+    return [CardInfo(str(cards.ids[i]), cards.names[i], cards.describe(i),
+                     c.TYPE_NAMES[cards.types[i]]) for i in range(len(cards.ids))]
+
+
+def build_story(rows: np.ndarray, cards, header: str, footer: list[str], truncated: bool,
+                strategies: list[str]) -> Story:
+    """The story of one game from its trace rows; ``strategies``: each seat's strategy in
+    words (the options' scores are its)."""
+    kinds = [int(t) for t in cards.types]
+
+    def build(card_words: Callable[[int], str]) -> Story:
+        return _build(rows.tolist(), card_words, lambda card: kinds[card], header, footer,
+                      truncated, strategies, card_infos(cards))
+
+    described = [cards.describe(i) for i in range(len(cards.ids))]
+    return keyed(build, described, [f"#{i}" for i in cards.ids])
 
 TRACE_CAPACITY = 200_000   # trace rows a replayed game may write (a game writes ~1,500)
 
 
 def format_trace(rows: np.ndarray, card_name, header: str, footer: list[str],
                  truncated: bool, card_kind=lambda card: -1) -> str:
-    """``card_name(card_id) -> str``, ``card_kind(card_id) -> TYPE_*``; rows are
-    trace[i, TR_*]."""
-    lines = [header]
-    for turn, code, a, b, d, e in rows.tolist():
+    """The text trace alone: ``card_name(card_id) -> str``, ``card_kind(card_id) ->
+    TYPE_*``; rows are trace[i, TR_*]."""
+    return _build(rows.tolist(), card_name, card_kind, header, footer, truncated,
+                  [], []).text()
+
+
+def _build(rows: list, card_name, card_kind, header: str, footer: list[str], truncated: bool,
+           strategies: list[str], infos: list[CardInfo]) -> Story:
+    setup = Step(0, "Before the first turn")
+    steps = [setup]
+    step = setup
+    snapshot: list[list[int]] = []
+    options: list[tuple[Option, tuple[int, int, int]]] = []   # D1 waiting for the action
+    search_lead: list[str] = []
+    search_options: list[Option] = []
+
+    def flush_snapshot():
+        if not snapshot:
+            return
+        piles = _piles(snapshot)
+        if step.state:
+            step.end_state = piles
+        else:
+            step.state = piles
+        snapshot.clear()
+
+    for turn, code, a, b, d, e in rows:
+        if code != c.EV_VIEW_PILE:
+            flush_snapshot()
+        if code == c.EV_VIEW_PILE:
+            snapshot.append([a, b, d, e])
+            continue
+        if code == c.EV_VIEW_OPTION:
+            options.append((Option(_search_option_text(a, b, d, c.SEARCH_ACTION, card_name),
+                                   _score(e)), (a, b, d)))
+            continue
         text = _describe(code, a, b, d, e, card_name, card_kind)
         if code == c.EV_TURN:
-            lines.append(f"turn {turn}: {text}")
-        elif text:
-            lines.append("    " + text)
-    if truncated:
-        lines.append("(trace cut short: the trace buffer is full)")
-    lines.extend(footer)
-    return "\n".join(lines)
+            title = f"turn {turn}: {text}"
+            step = Step(turn, title, [title])
+            steps.append(step)
+            continue
+        if code == c.EV_SEARCH_OPTION:
+            search_lead.append("    " + text)
+            search_options.append(Option("", b / d if d else None,
+                                         detail=f"{b} of {d} playouts"
+                                         + (" (the base strategy's choice)" if e == 0 else "")))
+            continue
+        if code in (c.EV_SEARCH_ARG, c.EV_SEARCH_CARD):
+            search_lead.append("    " + text)
+            if search_options:
+                words = text.strip()
+                last = search_options[-1]
+                last.text = words if code == c.EV_SEARCH_ARG else f"{last.text}, {words}"
+            continue
+        if not text:
+            continue
+        depth = (len(text) - len(text.lstrip(" "))) // 2
+        line = Line(text.strip(), _kind(code), depth)
+        step.lines.append(line)
+        if code == c.EV_SEARCH_CHOICE:
+            decision = Decision(f"seat {d}", f"{c.SEARCH_KIND_NAMES[a]} (search)", SEARCH_SCORED,
+                                list(search_options))
+            if 0 <= b < len(decision.options):
+                decision.options[b].chosen = True
+            line.decision, line.lead = decision, list(search_lead)
+            search_lead.clear()
+            search_options.clear()
+        if code == c.EV_ACTION and options:
+            decision = Decision(f"seat {a}", "action (PLAI-D1, D4)",
+                                scored_by(strategies[a] if a < len(strategies) else "the"),
+                                [option for option, _ in options])
+            taken = (b, d if b == c.ACT_SPECIAL else -1,
+                     e if b in (c.ACT_SPECIAL, c.ACT_TAKEOVER) else -1)
+            for option, code_of in options:
+                if code_of == taken:
+                    option.chosen = True
+                    break
+            line.decision, line.kind = decision, "decision"
+            options.clear()
+        if code == c.EV_FIGHT:
+            line.tag = f"decided by: {c.WHY_NAMES[e]}"
+    flush_snapshot()
+    tail = (["(trace cut short: the trace buffer is full)"] if truncated else []) + list(footer)
+    return Story("PLAI", "turn", header.split("\n"), steps, tail, infos,
+                 line_prefix="    ", depth_prefix="  ")
+
+
+def _kind(code: int) -> str:
+    return {c.EV_FIGHT: "contest", c.EV_BANKRUPT: "unhappy", c.EV_END: "end",
+            c.EV_SEARCH_CHOICE: "search"}.get(code, "event")
+
+
+
+
+def _piles(snapshot: list[list[int]]) -> list[Pile]:
+    piles: dict[int, Pile] = {}
+    for p, position, value, extra in snapshot:
+        if position < 0:
+            if p >= c.P_HAND0:
+                seat = p - c.P_HAND0
+                label = "hand" if extra < 0 else f"hand (Open Source Maintainer since turn {extra})"
+                piles[p] = Pile(label, f"seat {seat}", value, [])
+                continue
+            label, shown = PILES[p]
+            piles[p] = Pile(label, "table", value, [] if shown else None)
+        elif p in piles:
+            piles[p].cards.append(value)
+    return list(piles.values())
 
 
 def _describe(code: int, a: int, b: int, d: int, e: int, card_name, card_kind) -> str:

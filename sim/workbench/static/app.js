@@ -11,6 +11,14 @@ let state = null;        // /api/state of the current game
 let current = null;      // id of the running or last comparison
 let pollTimer = null;
 let checkTimer = null;
+let lastSnap = null;       // the last snapshot drawn
+const openKinds = new Set();   // "players|from|to" of the kinds of change shown open
+const allGames = new Map();    // the same key -> every game index of that kind (fetched)
+let changedDrawn = "";     // what the changed-games list and the looks' plot last drew
+let looksDrawn = "";
+const SVG_NS = "http://www.w3.org/2000/svg";   // a namespace name, nothing is loaded
+const PALETTE = ["#2a6fb0", "#d0572a", "#3a9a4a", "#8a4fb0", "#b08a2a", "#2aa0a0", "#b02a6f"];
+const SHOWN_GAMES = 2000;  // game indices shown per kind (simulate compare lists them all)
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -245,6 +253,11 @@ async function run() {
   }
   current = answer.data.id;
   document.body.dataset.comparison = current;
+  openKinds.clear();
+  allGames.clear();
+  changedDrawn = looksDrawn = "";
+  for (const id of ["changed", "looks"]) $(id).replaceChildren();
+  $("answers").hidden = true;
   $("run").disabled = true;
   $("stop").disabled = false;
   $("report").disabled = true;
@@ -330,6 +343,9 @@ function render(snap) {
   }
   $("results").replaceChildren(...blocks);
   renderPace(snap.pace);
+  lastSnap = snap;
+  drawLooks(snap);
+  drawChanged(snap);
   if (snap.verdict) {
     const box = $("verdict");
     box.className = snap.state;
@@ -341,6 +357,171 @@ function render(snap) {
     $("command").textContent = "# the edit\n" + snap.commands.edit +
       "\n# the baseline\n" + snap.commands.baseline;
   }
+}
+
+// ------------------------------------------------------------------ the looks' plot
+function svg(tag, attrs = {}, text = null) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  if (text !== null) node.textContent = text;
+  return node;
+}
+
+function niceStep(range) {
+  const raw = range / 4;
+  const power = Math.pow(10, Math.floor(Math.log10(raw)));
+  return power * ([1, 2, 5, 10].find((m) => m * power >= raw / 1.5) || 10);
+}
+
+function drawLooks(snap) {
+  // redrawn only when a look arrives: every look's interval of every headline, so the
+  // designer sees it narrow towards the stopping width
+  const key = `${snap.id}:${snap.history.length}`;
+  if (key === looksDrawn) return;
+  looksDrawn = key;
+  const figures = [];
+  for (const point of snap.points) {
+    const players = String(point.players);
+    const looks = snap.history.filter((h) => h.intervals[players]);
+    if (looks.length) figures.push(...lookFigure(players, looks, snap));
+  }
+  $("looks").replaceChildren(...figures);
+}
+
+function lookFigure(players, looks, snap) {
+  const headlines = Object.keys(looks[looks.length - 1].intervals[players]);
+  const W = 640, H = 220, left = 56, right = 12, top = 10, bottom = 36;
+  let lo = 0, hi = 0;
+  for (const look of looks) {
+    for (const name of headlines) {
+      const d = look.intervals[players][name];
+      if (d && d[1] !== null && d[2] !== null) { lo = Math.min(lo, d[1]); hi = Math.max(hi, d[2]); }
+    }
+  }
+  lo *= 100; hi *= 100;                      // percentage points
+  if (hi - lo < 1e-6) { lo -= 0.05; hi += 0.05; }
+  const pad = 0.06 * (hi - lo);
+  lo -= pad; hi += pad;
+  const planned = Math.max(snap.looks_planned, looks.length);
+  const slot = (W - left - right) / planned;
+  const x = (look) => left + slot * (look - 0.5);
+  const y = (value) => top + (H - top - bottom) * (hi - value) / (hi - lo);
+  const root = svg("svg", {viewBox: `0 0 ${W} ${H}`, role: "img", class: "looks-plot",
+                           "data-players": players, "data-looks": looks.length,
+                           "aria-label": `${players} players: the difference at each look`});
+  const step = niceStep(hi - lo);
+  for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) {
+    const at = Math.abs(v) < step / 1e6 ? 0 : v;
+    root.append(svg("line", {class: at === 0 ? "axis" : "grid", x1: left, x2: W - right,
+                             y1: y(at), y2: y(at)}),
+                svg("text", {x: left - 6, y: y(at) + 4, "text-anchor": "end"},
+                    (at > 0 ? "+" : "") + at.toFixed(step < 0.1 ? 2 : step < 1 ? 1 : 0)));
+  }
+  root.append(svg("line", {class: "axis", x1: left, x2: left, y1: top, y2: H - bottom}));
+  const every = Math.max(1, Math.ceil(planned / 8));
+  for (let look = 1; look <= planned; look += look === 1 && every > 1 ? every - 1 : every) {
+    root.append(svg("text", {x: x(look), y: H - bottom + 14, "text-anchor": "middle"},
+                    String(look)));
+  }
+  root.append(svg("text", {x: (left + W - right) / 2, y: H - 4, "text-anchor": "middle"},
+                  `look (${looks[looks.length - 1].games.toLocaleString()} games per side ` +
+                  `after look ${looks[looks.length - 1].look} of ${snap.looks_planned})`));
+  root.append(svg("text", {x: 12, y: (top + H - bottom) / 2, "text-anchor": "middle",
+                           transform: `rotate(-90 12 ${(top + H - bottom) / 2})`}, "pp"));
+  const spread = Math.min(slot * 0.7, 14);
+  for (const look of looks) {
+    const group = svg("g", {"data-look": look.look, "data-games": look.games});
+    headlines.forEach((name, k) => {
+      const d = look.intervals[players][name];
+      if (!d || d[1] === null || d[2] === null) return;
+      const at = x(look.look) + (headlines.length > 1 ? spread * (k / (headlines.length - 1) - 0.5) : 0);
+      const colour = PALETTE[k % PALETTE.length];
+      const mark = svg("g", {"data-headline": name});
+      mark.append(svg("title", {}, `look ${look.look}, ${look.games.toLocaleString()} games: ` +
+        `${name} ${(100 * d[0]).toFixed(2)} pp [${(100 * d[1]).toFixed(2)}, ${(100 * d[2]).toFixed(2)}]`),
+        svg("line", {x1: at, x2: at, y1: y(100 * d[1]), y2: y(100 * d[2]), stroke: colour,
+                     "stroke-width": Math.max(1, Math.min(3, spread / headlines.length))}),
+        svg("circle", {cx: at, cy: y(100 * d[0]), r: 2, fill: colour}));
+      group.append(mark);
+    });
+    root.append(group);
+  }
+  const legend = el("div", {class: "legend"},
+    el("span", {text: `${players} players: the paired difference (edit − baseline) at each ` +
+                      `look with its interval (z = ${snap.z.toFixed(2)}); it stops once every ` +
+                      `interval is narrower than ${snap.width_pp} pp.`}));
+  headlines.forEach((name, k) => {
+    const swatch = el("span", {class: "swatch"});
+    swatch.style.background = PALETTE[k % PALETTE.length];   // CSSOM: the CSP allows it
+    legend.append(swatch, name);
+  });
+  return [root, legend];
+}
+
+// ------------------------------------------------------------------ changed games
+function gameLink(snap, players, index) {
+  return el("a", {href: `/game/${snap.id}/${players}/${index}`, target: "_blank",
+                  rel: "noopener", class: "game", "data-game": String(index),
+                  title: `open game ${index}: baseline and edit side by side`,
+                  text: String(index)});
+}
+
+function drawChanged(snap) {
+  // redrawn only when the list changes, so an open kind and a click survive the polling
+  const signature = JSON.stringify([snap.id, snap.points.map((p) => [p.players, p.changed])]);
+  if (signature === changedDrawn) return;
+  changedDrawn = signature;
+  const blocks = [];
+  for (const point of snap.points) {
+    const players = String(point.players);
+    const block = el("div", {class: "changed-point", "data-players": players},
+      el("h3", {text: `Games the edit changed at ${players} players: ` +
+        `${point.changed_games.toLocaleString()} of ${point.games.toLocaleString()}`}));
+    if (!point.changed.length) {
+      block.append(el("p", {class: "muted", text: "no game ended otherwise"}));
+    }
+    for (const kind of point.changed) {
+      const key = `${players}|${kind.from}|${kind.to}`;
+      const details = el("details", {"data-from": kind.from, "data-to": kind.to,
+                                     "data-count": String(kind.count)},
+        el("summary", {text: `${kind.from} → ${kind.to}: ${kind.count.toLocaleString()} ` +
+                             `game${kind.count === 1 ? "" : "s"}`}));
+      details.open = openKinds.has(key);
+      details.addEventListener("toggle", () => {
+        if (details.open) openKinds.add(key); else openKinds.delete(key);
+      });
+      const box = gamesBox(snap, players, kind, key);
+      details.append(box);
+      block.append(details);
+    }
+    blocks.push(block);
+  }
+  $("changed").replaceChildren(...blocks);
+}
+
+function gamesBox(snap, players, kind, key) {
+  const full = allGames.get(key);
+  const games = full && full.count === kind.count ? full.games : kind.games;
+  const box = el("div", {class: "games"},
+    ...games.slice(0, SHOWN_GAMES).map((index) => gameLink(snap, players, index)));
+  if (games.length < kind.count) {
+    const more = el("button", {type: "button", class: "more",
+                               text: `all ${kind.count.toLocaleString()}`});
+    more.addEventListener("click", () => expand(snap, players, kind, key, box));
+    box.append(" ", more);
+  } else if (games.length > SHOWN_GAMES) {
+    box.append(el("span", {class: "muted", text: ` and ${(games.length - SHOWN_GAMES)
+      .toLocaleString()} more (simulate compare lists them all)`}));
+  }
+  return box;
+}
+
+async function expand(snap, players, kind, key, box) {
+  const query = new URLSearchParams({players, from: kind.from, to: kind.to});
+  const answer = await api("GET", `/api/run/${snap.id}/changed?${query}`);
+  if (!answer.ok) { showProblem(answer.data.error); return; }
+  allGames.set(key, answer.data);
+  box.replaceWith(gamesBox(snap, players, {...kind, count: answer.data.count}, key));
 }
 
 async function stop() {
@@ -387,6 +568,45 @@ async function report() {
   $("report-status").textContent = "";
   $("report-link").href = answer.data.url;
   $("report-link").hidden = false;
+  showAnswers(answer.data, current);
+}
+
+// ------------------------------------------------------------------ the report's answers
+function showAnswers(data, ident) {
+  const head = el("tr", {}, ...["question", "where", "answer", ""].map((t) => el("th", {text: t})));
+  const rows = data.answers.map((a) => {
+    const words = el("td", {class: "answer-words"}, el("div", {text: a.words}));
+    const actions = el("td", {});
+    if (data.examples.includes(a.question)) {
+      const button = el("button", {type: "button", class: "show-example",
+                                   text: "show an example"});
+      button.addEventListener("click", () => showExample(ident, a, words, button));
+      actions.append(button);
+    }
+    return el("tr", {"data-question": a.question, "data-players": String(a.players)},
+              el("td", {text: a.title}), el("td", {text: a.where}), words, actions);
+  });
+  $("answers").replaceChildren(el("h3", {text: "The report's answers"}),
+                               el("table", {}, head, ...rows));
+  $("answers").hidden = false;
+}
+
+async function showExample(ident, a, cell, button) {
+  button.disabled = true;
+  for (const old of cell.querySelectorAll(".example")) old.remove();
+  const line = el("div", {class: "example", text: "looking for an example game..."});
+  cell.append(line);
+  const answer = await api("POST", `/api/example/${ident}`,
+                           {question: a.question, players: a.players, variant: a.variant});
+  button.disabled = false;
+  if (!answer.ok) { line.textContent = answer.data.error; return; }
+  const found = answer.data.example;
+  line.replaceChildren(el("span", {text: `${found.shows}, from the edit's games: ${found.words}`}));
+  if (answer.data.viewer) {
+    line.append(" ", el("a", {href: answer.data.viewer, target: "_blank", rel: "noopener",
+                              class: "open-example", "data-game": String(found.game_index),
+                              text: `open game ${found.game_index}, baseline and edit side by side`}));
+  }
 }
 
 async function copy() {

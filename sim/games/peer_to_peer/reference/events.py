@@ -28,6 +28,14 @@ RESHUFFLE = 21   # team, cards of the discard shuffled into a new group deck (R3
 COULD = 22       # team, row customer, first hand subset (position mask, 0 = none) that could
                  # legally assist it when the team passed at the end of the assist loop
 ASIDE = 23       # seat, the revealed venture it did not keep, set aside (P2P-S2)
+# What the game viewer shows beyond the rule events (sim/games/peer_to_peer/view_kernel.py):
+VIEW_PILE = 28   # pile (round.py's view_piles order), -1, its size, 0; then per card: pile, position,
+                 # card, its arrival round (row) or 0; at each round's start and at the end
+VIEW_OPTION = 29  # 2 x decision (0 D2, 1 D4) + team, option (D2 hand mask, D4 destination
+                  # code), customer (-1: pass), round(score * SCORE_UNIT)
+VIEW_CAUSE = 30  # a customer turned unhappy: customer, team A's cause, team B's cause (-1
+                 # solo), its own cause (causes.DECK ..), after R4
+SCORE_UNIT = 1e6
 
 NAMES = {v: n for n, v in globals().items() if n.isupper() and isinstance(v, int)}
 

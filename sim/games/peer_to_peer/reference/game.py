@@ -15,7 +15,7 @@ from sim.games.peer_to_peer.reference import events as ev
 from sim.games.peer_to_peer.reference.model import Pile, Rules, Seat, Team, cards_from_table
 from sim.games.peer_to_peer.reference.policy import Policy
 from sim.games.peer_to_peer.reference.rng import Rng
-from sim.games.peer_to_peer.reference.round import Table, play_round
+from sim.games.peer_to_peer.reference.round import Table, log_piles, play_round
 
 
 class Reference:
@@ -139,6 +139,8 @@ class Reference:
                 break
             if not rules.solo:
                 t.marker = 1 - t.marker
+        if t.log.on:
+            log_piles(t)
         t.log(t.round, ev.END, winner, len(t.teams[0].score_pile),
               len(t.teams[1].score_pile) if len(t.teams) > 1 else 0)
         return winner

@@ -5,6 +5,7 @@ R3 refresh, R4 unhappy customers. R5 (the end of a round) lives in game.py.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from sim.games.peer_to_peer import constants as k
@@ -67,6 +68,8 @@ def play_round(t: Table) -> None:
             if not t.customer_deck:
                 break
             t.deal_customer()
+    if t.log.on:
+        log_piles(t)
     t.used.clear()  # P2P-E: each effect once per round
     t.start_hands = {team.index: list(team.hand) for team in t.teams}
     assist_loop(t)                                   # R2
@@ -74,6 +77,36 @@ def play_round(t: Table) -> None:
     for team in t.teams:                             # R3
         refresh(t, team)
     unhappy_customers(t)                             # R4
+
+
+def log_piles(t: Table) -> None:
+    """Trace (the game viewer): every pile in the kernel's pile order, its size, then its
+    cards unless it is a deck or a discard: the customer deck, the row (with arrival
+    rounds), per pile kind team A's then team B's group deck, hand, discard and score
+    pile, the unhappy and out piles, then every seat (k.MAX_SEATS, empty ones too)."""
+    teams = t.teams + [None] * (2 - len(t.teams))
+    piles = [(list(t.customer_deck), False), (t.row, True)]
+    for part in ("group_deck", "hand", "discard", "score_pile"):
+        shown = part in ("hand", "score_pile")
+        piles += [(list(getattr(team, part)) if team else [], shown) for team in teams]
+    piles += [(list(t.unhappy), True), (list(t.out), True)]
+    by_index = {seat.index: seat for seat in t.seats}
+    piles += [(by_index[s].ventures if s in by_index else [], True) for s in range(k.MAX_SEATS)]
+    for p, (cards, shown) in enumerate(piles):
+        t.log(t.round, ev.VIEW_PILE, p, -1, len(cards), 0)
+        for i, card in enumerate(cards if shown else ()):
+            t.log(t.round, ev.VIEW_PILE, p, i, card, t.arrival[card] if p == 1 else 0)
+
+
+def log_options(t: Table, decision: int, team: Team, phase: int, options: list,
+                noise: int) -> None:
+    """Trace (the game viewer): a decision's options [(option code, customer, features)]
+    with their scores without the noise feature ``noise`` (Policy.choose drew it into the
+    features; the kernel's listing draws none)."""
+    for code, customer, features in options:
+        score = team.policy.score(phase, {f: v for f, v in features.items() if f != noise})
+        t.log(t.round, ev.VIEW_OPTION, 2 * decision + team.index, code, customer,
+              math.floor(score * ev.SCORE_UNIT + 0.5))
 
 
 # ------------------------------------------------------------------ R2: the assist loop
@@ -180,6 +213,7 @@ def choose_commit(t: Table, team: Team):
     reach = shifter.arg if shifter is not None else 0
     top = _top_value(t)
     options = [(None, {F.C_PASS: 1.0})]
+    codes = [(0, None)]   # (hand mask, customer) of each option, for the trace
     for mask in range(1, 1 << len(hand)):
         played = [c for i, c in enumerate(hand) if mask >> i & 1]
         total = sum(c.value for c in played)
@@ -190,8 +224,14 @@ def choose_commit(t: Table, team: Team):
             assist = plan_assist(team, played, customer, t.used)
             if assist is not None:
                 options.append((assist, assist_features(t, assist, top)))
+                codes.append((mask, customer))
     policy = team.policy
-    return policy.choose(policy.phase(len(t.customer_deck)), options, F.C_NOISE)
+    phase = policy.phase(len(t.customer_deck))
+    chosen = policy.choose(phase, options, F.C_NOISE)
+    if t.log.on:
+        log_options(t, 0, team, phase, [(mask, customer, features) for (mask, customer), (_, features)
+                                        in zip(codes, options)], F.C_NOISE)
+    return chosen
 
 
 def choose_target(t: Table, team: Team, committed, rival_assist):
@@ -288,6 +328,9 @@ def place(t: Table, team: Team, customer) -> None:
         if first_unused(team, t.used, k.EFFECT_DEVELOP, target) is not None:
             options.append((target, {F.D_DEVELOP_DECK + target: 1.0}))
     where = policy.choose(phase, options, F.D_NOISE)
+    if t.log.on:
+        log_options(t, 1, team, phase, [(_destination_code(option), customer, features)
+                                        for option, features in options], F.D_NOISE)
     if where == SCORE:
         team.score_pile.put(customer)
         team.sent_score += 1
@@ -311,6 +354,13 @@ def place(t: Table, team: Team, customer) -> None:
         else:
             team.discard.put(customer)
         t.log(t.round, ev.PLACE, team.index, customer, 2 + where, -1)
+
+
+def _destination_code(where) -> int:
+    """A D4 option as the kernel's destination code: 0 score, 1 + seat, 100 + develop target."""
+    if where == SCORE:
+        return 0
+    return 100 + where if isinstance(where, int) else 1 + where.index
 
 
 def push_out(t: Table, team: Team, seat, phase: int) -> None:
@@ -383,21 +433,27 @@ def unhappy_customers(t: Table) -> None:
                 if t.rules.patience_resets_wait:  # E6: its wait starts again next round
                     t.arrival[saved] = t.round + 1
                 t.log(t.round, ev.SAVE, team.index, source, saved, int(t.rules.patience_resets_wait))
+    lost = []
     for customer in reversed(list(t.row)):
         if customer in doomed:
             t.row.remove(customer)
             t.unhappy.put(customer)
             t.log(t.round, ev.UNHAPPY, customer)
-            count_cause(t, customer)
+            lost.append(customer)
+    for customer in lost:
+        count_cause(t, customer)
 
 
 def count_cause(t: Table, customer) -> None:
     """Why the customer turned unhappy (causes.py): per team, and for the team that came
     closest to serving it."""
     closest = causes.DECK
+    by_team = [-1, -1]
     for team in t.teams:
         cause = causes.team_cause(team, customer, t.start_hands[team.index],
                                   t.end_hands[team.index], t.used)
         team.unhappy_causes[cause] += 1
         closest = max(closest, cause)
+        by_team[team.index] = cause
     t.unhappy_causes[closest] += 1
+    t.log(t.round, ev.VIEW_CAUSE, customer, by_team[0], by_team[1], closest)
