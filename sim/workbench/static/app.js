@@ -627,23 +627,10 @@ async function copy() {
 // Both sides' per-round curves after each look (sim/workbench/pace.py): per player count
 // one small inline SVG per panel of the game's curves, baseline and edit on the same
 // axes, each mean with its 95 % band; the last panel is the share of games still running.
-// Drawn with SVG presentation attributes only (the page's CSP allows no inline styles).
-// The SVG namespace as the HTML parser gives it (no address in this file: the tests check
-// that the page names nothing elsewhere).
-const SVG_NS = (() => {
-  const box = document.createElement("div");
-  box.innerHTML = "<svg></svg>";
-  return box.firstChild.namespaceURI;
-})();
+// Drawn with SVG presentation attributes only (the page's CSP allows no inline styles),
+// with the looks' plot's ``svg``.
 const PACE_COLORS = {baseline: "#1f77b4", edit: "#d62728"};
 const PACE_DASHES = ["", "6 3", "2 2", "9 3 2 3", "1 3"];
-
-function svgNode(tag, attrs = {}, text = null) {
-  const node = document.createElementNS(SVG_NS, tag);
-  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
-  if (text !== null) node.textContent = text;
-  return node;
-}
 
 function paceBox() {
   let box = $("pace");
@@ -677,24 +664,24 @@ function pacePlot(title, unit, lines, attrs) {
   if (hi - lo < 1e-9) hi = lo + 1;
   const x = (i) => L + (W - L - R) * i / (n - 1);
   const y = (v) => T + (H - T - B) * (1 - (v - lo) / (hi - lo));
-  const plot = svgNode("svg", {width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img",
+  const plot = svg("svg", {width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img",
     class: "pace-plot", ...attrs});
-  plot.append(svgNode("title", {}, title),
-    svgNode("rect", {x: L, y: T, width: W - L - R, height: H - T - B, fill: "none",
+  plot.append(svg("title", {}, title),
+    svg("rect", {x: L, y: T, width: W - L - R, height: H - T - B, fill: "none",
       stroke: "#999", "stroke-width": 1}),
-    svgNode("text", {x: L, y: 13, "font-size": 11}, title),
-    svgNode("text", {x: L - 4, y: T + 4, "font-size": 9, "text-anchor": "end"}, hi.toPrecision(3)),
-    svgNode("text", {x: L - 4, y: H - B, "font-size": 9, "text-anchor": "end"}, lo.toPrecision(3)),
-    svgNode("text", {x: L, y: H - B + 12, "font-size": 9, "text-anchor": "middle"}, "0"),
-    svgNode("text", {x: W - R, y: H - B + 12, "font-size": 9, "text-anchor": "middle"}, String(n - 1)),
-    svgNode("text", {x: (L + W - R) / 2, y: H - 4, "font-size": 9, "text-anchor": "middle"}, unit));
+    svg("text", {x: L, y: 13, "font-size": 11}, title),
+    svg("text", {x: L - 4, y: T + 4, "font-size": 9, "text-anchor": "end"}, hi.toPrecision(3)),
+    svg("text", {x: L - 4, y: H - B, "font-size": 9, "text-anchor": "end"}, lo.toPrecision(3)),
+    svg("text", {x: L, y: H - B + 12, "font-size": 9, "text-anchor": "middle"}, "0"),
+    svg("text", {x: W - R, y: H - B + 12, "font-size": 9, "text-anchor": "middle"}, String(n - 1)),
+    svg("text", {x: (L + W - R) / 2, y: H - 4, "font-size": 9, "text-anchor": "middle"}, unit));
   for (const line of lines) {
     const color = PACE_COLORS[line.side] || "#555";
     for (const [a, b] of paceRuns(line.lo.map((v, i) => (v === null || line.hi[i] === null) ? null : v))) {
       const upper = [], lower = [];
       for (let i = a; i <= b; i++) upper.push(`${x(i).toFixed(1)},${y(line.hi[i]).toFixed(1)}`);
       for (let i = b; i >= a; i--) lower.push(`${x(i).toFixed(1)},${y(line.lo[i]).toFixed(1)}`);
-      plot.append(svgNode("polygon", {points: upper.concat(lower).join(" "), fill: color,
+      plot.append(svg("polygon", {points: upper.concat(lower).join(" "), fill: color,
         "fill-opacity": 0.2, stroke: "none", "data-band": `${line.side} ${line.curve}`}));
     }
     const parts = paceRuns(line.mean).map(([a, b]) => {
@@ -702,7 +689,7 @@ function pacePlot(title, unit, lines, attrs) {
       for (let i = a; i <= b; i++) points.push(`${i === a ? "M" : "L"}${x(i).toFixed(1)},${y(line.mean[i]).toFixed(1)}`);
       return points.join(" ");
     });
-    plot.append(svgNode("path", {d: parts.join(" "), fill: "none", stroke: color,
+    plot.append(svg("path", {d: parts.join(" "), fill: "none", stroke: color,
       "stroke-width": 1.5, "stroke-dasharray": line.dash, "data-side": line.side,
       "data-curve": line.curve}));
   }
