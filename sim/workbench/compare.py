@@ -210,7 +210,7 @@ class Comparison:
                             self.balance[players][side_name].add(config, part)
                     with self.lock:
                         self.tallies[players].add(drawn["baseline"], drawn["edit"])
-                self._read_pace(game)
+                self._read_pace()
                 with self.lock:
                     self.looks = look
                     width = self.widest()
@@ -227,10 +227,11 @@ class Comparison:
             self._end("capped", f"reached the cap of {plan.max_games:,} games before every "
                                 f"difference interval was narrower than {plan.width_pp:g} pp")
 
-    def _read_pace(self, game: Any) -> None:
+    def _read_pace(self) -> None:
         """Both sides' per-round curves after a look (sim/workbench/pace.py)."""
         from sim.workbench.pace import pace
 
+        game = resolve_game(self.plan.game)
         found = {players: pace(game, players, self.run_dirs[players])
                  for players in self.plan.players}
         with self.lock:
