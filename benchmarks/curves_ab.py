@@ -20,10 +20,15 @@ With ``--instructions``: the instructions each side executes per game, counted b
 valgrind (cachegrind), which no other load on the machine changes. The kernels are
 compiled for numba's ``generic`` CPU (valgrind's CPU is not the host's, so the host's
 compiled kernels would be compiled again under valgrind, for hours), into their own
-cache under ``~/.cache/cardsim/generic``; per configuration three processes each load
-both versions and play 20 games with each, then nothing, ``games`` games without curves,
-or the same games with them: per game, A = (without - nothing) / games and B - A =
-(with - without) / games.
+cache under ``~/.cache/cardsim/generic``; per configuration three kinds of process each
+load both versions and play 20 games with each, then nothing, ``games`` games without
+curves, or the same games with them: per game, A = (without - nothing) / games and
+B - A = (with - without) / games, from each kind's median over ``--repeats`` processes.
+A process's start (Python, numba, polars: some 3.5e9 instructions) varies by millions of
+instructions with hash seeds, address layout and thread pools, so the processes run with
+PYTHONHASHSEED=0, one thread per pool and (with ``setarch -R``) no address randomisation:
+their starts then agree to within about 1e6 instructions, which the table's ``noise``
+column gives per game (the range of the ``nothing`` processes over ``games``).
 
 The latest table goes to benchmarks/results/curves_ab.md (and stdout); ``--instructions``
 adds its table to that file.
@@ -33,6 +38,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -52,6 +58,9 @@ CONFIGS = {
     "p2p-4-expert": ("peer-to-peer", 4, {"A": "expert", "B": "expert"}, 5_000),
     "plai-3-expert": ("plai", 3, {"all": "expert"}, 15_000),
 }
+# --instructions: games per process (a game's instructions well above a start's noise)
+IR_GAMES = {"p2p-4": 20_000, "plai-3": 30_000, "p2p-4-expert": 3_000,
+            "plai-3-expert": 30_000}
 
 
 def player(config):
@@ -144,41 +153,54 @@ def ir_worker(name: str, side: str, games: int) -> None:
         burst(1000, games, side == "B")
 
 
-def instructions(names: list[str], games: int) -> str:
+def instructions(names: list[str], games: int | None, repeats: int) -> str:
     env = {**os.environ, "NUMBA_CPU_NAME": "generic",
-           "CARDSIM_CACHE_ROOT": str(Path.home() / ".cache" / "cardsim" / "generic")}
+           "CARDSIM_CACHE_ROOT": str(Path.home() / ".cache" / "cardsim" / "generic"),
+           "PYTHONHASHSEED": "0", "NUMBA_NUM_THREADS": "1", "POLARS_MAX_THREADS": "1",
+           "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     env.pop("NUMBA_CACHE_DIR", None)
     me = [sys.executable, str(Path(__file__).resolve()), "--ir-worker"]
+    fixed = ["setarch", os.uname().machine, "-R"] if shutil.which("setarch") else []
+    told = f" --games {games}" if games else ""
     lines = ["", "## Instructions per game (valgrind)", "",
              f"Reproduce: `python benchmarks/curves_ab.py --instructions --only {','.join(names)}"
-             f" --games {games}`. Kernels compiled for numba's generic CPU; cachegrind's "
-             "instruction counts, the same on any load.", "",
-             "| configuration | A (no curves) | B (curves) | B - A | B / A |",
-             "|---|---|---|---|---|"]
+             f"{told} --repeats {repeats}`. Kernels compiled for numba's generic CPU; "
+             "cachegrind's instruction counts, the same on any load; each side the median of "
+             f"{repeats} processes.", "",
+             "| configuration | games | A (no curves) | B (curves) | B - A | B / A | noise |",
+             "|---|---|---|---|---|---|---|"]
     for name in names:
+        n_games = games or IR_GAMES[name]
         subprocess.run(me + [name, "A", "10"], env=env, check=True)   # compile, natively
         counts = {}
-        for side, n in (("none", 0), ("A", games), ("B", games)):
-            for _ in range(5):   # a shared machine may stop a run (SIGTERM): run it again
-                done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
-                                       "--cachegrind-out-file=/dev/null", *me, name,
-                                       side if side != "none" else "A", str(n)],
-                                      env=env, capture_output=True, text=True)
-                if done.returncode == 0:
-                    break
-                print(f"{name} {side}: stopped ({done.returncode}), again", flush=True)
-            else:
-                raise RuntimeError(f"valgrind kept stopping: {done.stderr[-500:]}")
-            found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
-            counts[side] = int(found.group(1).replace(",", ""))
-        a = (counts["A"] - counts["none"]) / games
-        extra = (counts["B"] - counts["A"]) / games
+        for side, n in (("none", 0), ("A", n_games), ("B", n_games)):
+            counts[side] = []
+            for _ in range(repeats):
+                for _ in range(5):   # a shared machine may stop a run (SIGTERM): run it again
+                    done = subprocess.run([*fixed, "valgrind", "--tool=cachegrind",
+                                           "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                                           *me, name, side if side != "none" else "A", str(n)],
+                                          env=env, capture_output=True, text=True)
+                    if done.returncode == 0:
+                        break
+                    print(f"{name} {side}: stopped ({done.returncode}), again", flush=True)
+                else:
+                    raise RuntimeError(f"valgrind kept stopping: {done.stderr[-500:]}")
+                found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+                counts[side].append(int(found.group(1).replace(",", "")))
+            print(name, side, counts[side], flush=True)
+        med = {side: statistics.median(xs) for side, xs in counts.items()}
+        a = (med["A"] - med["none"]) / n_games
+        extra = (med["B"] - med["A"]) / n_games
+        noise = (max(counts["none"]) - min(counts["none"])) / n_games
         game, players, strategies, _ = CONFIGS[name]
         who = ", ".join(f"{k}={v}" for k, v in strategies.items())
-        line = (f"| {game} {players}p ({who}; {games:,} games) | {a:,.0f} | {a + extra:,.0f} "
-                f"| {extra:,.0f} | {(a + extra) / a:.4f} |")
+        line = (f"| {game} {players}p ({who}) | {n_games:,} | {a:,.0f} | {a + extra:,.0f} "
+                f"| {extra:,.0f} | {(a + extra) / a:.4f} | {noise:,.0f} |")
         print(line, flush=True)
         lines.append(line)
+    lines += ["", "Instructions per game; B - A: what the curves add to a game; noise: the "
+              "range of the processes that play no game, per game measured."]
     return "\n".join(lines) + "\n"
 
 
@@ -190,8 +212,11 @@ def main() -> None:
     parser.add_argument("--out", default=str(OUT), help="the table's file")
     parser.add_argument("--instructions", action="store_true",
                         help="valgrind's instruction counts per game instead of CPU time")
-    parser.add_argument("--games", type=int, default=3000,
-                        help="games per side with --instructions (default 3000)")
+    parser.add_argument("--games", type=int, default=None,
+                        help="games per process with --instructions (default: "
+                             + ", ".join(f"{k} {v:,}" for k, v in IR_GAMES.items()) + ")")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="processes per side with --instructions (default 3)")
     parser.add_argument("--ir-worker", nargs=3, metavar=("CONFIG", "SIDE", "GAMES"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -200,7 +225,7 @@ def main() -> None:
         ir_worker(name, side, int(games))
         return
     if args.instructions:
-        text = instructions(args.only.split(","), args.games)
+        text = instructions(args.only.split(","), args.games, args.repeats)
         out = Path(args.out)
         kept = out.read_text().split("\n## Instructions per game")[0].rstrip("\n") + "\n" \
             if out.is_file() else ""
