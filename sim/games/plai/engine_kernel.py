@@ -38,7 +38,7 @@ from sim.games.plai.constants import (
     S_REGIONAL_ATTACK_WON, S_RESHUFFLES, S_SPECIALS, S_TAKEOVERS, S_TAKEOVERS_WON,
     S_TRACE_N, S_TURNS, S_VENTURE_ATTACKED, S_VENTURE_ATTACK_WON, WHY_BLUFF_CALLED,
 )
-from sim.games.plai.curves_kernel import record_deal, record_end, record_turn, turn_marks
+from sim.games.plai.curves_kernel import record_deal, record_end, record_turn
 from sim.games.plai.decide_kernel import (
     MASK_IDS, choose_action_s, decide_mode_s, decide_negate, pick_cards_s, pick_help, pick_table,
     worst_pool_card,
@@ -833,7 +833,7 @@ def play_game(seed, game_index, deck, tables, state, trace, curves):
     outcome, winner = game_loop(first, players, tables, state, trace, deck.shape[0], None,
                                 curves)
     if curves is not None:
-        record_end(curves, state.st[S_TURNS])
+        record_end(curves, state.st[S_TURNS], state.st)
     if traced(trace):
         view_piles(tables.rules, state.piles, state.pile_n, state.bankrupt, state.st, trace)
     log(trace, state.st, EV_END, outcome, winner, 0, 0)
@@ -885,8 +885,6 @@ def game_loop(seat, left, tables, state, trace, deck_size, hook, curves):
     while st[S_TURNS] < rules[R_MAX_TURNS]:
         if hook is not None:
             turn_start(hook, state, seat, left)
-        if curves is not None:
-            marks = turn_marks(st, left)
         st[S_TURNS] += 1
         take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st, trace,
                   scratch, left, hook)
@@ -894,9 +892,10 @@ def game_loop(seat, left, tables, state, trace, deck_size, hook, curves):
             break
         if hook is not None:
             clear_forced(hook)
+        before = left
         left = end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size, left)
         if curves is not None:
-            record_turn(curves, st[S_TURNS], players, pile_n, st, left, marks)
+            record_turn(curves, st[S_TURNS], players, pile_n, st, left, before)
         if left <= 1:   # PLAI-T6
             outcome, winner = game_over(players, bankrupt)
             break

@@ -43,13 +43,17 @@ CURVE_TURNS = 1000
 
 def finish_curves(sums: np.ndarray) -> np.ndarray:
     """The kernel's per-turn sums in sim.core.curves' layout (curves_kernel.py): the games
-    that reached each turn from those that ended there, the squares of the 0-or-1 series."""
-    from sim.games.plai.curves_kernel import SQUARED_BY_SUMS, WIDTH
+    that reached each turn from those that ended there; each turn's fights and fundings
+    from the running totals (the totals at the turn, less the previous turn's totals of
+    the games that went on), their squares their sums (0 or 1 a turn)."""
+    from sim.games.plai.curves_kernel import RUNNING_TOTALS, WIDTH
 
     out = sums.copy()
     out[:, 0] = np.cumsum(sums[::-1, 0])[::-1]
-    for k in SQUARED_BY_SUMS:
-        out[:, 1 + WIDTH + k] = sums[:, 1 + k]
+    for k in RUNNING_TOTALS:
+        totals, ended = sums[:, 1 + k], sums[:, 1 + WIDTH + k]
+        out[1:, 1 + k] = totals[1:] - (totals[:-1] - ended[:-1])
+        out[:, 1 + WIDTH + k] = out[:, 1 + k]
     return out
 
 
