@@ -122,11 +122,14 @@ def measure(name: str, rounds: int) -> dict:
 
 
 def table(results: dict, rounds: int, loads: list[float]) -> str:
+    from benchmarks.latest import machine
+
     lines = ["# Per-round curves: the engine with them (B) and without (A)", "",
              f"Reproduce: `python benchmarks/curves_ab.py --only {','.join(results)} --rounds "
              f"{rounds}` (2 CPUs shared; 1-minute load {min(loads):.1f}-{max(loads):.1f} "
              f"during the run). One process, the same games; bursts alternate A B B A; each "
              f"figure is the median of {2 * rounds} bursts per side, by CPU time.", "",
+             f"Machine: {machine()}.", "",
              "| configuration | A (no curves) | B (curves) | B / A | B / A, paired by round "
              "| paired, range |", "|---|---|---|---|---|---|"]
     for name, r in results.items():
