@@ -124,7 +124,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
         sections.append(Section(metric, table, display, findings, png, csv_path.name, plot_name,
                                 answers))
 
-    from reports import ablation, skill_section, why_lose  # noqa: F401  (they register their sections)
+    from reports import ablation, curves, skill_section, why_lose  # noqa: F401  (they register their sections)
     from reports import sections as optional
 
     extras = []

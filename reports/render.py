@@ -398,7 +398,8 @@ def render_html(rs: RunSet, ctx: Context, sections: list[Section],
         if x.findings:
             p.append("<ul>" + "".join(f'<li class="f-{f.level}">{_e(f.text)}</li>' for f in x.findings) + "</ul>")
         if x.table is not None and x.table.height:
-            p.append(html_table(*format_table(x.table), limit=MAX_ROWS, wrap=True))
+            shown = x.display if x.display is not None else x.table
+            p.append(html_table(*format_table(shown), limit=MAX_ROWS, wrap=True))
             p.append(f'<p class="muted">Full table: {_e(x.name)}.csv</p>')
         p.append("</section>")
     if skipped:
@@ -471,7 +472,8 @@ def render_markdown(rs: RunSet, ctx: Context, sections: list[Section],
             p += [f"![{x.title}](plots/{x.name}.png)", ""]
         p += [f"- {f.text}" for f in x.findings]
         if x.table is not None and x.table.height:
-            p += ["", markdown_table(*format_table(x.table), limit=MAX_ROWS), "",
+            shown = x.display if x.display is not None else x.table
+            p += ["", markdown_table(*format_table(shown), limit=MAX_ROWS), "",
                   f"Full table: `{x.name}.csv`"]
     if skipped:
         p += ["", "## Metrics not applicable", ""] + [f"- {n}: {r}" for n, r in skipped]

@@ -27,6 +27,7 @@ class ExtraSection:
     title: str
     description: str
     table: Optional[pl.DataFrame] = None       # shown (and written as <name>.csv)
+    display: Optional[pl.DataFrame] = None     # shown instead of the table, when given
     png: Optional[bytes] = None                # one figure
     findings: list[Finding] = field(default_factory=list)
     answers: list[Answer] = field(default_factory=list)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # annotations only
 
     from sim.core.arena import TuneArena
     from sim.core.attribution import Measure, Swap
+    from sim.core.curves import Curves
     from sim.core.options import OptionSet
     from sim.core.story import Story
     from sim.core.sweep_metric import SweepMetric
@@ -51,7 +52,9 @@ class GameConfig(Protocol):
 
     def run_chunk(self, seed: int, start: int, count: int, threads: int = 1) -> pl.DataFrame:
         """Play games start .. start+count-1 and return one row per game (column
-        ``game_index`` first). Identical for any thread count or chunking."""
+        ``game_index`` first). Identical for any thread count or chunking. A game with
+        ``Game.curves`` also takes ``curves=`` a sim.core.curves.CurveSink, where it adds
+        the chunk's per-round sums."""
 
     def trace(self, seed: int, game_index: int) -> str:
         """Replay one game and describe it round by round, in words."""
@@ -207,6 +210,9 @@ class Game:
     report_group: Callable[[int, Mapping[str, Any]], str] = no_variant
     why_lose: Optional[WhyLose] = None   # the report's "why everyone loses" causes
     card_fights: Optional[CardFightReplay] = None  # per-card fight counts for old runs
+    # the game's pace: the per-round (or per-turn) sums its engine records in every chunk
+    # (sim.core.curves); the report's curves section and the workbench draw them
+    curves: Optional[Curves] = None
 
     # -- answers and their reasons (sim.core.attribution, reports/attribution.py)
     # the counterfactual replays that may explain an answer's edge (the report, the summary)

@@ -456,9 +456,13 @@ def output_dir(path: str | os.PathLike, *, what: str, resume: bool,
 def split_finished(tasks: Any) -> tuple[list[Any], list[Any]]:
     """(results of the chunk tasks whose part is already on disk, the tasks still to
     play): a stopped command's finished chunks count without being played again. A
-    finished part's result has its aggregates read back from the part."""
+    finished part's result has its aggregates read back from the part (and its curves
+    from their chunk file)."""
+    import numpy as np
+
     from sim.runs.backends.base import ChunkResult
     from sim.runs.backends.tasks import aggregates
+    from sim.runs.curve_files import chunk_path
     from sim.runs.rundir import RunDir
 
     done, todo = [], []
@@ -468,10 +472,13 @@ def split_finished(tasks: Any) -> tuple[list[Any], list[Any]]:
             import polars as pl
 
             part = run.part_path(task.seed, task.start)
+            sums = aggregates(pl.read_parquet(part))
+            curves = chunk_path(task.run_dir, task.seed, task.start)
+            if curves.is_file():
+                sums["curves"] = np.load(curves, allow_pickle=False)
             done.append(ChunkResult(seed=task.seed, start=task.start, count=task.count,
                                     run_dir=task.run_dir, part=str(part), seconds=0.0,
-                                    aggregates=aggregates(pl.read_parquet(part)),
-                                    tag=task.tag))
+                                    aggregates=sums, tag=task.tag))
         else:
             todo.append(task)
     return done, todo

@@ -5,6 +5,10 @@ Layout::
     RUN_DIR/
       manifest.json                               what was run, with what, and how far it got
       games/part-{seed}-{start:012d}.parquet      one row per game, games start .. start+count-1
+      curves/part-{seed}-{start:012d}.npy         the chunk's per-round sums (a game with
+                                                  curves; sim.runs.curve_files), written
+                                                  before its part
+      curves.npz                                  the run's per-round sums (when complete)
       .lock                                       held (flock) while a process writes the run
 
 Every file is written under a temporary name in its final directory and renamed into
@@ -26,6 +30,7 @@ from sim.core.output import NO_SPACE_ERRNOS, OutOfSpace, os_error_of, write_fail
 
 MANIFEST = "manifest.json"
 GAMES_DIR = "games"
+CURVES_DIR = "curves"
 PART_TEMPLATE = "games/part-{seed}-{start:012d}.parquet"
 FORMAT_VERSION = 1
 DEFAULT_CHUNK_SIZE = 100_000
@@ -104,10 +109,14 @@ def _replace_durably(tmp: Path, path: Path) -> None:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
     tmp = _tmp_name(path)
     try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with open(tmp, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         _replace_durably(tmp, path)
@@ -345,7 +354,7 @@ class RunDir:
             return False
 
     def remove_temporaries(self) -> None:
-        for directory in (self.path, self.path / GAMES_DIR):
+        for directory in (self.path, self.path / GAMES_DIR, self.path / CURVES_DIR):
             for tmp in directory.glob(".*.tmp-*"):
                 _unlink_quietly(tmp)
 

@@ -55,8 +55,8 @@ class ChunkHook:
         self._config = config
         self._after = after
 
-    def run_chunk(self, seed: int, start: int, count: int, threads: int = 1):
-        table = self._config.run_chunk(seed, start, count, threads)
+    def run_chunk(self, seed: int, start: int, count: int, threads: int = 1, **curves: Any):
+        table = self._config.run_chunk(seed, start, count, threads, **curves)
         self._after(table, start, count)
         return table
 
@@ -249,10 +249,11 @@ def resume(run_dir: str | os.PathLike, *, threads: Any, progress: bool,
 
 
 def finish(config: Any, run: Any, manifest: dict[str, Any]) -> RunResult:
-    """Summarize a complete run into summary.json."""
+    """Summarize a complete run into summary.json, and sum its chunks' per-round curves
+    into curves.npz (a game with curves; sim.runs.curve_files)."""
     import polars as pl
 
-    from sim.runs import rundir
+    from sim.runs import curve_files, rundir
 
     summary = config.summarize(pl.scan_parquet(run.games_glob))
     summary = rundir.to_jsonable(summary)
@@ -261,6 +262,10 @@ def finish(config: Any, run: Any, manifest: dict[str, Any]) -> RunResult:
                                  json.dumps(summary, indent=2, default=rundir.json_default) + "\n")
     except OSError as exc:
         raise rundir.output_error(exc, run.path, "writing summary.json") from None
+    try:
+        curve_files.write_total(run.path)
+    except OSError as exc:
+        raise rundir.output_error(exc, run.path, "writing curves.npz") from None
     return RunResult(run_dir=run.path, manifest=manifest, summary=summary, config=config)
 
 

@@ -115,6 +115,7 @@ class Comparison:
         self.reason = ""
         self.error: str | None = None
         self.widths: list[float] = []    # the widest difference interval after each look
+        self.pace: dict[int, Any] = {}     # players -> both sides' curves (workbench/pace.py)
         self.history: list[dict[str, Any]] = []   # every look's difference intervals
         self.examples: dict[tuple, Any] = {}     # (question, players, variant) -> Example
         self.started = time.monotonic()
@@ -209,6 +210,7 @@ class Comparison:
                             self.balance[players][side_name].add(config, part)
                     with self.lock:
                         self.tallies[players].add(drawn["baseline"], drawn["edit"])
+                self._read_pace()
                 with self.lock:
                     self.looks = look
                     width = self.widest()
@@ -224,6 +226,16 @@ class Comparison:
             self.first_verdict_seconds = time.monotonic() - self.started
             self._end("capped", f"reached the cap of {plan.max_games:,} games before every "
                                 f"difference interval was narrower than {plan.width_pp:g} pp")
+
+    def _read_pace(self) -> None:
+        """Both sides' per-round curves after a look (sim/workbench/pace.py)."""
+        from sim.workbench.pace import pace
+
+        game = resolve_game(self.plan.game)
+        found = {players: pace(game, players, self.run_dirs[players])
+                 for players in self.plan.players}
+        with self.lock:
+            self.pace = found
 
     def _should_stop(self) -> bool:
         if time.monotonic() - self.last_seen > self.idle_seconds:
@@ -278,7 +290,8 @@ class Comparison:
                     "history": list(self.history),
                     "seconds": round(time.monotonic() - self.started, 3),
                     "first_verdict_seconds": self.first_verdict_seconds,
-                    "seed": self.plan.seed}
+                    "seed": self.plan.seed,
+                    "pace": {str(p): found for p, found in self.pace.items() if found}}
 
     def changed_games(self, players: int, before: str, after: str) -> list[int]:
         """Every game index at ``players`` whose outcome went from kind ``before`` to

@@ -144,7 +144,7 @@ def _plai(planted: bool) -> dict:
     # seat 0's defense, the attack down
     hook = ctx.hook
     hook.forced[c.SEARCH_ACTION, :3] = (c.ACT_VENTURE, -1, -1)
-    ek.game_loop(first, 3, tables, state, trace, n, hook)
+    ek.game_loop(first, 3, tables, state, trace, n, hook, None)
     if planted:   # from here on: the playouts
         ek.fight_defend.__code__ = fight_defend.__code__
     kind, me, fight_kind, attacker, defender = (int(x) for x in hook.ask[:5])

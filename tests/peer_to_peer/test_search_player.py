@@ -67,7 +67,8 @@ def test_without_search_teams_it_plays_the_engine_games(players, a, b):
     n = 200
     out = np.zeros(n, k.RESULT_DTYPE)
     fates = np.zeros((n, cfg.cards.n), np.int8)
-    e.run_games(cfg._kernel_args(), 7, 0, out, fates, True, e.new_state(cfg.cards.n))
+    e.run_games(cfg._kernel_args(), 7, 0, out, fates, True, e.new_state(cfg.cards.n),
+                cfg.curve_sums().reshape(-1))
     out2 = np.zeros_like(out)
     fates2 = np.zeros_like(fates)
     sk.run_games_search(cfg._kernel_args(), 7, 0, out2, fates2, True, np.zeros((2, 3), np.int64),

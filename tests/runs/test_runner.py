@@ -136,11 +136,11 @@ class _SignalOnThirdChunk:
     def __getattr__(self, name):
         return getattr(self.config, name)
 
-    def run_chunk(self, seed, start, count, threads=1):
+    def run_chunk(self, seed, start, count, threads=1, **curves):
         self.calls += 1
         if self.calls == 3:
             os.kill(os.getpid(), self.signum)
-        return self.config.run_chunk(seed, start, count, threads)
+        return self.config.run_chunk(seed, start, count, threads, **curves)
 
 
 @pytest.mark.parametrize("signum,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
@@ -176,8 +176,8 @@ def test_bad_game_output_is_caught_before_writing(tmp_path, monkeypatch):
         def __getattr__(self, name):
             return getattr(self.config, name)
 
-        def run_chunk(self, seed, start, count, threads=1):
-            return self.config.run_chunk(seed, start + 1, count, threads)
+        def run_chunk(self, seed, start, count, threads=1, **curves):
+            return self.config.run_chunk(seed, start + 1, count, threads, **curves)
 
     monkeypatch.setattr(setup, "configure_request", lambda *a: Short(real_configure(*a)))
     with pytest.raises(RuntimeError, match="game_index 1..1000"):

@@ -21,6 +21,7 @@ import numpy as np
 import polars as pl
 
 from sim.core.errors import UserError
+from sim.core.curves import Curve, Curves
 from sim.core.game import Game
 from sim.core.sweep_metric import SweepMetric, indicator, ones
 
@@ -66,7 +67,7 @@ class FakeConfig:
                      sorted((t, n, sorted(p.items())) for t, (n, p) in self.strategies.items())))
         return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
 
-    def run_chunk(self, seed, start, count, threads=1):
+    def run_chunk(self, seed, start, count, threads=1, curves=None):
         CALLS.append((seed, start, count))
         delay = float(os.environ.get("FAKE_GAME_DELAY", "0") or 0)
         if delay:
@@ -79,8 +80,19 @@ class FakeConfig:
         winner = np.where(roll < 48, 0, np.where(roll < 96, 1, 2)).astype(np.int8)
         rounds = (np.uint64(8) + (h >> np.uint64(20)) % np.uint64(25)).astype(np.int16)
         rounds += np.int16(self.rules["bonus"])
+        if curves is not None:
+            curves.add(self._curve_sums(rounds))
         return pl.DataFrame({"game_index": index, "winner": winner, "rounds": rounds,
                              "score": (h >> np.uint64(40)).astype(np.float64) / 2.0**24})
+
+    def _curve_sums(self, rounds):
+        """Its per-round curve (sim.core.curves): one series, the round number, in every
+        round a game reaches (round 0 .. its last)."""
+        horizon = 40 + max(0, self.rules["bonus"])
+        ended = np.bincount(np.clip(rounds, 0, horizon), minlength=horizon + 1)
+        running = ended[::-1].cumsum()[::-1]
+        t = np.arange(horizon + 1, dtype=np.int64)
+        return np.stack([running, running * t, running * t * t], axis=1).astype(np.int64)
 
     def trace(self, seed, game_index):
         row = self.run_chunk(seed, game_index, 1).row(0, named=True)
@@ -233,5 +245,7 @@ DESCRIPTION = dict(
     balance_variants=balance_variants,
     sweep_metrics=SWEEP_METRICS, default_sweep_metrics=default_sweep_metrics,
     compared_rules=("bonus",),         # the report compares its balance variants
+    curves=Curves(unit="round", series=lambda players: (
+        Curve("progress", "the round number", "progress", 0),)),
 )
 GAME = Game(**DESCRIPTION)

@@ -39,6 +39,7 @@ from sim.games.peer_to_peer.assist_kernel import contest as _contest
 from sim.games.peer_to_peer.assist_kernel import eval_assist as _eval_assist
 from sim.games.peer_to_peer.assist_kernel import sorted_play as _sorted_play
 from sim.games.peer_to_peer.cards import CardTable, default_cards_path, load_cards
+from sim.games.peer_to_peer.curves_kernel import ROW as CURVE_ROW
 from sim.games.peer_to_peer.features import (
     DEFAULT_WEIGHTS,
     WEIGHT_NAMES,
@@ -444,7 +445,8 @@ class Game:
         """``count`` games: (result records, fates int8[count, n_cards])."""
         out = np.zeros(count, dtype=k.RESULT_DTYPE)
         fates = np.zeros((count, self.table.n), dtype=np.int8)
-        e.run_games(self._args(), seed, start, out, fates, self.debug, e.new_state(self.table.n))
+        e.run_games(self._args(), seed, start, out, fates, self.debug, e.new_state(self.table.n),
+                    np.zeros(201 * CURVE_ROW, dtype=np.int64))  # its sums, unread here
         return out, fates
 
 

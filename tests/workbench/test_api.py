@@ -606,3 +606,29 @@ def test_a_choice_option_shows_its_choice_and_an_unedited_form_writes_no_rules()
     assert form["first_seat"]["value"] == "0" and "0" in form["first_seat"]["choices"]
     edit = inputs.rules_from_request({"rules": {k: o["value"] for k, o in form.items()}}, game)
     assert edit.text == ""
+
+
+def test_a_comparison_shows_both_sides_curves_round_by_round(tmp_path):
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        body = renamed(edit_body(state, page=PAGE, games=8000, chunk=4000, width=0.01))
+        started = c.post("/api/run", json=body).json()
+        snap = wait(c, started["id"])
+        dirs = c.app.state.bench.comparisons[started["id"]].run_dirs[4]
+        played = {side: _played(dirs[side]) for side in ("baseline", "edit")}
+    pace = snap["pace"]["4"]
+    assert pace["unit"] == "round"
+    assert [p["name"] for p in pace["panels"]] == ["progress"]
+    assert set(pace["sides"]) == {"baseline", "edit"}
+    longest = max(int(games["rounds"].max()) for games in played.values())
+    for name, games in played.items():   # each side's curves are its own run's games
+        side = pace["sides"][name]
+        assert side["games"] == snap["games_per_side"] == games.height == 8000
+        rounds = games["rounds"].to_numpy()
+        assert side["running"] == [int((rounds >= t).sum()) for t in range(len(side["running"]))]
+        assert side["curves"]["progress"]["mean"][:3] == [0.0, 1.0, 2.0]   # the round number
+        # drawn while at least 30 games still run on one side (here: up to the longest game)
+        assert len(side["running"]) == longest + 1
+        assert len(side["curves"]["progress"]["lo"]) == len(side["running"])
+    assert pace["sides"]["baseline"]["running"] != pace["sides"]["edit"]["running"]
+    assert max(pace["sides"][s]["running"][-1] for s in ("baseline", "edit")) >= 30

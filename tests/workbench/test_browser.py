@@ -275,6 +275,45 @@ def test_open_a_changed_game_side_by_side_at_its_first_divergence(server, browse
         browser.switch_to.window(home)
 
 
+def test_the_pace_plot_draws_baseline_and_edit_on_one_plot(server, browser):
+    """After a comparison, the game's pace: per panel of the game's curves one plot with
+    both sides' means (and bands), as the comparison's snapshot has them."""
+    address, _, bench = server
+    open_page(browser, address)
+    type_into(cell(browser, card_row(browser, "TE13"), "value"), "10")
+    set_run_options(browser, games=4000, width=50, chunk=2000)
+    browser.find_element("id", "run").click()
+    until(lambda: browser.execute_script("return document.body.dataset.state") in (
+        "decided", "capped", "stopped", "error"), 300)
+    assert browser.execute_script("return document.body.dataset.state") in ("decided", "capped")
+    comparison = bench.comparisons[browser.execute_script("return document.body.dataset.comparison")]
+    pace = comparison.snapshot()["pace"]["4"]
+    assert pace["unit"] == "round" and set(pace["sides"]) == {"baseline", "edit"}
+    point = browser.find_element("css selector", '#pace .pace-point[data-players="4"]')
+    assert point.is_displayed()
+    plots = point.find_elements("css selector", "svg.pace-plot")
+    assert [p.get_attribute("data-panel") for p in plots] == \
+        [panel["name"] for panel in pace["panels"]] + ["games still running"]
+    differs = False
+    for plot, panel in zip(plots, pace["panels"]):
+        for curve in panel["curves"]:
+            lines = {}
+            for side in ("baseline", "edit"):   # both sides in the same plot
+                path = plot.find_element(
+                    "css selector", f'path[data-side="{side}"][data-curve="{curve["name"]}"]')
+                drawn = path.get_attribute("d")
+                shown = [v for v in pace["sides"][side]["curves"][curve["name"]]["mean"]
+                         if v is not None]
+                assert len(re.findall(r"[ML]", drawn)) == len(shown) > 1   # a point a round
+                assert plot.find_elements(
+                    "css selector", f'polygon[data-band="{side} {curve["name"]}"]')
+                lines[side] = drawn
+            differs = differs or lines["baseline"] != lines["edit"]
+    assert differs                      # the edit changed the games, so their pace
+    running = plots[-1].find_elements("css selector", "path[data-side]")
+    assert sorted(p.get_attribute("data-side") for p in running) == ["baseline", "edit"]
+
+
 def test_a_bad_cell_shows_the_cli_error_beside_it(server, browser, tmp_path):
     address, _, _ = server
     open_page(browser, address)

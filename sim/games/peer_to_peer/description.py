@@ -67,3 +67,19 @@ def report_group(players: int, rules: Mapping[str, Any]) -> str:
     if mode is None or players not in ODD_TEAM_COUNTS:
         return "n/a"
     return str(mode)
+
+
+def curve_series(players: int) -> tuple:
+    """The per-round curves (curves_kernel.py's columns) a report draws at ``players``."""
+    from sim.core.curves import Curve
+    from sim.games.peer_to_peer import curves_kernel as ck
+
+    teams = (("A", ck.K_SCORE_A), ("B", ck.K_SCORE_B)) if players > 1 else (("A", ck.K_SCORE_A),)
+    return (*(Curve(f"score_{team.lower()}", f"team {team}'s score (customers in its score pile)",
+                    "score per team", column) for team, column in teams),
+            Curve("row", "customers waiting in the row", "customers in the row", ck.K_ROW),
+            Curve("unhappy", "unhappy customers so far", "unhappy customers", ck.K_UNHAPPY),
+            Curve("served", "customers served so far (won by either team)", "customers served",
+                  ck.K_SERVED),
+            Curve("customer_deck", "cards left in the customer deck", "customer deck",
+                  ck.K_DECK))

@@ -44,6 +44,7 @@ from sim.games.peer_to_peer.constants import (
     R_END_WHEN, R_MAX_ROUNDS, R_NEW_CUSTOMERS, R_PLAYERS, R_UNHAPPY_LIMIT, SEAT_TEAM, SOLO_WIN,
     TIMEOUT, WHY_DOMAIN, WHY_HIGHER_CARD, WHY_MARKER, WHY_TIEBREAK, WIN_A, WIN_B,
 )
+from sim.games.peer_to_peer.curves_kernel import record_round
 from sim.games.peer_to_peer.place_kernel import place_customer
 from sim.games.peer_to_peer.round_kernel import any_unhappy, assist_loop, refresh, unhappy
 from sim.games.peer_to_peer.setup_kernel import setup_game
@@ -111,12 +112,14 @@ def start_game(tables, seed, game_index, trace, state):
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def play_from(tables, state, trace, debug, first, begun, hook):
+def play_from(tables, state, trace, debug, first, begun, hook, curves):
     """Rounds ``first`` .. the end of the game: R1 deal, R2 assists, R3 refresh, R4 unhappy
     customers, R5 the end of the game or the marker passes. Returns (winner code, last
     round), or (ASKED, the round) when the hook stopped the assist loop for a decision
     (sim.core.search_kernel). ``begun``: round ``first`` has begun, the state is at the
-    start of one of its passes (a rerun or a playout); ``hook`` None: the engine's games."""
+    start of one of its passes (a rerun or a playout); ``hook`` None: the engine's games.
+    ``curves``: the chunk's per-round sums (curves_kernel) each round is added to, or None
+    (pruned like ``trace``: the search's games and playouts, a trace)."""
     rules = tables.rules
     pile, pile_n, arrival, used, st = state.pile, state.pile_n, state.arrival, state.used, state.st
     winner = TIMEOUT
@@ -129,6 +132,8 @@ def play_from(tables, state, trace, debug, first, begun, hook):
         if hook is not None and not done:
             return ASKED, rnd
         ended = end_round(tables, trace, debug, state, rnd)
+        if curves is not None:
+            record_round(curves, rnd, pile_n, state.stats)
         if ended != NO_WINNER:
             winner = ended
             break
@@ -139,7 +144,7 @@ def play_from(tables, state, trace, debug, first, begun, hook):
 def play_on(tables, state, trace, debug, first, begun, hook):
     """``play_from`` as a compiled function of its own: the search player's games and its
     playouts call it (one compiled copy for both)."""
-    return play_from(tables, state, trace, debug, first, begun, hook)
+    return play_from(tables, state, trace, debug, first, begun, hook, None)
 
 
 @njit(cache=True, _nrt=False, inline='always')
@@ -205,7 +210,7 @@ def play_rounds(tables, trace, debug, state):
     """Play on from a state after round st[S_ROUND] (a copy, say) until the game ends;
     returns (winner code, the last round played). Not on the engine's path (_play runs
     the same rounds in its own copy of play_from), so it is compiled only when called."""
-    return play_from(tables, state, trace, debug, state.st[S_ROUND] + 1, False, None)
+    return play_from(tables, state, trace, debug, state.st[S_ROUND] + 1, False, None, None)
 
 
 @njit(cache=True)
@@ -214,13 +219,15 @@ def play_game(tables, seed, game_index, out, fates, trace, debug):
 
     Returns the number of trace events written (0 when ``trace`` has no rows)."""
     return _play(tables, seed, game_index, out, fates, trace, debug,
-                 new_state(tables.cards.shape[1]))
+                 new_state(tables.cards.shape[1]), None)
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def _play(tables, seed, game_index, out, fates, trace, debug, state):
+def _play(tables, seed, game_index, out, fates, trace, debug, state, curves):
     start_game(tables, seed, game_index, trace, state)
-    winner, rnd = play_from(tables, state, trace, debug, 1, False, None)
+    if curves is not None:
+        record_round(curves, 0, state.pile_n, state.stats)
+    winner, rnd = play_from(tables, state, trace, debug, 1, False, None, curves)
     finish_game(tables, state, trace, game_index, winner, rnd, out, fates)
     return state.st[S_TRACE_N]
 
@@ -317,16 +324,17 @@ def _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_ind
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def run_games(tables, seed, start, out, fates, debug, state):
+def run_games(tables, seed, start, out, fates, debug, state, curves):
     """Play games start .. start+len(out)-1 (serial, GIL released: callers use threads) on
-    one ``new_state(n_cards)`` (one per thread).
+    one ``new_state(n_cards)`` (one per thread), adding each round to ``curves`` (the
+    thread's own sums, curves_kernel.py: int64[(horizon + 1) * curves_kernel.ROW]).
 
     The game (_play) is inlined here, so its code is optimised and emitted by LLVM once:
     as a kernel of its own it was compiled for itself and again inside this one (numba
     links a callee's code into its caller's), about 8 % of the cold compile."""
     for i in range(out.shape[0]):
         # trace None: every trace branch is pruned when numba compiles this version
-        _play(tables, seed, start + i, out[i], fates[i], None, debug, state)
+        _play(tables, seed, start + i, out[i], fates[i], None, debug, state, curves)
 
 
 @njit(cache=True)

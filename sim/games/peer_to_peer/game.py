@@ -26,12 +26,17 @@ from sim.games.peer_to_peer.seats import TEAM_SIZES, seat_layout, seat_teams
 from sim.core.compile_cache import ensure_compiled
 from sim.core.wording import DEFAULT_THRESHOLD_PP, balance_line
 from sim.games.peer_to_peer.compile_plan import run_games_plan
+from sim.core.curves import Curves
 from sim.core.game import Game
 from sim.core.strategy import parse_spec, record_extra
 
 TITLE = "Peer-to-Peer"
 PLAYER_COUNTS = (1, 2, 3, 4, 5, 6)
 TRACE_CAPACITY = 200_000
+# Per-round curves (sim.core.curves) end at the rules' max_rounds, or at this round when
+# max_rounds is larger: the default (200) is never reached, and a raised safety stop
+# should not make every chunk carry a huge matrix
+CURVE_ROUNDS = 1000
 # Cold compile of run_games (the kernels a run needs), wall seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
 COMPILE_SECONDS = 18  # 14-19 s compiling idle with the helper (27.9 s in one process)
@@ -102,8 +107,19 @@ class PeerToPeerConfig:
         return Tables(self.card_table, self.rules_vector, self.seats, self.weights["A"],
                       self.weights["B"])
 
-    def play(self, seed: int, start: int, count: int, threads: int = 1):
-        """Raw results: (record array, fates int8[count, n_cards])."""
+    def curve_sums(self) -> np.ndarray:
+        """An empty int64 matrix of per-round sums (sim.core.curves; curves_kernel.py):
+        one row per round up to the rules' max_rounds (at most CURVE_ROUNDS), row 0 the
+        setup. The kernels take it flat (``reshape(-1)``: a view)."""
+        from sim.games.peer_to_peer.curves_kernel import ROW
+
+        rounds = min(int(self.rules_vector[k.R_MAX_ROUNDS]), CURVE_ROUNDS)
+        return np.zeros((rounds + 1, ROW), dtype=np.int64)
+
+    def play(self, seed: int, start: int, count: int, threads: int = 1, curves=None):
+        """Raw results: (record array, fates int8[count, n_cards]). ``curves`` (a
+        sim.core.curves.CurveSink): where the chunk's per-round sums go (the engine's games
+        always record them; a search team's games record none)."""
         from sim.games.peer_to_peer.engine_kernel import new_state, run_games
 
         out = np.zeros(count, dtype=k.RESULT_DTYPE)
@@ -114,22 +130,27 @@ class PeerToPeerConfig:
         ensure_compiled("peer-to-peer", TITLE, [run_games, new_state],
                         lambda: run_games(self._kernel_args(), seed, start, out[:1].copy(),
                                           fates[:1].copy(), self.debug,
-                                          new_state(self.cards.n)),
+                                          new_state(self.cards.n),
+                                          self.curve_sums().reshape(-1)),
                         COMPILE_SECONDS, plan=self.compile_plan)
         threads = max(1, min(int(threads or 1), count))
         bounds = np.linspace(0, count, threads + 1).astype(int)
         args = self._kernel_args()
+        sums = [self.curve_sums() for _ in range(threads)]   # each thread its own
 
         def work(i):
             lo, hi = bounds[i], bounds[i + 1]
             run_games(args, seed, start + lo, out[lo:hi], fates[lo:hi], self.debug,
-                      new_state(self.cards.n))  # each thread its own state
+                      new_state(self.cards.n), sums[i].reshape(-1))  # each its own state
 
         if threads == 1:
             work(0)
         else:  # the kernel releases the GIL; each game seeds itself, so splits don't matter
             with ThreadPoolExecutor(threads) as pool:
                 list(pool.map(work, range(threads)))
+        if curves is not None:
+            for part in sums:
+                curves.add(part)
         return out, fates
 
     def play_recorded(self, seed: int, start: int, count: int, threads: int = 1):
@@ -182,12 +203,13 @@ class PeerToPeerConfig:
         """What a cold compile's helper process compiles meanwhile (compile_plan.py)."""
         return run_games_plan(self._kernel_args(), self.debug)
 
-    def run_chunk(self, seed: int, start: int, count: int, threads: int = 1) -> pl.DataFrame:
+    def run_chunk(self, seed: int, start: int, count: int, threads: int = 1,
+                  curves=None) -> pl.DataFrame:
         recordings = None
-        if self.record is not None and self.search is not None:
+        if self.record is not None and self.search is not None:   # learning: no curves
             out, fates, recordings = self.play_recorded(seed, start, count, threads)
         else:
-            out, fates = self.play(seed, start, count, threads)
+            out, fates = self.play(seed, start, count, threads, curves)
         columns = {name: out[name] for name in k.RESULT_DTYPE.names}
         columns.update({f"fate_{cid}": fates[:, i] for i, cid in enumerate(self.cards.ids)})
         if recordings is not None:
@@ -388,6 +410,7 @@ GAME = Game(
     report_metrics="sim.games.peer_to_peer.report_metrics",
     compared_rules=("odd_team_compensation",), report_group=description.report_group,
     why_lose=WHY_LOSE,
+    curves=Curves(unit="round", series=description.curve_series),
     swaps=SWAPS, balance_measures=measures.balance_measures,
     balance_measure=measures.balance_measure,
     answer_examples=EXAMPLES,    # an example game of each answer (examples.py)

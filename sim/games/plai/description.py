@@ -76,3 +76,19 @@ def default_sweep_metrics(players: tuple[int, ...]) -> tuple[str, ...]:
     return tuple(f"seat{s}_win_rate" for s in range(seats)) + (
         "first_player_advantage", "last_player_advantage", "maintainers_win_rate",
         "stalemate_rate", "mean_turns")
+
+
+def curve_series(players: int) -> tuple:
+    """The per-turn curves (curves_kernel.py's columns) a report draws at ``players``."""
+    from sim.core.curves import Curve
+    from sim.games.plai import curves_kernel as ck
+
+    hands = tuple(Curve(f"hand_seat{s}", f"seat {s}'s hand at the end of the turn",
+                        "hand size by seat", ck.K_HAND0 + s) for s in range(players))
+    return (*hands,
+            Curve("fights", "fights in the turn (pitches and ventures attacked, takeovers)",
+                  "fights per turn", ck.K_FIGHTS),
+            Curve("fundings", "startups' fundings in the turn (family, regional, venture)",
+                  "fundings per turn", ck.K_FUNDINGS),
+            Curve("bankruptcies", "seats gone bankrupt at the end of the turn",
+                  "bankruptcies per turn", ck.K_BANKRUPT))

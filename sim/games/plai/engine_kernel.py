@@ -38,6 +38,7 @@ from sim.games.plai.constants import (
     S_REGIONAL_ATTACK_WON, S_RESHUFFLES, S_SPECIALS, S_TAKEOVERS, S_TAKEOVERS_WON,
     S_TRACE_N, S_TURNS, S_VENTURE_ATTACKED, S_VENTURE_ATTACK_WON, WHY_BLUFF_CALLED,
 )
+from sim.games.plai.curves_kernel import record_deal, record_end, record_turn
 from sim.games.plai.decide_kernel import (
     MASK_IDS, choose_action_s, decide_mode_s, decide_negate, pick_cards_s, pick_help, pick_table,
     worst_pool_card,
@@ -819,14 +820,20 @@ def start_game(seed, game_index, deck, cards, rules, state):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def play_game(seed, game_index, deck, tables, state, trace):
+def play_game(seed, game_index, deck, tables, state, trace, curves):
     """One game; returns (outcome, winner seat or -1, first seat). Inlined into its
     callers, with the game loop (``game_loop``): a cold compile optimises the game's code
     once, in ``play_games``. It was a no-alias compile of its own; inlined it plays as fast
-    (PLAI engine CPU per game 0.985x at 4 players, 0.93x at 3)."""
+    (PLAI engine CPU per game 0.985x at 4 players, 0.93x at 3). ``curves``: the chunk's
+    per-turn sums (curves_kernel), or None."""
     players = tables.rules[R_PLAYERS]
     first = start_game(seed, game_index, deck, tables.cards, tables.rules, state)
-    outcome, winner = game_loop(first, players, tables, state, trace, deck.shape[0], None)
+    if curves is not None:   # turn 0: the deal
+        record_deal(curves, players, state.pile_n)
+    outcome, winner = game_loop(first, players, tables, state, trace, deck.shape[0], None,
+                                curves)
+    if curves is not None:
+        record_end(curves, state.st[S_TURNS], state.st)
     if traced(trace):
         view_piles(tables.rules, state.piles, state.pile_n, state.bankrupt, state.st, trace)
     log(trace, state.st, EV_END, outcome, winner, 0, 0)
@@ -851,11 +858,11 @@ def play_rest(seat, left, tables, state, trace, deck_size):
     """``game_loop`` as a compiled function of its own, for the search player's playouts
     (search_kernel.playout): one compiled copy there. Every array argument must be its own
     memory (NoAliasCompiler)."""
-    return game_loop(seat, left, tables, state, trace, deck_size, None)
+    return game_loop(seat, left, tables, state, trace, deck_size, None, None)
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def game_loop(seat, left, tables, state, trace, deck_size, hook):
+def game_loop(seat, left, tables, state, trace, deck_size, hook, curves):
     """The turns from ``seat``'s (the next to play, ``left`` startups in the game) to the
     end of the game (PLAI-T6); returns (outcome, winner seat or -1). Inlined into
     ``play_game`` (so into ``play_games``): numba optimises and emits a caller's module with
@@ -866,7 +873,10 @@ def game_loop(seat, left, tables, state, trace, deck_size, hook):
     ``hook`` (module docstring) None: the engine's games. A search player's: each turn
     starts by noting the seat, the startups and (where a seat searches) a copy of the
     state in it; a turn that stops to ask for a decision ends the loop at once (its
-    caller decides, restores the copy and plays the turn again)."""
+    caller decides, restores the copy and plays the turn again).
+
+    ``curves``: the chunk's per-turn sums (curves_kernel) each turn is added to, or None
+    (pruned like ``trace``: the search's games and playouts, a trace)."""
     cards, rules, weights, picks = tables
     piles, pile_n, bankrupt, st, scratch, rng = state
     players = rules[R_PLAYERS]
@@ -882,7 +892,10 @@ def game_loop(seat, left, tables, state, trace, deck_size, hook):
             break
         if hook is not None:
             clear_forced(hook)
+        before = left
         left = end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size, left)
+        if curves is not None:
+            record_turn(curves, st[S_TURNS], players, pile_n, st, left, before)
         if left <= 1:   # PLAI-T6
             outcome, winner = game_over(players, bankrupt)
             break
@@ -902,8 +915,10 @@ def turn_start(hook, state, seat, left):
 
 
 @njit(cache=True, nogil=True)
-def play_games(seed, start, deck, cards, rules, weights, out, card_fights):
-    """Play games start .. start+len(out)-1 into the RESULT_DTYPE records ``out``.
+def play_games(seed, start, deck, cards, rules, weights, out, card_fights, curves):
+    """Play games start .. start+len(out)-1 into the RESULT_DTYPE records ``out``, adding
+    each turn to ``curves`` (the thread's own sums, curves_kernel.py:
+    int64[(horizon + 1) * curves_kernel.ROW]).
 
     ``card_fights`` (int16[len(out), 4, cards], or with 0 rows when not wanted) gets each
     game's per-card fight counts: [CF_ATT, CF_ATT_WON, CF_DEF, CF_DEF_WON] x card id."""
@@ -935,7 +950,8 @@ def play_games(seed, start, deck, cards, rules, weights, out, card_fights):
     u_state = State(u_piles, u_pile_n, u_bankrupt, u_st, u_scratch, u_rng)
     u_tables = Tables(u_cards, u_rules, u_weights, u_picks)
     for i in range(out.shape[0]):
-        outcome, winner, first = play_game(seed, start + i, u_deck, u_tables, u_state, u_trace)
+        outcome, winner, first = play_game(seed, start + i, u_deck, u_tables, u_state, u_trace,
+                                           curves)
         record(out[i], start + i, players, n, outcome, winner, first, u_pile_n, u_bankrupt,
                 u_st)
         if card_fights.shape[0] > 0:
@@ -960,7 +976,7 @@ def trace_game(seed, game_index, deck, cards, rules, weights, trace, out):
     state = new_state(players, n, cards.shape[1])
     outcome, winner, first = play_game(seed, game_index, deck,
                                        Tables(cards, rules, weights, pick_table(weights, cards)),
-                                       state, trace)
+                                       state, trace, None)
     record(out[0], game_index, players, n, outcome, winner, first, state.pile_n,
            state.bankrupt, state.st)
     return state.st[S_TRACE_N]

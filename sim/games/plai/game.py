@@ -26,6 +26,7 @@ from sim.games.plai.examples import EXAMPLES
 from sim.games.plai.rules import OPTIONS, PLAYER_COUNTS, rules_array
 from sim.core.compile_cache import ensure_compiled
 from sim.games.plai.compile_plan import play_games_plan
+from sim.core.curves import Curves
 from sim.core.game import CardFightReplay, Game
 from sim.core.strategy import parse_spec, record_extra
 
@@ -35,6 +36,25 @@ TITLE = "PLAI"
 COMPILE_SECONDS = 20  # 18-21 s compiling idle with the helper (35.5 s in one process)
 SEARCH_COMPILE_SECONDS = 90   # the search player's kernels (search_kernel.play_games_search)
 SEAT_FIELDS = ("bankrupt_turn", "hand")
+# Per-turn curves (sim.core.curves) end at the rules' max_turns, or at this turn when
+# max_turns is larger: the default (400) is never reached
+CURVE_TURNS = 1000
+
+
+def finish_curves(sums: np.ndarray) -> np.ndarray:
+    """The kernel's per-turn sums in sim.core.curves' layout (curves_kernel.py): the games
+    that reached each turn from those that ended there; each turn's fights and fundings
+    from the running totals (the totals at the turn, less the previous turn's totals of
+    the games that went on), their squares their sums (0 or 1 a turn)."""
+    from sim.games.plai.curves_kernel import RUNNING_TOTALS, WIDTH
+
+    out = sums.copy()
+    out[:, 0] = np.cumsum(sums[::-1, 0])[::-1]
+    for k in RUNNING_TOTALS:
+        totals, ended = sums[:, 1 + k], sums[:, 1 + WIDTH + k]
+        out[1:, 1 + k] = totals[1:] - (totals[:-1] - ended[:-1])
+        out[:, 1 + WIDTH + k] = out[:, 1 + k]
+    return out
 
 
 @dataclass
@@ -86,11 +106,22 @@ class PlaiConfig:
         """What a cold compile's helper process compiles meanwhile (compile_plan.py)."""
         return play_games_plan(c.RESULT_DTYPE, *self._args())
 
+    def curve_sums(self) -> np.ndarray:
+        """An empty int64 matrix of per-turn sums (sim.core.curves; curves_kernel.py):
+        one row per turn up to the rules' max_turns (at most CURVE_TURNS), row 0 the deal.
+        The kernels take it flat (``reshape(-1)``: a view)."""
+        from sim.games.plai.curves_kernel import ROW
+
+        turns = min(int(self.rules_vector[c.R_MAX_TURNS]), CURVE_TURNS)
+        return np.zeros((turns + 1, ROW), dtype=np.int64)
+
     def play(self, seed: int, start: int, count: int, threads: int = 1,
-             card_fights: bool = False):
+             card_fights: bool = False, curves=None):
         """Raw results: a RESULT_DTYPE record array, one row per game. With
         ``card_fights``, also the per-card fight counts: int16[count, 4, cards] in
-        constants.CARD_FIGHT_FIELDS order, by card id (row of the card file)."""
+        constants.CARD_FIGHT_FIELDS order, by card id (row of the card file). ``curves``
+        (a sim.core.curves.CurveSink): where the chunk's per-turn sums go (the engine's
+        games always record them; a search seat's games record none)."""
         from sim.games.plai.engine_kernel import play_games
 
         searching = self.search is not None and bool(self.search[:, c.SEARCH_ON].any())
@@ -110,10 +141,12 @@ class PlaiConfig:
         else:
             ensure_compiled("plai", TITLE, [play_games],
                             lambda: play_games(seed, start, *self._args(), out[:1].copy(),
-                                               fights[:1].copy()),
+                                               fights[:1].copy(),
+                                               self.curve_sums().reshape(-1)),
                             COMPILE_SECONDS, plan=self.compile_plan)
         threads = max(1, min(int(threads or 1), count))
         bounds = np.linspace(0, count, threads + 1).astype(int)
+        sums = [self.curve_sums() for _ in range(threads)]   # each thread its own
 
         def work(i):
             lo, hi = bounds[i], bounds[i + 1]
@@ -122,7 +155,7 @@ class PlaiConfig:
                                   fights[lo:hi] if card_fights else fights, decisions[lo:hi])
             else:
                 play_games(seed, start + lo, *self._args(), out[lo:hi],
-                           fights[lo:hi] if card_fights else fights)
+                           fights[lo:hi] if card_fights else fights, sums[i].reshape(-1))
 
         if threads == 1:
             work(0)
@@ -130,6 +163,9 @@ class PlaiConfig:
             with ThreadPoolExecutor(threads) as pool:
                 list(pool.map(work, range(threads)))
         self.decisions += int(decisions.sum())
+        if curves is not None and not searching:
+            for part in sums:
+                curves.add(finish_curves(part))
         return (out, fights) if card_fights else out
 
     def play_recorded(self, seed: int, start: int, count: int, threads: int = 1):
@@ -153,15 +189,17 @@ class PlaiConfig:
         self.decisions += int(decisions.sum())
         return out, fights, recordings
 
-    def run_chunk(self, seed: int, start: int, count: int, threads: int = 1) -> pl.DataFrame:
+    def run_chunk(self, seed: int, start: int, count: int, threads: int = 1,
+                  curves=None) -> pl.DataFrame:
         """The per-game table: RESULT_DTYPE's fields (per-seat ones as ``name_<seat>``),
         then the per-card fight counts ``card_att_<k>``, ``card_att_won_<k>``,
         ``card_def_<k>``, ``card_def_won_<k>`` for every card id k (see fight_stats)."""
         recordings = None
-        if self.record is not None and self.search is not None:
+        if self.record is not None and self.search is not None:   # learning: no curves
             out, fights, recordings = self.play_recorded(seed, start, count, threads)
         else:
-            out, fights = self.play(seed, start, count, threads, card_fights=True)
+            out, fights = self.play(seed, start, count, threads, card_fights=True,
+                                    curves=curves)
         columns = {}
         for name in c.RESULT_DTYPE.names:
             if name in SEAT_FIELDS:
@@ -343,6 +381,7 @@ GAME = Game(
     # reports replay old runs' games for per-card fight counts (fight_stats.py)
     card_fights=CardFightReplay(fields=c.CARD_FIGHT_FIELDS, check_column="turns",
                                 replay=card_fight_table),
+    curves=Curves(unit="turn", series=description.curve_series),
     swaps=SWAPS, balance_measures=measures.balance_measures,
     balance_measure=measures.balance_measure,
     answer_examples=EXAMPLES,    # an example game of each answer (examples.py)

@@ -565,7 +565,8 @@ def play_game_search(seed, game_index, deck, tables, state, trace, ctx, recordin
     hook.ask[0] = NO_ASK
     seat, left = first, players
     while True:
-        outcome, winner = game_loop(seat, left, tables, state, trace, deck.shape[0], hook)
+        outcome, winner = game_loop(seat, left, tables, state, trace, deck.shape[0], hook,
+                                    None)
         if hook.ask[0] == NO_ASK:
             break
         decide_asked(tables, state, trace, deck.shape[0], ctx, recording)

@@ -64,15 +64,19 @@ class ConfigRequest(GameRequest):
                    strategies=tuple(sorted(dict(strategies).items())),
                    debug=bool(request.get("debug")), module=game_modules().get(game))
 
-    def configure(self):
-        """A fresh GameConfig (raises UserError on bad input)."""
-        from sim.core.game import configure_request, resolve_game
+    def description(self):
+        """The game's description (sim.core.game.Game)."""
+        from sim.core.game import resolve_game
 
         if self.module is not None:
-            game = getattr(importlib.import_module(self.module), "GAME")
-        else:
-            game = resolve_game(self.game)
-        return configure_request(game, self.players, self.as_request())
+            return getattr(importlib.import_module(self.module), "GAME")
+        return resolve_game(self.game)
+
+    def configure(self):
+        """A fresh GameConfig (raises UserError on bad input)."""
+        from sim.core.game import configure_request
+
+        return configure_request(self.description(), self.players, self.as_request())
 
 
 @dataclass(frozen=True)

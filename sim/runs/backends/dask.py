@@ -321,7 +321,7 @@ class DaskBackend(Backend):
                         raise lost_scheduler(self.scheduler, exc) from None
                     if result.parquet is not None:
                         write_part_bytes(result.run_dir, result.seed, result.start,
-                                         result.parquet)
+                                         result.parquet, result.aggregates.get("curves"))
                         result.parquet = None
                     top_up()
                     yield result

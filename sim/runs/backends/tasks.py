@@ -1,5 +1,8 @@
 """Playing one chunk task, the same way in every backend: run_chunk, check the rows, write
 the part atomically through sim.runs.rundir (or serialise it for the client), aggregate.
+A game with curves (``Game.curves``) also hands back the chunk's per-round sums: in the
+aggregates (``curves``) and, written just before the part, in the run directory
+(sim.runs.curve_files).
 
 Workers in other processes keep one GameConfig per ConfigRequest (a small LRU), so a
 sweep's point is configured once per worker process, not once per chunk.
@@ -13,6 +16,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from sim.core.curves import CurveSink
 from sim.runs.backends.base import ChunkResult, ChunkTask, ConfigRequest, OutputFailed
 
 CONFIG_CACHE_SIZE = 16
@@ -72,14 +76,24 @@ class _ParquetBytes:
             handle.write(self.data)
 
 
-def write_part_bytes(run_dir: str, seed: int, start: int, data: bytes) -> Path:
-    """Write a part serialised by a worker (``write_parts="client"``), atomically."""
+def write_part_bytes(run_dir: str, seed: int, start: int, data: bytes,
+                     curves: Any = None) -> Path:
+    """Write a part serialised by a worker (``write_parts="client"``), atomically; its
+    chunk's per-round sums (``curves``, if any) first."""
     from sim.runs.rundir import RunDir
 
     try:
+        if curves is not None:
+            write_chunk_curves(run_dir, seed, start, curves)
         return RunDir(Path(run_dir)).write_part(seed, start, _ParquetBytes(data))
     except OSError as exc:
         raise OutputFailed(exc) from exc
+
+
+def write_chunk_curves(run_dir: str, seed: int, start: int, curves: Any) -> None:
+    from sim.runs.curve_files import write_chunk
+
+    write_chunk(run_dir, seed, start, curves)
 
 
 def check_table(table: Any, start: int, count: int) -> None:
@@ -103,14 +117,21 @@ def execute(task: ChunkTask, config: Any = None, *, write: bool = True, aggregat
 
     if config is None:
         config = configured(task.request)
+    sink = CurveSink() if task.request.description().curves is not None else None
     t0 = time.perf_counter()
-    table = config.run_chunk(task.seed, task.start, task.count, threads)
+    if sink is None:
+        table = config.run_chunk(task.seed, task.start, task.count, threads)
+    else:
+        table = config.run_chunk(task.seed, task.start, task.count, threads, curves=sink)
     seconds = time.perf_counter() - t0
     check_table(table, task.start, task.count)
+    curves = sink.array if sink is not None else None
     run = RunDir(Path(task.run_dir))
     data = None
     if write:
         try:
+            if curves is not None:   # before the part: a part on disk has its sums
+                write_chunk_curves(task.run_dir, task.seed, task.start, curves)
             path = run.write_part(task.seed, task.start, table)
         except OSError as exc:
             raise OutputFailed(exc) from exc
@@ -118,7 +139,9 @@ def execute(task: ChunkTask, config: Any = None, *, write: bool = True, aggregat
         buffer = io.BytesIO()
         table.write_parquet(buffer)
         data, path = buffer.getvalue(), run.part_path(task.seed, task.start)
+    sums = aggregates(table) if aggregate else {}
+    if curves is not None:
+        sums["curves"] = curves
     return ChunkResult(seed=task.seed, start=task.start, count=task.count, run_dir=task.run_dir,
-                       part=str(path), seconds=round(seconds, 6),
-                       aggregates=aggregates(table) if aggregate else {}, worker=worker,
-                       tag=task.tag, parquet=data)
+                       part=str(path), seconds=round(seconds, 6), aggregates=sums,
+                       worker=worker, tag=task.tag, parquet=data)

@@ -342,6 +342,7 @@ function render(snap) {
     }
   }
   $("results").replaceChildren(...blocks);
+  renderPace(snap.pace);
   lastSnap = snap;
   drawLooks(snap);
   drawChanged(snap);
@@ -620,6 +621,113 @@ async function copy() {
     getSelection().addRange(range);
     $("copy-status").textContent = document.execCommand("copy") ? "copied" : "selected: press Ctrl-C";
   }
+}
+
+// ------------------------------------------------------------------ the game's pace
+// Both sides' per-round curves after each look (sim/workbench/pace.py): per player count
+// one small inline SVG per panel of the game's curves, baseline and edit on the same
+// axes, each mean with its 95 % band; the last panel is the share of games still running.
+// Drawn with SVG presentation attributes only (the page's CSP allows no inline styles),
+// with the looks' plot's ``svg``.
+const PACE_COLORS = {baseline: "#1f77b4", edit: "#d62728"};
+const PACE_DASHES = ["", "6 3", "2 2", "9 3 2 3", "1 3"];
+
+function paceBox() {
+  let box = $("pace");
+  if (!box) {
+    box = el("div", {id: "pace"});
+    $("results").after(box);
+  }
+  return box;
+}
+
+function paceRuns(values) {
+  // [[start, end], ...]: the stretches of indices whose value is a number
+  const runs = [];
+  let start = null;
+  values.forEach((v, i) => {
+    if (v !== null && start === null) start = i;
+    if (v === null && start !== null) { runs.push([start, i - 1]); start = null; }
+  });
+  if (start !== null) runs.push([start, values.length - 1]);
+  return runs;
+}
+
+function pacePlot(title, unit, lines, attrs) {
+  // lines: [{side, curve, dash, mean, lo, hi}]; one SVG with a frame, ticks and a title
+  const W = 290, H = 165, L = 42, R = 8, T = 20, B = 30;
+  const n = Math.max(2, ...lines.map((line) => line.mean.length));
+  const values = lines.flatMap((line) => [...line.mean, ...line.lo, ...line.hi])
+    .filter((v) => v !== null);
+  let lo = Math.min(0, ...values);
+  let hi = Math.max(...values, lo + 1e-9);
+  if (hi - lo < 1e-9) hi = lo + 1;
+  const x = (i) => L + (W - L - R) * i / (n - 1);
+  const y = (v) => T + (H - T - B) * (1 - (v - lo) / (hi - lo));
+  const plot = svg("svg", {width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img",
+    class: "pace-plot", ...attrs});
+  plot.append(svg("title", {}, title),
+    svg("rect", {x: L, y: T, width: W - L - R, height: H - T - B, fill: "none",
+      stroke: "#999", "stroke-width": 1}),
+    svg("text", {x: L, y: 13, "font-size": 11}, title),
+    svg("text", {x: L - 4, y: T + 4, "font-size": 9, "text-anchor": "end"}, hi.toPrecision(3)),
+    svg("text", {x: L - 4, y: H - B, "font-size": 9, "text-anchor": "end"}, lo.toPrecision(3)),
+    svg("text", {x: L, y: H - B + 12, "font-size": 9, "text-anchor": "middle"}, "0"),
+    svg("text", {x: W - R, y: H - B + 12, "font-size": 9, "text-anchor": "middle"}, String(n - 1)),
+    svg("text", {x: (L + W - R) / 2, y: H - 4, "font-size": 9, "text-anchor": "middle"}, unit));
+  for (const line of lines) {
+    const color = PACE_COLORS[line.side] || "#555";
+    for (const [a, b] of paceRuns(line.lo.map((v, i) => (v === null || line.hi[i] === null) ? null : v))) {
+      const upper = [], lower = [];
+      for (let i = a; i <= b; i++) upper.push(`${x(i).toFixed(1)},${y(line.hi[i]).toFixed(1)}`);
+      for (let i = b; i >= a; i--) lower.push(`${x(i).toFixed(1)},${y(line.lo[i]).toFixed(1)}`);
+      plot.append(svg("polygon", {points: upper.concat(lower).join(" "), fill: color,
+        "fill-opacity": 0.2, stroke: "none", "data-band": `${line.side} ${line.curve}`}));
+    }
+    const parts = paceRuns(line.mean).map(([a, b]) => {
+      const points = [];
+      for (let i = a; i <= b; i++) points.push(`${i === a ? "M" : "L"}${x(i).toFixed(1)},${y(line.mean[i]).toFixed(1)}`);
+      return points.join(" ");
+    });
+    plot.append(svg("path", {d: parts.join(" "), fill: "none", stroke: color,
+      "stroke-width": 1.5, "stroke-dasharray": line.dash, "data-side": line.side,
+      "data-curve": line.curve}));
+  }
+  return plot;
+}
+
+function renderPace(pace) {
+  const box = paceBox();
+  const entries = Object.entries(pace || {});
+  if (!entries.length) { box.replaceChildren(); return; }
+  const blocks = [el("h3", {text: "The game's pace: baseline (blue) and edit (red), each mean with its 95 % band"})];
+  for (const [players, found] of entries) {
+    const sides = Object.keys(found.sides);
+    const head = sides.map((side) => `${side} n=${found.sides[side].games.toLocaleString()}`).join(", ");
+    const point = el("div", {class: "pace-point", "data-players": players},
+      el("p", {text: `${players} players (${head}); a mean averages the games still running at that ${found.unit}`}));
+    for (const panel of found.panels) {
+      const lines = [];
+      panel.curves.forEach((curve, k) => {
+        for (const side of sides) {
+          const c = found.sides[side].curves[curve.name];
+          lines.push({side, curve: curve.name, dash: PACE_DASHES[k % PACE_DASHES.length], ...c});
+        }
+      });
+      const title = panel.curves.length > 1
+        ? `${panel.name} (${panel.curves.map((c, k) => `${c.name}${k ? " " + ["", "dashed", "dotted", "dash-dot", "sparse"][k % 5] : ""}`).join(", ")})`
+        : panel.name;
+      point.append(pacePlot(title, found.unit, lines, {"data-panel": panel.name}));
+    }
+    const running = sides.map((side) => {
+      const r = found.sides[side].running;
+      const share = r.map((v) => 100 * v / Math.max(1, r[0]));
+      return {side, curve: "running", dash: "", mean: share, lo: share.map(() => null), hi: share.map(() => null)};
+    });
+    point.append(pacePlot("% of games still running", found.unit, running, {"data-panel": "games still running"}));
+    blocks.push(point);
+  }
+  box.replaceChildren(...blocks);
 }
 
 // ------------------------------------------------------------------ wiring
