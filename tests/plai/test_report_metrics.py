@@ -273,8 +273,9 @@ def test_report_from_a_real_run_embeds_every_plai_plot(real_report):
     html = (base / "report" / "report.html").read_text()
     with_plot = [m.name for m in PLAI_METRICS if m.plot is not None]
     assert len(with_plot) == 7
-    assert sorted(written["plots"]) == sorted(with_plot + ["answers"])   # + the answers panel
-    assert html.count("data:image/png;base64,") == len(with_plot) + 1
+    # + the answers panel and the game's pace (reports/curves.py)
+    assert sorted(written["plots"]) == sorted(with_plot + ["answers", "curves"])
+    assert html.count("data:image/png;base64,") == len(with_plot) + 2
     for m in PLAI_METRICS:
         assert m.name not in written["skipped"]
         assert (base / "report" / f"{m.name}.csv").is_file()

@@ -68,10 +68,13 @@ def test_json_is_one_object_with_the_headline_keys(json_run):
 
 def test_run_dir_layout(json_run):
     out, _ = json_run
+    # the layout sim/runs/rundir.py documents: the fake game has per-round curves
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == \
-        ["games", "manifest.json", "summary.json"]
+        ["curves", "curves.npz", "games", "manifest.json", "summary.json"]
     parts = sorted(p.name for p in (out / "games").iterdir())
     assert parts == [f"part-5-{start:012d}.parquet" for start in range(0, 1_000_000, 100_000)]
+    assert sorted(p.name for p in (out / "curves").iterdir()) == \
+        [f"part-5-{start:012d}.npy" for start in range(0, 1_000_000, 100_000)]
     manifest = json.loads((out / "manifest.json").read_text())
     for key in ("game", "players", "games", "seed", "chunk_size", "chunks", "complete",
                 "package_version", "git_commit", "cards", "rules", "strategies", "seat_teams",

@@ -101,4 +101,5 @@ GAME = dataclasses.replace(
     FAKE, name="cardduel", title="Card duel", player_counts=(2,), default_players=2,
     outcome_codes={"A": 0, "B": 1, "draw": 2, "all_lose": 3},
     ablation_fields=("power", "effect"), card_fields=("name", "power", "effect"),
-    compared_rules=(), default_cards_path=default_cards_path, configure=configure)
+    compared_rules=(), default_cards_path=default_cards_path, configure=configure,
+    curves=None)   # a duel has no rounds to draw
