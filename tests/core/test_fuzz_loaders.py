@@ -67,26 +67,35 @@ def _one_short_line(exc: UserError) -> None:
     assert "\n" not in text and len(text) <= 1000 and text.startswith("error:")
 
 
-def _bounded(load) -> None:
-    """``load()`` loads or raises one short UserError, within MAX_LOAD_BYTES."""
+def _bounded(load) -> str:
+    """``load()`` loads or raises one short UserError, within MAX_LOAD_BYTES: "loaded" or
+    "refused"."""
+    outcome = "loaded"
     tracemalloc.start()
     try:
         load()
     except UserError as exc:
         _one_short_line(exc)
+        outcome = "refused"
     finally:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
     assert peak < MAX_LOAD_BYTES, f"peak {peak:,} bytes"
+    return outcome
+
+
+OUTCOMES = ("loaded", "refused")
 
 
 def _rules_case(tmp_path_factory, options, text):
     path = tmp_path_factory.mktemp("rules") / "rules.yaml"
     path.write_text(text, encoding="utf-8")
-    _bounded(lambda: options.resolve(str(path)))
-    _bounded(lambda: options.resolve(None, [f"{list(options.options)[0]}={text.splitlines()[-1]}"]
-                                     if text.strip() else []))
+    outcomes = (_bounded(lambda: options.resolve(str(path))),
+                _bounded(lambda: options.resolve(
+                    None, [f"{list(options.options)[0]}={text.splitlines()[-1]}"]
+                    if text.strip() else [])))
     assert sorted(p.name for p in path.parent.iterdir()) == ["rules.yaml"]
+    return outcomes
 
 
 def _options():
@@ -105,14 +114,14 @@ KEYS = list(_options().options)
 @QUICK
 @given(text=rules_text(KEYS))
 def test_fuzz_rules_files_and_rule_values(tmp_path_factory, text):
-    _rules_case(tmp_path_factory, _options(), text)
+    assert set(_rules_case(tmp_path_factory, _options(), text)) <= set(OUTCOMES)
 
 
 @pytest.mark.slow
 @LONG
 @given(text=rules_text(KEYS))
 def test_fuzz_rules_files_and_rule_values_long(tmp_path_factory, text):
-    _rules_case(tmp_path_factory, _options(), text)
+    assert set(_rules_case(tmp_path_factory, _options(), text)) <= set(OUTCOMES)
 
 
 @st.composite
@@ -139,20 +148,20 @@ def _experiment_case(tmp_path_factory, text):
         exp = experiments.get("e", str(path))
         exp.points()
 
-    _bounded(load)
+    return _bounded(load)
 
 
 @settings(QUICK, max_examples=40)
 @given(text=experiment_text())
 def test_fuzz_experiment_files(tmp_path_factory, text):
-    _experiment_case(tmp_path_factory, text)
+    assert _experiment_case(tmp_path_factory, text) in OUTCOMES
 
 
 @pytest.mark.slow
 @LONG
 @given(text=experiment_text())
 def test_fuzz_experiment_files_long(tmp_path_factory, text):
-    _experiment_case(tmp_path_factory, text)
+    assert _experiment_case(tmp_path_factory, text) in OUTCOMES
 
 
 @st.composite
@@ -173,20 +182,20 @@ def _strategy_case(tmp_path_factory, text):
 
     path = tmp_path_factory.mktemp("strategy") / "s.yaml"
     path.write_text(text, encoding="utf-8")
-    _bounded(lambda: strategy_file.read(str(path), "peer-to-peer"))
+    return _bounded(lambda: strategy_file.read(str(path), "peer-to-peer"))
 
 
 @QUICK
 @given(text=strategy_text())
 def test_fuzz_strategy_files(tmp_path_factory, text):
-    _strategy_case(tmp_path_factory, text)
+    assert _strategy_case(tmp_path_factory, text) in OUTCOMES
 
 
 @pytest.mark.slow
 @LONG
 @given(text=strategy_text())
 def test_fuzz_strategy_files_long(tmp_path_factory, text):
-    _strategy_case(tmp_path_factory, text)
+    assert _strategy_case(tmp_path_factory, text) in OUTCOMES
 
 
 CARD_LINES = ((DATA / "fake_cards.csv").read_text().splitlines())
@@ -208,17 +217,17 @@ def _cards_case(tmp_path_factory, text):
 
     path = tmp_path_factory.mktemp("cards") / "cards.csv"
     path.write_text(text, encoding="utf-8", errors="surrogatepass")
-    _bounded(lambda: load_cards(str(path)))
+    return _bounded(lambda: load_cards(str(path)))
 
 
 @QUICK
 @given(text=card_text())
 def test_fuzz_card_files(tmp_path_factory, text):
-    _cards_case(tmp_path_factory, text)
+    assert _cards_case(tmp_path_factory, text) in OUTCOMES
 
 
 @pytest.mark.slow
 @LONG
 @given(text=card_text())
 def test_fuzz_card_files_long(tmp_path_factory, text):
-    _cards_case(tmp_path_factory, text)
+    assert _cards_case(tmp_path_factory, text) in OUTCOMES

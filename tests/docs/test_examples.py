@@ -108,11 +108,15 @@ def test_python_examples_run(page, tmp_path, monkeypatch):
     examples = blocks(page, ("python", "py"))
     monkeypatch.chdir(tmp_path)
     namespace: dict = {"__name__": f"example:{page_id(page)}"}
+    done = []   # each block: "ran", or "compiled" (marked as not run)
     for line, code in examples:
         compiled = compile("\n" * (line - 1) + code, str(page), "exec")
         if NOT_RUN.match(code.lstrip().splitlines()[0] if code.strip() else ""):
+            done.append("compiled")
             continue
         exec(compiled, namespace)   # a failure points at the page and its line
+        done.append("ran")
+    assert examples and len(done) == len(examples), page
 
 
 @pytest.mark.parametrize("page", pages_with(SHELL), ids=page_id)
