@@ -75,3 +75,20 @@ def test_runs_of_one_group_add_up(runs, tmp_path):
     assert sums[0, 0] == 4000
     with np.load(again / "curves.npz") as data:
         assert data["games"] == 1000
+
+
+def test_the_games_curve_series_need_no_compiled_code():
+    """What the pace section and the workbench read of a game's curves (its description's
+    series) loads no numba: a Peer-to-Peer report without replays stays light (the
+    compiler is some 60 MiB and a second)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from sim.games.peer_to_peer.description import curve_series as p2p\n"
+            "from sim.games.plai.description import curve_series as plai\n"
+            "assert p2p(4) and plai(5)\n"
+            "print('numba' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "False"

@@ -157,3 +157,8 @@ ERROR_NAMES = ("", "a card is not in exactly one place", "a seat is over its ven
 
 # Why a contest was won (P2P-R2c), for the trace.
 WHY_HIGHER_CARD, WHY_LONGER, WHY_TIEBREAK, WHY_DOMAIN, WHY_MARKER = 1, 2, 3, 4, 5
+
+# The per-round curves' series (curves_kernel.py sums them; the description names them),
+# here so that reading a run's curves needs no compiled code.
+K_SCORE_A, K_SCORE_B, K_ROW, K_UNHAPPY, K_SERVED, K_DECK = 0, 1, 2, 3, 4, 5
+CURVE_WIDTH = 6

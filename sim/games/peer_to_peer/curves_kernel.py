@@ -13,12 +13,13 @@ either team, the result's assists_a + assists_b) and the cards left in the custo
 import numpy as np
 from numba import njit
 
+from sim.games.peer_to_peer.constants import (  # noqa: F401  (the series' columns)
+    CURVE_WIDTH as WIDTH, K_DECK, K_ROW, K_SCORE_A, K_SCORE_B, K_SERVED, K_UNHAPPY,
+)
 from sim.games.peer_to_peer.state_kernel import (
     P_CUST, P_ROW, P_SCORE, P_UNHAPPY, T_ASSISTS,
 )
 
-K_SCORE_A, K_SCORE_B, K_ROW, K_UNHAPPY, K_SERVED, K_DECK = 0, 1, 2, 3, 4, 5
-WIDTH = 6
 ROW = 1 + 2 * WIDTH   # one round's sums
 
 

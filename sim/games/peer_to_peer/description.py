@@ -72,7 +72,7 @@ def report_group(players: int, rules: Mapping[str, Any]) -> str:
 def curve_series(players: int) -> tuple:
     """The per-round curves (curves_kernel.py's columns) a report draws at ``players``."""
     from sim.core.curves import Curve
-    from sim.games.peer_to_peer import curves_kernel as ck
+    from sim.games.peer_to_peer import constants as ck   # no compiled code: a report reads it
 
     teams = (("A", ck.K_SCORE_A), ("B", ck.K_SCORE_B)) if players > 1 else (("A", ck.K_SCORE_A),)
     return (*(Curve(f"score_{team.lower()}", f"team {team}'s score (customers in its score pile)",

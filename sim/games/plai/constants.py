@@ -64,6 +64,15 @@ PILE_NAMES = ("deck", "discard", "maintainer pool", "funding (face down)", "even
 MAX_SEATS = 5
 MAX_FIGHT_CARDS = 4  # PLAI-F1
 
+# The per-turn curves' series (curves_kernel.py sums them; the description names them),
+# here so that reading a run's curves needs no compiled code: each seat's hand, then the
+# turn's fights, fundings and bankruptcies.
+K_HAND0 = 0
+K_FIGHTS = K_HAND0 + MAX_SEATS
+K_FUNDINGS = K_FIGHTS + 1
+K_BANKRUPT = K_FUNDINGS + 1
+CURVE_WIDTH = K_BANKRUPT + 1
+
 # Resolved rule options: int64 array indexed by these.
 R_PLAYERS = 0
 R_FIRST_SEAT = 1            # -1 = random (PLAI-S1)

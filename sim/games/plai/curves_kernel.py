@@ -31,15 +31,11 @@ turn must, and PlaiConfig's ``finish_curves`` completes the matrix once per chun
 import numpy as np
 from numba import njit
 
-from sim.games.plai.constants import (
-    MAX_SEATS, P_HAND0, S_FIGHTS, S_FUND_FAMILY, S_FUND_REGIONAL, S_FUND_VENTURE,
+from sim.games.plai.constants import (  # noqa: F401  (the series' columns)
+    CURVE_WIDTH as WIDTH, K_BANKRUPT, K_FIGHTS, K_FUNDINGS, K_HAND0, MAX_SEATS, P_HAND0,
+    S_FIGHTS, S_FUND_FAMILY, S_FUND_REGIONAL, S_FUND_VENTURE,
 )
 
-K_HAND0 = 0
-K_FIGHTS = K_HAND0 + MAX_SEATS
-K_FUNDINGS = K_FIGHTS + 1
-K_BANKRUPT = K_FUNDINGS + 1
-WIDTH = K_BANKRUPT + 1
 ROW = 1 + 2 * WIDTH   # one turn's sums
 RUNNING_TOTALS = (K_FIGHTS, K_FUNDINGS)   # written as totals: finish_curves differences them
 assert MAX_SEATS == 5, "_hands is unrolled for at most five seats"

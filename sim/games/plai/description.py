@@ -81,7 +81,7 @@ def default_sweep_metrics(players: tuple[int, ...]) -> tuple[str, ...]:
 def curve_series(players: int) -> tuple:
     """The per-turn curves (curves_kernel.py's columns) a report draws at ``players``."""
     from sim.core.curves import Curve
-    from sim.games.plai import curves_kernel as ck
+    from sim.games.plai import constants as ck   # no compiled code: a report reads it
 
     hands = tuple(Curve(f"hand_seat{s}", f"seat {s}'s hand at the end of the turn",
                         "hand size by seat", ck.K_HAND0 + s) for s in range(players))
