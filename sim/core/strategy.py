@@ -36,11 +36,22 @@ class Strategy:
     # Parameters a spec may give that have no default, so they are listed (in manifests,
     # summaries) only where given; their values are kept as text (search:record=4).
     optional_params: tuple[str, ...] = ()
+    # Weights for one player count over ``weights`` (params, players) -> overrides; a
+    # strategy file's ``by_players``. None: the same weights at every count.
+    by_players: Callable[[Mapping[str, Any], int], Mapping[str, float]] | None = None
+
+    def count_weights(self, params: Mapping[str, Any], players: int | None
+                      ) -> Mapping[str, float]:
+        if self.by_players is None or players is None:
+            return {}
+        return self.by_players(params, players)
 
     def vector(self, feature_names: tuple[str, ...], defaults: np.ndarray,
                params: Mapping[str, float] | None = None,
-               expand: Callable[[str], tuple[str, ...]] | None = None) -> np.ndarray:
-        """Default weights with this strategy's overrides applied, as float64.
+               expand: Callable[[str], tuple[str, ...]] | None = None,
+               players: int | None = None) -> np.ndarray:
+        """Default weights with this strategy's overrides applied (at ``players``, that
+        count's on top), as float64.
 
         ``expand`` maps a key the strategy uses to the feature names it sets (a game
         with phases lets one key set a weight in every phase)."""
@@ -49,7 +60,9 @@ class Strategy:
         merged.update(params or {})
         out = np.array(defaults, dtype=np.float64).copy()
         index = {n: i for i, n in enumerate(feature_names)}
-        for key, value in self.weights(merged).items():
+        overrides = {**self.weights(merged)}
+        overrides.update(self.count_weights(merged, players))
+        for key, value in overrides.items():
             for name in (expand(key) if expand else (key,)):
                 if name not in index:
                     raise ValueError(f"strategy {self.name}: unknown feature '{name}'")
@@ -160,9 +173,9 @@ def team_pairing(manifest: Mapping[str, Any]) -> str:
 def shipped(path, game: str, name: str = "expert", module: str | None = None):
     """A strategy a game ships as a file next to its module (``strategies/<g>/expert.yaml``,
     as ``simulate tune`` or ``simulate distill`` wrote it), registered under ``name``: returns the file read and
-    the registered Strategy that plays its weights. One file serves every player count
-    (a weight vector is built without the player count); the summary says where it was
-    tuned."""
+    the registered Strategy that plays its weights. One file serves every player count,
+    with a count's own weights where it has them (``by_players``); the summary says where
+    it was tuned."""
     from pathlib import Path
 
     from sim.core.strategy_file import read
@@ -170,19 +183,25 @@ def shipped(path, game: str, name: str = "expert", module: str | None = None):
     path = Path(path)
     tuned = read(str(path), game=game, field_name="/".join(path.parts[-3:]))
 
-    def weights(players):
+    def weights(params):
         return dict(tuned.weight_values)
+
+    def by_players(params, players):
+        return dict(tuned.count_values.get(players, {}))
 
     if module is not None:      # the strategy's own file, as every other strategy's weights
         weights.__module__ = module
     command = str((tuned.document.get("tuned_on") or {}).get("command") or "")
     how = ("learned from the search player by simulate distill"
            if command.startswith("simulate distill") else "tuned by simulate tune (self-play")
+    counts = sorted(set(tuned.players) | set(tuned.count_values))
+    own = ("; weights of their own at " + "/".join(map(str, sorted(tuned.count_values)))
+           if tuned.count_values else "")
     strategy = Strategy(
         name=name,
         summary=f"weights {how}{', ' if '(' in how else ' ('}default cards and rules, "
-                f"{'/'.join(map(str, tuned.players)) or '?'} players)",
-        weights=weights,
+                f"{'/'.join(map(str, counts)) or '?'} players{own})",
+        weights=weights, by_players=by_players if tuned.count_values else None,
     )
     return tuned, strategy
 
@@ -214,8 +233,12 @@ def search_player(game_pkg: str, *, summary: str, k: int, n: int, default_base: 
             raise UserError("search: k and n must be at least 1", field="strategy")
         return dict(base.weights(dict(base.params)))
 
+    def by_players(params, players):
+        base = base_strategy(params)
+        return dict(base.count_weights(dict(base.params), players))
+
     weights.__module__ = module
-    return Strategy(name="search", summary=summary, weights=weights,
+    return Strategy(name="search", summary=summary, weights=weights, by_players=by_players,
                     params={"k": float(k), "n": float(n)},
                     text_params={"base": default_base}, search=True,
                     optional_params=("record",))

@@ -10,10 +10,15 @@ A strategy file is what ``simulate tune`` writes (and what a designer may write 
     weights:                     # required: weight name -> number
       early.commit.value: 1.3
       switch: 8
+    by_players:                  # optional: weights for one player count, over `weights`
+      2: {early.commit.value: 0.9}
     tuned_on: {...}              # command, seed, card file sha256, rule options (free form)
     score: {...}                 # measured score against each baseline (free form)
 
 Weights not named keep the game's default weights, so a hand-written file may set a few.
+A game at a player count listed under ``by_players`` plays ``weights`` with that count's
+entries on top (what the search exploits differs between a duel and a six-player table;
+``simulate distill --per-count`` writes such a file).
 Weight names are checked when the game builds its weight vector (it alone knows them), at
 the line of the name, so every problem is one UserError naming the file, line and field.
 The strategy's name, in summaries and manifests, is the spec as given: ``@expert.yaml``.
@@ -33,8 +38,8 @@ from sim.core.yaml_lines import compose, excerpt
 
 FORMAT_KEY = "cardsim_strategy"
 FORMAT_VERSION = 1
-TOP_KEYS = (FORMAT_KEY, "game", "name", "summary", "players", "base", "weights", "tuned_on",
-            "score")
+TOP_KEYS = (FORMAT_KEY, "game", "name", "summary", "players", "base", "weights", "by_players",
+            "tuned_on", "score")
 PREFIX = "@"
 
 
@@ -60,28 +65,42 @@ class FileStrategy:
     params: Mapping[str, float] = field(default_factory=dict)   # a file takes no parameters
     text_params: Mapping[str, str] = field(default_factory=dict)
     search: bool = False   # a file holds weights; a search player is asked for by its spec
+    # Player count -> weights played at that count over ``weight_values`` (and their lines).
+    count_values: Mapping[int, Mapping[str, float]] = field(default_factory=dict)
+    count_lines: Mapping[int, Mapping[str, int]] = field(default_factory=dict)
 
     def weights(self, params: Mapping[str, float] | None = None) -> dict[str, float]:
         return dict(self.weight_values)
 
+    def count_weights(self, params: Mapping[str, float] | None, players: int | None
+                      ) -> dict[str, float]:
+        return dict(self.count_values.get(players, {})) if players is not None else {}
+
     def vector(self, feature_names: tuple[str, ...], defaults: np.ndarray,
                params: Mapping[str, float] | None = None,
-               expand: Callable[[str], tuple[str, ...]] | None = None) -> np.ndarray:
-        """The game's defaults with the file's weights applied; an unknown weight name is a
+               expand: Callable[[str], tuple[str, ...]] | None = None,
+               players: int | None = None) -> np.ndarray:
+        """The game's defaults with the file's weights applied (and, at a player count it
+        lists under ``by_players``, that count's on top); an unknown weight name is a
         UserError at its line."""
         out = np.array(defaults, dtype=np.float64).copy()
         index = {n: i for i, n in enumerate(feature_names)}
-        for key, value in self.weight_values.items():
-            names = expand(key) if expand else (key,)
-            unknown = [n for n in names if n not in index]
-            if unknown:
-                raise UserError(f"unknown weight {excerpt(key, 40)} for {self.game}; valid names "
-                                f"are the game's feature weights, e.g. "
-                                f"{', '.join(feature_names[:3])}, ...", file=self.path,
-                                line=self.weight_lines.get(key),
-                                field=f"weights.{excerpt(key, 40, quote=False)}")
-            for n in names:
-                out[index[n]] = float(value)
+        layers = [("weights", self.weight_values, self.weight_lines, True)]
+        layers += [(f"by_players.{p}", values, self.count_lines.get(p, {}), p == players)
+                   for p, values in self.count_values.items()]
+        for where, values, lines, played in layers:   # every count's names are checked
+            for key, value in values.items():
+                names = expand(key) if expand else (key,)
+                unknown = [n for n in names if n not in index]
+                if unknown:
+                    raise UserError(f"unknown weight {excerpt(key, 40)} for {self.game}; valid "
+                                    f"names are the game's feature weights, e.g. "
+                                    f"{', '.join(feature_names[:3])}, ...", file=self.path,
+                                    line=lines.get(key),
+                                    field=f"{where}.{excerpt(key, 40, quote=False)}")
+                if played:
+                    for n in names:
+                        out[index[n]] = float(value)
         return out
 
 
@@ -89,7 +108,7 @@ def _loader():
     return yaml.SafeLoader
 
 
-def _number(node: Any, path: str, key: str) -> float:
+def _number(node: Any, path: str, key: str, where: str = "weights") -> float:
     line = node.start_mark.line + 1
     value = None
     if isinstance(node, yaml.ScalarNode):
@@ -103,10 +122,10 @@ def _number(node: Any, path: str, key: str) -> float:
     if value is None:
         shown = node.value if isinstance(node, yaml.ScalarNode) else "a " + type(node).__name__[:-4].lower()
         raise UserError(f"a weight must be a number, got {excerpt(shown)}", file=path,
-                        line=line, field=f"weights.{excerpt(key, 40, quote=False)}")
+                        line=line, field=f"{where}.{excerpt(key, 40, quote=False)}")
     if not math.isfinite(value):
         raise UserError(f"a weight must be a finite number, got {excerpt(node.value)}",
-                        file=path, line=line, field=f"weights.{excerpt(key, 40, quote=False)}")
+                        file=path, line=line, field=f"{where}.{excerpt(key, 40, quote=False)}")
     return value
 
 
@@ -161,22 +180,29 @@ def read(path: str, game: str | None = None, field_name: str = "strategy") -> Fi
     if game is not None and file_game.replace("_", "-") != game.replace("_", "-"):
         raise UserError(f"this strategy is for {file_game}, not {game.replace('_', '-')}",
                         file=path, line=game_line, field="game")
-    weights_node, weights_line = nodes["weights"]
-    if not isinstance(weights_node, yaml.MappingNode):
-        raise UserError("expected a mapping of weight name -> number", file=path,
-                        line=weights_line, field="weights")
-    values: dict[str, float] = {}
-    lines: dict[str, int] = {}
-    for key_node, value_node in weights_node.value:
-        line = key_node.start_mark.line + 1
-        if not isinstance(key_node, yaml.ScalarNode) or not key_node.value:
-            raise UserError("expected a weight name here", file=path, line=line, field="weights")
-        key = str(key_node.value)
-        if key in values:
-            raise UserError(f"weight given twice (first on line {lines[key]})", file=path,
-                            line=line, field=f"weights.{excerpt(key, 40, quote=False)}")
-        values[key] = _number(value_node, path, key)
-        lines[key] = line
+    values, lines = _weights(nodes["weights"], path, "weights")
+    count_values: dict[int, dict[str, float]] = {}
+    count_lines: dict[int, dict[str, int]] = {}
+    first_line: dict[int, int] = {}
+    if "by_players" in nodes:
+        counts_node, counts_line = nodes["by_players"]
+        if not isinstance(counts_node, yaml.MappingNode):
+            raise UserError("expected a mapping of player count -> weights", file=path,
+                            line=counts_line, field="by_players")
+        for key_node, value_node in counts_node.value:
+            line = key_node.start_mark.line + 1
+            count = (int(key_node.value) if isinstance(key_node, yaml.ScalarNode)
+                     and key_node.value.isdigit() else None)
+            if count is None or count < 1:
+                raise UserError(f"expected a player count, got {excerpt(str(key_node.value))}",
+                                file=path, line=line, field="by_players")
+            if count in count_values:
+                raise UserError(f"player count given twice (first on line "
+                                f"{first_line[count]})", file=path, line=line,
+                                field=f"by_players.{count}")
+            count_values[count], count_lines[count] = _weights((value_node, line), path,
+                                                               f"by_players.{count}")
+            first_line[count] = line
     document = construct(root)
     players = document.get("players") or ()
     players = tuple(players) if isinstance(players, (list, tuple)) else (players,)
@@ -184,7 +210,31 @@ def read(path: str, game: str | None = None, field_name: str = "strategy") -> Fi
                         sha256=hashlib.sha256(raw).hexdigest(), weight_values=values,
                         weight_lines=lines, summary=str(document.get("summary") or ""),
                         players=tuple(p for p in players if isinstance(p, int)),
-                        base=document.get("base"), document=document)
+                        base=document.get("base"), document=document,
+                        count_values=count_values, count_lines=count_lines)
+
+
+def _weights(located: tuple[Any, int], path: str, where: str
+             ) -> tuple[dict[str, float], dict[str, int]]:
+    """A mapping of weight name -> number (``weights`` or one count's under ``by_players``),
+    with each name's line."""
+    node, node_line = located
+    if not isinstance(node, yaml.MappingNode):
+        raise UserError("expected a mapping of weight name -> number", file=path,
+                        line=node_line, field=where)
+    values: dict[str, float] = {}
+    lines: dict[str, int] = {}
+    for key_node, value_node in node.value:
+        line = key_node.start_mark.line + 1
+        if not isinstance(key_node, yaml.ScalarNode) or not key_node.value:
+            raise UserError("expected a weight name here", file=path, line=line, field=where)
+        key = str(key_node.value)
+        if key in values:
+            raise UserError(f"weight given twice (first on line {lines[key]})", file=path,
+                            line=line, field=f"{where}.{excerpt(key, 40, quote=False)}")
+        values[key] = _number(value_node, path, key, where)
+        lines[key] = line
+    return values, lines
 
 
 def from_spec(spec: str, game: str, field_name: str = "strategy") -> FileStrategy:

@@ -54,6 +54,16 @@ def _one_line_error(result):
      "weights.commit.value", "given twice (first on line 3)"),
     ("cardsim_strategy: 7\ngame: peer-to-peer\nweights: {}\n", 1, "cardsim_strategy",
      "format 1"),
+    ("game: peer-to-peer\nweights: {}\nby_players:\n  2:\n    commit.valeu: 1\n", 5,
+     "by_players.2.commit.valeu", "unknown weight 'commit.valeu'"),
+    ("game: peer-to-peer\nweights: {}\nby_players:\n  two: {commit.value: 1}\n", 4,
+     "by_players", "expected a player count, got 'two'"),
+    ("game: peer-to-peer\nweights: {}\nby_players:\n  2: {commit.value: x}\n", 4,
+     "by_players.2.commit.value", "must be a number, got 'x'"),
+    ("game: peer-to-peer\nweights: {}\nby_players:\n  2: {}\n  2: {}\n", 5,
+     "by_players.2", "given twice (first on line 4)"),
+    ("game: peer-to-peer\nweights: {}\nby_players: [2]\n", 3, "by_players",
+     "mapping of player count"),
 ])
 def test_bad_strategy_file_is_one_line_with_file_line_and_field(runner, tmp_path, text, line,
                                                                  field, words):
@@ -102,6 +112,28 @@ def test_good_file_plays_its_weights_and_its_name_shows(runner, tmp_path):
     assert f"@{path}" in result.stdout               # the summary names the file
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["strategies"]["A"]["name"] == f"@{path}"
+
+
+def test_a_counts_own_weights_play_at_that_count_only(tmp_path):
+    """``by_players``: a 2-player game plays the file's weights with its 2-player entries
+    on top, a 4-player game the file's weights alone; a search player over the file
+    plays the same vectors."""
+    from sim import api
+    from sim.games.peer_to_peer import features
+
+    path = _file(tmp_path, GOOD + "by_players:\n  2:\n    late.dest.score: -1\n    switch: 3\n")
+    names = list(features.WEIGHT_NAMES)
+    vectors = {}
+    for players in (2, 4):
+        config = api.configure("peer-to-peer", players,
+                               strategies={"A": f"@{path}", "B": f"search:base=@{path}"})
+        vectors[players] = config.weights["A"]
+        assert np.array_equal(config.weights["B"], config.weights["A"])
+    assert vectors[4][names.index("late.dest.score")] == 2.5 and vectors[4][names.index("switch")] == 6
+    assert vectors[2][names.index("late.dest.score")] == -1 and vectors[2][names.index("switch")] == 3
+    assert vectors[2][names.index("late.commit.urgent")] == 20     # not named at 2: the file's
+    differ = [n for n, a, b in zip(names, vectors[2], vectors[4]) if a != b]
+    assert differ == ["late.dest.score", "switch"]
 
 
 def test_file_strategy_in_matchups_and_experiments(runner, tmp_path):

@@ -376,7 +376,8 @@ def configure(*, players: int, cards: str | None = None, rules_file: str | None 
         chosen[team] = (strategy.name, {**strategy.params, **strategy.text_params, **params}
                         if strategy.search else {**strategy.params, **params})
         weights[team] = strategy.vector(features.WEIGHT_NAMES, features.DEFAULT_WEIGHTS,
-                                        params, expand=features.expand_weight_key)
+                                        params, expand=features.expand_weight_key,
+                                        players=players)
         if strategy.search:   # the team's weights are its base strategy's
             merged = chosen[team][1]
             search[t] = (1, int(merged["k"]), int(merged["n"]))

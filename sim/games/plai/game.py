@@ -352,7 +352,7 @@ def configure(*, players: int, cards: str | None = None, rules_file: str | None 
         merged = {**strategy.params, **strategy.text_params, **params}
         chosen[seat] = (strategy.name, merged)
         weights[s] = strategy.vector(features.FEATURE_NAMES, features.DEFAULT_WEIGHTS,
-                                     params)
+                                     params, players=players)
         if strategy.search:   # the seat's row of weights is its base strategy's
             search[s] = (1, int(merged["k"]), int(merged["n"]))
             extra = record_extra(merged)
