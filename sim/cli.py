@@ -888,7 +888,11 @@ def tune(ctx: click.Context, **opts: Any) -> None:
 @click.option("--game", default="peer-to-peer", show_default=True, help="Game to learn for.")
 @click.option("--players", metavar="N[,N...]", default=None,
               help="Player count, or several (2,4,6: each iteration's games shared among "
-                   "them; default: the game's usual count).")
+                   "them, or with --per-count one distillation each; default: the game's "
+                   "usual count).")
+@click.option("--per-count", is_flag=True,
+              help="With several --players counts: distil each count on its own and write "
+                   "one file with each count's weights (by_players).")
 @click.option("--cards", metavar="FILE", default=None, help="Card file (CSV) to play on.")
 @click.option("--rules", metavar="FILE", default=None, callback=_checked_rules, help="YAML file of rule options.")
 @click.option("--rule", metavar="KEY=VALUE", multiple=True,
@@ -944,6 +948,7 @@ def distill(ctx: click.Context, **opts: Any) -> None:
     Examples:
       simulate distill --game plai --players 3 --out distilled-3p.yaml
       simulate distill --players 2,4,6 --base expert-v1 --iterations 4 --out new-expert.yaml
+      simulate distill --players 2,4,6 --per-count --base expert-v1 --out new-expert.yaml
       simulate distill --players 4 --out new-expert.yaml --backend dask-local --workers 2
       simulate distill --players 4 --out new-expert.yaml --resume     (after Ctrl-C)
 
@@ -959,7 +964,7 @@ def distill(ctx: click.Context, **opts: Any) -> None:
                          k=opts["k"], n=opts["n"], extra=opts["extra"], l2=opts["l2"],
                          objective=opts["objective"], sharpness=opts["sharpness"],
                          keep_noise=opts["keep_noise"], check_games=opts["check_games"],
-                         resume=opts["resume"])
+                         resume=opts["resume"], per_count=opts["per_count"])
     click.echo(result.report())
 
 

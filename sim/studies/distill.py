@@ -92,8 +92,14 @@ class DistillResult:
     iterations: list[Iteration]
     check: dict[str, Any]
     seconds: float
+    parts: dict[int, "DistillResult"] | None = None   # --per-count: each count's run
 
     def report(self) -> str:
+        if self.parts:
+            blocks = [f"{p} players:\n{part.report()}" for p, part in self.parts.items()]
+            return "\n".join(blocks + [f"strategy file: {self.out} (weights of their own at "
+                                        f"{', '.join(map(str, self.document['by_players']))} "
+                                        f"players; {self.seconds:.0f} s)"])
         lines = ["iteration  games  search side's wins (of the decided)  decisions fitted  "
                  "policy ranks the search's choice first (before)"]
         for it in self.iterations:
@@ -416,9 +422,11 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                      rules_file: str | None = None, rule_overrides: tuple[str, ...] = (),
                      threads: Any = None, backend: Any = None,
                      backend_options: Mapping[str, Any] | None = None, progress: bool = True,
-                     command_line: str | None = None, resume: bool = False) -> DistillResult:
+                     command_line: str | None = None, resume: bool = False,
+                     per_count: bool = False) -> DistillResult:
     """``simulate distill`` / ``api.distill``: check every input, pick the backend, then
-    distil (module docstring) and write the strategy file ``out``."""
+    distil (module docstring) and write the strategy file ``out``. ``per_count``: one
+    distillation per player count, combined into one file (sim/studies/distill_counts.py)."""
     from sim.core.game import configure_request, game_request, resolve_game
     from sim.core.inputs import parse_count, parse_seed
     from sim.core.policy_fit import DEFAULT_L2, DEFAULT_SHARPNESS, OBJECTIVES
@@ -440,6 +448,18 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
         raise UserError("the strategy file must end in .yaml or .yml", file=str(out_path),
                         field="--out")
     base = base or game_obj.default_strategy
+    if per_count and len(counts) > 1:
+        from sim.studies.distill_counts import distill_each_count
+
+        same = dict(game=game, base=base, iterations=iterations, games=games, k=k, n=n,
+                    extra=extra, l2=l2, objective=objective, sharpness=sharpness,
+                    keep_noise=keep_noise, check_games=check_games, seed=seed, cards=cards,
+                    rules_file=rules_file, rule_overrides=rule_overrides, threads=threads,
+                    backend=backend, backend_options=backend_options, progress=progress,
+                    command_line=command_line)
+        main = game_obj.default_players if game_obj.default_players in counts else counts[0]
+        return distill_each_count(counts, main, out_path, resume, command_line,
+                                  lambda **each: distill_strategy(**same, **each))
     iterations = parse_count(iterations if iterations is not None else DEFAULT_ITERATIONS,
                              field="--iterations")
     games = parse_count(games if games is not None else DEFAULT_GAMES, field="--games")

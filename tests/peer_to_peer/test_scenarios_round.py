@@ -606,3 +606,18 @@ def test_R5_end_when_row_empty_serves_the_last_customers_first():
     both = scored & scored_r
     assert (out_r["rounds"][both] >= out["rounds"][both]).all()
     assert (out_r["rounds"][both] > out["rounds"][both]).any()
+
+
+def test_D2_reach_keeps_the_cards_that_still_serve_another_customer():
+    """features.C_REACH (P2P-D2): A holds SV5, IN2, SV2, TE3; the row holds SV7 and IN5.
+    Both SV5+IN2 and SV5+SV2 serve SV7 (7, a Service card). Greedy takes the first (the
+    lower mask) and keeps SV2+TE3, which cannot serve IN5 (no Information card): one
+    customer. With a weight on reach, SV5+SV2 scores higher (IN2+TE3 left in hand serve
+    IN5 exactly), and the next pass of the loop (P2P-R2) serves IN5 too."""
+    served = {}
+    for label, strategy in (("greedy", "greedy"), ("reach", {"commit.reach": 1.0})):
+        s = State(players=2, strategies={"A": strategy, "B": PASSIVE})
+        s.row("SV7", "IN5").hand("A", "SV5", "IN2", "SV2", "TE3").hand("B", "IN1")
+        s.assist_loop()
+        served[label] = sorted(s.ids("score A"))
+    assert served == {"greedy": ["SV7"], "reach": ["IN5", "SV7"]}

@@ -107,3 +107,27 @@ def test_several_player_counts_share_the_games(tmp_path):
     assert {p: row["games"] for p, row in result.check["players"].items()} == {"2": 80,
                                                                                  "3": 120}
     assert "3 players, against expert-v1" in result.report()
+
+
+def test_per_count_distils_each_count_into_one_file(tmp_path):
+    """--per-count: one distillation per count from the same base; the file holds the
+    usual count's weights (PLAI: 4 players) and each other count's own where they differ,
+    and a game at a count plays that count's distillation exactly."""
+    from sim import api
+
+    each = {**SMALL, "iterations": 1, "games": 12, "check_games": 0}
+    singles = {p: yaml.safe_load(distill_strategy(out=tmp_path / f"alone{p}.yaml", threads=1,
+                                                  **{**each, "players": p}).out.read_text())
+               for p in (3, 4)}
+    result = distill_strategy(out=tmp_path / "each.yaml", threads=1, per_count=True,
+                              **{**each, "players": "3,4"})
+    doc = yaml.safe_load(result.out.read_text())
+    assert doc["players"] == [3, 4] and doc["weights"] == singles[4]["weights"]
+    assert set(doc["by_players"]) == {3} and doc["by_players"][3]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["alone3.yaml", "alone4.yaml",
+                                                          "each.yaml"]   # parts removed
+    assert "3 players:" in result.report() and "4 players:" in result.report()
+    for p in (3, 4):
+        played = api.configure("plai", p, strategies={"seat0": f"@{result.out}"})
+        alone = api.configure("plai", p, strategies={"seat0": f"@{tmp_path}/alone{p}.yaml"})
+        assert np.array_equal(played.weights[0], alone.weights[0])

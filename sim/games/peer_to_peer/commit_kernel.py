@@ -35,12 +35,12 @@ from sim.games.peer_to_peer.constants import (
 )
 from sim.games.peer_to_peer.features import (
     C_CARDS, C_CONTEST_LOSE, C_CONTEST_WIN, C_CUST_EFFECT, C_EFFECTS, C_HIGH, C_NOISE, C_PASS,
-    C_TOP, C_URGENT, C_VALUE, C_WAITED, NF,
+    C_REACH, C_TOP, C_URGENT, C_VALUE, C_WAITED, NF,
 )
 from sim.games.peer_to_peer.state_kernel import (
     F_CUST, F_CUST_EFFECT, F_TOP, LANES_HIGH, LANES_SECOND, LANES_SUM, LOW_BITS, LOW_CAND,
     LOW_CAND_SUM, LOW_SUM, P_HAND, P_ROW, SCR_HBOOST, SCR_HDUAL, SCR_HNAT, SCR_HV, SCR_LOW,
-    SCR_ROWD, SCR_ROWV, SCR_ROW_BITS, SCR_ROW_OK, SCR_ROW_WILD,
+    SCR_ROWD, SCR_ROWV, SCR_ROW_BITS, SCR_ROW_EXACT, SCR_ROW_OK, SCR_ROW_WILD,
     SCR_SUBSET_SUMS, S_EFFECTS_KNOWN, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, game_phase,
     venture_effects,
 )
@@ -61,6 +61,9 @@ SUBSETS_OF_SIZE = np.array([sum(1 << m for m in range(64) if bin(m).count("1") =
 SUBSET_HOLDS = np.array([[-1 if m >> k & 1 else 0 for m in range(LANES)]
                          for k in range(SUBSET_BITS)], dtype=np.int16)
 SUBSET_SUM_MAX = 1 << 15  # subset sums are int16 lanes
+# SUBMASKS[r]: the subsets of hand subset r, as a word (bit m: subset m lies within r)
+SUBMASKS = np.array([sum(1 << m for m in range(64) if m & ~r == 0) for r in range(64)],
+                    dtype=np.uint64).view(np.int64)
 # SUBSET_SIZE[m]: the number of cards in hand subset m
 SUBSET_SIZE = np.array([bin(m).count("1") for m in range(LANES)], dtype=np.int64)
 
@@ -72,7 +75,7 @@ LOWEST_SLOT = np.array([0] + [(m & -m).bit_length() - 1 for m in range(1, 1 << L
 
 @njit(cache=True, _nrt=False, inline='always')
 def assist_score(w, b, value, waited, urgent, n_cards, high, effects, top, win, lose,
-                 customer_effect, noise):
+                 customer_effect, reach, noise):
     """weights . features of a commit/retarget option, summed in feature order."""
     s = 0.0
     s += w[b + C_VALUE] * value
@@ -85,6 +88,7 @@ def assist_score(w, b, value, waited, urgent, n_cards, high, effects, top, win, 
     s += w[b + C_CONTEST_WIN] * win
     s += w[b + C_CONTEST_LOSE] * lose
     s += w[b + C_CUST_EFFECT] * customer_effect
+    s += w[b + C_REACH] * reach
     s += w[b + C_NOISE] * noise
     return s
 
@@ -105,6 +109,41 @@ def highest_played(vals, mask):
 @njit(cache=True, _nrt=False, inline='always')
 def customer_has_effect(cards, cust):
     return 1.0 if (cards[CD_KIND, cust] == VENTURE and cards[CD_EFFECT, cust] != EFFECT_NONE) else 0.0
+
+
+@njit(cache=True, _nrt=False)
+def reach_left(cards, hand, h, used, row, nrow, mask, j):
+    """features.C_REACH of committing hand subset ``mask`` (slots of ``hand``) to row
+    position ``j``: how many other row customers some subset of the cards left in hand
+    serves exactly by printed values, with a card of the customer's domain (natural or
+    an unused dual_domain). The options one by one, as the general search and the
+    listings visit them; commit_by_lanes finds the same count from words."""
+    rest = ((1 << h) - 1) & ~mask
+    count = 0
+    for jj in range(nrow):
+        if jj == j or rest == 0:
+            continue
+        cust = row[jj]
+        v = cards[CD_VALUE, cust]
+        d = cards[CD_DOMAIN, cust]
+        want = ALL_DOMAINS if d == ANY else 1 << d
+        t = rest
+        while t:    # every non-empty subset of rest
+            total = 0
+            domains = 0
+            for k in range(h):
+                if t >> k & 1:
+                    c = hand[k]
+                    total += cards[CD_VALUE, c]
+                    cd = cards[CD_DOMAIN, c]
+                    domains |= ALL_DOMAINS if cd == ANY else 1 << cd
+                    if used[c] == 0 and cards[CD_EFFECT, c] == EFFECT_DUAL_DOMAIN:
+                        domains |= 1 << cards[CD_ARG, c]
+            if total == v and domains & want:
+                count += 1
+                break
+            t = (t - 1) & rest
+    return float(count)
 
 
 @njit(cache=True, _nrt=False, inline='always')
@@ -145,9 +184,11 @@ def _commit_score(cards, w, rng, pile, arrival, used, vals, scoring, row, hand, 
         high_f = highest_played(vals, mask)
     value = pile[SCR_ROWV, j]
     waited = rnd - arrival[cust]
+    reach = (reach_left(cards, pile[hp], hand[0], used, pile[P_ROW], row[0], mask, j)
+             if w[b + C_REACH] != 0.0 else 0.0)
     return assist_score(
         w, b, value, waited, 1.0 if waited + 1 >= patience else 0.0, n_played, high_f, effects,
-        1.0 if value >= top_value else 0.0, 0.0, 0.0, customer_has_effect(cards, cust),
+        1.0 if value >= top_value else 0.0, 0.0, 0.0, customer_has_effect(cards, cust), reach,
         uniform(rng) if w_noise else 0.0)
 
 
@@ -297,6 +338,8 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
     row_bits = pile[SCR_ROW_BITS]
     ok_words = pile[SCR_ROW_OK]
     wild_words = pile[SCR_ROW_WILD]
+    exact_words = pile[SCR_ROW_EXACT]
+    w_reach = w[b + C_REACH]
     cust_part = fscr[F_CUST]
     top_part = fscr[F_TOP]
     effect_part = fscr[F_CUST_EFFECT]
@@ -333,6 +376,8 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
             if boosted == boost_slots:
                 break
             boosted = ((boosted | ~boost_slots) + 1) & boost_slots
+        if w_reach != 0.0:   # the subsets serving it exactly by printed values (C_REACH)
+            exact_words[j] = (equal_lanes(lanes, v) if v <= hand_total else 0) & matched & subsets
         ok &= (subsets if has_wild else matched) & subsets
         ok_words[j] = ok
         wild_words[j] = ~matched
@@ -362,6 +407,7 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
         m = lowest_slot(rest)
         rest &= rest - 1
         count_part = w_cards * SUBSET_SIZE[m]
+        left = SUBMASKS[((1 << h) - 1) & ~m] if w_reach != 0.0 else 0  # subsets of the rest
         total = np.int64(lanes[LANES_SUM + m])
         high = np.int64(lanes[LANES_HIGH + m])
         second = np.int64(lanes[LANES_SECOND + m])
@@ -390,6 +436,11 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
             sc += win_part
             sc += lose_part
             sc += effect_part[j]
+            if w_reach != 0.0:
+                reach = 0
+                for jj in range(nrow):
+                    reach += (jj != j) & ((exact_words[jj] & left) != 0)
+                sc += w_reach * reach
             sc += w_rnd * uniform(rng) if w_noise else 0.0
             if sc > best_score:
                 best_score = sc
@@ -604,7 +655,7 @@ def prepare_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     # is a per-customer part plus the cards part, summed in assist_score's order (the
     # zero-weight features add zeros), so it is known before the legality check.
     separable = (not w_noise and not w_high and w[b + C_EFFECTS] == 0.0
-                 and np.isfinite(w[b + C_CONTEST_WIN]) and np.isfinite(w[b + C_CONTEST_LOSE]))
+                 and w[b + C_REACH] == 0.0 and np.isfinite(w[b + C_CONTEST_WIN]) and np.isfinite(w[b + C_CONTEST_LOSE]))
     # Each hand slot's part of the aggregates (boost and dual_domain only while unused).
     hp = P_HAND + team
     h_val = pile[SCR_HV]
@@ -712,10 +763,12 @@ def commit_options(w, cards, rules, seats, pile, pile_n, arrival, used, st, team
                 continue
             value = cards[CD_VALUE, cust]
             waited = rnd - arrival[cust]
+            reach = (reach_left(cards, hand, h, used, pile[P_ROW], nrow, mask, j)
+                     if w[b + C_REACH] != 0.0 else 0.0)
             sc = assist_score(w, b, value, waited, 1.0 if waited + 1 >= patience else 0.0,
                               n_played, highest_played(vals, mask),
                               (1.0 if sh_slot >= 0 else 0.0) + use_wild,
                               1.0 if value >= top_value else 0.0, 0.0, 0.0,
-                              customer_has_effect(cards, cust), 0.0)
+                              customer_has_effect(cards, cust), reach, 0.0)
             add_option(options, mask, cust, n_played, sc)
     return options.n[0]

@@ -14,14 +14,14 @@ from sim.games.peer_to_peer.assist_kernel import (
     contest, eval_assist, lowest_slot, sorted_play, unpaired_step,
 )
 from sim.games.peer_to_peer.commit_kernel import (
-    assist_score, customer_has_effect, highest_played,
+    assist_score, customer_has_effect, highest_played, reach_left,
 )
 from sim.games.peer_to_peer.constants import (
     CD_EFFECT, CD_VALUE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN, EFFECT_SHIFT, EFFECT_TIEBREAK,
     EFFECT_WILD_DOMAIN, ERR_ILLEGAL_ASSIST, MAX_SEATS, R_CONTEST_UNPAIRED, R_CUSTOMER_PATIENCE,
     R_LOSER_EFFECTS_SPENT, SEAT_TEAM, UNPAIRED_TIED, WHY_TIEBREAK,
 )
-from sim.games.peer_to_peer.features import C_NOISE, NF
+from sim.games.peer_to_peer.features import C_NOISE, C_REACH, NF
 from sim.games.peer_to_peer.state_kernel import (
     EV_CONTEST, EV_DECLARE, EV_PLAY, EV_RETURN, P_HAND, P_ROW, P_SEAT, S_EFFECTS_KNOWN, S_ERROR,
     S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, T_CONTESTS, T_CONTESTS_WON, T_UNPAIRED_WON,
@@ -114,6 +114,8 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
             w, b, value, waited, 1.0 if waited + 1 >= rules[R_CUSTOMER_PATIENCE] else 0.0,
             n_played, highest_played(vals, mask), (1.0 if sh_slot >= 0 else 0.0) + use_wild,
             1.0 if value >= top_value else 0.0, win, lose, customer_has_effect(cards, cust),
+            reach_left(cards, hand, pile_n[P_HAND + team], used, pile[P_ROW], pile_n[P_ROW],
+                       mask, j) if w[b + C_REACH] != 0.0 else 0.0,
             listing_noise(w, phase, C_NOISE, rng, options))
         if options is not None:
             add_option(options, cust, -1, 0, sc)

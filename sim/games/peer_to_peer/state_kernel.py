@@ -70,10 +70,13 @@ LOW_BITS = 8
 SCR_SUBSET_SUMS = SCR_LOW + LOW_N
 LANES_SUM, LANES_HIGH, LANES_SECOND = 0, 64, 128  # int16 offsets in that row
 SCR_ROW_OK, SCR_ROW_WILD = SCR_SUBSET_SUMS + 1, SCR_SUBSET_SUMS + 2
+# commit_by_lanes with the reach feature: per row position the subsets that serve it
+# exactly by printed values (features.C_REACH).
+SCR_ROW_EXACT = SCR_ROW_WILD + 1
 # Each team's group hand at the start of the round and at the end of its assist loop, for
 # the causes of unhappy customers (why_kernel.py): four slots of a quarter row each, the
 # count first (HAND_START + team, HAND_END + team).
-SCR_HANDS = SCR_ROW_WILD + 1
+SCR_HANDS = SCR_ROW_EXACT + 1
 HAND_START, HAND_END = 0, 2
 SCR_SUMS = SCR_HANDS + 1   # the sums a team's cards reach (why_kernel)
 N_ROWS = SCR_SUMS + 1

@@ -22,6 +22,11 @@ class Policy:
         """0 = early, 1 = late (once the customer deck holds at most ``switch`` cards)."""
         return 1 if customers_left <= self.switch else 0
 
+    def weighs(self, feature: int, customers_left: int) -> bool:
+        """Whether ``feature`` has a weight in the current phase (a costly feature is
+        computed only then; a zero weight adds nothing)."""
+        return self.weights[self.phase(customers_left) * NF + feature] != 0.0
+
     def score(self, phase: int, features: dict) -> float:
         # In feature-index order, so that the float sum is the same as the kernel's.
         w = self.weights

@@ -200,6 +200,25 @@ def assist_features(t: Table, assist, top_value: int) -> dict:
     }
 
 
+def _serves_exactly(cards, customer, used) -> bool:
+    """Printed values add up to the customer's and a card matches its domain, naturally
+    or by an unused dual_domain (C_REACH counts no other effect)."""
+    if sum(c.value for c in cards) != customer.value:
+        return False
+    return customer.domain == k.ANY or any(
+        c.domain in (customer.domain, k.ANY)
+        or (c.has(k.EFFECT_DUAL_DOMAIN, customer.domain) and c not in used) for c in cards)
+
+
+def reach_left(t: Table, hand, played, customer) -> float:
+    """C_REACH: the other row customers that some cards of ``hand`` not ``played`` serve
+    exactly (_serves_exactly). D3 counts it as D2 did for the committed cards."""
+    rest = [c for c in hand if not any(c is p for p in played)]
+    subsets = [[c for i, c in enumerate(rest) if m >> i & 1] for m in range(1, 1 << len(rest))]
+    return float(sum(1 for other in t.row if other is not customer
+                     and any(_serves_exactly(s, other, t.used) for s in subsets)))
+
+
 def choose_commit(t: Table, team: Team):
     """D2: pass (None) or an Assist. Options: pass, then every subset of the hand as a
     bitmask over hand positions in ascending order, each with every legal customer in
@@ -212,6 +231,7 @@ def choose_commit(t: Table, team: Team):
     shifter = strongest_shift(team, t.used)
     reach = shifter.arg if shifter is not None else 0
     top = _top_value(t)
+    weighs_reach = team.policy.weighs(F.C_REACH, len(t.customer_deck))
     options = [(None, {F.C_PASS: 1.0})]
     codes = [(0, None)]   # (hand mask, customer) of each option, for the trace
     for mask in range(1, 1 << len(hand)):
@@ -223,7 +243,10 @@ def choose_commit(t: Table, team: Team):
                 continue
             assist = plan_assist(team, played, customer, t.used)
             if assist is not None:
-                options.append((assist, assist_features(t, assist, top)))
+                features = assist_features(t, assist, top)
+                if weighs_reach:
+                    features[F.C_REACH] = reach_left(t, hand, played, customer)
+                options.append((assist, features))
                 codes.append((mask, customer))
     policy = team.policy
     phase = policy.phase(len(t.customer_deck))
@@ -245,6 +268,8 @@ def choose_target(t: Table, team: Team, committed, rival_assist):
         if assist is None:
             continue
         f = assist_features(t, assist, top)
+        if team.policy.weighs(F.C_REACH, len(t.customer_deck)):
+            f[F.C_REACH] = reach_left(t, team.hand, committed.played, customer)
         if rival_assist is not None and customer is rival_assist.customer:
             winner, _ = _contest(t, {team.index: assist, rival.index: rival_assist})
             f[F.C_CONTEST_WIN if winner == team.index else F.C_CONTEST_LOSE] = 1.0
