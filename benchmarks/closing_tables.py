@@ -4,6 +4,8 @@ on the same seeds.
 
     python benchmarks/closing_tables.py                       # 1e6 games, seed 1, 2 threads
     python benchmarks/closing_tables.py --games 2e4 --out /tmp/t.md   # a quick look
+    python benchmarks/closing_tables.py --baseline expert-v1 --out benchmarks/results/expert_moves.md
+                                      # how each rate moved from the first expert to today's
 
 Peer-to-Peer, 2-6 players: everyone-loses rate, both teams' win rates, team A's share of
 the games a team won (team A is the larger team at 3 and 5 players). PLAI, 2-5 players:
@@ -212,9 +214,15 @@ def main() -> int:
                         help="take finished runs DIR/<strategy>-<P>p made earlier "
                              "whose first --check-games games replay identically")
     parser.add_argument("--check-games", type=int, default=20_000)
+    parser.add_argument("--baseline", default=None, metavar="STRATEGY",
+                        help="compare expert with this strategy in both games (e.g. "
+                             "expert-v1; default: the hand-written baselines)")
     parser.add_argument("--tables-only", action="store_true",
                         help="rewrite the markdown from the .json of earlier runs; play nothing")
     args = parser.parse_args()
+    if args.baseline:
+        for game, (counts, new, _) in list(GAMES.items()):
+            GAMES[game] = (counts, new, args.baseline)
     games = int(float(args.games))
     out = Path(args.out)
     raw = out.with_suffix(".json")
@@ -248,7 +256,7 @@ def main() -> int:
 def save(out: Path, rows: list[dict]) -> None:
     from benchmarks.latest import write
 
-    write("closing_tables", "Default rates: expert v expert, and the baseline strategies",
+    write(out.stem, "Default rates: expert v expert, and the strategies it is compared with",
           tables(rows), out=out)
 
 

@@ -41,8 +41,14 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
             by_players[int(players)] = own
     counts = sorted(int(p) for p in parts)
     summaries = "; ".join(f"{p} players: {parts[p].get('summary', '')}" for p in counts)
-    tuned = {"command": command} if command else {}
-    tuned["per_count"] = {str(p): dict(parts[p].get("tuned_on") or {}) for p in counts}
+    # the inputs every count shared (cards, rules, seed, settings) once; per count what differs
+    own_keys = ("command", "iterations", "seconds")
+    tuned = {key: value for key, value in (first.get("tuned_on") or {}).items()
+             if key not in own_keys}
+    if command:
+        tuned = {"command": command, **tuned}
+    tuned["per_count"] = {str(p): {key: (parts[p].get("tuned_on") or {}).get(key)
+                                   for key in own_keys} for p in counts}
     return {
         "cardsim_strategy": 1,
         "game": first["game"],
