@@ -40,7 +40,6 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
         if own:
             by_players[int(players)] = own
     counts = sorted(int(p) for p in parts)
-    summaries = "; ".join(f"{p} players: {parts[p].get('summary', '')}" for p in counts)
     # the inputs every count shared (cards, rules, seed, settings) once; per count what differs
     own_keys = ("command", "iterations", "seconds")
     tuned = {key: value for key, value in (first.get("tuned_on") or {}).items()
@@ -53,8 +52,9 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
         "cardsim_strategy": 1,
         "game": first["game"],
         "name": name,
-        "summary": f"one distillation per player count, {'/'.join(map(str, counts))}; the "
-                   f"{main}-player weights with each other count's own ({summaries})",
+        "summary": f"distilled by simulate distill from {first.get('base')} at each of "
+                   f"{'/'.join(map(str, counts))} players on its own; the {main}-player "
+                   f"weights, each other count's own under by_players",
         "players": counts,
         "base": first.get("base"),
         "weights": weights,

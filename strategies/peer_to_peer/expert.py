@@ -1,9 +1,8 @@
 """expert: the weights `simulate tune` found by self-play on the default cards and rules.
 
 The weights live in expert.yaml next to this file, exactly as `simulate tune` wrote it
-(its `tuned_on` names the command, the card file's SHA-256 and every rule option). One
-file serves every player count: a strategy's weight vector is built without the player
-count (Strategy.vector), and it was tuned at 4 players. After a change to the default
+(its `tuned_on` names the command, the card file's SHA-256 and every rule option). Its
+one set of weights serves every player count; it was tuned at 4 players. After a change to the default
 cards or rules, re-tune and replace expert.yaml (tests/core/test_expert_strategies.py fails
 until then).
 """

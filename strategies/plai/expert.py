@@ -1,11 +1,10 @@
-"""expert: the weights `simulate tune` found by self-play on PLAI's default cards and rules.
+"""expert: weights learned from the search player on PLAI's default cards and rules.
 
-The weights live in expert.yaml next to this file, exactly as `simulate tune` wrote it
-(its `tuned_on` names the command, the card file's SHA-256 and every rule option). One
-file serves every player count (2-5): a strategy's weight vector is built without the
-player count (Strategy.vector), and the file's `players` says where it was tuned; it beats
-every other shipped strategy at 2, 3, 4 and 5 players (docs/strategies.md). After a
-change to the default cards or rules, re-tune and replace expert.yaml
+The weights live in expert.yaml next to this file, exactly as `simulate distill
+--per-count` wrote it (its `tuned_on` names the command, the card file's SHA-256 and every
+rule option): the 4-player weights, and each other count's own under `by_players`. It
+beats `expert-v1` at 2, 3, 4 and 5 players (docs/strategies.md). After a change to the
+default cards or rules, re-make it with that command and replace expert.yaml
 (tests/core/test_expert_strategies.py fails until then).
 """
 from pathlib import Path
