@@ -458,8 +458,11 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                     backend=backend, backend_options=backend_options, progress=progress,
                     command_line=command_line)
         main = game_obj.default_players if game_obj.default_players in counts else counts[0]
-        return distill_each_count(counts, main, out_path, resume, command_line,
-                                  lambda **each: distill_strategy(**same, **each))
+        path, document, parts, seconds = distill_each_count(
+            counts, main, out_path, resume, command_line,
+            lambda **each: distill_strategy(**same, **each),
+            lambda part, doc: DistillResult(part, doc, [], {}, 0.0))
+        return DistillResult(path, document, [], {}, seconds, parts=parts)
     iterations = parse_count(iterations if iterations is not None else DEFAULT_ITERATIONS,
                              field="--iterations")
     games = parse_count(games if games is not None else DEFAULT_GAMES, field="--games")

@@ -65,20 +65,20 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
 
 
 def distill_each_count(counts: Sequence[int], main: int, out: Path, resume: bool,
-                       command: str | None, distill_one: Callable[..., Any]) -> Any:
+                       command: str | None, distill_one: Callable[..., Any],
+                       finished: Callable[[Path, dict], Any]) -> tuple[Path, dict, dict, float]:
     """Run ``distill_one(players=P, out=part, resume=...)`` for each count (a count whose
-    file a stopped run already wrote is kept on ``resume``), then write the combined file.
-    Returns the DistillResult of the combined file, its ``parts`` the per-count results."""
+    file a stopped run already wrote is kept on ``resume``, as ``finished(path,
+    document)``), then write the combined file. Returns (its path, its document, the
+    per-count results, their seconds)."""
     from sim.runs.resumable import journal_beside
-    from sim.studies.distill import DistillResult
     from sim.studies.tune import write_strategy_file
 
     results: dict[int, Any] = {}
     for players in counts:
         part = part_path(out, players)
         if resume and part.exists() and not journal_beside(part).exists():
-            document = yaml.safe_load(part.read_text(encoding="utf-8"))
-            results[players] = DistillResult(part, document, [], {}, 0.0)
+            results[players] = finished(part, yaml.safe_load(part.read_text(encoding="utf-8")))
             continue
         results[players] = distill_one(players=players, out=part,
                                        resume=resume and journal_beside(part).exists())
@@ -86,5 +86,4 @@ def distill_each_count(counts: Sequence[int], main: int, out: Path, resume: bool
     path = write_strategy_file(document, out, by="simulate distill --per-count")
     for players in counts:
         part_path(out, players).unlink(missing_ok=True)
-    seconds = sum(r.seconds for r in results.values())
-    return DistillResult(path, document, [], {}, seconds, parts=results)
+    return path, document, results, sum(r.seconds for r in results.values())

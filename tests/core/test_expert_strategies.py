@@ -35,6 +35,7 @@ class Case:
     # (configured game, file weights) -> (expert's vector, another seat's vector), after
     # checking what the game adds (PLAI: the other seat keeps the default weights)
     seats: Callable
+    players: int               # the count ``seats`` plays (a file may give it its own weights)
 
     def module(self, name: str):
         return importlib.import_module(f"sim.games.{self.package}.{name}")
@@ -74,10 +75,10 @@ def _plai_seats(case):
 
 CASES = [Case("peer-to-peer", "peer_to_peer", _p2p_cards,
               lambda: importlib.import_module("sim.games.peer_to_peer.features").WEIGHT_NAMES,
-              _p2p_seats),
+              _p2p_seats, 4),
          Case("plai", "plai", _plai_cards,
               lambda: importlib.import_module("sim.games.plai.features").FEATURE_NAMES,
-              _plai_seats)]
+              _plai_seats, 3)]
 
 
 @pytest.fixture(params=CASES, ids=[c.game for c in CASES])
@@ -103,8 +104,9 @@ def test_expert_plays_every_weight_of_its_file(case):
     names = case.weight_names()
     assert doc["game"] == case.game
     assert list(doc["weights"]) == list(names)   # a tuned file sets them all
+    played = {**doc["weights"], **(doc.get("by_players") or {}).get(case.players, {})}
     expert, other = case.seats(case)
-    np.testing.assert_array_equal(expert, [doc["weights"][n] for n in names])
+    np.testing.assert_array_equal(expert, [played[n] for n in names])
     assert not np.array_equal(expert, other)
 
 

@@ -146,6 +146,16 @@ def is_experiments(data) -> bool:
             and any(set(v) & set(EXPERIMENT_KEYS) for v in data.values() if isinstance(v, dict)))
 
 
+def check_strategy_file(path: Path) -> None:
+    """A strategy file: read, and its weights (every count's) built by its game."""
+    from sim import api
+    from sim.core.strategy_file import read
+
+    strategy = read(str(path))
+    api.configure(strategy.game, strategy.players[0] if strategy.players else None,
+                  strategies={"A" if strategy.game == "peer-to-peer" else "all": f"@{path}"})
+
+
 def check_rules_file(path: Path) -> None:
     """``path`` configures some game (the first that accepts it), else the first error."""
     from sim import api
@@ -178,6 +188,8 @@ def test_yaml_examples_are_valid(page, tmp_path, monkeypatch):
         path.write_text(text, encoding="utf-8")
         if is_experiments(data):
             schema.load(path)       # UserError at the block's own line if anything is wrong
+        elif isinstance(data, dict) and "cardsim_strategy" in data:
+            check_strategy_file(path)
         else:
             check_rules_file(path)
 
