@@ -47,14 +47,14 @@ def test_tracing_leaves_the_games_alone_with_noisy_strategies():
 def test_every_turn_starts_with_the_table():
     config = GAME.configure(players=4)
     story = config.story(2, 5)
-    deck_size = config.story(2, 5).steps[1].state[0].size
+    every_card = sum(p.size for p in story.steps[1].state)   # a reshuffle may refill the deck
     for step in story.steps[1:]:
         piles = {(p.group, p.label): p for p in step.state}
         assert piles[("table", "deck")].cards is None            # face down: a size
         hands = [p for p in step.state if p.group.startswith("seat")]
         assert len(hands) == 4 and all(p.cards is not None and len(p.cards) == p.size
                                        for p in hands)
-        assert piles[("table", "deck")].size <= deck_size
+        assert piles[("table", "deck")].size < every_card
     assert story.steps[-1].lines[-1].kind == "end"
     fights = [line.tag for step in story.steps for line in step.lines if line.kind == "contest"]
     assert all(tag.split(": ")[1] in c.WHY_NAMES for tag in fights)
