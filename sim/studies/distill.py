@@ -24,7 +24,14 @@ of the decided games against itself with it (Peer-to-Peer, 4 players, 20,000 gam
 Each iteration reports how often the search side won against the policy (its share of
 the games someone won; the fair share is the game's): as the policy learns what the
 search finds, the search gains less on top of it. At the end the result plays the
-starting base on fresh seeds, every side, plain games (``check_games`` per side).
+starting base on fresh seeds, every side, plain games (``check_games`` per side), and on
+the same deals each of the game's other shipped strategies (``field_strategies``): a policy learned
+in self-play can beat its base and lose to a player it never met (PLAI at 2 players: a
+distilled policy won 80 % of the decided games against ``expert-v1`` and 7 % against
+``bluffer``). A count where a field strategy or the base beats the result beyond its
+interval is reported; with ``keep_base_if_beaten`` (``--per-count``) that count keeps the
+base's weights, so a default made per count is never worse than its base against the
+shipped strategies.
 
 The games are ordinary chunk tasks: any backend plays them (``run_tasks``), each chunk's
 part is written into a work directory beside the output (``NAME.distill/``). Every
@@ -97,9 +104,11 @@ class DistillResult:
     def report(self) -> str:
         if self.parts:
             blocks = [f"{p} players:\n{part.report()}" for p, part in self.parts.items()]
-            return "\n".join(blocks + [f"strategy file: {self.out} (weights of their own at "
-                                        f"{', '.join(map(str, self.document['by_players']))} "
-                                        f"players; {self.seconds:.0f} s)"])
+            own = ', '.join(map(str, self.document["by_players"]))
+            return "\n".join(blocks + [f"strategy file: {self.out} ("
+                                        + (f"weights of their own at {own} players; " if own
+                                           else "the same weights at every count; ")
+                                        + f"{self.seconds:.0f} s)"])
         lines = ["iteration  games  search side's wins (of the decided)  decisions fitted  "
                  "policy ranks the search's choice first (before)"]
         for it in self.iterations:
@@ -108,11 +117,20 @@ class DistillResult:
                          f"  {it.informative:>8,} of {it.decisions:,}  "
                          f"{100 * it.agreement:5.1f} % ({100 * it.base_agreement:5.1f} %)")
         c = self.check
-        for players, row in (c.get("players") or {}).items():
-            lines.append(f"{players} players, against {c['opponent']}, {row['games']:,} plain "
-                         f"games (every side): {100 * row['share']:.2f} % of the decided games "
-                         f"[95 % CI {100 * row['share_low']:.2f} - "
-                         f"{100 * row['share_high']:.2f}; fair {100 * row['fair_share']:.1f} %]")
+        opponents = ([(c["opponent"], c)] if c.get("players") else []) + list(
+            (c.get("field") or {}).items())
+        for name, result in opponents:
+            for players, row in result["players"].items():
+                lines.append(f"{players} players, against {name}, {row['games']:,} plain "
+                             f"games (every side): {100 * row['share']:.2f} % of the decided "
+                             f"games [95 % CI {100 * row['share_low']:.2f} - "
+                             f"{100 * row['share_high']:.2f}; fair "
+                             f"{100 * row['fair_share']:.1f} %]"
+                             + ("  beaten" if _loses(row) else ""))
+        for players, names in beaten_by(c).items():
+            lines.append(f"{players} players: worse than the base against {', '.join(names)}"
+                         + (": the file keeps the base's weights"
+                            if self.document.get("score", {}).get("kept_base") else ""))
         lines.append(f"strategy file: {self.out} ({self.seconds:.0f} s)")
         return "\n".join(lines)
 
@@ -154,6 +172,8 @@ class Distiller:
     check_games: int = DEFAULT_CHECK_GAMES
     seed: int = 1
     threads: int = 1
+    field_strategies: tuple[str, ...] = ()   # the other shipped strategies it is checked against
+    keep_base_if_beaten: bool = False
     chunk_games: int = CHUNK_GAMES
     bar: Any = None
 
@@ -176,6 +196,7 @@ class Distiller:
                 "objective": self.objective, "sharpness": float(self.sharpness),
                 "keep_noise": bool(self.keep_noise),
                 "seed": int(self.seed), "check_games": int(self.check_games),
+                "field": list(self.field_strategies), "keep_base_if_beaten": bool(self.keep_base_if_beaten),
                 "chunk_games": int(self.chunk_games), "request": dict(self.request)}
 
     # -- playing
@@ -282,17 +303,26 @@ class Distiller:
                          [float(x) for x in fit.weights])
 
     def check(self, vector: np.ndarray) -> dict[str, Any]:
-        """``vector`` against the starting base: plain games, every side in turn, on game
-        indices after every iteration's."""
-        from sim.core.arena import Tally
-
+        """``vector`` against the starting base, then against each ``field`` strategy:
+        plain games, every side in turn, on game indices after every iteration's (the
+        same deals for every opponent)."""
         if self.check_games <= 0:
             return {"games": 0}
         where = self.work / f"check-{_digest(vector)}"
         mine = "@" + self._policy_file(where, vector)
         base = "@" + self._policy_file(where / "base", self.base_vector)
+        result = {"opponent": self.base, **self._against(where, mine, base)}
+        result["field"] = {name: self._against(where / f"field-{number}", mine, name)
+                           for number, name in enumerate(self.field_strategies)}
+        result["base_field"] = {name: self._against(where / f"base-field-{number}", base, name)
+                                for number, name in enumerate(self.field_strategies)}
+        return result
+
+    def _against(self, where: Path, mine: str, opponent: str) -> dict[str, Any]:
+        from sim.core.arena import Tally
+
         seatings = self._seatings()
-        jobs = self._jobs(mine, base, self.iterations * self.games,
+        jobs = self._jobs(mine, opponent, self.iterations * self.games,
                           self.check_games * len(seatings))
         saved, self.chunk_games = self.chunk_games, max(self.chunk_games, 5_000)
         try:
@@ -305,8 +335,7 @@ class Distiller:
         total = Tally()
         for tally in by_players.values():
             total.add(tally)
-        return {"opponent": self.base,
-                **_shares(total, self.arenas[self.players[0]].fair_share),
+        return {**_shares(total, self.arenas[self.players[0]].fair_share),
                 "players": {str(p): _shares(t, self.arenas[p].fair_share)
                             for p, t in by_players.items()}}
 
@@ -330,7 +359,8 @@ class Distiller:
         with stoppable("distill", journal_path), Journal.open(
                 journal_path, self.settings(), what="distill", resume=resume,
                 out=self.out) as journal:
-            total = self.iterations * self.games + self.check_games * len(self._seatings())
+            total = (self.iterations * self.games
+                     + self.check_games * len(self._seatings()) * (1 + 2 * len(self.field_strategies)))
             self.bar = progress_bar(progress, total, "distill")
             with bar_context(self.bar):
                 vector = self.start_vector()
@@ -344,6 +374,9 @@ class Distiller:
                 check = journal.step(("check", _digest(vector)), lambda: self.check(vector))
             self.bar = None
             seconds = time.perf_counter() - started
+            beaten = beaten_by(check)
+            if self.keep_base_if_beaten and beaten:
+                vector = np.array(self.base_vector, dtype=np.float64)
             doc = self.document(vector, done, check, document_extra or {}, seconds)
             path = write_strategy_file(doc, self.out, by="simulate distill")
             journal.remove()
@@ -356,6 +389,11 @@ class Distiller:
         import sim
 
         searched = sum(it.games for it in done)
+        beaten = beaten_by(check)
+        kept = (f"; worse than the base against "
+                f"{', '.join(sorted({n for names in beaten.values() for n in names}))} at "
+                f"{'/'.join(map(str, beaten))} players, so it keeps the base's weights"
+                if self.keep_base_if_beaten and beaten else "")
         return {
             "cardsim_strategy": 1,
             "game": self.game,
@@ -363,7 +401,7 @@ class Distiller:
             "summary": f"distilled by simulate distill for {'/'.join(map(str, self.players))} "
                        f"players from "
                        f"{self.base} (search:k={self.k},n={self.n}; {len(done)} iterations, "
-                       f"{searched:,} games with search)",
+                       f"{searched:,} games with search){kept}",
             "players": [int(p) for p in self.players],
             "base": self.base,
             "weights": {name: float(w) for name, w in zip(self.arena.names, vector)},
@@ -390,6 +428,8 @@ class Distiller:
                           "side; share = wins / games someone won, Wilson 95 % interval",
                 "against": {key: (round(v, 6) if isinstance(v, float) else v)
                             for key, v in check.items()},
+                "beaten_by": {str(p): names for p, names in beaten.items()},
+                "kept_base": bool(self.keep_base_if_beaten and beaten),
             },
         }
 
@@ -403,6 +443,28 @@ def _shares(tally: Any, fair_share: float) -> dict[str, Any]:
     return {"games": tally.games, "wins": tally.wins, "rival_wins": tally.rival_wins,
             "share": float(share), "share_low": float(low), "share_high": float(high),
             "fair_share": float(fair_share)}
+
+
+def _loses(row: Mapping[str, Any]) -> bool:
+    """Beaten beyond the 95 % interval: the share of the decided games below the fair one."""
+    return row["share_high"] < row["fair_share"]
+
+
+def beaten_by(check: Mapping[str, Any]) -> dict[int, list[str]]:
+    """Per player count, the opponents of a check that make the result worse than its base
+    there: the base itself when it beats the result, and each field strategy that beats
+    the result but not the base."""
+    beaten: dict[int, list[str]] = {}
+    for players, row in (check.get("players") or {}).items():
+        if _loses(row):
+            beaten.setdefault(int(players), []).append(check["opponent"])
+    base_field = check.get("base_field") or {}
+    for name, result in (check.get("field") or {}).items():
+        for players, row in result["players"].items():
+            base_row = base_field.get(name, {}).get("players", {}).get(players)
+            if _loses(row) and not (base_row and _loses(base_row)):
+                beaten.setdefault(int(players), []).append(name)
+    return dict(sorted(beaten.items()))
 
 
 def step_done(journal: Any, key_parts: Any) -> bool:
@@ -423,16 +485,19 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                      threads: Any = None, backend: Any = None,
                      backend_options: Mapping[str, Any] | None = None, progress: bool = True,
                      command_line: str | None = None, resume: bool = False,
-                     per_count: bool = False) -> DistillResult:
+                     per_count: bool = False, keep_base_if_beaten: bool = False
+                     ) -> DistillResult:
     """``simulate distill`` / ``api.distill``: check every input, pick the backend, then
     distil (module docstring) and write the strategy file ``out``. ``per_count``: one
-    distillation per player count, combined into one file (sim/studies/distill_counts.py)."""
+    distillation per player count, combined into one file (sim/studies/distill_counts.py),
+    each count keeping the base's weights where a shipped strategy beats its result."""
     from sim.core.game import configure_request, game_request, resolve_game
     from sim.core.inputs import parse_count, parse_seed
     from sim.core.policy_fit import DEFAULT_L2, DEFAULT_SHARPNESS, OBJECTIVES
-    from sim.core.strategy import parse_spec
+    from sim.core.strategy import parse_spec, registry
     from sim.runs.backends import resolve
     from sim.runs.setup import own_command_line
+    from sim.studies.tune import field_baselines
 
     game_obj = resolve_game(game)
     counts = _player_counts(game_obj, players)
@@ -456,7 +521,7 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                     keep_noise=keep_noise, check_games=check_games, seed=seed, cards=cards,
                     rules_file=rules_file, rule_overrides=rule_overrides, threads=threads,
                     backend=backend, backend_options=backend_options, progress=progress,
-                    command_line=command_line)
+                    command_line=command_line, keep_base_if_beaten=True)
         main = game_obj.default_players if game_obj.default_players in counts else counts[0]
         path, document, parts, seconds = distill_each_count(
             counts, main, out_path, resume, command_line,
@@ -496,6 +561,9 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
         raise UserError("the base is the policy the search plays over: give a strategy "
                         "that is not a search player", field="--base")
     base_vector = arena_cls.vector_of(configure_with(counts[0], arena_cls.strategies_for(base)))
+    field = tuple(name for name, vector in field_baselines(
+        arena_cls, lambda strategies: configure_with(counts[0], strategies),
+        registry(game_obj.strategy_package)).items() if not np.array_equal(vector, base_vector))
     arenas = {p: arena_cls(templates[p], 1) for p in counts}
     template = templates[counts[0]]
     chosen, owned = resolve(backend, backend_options)
@@ -507,7 +575,8 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                           run_tasks=lambda tasks: chosen.run_tasks(tasks, aggregate=False),
                           iterations=iterations, games=games, k=k, n=n, extra=extra, l2=l2,
                           objective=objective, sharpness=sharpness, keep_noise=keep_noise,
-                          check_games=check, seed=seed, threads=threads)
+                          check_games=check, seed=seed, threads=threads, field_strategies=field,
+                          keep_base_if_beaten=keep_base_if_beaten)
     extra_doc = {
         "command": command_line if command_line is not None else own_command_line(),
         "cards": {"path": str(request["cards"] or manifest["cards"]["path"]),

@@ -40,6 +40,7 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
         if own:
             by_players[int(players)] = own
     counts = sorted(int(p) for p in parts)
+    kept = [p for p in counts if (parts[p].get("score") or {}).get("kept_base")]
     # the inputs every count shared (cards, rules, seed, settings) once; per count what differs
     own_keys = ("command", "iterations", "seconds")
     tuned = {key: value for key, value in (first.get("tuned_on") or {}).items()
@@ -54,7 +55,10 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
         "name": name,
         "summary": f"distilled by simulate distill from {first.get('base')} at each of "
                    f"{'/'.join(map(str, counts))} players on its own; the {main}-player "
-                   f"weights, each other count's own under by_players",
+                   f"weights, each other count's own under by_players" + (
+                       f"; at {'/'.join(map(str, kept))} players the base's own (the distilled "
+                       f"weights lost there to a shipped strategy the base holds)"
+                       if kept else ""),
         "players": counts,
         "base": first.get("base"),
         "weights": weights,

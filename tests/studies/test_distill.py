@@ -131,3 +131,56 @@ def test_per_count_distils_each_count_into_one_file(tmp_path):
         played = api.configure("plai", p, strategies={"seat0": f"@{result.out}"})
         alone = api.configure("plai", p, strategies={"seat0": f"@{tmp_path}/alone{p}.yaml"})
         assert np.array_equal(played.weights[0], alone.weights[0])
+
+
+def _row(share_low, share_high, fair=0.5):
+    return {"share": (share_low + share_high) / 2, "share_low": share_low,
+            "share_high": share_high, "fair_share": fair}
+
+
+def test_beaten_by_names_who_make_the_result_worse_than_its_base():
+    """The base beating the result counts; a field strategy counts only where it beats the
+    result and not the base (one that beats both says nothing about the distillation)."""
+    from sim.studies.distill import beaten_by
+
+    check = {"opponent": "expert-v1", "players": {"2": _row(0.78, 0.80), "3": _row(0.2, 0.3, 1 / 3)},
+             "field": {"bluffer": {"players": {"2": _row(0.06, 0.08), "3": _row(0.4, 0.5, 1 / 3)}},
+                       "weighted": {"players": {"2": _row(0.13, 0.15), "3": _row(0.1, 0.2, 1 / 3)}}},
+             "base_field": {"bluffer": {"players": {"2": _row(0.6, 0.7), "3": _row(0.4, 0.5, 1 / 3)}},
+                            "weighted": {"players": {"2": _row(0.1, 0.2), "3": _row(0.1, 0.2, 1 / 3)}}}}
+    assert beaten_by(check) == {2: ["bluffer"], 3: ["expert-v1"]}
+    assert beaten_by({"games": 0}) == {}
+
+
+def test_per_count_keeps_the_base_where_a_shipped_strategy_beats_the_result(tmp_path,
+                                                                            monkeypatch):
+    """--per-count: a count whose distilled weights lose to a shipped strategy that the
+    base holds keeps the base's weights (noise draws included): the file plays the base
+    there, says so, and the other count keeps its distillation."""
+    from sim import api
+    from sim.studies import distill as distill_module
+
+    real_check = distill_module.Distiller.check
+
+    def check_with_bluffer_winning_at_2(self, vector):
+        check = real_check(self, vector)
+        if self.players == (2,):
+            check["field"]["bluffer"]["players"]["2"].update(share_low=0.05, share_high=0.07)
+            check["base_field"]["bluffer"]["players"]["2"].update(share_low=0.6,
+                                                                  share_high=0.7)
+        return check
+
+    monkeypatch.setattr(distill_module.Distiller, "check", check_with_bluffer_winning_at_2)
+    result = distill_strategy(out=tmp_path / "each.yaml", threads=1, per_count=True,
+                              **{**SMALL, "players": "2,3", "iterations": 1, "games": 12,
+                                 "check_games": 20})
+    doc = yaml.safe_load(result.out.read_text())
+    assert "at 2 players the base's own" in doc["summary"]
+    assert doc["score"]["2"]["kept_base"] and not doc["score"]["3"]["kept_base"]
+    assert "worse than the base against bluffer" in result.report()
+    base = api.configure("plai", 2, strategies={"seat0": "expert-v1"}).weights[0]
+    played = {p: api.configure("plai", p, strategies={"seat0": f"@{result.out}"}).weights[0]
+              for p in (2, 3)}
+    assert np.array_equal(played[2], base)
+    assert not np.array_equal(played[3], api.configure(
+        "plai", 3, strategies={"seat0": "expert-v1"}).weights[0])
