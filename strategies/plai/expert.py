@@ -2,8 +2,9 @@
 
 The weights live in expert.yaml next to this file, exactly as `simulate distill
 --per-count` wrote it (its `tuned_on` names the command, the card file's SHA-256 and every
-rule option): the 4-player weights, and each other count's own under `by_players`. It
-beats `expert-v1` at 2, 3, 4 and 5 players (docs/strategies.md). After a change to the
+rule option): the 4-player weights, and each other count's own under `by_players`. At 3
+and 4 players it beats `expert-v1`; at 2 and 5 it plays `expert-v1`'s weights, since the
+weights learned there lost to hand-written players (docs/strategies.md). After a change to the
 default cards or rules, re-make it with that command and replace expert.yaml
 (tests/core/test_expert_strategies.py fails until then).
 """
