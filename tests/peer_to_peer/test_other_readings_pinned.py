@@ -4,7 +4,7 @@ tests/data/p2p_other_readings.json holds, for a fixed seed, a digest of every co
 result table (and of the whole per-card fate matrix) of games played with the other
 readings -- ``unchosen_ventures=deck`` (P2P-S2), ``solo_spare_start_cards=out`` (P2P-S3)
 and a card file whose Open Protocol cards are worth 0 (P2P-C3) -- as the engine played them
-when those readings were its only ones (captured from commit 5711912 with
+when those readings were its only ones (captured then with
 ``python tests/peer_to_peer/test_other_readings_pinned.py``). Today's engine must reproduce
 those tables bit for bit.
 """

@@ -1,7 +1,7 @@
 """Every headline number of the report is what the eager, whole-table aggregation gave.
 
 tests/data/report_headlines_peer_to_peer/ holds the metric tables that the eager,
-whole-table aggregation (commit d1f558d) wrote for four fixed synthetic runs (reports/synthetic.py,
+whole-table aggregation wrote for four fixed synthetic runs (reports/synthetic.py,
 seeded: 3 players with and without compensation, 4 and 5 players); this test writes the
 same runs, reports them with today's code (a lazy, streamed aggregation over the parquet
 parts) and compares every column the pinned tables have: counts, rates, intervals and

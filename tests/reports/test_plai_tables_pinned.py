@@ -1,16 +1,15 @@
-"""Every PLAI report table is what the eager aggregation (commit 8b0e6aa) wrote: in
-particular the card-fight metric, aggregated lazily now (memory flat in the number of games), gives the numbers of
-the eager numpy aggregation it replaced, and the game-length table built by the shared
-sim.core.report_metric.length_table those of its own code.
+"""Every PLAI report table is what the eager aggregation wrote: in particular the
+card-fight metric, aggregated lazily now (memory flat in the number of games), gives the
+numbers of the eager numpy aggregation it replaced, and the game-length table built by the
+shared sim.core.report_metric.length_table those of its own code.
 
-tests/data/report_tables_plai/ holds the tables that commit 8b0e6aa (its
+tests/data/report_tables_plai/ holds the tables the eager aggregation (its
 ``plai_card_fights.compute`` collected the per-card columns and summed them with numpy)
 wrote for (1) a report on two fixed synthetic PLAI runs (reports/synthetic.py
 write_plai_run: 3 and 5 players, 6,000 games each in parts of 2,500): every metric's CSV,
-and (2) an eager
-4-player table with two pairings and every seventh game without card counts (null, as a
-run made before the engine counted cards leaves them). Counts and sums are exact, the rates
-and intervals (from those sums) too.
+and (2) an eager 4-player table with two pairings and every seventh game without card
+counts (null, as a run made before the engine counted cards leaves them). Counts and sums
+are exact, the rates and intervals (from those sums) too.
 """
 from pathlib import Path
 
