@@ -920,8 +920,10 @@ def tune(ctx: click.Context, **opts: Any) -> None:
 @click.option("--keep-noise", is_flag=True,
               help="Keep the base's noise weights (default: the policy starts without them).")
 @click.option("--check-games", default=None, metavar="N",
-              help="Plain games per side against the starting base at the end (default "
-                   "10000; 0: none).")
+              help="Plain games per side at the end against the starting base and each "
+                   "other shipped strategy, and the base against them (default 10000; "
+                   "0: none). With --per-count, a count whose result loses to one the "
+                   "base beats keeps the base's weights.")
 @click.option("--seed", type=SEED, default=1, show_default=True,
               help="Random seed: the same seed gives the same weights.")
 @click.option("--out", metavar="FILE.yaml", required=True, help="Strategy file to write.")
