@@ -58,7 +58,7 @@ DEFAULT_ITERATIONS = 3
 DEFAULT_GAMES = 2_000          # games with search per iteration, over every side
 DEFAULT_K, DEFAULT_N = 8, 16   # the search player's options kept and samples
 DEFAULT_EXTRA = 4              # options not played out recorded per decision
-DEFAULT_CHECK_GAMES = 10_000   # plain games per side against the starting base
+DEFAULT_CHECK_GAMES = 10_000   # plain games per side against the base and each field strategy
 CHUNK_GAMES = 25               # games per chunk task (search games are slow)
 
 
@@ -377,19 +377,20 @@ class Distiller:
             beaten = beaten_by(check)
             if self.keep_base_if_beaten and beaten:
                 vector = np.array(self.base_vector, dtype=np.float64)
-            doc = self.document(vector, done, check, document_extra or {}, seconds)
+            doc = self.document(vector, done, check, beaten, document_extra or {}, seconds)
             path = write_strategy_file(doc, self.out, by="simulate distill")
             journal.remove()
         shutil.rmtree(self.work, ignore_errors=True)
         return DistillResult(path, doc, done, check, seconds)
 
     def document(self, vector: np.ndarray, done: list[Iteration], check: Mapping[str, Any],
-                 extra: Mapping[str, Any], seconds: float) -> dict[str, Any]:
-        """The strategy file's content (sim/core/strategy_file.py reads it back)."""
+                 beaten: Mapping[int, list[str]], extra: Mapping[str, Any],
+                 seconds: float) -> dict[str, Any]:
+        """The strategy file's content (sim/core/strategy_file.py reads it back);
+        ``beaten``: beaten_by(check)."""
         import sim
 
         searched = sum(it.games for it in done)
-        beaten = beaten_by(check)
         kept = (f"; worse than the base against "
                 f"{', '.join(sorted({n for names in beaten.values() for n in names}))} at "
                 f"{'/'.join(map(str, beaten))} players, so it keeps the base's weights"
