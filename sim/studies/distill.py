@@ -30,8 +30,9 @@ in self-play can beat its base and lose to a player it never met (PLAI at 2 play
 distilled policy won 80 % of the decided games against ``expert-v1`` and 7 % against
 ``bluffer``). A count where a field strategy or the base beats the result beyond its
 interval is reported; with ``keep_base_if_beaten`` (``--per-count``) that count keeps the
-base's weights, so a default made per count is never worse than its base against the
-shipped strategies.
+base's weights, and so does a count where the result wins less than ``KEEP_SHARE`` (55 %)
+of the decided games against the base: a default made per count clears the bar a new
+default must (docs/strategies.md) or is its base there.
 
 The games are ordinary chunk tasks: any backend plays them (``run_tasks``), each chunk's
 part is written into a work directory beside the output (``NAME.distill/``). Every
@@ -59,6 +60,9 @@ DEFAULT_GAMES = 2_000          # games with search per iteration, over every sid
 DEFAULT_K, DEFAULT_N = 8, 16   # the search player's options kept and samples
 DEFAULT_EXTRA = 4              # options not played out recorded per decision
 DEFAULT_CHECK_GAMES = 10_000   # plain games per side against the base and each field strategy
+# --per-count keeps a count's result only where it wins at least this share of the decided
+# games against the base: the bar a new default must clear (docs/strategies.md)
+KEEP_SHARE = 0.55
 CHUNK_GAMES = 25               # games per chunk task (search games are slow)
 
 
@@ -127,10 +131,12 @@ class DistillResult:
                              f"{100 * row['share_high']:.2f}; fair "
                              f"{100 * row['fair_share']:.1f} %]"
                              + ("  beaten" if _loses(row) else ""))
-        for players, names in beaten_by(c).items():
-            lines.append(f"{players} players: worse than the base against {', '.join(names)}"
-                         + (": the file keeps the base's weights"
-                            if self.document.get("score", {}).get("kept_base") else ""))
+        score = self.document.get("score", {})
+        beaten = {int(p): names for p, names in (score.get("beaten_by") or {}).items()}
+        if beaten:
+            lines.append(why_kept(beaten, self.document.get("base"),
+                                  KEEP_SHARE if score.get("kept_base") else None)
+                         + (": the file keeps the base's weights" if score.get("kept_base") else ""))
         lines.append(f"strategy file: {self.out} ({self.seconds:.0f} s)")
         return "\n".join(lines)
 
@@ -374,7 +380,7 @@ class Distiller:
                 check = journal.step(("check", _digest(vector)), lambda: self.check(vector))
             self.bar = None
             seconds = time.perf_counter() - started
-            beaten = beaten_by(check)
+            beaten = beaten_by(check, KEEP_SHARE if self.keep_base_if_beaten else None)
             if self.keep_base_if_beaten and beaten:
                 vector = np.array(self.base_vector, dtype=np.float64)
             doc = self.document(vector, done, check, beaten, document_extra or {}, seconds)
@@ -391,9 +397,7 @@ class Distiller:
         import sim
 
         searched = sum(it.games for it in done)
-        kept = (f"; worse than the base against "
-                f"{', '.join(sorted({n for names in beaten.values() for n in names}))} at "
-                f"{'/'.join(map(str, beaten))} players, so it keeps the base's weights"
+        kept = (f"; {why_kept(beaten, self.base, KEEP_SHARE)}, so it keeps the base's weights"
                 if self.keep_base_if_beaten and beaten else "")
         return {
             "cardsim_strategy": 1,
@@ -451,13 +455,15 @@ def _loses(row: Mapping[str, Any]) -> bool:
     return row["share_high"] < row["fair_share"]
 
 
-def beaten_by(check: Mapping[str, Any]) -> dict[int, list[str]]:
+def beaten_by(check: Mapping[str, Any], min_share: float | None = None
+              ) -> dict[int, list[str]]:
     """Per player count, the opponents of a check that make the result worse than its base
-    there: the base itself when it beats the result, and each field strategy that beats
-    the result but not the base."""
+    there: the base itself when it beats the result (or, given ``min_share``, when the
+    result wins less than that share of the decided games against it), and each field
+    strategy that beats the result but not the base."""
     beaten: dict[int, list[str]] = {}
     for players, row in (check.get("players") or {}).items():
-        if _loses(row):
+        if _loses(row) if min_share is None else not row["share"] >= min_share:
             beaten.setdefault(int(players), []).append(check["opponent"])
     base_field = check.get("base_field") or {}
     for name, result in (check.get("field") or {}).items():
@@ -466,6 +472,18 @@ def beaten_by(check: Mapping[str, Any]) -> dict[int, list[str]]:
             if _loses(row) and not (base_row and _loses(base_row)):
                 beaten.setdefault(int(players), []).append(name)
     return dict(sorted(beaten.items()))
+
+
+def why_kept(beaten: Mapping[int, Sequence[str]], base: str | None,
+             min_share: float | None) -> str:
+    """beaten_by's answer in words: per count, against whom the result fell short."""
+    def reason(name: str) -> str:
+        if name == base:
+            return (f"short of {min_share:.0%} against {name}" if min_share is not None
+                    else f"beaten by its base {name}")
+        return f"beaten by {name} (which the base beats)"
+    return "; ".join(f"at {p} players {', '.join(reason(n) for n in names)}"
+                     for p, names in beaten.items())
 
 
 def step_done(journal: Any, key_parts: Any) -> bool:
@@ -491,7 +509,8 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
     """``simulate distill`` / ``api.distill``: check every input, pick the backend, then
     distil (module docstring) and write the strategy file ``out``. ``per_count``: one
     distillation per player count, combined into one file (sim/studies/distill_counts.py),
-    each count keeping the base's weights where a shipped strategy beats its result."""
+    each count keeping the base's weights where its result falls short (beaten_by with
+    KEEP_SHARE), the counts not distilled playing the base's."""
     from sim.core.game import configure_request, game_request, resolve_game
     from sim.core.inputs import parse_count, parse_seed
     from sim.core.policy_fit import DEFAULT_L2, DEFAULT_SHARPNESS, OBJECTIVES
@@ -524,10 +543,14 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                     backend=backend, backend_options=backend_options, progress=progress,
                     command_line=command_line, keep_base_if_beaten=True)
         main = game_obj.default_players if game_obj.default_players in counts else counts[0]
+        base_at = {p: arena_cls.vector_of(configure_request(
+            game_obj, p, {**game_request(cards, rules_file, rule_overrides, None, False),
+                          "strategies": arena_cls.strategies_for(base)}))
+            for p in game_obj.player_counts if p not in counts}
         path, document, parts, seconds = distill_each_count(
             counts, main, out_path, resume, command_line,
             lambda **each: distill_strategy(**same, **each),
-            lambda part, doc: DistillResult(part, doc, [], {}, 0.0))
+            lambda part, doc: DistillResult(part, doc, [], {}, 0.0), base_at)
         return DistillResult(path, document, [], {}, seconds, parts=parts)
     iterations = parse_count(iterations if iterations is not None else DEFAULT_ITERATIONS,
                              field="--iterations")

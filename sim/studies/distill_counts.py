@@ -5,7 +5,9 @@ policy distilled at 4 players beat ``expert-v1`` in 56.9 % of the decided 4-play
 but 52.4 % at 2 players), so each count gets its own expert iteration from the same base,
 and the file holds the usual count's weights as ``weights`` and, under ``by_players``, each
 other count's weights where they differ (sim/core/strategy_file.py plays a count's entries
-over ``weights``).
+over ``weights``). A count of the game that no distillation covered plays the base's
+weights: nothing measured the learned ones there (Peer-to-Peer's 4-player weights won 44 %
+of solo games, ``expert-v1`` 53 %).
 
 Each count's run writes ``FILE.<P>p.yaml`` beside ``FILE.yaml`` (resumable like any
 distillation); the per-count files are removed once the combined file is written.
@@ -23,19 +25,22 @@ def part_path(out: Path, players: int) -> Path:
 
 
 def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
-            command: str | None = None) -> dict[str, Any]:
+            command: str | None = None,
+            uncovered: Mapping[int, Mapping[str, float]] | None = None) -> dict[str, Any]:
     """One strategy file from per-count strategy files' documents (count -> document):
     ``weights`` are count ``main``'s, ``by_players`` every other count's weights that
-    differ from them; ``tuned_on`` and ``score`` keep each count's."""
+    differ from them, and the base's weights at each count no part covers (``uncovered``:
+    count -> weights); ``tuned_on`` and ``score`` keep each count's."""
     if main not in parts:
         raise ValueError(f"no strategy for the main player count {main}")
     first = parts[main]
     weights = {key: float(value) for key, value in first["weights"].items()}
     by_players: dict[int, dict[str, float]] = {}
-    for players in sorted(parts):
+    every = {**{p: parts[p]["weights"] for p in parts}, **dict(uncovered or {})}
+    for players in sorted(every):
         if players == main:
             continue
-        own = {key: float(value) for key, value in parts[players]["weights"].items()
+        own = {key: float(value) for key, value in every[players].items()
                if float(value) != weights.get(key)}
         if own:
             by_players[int(players)] = own
@@ -57,8 +62,9 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
                    f"{'/'.join(map(str, counts))} players on its own; the {main}-player "
                    f"weights, each other count's own under by_players" + (
                        f"; at {'/'.join(map(str, kept))} players the base's own (the distilled "
-                       f"weights lost there to a shipped strategy the base holds)"
-                       if kept else ""),
+                       f"weights fell short there)" if kept else "") + (
+                       f"; at {'/'.join(map(str, sorted(uncovered)))} players (not distilled) "
+                       f"the base's" if uncovered else ""),
         "players": counts,
         "base": first.get("base"),
         "weights": weights,
@@ -70,11 +76,14 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
 
 def distill_each_count(counts: Sequence[int], main: int, out: Path, resume: bool,
                        command: str | None, distill_one: Callable[..., Any],
-                       finished: Callable[[Path, dict], Any]) -> tuple[Path, dict, dict, float]:
+                       finished: Callable[[Path, dict], Any],
+                       uncovered: Mapping[int, Sequence[float]] | None = None
+                       ) -> tuple[Path, dict, dict, float]:
     """Run ``distill_one(players=P, out=part, resume=...)`` for each count (a count whose
     file a stopped run already wrote is kept on ``resume``, as ``finished(path,
-    document)``), then write the combined file. Returns (its path, its document, the
-    per-count results, their seconds)."""
+    document)``), then write the combined file, with the base's weight vector at each
+    count of ``uncovered``. Returns (its path, its document, the per-count results, their
+    seconds)."""
     from sim.runs.resumable import journal_beside
     from sim.studies.tune import write_strategy_file
 
@@ -86,7 +95,10 @@ def distill_each_count(counts: Sequence[int], main: int, out: Path, resume: bool
             continue
         results[players] = distill_one(players=players, out=part,
                                        resume=resume and journal_beside(part).exists())
-    document = combine({p: r.document for p, r in results.items()}, main, out.stem, command)
+    names = list(results[main].document["weights"])
+    document = combine({p: r.document for p, r in results.items()}, main, out.stem, command,
+                       {p: dict(zip(names, map(float, vector)))
+                        for p, vector in (uncovered or {}).items()})
     path = write_strategy_file(document, out, by="simulate distill --per-count")
     for players in counts:
         part_path(out, players).unlink(missing_ok=True)

@@ -112,7 +112,8 @@ def test_several_player_counts_share_the_games(tmp_path):
 def test_per_count_distils_each_count_into_one_file(tmp_path):
     """--per-count: one distillation per count from the same base; the file holds the
     usual count's weights (PLAI: 4 players) and each other count's own where they differ,
-    and a game at a count plays that count's distillation exactly."""
+    and a game at a count plays that count's distillation exactly (a count not distilled,
+    2 and 5, the base's weights)."""
     from sim import api
 
     each = {**SMALL, "iterations": 1, "games": 12, "check_games": 0}
@@ -123,7 +124,7 @@ def test_per_count_distils_each_count_into_one_file(tmp_path):
                               **{**each, "players": "3,4"})
     doc = yaml.safe_load(result.out.read_text())
     assert doc["players"] == [3, 4] and doc["weights"] == singles[4]["weights"]
-    assert set(doc["by_players"]) == {3} and doc["by_players"][3]
+    assert set(doc["by_players"]) == {2, 3, 5} and doc["by_players"][3]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["alone3.yaml", "alone4.yaml",
                                                           "each.yaml"]   # parts removed
     assert "3 players:" in result.report() and "4 players:" in result.report()
@@ -152,6 +153,17 @@ def test_beaten_by_names_who_make_the_result_worse_than_its_base():
     assert beaten_by({"games": 0}) == {}
 
 
+def test_beaten_by_with_a_min_share_counts_the_base_below_it():
+    """With ``min_share`` (--per-count's bar) the base counts as beating the result wherever
+    the result wins less than that share against it, though above the fair one."""
+    from sim.studies.distill import KEEP_SHARE, beaten_by
+
+    check = {"opponent": "expert-v1", "players": {"2": _row(0.53, 0.55), "4": _row(0.56, 0.58),
+                                                  "6": _row(0.45, 0.47)}}
+    assert beaten_by(check) == {6: ["expert-v1"]}
+    assert beaten_by(check, KEEP_SHARE) == {2: ["expert-v1"], 6: ["expert-v1"]}
+
+
 def test_per_count_keeps_the_base_where_a_shipped_strategy_beats_the_result(tmp_path,
                                                                             monkeypatch):
     """--per-count: a count whose distilled weights lose to a shipped strategy that the
@@ -164,6 +176,11 @@ def test_per_count_keeps_the_base_where_a_shipped_strategy_beats_the_result(tmp_
 
     def check_with_bluffer_winning_at_2(self, vector):
         check = real_check(self, vector)
+        if self.players == (3,):   # 3 players: a result that clears the bar (KEEP_SHARE)
+            check["players"]["3"].update(share=0.6, share_low=0.58, share_high=0.62)
+            for field in ("field", "base_field"):
+                for result in check[field].values():
+                    result["players"]["3"].update(share=0.6, share_low=0.58, share_high=0.62)
         if self.players == (2,):
             check["field"]["bluffer"]["players"]["2"].update(share_low=0.05, share_high=0.07)
             check["base_field"]["bluffer"]["players"]["2"].update(share_low=0.6,
@@ -176,11 +193,13 @@ def test_per_count_keeps_the_base_where_a_shipped_strategy_beats_the_result(tmp_
                                  "check_games": 20})
     doc = yaml.safe_load(result.out.read_text())
     assert "at 2 players the base's own" in doc["summary"]
+    assert "at 4/5 players (not distilled) the base's" in doc["summary"]
     assert doc["score"]["2"]["kept_base"] and not doc["score"]["3"]["kept_base"]
-    assert "worse than the base against bluffer" in result.report()
-    base = api.configure("plai", 2, strategies={"seat0": "expert-v1"}).weights[0]
+    assert "beaten by bluffer (which the base beats): the file keeps" in result.report()
     played = {p: api.configure("plai", p, strategies={"seat0": f"@{result.out}"}).weights[0]
-              for p in (2, 3)}
-    assert np.array_equal(played[2], base)
+              for p in (2, 3, 4, 5)}
+    for p in (2, 4, 5):   # kept at 2; 4 and 5 were not distilled
+        assert np.array_equal(played[p], api.configure(
+            "plai", p, strategies={"seat0": "expert-v1"}).weights[0]), p
     assert not np.array_equal(played[3], api.configure(
         "plai", 3, strategies={"seat0": "expert-v1"}).weights[0])
