@@ -71,30 +71,30 @@ def test_a_game_page_is_self_contained_and_every_round_is_reachable():
     assert page.data["divergence"] is None
 
 
-def test_the_edit_of_technology_13_first_changes_round_2s_commit_of_team_a(tmp_path):
-    """Technology 13 from 13 to 10, game 3 of seed 1 (4 players, expert v expert): the
-    setup and round 1 are the same (TE13 is still in the customer deck); it joins the row
-    in round 2, where team A holds IN4 SV1 TE2 OPA (12 in all, no shift venture). IN4 +
-    SV1 + OPA = 10 reaches the edited value, OPA being of any domain (P2P-R2a); no subset
-    reaches 13. So the edited team A weighs one more option, and takes it."""
+def test_the_edit_of_technology_13_first_changes_round_1s_commit_of_team_a(tmp_path):
+    """Technology 13 from 13 to 10, game 26 of seed 1 (4 players, expert v expert): the
+    setup is the same; in round 1 Technology 13 is in the row and team A holds TE2 SC3
+    IN4 SV1 (10 in all, no shift venture). No subset reaches 13, so team A can only pass;
+    TE2 + SC3 + IN4 + SV1 = 10 reaches the edited value with a Technology card (P2P-R2a).
+    So the edited team A weighs one more option, and takes it."""
     cards = edited_cards(tmp_path, "TE13", 10)
-    text = api.viewer(seed=1, game_index=3, compare={"cards": str(cards)})
+    text = api.viewer(seed=1, game_index=26, compare={"cards": str(cards)})
     assert_self_contained(text)
     data = _Page(text).data
     assert data["changes"] == ["TE13: Technology 13: Technology 13, venture, shift 2 -> "
                                "Technology 13: Technology 10, venture, shift 2"]
     found = data["divergence"]
-    assert found["step"] == 2
-    base, edit = (s["steps"][2]["lines"][found["line"]] for s in data["stories"])
-    assert base["text"] == edit["text"] == ("team A's hand before it commits: Information 4, "
-                                            "Service 1, Technology 2, Open Protocol A")
-    new = "Information 4 + Service 1 + Open Protocol A for Technology 13"
-    assert new not in [o["text"] for o in base["decision"]["options"]]
+    assert found["step"] == 1
+    base, edit = (s["steps"][1]["lines"][found["line"]] for s in data["stories"])
+    assert base["text"] == edit["text"] == ("team A's hand before it commits: Technology 2, "
+                                            "Science 3, Information 4, Service 1")
+    new = "Technology 2 + Science 3 + Information 4 + Service 1 for Technology 13"
+    assert [o["text"] for o in base["decision"]["options"]] == ["pass"]
     chosen = [o for o in edit["decision"]["options"] if o["chosen"]]
     assert [o["text"] for o in chosen] == [new]
-    for s in (0, 1):   # everything before it reads the same
-        assert ([line["text"] for line in data["stories"][0]["steps"][s]["lines"]]
-                == [line["text"] for line in data["stories"][1]["steps"][s]["lines"]])
+    # everything before it reads the same
+    assert ([line["text"] for line in data["stories"][0]["steps"][0]["lines"]]
+            == [line["text"] for line in data["stories"][1]["steps"][0]["lines"]])
     assert found["edit"].endswith(f"only this game weighed {new}")
 
 
@@ -131,11 +131,11 @@ def test_plai_turn_by_turn_and_a_rules_edit(tmp_path):
 def test_simulate_trace_writes_the_page_and_says_where_the_games_part(runner, tmp_path):
     cards = edited_cards(tmp_path, "TE13", 10)
     out = tmp_path / "game3.html"
-    result = runner.invoke(main, ["trace", "--seed", "1", "--game-index", "3",
+    result = runner.invoke(main, ["trace", "--seed", "1", "--game-index", "26",
                                   "--compare-cards", str(cards), "--html", str(out)])
     assert result.exit_code == 0, result.output
     assert f"viewer: {out}" in result.output
-    assert "first difference, Round 2 (first team marker: team B)" in result.output
+    assert "first difference, Round 1 (first team marker: team B)" in result.output
     assert_self_contained(out.read_text(encoding="utf-8"))
     plain = runner.invoke(main, ["trace", "--seed", "1", "--game-index", "3"])
     assert plain.output.startswith("Peer-to-Peer, 4 players, seed 1, game 3")

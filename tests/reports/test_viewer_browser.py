@@ -46,43 +46,43 @@ def _step(browser) -> int:
 
 def test_step_forward_to_the_first_difference_and_see_the_differing_decision(browser, tmp_path):
     cards = edited_cards(tmp_path, "TE13", 10)
-    page = tmp_path / "game3.html"
-    page.write_text(api.viewer(seed=1, game_index=3, compare={"cards": str(cards)}),
+    page = tmp_path / "game26.html"
+    page.write_text(api.viewer(seed=1, game_index=26, compare={"cards": str(cards)}),
                     encoding="utf-8")
     _open(browser, page, step=0)
     assert _step(browser) == 0
-    assert "first differ in Round 2" in browser.find_element("id", "divergence").text
+    assert "first differ in Round 1" in browser.find_element("id", "divergence").text
     assert not browser.find_elements("css selector", "li.divergent")
-    for expected in (1, 2):                               # the setup -> round 1 -> round 2
-        browser.find_element("id", "next").click()
-        assert _step(browser) == expected
+    browser.find_element("id", "next").click()            # the setup -> round 1
+    assert _step(browser) == 1
     marked = browser.find_elements("css selector", "li.divergent")
     assert len(marked) == 2                               # the same line in both columns
     base, edit = marked
     assert base.find_element("css selector", ".text").text == edit.find_element(
-        "css selector", ".text").text == ("team A's hand before it commits: Information 4, "
-                                          "Service 1, Technology 2, Open Protocol A")
+        "css selector", ".text").text == ("team A's hand before it commits: Technology 2, "
+                                          "Science 3, Information 4, Service 1")
     # the differing decision is open: the edited team A takes the option only it has
     taken = [row.text for row in edit.find_elements("css selector", "details[open] tr.chosen")]
-    assert taken and "Information 4 + Service 1 + Open Protocol A for Technology 13" in taken[0]
+    assert taken and ("Technology 2 + Science 3 + Information 4 + Service 1 for Technology 13"
+                      in taken[0])
     assert not base.find_elements(
-        "xpath", ".//td[contains(., 'Open Protocol A for Technology 13')]")
+        "xpath", ".//td[contains(., 'Service 1 for Technology 13')]")
     # the step list marks the round, the button and the arrow keys move on
-    button = browser.find_element("css selector", 'nav#steps button[data-step="2"]')
+    button = browser.find_element("css selector", 'nav#steps button[data-step="1"]')
     assert "diverged" in button.get_attribute("class") and "current" in button.get_attribute("class")
     browser.find_element("id", "next").click()
-    assert _step(browser) == 3 and not browser.find_elements("css selector", "li.divergent")
+    assert _step(browser) == 2 and not browser.find_elements("css selector", "li.divergent")
     browser.find_element("id", "goto-divergence").click()
-    assert _step(browser) == 2
+    assert _step(browser) == 1
 
 
 def test_a_page_opens_at_the_first_difference_and_reaches_every_round(browser, tmp_path):
     cards = edited_cards(tmp_path, "TE13", 10)
-    page = tmp_path / "game3.html"
-    page.write_text(api.viewer(seed=1, game_index=3, compare={"cards": str(cards)}),
+    page = tmp_path / "game26.html"
+    page.write_text(api.viewer(seed=1, game_index=26, compare={"cards": str(cards)}),
                     encoding="utf-8")
     _open(browser, page)
-    assert _step(browser) == 2                            # opened at the difference
+    assert _step(browser) == 1                            # opened at the difference
     buttons = browser.find_elements("css selector", "nav#steps button")
     for button in buttons:
         button.click()

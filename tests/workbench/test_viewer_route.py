@@ -49,7 +49,7 @@ def _run_technology_13_at_10(c: TestClient) -> str:
 def test_a_game_of_a_comparison_opens_in_the_viewer_side_by_side(tmp_path):
     with _client(tmp_path) as c:
         ident = _run_technology_13_at_10(c)
-        page = c.get(f"/game/{ident}/4/3")
+        page = c.get(f"/game/{ident}/4/26")
         wrong_players = c.get(f"/game/{ident}/3/3")
         beyond = c.get(f"/game/{ident}/4/2000")
         unknown = c.get("/game/nosuchrun/4/3")
@@ -59,7 +59,7 @@ def test_a_game_of_a_comparison_opens_in_the_viewer_side_by_side(tmp_path):
     data = json.loads(re.search(r'<script type="application/json" id="story-data">(.*?)</script>',
                                 page.text, re.S).group(1))
     assert len(data["stories"]) == 2
-    assert data["divergence"]["step"] == 2     # as `simulate trace --compare-cards` says
+    assert data["divergence"]["step"] == 1     # as `simulate trace --compare-cards` says
     assert any("Technology 10" in change for change in data["changes"])
     assert wrong_players.status_code == 400 and "played 4 players" in wrong_players.text
     assert beyond.status_code == 400 and unknown.status_code == 404
