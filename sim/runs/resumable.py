@@ -74,7 +74,11 @@ class SignalGuard:
     """While active, the first SIGINT/SIGTERM raises ``StopSignal`` in the main thread at
     the next Python bytecode (after a running numba kernel returns); later ones are ignored
     so the cleanup that follows cannot be cut short. Outside the main thread it does
-    nothing. Guards nest: an inner one restores the outer one's handler when it ends."""
+    nothing. Guards nest: an inner one restores the outer one's handler when it ends.
+
+    A handler that runs inside a finalizer (``__del__``, as a Dask future's) cannot stop
+    anything: Python prints its exception and drops it. The signal stays recorded, and a
+    loop that calls ``check()`` between its steps stops there instead."""
 
     def __init__(self) -> None:
         self.signum: int | None = None
@@ -84,6 +88,12 @@ class SignalGuard:
         if self.signum is None:
             self.signum = signum
             raise StopSignal(signum)
+
+    def check(self) -> None:
+        """Raise ``StopSignal`` if a signal arrived; reached only when its own raise was
+        dropped, since otherwise the loop calling this has already been left."""
+        if self.signum is not None:
+            raise StopSignal(self.signum)
 
     def __enter__(self) -> "SignalGuard":
         if threading.current_thread() is threading.main_thread():

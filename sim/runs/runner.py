@@ -95,7 +95,7 @@ def run_chunks(config: Any, run: RunDir, manifest: dict[str, Any], *, threads: i
     last_sync = time.perf_counter()
     label = f"{manifest['game']} {manifest['players']}p seed {seed}"
     bar = progress_bar(progress, games, label, done=done_games)
-    with SignalGuard(), bar_context(bar) as bar:
+    with SignalGuard() as guard, bar_context(bar) as bar:
         try:
             sync("running", strict=True)
             results = backend.map_chunks(
@@ -112,6 +112,7 @@ def run_chunks(config: Any, run: RunDir, manifest: dict[str, Any], *, threads: i
                         bar.update(count)
                     if on_chunk is not None:
                         on_chunk(result)
+                    guard.check()
                     if time.perf_counter() - last_sync >= MANIFEST_EVERY_SECONDS:
                         sync("running", strict=True)
                         last_sync = time.perf_counter()

@@ -136,11 +136,25 @@ class _SignalOnThirdChunk:
     def __getattr__(self, name):
         return getattr(self.config, name)
 
+    def send_signal(self):
+        os.kill(os.getpid(), self.signum)
+
     def run_chunk(self, seed, start, count, threads=1, **curves):
         self.calls += 1
         if self.calls == 3:
-            os.kill(os.getpid(), self.signum)
+            self.send_signal()
         return self.config.run_chunk(seed, start, count, threads, **curves)
+
+
+class _SignalInsideFinalizer(_SignalOnThirdChunk):
+    """The signal arrives while Python runs a finalizer (a Dask future's ``__del__`` does
+    this), where an exception raised by the handler is printed and dropped."""
+
+    def send_signal(self):
+        class Finalized:
+            def __del__(inner):
+                os.kill(os.getpid(), self.signum)
+        Finalized()
 
 
 @pytest.mark.parametrize("signum,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
@@ -164,6 +178,20 @@ def test_signal_stops_the_run_and_keeps_finished_chunks(tmp_path, monkeypatch, r
     monkeypatch.setattr(setup, "configure_request", real_configure)
     api.resume(out, progress=False)
     assert pl.read_parquet(f"{out}/games/*.parquet").equals(reference.head(5000))
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_signal_whose_stop_was_swallowed_still_stops_the_run(tmp_path, monkeypatch):
+    real_configure = setup.configure_request
+    monkeypatch.setattr(setup, "configure_request",
+                        lambda *a: _SignalInsideFinalizer(real_configure(*a), signal.SIGTERM))
+    out = tmp_path / "run"
+    with pytest.raises(runner.RunInterrupted) as info:
+        api.run(game="fake", games=5000, chunk_size=1000, out=out, progress=False)
+    assert info.value.exit_code == 143
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert (manifest["status"], manifest["games_done"]) == ("interrupted", 3000)
+    assert len(list((out / "games").iterdir())) == 3
 
 
 def test_bad_game_output_is_caught_before_writing(tmp_path, monkeypatch):
