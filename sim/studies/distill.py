@@ -134,8 +134,7 @@ class DistillResult:
         score = self.document.get("score", {})
         beaten = {int(p): names for p, names in (score.get("beaten_by") or {}).items()}
         if beaten:
-            lines.append(why_kept(beaten, self.document.get("base"),
-                                  KEEP_SHARE if score.get("kept_base") else None)
+            lines.append(why_kept(beaten, self.document.get("base"), score.get("min_share"))
                          + (": the file keeps the base's weights" if score.get("kept_base") else ""))
         lines.append(f"strategy file: {self.out} ({self.seconds:.0f} s)")
         return "\n".join(lines)
@@ -182,6 +181,12 @@ class Distiller:
     keep_base_if_beaten: bool = False
     chunk_games: int = CHUNK_GAMES
     bar: Any = None
+
+    @property
+    def min_share(self) -> float | None:
+        """The share of the decided games against the base a result must win to be kept
+        (``KEEP_SHARE`` with keep_base_if_beaten, else None: only a beaten result is)."""
+        return KEEP_SHARE if self.keep_base_if_beaten else None
 
     @property
     def arena(self) -> Any:
@@ -380,7 +385,7 @@ class Distiller:
                 check = journal.step(("check", _digest(vector)), lambda: self.check(vector))
             self.bar = None
             seconds = time.perf_counter() - started
-            beaten = beaten_by(check, KEEP_SHARE if self.keep_base_if_beaten else None)
+            beaten = beaten_by(check, self.min_share)
             if self.keep_base_if_beaten and beaten:
                 vector = np.array(self.base_vector, dtype=np.float64)
             doc = self.document(vector, done, check, beaten, document_extra or {}, seconds)
@@ -397,7 +402,7 @@ class Distiller:
         import sim
 
         searched = sum(it.games for it in done)
-        kept = (f"; {why_kept(beaten, self.base, KEEP_SHARE)}, so it keeps the base's weights"
+        kept = (f"; {why_kept(beaten, self.base, self.min_share)}, so it keeps the base's weights"
                 if self.keep_base_if_beaten and beaten else "")
         return {
             "cardsim_strategy": 1,
@@ -434,6 +439,7 @@ class Distiller:
                 "against": {key: (round(v, 6) if isinstance(v, float) else v)
                             for key, v in check.items()},
                 "beaten_by": {str(p): names for p, names in beaten.items()},
+                "min_share": self.min_share,
                 "kept_base": bool(self.keep_base_if_beaten and beaten),
             },
         }
@@ -455,6 +461,12 @@ def _loses(row: Mapping[str, Any]) -> bool:
     return row["share_high"] < row["fair_share"]
 
 
+def _short_of(row: Mapping[str, Any], min_share: float | None) -> bool:
+    """Does the result fall short against its base: beaten by it, or (given ``min_share``)
+    winning less than that share of the decided games?"""
+    return _loses(row) if min_share is None else not row["share"] >= min_share
+
+
 def beaten_by(check: Mapping[str, Any], min_share: float | None = None
               ) -> dict[int, list[str]]:
     """Per player count, the opponents of a check that make the result worse than its base
@@ -463,7 +475,7 @@ def beaten_by(check: Mapping[str, Any], min_share: float | None = None
     strategy that beats the result but not the base."""
     beaten: dict[int, list[str]] = {}
     for players, row in (check.get("players") or {}).items():
-        if _loses(row) if min_share is None else not row["share"] >= min_share:
+        if _short_of(row, min_share):
             beaten.setdefault(int(players), []).append(check["opponent"])
     base_field = check.get("base_field") or {}
     for name, result in (check.get("field") or {}).items():
@@ -533,6 +545,11 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
         raise UserError("the strategy file must end in .yaml or .yml", file=str(out_path),
                         field="--out")
     base = base or game_obj.default_strategy
+    request = game_request(cards, rules_file, rule_overrides, None, False)
+
+    def configure_with(players, strategies):
+        return configure_request(game_obj, players, {**request, "strategies": strategies})
+
     if per_count and len(counts) > 1:
         from sim.studies.distill_counts import distill_each_count
 
@@ -543,10 +560,8 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                     backend=backend, backend_options=backend_options, progress=progress,
                     command_line=command_line, keep_base_if_beaten=True)
         main = game_obj.default_players if game_obj.default_players in counts else counts[0]
-        base_at = {p: arena_cls.vector_of(configure_request(
-            game_obj, p, {**game_request(cards, rules_file, rule_overrides, None, False),
-                          "strategies": arena_cls.strategies_for(base)}))
-            for p in game_obj.player_counts if p not in counts}
+        base_at = {p: arena_cls.vector_of(configure_with(p, arena_cls.strategies_for(base)))
+                   for p in game_obj.player_counts if p not in counts}
         path, document, parts, seconds = distill_each_count(
             counts, main, out_path, resume, command_line,
             lambda **each: distill_strategy(**same, **each),
@@ -574,11 +589,6 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
     if check_games is not None:
         check = 0 if str(check_games).strip() == "0" else parse_count(check_games,
                                                                       field="--check-games")
-    request = game_request(cards, rules_file, rule_overrides, None, False)
-
-    def configure_with(players, strategies):
-        return configure_request(game_obj, players, {**request, "strategies": strategies})
-
     templates = {p: configure_with(p, None) for p in counts}   # every input checked first
     strategy, _ = parse_spec(base, game_obj.strategy_package, field_name="--base")
     if strategy.search:

@@ -24,6 +24,11 @@ def part_path(out: Path, players: int) -> Path:
     return out.with_name(f"{out.stem}.{players}p{out.suffix}")
 
 
+def _at(counts: Sequence[int]) -> str:
+    """'at 1 player', 'at 2/5 players'."""
+    return f"at {'/'.join(map(str, counts))} player{'s' if len(counts) > 1 else ''}"
+
+
 def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
             command: str | None = None,
             uncovered: Mapping[int, Mapping[str, float]] | None = None) -> dict[str, Any]:
@@ -61,10 +66,10 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
         "summary": f"distilled by simulate distill from {first.get('base')} at each of "
                    f"{'/'.join(map(str, counts))} players on its own; the {main}-player "
                    f"weights, each other count's own under by_players" + (
-                       f"; at {'/'.join(map(str, kept))} players the base's own (the distilled "
-                       f"weights fell short there)" if kept else "") + (
-                       f"; at {'/'.join(map(str, sorted(uncovered)))} players (not distilled) "
-                       f"the base's" if uncovered else ""),
+                       f"; {_at(kept)} the base's own (the distilled weights fell short "
+                       f"there)" if kept else "") + (
+                       f"; {_at(sorted(uncovered))} (not distilled) the base's"
+                       if uncovered else ""),
         "players": counts,
         "base": first.get("base"),
         "weights": weights,

@@ -192,9 +192,10 @@ def test_per_count_keeps_the_base_where_a_shipped_strategy_beats_the_result(tmp_
                               **{**SMALL, "players": "2,3", "iterations": 1, "games": 12,
                                  "check_games": 20})
     doc = yaml.safe_load(result.out.read_text())
-    assert "at 2 players the base's own" in doc["summary"]
+    assert "at 2 player the base's own" in doc["summary"]
     assert "at 4/5 players (not distilled) the base's" in doc["summary"]
     assert doc["score"]["2"]["kept_base"] and not doc["score"]["3"]["kept_base"]
+    assert doc["score"]["2"]["min_share"] == distill_module.KEEP_SHARE
     assert "beaten by bluffer (which the base beats): the file keeps" in result.report()
     played = {p: api.configure("plai", p, strategies={"seat0": f"@{result.out}"}).weights[0]
               for p in (2, 3, 4, 5)}
