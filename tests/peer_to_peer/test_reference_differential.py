@@ -19,7 +19,9 @@ SEED = 20261129
 CI_GAMES = 300
 SLOW_GAMES = 2000
 PAIRS = [("greedy", "greedy"), ("random", "random"), ("builder", "greedy")]
-CASES = [(players, a, b) for players in range(1, 7) for a, b in PAIRS]
+# the default at 4 players: no noise, contest and reach weights (D2 and D3 score C_REACH)
+CASES = [(players, a, b) for players in range(1, 7) for a, b in PAIRS] + [
+    (4, "expert", "cautious")]
 OPTION_CASES = [  # rule options off their defaults: (players, A, B, overrides)
     (3, "random", "random", ("loser_effects_spent=false",)),
     (4, "cautious", "builder", ("loser_effects_spent=false",)),
