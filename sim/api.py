@@ -428,7 +428,8 @@ def distill(request: GameRequest | str | None = None, execution: Execution | Non
             n: int | str | None = None, extra: int | None = None, l2: float | None = None,
             objective: str | None = None, sharpness: float | None = None,
             keep_noise: bool = False, check_games: int | str | None = None,
-            resume: bool = False, per_count: bool = False, **fields: Any):
+            resume: bool = False, per_count: bool = False, opponents: Any = None,
+            **fields: Any):
     """Learn a strategy from the search player (expert iteration) for ``request`` (game,
     players, cards, rules) and write a strategy file (``execution.out``, default
     distilled.yaml): ``iterations`` times, ``games`` games in which the search player
@@ -436,7 +437,9 @@ def distill(request: GameRequest | str | None = None, execution: Execution | Non
     turn, then the policy's weights fitted to the search's choices become its next base.
     ``resume=True`` continues a distillation that was stopped; the result equals an
     uninterrupted one's. ``per_count=True`` with several counts: one distillation per
-    count, one file with each count's own weights (``by_players``).
+    count, one file with each count's own weights (``by_players``). ``opponents``
+    (``"random,bluffer"`` or a list): the other sides play each of them in an equal share
+    of each iteration's games, beside the policy itself.
 
     Returns a ``sim.studies.distill.DistillResult`` (``.out``, ``.document``,
     ``.iterations``, ``.report()``). Deterministic for a seed, on every backend. See
@@ -455,7 +458,8 @@ def distill(request: GameRequest | str | None = None, execution: Execution | Non
                             cards=request.cards, rules_file=request.rules_file,
                             rule_overrides=request.rule_overrides, threads=execution.threads,
                             progress=execution.progress, command_line=execution.command_line,
-                            resume=resume, per_count=per_count, **execution.backend_args())
+                            resume=resume, per_count=per_count, opponents=opponents,
+                            **execution.backend_args())
 
 
 # ---------------------------------------------------------------- experiments

@@ -919,6 +919,10 @@ def tune(ctx: click.Context, **opts: Any) -> None:
               help="Pull toward the policy each fit starts from (default 1).")
 @click.option("--keep-noise", is_flag=True,
               help="Keep the base's noise weights (default: the policy starts without them).")
+@click.option("--opponents", metavar="SPEC[,SPEC...]", default=None,
+              help="Strategies the other sides play in an equal share of each iteration's "
+                   "games, beside the policy itself (default: the policy only), so the "
+                   "search also decides against play unlike its own.")
 @click.option("--check-games", default=None, metavar="N",
               help="Plain games per side at the end against the starting base and each "
                    "other shipped strategy, and the base against them (default 10000; "
@@ -951,6 +955,7 @@ def distill(ctx: click.Context, **opts: Any) -> None:
       simulate distill --game plai --players 3 --out distilled-3p.yaml
       simulate distill --players 2,4,6 --base expert-v1 --iterations 4 --out new-expert.yaml
       simulate distill --players 2,4,6 --per-count --base expert-v1 --out new-expert.yaml
+      simulate distill --game plai --players 2 --opponents random,bluffer --out duel.yaml
       simulate distill --players 4 --out new-expert.yaml --backend dask-local --workers 2
       simulate distill --players 4 --out new-expert.yaml --resume     (after Ctrl-C)
 
@@ -966,7 +971,8 @@ def distill(ctx: click.Context, **opts: Any) -> None:
                          k=opts["k"], n=opts["n"], extra=opts["extra"], l2=opts["l2"],
                          objective=opts["objective"], sharpness=opts["sharpness"],
                          keep_noise=opts["keep_noise"], check_games=opts["check_games"],
-                         resume=opts["resume"], per_count=opts["per_count"])
+                         resume=opts["resume"], per_count=opts["per_count"],
+                         opponents=opts["opponents"])
     click.echo(result.report())
 
 

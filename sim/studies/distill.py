@@ -6,7 +6,8 @@ that wins most, so its choices are better than its base's. Distillation (expert
 iteration) learns them back into an ordinary strategy file:
 
 1. Play: ``games`` games in which one side (a team, or a seat, every side in turn) is the
-   search player over the current policy and the other sides play the policy itself,
+   search player over the current policy and the other sides play the policy itself
+   (with ``opponents``, each of them in an equal share of the games, beside the policy),
    with ``record=extra`` (sim/core/recorded.py): each game's table carries every
    decision the search made -- its options as the searching side sees them (the game's
    features), the mean result of each option it played out, its choice.
@@ -179,6 +180,7 @@ class Distiller:
     threads: int = 1
     field_strategies: tuple[str, ...] = ()   # the other shipped strategies it is checked against
     keep_base_if_beaten: bool = False
+    opponents: tuple[str, ...] = ()   # strategies the other sides play in a share of the games
     chunk_games: int = CHUNK_GAMES
     bar: Any = None
 
@@ -208,7 +210,9 @@ class Distiller:
                 "keep_noise": bool(self.keep_noise),
                 "seed": int(self.seed), "check_games": int(self.check_games),
                 "field": list(self.field_strategies), "keep_base_if_beaten": bool(self.keep_base_if_beaten),
-                "chunk_games": int(self.chunk_games), "request": dict(self.request)}
+                "chunk_games": int(self.chunk_games), "request": dict(self.request),
+                # only when given: journals of runs without it stay valid
+                **({"opponents": list(self.opponents)} if self.opponents else {})}
 
     # -- playing
     def _policy_file(self, where: Path, vector: np.ndarray) -> str:
@@ -295,11 +299,17 @@ class Distiller:
         where = self.work / f"iteration-{number}-{_digest(vector)}"
         policy = "@" + self._policy_file(where, vector)
         search = f"search:k={self.k},n={self.n},base={policy},record={self.extra}"
-        jobs = self._jobs(search, policy, (number - 1) * self.games, self.games)
+        # the other sides play the policy, or each of ``opponents`` in an equal share
+        rivals = (policy, *self.opponents)
+        jobs, first = [], (number - 1) * self.games
+        for i, rival in enumerate(rivals):
+            games = self.games // len(rivals) + (i < self.games % len(rivals))
+            jobs += self._jobs(search, rival, first, games)
+            first += games
         tables = self._play(where, jobs, ("winner", *RECORD_COLUMNS))
         search_wins = policy_wins = 0
         recordings = []
-        for (players, side), side_tables in zip(self._seatings(), tables):
+        for (players, side), side_tables in zip(self._seatings() * len(rivals), tables):
             tally = self._tally(side_tables, self.arenas[players], side)
             search_wins += tally.wins
             policy_wins += tally.rival_wins
@@ -425,7 +435,8 @@ class Distiller:
                              "k": int(self.k), "n": int(self.n), "extra": int(self.extra),
                              "objective": self.objective, "sharpness": float(self.sharpness),
                              "l2": float(self.l2), "keep_noise": bool(self.keep_noise),
-                             "check_games": int(self.check_games)},
+                             "check_games": int(self.check_games),
+                             **({"opponents": list(self.opponents)} if self.opponents else {})},
                 "iterations": [{key: (round(v, 6) if isinstance(v, float) else v)
                                 for key, v in it.as_dict().items() if key != "weights"}
                                for it in done],
@@ -516,8 +527,8 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                      threads: Any = None, backend: Any = None,
                      backend_options: Mapping[str, Any] | None = None, progress: bool = True,
                      command_line: str | None = None, resume: bool = False,
-                     per_count: bool = False, keep_base_if_beaten: bool = False
-                     ) -> DistillResult:
+                     per_count: bool = False, keep_base_if_beaten: bool = False,
+                     opponents: Any = None) -> DistillResult:
     """``simulate distill`` / ``api.distill``: check every input, pick the backend, then
     distil (module docstring) and write the strategy file ``out``. ``per_count``: one
     distillation per player count, combined into one file (sim/studies/distill_counts.py),
@@ -558,7 +569,8 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                     keep_noise=keep_noise, check_games=check_games, seed=seed, cards=cards,
                     rules_file=rules_file, rule_overrides=rule_overrides, threads=threads,
                     backend=backend, backend_options=backend_options, progress=progress,
-                    command_line=command_line, keep_base_if_beaten=True)
+                    command_line=command_line, keep_base_if_beaten=True,
+                    opponents=opponents)
         main = game_obj.default_players if game_obj.default_players in counts else counts[0]
         base_at = {p: arena_cls.vector_of(configure_with(p, arena_cls.strategies_for(base)))
                    for p in game_obj.player_counts if p not in counts}
@@ -594,6 +606,7 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
     if strategy.search:
         raise UserError("the base is the policy the search plays over: give a strategy "
                         "that is not a search player", field="--base")
+    rivals = _opponents(opponents, game_obj.strategy_package)
     base_vector = arena_cls.vector_of(configure_with(counts[0], arena_cls.strategies_for(base)))
     field = tuple(name for name, vector in field_baselines(
         arena_cls, lambda strategies: configure_with(counts[0], strategies),
@@ -610,7 +623,7 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                           iterations=iterations, games=games, k=k, n=n, extra=extra, l2=l2,
                           objective=objective, sharpness=sharpness, keep_noise=keep_noise,
                           check_games=check, seed=seed, threads=threads, field_strategies=field,
-                          keep_base_if_beaten=keep_base_if_beaten)
+                          keep_base_if_beaten=keep_base_if_beaten, opponents=rivals)
     extra_doc = {
         "command": command_line if command_line is not None else own_command_line(),
         "cards": {"path": str(request["cards"] or manifest["cards"]["path"]),
@@ -628,6 +641,23 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
             arena.close()
         if owned:
             chosen.close()
+
+
+def _opponents(opponents: Any, package: str) -> tuple[str, ...]:
+    """``--opponents``: strategies (``random,bluffer`` or a list) the other sides play in
+    a share of each iteration's games, each checked; none by default."""
+    from sim.core.strategy import parse_spec
+
+    if opponents is None:
+        return ()
+    names = [name.strip() for name in (opponents.split(",") if isinstance(opponents, str)
+                                       else opponents) if str(name).strip()]
+    for name in names:
+        strategy, _ = parse_spec(name, package, field_name="--opponents")
+        if strategy.search:
+            raise UserError("an opponent plays plain games: give a strategy that is not a "
+                            "search player", field="--opponents")
+    return tuple(names)
 
 
 def _player_counts(game_obj: Any, players: Any) -> tuple[int, ...]:

@@ -97,6 +97,52 @@ def test_distill_checks_its_inputs(tmp_path):
         distill_strategy(out=tmp_path / "x.yaml", **{**SMALL, "base": "search:k=2,n=2"})
 
 
+def test_opponents_take_an_equal_share_of_each_iterations_games(tmp_path, monkeypatch):
+    """--opponents: the search side meets the policy and each opponent in an equal share
+    of an iteration's games (game indices shared out, none twice); without it the games
+    are the policy's alone, as before."""
+    from sim.studies import distill as distill_module
+
+    played = []
+    real_play = distill_module.Distiller._play
+
+    def recording_play(self, where, jobs, columns):
+        if "iteration" in where.name:
+            played.append([(dict(request.strategies), first, games)
+                           for request, first, games in jobs])
+        return real_play(self, where, jobs, columns)
+
+    monkeypatch.setattr(distill_module.Distiller, "_play", recording_play)
+    result = distill_strategy(out=tmp_path / "league.yaml", threads=1,
+                              **{**SMALL, "iterations": 1, "games": 12, "check_games": 0,
+                                 "opponents": "random,bluffer"})
+    (jobs,) = played
+    rivals = [next(spec for spec in strategies.values() if not spec.startswith("search:"))
+              for strategies, _, _ in jobs]
+    assert [name for name in rivals if not name.startswith("@")] == ["random"] * 2 + ["bluffer"] * 2
+    assert sum(games for _, _, games in jobs) == 12 and {g for _, _, g in jobs} == {2}
+    assert sorted(first for _, first, _ in jobs) == [0, 2, 4, 6, 8, 10]
+    assert yaml.safe_load(result.out.read_text())["tuned_on"]["settings"]["opponents"] == [
+        "random", "bluffer"]
+    played.clear()
+    distill_strategy(out=tmp_path / "alone.yaml", threads=1,
+                     **{**SMALL, "iterations": 1, "games": 12, "check_games": 0})
+    assert len(played[0]) == 2 and all(g == 6 for _, _, g in played[0])
+    with pytest.raises(UserError, match="not a search player"):
+        distill_strategy(out=tmp_path / "x.yaml", **{**SMALL, "opponents": "search:k=2,n=2"})
+    with pytest.raises(UserError) as info:
+        distill_strategy(out=tmp_path / "x.yaml", **{**SMALL, "opponents": "nobody"})
+    assert info.value.field == "--opponents"
+    from click.testing import CliRunner
+
+    from sim.cli import main
+
+    cli = CliRunner().invoke(main, ["distill", "--game", "plai", "--players", "2",
+                                    "--opponents", "random,nobody", "--out",
+                                    str(tmp_path / "c.yaml")])
+    assert cli.exit_code == 2 and "--opponents" in cli.output and "nobody" in cli.output
+
+
 def test_several_player_counts_share_the_games(tmp_path):
     result = distill_strategy(out=tmp_path / "mixed.yaml", threads=1,
                               **{**SMALL, "players": "2,3", "iterations": 1, "games": 20})
