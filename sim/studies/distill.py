@@ -474,8 +474,15 @@ def _loses(row: Mapping[str, Any]) -> bool:
 
 def _short_of(row: Mapping[str, Any], min_share: float | None) -> bool:
     """Does the result fall short against its base: beaten by it, or (given ``min_share``)
-    winning less than that share of the decided games?"""
-    return _loses(row) if min_share is None else not row["share"] >= min_share
+    winning less than that share of the decided games in a pairing? With more than two
+    sides (one seat against several base seats, fair share f) that is the share that
+    wins ``min_share`` against each base seat: m f / (m f + (1 - m)(1 - f)), which is m
+    at f = 1/2."""
+    if min_share is None:
+        return _loses(row)
+    f = row["fair_share"]
+    bar = min_share * f / (min_share * f + (1 - min_share) * (1 - f))
+    return not row["share"] >= bar
 
 
 def beaten_by(check: Mapping[str, Any], min_share: float | None = None

@@ -210,6 +210,20 @@ def test_beaten_by_with_a_min_share_counts_the_base_below_it():
     assert beaten_by(check, KEEP_SHARE) == {2: ["expert-v1"], 6: ["expert-v1"]}
 
 
+
+def test_min_share_is_a_pairing_share_at_more_than_two_sides():
+    """One seat against three base seats (fair 25 %): the bar is the share that wins 55 %
+    against each base seat, 0.55 / (0.55 + 3 x 0.45) = 28.9 % of the decided games (PLAI's
+    4-player weights won 40.6 % and were kept)."""
+    from sim.studies.distill import KEEP_SHARE, beaten_by
+
+    check = {"opponent": "expert-v1", "players": {"4": _row(0.28, 0.29, 0.25),
+                                                  "5": _row(0.40, 0.41, 0.2)}}
+    assert beaten_by(check, KEEP_SHARE) == {4: ["expert-v1"]}
+    check["players"]["4"] = _row(0.29, 0.30, 0.25)
+    assert beaten_by(check, KEEP_SHARE) == {}
+
+
 def test_per_count_keeps_the_base_where_a_shipped_strategy_beats_the_result(tmp_path,
                                                                             monkeypatch):
     """--per-count: a count whose distilled weights lose to a shipped strategy that the
