@@ -26,7 +26,7 @@ def part_path(out: Path, players: int) -> Path:
 
 def _at(counts: Sequence[int]) -> str:
     """'at 1 player', 'at 2/5 players'."""
-    return f"at {'/'.join(map(str, counts))} player{'s' if len(counts) > 1 else ''}"
+    return f"at {'/'.join(map(str, counts))} player{'' if list(counts) == [1] else 's'}"
 
 
 def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
@@ -51,6 +51,9 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
             by_players[int(players)] = own
     counts = sorted(int(p) for p in parts)
     kept = [p for p in counts if (parts[p].get("score") or {}).get("kept_base")]
+    # a count's file made by another command beforehand (kept on --resume)
+    own_command = [p for p in counts if command and (parts[p].get("tuned_on") or {}).get(
+        "command") not in (None, command)]
     # the inputs every count shared (cards, rules, seed, settings) once; per count what differs
     own_keys = ("command", "iterations", "seconds")
     tuned = {key: value for key, value in (first.get("tuned_on") or {}).items()
@@ -69,7 +72,9 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
                        f"; {_at(kept)} the base's own (the distilled weights fell short "
                        f"there)" if kept else "") + (
                        f"; {_at(sorted(uncovered))} (not distilled) the base's"
-                       if uncovered else ""),
+                       if uncovered else "") + (
+                       f"; {_at(own_command)} made by its own command (tuned_on.per_count)"
+                       if own_command else ""),
         "players": counts,
         "base": first.get("base"),
         "weights": weights,

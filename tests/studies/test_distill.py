@@ -180,6 +180,27 @@ def test_per_count_distils_each_count_into_one_file(tmp_path):
         assert np.array_equal(played.weights[0], alone.weights[0])
 
 
+
+def test_per_count_resumed_over_a_count_made_by_its_own_command(tmp_path):
+    """A count's file made beforehand by another command (FILE.<P>p.yaml beside FILE) is
+    kept on --resume: the combined file plays its weights at that count, keeps its command
+    under tuned_on.per_count and says so in its summary."""
+    each = {**SMALL, "iterations": 1, "games": 12, "check_games": 0}
+    own = distill_strategy(out=tmp_path / "each.3p.yaml", threads=1, command_line="first",
+                           **{**each, "players": 3, "seed": 8})
+    result = distill_strategy(out=tmp_path / "each.yaml", threads=1, per_count=True,
+                              resume=True, command_line="second", **{**each, "players": "3,4"})
+    doc = yaml.safe_load(result.out.read_text())
+    first = yaml.safe_load(own.out.read_text()) if own.out.exists() else None
+    assert first is None   # the part is removed once combined
+    assert doc["tuned_on"]["command"] == "second"
+    assert doc["tuned_on"]["per_count"]["3"]["command"] == "first"
+    assert doc["tuned_on"]["per_count"]["4"]["command"] == "second"
+    assert "at 3 players made by its own command (tuned_on.per_count)" in doc["summary"]
+    assert doc["by_players"][3] == {k: v for k, v in own.document["weights"].items()
+                                    if v != doc["weights"][k]}
+
+
 def _row(share_low, share_high, fair=0.5):
     return {"share": (share_low + share_high) / 2, "share_low": share_low,
             "share_high": share_high, "fair_share": fair}
@@ -252,7 +273,7 @@ def test_per_count_keeps_the_base_where_a_shipped_strategy_beats_the_result(tmp_
                               **{**SMALL, "players": "2,3", "iterations": 1, "games": 12,
                                  "check_games": 20})
     doc = yaml.safe_load(result.out.read_text())
-    assert "at 2 player the base's own" in doc["summary"]
+    assert "at 2 players the base's own" in doc["summary"]
     assert "at 4/5 players (not distilled) the base's" in doc["summary"]
     assert doc["score"]["2"]["kept_base"] and not doc["score"]["3"]["kept_base"]
     assert doc["score"]["2"]["min_share"] == distill_module.KEEP_SHARE
