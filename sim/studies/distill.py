@@ -613,7 +613,7 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
     if strategy.search:
         raise UserError("the base is the policy the search plays over: give a strategy "
                         "that is not a search player", field="--base")
-    rivals = _opponents(opponents, game_obj.strategy_package)
+    rivals = opponent_specs(opponents, game_obj.strategy_package)
     base_vector = arena_cls.vector_of(configure_with(counts[0], arena_cls.strategies_for(base)))
     field = tuple(name for name, vector in field_baselines(
         arena_cls, lambda strategies: configure_with(counts[0], strategies),
@@ -650,15 +650,16 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
             chosen.close()
 
 
-def _opponents(opponents: Any, package: str) -> tuple[str, ...]:
-    """``--opponents``: strategies (``random,bluffer`` or a list) the other sides play in
-    a share of each iteration's games, each checked; none by default."""
+def opponent_specs(opponents: Any, package: str) -> tuple[str, ...]:
+    """``--opponents``: strategies (``random,bluffer`` or a list, read as --strategies is:
+    sim.studies.matchup_files.split_specs) the other sides play in a share of each
+    iteration's games, each checked; none by default."""
     from sim.core.strategy import parse_spec
+    from sim.studies.matchup_files import split_specs
 
     if opponents is None:
         return ()
-    names = [name.strip() for name in (opponents.split(",") if isinstance(opponents, str)
-                                       else opponents) if str(name).strip()]
+    names = split_specs(opponents)
     for name in names:
         strategy, _ = parse_spec(name, package, field_name="--opponents")
         if strategy.search:

@@ -102,6 +102,7 @@ def test_opponents_take_an_equal_share_of_each_iterations_games(tmp_path, monkey
     of an iteration's games (game indices shared out, none twice); without it the games
     are the policy's alone, as before."""
     from sim.studies import distill as distill_module
+    from sim.studies.distill import opponent_specs
 
     played = []
     real_play = distill_module.Distiller._play
@@ -133,6 +134,9 @@ def test_opponents_take_an_equal_share_of_each_iterations_games(tmp_path, monkey
     with pytest.raises(UserError) as info:
         distill_strategy(out=tmp_path / "x.yaml", **{**SMALL, "opponents": "nobody"})
     assert info.value.field == "--opponents"
+    # a spec's parameters stay with it (the --strategies list's reading)
+    assert opponent_specs("greedy,weighted:value=2,cards=-1", "peer_to_peer") == (
+        "greedy", "weighted:value=2,cards=-1")
     from click.testing import CliRunner
 
     from sim.cli import main
@@ -180,7 +184,6 @@ def test_per_count_distils_each_count_into_one_file(tmp_path):
         assert np.array_equal(played.weights[0], alone.weights[0])
 
 
-
 def test_per_count_resumed_over_a_count_made_by_its_own_command(tmp_path):
     """A count's file made beforehand by another command (FILE.<P>p.yaml beside FILE) is
     kept on --resume: the combined file plays its weights at that count, keeps its command
@@ -191,8 +194,7 @@ def test_per_count_resumed_over_a_count_made_by_its_own_command(tmp_path):
     result = distill_strategy(out=tmp_path / "each.yaml", threads=1, per_count=True,
                               resume=True, command_line="second", **{**each, "players": "3,4"})
     doc = yaml.safe_load(result.out.read_text())
-    first = yaml.safe_load(own.out.read_text()) if own.out.exists() else None
-    assert first is None   # the part is removed once combined
+    assert not own.out.exists()   # the part is removed once combined
     assert doc["tuned_on"]["command"] == "second"
     assert doc["tuned_on"]["per_count"]["3"]["command"] == "first"
     assert doc["tuned_on"]["per_count"]["4"]["command"] == "second"
@@ -229,7 +231,6 @@ def test_beaten_by_with_a_min_share_counts_the_base_below_it():
                                                   "6": _row(0.45, 0.47)}}
     assert beaten_by(check) == {6: ["expert-v1"]}
     assert beaten_by(check, KEEP_SHARE) == {2: ["expert-v1"], 6: ["expert-v1"]}
-
 
 
 def test_min_share_is_a_pairing_share_at_more_than_two_sides():
