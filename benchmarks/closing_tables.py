@@ -15,7 +15,8 @@ rates (expert minus the old default) with its normal 95 % interval.
 
 Runs one configuration at a time through ``sim.api.run`` (the run directory is deleted
 after its summary is taken), writes the markdown table file (default
-benchmarks/results/closing_tables.md, with the command, machine and date) and the raw
+benchmarks/results/closing_tables.md, with the command that makes every row, machine and
+date; each run's own command is in its Runs table) and the raw
 summaries next to it (.json; an interrupted run picks up from it, and a new --games or
 --seed adds rows beside the old ones, so delete it for a fresh table). Wall and CPU time,
 the load and the date are recorded per run. Not run by pytest.
@@ -26,6 +27,7 @@ import argparse
 import json
 import math
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -191,13 +193,14 @@ def tables(rows: list[dict]) -> str:
                                                   else "" for h in heads) + " |")
         lines.append("")
     lines += ["### Runs", "", "| game | players | strategy | games | seed | threads | wall s | "
-              "CPU s | load (start, end) | date | played by |",
-              "|---|---|---|---:|---|---|---:|---:|---|---|---|"]
+              "CPU s | load (start, end) | date | played by | command |",
+              "|---|---|---|---:|---|---|---:|---:|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['game']} | {r['players']} | {r['strategy']} | {r['games']:,} | "
                      f"{r['seed']} | {r['threads']} | {r['wall_s']} | {r['cpu_s']} | "
                      f"{r['load'][0]}, {r['load'][1]} | {r.get('date', '?')} | "
-                     f"{('adopted: ' + r['adopted']) if r.get('adopted') else 'this script'} |")
+                     f"{('adopted: ' + r['adopted']) if r.get('adopted') else 'this script'} | "
+                     f"{('`' + r['command'] + '`') if r.get('command') else '?'} |")
     return "\n".join(lines) + "\n"
 
 
@@ -232,6 +235,8 @@ def main() -> int:
         save(out, rows)
         print(f"tables: {out}")
         return 0
+    from benchmarks.latest import command_line
+
     work = Path(args.work or tempfile.mkdtemp(prefix="cardsim-closing-"))
     work.mkdir(parents=True, exist_ok=True)
     for game in args.game or list(GAMES):
@@ -243,7 +248,7 @@ def main() -> int:
                 row = adopt(game, p, strategy, games, args.seed, args.threads, args.adopt,
                             args.check_games, work) if args.adopt else None
                 row = row or play(game, p, strategy, games, args.seed, args.threads, work)
-                rows.append(row)
+                rows.append({**row, "command": command_line()})
                 raw.write_text(json.dumps(rows, indent=1))
                 save(out, rows)
                 print(f"{game} {p}p {strategy}: {row['wall_s']} s wall, {row['cpu_s']} s CPU",
@@ -253,11 +258,30 @@ def main() -> int:
     return 0
 
 
+def whole_file_command(argv: list[str], games: set[str]) -> str:
+    """The command that makes every row of the file (of ``games``): ``argv`` without
+    ``--tables-only``, and without ``--game`` where the file also holds rows of a game it
+    leaves out (a rerun without it plays both games and picks those rows up from the
+    .json). Each run's own command is in the Runs table."""
+    asked = {a.split("=", 1)[1] for a in argv if a.startswith("--game=")} | {
+        b for a, b in zip(argv, argv[1:]) if a == "--game"}
+    drop = bool(asked) and not games <= asked
+    kept, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--game" and drop:
+            skip = True
+        elif not ((drop and arg.startswith("--game=")) or arg == "--tables-only"):
+            kept.append(arg)
+    return shlex.join(kept)
+
+
 def save(out: Path, rows: list[dict]) -> None:
-    from benchmarks.latest import write
+    from benchmarks.latest import command_line, write
 
     write(out.stem, "Default rates: expert v expert, and the strategies it is compared with",
-          tables(rows), out=out)
+          tables(rows), out=out, command=whole_file_command(shlex.split(command_line()), {r["game"] for r in rows}))
 
 
 if __name__ == "__main__":
