@@ -280,8 +280,9 @@ def whole_file_command(argv: list[str], games: set[str]) -> str:
 def save(out: Path, rows: list[dict]) -> None:
     from benchmarks.latest import command_line, write
 
+    command = whole_file_command(shlex.split(command_line()), {r["game"] for r in rows})
     write(out.stem, "Default rates: expert v expert, and the strategies it is compared with",
-          tables(rows), out=out, command=whole_file_command(shlex.split(command_line()), {r["game"] for r in rows}))
+          tables(rows), out=out, command=command)
 
 
 if __name__ == "__main__":
