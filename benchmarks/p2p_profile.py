@@ -28,6 +28,7 @@ import hashlib
 import inspect
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -153,11 +154,12 @@ def patched_tree(src: Path) -> tuple[Path, list[int]]:
                                 "cycles\n", 1)
         texts[name] = text
     state = (src / GAME_DIR / "state_kernel.py").read_text()
-    old = "F_CUST, F_TOP, F_CUST_EFFECT = 0, 1, 2\nN_FROWS = 3\n"
-    if old not in state:
+    rows = re.search(r"^N_FROWS = (\d+)\n", state, re.M)   # the profile row goes last
+    if rows is None:
         raise SystemExit("p2p_profile: state_kernel's float scratch changed: update patched_tree")
-    texts["state_kernel.py"] = state.replace(old, old.replace("N_FROWS = 3", "N_FROWS = 4")
-                                             + f"{PROFILE_ROW} = 3\n")
+    n = int(rows.group(1))
+    texts["state_kernel.py"] = (state[:rows.start()] + f"N_FROWS = {n + 1}\n{PROFILE_ROW} = {n}\n"
+                                + state[rows.end():])
     for name in by_file:
         if PROFILE_ROW not in texts[name].split("def ")[0]:
             texts[name] = texts[name].replace(

@@ -38,11 +38,11 @@ from sim.games.peer_to_peer.features import (
     C_REACH, C_TOP, C_URGENT, C_VALUE, C_WAITED, NF,
 )
 from sim.games.peer_to_peer.state_kernel import (
-    F_CUST, F_CUST_EFFECT, F_TOP, LANES_HIGH, LANES_SECOND, LANES_SUM, LOW_BITS, LOW_CAND,
-    LOW_CAND_SUM, LOW_SUM, P_HAND, P_ROW, SCR_HBOOST, SCR_HDUAL, SCR_HNAT, SCR_HV, SCR_LOW,
-    SCR_ROWD, SCR_ROWV, SCR_ROW_BITS, SCR_ROW_EXACT, SCR_ROW_OK, SCR_ROW_WILD,
-    SCR_SUBSET_SUMS, S_EFFECTS_KNOWN, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, game_phase,
-    venture_effects,
+    F_CUST, F_CUST_EFFECT, F_TARGET, F_TOP, LANES_HIGH, LANES_SECOND, LANES_SUM, LOW_BITS,
+    LOW_CAND, LOW_CAND_SUM, LOW_SUM, P_HAND, P_ROW, SCR_HBOOST, SCR_HDUAL, SCR_HNAT, SCR_HV,
+    SCR_LOW, SCR_ROWD, SCR_ROWV, SCR_ROW_BITS, SCR_ROW_EXACT, SCR_ROW_OK, SCR_ROW_WILD,
+    SCR_SUBSET_SUMS, S_EFFECTS_KNOWN, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, TARGET_KNOWN,
+    TARGET_REACH, game_phase, venture_effects,
 )
 from sim.core.lanes_kernel import LANES, equal_lanes
 from sim.core.rng_kernel import uniform
@@ -112,38 +112,62 @@ def customer_has_effect(cards, cust):
 
 
 @njit(cache=True, _nrt=False)
+def reach_served(cards, hand, h, used, row, nrow, mask):
+    """The row positions (bit jj) that some subset of the cards left in hand after
+    committing hand subset ``mask`` serves exactly by printed values, with a card of the
+    customer's domain (natural or an unused dual_domain). It does not depend on the
+    customer the subset goes to, so a caller scoring several customers for one subset
+    finds it once; each subset of the rest is summed once and checked against every
+    customer still unserved."""
+    rest = ((1 << h) - 1) & ~mask
+    pending = ((1 << nrow) - 1) if rest else 0
+    served = 0
+    t = rest
+    while t and pending:    # every non-empty subset of rest, until all are served
+        total = 0
+        domains = 0
+        m = t
+        while m:
+            c = hand[lowest_slot(m)]
+            m &= m - 1
+            total += cards[CD_VALUE, c]
+            cd = cards[CD_DOMAIN, c]
+            domains |= ALL_DOMAINS if cd == ANY else 1 << cd
+            if used[c] == 0 and cards[CD_EFFECT, c] == EFFECT_DUAL_DOMAIN:
+                domains |= 1 << cards[CD_ARG, c]
+        p = pending
+        while p:
+            jj = lowest_slot(p)
+            p &= p - 1
+            cust = row[jj]
+            d = cards[CD_DOMAIN, cust]
+            if total == cards[CD_VALUE, cust] and domains & (ALL_DOMAINS if d == ANY else 1 << d):
+                served |= 1 << jj
+                pending &= ~(1 << jj)
+        t = (t - 1) & rest
+    return served
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def reach_of(served, j):
+    """features.C_REACH of an option for row position ``j``, from reach_served: the
+    other row customers served."""
+    count = 0
+    m = served & ~(1 << j)
+    while m:
+        m &= m - 1
+        count += 1
+    return float(count)
+
+
+@njit(cache=True, _nrt=False)
 def reach_left(cards, hand, h, used, row, nrow, mask, j):
     """features.C_REACH of committing hand subset ``mask`` (slots of ``hand``) to row
     position ``j``: how many other row customers some subset of the cards left in hand
     serves exactly by printed values, with a card of the customer's domain (natural or
-    an unused dual_domain). The options one by one, as the general search and the
-    listings visit them; commit_by_lanes finds the same count from words."""
-    rest = ((1 << h) - 1) & ~mask
-    count = 0
-    for jj in range(nrow):
-        if jj == j or rest == 0:
-            continue
-        cust = row[jj]
-        v = cards[CD_VALUE, cust]
-        d = cards[CD_DOMAIN, cust]
-        want = ALL_DOMAINS if d == ANY else 1 << d
-        t = rest
-        while t:    # every non-empty subset of rest
-            total = 0
-            domains = 0
-            for k in range(h):
-                if t >> k & 1:
-                    c = hand[k]
-                    total += cards[CD_VALUE, c]
-                    cd = cards[CD_DOMAIN, c]
-                    domains |= ALL_DOMAINS if cd == ANY else 1 << cd
-                    if used[c] == 0 and cards[CD_EFFECT, c] == EFFECT_DUAL_DOMAIN:
-                        domains |= 1 << cards[CD_ARG, c]
-            if total == v and domains & want:
-                count += 1
-                break
-            t = (t - 1) & rest
-    return float(count)
+    an unused dual_domain). For the listings, one option at a time; commit_by_lanes finds
+    the same count from words."""
+    return reach_of(reach_served(cards, hand, h, used, row, nrow, mask), j)
 
 
 @njit(cache=True, _nrt=False, inline='always')
@@ -170,8 +194,9 @@ def _commit_legal(cards, pile, used, hp, mask, j, total, nat, dual, boost, high,
 
 @njit(cache=True, _nrt=False, inline='always')
 def _commit_score(cards, w, rng, pile, arrival, used, vals, scoring, row, hand, team_effects,
-                  mask, j, n_played, boost, effects):
-    """D2: the score of a legal option (hand subset ``mask``, row position ``j``)."""
+                  mask, j, n_played, boost, effects, served):
+    """D2: the score of a legal option (hand subset ``mask``, row position ``j``);
+    ``served``: reach_served of ``mask`` (read only with a reach weight)."""
     b, rnd, patience, w_noise, w_high, _ = scoring
     top_value = row[1]
     hp = hand[1]
@@ -184,8 +209,7 @@ def _commit_score(cards, w, rng, pile, arrival, used, vals, scoring, row, hand, 
         high_f = highest_played(vals, mask)
     value = pile[SCR_ROWV, j]
     waited = rnd - arrival[cust]
-    reach = (reach_left(cards, pile[hp], hand[0], used, pile[P_ROW], row[0], mask, j)
-             if w[b + C_REACH] != 0.0 else 0.0)
+    reach = reach_of(served, j) if w[b + C_REACH] != 0.0 else 0.0
     return assist_score(
         w, b, value, waited, 1.0 if waited + 1 >= patience else 0.0, n_played, high_f, effects,
         1.0 if value >= top_value else 0.0, 0.0, 0.0, customer_has_effect(cards, cust), reach,
@@ -325,7 +349,8 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
     highest and second highest card (a shift moves the highest card, first on ties: down
     by d, the highest played card is the larger of that card less d and the second). A
     subset with a boost card is played out by eval_assist (which boosts it uses), as
-    commit_by_passes does."""
+    commit_by_passes does. Without noise it leaves, for the team's D3, the chosen
+    subset's score with each row position (state_kernel.F_TARGET)."""
     b, rnd, patience, w_noise, w_high, _ = scoring
     nrow, top_value = row[0], row[1]
     h, hp, hand_total, boost_slots, _ = hand
@@ -394,59 +419,82 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
             cust_part[j] = part
             top_part[j] = w[b + C_TOP] * (1.0 if v >= top_value else 0.0)
             effect_part[j] = w[b + C_CUST_EFFECT] * customer_has_effect(cards, cust)
-    w_cards = w[b + C_CARDS]
-    w_high_card = w[b + C_HIGH]
-    w_effects = w[b + C_EFFECTS]
-    win_part = w[b + C_CONTEST_WIN] * 0.0  # (no contest in D2; a non-finite weight counts)
-    lose_part = w[b + C_CONTEST_LOSE] * 0.0
-    w_rnd = w[b + C_NOISE]
     best_mask = 0
     best_j = 0
     rest = legal_any
     while rest:
         m = lowest_slot(rest)
         rest &= rest - 1
-        count_part = w_cards * SUBSET_SIZE[m]
-        left = SUBMASKS[((1 << h) - 1) & ~m] if w_reach != 0.0 else 0  # subsets of the rest
-        total = np.int64(lanes[LANES_SUM + m])
-        high = np.int64(lanes[LANES_HIGH + m])
-        second = np.int64(lanes[LANES_SECOND + m])
         rows = 0  # the row positions subset m can assist
         for j in range(nrow):
             rows |= (ok_words[j] >> m & 1) << j
         while rows:
             j = lowest_slot(rows)
             rows &= rows - 1
-            if m & boost_slots:
-                _, sh_slot, _, use_wild, _, _ = eval_assist(
-                    cards, pile[hp], m, pile[P_ROW, j], used, shift_k, has_wild, vals)
-                effects = (1.0 if sh_slot >= 0 else 0.0) + use_wild
-                high_f = highest_played(vals, m) if w_high else 0
-            else:
-                delta = row_v[j] - total  # 0 unless the shift is used
-                effects = (0.0 if delta == 0 else 1.0) + (1.0 if wild_words[j] >> m & 1 else 0.0)
-                high_f = 0
-                if w_high:
-                    high_f = high + delta if delta >= 0 else max(high + delta, second)
-            sc = cust_part[j]
-            sc += count_part
-            sc += w_high_card * high_f
-            sc += w_effects * effects
-            sc += top_part[j]
-            sc += win_part
-            sc += lose_part
-            sc += effect_part[j]
-            if w_reach != 0.0:
-                reach = 0
-                for jj in range(nrow):
-                    reach += (jj != j) & ((exact_words[jj] & left) != 0)
-                sc += w_reach * reach
-            sc += w_rnd * uniform(rng) if w_noise else 0.0
+            sc, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand,
+                                 team_effects, lanes, m, j)
             if sc > best_score:
                 best_score = sc
                 best_mask = m
                 best_j = j
+    team = hp - P_HAND
+    if best_mask and not w_noise:
+        # for D3: the chosen subset's score with each row position (no noise: no draws)
+        for j in range(nrow):
+            sc = -np.inf
+            reach = 0.0
+            if ok_words[j] >> best_mask & 1:
+                sc, reach = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row,
+                                         hand, team_effects, lanes, best_mask, j)
+            fscr[F_TARGET + team, j] = sc
+            fscr[F_TARGET + team, TARGET_REACH + j] = reach
+        fscr[F_TARGET + team, TARGET_KNOWN] = 1.0
     return best_mask, best_j, legal_any != 0
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team_effects,
+                 lanes, m, j):
+    """commit_by_lanes: (score, reach feature) of the legal option (hand subset ``m``, row
+    position ``j``), assist_score's sum in its order, its noise drawn."""
+    b, _, _, w_noise, w_high, _ = scoring
+    nrow = row[0]
+    h, hp, _, boost_slots, _ = hand
+    shift_k, has_wild = team_effects
+    w_reach = w[b + C_REACH]
+    total = np.int64(lanes[LANES_SUM + m])
+    if m & boost_slots:
+        _, sh_slot, _, use_wild, _, _ = eval_assist(
+            cards, pile[hp], m, pile[P_ROW, j], used, shift_k, has_wild, vals)
+        effects = (1.0 if sh_slot >= 0 else 0.0) + use_wild
+        high_f = highest_played(vals, m) if w_high else 0
+    else:
+        delta = pile[SCR_ROWV, j] - total  # 0 unless the shift is used
+        effects = (0.0 if delta == 0 else 1.0) + (
+            1.0 if pile[SCR_ROW_WILD, j] >> m & 1 else 0.0)
+        high_f = 0
+        if w_high:
+            high = np.int64(lanes[LANES_HIGH + m])
+            second = np.int64(lanes[LANES_SECOND + m])
+            high_f = high + delta if delta >= 0 else max(high + delta, second)
+    sc = fscr[F_CUST, j]
+    sc += w[b + C_CARDS] * SUBSET_SIZE[m]
+    sc += w[b + C_HIGH] * high_f
+    sc += w[b + C_EFFECTS] * effects
+    sc += fscr[F_TOP, j]
+    sc += w[b + C_CONTEST_WIN] * 0.0  # (no contest in D2; a non-finite weight counts)
+    sc += w[b + C_CONTEST_LOSE] * 0.0
+    sc += fscr[F_CUST_EFFECT, j]
+    reach = 0.0
+    if w_reach != 0.0:
+        left = SUBMASKS[((1 << h) - 1) & ~m]  # subsets of the cards left in hand
+        count = 0
+        for jj in range(nrow):
+            count += (jj != j) & ((pile[SCR_ROW_EXACT, jj] & left) != 0)
+        reach = float(count)
+        sc += w_reach * reach
+    sc += w[b + C_NOISE] * uniform(rng) if w_noise else 0.0
+    return sc, reach
 
 
 @njit(cache=True, _nrt=False)
@@ -555,6 +603,7 @@ def commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, ro
             highest = total + boost + shift_k
             if highest < v_min or lowest > top_value:
                 continue  # no customer in reach
+            served = -1  # reach_served of this subset, found at its first scored option
             for j in range(nrow):  # row order
                 if row_v[j] < lowest or row_v[j] > highest:
                     continue
@@ -569,8 +618,11 @@ def commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, ro
                     continue
                 legal = True
                 if not separable:
+                    if served < 0 and w[b + C_REACH] != 0.0:
+                        served = reach_served(cards, pile[hp], h, used, pile[P_ROW], nrow, mask)
                     sc = _commit_score(cards, w, rng, pile, arrival, used, vals, scoring, row,
-                                       hand, team_effects, mask, j, n_played, boost, effects)
+                                       hand, team_effects, mask, j, n_played, boost, effects,
+                                       served)
                 if sc > best_score:
                     best_score = sc
                     best_mask = mask
@@ -605,6 +657,7 @@ def choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
     the first maximum."""
     h = pile_n[P_HAND + team]
     nrow = pile_n[P_ROW]
+    fscr[F_TARGET + team, TARGET_KNOWN] = 0.0   # (commit_by_lanes fills them)
     if h == 0 or nrow == 0:
         return 0, -1, False
     if none_legal:

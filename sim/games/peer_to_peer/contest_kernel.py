@@ -14,7 +14,7 @@ from sim.games.peer_to_peer.assist_kernel import (
     contest, eval_assist, lowest_slot, sorted_play, unpaired_step,
 )
 from sim.games.peer_to_peer.commit_kernel import (
-    assist_score, customer_has_effect, highest_played, reach_left,
+    assist_score, customer_has_effect, highest_played, reach_of, reach_served,
 )
 from sim.games.peer_to_peer.constants import (
     CD_EFFECT, CD_VALUE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN, EFFECT_SHIFT, EFFECT_TIEBREAK,
@@ -23,9 +23,10 @@ from sim.games.peer_to_peer.constants import (
 )
 from sim.games.peer_to_peer.features import C_NOISE, C_REACH, NF
 from sim.games.peer_to_peer.state_kernel import (
-    EV_CONTEST, EV_DECLARE, EV_PLAY, EV_RETURN, P_HAND, P_ROW, P_SEAT, S_EFFECTS_KNOWN, S_ERROR,
-    S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, T_CONTESTS, T_CONTESTS_WON, T_UNPAIRED_WON,
-    T_WHY_WON, event, find_effect, game_phase, listing_noise, mark_used, venture_effects,
+    EV_CONTEST, EV_DECLARE, EV_PLAY, EV_RETURN, F_TARGET, P_HAND, P_ROW, P_SEAT, S_EFFECTS_KNOWN,
+    S_ERROR, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, TARGET_KNOWN, TARGET_REACH, T_CONTESTS,
+    T_CONTESTS_WON, T_UNPAIRED_WON, T_WHY_WON, event, find_effect, game_phase, listing_noise,
+    mark_used, venture_effects,
 )
 from sim.core.search_kernel import add_option
 
@@ -76,53 +77,105 @@ def reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals, 
 
 @njit(cache=True, _nrt=False)
 def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, mask,
-                  declared, rival_cust, rival_keys, n_rival, vals, keys, options):
+                  declared, rival_cust, rival_keys, n_rival, vals, keys, options, fscr,
+                  from_d2):
     """D3: the marker holder picks any customer its committed cards can legally assist.
 
     ``options`` None: the engine's choice. A search player's ``Options``
     (sim.core.search_kernel): every customer it could pick is listed instead, in row
-    order, as (customer, -1, 0) with its score without noise (``declared`` returned)."""
+    order, as (customer, -1, 0) with its score without noise (``declared`` returned).
+
+    ``from_d2``: the team's own D2 chose this subset in this pass, so where it left the
+    subset's score with each row position (fscr[F_TARGET + team], without noise) only the
+    other team's customer is scored: D3 scores every other customer as D2 did."""
     phase = game_phase(w, pile_n)
+    b = phase * NF
+    nrow = pile_n[P_ROW]
+    target = fscr[F_TARGET + team]
+    if from_d2 and options is None and target[TARGET_KNOWN] != 0.0:
+        j_rival = -1
+        for j in range(nrow):
+            j_rival = j if pile[P_ROW, j] == rival_cust else j_rival
+        if j_rival < 0 or target[j_rival] == -np.inf:
+            return declared  # (the first maximum of D2's scores)
+        _, t_rival = _target_score(_target_context(cards, rules, seats, w, rng, pile, pile_n,
+                                                   arrival, used, st, team, mask,
+                                                   rival_cust, rival_keys, n_rival, vals,
+                                                   keys, options),
+                                   j_rival, target[TARGET_REACH + j_rival])
+        best = declared
+        best_score = -np.inf
+        for j in range(nrow):   # the first maximum, as below
+            sc = t_rival if j == j_rival else target[j]
+            if sc > best_score:
+                best_score = sc
+                best = pile[P_ROW, j]
+        return best
     hand = pile[P_HAND + team]
-    shift_card, shift_k, wild, _ = venture_effects(cards, pile, pile_n, seats, used, team)
-    has_wild = wild >= 0
-    tb_me = find_effect(cards, pile, pile_n, seats, used, team, EFFECT_TIEBREAK, -1) >= 0
-    tb_rival = find_effect(cards, pile, pile_n, seats, used, 1 - team, EFFECT_TIEBREAK, -1) >= 0
+    # the committed cards are fixed, so the customers the rest of the hand serves are too
+    served = (reach_served(cards, hand, pile_n[P_HAND + team], used, pile[P_ROW], nrow, mask)
+              if w[b + C_REACH] != 0.0 else 0)
+    context = _target_context(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
+                              team, mask, rival_cust, rival_keys, n_rival, vals, keys, options)
+    best = declared
+    best_score = -np.inf
+    for j in range(nrow):
+        ok, sc = _target_score(context, j, reach_of(served, j))
+        if not ok:
+            continue
+        if options is not None:
+            add_option(options, pile[P_ROW, j], -1, 0, sc)
+        elif sc > best_score:
+            best_score = sc
+            best = pile[P_ROW, j]
+    return best
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _target_context(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, mask,
+                    rival_cust, rival_keys, n_rival, vals, keys, options):
+    """What _target_score reads, the team's effects and the row's top value found once."""
+    _, shift_k, wild, _ = venture_effects(cards, pile, pile_n, seats, used, team)
     top_value = 0
     for j in range(pile_n[P_ROW]):
         top_value = max(top_value, cards[CD_VALUE, pile[P_ROW, j]])
+    return (cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, mask,
+            rival_cust, rival_keys, n_rival, vals, keys, options, shift_k, wild >= 0, top_value)
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _target_score(context, j, reach):
+    """D3: (legal, score) of retargeting to row position ``j`` (``reach``: its reach
+    feature)."""
+    (cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, mask, rival_cust,
+     rival_keys, n_rival, vals, keys, options, shift_k, has_wild, top_value) = context
+    phase = game_phase(w, pile_n)
     b = phase * NF
-    rnd = st[S_ROUND]
-    best = declared
-    best_score = -np.inf
-    for j in range(pile_n[P_ROW]):
-        cust = pile[P_ROW, j]
-        ok, sh_slot, _, use_wild, _, _ = eval_assist(cards, hand, mask, cust, used, shift_k,
-                                                     has_wild, vals)
-        if not ok:
-            continue
+    hand = pile[P_HAND + team]
+    cust = pile[P_ROW, j]
+    ok, sh_slot, _, use_wild, _, _ = eval_assist(cards, hand, mask, cust, used, shift_k,
+                                                 has_wild, vals)
+    if not ok:
+        return False, 0.0
+    win, lose = 0.0, 0.0
+    if cust == rival_cust:
+        tb_me = find_effect(cards, pile, pile_n, seats, used, team, EFFECT_TIEBREAK, -1) >= 0
+        tb_rival = find_effect(cards, pile, pile_n, seats, used, 1 - team, EFFECT_TIEBREAK,
+                               -1) >= 0
         win, lose = contest_features(cards, rules, hand, mask, vals, keys, cust, rival_cust,
                                      rival_keys, n_rival, tb_me, tb_rival, team)
-        value = cards[CD_VALUE, cust]
-        waited = rnd - arrival[cust]
-        n_played = 0
-        m = mask
-        while m:
-            n_played += m & 1
-            m >>= 1
-        sc = assist_score(
-            w, b, value, waited, 1.0 if waited + 1 >= rules[R_CUSTOMER_PATIENCE] else 0.0,
-            n_played, highest_played(vals, mask), (1.0 if sh_slot >= 0 else 0.0) + use_wild,
-            1.0 if value >= top_value else 0.0, win, lose, customer_has_effect(cards, cust),
-            reach_left(cards, hand, pile_n[P_HAND + team], used, pile[P_ROW], pile_n[P_ROW],
-                       mask, j) if w[b + C_REACH] != 0.0 else 0.0,
-            listing_noise(w, phase, C_NOISE, rng, options))
-        if options is not None:
-            add_option(options, cust, -1, 0, sc)
-        elif sc > best_score:
-            best_score = sc
-            best = cust
-    return best
+    value = cards[CD_VALUE, cust]
+    waited = st[S_ROUND] - arrival[cust]
+    n_played = 0
+    m = mask
+    while m:
+        n_played += m & 1
+        m >>= 1
+    return True, assist_score(
+        w, b, value, waited, 1.0 if waited + 1 >= rules[R_CUSTOMER_PATIENCE] else 0.0,
+        n_played, highest_played(vals, mask), (1.0 if sh_slot >= 0 else 0.0) + use_wild,
+        1.0 if value >= top_value else 0.0, win, lose, customer_has_effect(cards, cust),
+        reach if w[b + C_REACH] != 0.0 else 0.0, listing_noise(w, phase, C_NOISE, rng, options))
 
 
 @njit(cache=True, _nrt=False, inline='always')

@@ -71,6 +71,7 @@ def assist_loop(tables, state, trace, debug, hook, resume):
         if trace is not None and trace.shape[0]:
             _trace_hands(pile, pile_n, st, n_teams, trace)
         mask_a, cust_a, mask_b, cust_b = 0, -1, 0, -1
+        chosen_a, chosen_b = True, True  # each team's commit is its own D2's choice
         for t in range(n_teams):
             if hook is not None and asked(hook, D_COMMIT + t, t, KIND_COMMIT, 0, 0, 0, 0):
                 return False
@@ -81,6 +82,10 @@ def assist_loop(tables, state, trace, debug, hook, resume):
             if hook is not None and hook.forced[D_COMMIT + t, 0] >= 0:
                 mask, cust, legal = forced_commit(cards, pile, pile_n, seats, used, st, t,
                                                   hook, trace)
+                if t == 0:
+                    chosen_a = False
+                else:
+                    chosen_b = False
             else:
                 mask, cust, legal = choose_commit(cards, rules, seats, w_a if t == 0 else w_b,
                                                   rng, pile, pile_n, arrival, used, st, t,
@@ -154,7 +159,8 @@ def assist_loop(tables, state, trace, debug, hook, resume):
                     new_cust = choose_target(cards, rules, seats, w_m, rng, pile, pile_n,
                                              arrival, used, st, marker, masks[marker],
                                              custs[marker], custs[other], other_keys, n_other,
-                                             t_vals, t_keys, None)
+                                             t_vals, t_keys, None, fscr,
+                                             chosen_a if marker == 0 else chosen_b)
                 if trace is not None and trace.shape[0] and new_cust != custs[marker]:
                     event(trace, st, rnd, EV_RETARGET, marker, custs[marker], new_cust, 0)
                 custs[marker] = new_cust

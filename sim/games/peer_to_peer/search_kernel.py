@@ -208,7 +208,7 @@ def list_options(kind, me, arg, none_known, w, tables, state, facts, options):
                       state.used, state.st, me, facts[D_COMMIT + me, 0],
                       facts[D_COMMIT + me, 1], facts[D_COMMIT + other, 1],
                       pile[SCR_KEYS_A + other], arg, pile[SCR_VALS_A + me],
-                      pile[SCR_KEYS_A + me], options)
+                      pile[SCR_KEYS_A + me], options, state.fscr, False)
     else:
         choose_place(cards, rules, seats, w, state.rng, pile, pile_n, state.used, me, arg,
                      options)

@@ -1,0 +1,68 @@
+"""D3's shortcut chooses exactly what D3's full scan chooses (P2P-R2b, features.py).
+
+When the marker holder's commit is its own D2's choice, choose_target reads the scores D2
+left for the chosen subset (commit_by_lanes, without noise: fscr[F_TARGET + team]) and
+scores only the other team's customer (contest_kernel.py);
+here it runs on many random D2 situations (d2_cases), with the other team's
+customer drawn from the row (often the declared one) and its contest keys drawn at random,
+against the full scan over every row customer on the same state: the same customer.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sim.games.peer_to_peer import state_kernel as s
+from sim.games.peer_to_peer.state_kernel import F_TARGET, TARGET_KNOWN
+from sim.games.peer_to_peer.commit_kernel import choose_commit
+from sim.games.peer_to_peer.contest_kernel import choose_target
+from sim.games.peer_to_peer.features import C_CONTEST_LOSE, C_CONTEST_WIN, C_NOISE, NF
+from sim.games.peer_to_peer.seats import seat_layout
+
+from d2_cases import card_sets, random_case
+
+
+def target_both_ways(cards, rules, seats, w, state, team, mask, declared, rival, rs):
+    """(shortcut's customer, full scan's customer) for one D3 situation."""
+    n_rival = int(rs.integers(1, 5))
+    rival_keys = np.zeros(state.pile.shape[1], np.int64)
+    rival_keys[:n_rival] = np.sort(rs.integers(8, 8 * 12, n_rival))[::-1]
+    got = []
+    for shortcut in (True, False):
+        vals = np.zeros(state.pile.shape[1], np.int64)
+        keys = np.zeros(state.pile.shape[1], np.int64)
+        got.append(int(choose_target(
+            cards, rules, seats, w, state.rng.copy(), state.pile, state.pile_n,
+            state.arrival, state.used, state.st, team, mask, declared, rival, rival_keys,
+            n_rival, vals, keys, None, state.fscr, shortcut)))
+    return tuple(got)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_shortcut_chooses_as_the_full_scan(players):
+    rs = np.random.default_rng(3900 + players)
+    seats = seat_layout(players, "extra_venture")
+    compared = moved = read = 0
+    for cards in card_sets():
+        for _ in range(3000):
+            w, state, team, rules = random_case(rs, cards, players, seats)
+            w[C_NOISE] = w[NF + C_NOISE] = 0.0
+            if rs.random() < 0.7:   # contest weights strong enough to move the team
+                for b in (0, NF):
+                    w[b + C_CONTEST_WIN], w[b + C_CONTEST_LOSE] = rs.normal(0.0, 15.0, 2)
+            vals = np.zeros(state.pile.shape[1], np.int64)
+            mask, declared, _ = choose_commit(
+                cards, rules, seats, w, state.rng.copy(), state.pile, state.pile_n,
+                state.arrival, state.used, state.st, team, vals, False, state.fscr)
+            if mask == 0:
+                continue
+            row = state.pile[s.P_ROW, :state.pile_n[s.P_ROW]]
+            rival = int(declared if rs.random() < 0.5 else rs.choice(row))
+            shortcut, full = target_both_ways(cards, rules, seats, w, state, team, mask,
+                                              int(declared), rival, rs)
+            assert shortcut == full, (mask, declared, rival, shortcut, full)
+            compared += 1
+            moved += full != declared
+            read += state.fscr[F_TARGET + team, TARGET_KNOWN] != 0.0
+    # many situations, and in many of them the contest moves the team
+    assert compared > 4000 and moved > 100 and read > 1500, (compared, moved, read)
