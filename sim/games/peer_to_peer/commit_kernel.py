@@ -51,6 +51,7 @@ from sim.core.search_kernel import add_option
 # D2 by subset bitsets (hands of up to SUBSET_BITS cards): bit m of a word stands for hand
 # subset m. CONTAINS[k]: the subsets holding slot k; SUBSETS_OF_SIZE[n]: those of n cards.
 SUBSET_BITS = 6
+HALF = 1 << SUBSET_BITS   # commit_by_lanes: the subsets holding a 7th card, one word further
 CONTAINS = np.array([sum(1 << m for m in range(64) if m >> k & 1) for k in range(SUBSET_BITS)],
                     dtype=np.uint64).view(np.int64)
 SUBSETS_OF_SIZE = np.array([sum(1 << m for m in range(64) if bin(m).count("1") == n)
@@ -333,8 +334,8 @@ def _fill_lanes(h, h_val, lanes, w_high):
 def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
                     team_effects, best_score):
     """D2 for any weights (noise, high card and effects features included) and a hand of
-    up to SUBSET_BITS cards: returns (best mask, its row position, any option legal), the
-    pass option (``best_score``) kept unless beaten.
+    up to SUBSET_BITS cards: returns (best mask, its row position, any option legal),
+    the pass option (``best_score``) kept unless beaten.
 
     As in _best_by_sums, bit m of a word stands for hand subset m and lane m holds its
     sum: per row customer a few vector compares give the subsets that can assist it
@@ -350,66 +351,60 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
     by d, the highest played card is the larger of that card less d and the second). A
     subset with a boost card is played out by eval_assist (which boosts it uses), as
     commit_by_passes does. Without noise it leaves, for the team's D3, the chosen
-    subset's score with each row position (state_kernel.F_TARGET)."""
+    subset's score with each row position (state_kernel.F_TARGET).
+
+    commit_by_lanes_7 takes hands of one card more: the subsets holding the 7th card are
+    a second word per customer (their sums are the lanes plus its value)."""
+    return _lanes_search(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
+                         team_effects, best_score, 1)
+
+
+@njit(cache=True, _nrt=False)
+def commit_by_lanes_7(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
+                      team_effects, best_score):
+    """commit_by_lanes for a hand of SUBSET_BITS + 1 cards (its own compiled copy, so
+    that the usual hands' search keeps one word per customer)."""
+    return _lanes_search(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
+                         team_effects, best_score, 2)
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _lanes_search(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
+                  team_effects, best_score, halves):
+    """commit_by_lanes with ``halves`` words per customer (2: a 7th card)."""
     b, rnd, patience, w_noise, w_high, _ = scoring
     nrow, top_value = row[0], row[1]
     h, hp, hand_total, boost_slots, _ = hand
-    shift_k, has_wild = team_effects
-    h_val = pile[SCR_HV]
-    h_nat = pile[SCR_HNAT]
-    h_dual = pile[SCR_HDUAL]
-    h_boost = pile[SCR_HBOOST]
     row_v = pile[SCR_ROWV]
-    row_bits = pile[SCR_ROW_BITS]
     ok_words = pile[SCR_ROW_OK]
     wild_words = pile[SCR_ROW_WILD]
     exact_words = pile[SCR_ROW_EXACT]
-    w_reach = w[b + C_REACH]
     cust_part = fscr[F_CUST]
     top_part = fscr[F_TOP]
     effect_part = fscr[F_CUST_EFFECT]
     lanes = pile[SCR_SUBSET_SUMS].view(np.int16)
-    _fill_lanes(h, h_val, lanes, w_high)
-    subsets = ((2 << ((1 << h) - 1)) - 1) & ~1  # the non-empty subsets
-    legal_any = 0  # the subsets that can assist some customer
+    h_lo = min(h, SUBSET_BITS)
+    _fill_lanes(h_lo, pile[SCR_HV], lanes, w_high)
+    # the lanes' hand part: its slots' count, largest sum and non-empty subsets
+    lower = (h_lo, hand_total - (pile[SCR_HV, SUBSET_BITS] if halves == 2 else 0),
+             ((2 << ((1 << h_lo) - 1)) - 1) & ~1)
+    legal_lo = 0  # the subsets that can assist some customer, per half
+    legal_hi = 0
     for j in range(nrow):
-        v = row_v[j]
-        matched = 0  # a natural or dual_domain match
-        for k in range(h):
-            matched |= CONTAINS[k] & -(((h_nat[k] | h_dual[k]) & row_bits[j]) != 0)
-        ok = 0
-        boosted = 0  # each combination of the boost cards, none first
-        while True:
-            boost = 0
-            with_boosted = -1  # the subsets that hold every card of the combination
-            if boosted:
-                for k in range(h):
-                    if boosted >> k & 1:
-                        boost += h_boost[k]
-                        with_boosted &= CONTAINS[k]
-            t = v - boost  # the sum that hits the value
-            ok |= (equal_lanes(lanes, t) if 0 <= t <= hand_total else 0) & with_boosted
-            for d in range(1, shift_k + 1):
-                if 0 <= t - d <= hand_total:
-                    ok |= equal_lanes(lanes, t - d) & with_boosted  # shifted up by d
-                if 0 <= t + d <= hand_total:
-                    high_enough = 0  # shifted down by d: the highest card stays >= 0
-                    for k in range(h):
-                        high_enough |= CONTAINS[k] & -(
-                            h_val[k] + (h_boost[k] if boosted >> k & 1 else 0) >= d)
-                    ok |= equal_lanes(lanes, t + d) & with_boosted & high_enough
-            if boosted == boost_slots:
-                break
-            boosted = ((boosted | ~boost_slots) + 1) & boost_slots
-        if w_reach != 0.0:   # the subsets serving it exactly by printed values (C_REACH)
-            exact_words[j] = (equal_lanes(lanes, v) if v <= hand_total else 0) & matched & subsets
-        ok &= (subsets if has_wild else matched) & subsets
-        ok_words[j] = ok
-        wild_words[j] = ~matched
-        legal_any |= ok
-        if ok:
+        for half in range(halves):
+            ok, wild, exact = _half_words(w, pile, scoring, hand, team_effects, lanes, lower,
+                                          j, half)
+            ok_words[HALF * half + j] = ok
+            wild_words[HALF * half + j] = wild
+            exact_words[HALF * half + j] = exact
+            if half:
+                legal_hi |= ok
+            else:
+                legal_lo |= ok
+        if ok_words[j] | (ok_words[HALF + j] if halves == 2 else 0):
             # assist_score's first three terms (value, waited, urgent), its top and
             # customer-effect terms
+            v = row_v[j]
             cust = pile[P_ROW, j]
             waited = rnd - arrival[cust]
             part = 0.0
@@ -421,40 +416,110 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
             effect_part[j] = w[b + C_CUST_EFFECT] * customer_has_effect(cards, cust)
     best_mask = 0
     best_j = 0
-    rest = legal_any
-    while rest:
-        m = lowest_slot(rest)
-        rest &= rest - 1
-        rows = 0  # the row positions subset m can assist
-        for j in range(nrow):
-            rows |= (ok_words[j] >> m & 1) << j
-        while rows:
-            j = lowest_slot(rows)
-            rows &= rows - 1
-            sc, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand,
-                                 team_effects, lanes, m, j)
-            if sc > best_score:
-                best_score = sc
-                best_mask = m
-                best_j = j
+    for half in range(halves):   # masks ascending: the upper half's hold the 7th card
+        rest = legal_hi if half else legal_lo
+        while rest:
+            m = lowest_slot(rest) | (HALF * half)
+            rest &= rest - 1
+            rows = 0  # the row positions subset m can assist
+            for j in range(nrow):
+                rows |= _can_assist(ok_words, m, j, halves) << j
+            while rows:
+                j = lowest_slot(rows)
+                rows &= rows - 1
+                sc, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand,
+                                     team_effects, lanes, m, j, halves)
+                if sc > best_score:
+                    best_score = sc
+                    best_mask = m
+                    best_j = j
     team = hp - P_HAND
     if best_mask and not w_noise:
         # for D3: the chosen subset's score with each row position (no noise: no draws)
         for j in range(nrow):
             sc = -np.inf
             reach = 0.0
-            if ok_words[j] >> best_mask & 1:
+            if _can_assist(ok_words, best_mask, j, halves):
                 sc, reach = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row,
-                                         hand, team_effects, lanes, best_mask, j)
+                                         hand, team_effects, lanes, best_mask, j, halves)
             fscr[F_TARGET + team, j] = sc
             fscr[F_TARGET + team, TARGET_REACH + j] = reach
         fscr[F_TARGET + team, TARGET_KNOWN] = 1.0
-    return best_mask, best_j, legal_any != 0
+    return best_mask, best_j, (legal_lo | legal_hi) != 0
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _can_assist(words, m, j, halves):
+    """Bit ``m`` of row position ``j``'s word (subset m with a 7th card: the upper half's)."""
+    if halves == 1:
+        return words[j] >> m & 1
+    return words[HALF * (m >> SUBSET_BITS) + j] >> (m & (HALF - 1)) & 1
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _half_words(w, pile, scoring, hand, team_effects, lanes, lower, j, half):
+    """commit_by_lanes: for row position ``j``, the words of one half of the subsets (the
+    upper half: those holding the 7th card, slot SUBSET_BITS, whose sums are the lanes
+    plus its value): (legal, needing the wild_domain, serving the customer exactly by
+    printed values with a matching domain (C_REACH; 0 without its weight))."""
+    b = scoring[0]
+    h, _, hand_total, boost_slots, _ = hand
+    shift_k, has_wild = team_effects
+    h_val = pile[SCR_HV]
+    h_nat = pile[SCR_HNAT]
+    h_dual = pile[SCR_HDUAL]
+    h_boost = pile[SCR_HBOOST]
+    row_bits = pile[SCR_ROW_BITS, j]
+    x = SUBSET_BITS   # the 7th card's slot
+    h_lo, lo_total, lo_subsets = lower
+    v = pile[SCR_ROWV, j]
+    subsets = -1 if half else lo_subsets
+    matched = 0  # a natural or dual_domain match
+    for k in range(h_lo):
+        matched |= CONTAINS[k] & -(((h_nat[k] | h_dual[k]) & row_bits) != 0)
+    extra = 0
+    if half:
+        extra = h_val[x]
+        if (h_nat[x] | h_dual[x]) & row_bits:
+            matched = -1
+    ok = 0
+    boosted = 0  # each combination of the boost cards, none first
+    while True:
+        if half or not boosted >> x & 1:
+            boost = 0
+            with_boosted = -1  # the subsets that hold every card of the combination
+            if boosted:
+                for k in range(h):
+                    if boosted >> k & 1:
+                        boost += h_boost[k]
+                        if k < x:
+                            with_boosted &= CONTAINS[k]
+            t = v - boost - extra  # the lanes' sum that hits the value
+            ok |= (equal_lanes(lanes, t) if 0 <= t <= lo_total else 0) & with_boosted
+            for d in range(1, shift_k + 1):
+                if 0 <= t - d <= lo_total:
+                    ok |= equal_lanes(lanes, t - d) & with_boosted  # shifted up by d
+                if 0 <= t + d <= lo_total:
+                    high_enough = 0  # shifted down by d: the highest card stays >= 0
+                    for k in range(h_lo):
+                        high_enough |= CONTAINS[k] & -(
+                            h_val[k] + (h_boost[k] if boosted >> k & 1 else 0) >= d)
+                    if half and h_val[x] + (h_boost[x] if boosted >> x & 1 else 0) >= d:
+                        high_enough = -1
+                    ok |= equal_lanes(lanes, t + d) & with_boosted & high_enough
+        if boosted == boost_slots:
+            break
+        boosted = ((boosted | ~boost_slots) + 1) & boost_slots
+    exact = 0
+    if w[b + C_REACH] != 0.0 and 0 <= v - extra <= lo_total:
+        exact = equal_lanes(lanes, v - extra) & matched & subsets
+    ok &= (subsets if has_wild else matched) & subsets
+    return ok, ~matched, exact
 
 
 @njit(cache=True, _nrt=False, inline='always')
 def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team_effects,
-                 lanes, m, j):
+                 lanes, m, j, halves):
     """commit_by_lanes: (score, reach feature) of the legal option (hand subset ``m``, row
     position ``j``), assist_score's sum in its order, its noise drawn."""
     b, _, _, w_noise, w_high, _ = scoring
@@ -462,7 +527,12 @@ def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team
     h, hp, _, boost_slots, _ = hand
     shift_k, has_wild = team_effects
     w_reach = w[b + C_REACH]
-    total = np.int64(lanes[LANES_SUM + m])
+    x = SUBSET_BITS   # the 7th card's slot
+    lo = m & (HALF - 1) if halves == 2 else m
+    with_x = m >> x if halves == 2 else 0   # 1 if the subset holds the 7th card
+    total = np.int64(lanes[LANES_SUM + lo])
+    if with_x:
+        total += pile[SCR_HV, x]
     if m & boost_slots:
         _, sh_slot, _, use_wild, _, _ = eval_assist(
             cards, pile[hp], m, pile[P_ROW, j], used, shift_k, has_wild, vals)
@@ -470,15 +540,18 @@ def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team
         high_f = highest_played(vals, m) if w_high else 0
     else:
         delta = pile[SCR_ROWV, j] - total  # 0 unless the shift is used
-        effects = (0.0 if delta == 0 else 1.0) + (
-            1.0 if pile[SCR_ROW_WILD, j] >> m & 1 else 0.0)
+        effects = (0.0 if delta == 0 else 1.0) + (1.0 if _can_assist(
+            pile[SCR_ROW_WILD], m, j, halves) else 0.0)
         high_f = 0
         if w_high:
-            high = np.int64(lanes[LANES_HIGH + m])
-            second = np.int64(lanes[LANES_SECOND + m])
+            high = np.int64(lanes[LANES_HIGH + lo])
+            second = np.int64(lanes[LANES_SECOND + lo])
+            if with_x:   # the 7th card joins the lower slots' highest two
+                second = max(second, min(high, pile[SCR_HV, x]))
+                high = max(high, pile[SCR_HV, x])
             high_f = high + delta if delta >= 0 else max(high + delta, second)
     sc = fscr[F_CUST, j]
-    sc += w[b + C_CARDS] * SUBSET_SIZE[m]
+    sc += w[b + C_CARDS] * (SUBSET_SIZE[lo] + with_x)
     sc += w[b + C_HIGH] * high_f
     sc += w[b + C_EFFECTS] * effects
     sc += fscr[F_TOP, j]
@@ -487,10 +560,18 @@ def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team
     sc += fscr[F_CUST_EFFECT, j]
     reach = 0.0
     if w_reach != 0.0:
-        left = SUBMASKS[((1 << h) - 1) & ~m]  # subsets of the cards left in hand
+        rest = ((1 << h) - 1) & ~m   # the cards left in hand, and their subsets per half
+        left_lo = SUBMASKS[rest & (HALF - 1)]
+        exact = pile[SCR_ROW_EXACT]
         count = 0
-        for jj in range(nrow):
-            count += (jj != j) & ((pile[SCR_ROW_EXACT, jj] & left) != 0)
+        if halves == 1:
+            for jj in range(nrow):
+                count += (jj != j) & ((exact[jj] & left_lo) != 0)
+        else:
+            left_hi = left_lo if rest >> x & 1 else 0
+            for jj in range(nrow):
+                count += (jj != j) & (((exact[jj] & left_lo) | (exact[HALF + jj] & left_hi))
+                                      != 0)
         reach = float(count)
         sc += w_reach * reach
     sc += w[b + C_NOISE] * uniform(rng) if w_noise else 0.0
@@ -748,8 +829,8 @@ def search_commit(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, 
     """D2's search after prepare_commit: (best mask, its row position, any option legal).
     A hand of up to SUBSET_BITS cards (nearly every call) goes to the subset bitsets:
     _best_by_sums (the first maximum per customer and card count) for separable scores
-    and a hand without a usable boost, commit_by_lanes for any other weights; the rest to
-    search_general."""
+    and a hand without a usable boost, commit_by_lanes for any other weights
+    (commit_by_lanes_7 with one card more); the rest to search_general."""
     h, _, hand_total, boost_slots, _ = hand
     if h <= SUBSET_BITS and hand_total < SUBSET_SUM_MAX:
         if not scoring[5]:  # not separable
@@ -758,6 +839,9 @@ def search_commit(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, 
         if boost_slots == 0:
             return _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects,
                                  best_score)
+    if h == SUBSET_BITS + 1 and hand_total < SUBSET_SUM_MAX and not scoring[5]:
+        return commit_by_lanes_7(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row,
+                                 hand, team_effects, best_score)
     return search_general(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
                           team_effects, best_score)
 
