@@ -50,6 +50,7 @@ def test_shortcut_chooses_as_the_full_scan(players):
             if rs.random() < 0.7:   # contest weights strong enough to move the team
                 for b in (0, NF):
                     w[b + C_CONTEST_WIN], w[b + C_CONTEST_LOSE] = rs.normal(0.0, 15.0, 2)
+            state.st[s.S_MARKER] = team   # (only the marker holder retargets)
             vals = np.zeros(state.pile.shape[1], np.int64)
             mask, declared, _ = choose_commit(
                 cards, rules, seats, w, state.rng.copy(), state.pile, state.pile_n,

@@ -41,8 +41,8 @@ from sim.games.peer_to_peer.state_kernel import (
     F_CUST, F_CUST_EFFECT, F_TARGET, F_TOP, LANES_HIGH, LANES_SECOND, LANES_SUM, LOW_BITS,
     LOW_CAND, LOW_CAND_SUM, LOW_SUM, P_HAND, P_ROW, SCR_HBOOST, SCR_HDUAL, SCR_HNAT, SCR_HV,
     SCR_LOW, SCR_ROWD, SCR_ROWV, SCR_ROW_BITS, SCR_ROW_EXACT, SCR_ROW_OK, SCR_ROW_WILD,
-    SCR_SUBSET_SUMS, S_EFFECTS_KNOWN, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, TARGET_KNOWN,
-    TARGET_REACH, game_phase, venture_effects,
+    SCR_SUBSET_SUMS, S_EFFECTS_KNOWN, S_MARKER, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD,
+    TARGET_KNOWN, TARGET_REACH, TARGET_WANTED, game_phase, venture_effects,
 )
 from sim.core.lanes_kernel import LANES, equal_lanes
 from sim.core.rng_kernel import uniform
@@ -350,8 +350,8 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
     highest and second highest card (a shift moves the highest card, first on ties: down
     by d, the highest played card is the larger of that card less d and the second). A
     subset with a boost card is played out by eval_assist (which boosts it uses), as
-    commit_by_passes does. Without noise it leaves, for the team's D3, the chosen
-    subset's score with each row position (state_kernel.F_TARGET).
+    commit_by_passes does. Without noise it leaves, for the marker holder's D3, the
+    chosen subset's score with each row position (state_kernel.F_TARGET).
 
     commit_by_lanes_7 takes hands of one card more: the subsets holding the 7th card are
     a second word per customer (their sums are the lanes plus its value)."""
@@ -434,7 +434,7 @@ def _lanes_search(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, 
                     best_mask = m
                     best_j = j
     team = hp - P_HAND
-    if best_mask and not w_noise:
+    if best_mask and not w_noise and fscr[F_TARGET + team, TARGET_WANTED] != 0.0:
         # for D3: the chosen subset's score with each row position (no noise: no draws)
         for j in range(nrow):
             sc = -np.inf
@@ -739,6 +739,7 @@ def choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
     h = pile_n[P_HAND + team]
     nrow = pile_n[P_ROW]
     fscr[F_TARGET + team, TARGET_KNOWN] = 0.0   # (commit_by_lanes fills them)
+    fscr[F_TARGET + team, TARGET_WANTED] = 1.0 if st[S_MARKER] == team else 0.0
     if h == 0 or nrow == 0:
         return 0, -1, False
     if none_legal:
