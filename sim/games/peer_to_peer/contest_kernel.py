@@ -11,11 +11,10 @@ import numpy as np
 from numba import njit
 
 from sim.games.peer_to_peer.assist_kernel import (
-    contest, eval_assist, lowest_slot, sorted_play, unpaired_step,
+    contest, customer_has_effect, eval_assist, highest_played, lowest_slot, sorted_play,
+    unpaired_step,
 )
-from sim.games.peer_to_peer.commit_kernel import (
-    assist_score, customer_has_effect, highest_played, reach_of, reach_served,
-)
+from sim.games.peer_to_peer.commit_kernel import assist_score, reach_of, reach_served
 from sim.games.peer_to_peer.constants import (
     CD_EFFECT, CD_VALUE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN, EFFECT_SHIFT, EFFECT_TIEBREAK,
     EFFECT_WILD_DOMAIN, ERR_ILLEGAL_ASSIST, MAX_SEATS, R_CONTEST_UNPAIRED, R_CUSTOMER_PATIENCE,
