@@ -440,11 +440,13 @@ def choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
         return 0, -1, False
     scoring, row, hand, team_effects, best_score = prepare_commit(
         cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team)
-    # D3 scores the declared customer's rivals only for the marker holder, with a contest
-    # weight (else it keeps the declared customer: round_kernel.assist_loop)
+    # D3 scores other customers only for the marker holder, with a contest weight (else it
+    # keeps the declared customer: round_kernel.assist_loop); D2's scores spare it the
+    # reach feature (counted per customer otherwise: without it D3 costs the same)
     b = scoring[0]
-    fscr[F_TARGET + team, TARGET_WANTED] = 1.0 if st[S_MARKER] == team and (
-        w[b + C_CONTEST_WIN] != 0.0 or w[b + C_CONTEST_LOSE] != 0.0) else 0.0
+    fscr[F_TARGET + team, TARGET_WANTED] = 1.0 if st[S_MARKER] == team and w[
+        b + C_REACH] != 0.0 and (w[b + C_CONTEST_WIN] != 0.0
+                                 or w[b + C_CONTEST_LOSE] != 0.0) else 0.0
     best_mask, best_j, legal = search_commit(cards, w, rng, pile, arrival, used, vals, fscr,
                                              scoring, row, hand, team_effects, best_score)
     return best_mask, (pile[P_ROW, best_j] if best_mask else -1), legal

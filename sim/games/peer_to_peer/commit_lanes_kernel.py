@@ -136,17 +136,20 @@ def _lanes_search(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, 
     legal_lo = 0  # the subsets that can assist some customer, per half
     legal_hi = 0
     for j in range(nrow):
-        for half in range(halves):
-            ok, wild, exact = _half_words(w, pile, scoring, hand, team_effects, lanes, lower,
-                                          j, half)
-            ok_words[HALF * half + j] = ok
-            wild_words[HALF * half + j] = wild
-            exact_words[HALF * half + j] = exact
-            if half:
-                legal_hi |= ok
-            else:
-                legal_lo |= ok
-        if ok_words[j] | (ok_words[HALF + j] if halves == 2 else 0):
+        ok, wild, exact = _half_words(w, pile, scoring, hand, team_effects, lanes, lower, j, 0)
+        ok_words[j] = ok
+        wild_words[j] = wild
+        exact_words[j] = exact
+        legal_lo |= ok
+        if halves == 2:
+            ok_hi, wild, exact = _half_words(w, pile, scoring, hand, team_effects, lanes, lower,
+                                             j, 1)
+            ok_words[HALF + j] = ok_hi
+            wild_words[HALF + j] = wild
+            exact_words[HALF + j] = exact
+            legal_hi |= ok_hi
+            ok |= ok_hi
+        if ok:
             # assist_score's first three terms (value, waited, urgent), its top and
             # customer-effect terms
             v = row_v[j]
@@ -159,6 +162,9 @@ def _lanes_search(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, 
             cust_part[j] = part
             top_part[j] = w[b + C_TOP] * (1.0 if v >= top_value else 0.0)
             effect_part[j] = w[b + C_CUST_EFFECT] * customer_has_effect(cards, cust)
+    # assist_score's weights (no contest in D2: its terms add 0, a non-finite weight counts)
+    weights = (w[b + C_CARDS], w[b + C_HIGH], w[b + C_EFFECTS], w[b + C_CONTEST_WIN] * 0.0,
+               w[b + C_CONTEST_LOSE] * 0.0, w[b + C_REACH], w[b + C_NOISE])
     best_mask = 0
     best_j = 0
     for half in range(halves):   # masks ascending: the upper half's hold the 7th card
@@ -166,14 +172,15 @@ def _lanes_search(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, 
         while rest:
             m = lowest_slot(rest) | (HALF * half)
             rest &= rest - 1
+            subset = _subset_parts(pile, lanes, hand, weights, m, halves)
             rows = 0  # the row positions subset m can assist
             for j in range(nrow):
                 rows |= _can_assist(ok_words, m, j, halves) << j
             while rows:
                 j = lowest_slot(rows)
                 rows &= rows - 1
-                sc, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand,
-                                     team_effects, lanes, m, j, halves)
+                sc, _ = _lanes_score(cards, rng, pile, used, vals, fscr, scoring, row, hand,
+                                     team_effects, weights, subset, m, j, halves)
                 if sc > best_score:
                     best_score = sc
                     best_mask = m
@@ -181,12 +188,13 @@ def _lanes_search(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, 
     team = hp - P_HAND
     if best_mask and not w_noise and fscr[F_TARGET + team, TARGET_WANTED] != 0.0:
         # for D3: the chosen subset's score with each row position (no noise: no draws)
+        subset = _subset_parts(pile, lanes, hand, weights, best_mask, halves)
         for j in range(nrow):
             sc = -np.inf
             reach = 0.0
             if _can_assist(ok_words, best_mask, j, halves):
-                sc, reach = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row,
-                                         hand, team_effects, lanes, best_mask, j, halves)
+                sc, reach = _lanes_score(cards, rng, pile, used, vals, fscr, scoring, row, hand,
+                                         team_effects, weights, subset, best_mask, j, halves)
             fscr[F_TARGET + team, j] = sc
             fscr[F_TARGET + team, TARGET_REACH + j] = reach
         fscr[F_TARGET + team, TARGET_KNOWN] = 1.0
@@ -263,21 +271,42 @@ def _half_words(w, pile, scoring, hand, team_effects, lanes, lower, j, half):
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team_effects,
-                 lanes, m, j, halves):
-    """commit_by_lanes: (score, reach feature) of the legal option (hand subset ``m``, row
-    position ``j``), assist_score's sum in its order, its noise drawn."""
-    b, _, _, w_noise, w_high, _ = scoring
-    nrow = row[0]
-    h, hp, _, boost_slots, _ = hand
-    shift_k, has_wild = team_effects
-    w_reach = w[b + C_REACH]
+def _subset_parts(pile, lanes, hand, weights, m, halves):
+    """commit_by_lanes: what scoring hand subset ``m`` reads whatever its customer: (sum,
+    highest and second highest card, count, the subsets of the cards left in hand per half
+    (with the reach weight))."""
+    h = hand[0]
     x = SUBSET_BITS   # the 7th card's slot
     lo = m & (HALF - 1) if halves == 2 else m
     with_x = m >> x if halves == 2 else 0   # 1 if the subset holds the 7th card
     total = np.int64(lanes[LANES_SUM + lo])
-    if with_x:
+    high = np.int64(lanes[LANES_HIGH + lo])
+    second = np.int64(lanes[LANES_SECOND + lo])
+    if with_x:   # the 7th card joins the lower slots' sum and highest two
         total += pile[SCR_HV, x]
+        second = max(second, min(high, pile[SCR_HV, x]))
+        high = max(high, pile[SCR_HV, x])
+    left_lo = 0
+    left_hi = 0
+    if weights[5] != 0.0:
+        rest = ((1 << h) - 1) & ~m
+        left_lo = SUBMASKS[rest & (HALF - 1)]
+        left_hi = left_lo if rest >> x & 1 else 0
+    return total, high, second, SUBSET_SIZE[lo] + with_x, left_lo, left_hi
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _lanes_score(cards, rng, pile, used, vals, fscr, scoring, row, hand, team_effects,
+                 weights, subset, m, j, halves):
+    """commit_by_lanes: (score, reach feature) of the legal option (hand subset ``m``, its
+    _subset_parts ``subset``; row position ``j``), assist_score's sum in its order, its
+    noise drawn."""
+    w_noise, w_high = scoring[3], scoring[4]
+    nrow = row[0]
+    hp, boost_slots = hand[1], hand[3]
+    shift_k, has_wild = team_effects
+    w_cards, w_high_card, w_effects, win_part, lose_part, w_reach, w_rnd = weights
+    total, high, second, n_cards, left_lo, left_hi = subset
     if m & boost_slots:
         _, sh_slot, _, use_wild, _, _ = eval_assist(
             cards, pile[hp], m, pile[P_ROW, j], used, shift_k, has_wild, vals)
@@ -289,35 +318,25 @@ def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team
             pile[SCR_ROW_WILD], m, j, halves) else 0.0)
         high_f = 0
         if w_high:
-            high = np.int64(lanes[LANES_HIGH + lo])
-            second = np.int64(lanes[LANES_SECOND + lo])
-            if with_x:   # the 7th card joins the lower slots' highest two
-                second = max(second, min(high, pile[SCR_HV, x]))
-                high = max(high, pile[SCR_HV, x])
             high_f = high + delta if delta >= 0 else max(high + delta, second)
     sc = fscr[F_CUST, j]
-    sc += w[b + C_CARDS] * (SUBSET_SIZE[lo] + with_x)
-    sc += w[b + C_HIGH] * high_f
-    sc += w[b + C_EFFECTS] * effects
+    sc += w_cards * n_cards
+    sc += w_high_card * high_f
+    sc += w_effects * effects
     sc += fscr[F_TOP, j]
-    sc += w[b + C_CONTEST_WIN] * 0.0  # (no contest in D2; a non-finite weight counts)
-    sc += w[b + C_CONTEST_LOSE] * 0.0
+    sc += win_part
+    sc += lose_part
     sc += fscr[F_CUST_EFFECT, j]
     reach = 0.0
     if w_reach != 0.0:
-        rest = ((1 << h) - 1) & ~m   # the cards left in hand, and their subsets per half
-        left_lo = SUBMASKS[rest & (HALF - 1)]
         exact = pile[SCR_ROW_EXACT]
         count = 0
-        if halves == 1:
-            for jj in range(nrow):
-                count += (jj != j) & ((exact[jj] & left_lo) != 0)
-        else:
-            left_hi = left_lo if rest >> x & 1 else 0
-            for jj in range(nrow):
-                count += (jj != j) & (((exact[jj] & left_lo) | (exact[HALF + jj] & left_hi))
-                                      != 0)
+        for jj in range(nrow):
+            hit = exact[jj] & left_lo
+            if halves == 2:
+                hit |= exact[HALF + jj] & left_hi
+            count += (jj != j) & (hit != 0)
         reach = float(count)
         sc += w_reach * reach
-    sc += w[b + C_NOISE] * uniform(rng) if w_noise else 0.0
+    sc += w_rnd * uniform(rng) if w_noise else 0.0
     return sc, reach

@@ -85,7 +85,7 @@ N_ROWS = SCR_SUMS + 1
 # for its D3 (contest_kernel.choose_target): at j the score (-inf: not legal), at
 # TARGET_REACH + j the option's reach feature, at TARGET_KNOWN 1.0 once D2 filled them
 # this pass (commit_by_lanes, without noise, where TARGET_WANTED is 1.0: the team holds
-# the marker and weights a contest feature, so it may retarget).
+# the marker and weights a contest feature, so it may retarget, and the reach feature).
 F_CUST, F_TOP, F_CUST_EFFECT = 0, 1, 2
 F_TARGET = 3
 TARGET_REACH, TARGET_KNOWN, TARGET_WANTED = 64, 128, 129
