@@ -6,7 +6,7 @@ LLVM then inlines, or plain calls), each with the values its parameters get ther
 name. While this process compiles run_games (its typing reaches them in the order they
 are called, from setup to the round's end), a helper compiles them into the shared cache:
 first D2's commit searches (commit_by_passes, the largest leaf, and the subset-lanes
-searches, which this process would otherwise compile inside choose_commit, on its
+search, which this process would otherwise compile inside choose_commit, on its
 critical path), then setup (this process reaches
 it only after compiling new_state and inlining the game loop), then from the round's end
 backwards, so the two meet in the middle. A kernel
@@ -35,7 +35,7 @@ def run_games_plan(tables, debug) -> list:
     compiled here), each field under its own name, as the kernels name their parameters.
     The engine's games have no trace, no hook and no option list (None)."""
     from sim.games.peer_to_peer.commit_kernel import choose_commit, commit_by_passes
-    from sim.games.peer_to_peer.commit_lanes_kernel import commit_by_lanes, commit_by_lanes_7
+    from sim.games.peer_to_peer.commit_lanes_kernel import commit_by_lanes
     from sim.games.peer_to_peer.contest_kernel import choose_target, reveal, unmark_assist
     from sim.games.peer_to_peer.place_kernel import win_customer
     from sim.games.peer_to_peer.round_kernel import refresh, unhappy
@@ -49,6 +49,6 @@ def run_games_plan(tables, debug) -> list:
                   vals=row, keys=row, rival_keys=row, used_before=row,
                   **{name: 0 for name in SCALARS}, **{name: True for name in FLAGS},
                   **COMMIT_BUNDLES)
-    order = (commit_by_passes, commit_by_lanes, commit_by_lanes_7, setup_game, unhappy, refresh, check_invariants, win_customer,
+    order = (commit_by_passes, commit_by_lanes, setup_game, unhappy, refresh, check_invariants, win_customer,
              unmark_assist, reveal, choose_target, choose_commit)
     return plan_by_names(order, values)

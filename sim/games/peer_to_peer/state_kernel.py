@@ -89,7 +89,8 @@ N_ROWS = SCR_SUMS + 1
 F_CUST, F_TOP, F_CUST_EFFECT = 0, 1, 2
 F_TARGET = 3
 TARGET_REACH, TARGET_KNOWN, TARGET_WANTED = 64, 128, 129
-N_FROWS = 5
+F_CURRENT = 5   # commit_by_lanes: the subset it is scoring, laid out as F_TARGET's
+N_FROWS = 6
 # Rows are at least this wide (the card count may be smaller): room for 2**LOW_BITS
 # subsets.
 PILE_WIDTH_MIN = 1 << LOW_BITS
