@@ -2,8 +2,7 @@
 
 choose_commit (commit_kernel.py) hands a hand of up to SUBSET_BITS cards to a subset-bitset
 search (_best_by_sums for separable scores without a usable boost card, commit_by_lanes
-for any other weights, boost cards included, and hands of one card more), everything else
-to the general search
+for any other weights, boost cards included), everything else to the general search
 (commit_by_passes), which visits the options one by one. Here both run on the same prepared scratch rows for many
 random hands, rows, venture effects, used marks and weight vectors (the shipped strategies
 and random ones: noise, high card and effects features on and off, small integer weights
@@ -36,13 +35,10 @@ def both_searches(cards, rules, seats, w, state, team):
         got = search(cards, w, rng, pile, state.arrival, state.used, vals, fscr, *prep)
         results += [tuple(got), rng]
     h, _, total, boost_slots, _ = hand
-    if total >= 1 << 15 or (scoring[5] and (boost_slots or h > SUBSET_BITS)) or (
-            h > SUBSET_BITS + 1):
+    if h > SUBSET_BITS or total >= 1 << 15 or (scoring[5] and boost_slots):
         kind = "general"
     elif scoring[5]:
         kind = "sums"
-    elif h > SUBSET_BITS:
-        kind = "lanes, 7 cards"
     else:
         kind = "lanes+boost" if boost_slots else ("lanes+high" if scoring[4] else "lanes")
     return *results, kind
@@ -65,5 +61,5 @@ def test_fast_searches_choose_as_the_general_search(players):
             commits += fast[0] != 0
     # every search was compared, and on many commits (not only passes)
     assert min(kinds.get(x, 0) for x in ("sums", "lanes", "lanes+high", "lanes+boost",
-                                         "lanes, 7 cards", "general")) > 200, kinds
+                                         "general")) > 200, kinds
     assert commits > 1000

@@ -9,8 +9,7 @@ For a hand of up to SUBSET_BITS cards (nearly every call), subset bitsets and ve
 compares find each customer's legal subsets at once: _best_by_sums for separable scores
 (no noise, high card or effects feature: greedy, cautious) and a hand without a usable
 boost then takes the first maximum per customer and card count; commit_by_lanes, for any
-other weights (expert), scores the legal options only, in order (also with a 7th card),
-and leaves the marker holder's D3 the chosen subset's score with each
+other weights (expert), scores the legal options only, in order, and leaves the marker holder's D3 the chosen subset's score with each
 customer. commit_by_passes (the general search, which visits the options one by one)
 takes the rest; the others choose exactly as it would (tested against it on random
 hands, rows, effects and weights).
@@ -527,13 +526,13 @@ def search_commit(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, 
     """D2's search after prepare_commit: (best mask, its row position, any option legal).
     A hand of up to SUBSET_BITS cards (nearly every call) goes to the subset bitsets:
     _best_by_sums (the first maximum per customer and card count) for separable scores
-    and a hand without a usable boost, commit_by_lanes for any other weights (and one
-    card more); the rest to search_general."""
+    and a hand without a usable boost, commit_by_lanes for any other weights; the rest to
+    search_general."""
     h, _, hand_total, boost_slots, _ = hand
-    if h <= SUBSET_BITS + 1 and hand_total < SUBSET_SUM_MAX and not scoring[5]:
-        return commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row,
-                               hand, team_effects, best_score)
     if h <= SUBSET_BITS and hand_total < SUBSET_SUM_MAX:
+        if not scoring[5]:  # not separable
+            return commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring,
+                                   row, hand, team_effects, best_score)
         if boost_slots == 0:
             return _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects,
                                  best_score)

@@ -1,5 +1,5 @@
 """D2's subset-lanes search (P2P-R2a), for commit_kernel.search_commit: a hand of up to
-SUBSET_BITS (+ 1) cards and any weights, as numba kernels.
+SUBSET_BITS cards and any weights, as numba kernels.
 
 Bit m of a word stands for hand subset m, and int16 lane m holds its sum (fill_lanes; with
 the high-card feature also its highest and second highest card), so per row customer a
@@ -29,7 +29,6 @@ from sim.core.rng_kernel import uniform
 # D2 by subset bitsets (hands of up to SUBSET_BITS cards): bit m of a word stands for hand
 # subset m. CONTAINS[k]: the subsets holding slot k; SUBSETS_OF_SIZE[n]: those of n cards.
 SUBSET_BITS = 6
-HALF = 1 << SUBSET_BITS   # commit_by_lanes: the subsets holding a 7th card, one word further
 CONTAINS = np.array([sum(1 << m for m in range(64) if m >> k & 1) for k in range(SUBSET_BITS)],
                     dtype=np.uint64).view(np.int64)
 SUBSETS_OF_SIZE = np.array([sum(1 << m for m in range(64) if bin(m).count("1") == n)
@@ -80,7 +79,7 @@ def fill_lanes(h, h_val, lanes, w_high):
 def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
                     team_effects, best_score):
     """D2 for any weights (noise, high card and effects features included) and a hand of
-    up to SUBSET_BITS + 1 cards: returns (best mask, its row position, any option legal),
+    up to SUBSET_BITS cards: returns (best mask, its row position, any option legal),
     the pass option (``best_score``) kept unless beaten.
 
     As in _best_by_sums, bit m of a word stands for hand subset m and lane m holds its
@@ -98,11 +97,7 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
     subset with a boost card is played out by eval_assist (which boosts it uses), as
     commit_by_passes does. Without noise it leaves, for the marker holder's D3, the
     chosen subset's score with each row position (state_kernel.F_TARGET).
-
-    With a 7th card the subsets holding it are a second word per customer (``halves``
-    2), their sums the lanes plus its value: one compiled search for both (a copy of its
-    own for 7 cards cost 3.5 s of a cold compile, and saves about 10 ns a call)."""
-    halves = 2 if hand[0] > SUBSET_BITS else 1
+"""
     b, rnd, patience, w_noise, w_high, _ = scoring
     nrow, top_value = row[0], row[1]
     h, hp, hand_total, boost_slots, _ = hand
@@ -114,27 +109,15 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
     top_part = fscr[F_TOP]
     effect_part = fscr[F_CUST_EFFECT]
     lanes = pile[SCR_SUBSET_SUMS].view(np.int16)
-    h_lo = min(h, SUBSET_BITS)
-    fill_lanes(h_lo, pile[SCR_HV], lanes, w_high)
-    # the lanes' hand part: its slots' count, largest sum and non-empty subsets
-    lower = (h_lo, hand_total - (pile[SCR_HV, SUBSET_BITS] if halves == 2 else 0),
-             ((2 << ((1 << h_lo) - 1)) - 1) & ~1)
-    legal_lo = 0  # the subsets that can assist some customer, per half
-    legal_hi = 0
+    fill_lanes(h, pile[SCR_HV], lanes, w_high)
+    subsets = ((2 << ((1 << h) - 1)) - 1) & ~1  # the non-empty subsets
+    legal_any = 0  # the subsets that can assist some customer
     for j in range(nrow):
-        ok, wild, exact = _half_words(w, pile, scoring, hand, team_effects, lanes, lower, j, 0)
+        ok, wild, exact = _row_words(w, pile, scoring, hand, team_effects, lanes, subsets, j)
         ok_words[j] = ok
         wild_words[j] = wild
         exact_words[j] = exact
-        legal_lo |= ok
-        if halves == 2:
-            ok_hi, wild, exact = _half_words(w, pile, scoring, hand, team_effects, lanes, lower,
-                                             j, 1)
-            ok_words[HALF + j] = ok_hi
-            wild_words[HALF + j] = wild
-            exact_words[HALF + j] = exact
-            legal_hi |= ok_hi
-            ok |= ok_hi
+        legal_any |= ok
         if ok:
             # assist_score's first three terms (value, waited, urgent), its top and
             # customer-effect terms
@@ -159,54 +142,44 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
     keep = not w_noise and fscr[F_TARGET + team, TARGET_WANTED] != 0.0
     kept = fscr[F_TARGET + team]
     current = fscr[F_CURRENT]
-    for half in range(halves):   # masks ascending: the upper half's hold the 7th card
-        rest = legal_hi if half else legal_lo
-        while rest:
-            m = lowest_slot(rest) | (HALF * half)
-            rest &= rest - 1
-            subset = _subset_parts(pile, lanes, hand, weights, m, halves)
-            rows = 0  # the row positions subset m can assist
+    rest = legal_any
+    while rest:
+        m = lowest_slot(rest)
+        rest &= rest - 1
+        subset = _subset_parts(lanes, hand, weights, m)
+        rows = 0  # the row positions subset m can assist
+        for j in range(nrow):
+            rows |= (ok_words[j] >> m & 1) << j
+            if keep:
+                current[j] = -np.inf
+        improved = False
+        while rows:
+            j = lowest_slot(rows)
+            rows &= rows - 1
+            sc, reach = _lanes_score(cards, rng, pile, used, vals, fscr, scoring, row, hand,
+                                     team_effects, weights, subset, m, j)
+            if keep:
+                current[j] = sc
+                current[TARGET_REACH + j] = reach
+            if sc > best_score:
+                best_score = sc
+                best_mask = m
+                best_j = j
+                improved = True
+        if keep and improved:
             for j in range(nrow):
-                rows |= _can_assist(ok_words, m, j, halves) << j
-                if keep:
-                    current[j] = -np.inf
-            improved = False
-            while rows:
-                j = lowest_slot(rows)
-                rows &= rows - 1
-                sc, reach = _lanes_score(cards, rng, pile, used, vals, fscr, scoring, row,
-                                         hand, team_effects, weights, subset, m, j, halves)
-                if keep:
-                    current[j] = sc
-                    current[TARGET_REACH + j] = reach
-                if sc > best_score:
-                    best_score = sc
-                    best_mask = m
-                    best_j = j
-                    improved = True
-            if keep and improved:
-                for j in range(nrow):
-                    kept[j] = current[j]
-                    kept[TARGET_REACH + j] = current[TARGET_REACH + j]
+                kept[j] = current[j]
+                kept[TARGET_REACH + j] = current[TARGET_REACH + j]
     if keep and best_mask:
         kept[TARGET_KNOWN] = 1.0
-    return best_mask, best_j, (legal_lo | legal_hi) != 0
+    return best_mask, best_j, legal_any != 0
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def _can_assist(words, m, j, halves):
-    """Bit ``m`` of row position ``j``'s word (subset m with a 7th card: the upper half's)."""
-    if halves == 1:
-        return words[j] >> m & 1
-    return words[HALF * (m >> SUBSET_BITS) + j] >> (m & (HALF - 1)) & 1
-
-
-@njit(cache=True, _nrt=False, inline='always')
-def _half_words(w, pile, scoring, hand, team_effects, lanes, lower, j, half):
-    """commit_by_lanes: for row position ``j``, the words of one half of the subsets (the
-    upper half: those holding the 7th card, slot SUBSET_BITS, whose sums are the lanes
-    plus its value): (legal, needing the wild_domain, serving the customer exactly by
-    printed values with a matching domain (C_REACH; 0 without its weight))."""
+def _row_words(w, pile, scoring, hand, team_effects, lanes, subsets, j):
+    """commit_by_lanes: for row position ``j``, the subsets (as words) that can assist it
+    legally, those that need the wild_domain, and those that serve it exactly by printed
+    values with a matching domain (C_REACH; 0 without its weight)."""
     b = scoring[0]
     h, _, hand_total, boost_slots, _ = hand
     shift_k, has_wild = team_effects
@@ -215,81 +188,54 @@ def _half_words(w, pile, scoring, hand, team_effects, lanes, lower, j, half):
     h_dual = pile[SCR_HDUAL]
     h_boost = pile[SCR_HBOOST]
     row_bits = pile[SCR_ROW_BITS, j]
-    x = SUBSET_BITS   # the 7th card's slot
-    h_lo, lo_total, lo_subsets = lower
     v = pile[SCR_ROWV, j]
-    subsets = -1 if half else lo_subsets
     matched = 0  # a natural or dual_domain match
-    for k in range(h_lo):
+    for k in range(h):
         matched |= CONTAINS[k] & -(((h_nat[k] | h_dual[k]) & row_bits) != 0)
-    extra = 0
-    if half:
-        extra = h_val[x]
-        if (h_nat[x] | h_dual[x]) & row_bits:
-            matched = -1
     ok = 0
     boosted = 0  # each combination of the boost cards, none first
     while True:
-        if half or not boosted >> x & 1:
-            boost = 0
-            with_boosted = -1  # the subsets that hold every card of the combination
-            if boosted:
+        boost = 0
+        with_boosted = -1  # the subsets that hold every card of the combination
+        if boosted:
+            for k in range(h):
+                if boosted >> k & 1:
+                    boost += h_boost[k]
+                    with_boosted &= CONTAINS[k]
+        t = v - boost  # the sum that hits the value
+        ok |= (equal_lanes(lanes, t) if 0 <= t <= hand_total else 0) & with_boosted
+        for d in range(1, shift_k + 1):
+            if 0 <= t - d <= hand_total:
+                ok |= equal_lanes(lanes, t - d) & with_boosted  # shifted up by d
+            if 0 <= t + d <= hand_total:
+                high_enough = 0  # shifted down by d: the highest card stays >= 0
                 for k in range(h):
-                    if boosted >> k & 1:
-                        boost += h_boost[k]
-                        if k < x:
-                            with_boosted &= CONTAINS[k]
-            t = v - boost - extra  # the lanes' sum that hits the value
-            ok |= (equal_lanes(lanes, t) if 0 <= t <= lo_total else 0) & with_boosted
-            for d in range(1, shift_k + 1):
-                if 0 <= t - d <= lo_total:
-                    ok |= equal_lanes(lanes, t - d) & with_boosted  # shifted up by d
-                if 0 <= t + d <= lo_total:
-                    high_enough = 0  # shifted down by d: the highest card stays >= 0
-                    for k in range(h_lo):
-                        high_enough |= CONTAINS[k] & -(
-                            h_val[k] + (h_boost[k] if boosted >> k & 1 else 0) >= d)
-                    if half and h_val[x] + (h_boost[x] if boosted >> x & 1 else 0) >= d:
-                        high_enough = -1
-                    ok |= equal_lanes(lanes, t + d) & with_boosted & high_enough
+                    high_enough |= CONTAINS[k] & -(
+                        h_val[k] + (h_boost[k] if boosted >> k & 1 else 0) >= d)
+                ok |= equal_lanes(lanes, t + d) & with_boosted & high_enough
         if boosted == boost_slots:
             break
         boosted = ((boosted | ~boost_slots) + 1) & boost_slots
     exact = 0
-    if w[b + C_REACH] != 0.0 and 0 <= v - extra <= lo_total:
-        exact = equal_lanes(lanes, v - extra) & matched & subsets
+    if w[b + C_REACH] != 0.0 and v <= hand_total:
+        exact = equal_lanes(lanes, v) & matched & subsets
     ok &= (subsets if has_wild else matched) & subsets
     return ok, ~matched, exact
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def _subset_parts(pile, lanes, hand, weights, m, halves):
+def _subset_parts(lanes, hand, weights, m):
     """commit_by_lanes: what scoring hand subset ``m`` reads whatever its customer: (sum,
-    highest and second highest card, count, the subsets of the cards left in hand per half
-    (with the reach weight))."""
-    h = hand[0]
-    x = SUBSET_BITS   # the 7th card's slot
-    lo = m & (HALF - 1) if halves == 2 else m
-    with_x = m >> x if halves == 2 else 0   # 1 if the subset holds the 7th card
-    total = np.int64(lanes[LANES_SUM + lo])
-    high = np.int64(lanes[LANES_HIGH + lo])
-    second = np.int64(lanes[LANES_SECOND + lo])
-    if with_x:   # the 7th card joins the lower slots' sum and highest two
-        total += pile[SCR_HV, x]
-        second = max(second, min(high, pile[SCR_HV, x]))
-        high = max(high, pile[SCR_HV, x])
-    left_lo = 0
-    left_hi = 0
-    if weights[5] != 0.0:
-        rest = ((1 << h) - 1) & ~m
-        left_lo = SUBMASKS[rest & (HALF - 1)]
-        left_hi = left_lo if rest >> x & 1 else 0
-    return total, high, second, SUBSET_SIZE[lo] + with_x, left_lo, left_hi
+    highest and second highest card, count, the subsets of the cards left in hand (with
+    the reach weight))."""
+    left = SUBMASKS[((1 << hand[0]) - 1) & ~m] if weights[5] != 0.0 else 0
+    return (np.int64(lanes[LANES_SUM + m]), np.int64(lanes[LANES_HIGH + m]),
+            np.int64(lanes[LANES_SECOND + m]), SUBSET_SIZE[m], left)
 
 
 @njit(cache=True, _nrt=False, inline='always')
 def _lanes_score(cards, rng, pile, used, vals, fscr, scoring, row, hand, team_effects,
-                 weights, subset, m, j, halves):
+                 weights, subset, m, j):
     """commit_by_lanes: (score, reach feature) of the legal option (hand subset ``m``, its
     _subset_parts ``subset``; row position ``j``), assist_score's sum in its order, its
     noise drawn."""
@@ -298,7 +244,7 @@ def _lanes_score(cards, rng, pile, used, vals, fscr, scoring, row, hand, team_ef
     hp, boost_slots = hand[1], hand[3]
     shift_k, has_wild = team_effects
     w_cards, w_high_card, w_effects, win_part, lose_part, w_reach, w_rnd = weights
-    total, high, second, n_cards, left_lo, left_hi = subset
+    total, high, second, n_cards, left = subset
     if m & boost_slots:
         _, sh_slot, _, use_wild, _, _ = eval_assist(
             cards, pile[hp], m, pile[P_ROW, j], used, shift_k, has_wild, vals)
@@ -306,8 +252,8 @@ def _lanes_score(cards, rng, pile, used, vals, fscr, scoring, row, hand, team_ef
         high_f = highest_played(vals, m) if w_high else 0
     else:
         delta = pile[SCR_ROWV, j] - total  # 0 unless the shift is used
-        effects = (0.0 if delta == 0 else 1.0) + (1.0 if _can_assist(
-            pile[SCR_ROW_WILD], m, j, halves) else 0.0)
+        effects = (0.0 if delta == 0 else 1.0) + (
+            1.0 if pile[SCR_ROW_WILD, j] >> m & 1 else 0.0)
         high_f = 0
         if w_high:
             high_f = high + delta if delta >= 0 else max(high + delta, second)
@@ -324,10 +270,7 @@ def _lanes_score(cards, rng, pile, used, vals, fscr, scoring, row, hand, team_ef
         exact = pile[SCR_ROW_EXACT]
         count = 0
         for jj in range(nrow):
-            hit = exact[jj] & left_lo
-            if halves == 2:
-                hit |= exact[HALF + jj] & left_hi
-            count += (jj != j) & (hit != 0)
+            count += (jj != j) & ((exact[jj] & left) != 0)
         reach = float(count)
         sc += w_reach * reach
     sc += w_rnd * uniform(rng) if w_noise else 0.0
