@@ -14,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.games.peer_to_peer.commit_kernel import prepare_commit, search_commit, search_general
-from sim.games.peer_to_peer.commit_lanes_kernel import SUBSET_BITS
+from sim.games.peer_to_peer.commit_kernel import (
+    SUBSET_BITS, prepare_commit, search_commit, search_general,
+)
 from sim.games.peer_to_peer.seats import seat_layout
 
 from d2_cases import card_sets, random_case

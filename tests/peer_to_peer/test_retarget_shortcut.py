@@ -50,7 +50,6 @@ def test_shortcut_chooses_as_the_full_scan(players):
             if rs.random() < 0.7:   # contest weights strong enough to move the team
                 for b in (0, NF):
                     w[b + C_CONTEST_WIN], w[b + C_CONTEST_LOSE] = rs.normal(0.0, 15.0, 2)
-            state.st[s.S_MARKER] = team   # (only the marker holder retargets)
             vals = np.zeros(state.pile.shape[1], np.int64)
             mask, declared, _ = choose_commit(
                 cards, rules, seats, w, state.rng.copy(), state.pile, state.pile_n,
@@ -66,4 +65,4 @@ def test_shortcut_chooses_as_the_full_scan(players):
             moved += full != declared
             read += state.fscr[F_TARGET + team, TARGET_KNOWN] != 0.0
     # many situations, and in many of them the contest moves the team
-    assert compared > 4000 and moved > 100 and read > 1000, (compared, moved, read)
+    assert compared > 4000 and moved > 100 and read > 1500, (compared, moved, read)

@@ -11,9 +11,8 @@ import numpy as np
 from numba import njit
 
 from sim.games.peer_to_peer.constants import (
-    ANY, CD_ARG, CD_DOMAIN, CD_EFFECT, CD_KIND, CD_VALUE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN,
-    EFFECT_NONE, R_DOMAIN_RANK, VENTURE, WHY_DOMAIN, WHY_HIGHER_CARD, WHY_LONGER, WHY_MARKER,
-    WHY_TIEBREAK,
+    ANY, CD_ARG, CD_DOMAIN, CD_EFFECT, CD_VALUE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN,
+    R_DOMAIN_RANK, WHY_DOMAIN, WHY_HIGHER_CARD, WHY_LONGER, WHY_MARKER, WHY_TIEBREAK,
 )
 
 # Set bits of a mask are visited lowest first with lowest_slot, without a branch per bit
@@ -200,24 +199,3 @@ def contest(keys_a, n_a, keys_b, n_b, tiebreak_a, tiebreak_b, marker, unpaired_t
         if ra != rb:
             return (0 if ra > rb else 1), WHY_DOMAIN
     return marker, WHY_MARKER
-
-
-@njit(cache=True, _nrt=False, inline='always')
-def highest_played(vals, mask):
-    """The highest played value (``vals``: eval_assist's) among the slots of ``mask``, at
-    least 0 (the high-card feature)."""
-    high = 0
-    m = mask
-    slot = 0
-    while m:
-        if m & 1 and vals[slot] > high:
-            high = vals[slot]
-        m >>= 1
-        slot += 1
-    return high
-
-
-@njit(cache=True, _nrt=False, inline='always')
-def customer_has_effect(cards, cust):
-    """1.0 if customer ``cust`` is a venture card with an effect (a feature of D2 and D3)."""
-    return 1.0 if (cards[CD_KIND, cust] == VENTURE and cards[CD_EFFECT, cust] != EFFECT_NONE) else 0.0

@@ -9,10 +9,9 @@ For a hand of up to SUBSET_BITS cards (nearly every call), subset bitsets and ve
 compares find each customer's legal subsets at once: _best_by_sums for separable scores
 (no noise, high card or effects feature: greedy, cautious) and a hand without a usable
 boost then takes the first maximum per customer and card count; commit_by_lanes, for any
-other weights (expert), scores the legal options only, in order, and leaves the marker holder's D3 the chosen subset's score with each
-customer. commit_by_passes (the general search, which visits the options one by one)
-takes the rest; the others choose exactly as it would (tested against it on random
-hands, rows, effects and weights).
+other weights (expert), scores the legal options only, in order. commit_by_passes (the
+general search, which visits the options one by one) takes the rest; the others choose
+exactly as it would (tested against it on random hands, rows, effects and weights).
 
 The searches share their scalars as four tuples (numba passes a tuple as its fields, so
 bundling costs nothing):
@@ -29,29 +28,44 @@ bundling costs nothing):
 import numpy as np
 from numba import njit
 
-from sim.games.peer_to_peer.assist_kernel import (
-    customer_has_effect, eval_assist, highest_played, lowest_slot,
-)
-from sim.games.peer_to_peer.commit_lanes_kernel import (
-    CONTAINS, SUBSET_BITS, SUBSET_SUM_MAX, SUBSETS_OF_SIZE, commit_by_lanes, fill_lanes,
-)
+from sim.games.peer_to_peer.assist_kernel import eval_assist, lowest_slot
 from sim.games.peer_to_peer.constants import (
-    ANY, CD_ARG, CD_DOMAIN, CD_EFFECT, CD_VALUE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN,
-    R_CUSTOMER_PATIENCE,
+    ANY, CD_ARG, CD_DOMAIN, CD_EFFECT, CD_KIND, CD_VALUE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN,
+    EFFECT_NONE, R_CUSTOMER_PATIENCE, VENTURE,
 )
 from sim.games.peer_to_peer.features import (
     C_CARDS, C_CONTEST_LOSE, C_CONTEST_WIN, C_CUST_EFFECT, C_EFFECTS, C_HIGH, C_NOISE, C_PASS,
     C_REACH, C_TOP, C_URGENT, C_VALUE, C_WAITED, NF,
 )
 from sim.games.peer_to_peer.state_kernel import (
-    F_CUST, F_CUST_EFFECT, F_TARGET, F_TOP, LOW_BITS, LOW_CAND, LOW_CAND_SUM, LOW_SUM, P_HAND,
-    P_ROW, SCR_HBOOST, SCR_HDUAL, SCR_HNAT, SCR_HV, SCR_LOW, SCR_ROWD, SCR_ROWV, SCR_ROW_BITS,
-    SCR_SUBSET_SUMS, S_EFFECTS_KNOWN, S_MARKER, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD,
-    TARGET_KNOWN, TARGET_WANTED, game_phase, venture_effects,
+    F_CUST, F_CUST_EFFECT, F_TARGET, F_TOP, LANES_HIGH, LANES_SECOND, LANES_SUM, LOW_BITS,
+    LOW_CAND, LOW_CAND_SUM, LOW_SUM, P_HAND, P_ROW, SCR_HBOOST, SCR_HDUAL, SCR_HNAT, SCR_HV,
+    SCR_LOW, SCR_ROWD, SCR_ROWV, SCR_ROW_BITS, SCR_ROW_EXACT, SCR_ROW_OK, SCR_ROW_WILD,
+    SCR_SUBSET_SUMS, S_EFFECTS_KNOWN, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, TARGET_KNOWN,
+    TARGET_REACH, game_phase, venture_effects,
 )
-from sim.core.lanes_kernel import equal_lanes
+from sim.core.lanes_kernel import LANES, equal_lanes
 from sim.core.rng_kernel import uniform
 from sim.core.search_kernel import add_option
+
+# D2 by subset bitsets (hands of up to SUBSET_BITS cards): bit m of a word stands for hand
+# subset m. CONTAINS[k]: the subsets holding slot k; SUBSETS_OF_SIZE[n]: those of n cards.
+SUBSET_BITS = 6
+CONTAINS = np.array([sum(1 << m for m in range(64) if m >> k & 1) for k in range(SUBSET_BITS)],
+                    dtype=np.uint64).view(np.int64)
+SUBSETS_OF_SIZE = np.array([sum(1 << m for m in range(64) if bin(m).count("1") == n)
+                            for n in range(SUBSET_BITS + 1)], dtype=np.uint64).view(np.int64)
+
+# SUBSET_HOLDS[k, m]: all ones where subset m holds slot k, so that summing
+# ``SUBSET_HOLDS[k] & value of slot k`` over the slots gives every subset's sum at once.
+SUBSET_HOLDS = np.array([[-1 if m >> k & 1 else 0 for m in range(LANES)]
+                         for k in range(SUBSET_BITS)], dtype=np.int16)
+SUBSET_SUM_MAX = 1 << 15  # subset sums are int16 lanes
+# SUBMASKS[r]: the subsets of hand subset r, as a word (bit m: subset m lies within r)
+SUBMASKS = np.array([sum(1 << m for m in range(64) if m & ~r == 0) for r in range(64)],
+                    dtype=np.uint64).view(np.int64)
+# SUBSET_SIZE[m]: the number of cards in hand subset m
+SUBSET_SIZE = np.array([bin(m).count("1") for m in range(LANES)], dtype=np.int64)
 
 ALL_DOMAINS = (1 << 5) - 1  # domain bits of a card whose domain is `any`
 # LOWEST_SLOT[m]: the lowest set bit of m (m > 0), for D2's subset sums.
@@ -77,6 +91,24 @@ def assist_score(w, b, value, waited, urgent, n_cards, high, effects, top, win, 
     s += w[b + C_REACH] * reach
     s += w[b + C_NOISE] * noise
     return s
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def highest_played(vals, mask):
+    high = 0
+    m = mask
+    slot = 0
+    while m:
+        if m & 1 and vals[slot] > high:
+            high = vals[slot]
+        m >>= 1
+        slot += 1
+    return high
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def customer_has_effect(cards, cust):
+    return 1.0 if (cards[CD_KIND, cust] == VENTURE and cards[CD_EFFECT, cust] != EFFECT_NONE) else 0.0
 
 
 @njit(cache=True, _nrt=False)
@@ -224,7 +256,7 @@ def _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects, bes
     row_v = pile[SCR_ROWV]
     row_bits = pile[SCR_ROW_BITS]
     sums = pile[SCR_SUBSET_SUMS].view(np.int16)  # (LANES_SUM is 0)
-    fill_lanes(h, h_val, sums, False)
+    _fill_lanes(h, h_val, sums, False)
     subsets = ((2 << ((1 << h) - 1)) - 1) & ~1  # the non-empty subsets
     best_mask = 0
     best_j = 0
@@ -266,6 +298,203 @@ def _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects, bes
                 best_mask = m
                 best_j = j
     return best_mask, best_j, legal
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _fill_lanes(h, h_val, lanes, w_high):
+    """Lane m of ``lanes`` (int16, LANES_SUM ..): hand subset m's sum of values; with
+    ``w_high`` also (LANES_HIGH ..) its highest value and (LANES_SECOND ..) its second
+    highest (equal to the highest on a tie; 0 for one card), each at least 0 as
+    highest_played counts. Fixed-length loops, which numba turns into vector code; the
+    values are cut to int16 first, so that the maxima stay 16-bit lanes (as int64 lanes
+    the high-card lanes took a third of commit_by_lanes' time)."""
+    for m in range(LANES):
+        lanes[LANES_SUM + m] = 0
+    if not w_high:
+        for k in range(h):
+            value = h_val[k]
+            for m in range(LANES):
+                lanes[LANES_SUM + m] += SUBSET_HOLDS[k, m] & value
+        return
+    for m in range(LANES):
+        lanes[LANES_HIGH + m] = 0
+        lanes[LANES_SECOND + m] = 0
+    for k in range(h):
+        value = np.int16(h_val[k])
+        for m in range(LANES):
+            x = np.int16(SUBSET_HOLDS[k, m] & value)
+            lanes[LANES_SUM + m] += x
+            high = lanes[LANES_HIGH + m]
+            lanes[LANES_SECOND + m] = max(lanes[LANES_SECOND + m], min(high, x))
+            lanes[LANES_HIGH + m] = max(high, x)
+
+
+@njit(cache=True, _nrt=False)
+def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
+                    team_effects, best_score):
+    """D2 for any weights (noise, high card and effects features included) and a hand of
+    up to SUBSET_BITS cards: returns (best mask, its row position, any option legal), the
+    pass option (``best_score``) kept unless beaten.
+
+    As in _best_by_sums, bit m of a word stands for hand subset m and lane m holds its
+    sum: per row customer a few vector compares give the subsets that can assist it
+    legally (with each combination of the hand's unused boost cards, P2P-E7, and with
+    the team's shift, P2P-E2), and those that need the team's wild_domain (no natural or
+    dual_domain match). Then only the legal options are scored, one by one in the search
+    order (subset mask ascending, row order), each with its noise draw, with
+    assist_score's sum in its order (the parts that depend on the customer only are
+    summed once per customer): the same scores as commit_by_passes. Without a boost card
+    the features come from the lanes: the effects feature counts the shift (the sum
+    misses the value) and the wild_domain; the high card lanes hold each subset's
+    highest and second highest card (a shift moves the highest card, first on ties: down
+    by d, the highest played card is the larger of that card less d and the second). A
+    subset with a boost card is played out by eval_assist (which boosts it uses), as
+    commit_by_passes does. Without noise it leaves, for the team's D3, the chosen
+    subset's score with each row position (state_kernel.F_TARGET)."""
+    b, rnd, patience, w_noise, w_high, _ = scoring
+    nrow, top_value = row[0], row[1]
+    h, hp, hand_total, boost_slots, _ = hand
+    shift_k, has_wild = team_effects
+    h_val = pile[SCR_HV]
+    h_nat = pile[SCR_HNAT]
+    h_dual = pile[SCR_HDUAL]
+    h_boost = pile[SCR_HBOOST]
+    row_v = pile[SCR_ROWV]
+    row_bits = pile[SCR_ROW_BITS]
+    ok_words = pile[SCR_ROW_OK]
+    wild_words = pile[SCR_ROW_WILD]
+    exact_words = pile[SCR_ROW_EXACT]
+    w_reach = w[b + C_REACH]
+    cust_part = fscr[F_CUST]
+    top_part = fscr[F_TOP]
+    effect_part = fscr[F_CUST_EFFECT]
+    lanes = pile[SCR_SUBSET_SUMS].view(np.int16)
+    _fill_lanes(h, h_val, lanes, w_high)
+    subsets = ((2 << ((1 << h) - 1)) - 1) & ~1  # the non-empty subsets
+    legal_any = 0  # the subsets that can assist some customer
+    for j in range(nrow):
+        v = row_v[j]
+        matched = 0  # a natural or dual_domain match
+        for k in range(h):
+            matched |= CONTAINS[k] & -(((h_nat[k] | h_dual[k]) & row_bits[j]) != 0)
+        ok = 0
+        boosted = 0  # each combination of the boost cards, none first
+        while True:
+            boost = 0
+            with_boosted = -1  # the subsets that hold every card of the combination
+            if boosted:
+                for k in range(h):
+                    if boosted >> k & 1:
+                        boost += h_boost[k]
+                        with_boosted &= CONTAINS[k]
+            t = v - boost  # the sum that hits the value
+            ok |= (equal_lanes(lanes, t) if 0 <= t <= hand_total else 0) & with_boosted
+            for d in range(1, shift_k + 1):
+                if 0 <= t - d <= hand_total:
+                    ok |= equal_lanes(lanes, t - d) & with_boosted  # shifted up by d
+                if 0 <= t + d <= hand_total:
+                    high_enough = 0  # shifted down by d: the highest card stays >= 0
+                    for k in range(h):
+                        high_enough |= CONTAINS[k] & -(
+                            h_val[k] + (h_boost[k] if boosted >> k & 1 else 0) >= d)
+                    ok |= equal_lanes(lanes, t + d) & with_boosted & high_enough
+            if boosted == boost_slots:
+                break
+            boosted = ((boosted | ~boost_slots) + 1) & boost_slots
+        if w_reach != 0.0:   # the subsets serving it exactly by printed values (C_REACH)
+            exact_words[j] = (equal_lanes(lanes, v) if v <= hand_total else 0) & matched & subsets
+        ok &= (subsets if has_wild else matched) & subsets
+        ok_words[j] = ok
+        wild_words[j] = ~matched
+        legal_any |= ok
+        if ok:
+            # assist_score's first three terms (value, waited, urgent), its top and
+            # customer-effect terms
+            cust = pile[P_ROW, j]
+            waited = rnd - arrival[cust]
+            part = 0.0
+            part += w[b + C_VALUE] * v
+            part += w[b + C_WAITED] * waited
+            part += w[b + C_URGENT] * (1.0 if waited + 1 >= patience else 0.0)
+            cust_part[j] = part
+            top_part[j] = w[b + C_TOP] * (1.0 if v >= top_value else 0.0)
+            effect_part[j] = w[b + C_CUST_EFFECT] * customer_has_effect(cards, cust)
+    best_mask = 0
+    best_j = 0
+    rest = legal_any
+    while rest:
+        m = lowest_slot(rest)
+        rest &= rest - 1
+        rows = 0  # the row positions subset m can assist
+        for j in range(nrow):
+            rows |= (ok_words[j] >> m & 1) << j
+        while rows:
+            j = lowest_slot(rows)
+            rows &= rows - 1
+            sc, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand,
+                                 team_effects, lanes, m, j)
+            if sc > best_score:
+                best_score = sc
+                best_mask = m
+                best_j = j
+    team = hp - P_HAND
+    if best_mask and not w_noise:
+        # for D3: the chosen subset's score with each row position (no noise: no draws)
+        for j in range(nrow):
+            sc = -np.inf
+            reach = 0.0
+            if ok_words[j] >> best_mask & 1:
+                sc, reach = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row,
+                                         hand, team_effects, lanes, best_mask, j)
+            fscr[F_TARGET + team, j] = sc
+            fscr[F_TARGET + team, TARGET_REACH + j] = reach
+        fscr[F_TARGET + team, TARGET_KNOWN] = 1.0
+    return best_mask, best_j, legal_any != 0
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team_effects,
+                 lanes, m, j):
+    """commit_by_lanes: (score, reach feature) of the legal option (hand subset ``m``, row
+    position ``j``), assist_score's sum in its order, its noise drawn."""
+    b, _, _, w_noise, w_high, _ = scoring
+    nrow = row[0]
+    h, hp, _, boost_slots, _ = hand
+    shift_k, has_wild = team_effects
+    w_reach = w[b + C_REACH]
+    total = np.int64(lanes[LANES_SUM + m])
+    if m & boost_slots:
+        _, sh_slot, _, use_wild, _, _ = eval_assist(
+            cards, pile[hp], m, pile[P_ROW, j], used, shift_k, has_wild, vals)
+        effects = (1.0 if sh_slot >= 0 else 0.0) + use_wild
+        high_f = highest_played(vals, m) if w_high else 0
+    else:
+        delta = pile[SCR_ROWV, j] - total  # 0 unless the shift is used
+        effects = (0.0 if delta == 0 else 1.0) + (
+            1.0 if pile[SCR_ROW_WILD, j] >> m & 1 else 0.0)
+        high_f = 0
+        if w_high:
+            high = np.int64(lanes[LANES_HIGH + m])
+            second = np.int64(lanes[LANES_SECOND + m])
+            high_f = high + delta if delta >= 0 else max(high + delta, second)
+    sc = fscr[F_CUST, j]
+    sc += w[b + C_CARDS] * SUBSET_SIZE[m]
+    sc += w[b + C_HIGH] * high_f
+    sc += w[b + C_EFFECTS] * effects
+    sc += fscr[F_TOP, j]
+    sc += w[b + C_CONTEST_WIN] * 0.0  # (no contest in D2; a non-finite weight counts)
+    sc += w[b + C_CONTEST_LOSE] * 0.0
+    sc += fscr[F_CUST_EFFECT, j]
+    reach = 0.0
+    if w_reach != 0.0:
+        left = SUBMASKS[((1 << h) - 1) & ~m]  # subsets of the cards left in hand
+        count = 0
+        for jj in range(nrow):
+            count += (jj != j) & ((pile[SCR_ROW_EXACT, jj] & left) != 0)
+        reach = float(count)
+        sc += w_reach * reach
+    sc += w[b + C_NOISE] * uniform(rng) if w_noise else 0.0
+    return sc, reach
 
 
 @njit(cache=True, _nrt=False)
@@ -438,13 +667,6 @@ def choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
         return 0, -1, False
     scoring, row, hand, team_effects, best_score = prepare_commit(
         cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team)
-    # D3 scores other customers only for the marker holder, with a contest weight (else it
-    # keeps the declared customer: round_kernel.assist_loop); D2's scores spare it the
-    # reach feature (counted per customer otherwise: without it D3 costs the same)
-    b = scoring[0]
-    fscr[F_TARGET + team, TARGET_WANTED] = 1.0 if st[S_MARKER] == team and w[
-        b + C_REACH] != 0.0 and (w[b + C_CONTEST_WIN] != 0.0
-                                 or w[b + C_CONTEST_LOSE] != 0.0) else 0.0
     best_mask, best_j, legal = search_commit(cards, w, rng, pile, arrival, used, vals, fscr,
                                              scoring, row, hand, team_effects, best_score)
     return best_mask, (pile[P_ROW, best_j] if best_mask else -1), legal

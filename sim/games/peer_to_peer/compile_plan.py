@@ -5,9 +5,8 @@ are what it calls as compiled functions of their own (``forceinline=True`` ones,
 LLVM then inlines, or plain calls), each with the values its parameters get there, by
 name. While this process compiles run_games (its typing reaches them in the order they
 are called, from setup to the round's end), a helper compiles them into the shared cache:
-first D2's commit searches (commit_by_passes, the largest leaf, and the subset-lanes
-search, which this process would otherwise compile inside choose_commit, on its
-critical path), then setup (this process reaches
+first D2's general commit search (commit_by_passes, the largest leaf, which this process
+would otherwise compile inside choose_commit, on its critical path), then setup (this process reaches
 it only after compiling new_state and inlining the game loop), then from the round's end
 backwards, so the two meet in the middle. A kernel
 compiled by one is loaded by the other, and the helper skips one this process is
@@ -20,7 +19,7 @@ from sim.core.compile_cache import plan_by_names
 
 SCALARS = ("team", "mask", "cust", "declared", "rival_cust", "n_rival", "phase", "s")
 FLAGS = ("none_legal", "mark", "need_keys", "from_d2")
-# choose_commit's bundles for D2's searches (commit_kernel.py): scoring = (b, round,
+# choose_commit's bundles for commit_by_passes (commit_kernel.py): scoring = (b, round,
 # patience, noise, high, separable), row = (n, top value, lowest value, value bits), hand =
 # (n, pile, total, boost slots, boosts), team_effects = (shift, any wild)
 COMMIT_BUNDLES = {"scoring": (0, 0, 0, True, True, True), "row": (0, 0, 0, 0),
@@ -35,7 +34,6 @@ def run_games_plan(tables, debug) -> list:
     compiled here), each field under its own name, as the kernels name their parameters.
     The engine's games have no trace, no hook and no option list (None)."""
     from sim.games.peer_to_peer.commit_kernel import choose_commit, commit_by_passes
-    from sim.games.peer_to_peer.commit_lanes_kernel import commit_by_lanes
     from sim.games.peer_to_peer.contest_kernel import choose_target, reveal, unmark_assist
     from sim.games.peer_to_peer.place_kernel import win_customer
     from sim.games.peer_to_peer.round_kernel import refresh, unhappy
@@ -49,6 +47,6 @@ def run_games_plan(tables, debug) -> list:
                   vals=row, keys=row, rival_keys=row, used_before=row,
                   **{name: 0 for name in SCALARS}, **{name: True for name in FLAGS},
                   **COMMIT_BUNDLES)
-    order = (commit_by_passes, commit_by_lanes, setup_game, unhappy, refresh, check_invariants, win_customer,
+    order = (commit_by_passes, setup_game, unhappy, refresh, check_invariants, win_customer,
              unmark_assist, reveal, choose_target, choose_commit)
     return plan_by_names(order, values)

@@ -84,13 +84,11 @@ N_ROWS = SCR_SUMS + 1
 # team (F_TARGET + team) the scores its D2 gave the chosen subset with each row position,
 # for its D3 (contest_kernel.choose_target): at j the score (-inf: not legal), at
 # TARGET_REACH + j the option's reach feature, at TARGET_KNOWN 1.0 once D2 filled them
-# this pass (commit_by_lanes, without noise, where TARGET_WANTED is 1.0: the team holds
-# the marker and weights a contest feature, so it may retarget, and the reach feature).
+# this pass (commit_by_lanes, without noise).
 F_CUST, F_TOP, F_CUST_EFFECT = 0, 1, 2
 F_TARGET = 3
-TARGET_REACH, TARGET_KNOWN, TARGET_WANTED = 64, 128, 129
-F_CURRENT = 5   # commit_by_lanes: the subset it is scoring, laid out as F_TARGET's
-N_FROWS = 6
+TARGET_REACH, TARGET_KNOWN = 64, 128
+N_FROWS = 5
 # Rows are at least this wide (the card count may be smaller): room for 2**LOW_BITS
 # subsets.
 PILE_WIDTH_MIN = 1 << LOW_BITS
