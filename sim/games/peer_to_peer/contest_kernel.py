@@ -92,35 +92,26 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
     b = phase * NF
     nrow = pile_n[P_ROW]
     target = fscr[F_TARGET + team]
-    if from_d2 and options is None and target[TARGET_KNOWN] != 0.0:
-        j_rival = -1
-        for j in range(nrow):
-            j_rival = j if pile[P_ROW, j] == rival_cust else j_rival
-        if j_rival < 0 or target[j_rival] == -np.inf:
-            return declared  # (the first maximum of D2's scores)
-        _, t_rival = _target_score(_target_context(cards, rules, seats, w, rng, pile, pile_n,
-                                                   arrival, used, st, team, mask,
-                                                   rival_cust, rival_keys, n_rival, vals,
-                                                   keys, options),
-                                   j_rival, target[TARGET_REACH + j_rival])
-        best = declared
-        best_score = -np.inf
-        for j in range(nrow):   # the first maximum, as below
-            sc = t_rival if j == j_rival else target[j]
-            if sc > best_score:
-                best_score = sc
-                best = pile[P_ROW, j]
-        return best
-    hand = pile[P_HAND + team]
+    kept = from_d2 and options is None and target[TARGET_KNOWN] != 0.0
+    j_rival = -1
+    for j in range(nrow):
+        j_rival = j if pile[P_ROW, j] == rival_cust else j_rival
+    if kept and (j_rival < 0 or target[j_rival] == -np.inf):
+        return declared  # (the first maximum of D2's scores)
     # the committed cards are fixed, so the customers the rest of the hand serves are too
-    served = (reach_served(cards, hand, pile_n[P_HAND + team], used, pile[P_ROW], nrow, mask)
-              if w[b + C_REACH] != 0.0 else 0)
+    served = (reach_served(cards, pile[P_HAND + team], pile_n[P_HAND + team], used,
+                           pile[P_ROW], nrow, mask)
+              if w[b + C_REACH] != 0.0 and not kept else 0)
     context = _target_context(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
                               team, mask, rival_cust, rival_keys, n_rival, vals, keys, options)
     best = declared
     best_score = -np.inf
     for j in range(nrow):
-        ok, sc = _target_score(context, j, reach_of(served, j))
+        if kept and j != j_rival:
+            ok, sc = target[j] != -np.inf, target[j]
+        else:
+            ok, sc = _target_score(context, j, target[TARGET_REACH + j] if kept
+                                   else reach_of(served, j))
         if not ok:
             continue
         if options is not None:
