@@ -2,8 +2,8 @@
 
 When the marker holder's commit is its own D2's choice, choose_target reads the scores D2
 left for the chosen subset (commit_by_lanes, without noise: fscr[F_TARGET + team]) and
-scores only the other team's customer (contest_kernel.py);
-here it runs on many random D2 situations (d2_cases), with the other team's
+scores only the other team's customer (contest_kernel.py), without playing the contest out
+where the choice is the same whichever way it would go; here it runs on many random D2 situations (d2_cases), with the other team's
 customer drawn from the row (often the declared one) and its contest keys drawn at random,
 against the full scan over every row customer on the same state: the same customer.
 """
@@ -23,11 +23,13 @@ from d2_cases import card_sets, random_case
 
 
 def target_both_ways(cards, rules, seats, w, state, team, mask, declared, rival, rs):
-    """(shortcut's customer, full scan's customer) for one D3 situation."""
+    """(shortcut's customer, full scan's customer, whether the shortcut played the contest
+    out) for one D3 situation."""
     n_rival = int(rs.integers(1, 5))
     rival_keys = np.zeros(state.pile.shape[1], np.int64)
     rival_keys[:n_rival] = np.sort(rs.integers(8, 8 * 12, n_rival))[::-1]
     got = []
+    played = False
     for shortcut in (True, False):
         vals = np.zeros(state.pile.shape[1], np.int64)
         keys = np.zeros(state.pile.shape[1], np.int64)
@@ -35,14 +37,15 @@ def target_both_ways(cards, rules, seats, w, state, team, mask, declared, rival,
             cards, rules, seats, w, state.rng.copy(), state.pile, state.pile_n,
             state.arrival, state.used, state.st, team, mask, declared, rival, rival_keys,
             n_rival, vals, keys, None, state.fscr, shortcut)))
-    return tuple(got)
+        played = played or (shortcut and keys.any())   # sorted_play filled the keys
+    return got[0], got[1], played
 
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_shortcut_chooses_as_the_full_scan(players):
     rs = np.random.default_rng(3900 + players)
     seats = seat_layout(players, "extra_venture")
-    compared = moved = read = 0
+    compared = moved = read = unplayed = 0
     for cards in card_sets():
         for _ in range(3000):
             w, state, team, rules = random_case(rs, cards, players, seats)
@@ -58,11 +61,21 @@ def test_shortcut_chooses_as_the_full_scan(players):
                 continue
             row = state.pile[s.P_ROW, :state.pile_n[s.P_ROW]]
             rival = int(declared if rs.random() < 0.5 else rs.choice(row))
-            shortcut, full = target_both_ways(cards, rules, seats, w, state, team, mask,
+            shortcut, full, played = target_both_ways(cards, rules, seats, w, state, team, mask,
                                               int(declared), rival, rs)
             assert shortcut == full, (mask, declared, rival, shortcut, full)
             compared += 1
             moved += full != declared
-            read += state.fscr[F_TARGET + team, TARGET_KNOWN] != 0.0
-    # many situations, and in many of them the contest moves the team
-    assert compared > 4000 and moved > 100 and read > 1500, (compared, moved, read)
+            known = state.fscr[F_TARGET + team, TARGET_KNOWN] != 0.0
+            read += known
+            unplayed += known and not played and rival_legal(state, team, rival)
+    # many situations, in many of them the contest moves the team, and many are decided
+    # without playing the contest out
+    assert compared > 4000 and moved > 100 and read > 1500 and unplayed > 500, (
+        compared, moved, read, unplayed)
+
+
+def rival_legal(state, team, rival):
+    """Whether D2's scores make the other team's customer legal for the chosen subset."""
+    row = list(state.pile[s.P_ROW, :state.pile_n[s.P_ROW]])
+    return rival in row and state.fscr[F_TARGET + team, row.index(rival)] != -np.inf

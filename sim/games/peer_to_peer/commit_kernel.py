@@ -42,7 +42,7 @@ from sim.games.peer_to_peer.state_kernel import (
     LOW_CAND, LOW_CAND_SUM, LOW_SUM, P_HAND, P_ROW, SCR_HBOOST, SCR_HDUAL, SCR_HNAT, SCR_HV,
     SCR_LOW, SCR_ROWD, SCR_ROWV, SCR_ROW_BITS, SCR_ROW_EXACT, SCR_ROW_OK, SCR_ROW_WILD,
     SCR_SUBSET_SUMS, S_EFFECTS_KNOWN, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, TARGET_KNOWN,
-    TARGET_REACH, game_phase, venture_effects,
+    TARGET_PREFIX, TARGET_REACH, game_phase, venture_effects,
 )
 from sim.core.lanes_kernel import LANES, equal_lanes
 from sim.core.rng_kernel import uniform
@@ -431,8 +431,8 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
         while rows:
             j = lowest_slot(rows)
             rows &= rows - 1
-            sc, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand,
-                                 team_effects, lanes, m, j)
+            sc, _, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row,
+                                    hand, team_effects, lanes, m, j)
             if sc > best_score:
                 best_score = sc
                 best_mask = m
@@ -443,11 +443,14 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
         for j in range(nrow):
             sc = -np.inf
             reach = 0.0
+            prefix = -np.inf
             if ok_words[j] >> best_mask & 1:
-                sc, reach = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row,
-                                         hand, team_effects, lanes, best_mask, j)
+                sc, reach, prefix = _lanes_score(cards, w, rng, pile, used, vals, fscr,
+                                                 scoring, row, hand, team_effects, lanes,
+                                                 best_mask, j)
             fscr[F_TARGET + team, j] = sc
             fscr[F_TARGET + team, TARGET_REACH + j] = reach
+            fscr[F_TARGET + team, TARGET_PREFIX + j] = prefix
         fscr[F_TARGET + team, TARGET_KNOWN] = 1.0
     return best_mask, best_j, legal_any != 0
 
@@ -455,8 +458,9 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
 @njit(cache=True, _nrt=False, inline='always')
 def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team_effects,
                  lanes, m, j):
-    """commit_by_lanes: (score, reach feature) of the legal option (hand subset ``m``, row
-    position ``j``), assist_score's sum in its order, its noise drawn."""
+    """commit_by_lanes: (score, reach feature, the score's sum before the contest
+    features) of the legal option (hand subset ``m``, row position ``j``), assist_score's
+    sum in its order, its noise drawn."""
     b, _, _, w_noise, w_high, _ = scoring
     nrow = row[0]
     h, hp, _, boost_slots, _ = hand
@@ -482,6 +486,7 @@ def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team
     sc += w[b + C_HIGH] * high_f
     sc += w[b + C_EFFECTS] * effects
     sc += fscr[F_TOP, j]
+    prefix = sc
     sc += w[b + C_CONTEST_WIN] * 0.0  # (no contest in D2; a non-finite weight counts)
     sc += w[b + C_CONTEST_LOSE] * 0.0
     sc += fscr[F_CUST_EFFECT, j]
@@ -494,7 +499,7 @@ def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team
         reach = float(count)
         sc += w_reach * reach
     sc += w[b + C_NOISE] * uniform(rng) if w_noise else 0.0
-    return sc, reach
+    return sc, reach, prefix
 
 
 @njit(cache=True, _nrt=False)

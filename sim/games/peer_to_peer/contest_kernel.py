@@ -21,12 +21,14 @@ from sim.games.peer_to_peer.constants import (
     EFFECT_WILD_DOMAIN, ERR_ILLEGAL_ASSIST, MAX_SEATS, R_CONTEST_UNPAIRED, R_CUSTOMER_PATIENCE,
     R_LOSER_EFFECTS_SPENT, SEAT_TEAM, UNPAIRED_TIED, WHY_TIEBREAK,
 )
-from sim.games.peer_to_peer.features import C_NOISE, C_REACH, NF
+from sim.games.peer_to_peer.features import (
+    C_CONTEST_LOSE, C_CONTEST_WIN, C_CUST_EFFECT, C_NOISE, C_REACH, NF,
+)
 from sim.games.peer_to_peer.state_kernel import (
     EV_CONTEST, EV_DECLARE, EV_PLAY, EV_RETURN, F_TARGET, P_HAND, P_ROW, P_SEAT, S_EFFECTS_KNOWN,
-    S_ERROR, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, TARGET_KNOWN, TARGET_REACH, T_CONTESTS,
-    T_CONTESTS_WON, T_UNPAIRED_WON, T_WHY_WON, event, find_effect, game_phase, listing_noise,
-    mark_used, venture_effects,
+    S_ERROR, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, TARGET_KNOWN, TARGET_PREFIX, TARGET_REACH,
+    T_CONTESTS, T_CONTESTS_WON, T_UNPAIRED_WON, T_WHY_WON, event, find_effect, game_phase,
+    listing_noise, mark_used, venture_effects,
 )
 from sim.core.search_kernel import add_option
 
@@ -98,6 +100,15 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
         j_rival = j if pile[P_ROW, j] == rival_cust else j_rival
     if kept and (j_rival < 0 or target[j_rival] == -np.inf):
         return declared  # (the first maximum of D2's scores)
+    if kept:
+        # The other team's customer scores as D2 scored it, with the contest features
+        # added in their place in the sum: where the first maximum is the same whichever
+        # way the contest would go, the contest (the costly part) need not be played out.
+        pick = _first_maximum(pile, target, nrow, declared, j_rival,
+                              _with_contest(cards, w, b, pile, target, j_rival, 1.0, 0.0))
+        if pick == _first_maximum(pile, target, nrow, declared, j_rival,
+                                  _with_contest(cards, w, b, pile, target, j_rival, 0.0, 1.0)):
+            return pick
     # the committed cards are fixed, so the customers the rest of the hand serves are too
     served = (reach_served(cards, pile[P_HAND + team], pile_n[P_HAND + team], used,
                            pile[P_ROW], nrow, mask)
@@ -117,6 +128,33 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
         if options is not None:
             add_option(options, pile[P_ROW, j], -1, 0, sc)
         elif sc > best_score:
+            best_score = sc
+            best = pile[P_ROW, j]
+    return best
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _with_contest(cards, w, b, pile, target, j, win, lose):
+    """D3's score of row position ``j`` from the sum D2 left before the contest features
+    (TARGET_PREFIX), with contest features (``win``, ``lose``): the rest of assist_score's
+    sum in its order (no noise where D2 left its scores)."""
+    sc = target[TARGET_PREFIX + j]
+    sc += w[b + C_CONTEST_WIN] * win
+    sc += w[b + C_CONTEST_LOSE] * lose
+    sc += w[b + C_CUST_EFFECT] * customer_has_effect(cards, pile[P_ROW, j])
+    sc += w[b + C_REACH] * (target[TARGET_REACH + j] if w[b + C_REACH] != 0.0 else 0.0)
+    return sc
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _first_maximum(pile, target, nrow, declared, j_score, score):
+    """The customer with the first maximum of D2's scores (``target``, -inf: not legal)
+    over the row, with ``score`` in place of row position ``j_score``'s."""
+    best = declared
+    best_score = -np.inf
+    for j in range(nrow):
+        sc = score if j == j_score else target[j]
+        if target[j] != -np.inf and sc > best_score:
             best_score = sc
             best = pile[P_ROW, j]
     return best
