@@ -1,11 +1,13 @@
 """D3's shortcut chooses exactly what D3's full scan chooses (P2P-R2b, features.py).
 
 When the marker holder's commit is its own D2's choice, choose_target reads the scores D2
-left for the chosen subset (commit_by_lanes, without noise: fscr[F_TARGET + team]) and
-scores only the other team's customer (contest_kernel.py), without playing the contest out
-where the choice is the same whichever way it would go; here it runs on many random D2 situations (d2_cases), with the other team's
-customer drawn from the row (often the declared one) and its contest keys drawn at random,
-against the full scan over every row customer on the same state: the same customer.
+left for the chosen subset (commit_by_lanes, for a marker holder weighting a contest
+feature, without noise: fscr[F_TARGET + team]) and scores only the other team's customer
+(contest_kernel.py), without playing the contest out where the choice is the same
+whichever way it would go. Here it runs on many random D2 situations (d2_cases), with the
+other team's customer drawn from the row (often the declared one) and its contest keys
+drawn at random, against the full scan over every row customer on the same state: the
+same customer.
 """
 from __future__ import annotations
 
@@ -29,15 +31,18 @@ def target_both_ways(cards, rules, seats, w, state, team, mask, declared, rival,
     rival_keys = np.zeros(state.pile.shape[1], np.int64)
     rival_keys[:n_rival] = np.sort(rs.integers(8, 8 * 12, n_rival))[::-1]
     got = []
+    rngs = []
     played = False
     for shortcut in (True, False):
         vals = np.zeros(state.pile.shape[1], np.int64)
         keys = np.zeros(state.pile.shape[1], np.int64)
+        rngs.append(state.rng.copy())
         got.append(int(choose_target(
-            cards, rules, seats, w, state.rng.copy(), state.pile, state.pile_n,
+            cards, rules, seats, w, rngs[-1], state.pile, state.pile_n,
             state.arrival, state.used, state.st, team, mask, declared, rival, rival_keys,
             n_rival, vals, keys, None, state.fscr, shortcut)))
         played = played or (shortcut and keys.any())   # sorted_play filled the keys
+    assert (rngs[0] == rngs[1]).all()   # the same noise draws
     return got[0], got[1], played
 
 
@@ -49,11 +54,17 @@ def test_shortcut_chooses_as_the_full_scan(players):
     for cards in card_sets():
         for _ in range(3000):
             w, state, team, rules = random_case(rs, cards, players, seats)
-            w[C_NOISE] = w[NF + C_NOISE] = 0.0
+            w[C_NOISE] = w[NF + C_NOISE] = 0.0 if rs.random() < 0.5 else rs.normal(0.0, 5.0)
             if rs.random() < 0.7:   # contest weights strong enough to move the team
                 for b in (0, NF):
                     w[b + C_CONTEST_WIN], w[b + C_CONTEST_LOSE] = rs.normal(0.0, 15.0, 2)
+            # D2 leaves its scores for the marker holder's D3 only (the other never retargets)
+            state.st[s.S_MARKER] = 1 - team
             vals = np.zeros(state.pile.shape[1], np.int64)
+            choose_commit(cards, rules, seats, w, state.rng.copy(), state.pile, state.pile_n,
+                          state.arrival, state.used, state.st, team, vals, False, state.fscr)
+            assert state.fscr[F_TARGET + team, TARGET_KNOWN] == 0.0
+            state.st[s.S_MARKER] = team
             mask, declared, _ = choose_commit(
                 cards, rules, seats, w, state.rng.copy(), state.pile, state.pile_n,
                 state.arrival, state.used, state.st, team, vals, False, state.fscr)

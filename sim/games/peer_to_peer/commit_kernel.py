@@ -15,9 +15,11 @@ exactly as it would (tested against it on random hands, rows, effects and weight
 
 The searches share their scalars as four tuples (numba passes a tuple as its fields, so
 bundling costs nothing):
-- ``scoring = (b, rnd, patience, w_noise, w_high, separable)``: the weights' phase
-  offset, the round, the customers' patience, whether the noise / high-card features
-  are weighted, and whether an option's score is a per-customer part plus a count part;
+- ``scoring = (b, rnd, patience, w_noise, w_high, separable, for_d3)``: the weights'
+  phase offset, the round, the customers' patience, whether the noise / high-card
+  features are weighted, whether an option's score is a per-customer part plus a count
+  part, and whether the team's D3 may read the chosen subset's scores (it holds the
+  marker and weights a contest or the noise feature);
 - ``row = (nrow, top_value, v_min, row_values)``: the row's size, highest and lowest
   value, and a bitmask of the values present (bit v, capped at 63);
 - ``hand = (h, hp, hand_total, boost_slots, boost_all)``: the hand's size, its pile, the
@@ -41,8 +43,8 @@ from sim.games.peer_to_peer.state_kernel import (
     F_CUST, F_CUST_EFFECT, F_TARGET, F_TOP, LANES_HIGH, LANES_SECOND, LANES_SUM, LOW_BITS,
     LOW_CAND, LOW_CAND_SUM, LOW_SUM, P_HAND, P_ROW, SCR_HBOOST, SCR_HDUAL, SCR_HNAT, SCR_HV,
     SCR_LOW, SCR_ROWD, SCR_ROWV, SCR_ROW_BITS, SCR_ROW_EXACT, SCR_ROW_OK, SCR_ROW_WILD,
-    SCR_SUBSET_SUMS, S_EFFECTS_KNOWN, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, TARGET_KNOWN,
-    TARGET_PREFIX, TARGET_REACH, game_phase, venture_effects,
+    SCR_SUBSET_SUMS, S_EFFECTS_KNOWN, S_MARKER, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD,
+    TARGET_KNOWN, TARGET_PREFIX, TARGET_REACH, game_phase, venture_effects,
 )
 from sim.core.lanes_kernel import LANES, equal_lanes
 from sim.core.rng_kernel import uniform
@@ -197,7 +199,7 @@ def _commit_score(cards, w, rng, pile, arrival, used, vals, scoring, row, hand, 
                   mask, j, n_played, boost, effects, served):
     """D2: the score of a legal option (hand subset ``mask``, row position ``j``);
     ``served``: reach_served of ``mask`` (read only with a reach weight)."""
-    b, rnd, patience, w_noise, w_high, _ = scoring
+    b, rnd, patience, w_noise, w_high, _, _ = scoring
     top_value = row[1]
     hp = hand[1]
     shift_k, has_wild = team_effects
@@ -349,9 +351,9 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
     highest and second highest card (a shift moves the highest card, first on ties: down
     by d, the highest played card is the larger of that card less d and the second). A
     subset with a boost card is played out by eval_assist (which boosts it uses), as
-    commit_by_passes does. Without noise it leaves, for the team's D3, the chosen
-    subset's score with each row position (state_kernel.F_TARGET)."""
-    b, rnd, patience, w_noise, w_high, _ = scoring
+    commit_by_passes does. Where the team's D3 may read them (``for_d3``) it leaves the
+    chosen subset's score without noise with each row position (state_kernel.F_TARGET)."""
+    b, rnd, patience, w_noise, w_high, _, for_d3 = scoring
     nrow, top_value = row[0], row[1]
     h, hp, hand_total, boost_slots, _ = hand
     shift_k, has_wild = team_effects
@@ -432,14 +434,14 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
             j = lowest_slot(rows)
             rows &= rows - 1
             sc, _, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row,
-                                    hand, team_effects, lanes, m, j)
+                                    hand, team_effects, lanes, m, j, True)
             if sc > best_score:
                 best_score = sc
                 best_mask = m
                 best_j = j
     team = hp - P_HAND
-    if best_mask and not w_noise:
-        # for D3: the chosen subset's score with each row position (no noise: no draws)
+    if best_mask and for_d3:
+        # for D3: the chosen subset's score with each row position, without noise
         for j in range(nrow):
             sc = -np.inf
             reach = 0.0
@@ -447,7 +449,7 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
             if ok_words[j] >> best_mask & 1:
                 sc, reach, prefix = _lanes_score(cards, w, rng, pile, used, vals, fscr,
                                                  scoring, row, hand, team_effects, lanes,
-                                                 best_mask, j)
+                                                 best_mask, j, False)
             fscr[F_TARGET + team, j] = sc
             fscr[F_TARGET + team, TARGET_REACH + j] = reach
             fscr[F_TARGET + team, TARGET_PREFIX + j] = prefix
@@ -457,11 +459,11 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
 
 @njit(cache=True, _nrt=False, inline='always')
 def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team_effects,
-                 lanes, m, j):
+                 lanes, m, j, draw):
     """commit_by_lanes: (score, reach feature, the score's sum before the contest
     features) of the legal option (hand subset ``m``, row position ``j``), assist_score's
-    sum in its order, its noise drawn."""
-    b, _, _, w_noise, w_high, _ = scoring
+    sum in its order, its noise drawn (``draw``; else without noise)."""
+    b, _, _, w_noise, w_high, _, _ = scoring
     nrow = row[0]
     h, hp, _, boost_slots, _ = hand
     shift_k, has_wild = team_effects
@@ -498,7 +500,7 @@ def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team
             count += (jj != j) & ((pile[SCR_ROW_EXACT, jj] & left) != 0)
         reach = float(count)
         sc += w_reach * reach
-    sc += w[b + C_NOISE] * uniform(rng) if w_noise else 0.0
+    sc += w[b + C_NOISE] * uniform(rng) if w_noise and draw else 0.0
     return sc, reach, prefix
 
 
@@ -520,7 +522,7 @@ def commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, ro
     customers.)
 
     Not inlined, so the assist loop's code stays small (4p greedy 0.96x the time)."""
-    b, _, _, _, _, separable = scoring
+    b, _, _, _, _, separable, _ = scoring
     nrow, top_value, v_min, row_values = row
     h, hp, _, boost_slots, boost_all = hand
     shift_k, has_wild = team_effects
@@ -740,7 +742,11 @@ def prepare_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
         boost_all += h_boost[s]
         hand_total += h_val[s]
     # The option search's scalars, bundled (see the module docstring).
-    scoring = (b, rnd, patience, w_noise, w_high, separable)
+    # D3 runs for the marker holder where it weights a contest or the noise feature
+    # (round_kernel)
+    for_d3 = team == st[S_MARKER] and (
+        w_noise or w[b + C_CONTEST_WIN] != 0.0 or w[b + C_CONTEST_LOSE] != 0.0)
+    scoring = (b, rnd, patience, w_noise, w_high, separable, for_d3)
     row = (nrow, top_value, v_min, row_values)
     hand = (h, hp, hand_total, boost_slots, boost_all)
     team_effects = (shift_k, has_wild)

@@ -27,8 +27,8 @@ from sim.games.peer_to_peer.features import (
 from sim.games.peer_to_peer.state_kernel import (
     EV_CONTEST, EV_DECLARE, EV_PLAY, EV_RETURN, F_TARGET, P_HAND, P_ROW, P_SEAT, S_EFFECTS_KNOWN,
     S_ERROR, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, TARGET_KNOWN, TARGET_PREFIX, TARGET_REACH,
-    T_CONTESTS, T_CONTESTS_WON, T_UNPAIRED_WON, T_WHY_WON, event, find_effect, game_phase,
-    listing_noise, mark_used, venture_effects,
+    T_CONTESTS, T_CONTESTS_WON, T_UNPAIRED_WON, T_WHY_WON, event, feature_noise, find_effect,
+    game_phase, listing_noise, mark_used, venture_effects,
 )
 from sim.core.search_kernel import add_option
 
@@ -88,41 +88,50 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
     order, as (customer, -1, 0) with its score without noise (``declared`` returned).
 
     ``from_d2``: the team's own D2 chose this subset in this pass, so where it left the
-    subset's score with each row position (fscr[F_TARGET + team], without noise) only the
-    other team's customer is scored: D3 scores every other customer as D2 did."""
+    subset's score with each row position (fscr[F_TARGET + team], without noise) D3 adds
+    each legal customer's noise draw to D2's score, in row order as the full scan draws
+    them, and the other team's customer gains the contest features in their place in the
+    sum. The first maximum is found for a won and a lost contest at once: only where they
+    differ is the contest (the costly part) played out."""
     phase = game_phase(w, pile_n)
     b = phase * NF
     nrow = pile_n[P_ROW]
     target = fscr[F_TARGET + team]
-    kept = from_d2 and options is None and target[TARGET_KNOWN] != 0.0
-    j_rival = -1
-    for j in range(nrow):
-        j_rival = j if pile[P_ROW, j] == rival_cust else j_rival
-    if kept and (j_rival < 0 or target[j_rival] == -np.inf):
-        return declared  # (the first maximum of D2's scores)
-    if kept:
-        # The other team's customer scores as D2 scored it, with the contest features
-        # added in their place in the sum: where the first maximum is the same whichever
-        # way the contest would go, the contest (the costly part) need not be played out.
-        pick = _first_maximum(pile, target, nrow, declared, j_rival,
-                              _with_contest(cards, w, b, pile, target, j_rival, 1.0, 0.0))
-        if pick == _first_maximum(pile, target, nrow, declared, j_rival,
-                                  _with_contest(cards, w, b, pile, target, j_rival, 0.0, 1.0)):
-            return pick
+    if from_d2 and options is None and target[TARGET_KNOWN] != 0.0:
+        best_won, best_lost = declared, declared
+        score_won, score_lost = -np.inf, -np.inf
+        j_rival = -1
+        for j in range(nrow):
+            if target[j] == -np.inf:
+                continue  # not legal for this subset
+            noise = w[b + C_NOISE] * feature_noise(w, phase, C_NOISE, rng)
+            sc_won = target[j] + noise
+            sc_lost = sc_won
+            if pile[P_ROW, j] == rival_cust:
+                j_rival = j
+                sc_won = _with_contest(cards, w, b, pile, target, j, 1.0, 0.0) + noise
+                sc_lost = _with_contest(cards, w, b, pile, target, j, 0.0, 1.0) + noise
+            if sc_won > score_won:
+                score_won, best_won = sc_won, pile[P_ROW, j]
+            if sc_lost > score_lost:
+                score_lost, best_lost = sc_lost, pile[P_ROW, j]
+        if best_won == best_lost:
+            return best_won
+        context = _target_context(cards, rules, seats, w, rng, pile, pile_n, arrival, used,
+                                  st, team, mask, rival_cust, rival_keys, n_rival, vals, keys,
+                                  options)
+        won, _ = _contest_features_of(context, j_rival)
+        return best_won if won else best_lost
     # the committed cards are fixed, so the customers the rest of the hand serves are too
     served = (reach_served(cards, pile[P_HAND + team], pile_n[P_HAND + team], used,
                            pile[P_ROW], nrow, mask)
-              if w[b + C_REACH] != 0.0 and not kept else 0)
+              if w[b + C_REACH] != 0.0 else 0)
     context = _target_context(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
                               team, mask, rival_cust, rival_keys, n_rival, vals, keys, options)
     best = declared
     best_score = -np.inf
     for j in range(nrow):
-        if kept and j != j_rival:
-            ok, sc = target[j] != -np.inf, target[j]
-        else:
-            ok, sc = _target_score(context, j, target[TARGET_REACH + j] if kept
-                                   else reach_of(served, j))
+        ok, sc = _target_score(context, j, reach_of(served, j))
         if not ok:
             continue
         if options is not None:
@@ -144,20 +153,6 @@ def _with_contest(cards, w, b, pile, target, j, win, lose):
     sc += w[b + C_CUST_EFFECT] * customer_has_effect(cards, pile[P_ROW, j])
     sc += w[b + C_REACH] * (target[TARGET_REACH + j] if w[b + C_REACH] != 0.0 else 0.0)
     return sc
-
-
-@njit(cache=True, _nrt=False, inline='always')
-def _first_maximum(pile, target, nrow, declared, j_score, score):
-    """The customer with the first maximum of D2's scores (``target``, -inf: not legal)
-    over the row, with ``score`` in place of row position ``j_score``'s."""
-    best = declared
-    best_score = -np.inf
-    for j in range(nrow):
-        sc = score if j == j_score else target[j]
-        if target[j] != -np.inf and sc > best_score:
-            best_score = sc
-            best = pile[P_ROW, j]
-    return best
 
 
 @njit(cache=True, _nrt=False, inline='always')
@@ -188,11 +183,7 @@ def _target_score(context, j, reach):
         return False, 0.0
     win, lose = 0.0, 0.0
     if cust == rival_cust:
-        tb_me = find_effect(cards, pile, pile_n, seats, used, team, EFFECT_TIEBREAK, -1) >= 0
-        tb_rival = find_effect(cards, pile, pile_n, seats, used, 1 - team, EFFECT_TIEBREAK,
-                               -1) >= 0
-        win, lose = contest_features(cards, rules, hand, mask, vals, keys, cust, rival_cust,
-                                     rival_keys, n_rival, tb_me, tb_rival, team)
+        win, lose = _contest_features_of(context, j)
     value = cards[CD_VALUE, cust]
     waited = st[S_ROUND] - arrival[cust]
     n_played = 0
@@ -205,6 +196,22 @@ def _target_score(context, j, reach):
         n_played, highest_played(vals, mask), (1.0 if sh_slot >= 0 else 0.0) + use_wild,
         1.0 if value >= top_value else 0.0, win, lose, customer_has_effect(cards, cust),
         reach if w[b + C_REACH] != 0.0 else 0.0, listing_noise(w, phase, C_NOISE, rng, options))
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _contest_features_of(context, j):
+    """D3's contest features (win, lose) of assisting the other team's customer, at row
+    position ``j``, with the committed cards as eval_assist plays them (it fills ``vals``)."""
+    (cards, rules, seats, _, _, pile, pile_n, _, used, _, team, mask, rival_cust, rival_keys,
+     n_rival, vals, keys, _, shift_k, has_wild, _) = context
+    hand = pile[P_HAND + team]
+    cust = pile[P_ROW, j]
+    eval_assist(cards, hand, mask, cust, used, shift_k, has_wild, vals)
+    tb_me = find_effect(cards, pile, pile_n, seats, used, team, EFFECT_TIEBREAK, -1) >= 0
+    tb_rival = find_effect(cards, pile, pile_n, seats, used, 1 - team, EFFECT_TIEBREAK,
+                           -1) >= 0
+    return contest_features(cards, rules, hand, mask, vals, keys, cust, rival_cust,
+                            rival_keys, n_rival, tb_me, tb_rival, team)
 
 
 @njit(cache=True, _nrt=False, inline='always')

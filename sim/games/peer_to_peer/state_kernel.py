@@ -82,10 +82,10 @@ SCR_SUMS = SCR_HANDS + 1   # the sums a team's cards reach (why_kernel)
 N_ROWS = SCR_SUMS + 1
 # Float scratch ``fscr`` (same width): D2's per-customer score parts (commit_kernel); per
 # team (F_TARGET + team) the scores its D2 gave the chosen subset with each row position,
-# for its D3 (contest_kernel.choose_target): at j the score (-inf: not legal), at
+# for its D3 (contest_kernel.choose_target): at j the score without noise (-inf: not legal), at
 # TARGET_REACH + j the option's reach feature, at TARGET_PREFIX + j its score summed up to
 # the contest features (features.C_CONTEST_WIN), at TARGET_KNOWN 1.0 once D2 filled them
-# this pass (commit_by_lanes, without noise).
+# this pass (commit_by_lanes, for the marker holder).
 F_CUST, F_TOP, F_CUST_EFFECT = 0, 1, 2
 F_TARGET = 3
 TARGET_REACH, TARGET_KNOWN, TARGET_PREFIX = 64, 128, 192
