@@ -66,6 +66,11 @@ SUBSET_SUM_MAX = 1 << 15  # subset sums are int16 lanes
 # SUBMASKS[r]: the subsets of hand subset r, as a word (bit m: subset m lies within r)
 SUBMASKS = np.array([sum(1 << m for m in range(64) if m & ~r == 0) for r in range(64)],
                     dtype=np.uint64).view(np.int64)
+# SUBSETS_WITHIN[r, i]: word i of the subsets of hand subset r (r < 2**LOW_BITS; bit b of
+# word i: subset 64 i + b lies within r), for the general search's reach feature
+SUBSETS_WITHIN = np.array([[sum(1 << b for b in range(64) if (64 * i + b) & ~r == 0)
+                            for i in range(1 << LOW_BITS >> 6)] for r in range(1 << LOW_BITS)],
+                          dtype=np.uint64).view(np.int64)
 # SUBSET_SIZE[m]: the number of cards in hand subset m
 SUBSET_SIZE = np.array([bin(m).count("1") for m in range(LANES)], dtype=np.int64)
 
@@ -147,6 +152,49 @@ def reach_served(cards, hand, h, used, row, nrow, mask):
                 served |= 1 << jj
                 pending &= ~(1 << jj)
         t = (t - 1) & rest
+    return served
+
+
+@njit(cache=True, _nrt=False)
+def exact_sets(pile, h, nrow):
+    """For the general search's reach feature, a hand of up to LOW_BITS cards whose subset
+    sums are in pile[SCR_LOW + LOW_SUM]: per row position jj, the hand subsets that serve
+    it exactly by printed values with a card of its domain (natural or an unused
+    dual_domain), as reach_served counts them: bitmaps of ``n_words`` words at
+    pile[SCR_ROW_EXACT, jj * n_words ..]. Each subset's domain bits go to
+    pile[SCR_SUBSET_SUMS]. Returns n_words."""
+    n_words = max(1, (1 << h) >> 6)
+    sets = pile[SCR_ROW_EXACT]
+    domains = pile[SCR_SUBSET_SUMS]
+    sums = pile[SCR_LOW + LOW_SUM]
+    h_nat = pile[SCR_HNAT]
+    h_dual = pile[SCR_HDUAL]
+    row_v = pile[SCR_ROWV]
+    row_bits = pile[SCR_ROW_BITS]
+    for i in range(nrow * n_words):
+        sets[i] = 0
+    domains[0] = 0
+    for t in range(1, 1 << h):
+        k = LOWEST_SLOT[t]
+        domains[t] = domains[t & (t - 1)] | h_nat[k] | h_dual[k]
+        for jj in range(nrow):
+            if sums[t] == row_v[jj] and domains[t] & row_bits[jj]:
+                sets[jj * n_words + (t >> 6)] |= np.int64(1) << (t & 63)
+    return n_words
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def served_by_sets(pile, h, nrow, n_words, mask):
+    """reach_served from exact_sets: the row positions (bit jj) that some subset of the
+    cards left after committing hand subset ``mask`` serves exactly."""
+    sets = pile[SCR_ROW_EXACT]
+    rest = ((1 << h) - 1) & ~mask
+    served = 0
+    for jj in range(nrow):
+        hit = 0
+        for i in range(n_words):
+            hit |= sets[jj * n_words + i] & SUBSETS_WITHIN[rest, i]
+        served |= (1 if hit != 0 else 0) << jj
     return served
 
 
@@ -555,6 +603,7 @@ def commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, ro
     l_sum[0] = 0
     cand = pile[SCR_LOW + LOW_CAND]
     cand_sum = pile[SCR_LOW + LOW_CAND_SUM]
+    n_words = 0   # exact_sets' words per row position, once it ran
     for run in range(1 << (h - low_bits)):
         hi_mask = run << low_bits
         hi_sum = 0
@@ -626,7 +675,13 @@ def commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, ro
                 legal = True
                 if not separable:
                     if served < 0 and w[b + C_REACH] != 0.0:
-                        served = reach_served(cards, pile[hp], h, used, pile[P_ROW], nrow, mask)
+                        if h > LOW_BITS:
+                            served = reach_served(cards, pile[hp], h, used, pile[P_ROW], nrow,
+                                                  mask)
+                        else:   # one run: every subset's sum is known by now
+                            if n_words == 0:
+                                n_words = exact_sets(pile, h, nrow)
+                            served = served_by_sets(pile, h, nrow, n_words, mask)
                     sc = _commit_score(cards, w, rng, pile, arrival, used, vals, scoring, row,
                                        hand, team_effects, mask, j, n_played, boost, effects,
                                        served)
