@@ -92,12 +92,13 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
     each legal customer's noise draw to D2's score, in row order as the full scan draws
     them, and the other team's customer gains the contest features in their place in the
     sum. The first maximum is found for a won and a lost contest at once: only where they
-    differ is the contest (the costly part) played out."""
+    differ does the full scan run (from the same random state), playing the contest out."""
     phase = game_phase(w, pile_n)
     b = phase * NF
     nrow = pile_n[P_ROW]
     target = fscr[F_TARGET + team]
     if from_d2 and options is None and target[TARGET_KNOWN] != 0.0:
+        saved = (rng[0], rng[1], rng[2], rng[3])   # the random state before the draws
         best_won, best_lost = declared, declared
         score_won, score_lost = -np.inf, -np.inf
         j_rival = -1
@@ -117,11 +118,8 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
                 score_lost, best_lost = sc_lost, pile[P_ROW, j]
         if best_won == best_lost:
             return best_won
-        context = _target_context(cards, rules, seats, w, rng, pile, pile_n, arrival, used,
-                                  st, team, mask, rival_cust, rival_keys, n_rival, vals, keys,
-                                  options)
-        won, _ = _contest_features_of(context, j_rival)
-        return best_won if won else best_lost
+        # the contest decides: the full scan plays it out, drawing the same noise again
+        rng[0], rng[1], rng[2], rng[3] = saved
     # the committed cards are fixed, so the customers the rest of the hand serves are too
     served = (reach_served(cards, pile[P_HAND + team], pile_n[P_HAND + team], used,
                            pile[P_ROW], nrow, mask)
@@ -183,7 +181,11 @@ def _target_score(context, j, reach):
         return False, 0.0
     win, lose = 0.0, 0.0
     if cust == rival_cust:
-        win, lose = _contest_features_of(context, j)
+        tb_me = find_effect(cards, pile, pile_n, seats, used, team, EFFECT_TIEBREAK, -1) >= 0
+        tb_rival = find_effect(cards, pile, pile_n, seats, used, 1 - team, EFFECT_TIEBREAK,
+                               -1) >= 0
+        win, lose = contest_features(cards, rules, hand, mask, vals, keys, cust, rival_cust,
+                                     rival_keys, n_rival, tb_me, tb_rival, team)
     value = cards[CD_VALUE, cust]
     waited = st[S_ROUND] - arrival[cust]
     n_played = 0
@@ -196,22 +198,6 @@ def _target_score(context, j, reach):
         n_played, highest_played(vals, mask), (1.0 if sh_slot >= 0 else 0.0) + use_wild,
         1.0 if value >= top_value else 0.0, win, lose, customer_has_effect(cards, cust),
         reach if w[b + C_REACH] != 0.0 else 0.0, listing_noise(w, phase, C_NOISE, rng, options))
-
-
-@njit(cache=True, _nrt=False, inline='always')
-def _contest_features_of(context, j):
-    """D3's contest features (win, lose) of assisting the other team's customer, at row
-    position ``j``, with the committed cards as eval_assist plays them (it fills ``vals``)."""
-    (cards, rules, seats, _, _, pile, pile_n, _, used, _, team, mask, rival_cust, rival_keys,
-     n_rival, vals, keys, _, shift_k, has_wild, _) = context
-    hand = pile[P_HAND + team]
-    cust = pile[P_ROW, j]
-    eval_assist(cards, hand, mask, cust, used, shift_k, has_wild, vals)
-    tb_me = find_effect(cards, pile, pile_n, seats, used, team, EFFECT_TIEBREAK, -1) >= 0
-    tb_rival = find_effect(cards, pile, pile_n, seats, used, 1 - team, EFFECT_TIEBREAK,
-                           -1) >= 0
-    return contest_features(cards, rules, hand, mask, vals, keys, cust, rival_cust,
-                            rival_keys, n_rival, tb_me, tb_rival, team)
 
 
 @njit(cache=True, _nrt=False, inline='always')
