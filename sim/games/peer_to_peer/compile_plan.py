@@ -20,9 +20,9 @@ from sim.core.compile_cache import plan_by_names
 SCALARS = ("team", "mask", "cust", "declared", "rival_cust", "n_rival", "phase", "s")
 FLAGS = ("none_legal", "mark", "need_keys", "from_d2")
 # choose_commit's bundles for commit_by_passes (commit_kernel.py): scoring = (b, round,
-# patience, noise, high, separable), row = (n, top value, lowest value, value bits), hand =
-# (n, pile, total, boost slots, boosts), team_effects = (shift, any wild)
-COMMIT_BUNDLES = {"scoring": (0, 0, 0, True, True, True), "row": (0, 0, 0, 0),
+# patience, noise, high, separable, for D3), row = (n, top value, lowest value, value
+# bits), hand = (n, pile, total, boost slots, boosts), team_effects = (shift, any wild)
+COMMIT_BUNDLES = {"scoring": (0, 0, 0, True, True, True, True), "row": (0, 0, 0, 0),
                   "hand": (0, 0, 0, 0, 0), "team_effects": (0, True), "best_score": 0.0}
 
 
