@@ -12,9 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from sim.games.peer_to_peer import state_kernel as s
-from sim.games.peer_to_peer.commit_kernel import (
-    exact_sets, prepare_commit, reach_served, served_by_sets,
-)
+from sim.games.peer_to_peer.commit_kernel import prepare_commit
+from sim.games.peer_to_peer.reach_kernel import exact_sets, reach_served, served_by_sets
 from sim.games.peer_to_peer.seats import seat_layout
 
 from d2_cases import card_sets, random_case

@@ -14,7 +14,7 @@ from sim.games.peer_to_peer.assist_kernel import (
     contest, eval_assist, lowest_slot, sorted_play, unpaired_step,
 )
 from sim.games.peer_to_peer.commit_kernel import (
-    assist_score, customer_has_effect, highest_played, reach_of, reach_served,
+    assist_score, customer_has_effect, highest_played,
 )
 from sim.games.peer_to_peer.constants import (
     CD_EFFECT, CD_VALUE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN, EFFECT_SHIFT, EFFECT_TIEBREAK,
@@ -24,6 +24,7 @@ from sim.games.peer_to_peer.constants import (
 from sim.games.peer_to_peer.features import (
     C_CONTEST_LOSE, C_CONTEST_WIN, C_CUST_EFFECT, C_NOISE, C_REACH, NF,
 )
+from sim.games.peer_to_peer.reach_kernel import reach_of, reach_served
 from sim.games.peer_to_peer.state_kernel import (
     EV_CONTEST, EV_DECLARE, EV_PLAY, EV_RETURN, F_TARGET, P_HAND, P_ROW, P_SEAT, S_EFFECTS_KNOWN,
     S_ERROR, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD, TARGET_KNOWN, TARGET_PREFIX, TARGET_REACH,
@@ -101,7 +102,6 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
         saved = (rng[0], rng[1], rng[2], rng[3])   # the random state before the draws
         best_won, best_lost = declared, declared
         score_won, score_lost = -np.inf, -np.inf
-        j_rival = -1
         for j in range(nrow):
             if target[j] == -np.inf:
                 continue  # not legal for this subset
@@ -109,7 +109,6 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
             sc_won = target[j] + noise
             sc_lost = sc_won
             if pile[P_ROW, j] == rival_cust:
-                j_rival = j
                 sc_won = _with_contest(cards, w, b, pile, target, j, 1.0, 0.0) + noise
                 sc_lost = _with_contest(cards, w, b, pile, target, j, 0.0, 1.0) + noise
             if sc_won > score_won:
