@@ -6,9 +6,9 @@ LLVM then inlines, or plain calls), each with the values its parameters get ther
 name. While this process compiles run_games (its typing reaches them in the order they
 are called, from setup to the round's end), a helper compiles them into the shared cache:
 first D2's general commit search (commit_by_passes, the largest leaf, which this process
-would otherwise compile inside choose_commit, on its critical path), then setup (this process reaches
-it only after compiling new_state and inlining the game loop), then from the round's end
-backwards, so the two meet in the middle. A kernel
+would otherwise compile inside choose_commit, on its critical path), then setup (this
+process reaches it only after compiling new_state and inlining the game loop), then from
+the round's end backwards, so the two meet in the middle. A kernel
 compiled by one is loaded by the other, and the helper skips one this process is
 compiling. The two private ones (the scoring and the result row) and whatever is not
 listed here are compiled by this process, as without a helper.

@@ -14,16 +14,14 @@ from sim.games.peer_to_peer.assist_kernel import (
     contest, eval_assist, lowest_slot, sorted_play, unpaired_step,
 )
 from sim.games.peer_to_peer.commit_kernel import (
-    assist_score, customer_has_effect, highest_played,
+    assist_score, customer_has_effect, highest_played, score_from_contest,
 )
 from sim.games.peer_to_peer.constants import (
     CD_EFFECT, CD_VALUE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN, EFFECT_SHIFT, EFFECT_TIEBREAK,
     EFFECT_WILD_DOMAIN, ERR_ILLEGAL_ASSIST, MAX_SEATS, R_CONTEST_UNPAIRED, R_CUSTOMER_PATIENCE,
     R_LOSER_EFFECTS_SPENT, SEAT_TEAM, UNPAIRED_TIED, WHY_TIEBREAK,
 )
-from sim.games.peer_to_peer.features import (
-    C_CONTEST_LOSE, C_CONTEST_WIN, C_CUST_EFFECT, C_NOISE, C_REACH, NF,
-)
+from sim.games.peer_to_peer.features import C_CUST_EFFECT, C_NOISE, C_REACH, NF
 from sim.games.peer_to_peer.reach_kernel import reach_of, reach_served
 from sim.games.peer_to_peer.state_kernel import (
     EV_CONTEST, EV_DECLARE, EV_PLAY, EV_RETURN, F_TARGET, P_HAND, P_ROW, P_SEAT, S_EFFECTS_KNOWN,
@@ -144,12 +142,9 @@ def _with_contest(cards, w, b, pile, target, j, win, lose):
     """D3's score of row position ``j`` from the sum D2 left before the contest features
     (TARGET_PREFIX), with contest features (``win``, ``lose``): the rest of assist_score's
     sum in its order (no noise where D2 left its scores)."""
-    sc = target[TARGET_PREFIX + j]
-    sc += w[b + C_CONTEST_WIN] * win
-    sc += w[b + C_CONTEST_LOSE] * lose
-    sc += w[b + C_CUST_EFFECT] * customer_has_effect(cards, pile[P_ROW, j])
-    sc += w[b + C_REACH] * (target[TARGET_REACH + j] if w[b + C_REACH] != 0.0 else 0.0)
-    return sc
+    return score_from_contest(w, b, target[TARGET_PREFIX + j], win, lose,
+                              w[b + C_CUST_EFFECT] * customer_has_effect(cards, pile[P_ROW, j]),
+                              target[TARGET_REACH + j])
 
 
 @njit(cache=True, _nrt=False, inline='always')
