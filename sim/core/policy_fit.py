@@ -284,6 +284,35 @@ def _agreement(scores: np.ndarray, decisions: Decisions) -> float:
     return hits / decisions.count if decisions.count else float("nan")
 
 
+def shortfall(decisions: Decisions, weights: np.ndarray) -> dict[int, tuple[int, int, float]]:
+    """Where a policy's choices fall short of the search's, per decision kind: (decisions,
+    those where the policy's first choice is not the search's, the value they lose in
+    all: the mean result of the search's choice less that of the policy's). An option the
+    search did not play out counts as its worst played-out one (as in the fit); a score
+    that is not a number never wins (as in the strategies)."""
+    starts = decisions.starts
+    heads, counts = starts[:-1], np.diff(starts)
+    if decisions.count == 0:
+        return {}
+    width = decisions.features.shape[1]
+    at = np.repeat(decisions.blocks, counts)[:, None] + np.arange(width)
+    scores = np.einsum("rf,rf->r", decisions.features, np.asarray(weights)[at])
+    scores = np.where(np.isnan(scores), -np.inf, scores)
+    rows = np.arange(len(scores))
+    best = np.repeat(np.maximum.reduceat(scores, heads), counts)
+    first = np.minimum.reduceat(np.where(scores == best, rows, len(rows)), heads)
+    v = decisions.values
+    worst = np.fmin.reduceat(np.where(np.isfinite(v), v, np.inf), heads)
+    v = np.where(np.isfinite(v), v, np.repeat(worst, counts))
+    lost = v[decisions.chosen] - v[first]
+    out = {}
+    for kind in np.unique(decisions.kinds):
+        mine = decisions.kinds == kind
+        out[int(kind)] = (int(mine.sum()), int((first[mine] != decisions.chosen[mine]).sum()),
+                          float(lost[mine].sum()))
+    return out
+
+
 # ----------------------------------------------------------------------------- by value
 def fit_values(decisions: Decisions, base: np.ndarray, learned: np.ndarray,
                l2: float = DEFAULT_L2, sharpness: float = DEFAULT_SHARPNESS,

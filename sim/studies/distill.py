@@ -80,6 +80,9 @@ class Iteration:
     loss: float
     base_loss: float
     weights: list[float] = field(default_factory=list)
+    # per decision kind, where the policy that played chose otherwise than the search:
+    # [decisions fitted, chosen otherwise, value lost in all] (policy_fit.shortfall)
+    shortfall: dict[str, list] = field(default_factory=dict)
 
     def search_share(self) -> float:
         decided = self.search_wins + self.policy_wins
@@ -90,11 +93,12 @@ class Iteration:
                 "policy_wins": self.policy_wins, "decisions": self.decisions,
                 "informative": self.informative, "agreement": self.agreement,
                 "base_agreement": self.base_agreement, "loss": self.loss,
-                "base_loss": self.base_loss, "weights": list(self.weights)}
+                "base_loss": self.base_loss, "weights": list(self.weights),
+                "shortfall": {kind: list(row) for kind, row in self.shortfall.items()}}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Iteration":
-        return cls(**{k: d[k] for k in cls.__dataclass_fields__})
+        return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
 
 
 @dataclass
@@ -121,6 +125,7 @@ class DistillResult:
                          f"({100 * it.search_share():5.1f} %)"
                          f"  {it.informative:>8,} of {it.decisions:,}  "
                          f"{100 * it.agreement:5.1f} % ({100 * it.base_agreement:5.1f} %)")
+        lines += shortfall_lines(self.iterations[-1] if self.iterations else None)
         c = self.check
         opponents = ([(c["opponent"], c)] if c.get("players") else []) + list(
             (c.get("field") or {}).items())
@@ -293,7 +298,7 @@ class Distiller:
 
     def iteration(self, number: int, vector: np.ndarray) -> Iteration:
         """Play the iteration's games with search over ``vector``, fit, return the result."""
-        from sim.core.policy_fit import decisions_of, fit_policy, informative, select
+        from sim.core.policy_fit import decisions_of, fit_policy, informative, select, shortfall
         from sim.core.recorded import RECORD_COLUMNS, recordings_of
 
         where = self.work / f"iteration-{number}-{_digest(vector)}"
@@ -316,12 +321,16 @@ class Distiller:
             recordings += [recordings_of(t, self.arena.feature_width) for t in side_tables]
         decisions = decisions_of(recordings)
         keep = informative(decisions)
-        fit = fit_policy(select(decisions, keep), vector, self.arena.learned,
+        fitted = select(decisions, keep)
+        fit = fit_policy(fitted, vector, self.arena.learned,
                          objective=self.objective, l2=self.l2, sharpness=self.sharpness)
+        kinds = self.arena.decision_kinds
+        short = {kinds[kind]: [n, other, round(lost, 6)]
+                 for kind, (n, other, lost) in shortfall(fitted, vector).items()}
         return Iteration(number, self.games, search_wins, policy_wins, decisions.count,
                          int(keep.sum()), float(fit.agreement), float(fit.base_agreement),
                          float(fit.loss), float(fit.base_loss),
-                         [float(x) for x in fit.weights])
+                         [float(x) for x in fit.weights], short)
 
     def check(self, vector: np.ndarray) -> dict[str, Any]:
         """``vector`` against the starting base, then against each ``field`` strategy:
@@ -454,6 +463,21 @@ class Distiller:
                 "kept_base": bool(self.keep_base_if_beaten and beaten),
             },
         }
+
+
+def shortfall_lines(it: Iteration | None) -> list[str]:
+    """Where the last iteration's policy chose otherwise than the search, per decision
+    kind: what the fit has left to learn, and where a new feature would pay."""
+    if it is None or not it.shortfall:
+        return []
+    total = sum(lost for _, _, lost in it.shortfall.values())
+    lines = [f"where iteration {it.number}'s policy chose otherwise than the search (value: "
+             "the search's mean playout result, a win 1):"]
+    for kind, (n, other, lost) in it.shortfall.items():
+        lines.append(f"  {kind}: {n:,} decisions, {100 * other / n:.1f} % chosen otherwise, "
+                     f"{lost / n:.4f} value lost a decision, "
+                     f"{100 * lost / total if total else 0:.0f} % of the loss")
+    return lines
 
 
 def _shares(tally: Any, fair_share: float) -> dict[str, Any]:

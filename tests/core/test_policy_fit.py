@@ -14,9 +14,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from sim.core.policy_fit import (
     Decisions, decisions_of, fit_choices, fit_policy, fit_values, informative, select,
+    shortfall,
 )
 from sim.core.recorded import recording_columns, recordings_of
 from sim.core.search_kernel import (
@@ -118,3 +120,27 @@ def test_recordings_go_through_a_games_table_unchanged():
     assert np.array_equal(back.values, rec.values[:7], equal_nan=True)
     flat = decisions_of([back])
     assert flat.starts.tolist() == [0, 2, 5, 7] and flat.chosen.tolist() == [1, 4, 5]
+
+
+def test_shortfall_counts_where_the_policy_chose_otherwise_and_what_it_lost():
+    # weights [w0, w1] for block 0 and [w2, w3] for block 2: the policy scores f . w
+    weights = np.array([1.0, 0.0, 0.0, 1.0])
+    feats = np.array([
+        [1.0, 0.0], [2.0, 0.0], [2.0, 5.0],     # kind 0, block 0: ties at 2, the first wins
+        [0.0, 3.0], [0.0, 1.0],                 # kind 1, block 2: the policy takes row 3
+        [0.0, 1.0], [0.0, 2.0], [0.0, 0.0],     # kind 1, block 2: the policy takes row 6
+    ])
+    values = np.array([0.9, 0.4, 0.1,
+                       0.2, 0.7,
+                       0.8, np.nan, 0.3])       # not played out: the worst played-out, 0.3
+    starts = np.array([0, 3, 5, 8])
+    data = Decisions(feats, values, starts, np.array([0, 2, 2]), np.array([0, 4, 5]),
+                     np.array([0, 1, 1]))
+    got = shortfall(data, weights)
+    assert got[0] == (1, 1, pytest.approx(0.5))       # chose row 1 (0.4) over row 0 (0.9)
+    assert got[1] == (2, 2, pytest.approx(0.5 + 0.5))  # 0.7 - 0.2, 0.8 - 0.3
+    data = Decisions(feats, values, starts, np.array([0, 2, 2]), np.array([1, 3, 6]),
+                     np.array([0, 1, 1]))
+    assert shortfall(data, weights) == {0: (1, 0, 0.0), 1: (2, 0, 0.0)}
+    weights[1] = np.inf   # inf * 0 is not a number, and such a score never wins: row 2 does
+    assert shortfall(data, weights)[0] == (1, 1, pytest.approx(0.3))

@@ -18,6 +18,7 @@ import yaml
 
 from sim.core.errors import UserError
 from sim.games.plai import features
+from sim.games.plai.search_kernel import RECORDED_KINDS
 from sim.runs.backends import LocalBackend
 from sim.studies.distill import distill_strategy
 
@@ -49,6 +50,15 @@ def uninterrupted(tmp_path_factory) -> Path:
     result = distill_strategy(out=out, threads=1, **SMALL)
     assert [it.games for it in result.iterations] == [16, 16]
     assert result.check["games"] == 80
+    # where each iteration's policy chose otherwise than the search, by decision kind,
+    # in the file and the report
+    last = result.iterations[-1]
+    assert sum(n for n, _, _ in last.shortfall.values()) == last.informative
+    assert set(last.shortfall) <= set(RECORDED_KINDS) and "action" in last.shortfall
+    assert all(0 <= other <= n and lost >= 0 for n, other, lost in last.shortfall.values())
+    assert "where iteration 2's policy chose otherwise than the search" in result.report()
+    doc = yaml.safe_load(out.read_text())
+    assert doc["tuned_on"]["iterations"][-1]["shortfall"] == last.shortfall
     return out
 
 

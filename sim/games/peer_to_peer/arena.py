@@ -45,6 +45,7 @@ class PeerToPeerArena(ThreadedArena):
 
     def __init__(self, template: Any, threads: int = 1):
         from sim.games.peer_to_peer import features
+        from sim.games.peer_to_peer.trace import SEARCH_KINDS
 
         super().__init__(template, threads)
         self.players = template.players
@@ -54,6 +55,7 @@ class PeerToPeerArena(ThreadedArena):
         # weights of the decisions the search player makes (D2, D3, D4) are learned in
         # both blocks, the noise draws, D1, D5, D6 and the switch stay the base's
         self.feature_width = features.NF
+        self.decision_kinds = SEARCH_KINDS   # a recorded decision's kind, named
         searched = np.isin(features.FEATURE_GROUP, features.SEARCHED_GROUPS)
         self.learned = np.concatenate([searched, searched, [False]])
         noise = features.FEATURE_GROUP == features.G_NOISE

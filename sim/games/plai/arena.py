@@ -18,6 +18,7 @@ class PlaiArena(ThreadedArena):
 
     def __init__(self, template: Any, threads: int = 1):
         from sim.games.plai import features
+        from sim.games.plai.search_kernel import RECORDED_KINDS
 
         super().__init__(template, threads)
         self.players = template.players
@@ -29,6 +30,7 @@ class PlaiArena(ThreadedArena):
         # action, the attack's and the defense's mode and cards) are learned; the noise
         # draws, the negate, help and keep decisions stay the base's
         self.feature_width = features.NF
+        self.decision_kinds = RECORDED_KINDS   # a recorded decision's kind, named
         self.learned = np.isin(features.FEATURE_GROUP, features.SEARCHED_GROUPS)
         self.noise = features.FEATURE_GROUP == features.G_NOISE   # noise and bluff coins
 

@@ -77,6 +77,8 @@ BASE_FIRST = 1e300                 # the base strategy's own choice ranks first
 # The entries of a recording (REC_KIND; record_decision): the action (D1 + D4) as listed,
 # a fight's mode, and a fight's "stop or play the next card", attack and defense apart.
 REC_ACTION, REC_ATTACK_MODE, REC_DEFENSE_MODE, REC_ATTACK_STOP, REC_DEFENSE_STOP = range(5)
+RECORDED_KINDS = ("action", "attack mode", "defense mode", "attack: stop or play on",
+                  "defense: stop or play on")
 # The context's numbers (``meta``): the run's seed, the game, peek (tests only) and the
 # game's search decisions so far.
 M_SEED, M_GAME, M_PEEK, M_DECISIONS = range(4)
