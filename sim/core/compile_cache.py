@@ -5,9 +5,9 @@ on a hash of the kernel sources by ``sim/__init__.py``), stamped with its source
 modification time and size. A kernel whose entry point has no valid index entry is
 compiled on its first call, which takes tens of seconds: ``ensure_compiled`` says so on
 stderr, with an estimate, and compiles it with a one-game warm-up before the real work
-starts. The estimate is the last compile measured on this machine (kept in
-``compile-seconds.json`` beside the per-hash cache directories, so it survives a kernel
-edit), or the game's own figure before the first one.
+starts. The estimate is the median of the last few compiles measured on this machine
+(kept in ``compile-seconds.json`` beside the per-hash cache directories, so it survives a
+kernel edit), or the game's own figure before the first one.
 
 A cold compile also uses a second core (``ensure_compiled(..., plan=...)``): a helper
 process (``python -m sim.core.compile_cache``) compiles the kernels the entry point calls
@@ -58,6 +58,7 @@ ESTIMATES_FILE = "compile-seconds.json"
 HELPER_ENV = "CARDSIM_COMPILE_HELPER"  # "0": compile in this process only
 LOCK_DIR = "compile-locks"
 LOCK_TIMEOUT = 300.0  # seconds: a lock held longer than this is not waited for
+KEPT_COMPILES = 5  # measured compiles kept per key; the estimate is their median
 PROJECT_PREFIX = "sim."
 
 _checked: set[str] = set()  # keys already compiled or found cached in this process
@@ -106,13 +107,25 @@ def _estimates_path() -> Path | None:
     return directory.parent / ESTIMATES_FILE if directory else None
 
 
+def _measured(known: dict, key: str) -> list[float]:
+    """The compiles of ``key`` kept in the estimates file, oldest first (one number: a
+    file written before it kept several)."""
+    seen = known[key]
+    return [float(x) for x in (seen if isinstance(seen, list) else [seen])]
+
+
 def estimate_seconds(key: str, default: float) -> float:
-    """The last measured compile of ``key`` on this machine, else ``default``."""
+    """The median of the last KEPT_COMPILES compiles of ``key`` measured on this machine,
+    else ``default``: one compile on a busy machine or under a profiler does not set it."""
     path = _estimates_path()
     try:
-        return float(json.loads(path.read_text())[key])
+        seen = sorted(_measured(json.loads(path.read_text()), key))
     except (AttributeError, OSError, ValueError, KeyError, TypeError):
         return default
+    if not seen:
+        return default
+    middle = len(seen) // 2
+    return seen[middle] if len(seen) % 2 else (seen[middle - 1] + seen[middle]) / 2
 
 
 def record_seconds(key: str, seconds: float) -> None:
@@ -121,7 +134,11 @@ def record_seconds(key: str, seconds: float) -> None:
         return
     try:
         known = json.loads(path.read_text()) if path.exists() else {}
-        known[key] = round(seconds, 1)
+        try:
+            seen = _measured(known, key)
+        except (KeyError, ValueError, TypeError):
+            seen = []
+        known[key] = (seen + [round(seconds, 1)])[-KEPT_COMPILES:]
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(known, indent=1, sort_keys=True))

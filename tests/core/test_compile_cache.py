@@ -73,6 +73,27 @@ def test_a_cold_kernel_is_announced_with_an_estimate_then_compiled(tiny, monkeyp
     assert compile_cache.estimate_seconds("other", 99.0) == 99.0
 
 
+def test_the_estimate_is_the_median_of_the_last_compiles(tmp_path, monkeypatch):
+    """One slow compile (a busy machine, a profiler) does not set the next notice."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache" / "numba-x"))
+    path = tmp_path / "cache" / compile_cache.ESTIMATES_FILE
+    path.parent.mkdir()
+    path.write_text('{"game": 20.0}')   # a file that kept one number per key
+    assert compile_cache.estimate_seconds("game", 99.0) == 20.0
+    for seconds in (18.0, 74.0):
+        compile_cache.record_seconds("game", seconds)
+    assert compile_cache.estimate_seconds("game", 99.0) == 20.0
+    for seconds in (19.0, 21.0, 22.0, 23.0):
+        compile_cache.record_seconds("game", seconds)
+    assert compile_cache.estimate_seconds("game", 99.0) == 22.0   # of 74, 19, 21, 22, 23
+    compile_cache.record_seconds("game", 24.0)   # 74 is dropped
+    assert compile_cache.estimate_seconds("game", 99.0) == 22.0
+    compile_cache.record_seconds("other", 30.0)
+    assert compile_cache.estimate_seconds("other", 99.0) == 30.0
+    compile_cache.record_seconds("other", 40.0)
+    assert compile_cache.estimate_seconds("other", 99.0) == 35.0
+
+
 def test_a_partial_compile_does_not_become_the_estimate(tiny, monkeypatch):
     """One kernel of two missing from the cache compiles in a fraction of a cold start:
     its time is not what the next cold start is announced with."""
