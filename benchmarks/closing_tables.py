@@ -204,8 +204,9 @@ def tables(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments() -> argparse.ArgumentParser:
+    # no abbreviations: whole_file_command finds --game and --tables-only by their names
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--games", default="1e6")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
@@ -222,7 +223,11 @@ def main() -> int:
                              "expert-v1; default: the hand-written baselines)")
     parser.add_argument("--tables-only", action="store_true",
                         help="rewrite the markdown from the .json of earlier runs; play nothing")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> int:
+    args = arguments().parse_args()
     if args.baseline:
         for game, (counts, new, _) in list(GAMES.items()):
             GAMES[game] = (counts, new, args.baseline)

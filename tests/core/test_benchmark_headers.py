@@ -24,3 +24,13 @@ def test_a_file_with_both_games_names_the_command_without_game():
     assert whole(argv, {"plai"}) == " ".join(argv)   # the file holds only what it played
     assert whole(argv[:4] + ["--game=plai", "--tables-only"], both) == \
         "python benchmarks/closing_tables.py --baseline expert-v1"
+
+
+def test_the_command_takes_no_abbreviations_the_header_would_miss():
+    import pytest
+
+    parser = _closing_tables().arguments()
+    assert parser.parse_args(["--game", "plai", "--tables-only"]).tables_only
+    for abbreviated in (["--gam", "plai"], ["--tables-o"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(abbreviated)
