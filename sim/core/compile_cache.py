@@ -39,6 +39,7 @@ import importlib
 import json
 import os
 import pickle
+import statistics
 import subprocess
 import sys
 import threading
@@ -119,13 +120,10 @@ def estimate_seconds(key: str, default: float) -> float:
     else ``default``: one compile on a busy machine or under a profiler does not set it."""
     path = _estimates_path()
     try:
-        seen = sorted(_measured(json.loads(path.read_text()), key))
+        seen = _measured(json.loads(path.read_text()), key)
     except (AttributeError, OSError, ValueError, KeyError, TypeError):
         return default
-    if not seen:
-        return default
-    middle = len(seen) // 2
-    return seen[middle] if len(seen) % 2 else (seen[middle - 1] + seen[middle]) / 2
+    return statistics.median(seen) if seen else default
 
 
 def record_seconds(key: str, seconds: float) -> None:

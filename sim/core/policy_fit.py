@@ -284,6 +284,14 @@ def _agreement(scores: np.ndarray, decisions: Decisions) -> float:
     return hits / decisions.count if decisions.count else float("nan")
 
 
+def _played_out_values(decisions: Decisions) -> np.ndarray:
+    """Each option's value, one the search did not play out counting as its decision's
+    worst played-out one."""
+    v = decisions.values
+    worst = np.fmin.reduceat(np.where(np.isfinite(v), v, np.inf), decisions.starts[:-1])
+    return np.where(np.isfinite(v), v, np.repeat(worst, np.diff(decisions.starts)))
+
+
 def shortfall(decisions: Decisions, weights: np.ndarray) -> dict[int, tuple[int, int, float]]:
     """Where a policy's choices fall short of the search's, per decision kind: (decisions,
     those where the policy's first choice is not the search's, the value they lose in
@@ -301,9 +309,7 @@ def shortfall(decisions: Decisions, weights: np.ndarray) -> dict[int, tuple[int,
     rows = np.arange(len(scores))
     best = np.repeat(np.maximum.reduceat(scores, heads), counts)
     first = np.minimum.reduceat(np.where(scores == best, rows, len(rows)), heads)
-    v = decisions.values
-    worst = np.fmin.reduceat(np.where(np.isfinite(v), v, np.inf), heads)
-    v = np.where(np.isfinite(v), v, np.repeat(worst, counts))
+    v = _played_out_values(decisions)
     lost = v[decisions.chosen] - v[first]
     out = {}
     for kind in np.unique(decisions.kinds):
@@ -329,12 +335,10 @@ def fit_values(decisions: Decisions, base: np.ndarray, learned: np.ndarray,
     if n == 0 or len(columns) == 0:
         return Fit(base.copy(), n, 0, 0.0, 0.0, float("nan"), float("nan"), 1.0)
     full_z = _design(decisions, len(base))
-    starts, chosen = decisions.starts, decisions.chosen
+    starts = decisions.starts
     heads, counts = starts[:-1], np.diff(starts)
     beta = np.repeat(np.full(n, sharpness) if sharpness_of is None else sharpness_of, counts)
-    v = decisions.values.copy()
-    worst = np.fmin.reduceat(np.where(np.isfinite(v), v, np.inf), heads)
-    v = np.where(np.isfinite(v), v, np.repeat(worst, counts))
+    v = _played_out_values(decisions)
     v = v - np.repeat(np.add.reduceat(v, heads) / counts, counts)   # per decision: centred
     scale = np.maximum(1.0, np.abs(base[columns]))
     z = full_z[:, columns] * scale
