@@ -840,6 +840,9 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
               help="Games per candidate per generation, spread over the field (default 1000).")
 @click.option("--check-games", type=Count(), default=None,
               help="Games per opponent in the final re-check (default 20000).")
+@click.option("--against", metavar="SPEC[,SPEC...]", default=None,
+              help="Instead of self-play: the weights whose worst share of the decided games "
+                   "against these strategies is highest (every seat).")
 @click.option("--threads", type=Count(4096), default=None,
               help="Threads (default: every CPU this process may use).")
 @backend_flags
@@ -869,6 +872,14 @@ def tune(ctx: click.Context, **opts: Any) -> None:
       simulate tune --players 4 --out expert-4p.yaml --backend dask-local --workers 2
       simulate tune --players 4 --out expert-4p.yaml --resume     (after Ctrl-C)
 
+    With --against the field is those strategies alone and the score a candidate's worst
+    share of the decided games against any of them, so the result holds against all of
+    them at once (where strength goes in a cycle, self-play lands on one side of it):
+
+    \b
+      simulate tune --game plai --players 2 --base expert-v1 \\
+          --against expert-v1,bluffer,weighted,aggressive,random --out plai-2p.yaml
+
     Every generation is kept as it finishes (FILE.resume.jsonl beside FILE.yaml, removed at
     the end): Ctrl-C, SIGTERM or a full disk keep the finished work, and the same command
     with --resume continues it to the same weights an uninterrupted tune finds.
@@ -879,7 +890,7 @@ def tune(ctx: click.Context, **opts: Any) -> None:
                       _execution(ctx, opts, command_line=_command_line(drop_resume=True)),
                       budget=opts["budget"], base=opts["base"],
                       games_per_eval=opts["games_per_eval"], check_games=opts["check_games"],
-                      resume=opts["resume"])
+                      resume=opts["resume"], against=opts["against"])
     click.echo(result.report())
 
 

@@ -235,12 +235,12 @@ def _wilson(successes: int, n: int) -> tuple[float, float, float]:
     return float(rate), float(lo), float(hi)
 
 
-def _rate(t: Tally) -> dict[str, float]:
+def rate_of(t: Tally) -> dict[str, float]:
     rate, lo, hi = _wilson(t.wins, t.games)
     return {"win_rate": rate, "ci_low": lo, "ci_high": hi, "games": t.games}
 
 
-class _Progress:
+class Progress:
     """A click progress bar on stderr over the search's games (only on a terminal)."""
 
     def __init__(self, enabled: bool, total: int, label: str):
@@ -336,7 +336,7 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
     finished: list[tuple[_Run, np.ndarray]] = []     # earlier runs and their final means
     history: list[Generation] = []
     games_done, next_index, promotions = 0, 0, 0
-    bar = _Progress(progress, budget, f"tune {arena.game} {arena.players}p")
+    bar = Progress(progress, budget, f"tune {arena.game} {arena.players}p")
     try:
         while True:
             champion = weights_of(run.champion_x)
@@ -393,7 +393,7 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
             se = math.sqrt((p_m * (1 - p_m) + p_c * (1 - p_c)) / champ_t.games)
             promoted = p_m - p_c > PROMOTE_Z * max(se, 1e-12)
             run.generations += 1
-            generation = Generation(len(history) + 1, cost, _rate(champ_t), _rate(mean_t),
+            generation = Generation(len(history) + 1, cost, rate_of(champ_t), rate_of(mean_t),
                                     max(rates[:len(xs)]), promoted, float(es.sigma),
                                     run=run.number)
             history.append(generation)
@@ -600,7 +600,9 @@ def final_lines(result: SearchResult) -> list[str]:
     """The final's table: each finalist's share of the won games against the others."""
     if not result.final:
         return []
-    lines = ["final on fresh seeds (each finalist against the others, every seat):"]
+    lines = ["final on fresh seeds (each finalist against the others, every seat):"
+             if not result.settings.get("against") else
+             "on fresh seeds, the tuned weights and the base on the same deals (every seat):"]
     for row in result.final:
         mark = "  <- chosen" if row["chosen"] else ""
         lines.append(f"  {row['entry']:<26}{row['games']:>9,} games {100 * row['share']:>8.2f}% "
@@ -620,7 +622,9 @@ def document(result: SearchResult, *, game: str, players: int, base_spec: str,
         "game": game,
         "name": "expert",
         "summary": f"tuned by simulate tune for {players} players from {base_spec} "
-                   f"({result.games:,} games of self-play)",
+                   + (f"({result.games:,} games against {', '.join(result.settings['against'])}"
+                      ", for the best worst share)" if result.settings.get("against")
+                      else f"({result.games:,} games of self-play)"),
         "players": [int(players)],
         "base": base_spec,
         "weights": {name: float(w) for name, w in zip(names, result.weights)},
@@ -721,15 +725,19 @@ class TuneResult:
 
     def report(self) -> str:
         s = self.search
-        lines = [f"{len(s.generations)} generations, {s.games:,} games of self-play, "
-                 f"{s.champions} promotion(s), {s.seconds:.0f} s"
+        against = s.settings.get("against")
+        lines = [f"{len(s.generations)} generations, {s.games:,} games "
+                 + (f"against {', '.join(against)}" if against else
+                    f"of self-play, {s.champions} promotion(s)") + f", {s.seconds:.0f} s"
                  + (f", {s.settings['runs']} CMA runs (restarts when promotions stop)"
                     if s.settings.get("runs", 1) > 1 else ""),
                  *final_lines(s),
                  f"re-check on fresh seeds ({s.check_games:,} games, with the final's):",
                  check_table(s)]
         if s.reverted:
-            lines.append("the last champion lost to the one before it on fresh seeds "
+            lines.append("the tuned weights' worst share was no better than the base's on "
+                         "fresh seeds (winner's curse): the base was written" if against else
+                         "the last champion lost to the one before it on fresh seeds "
                          "(winner's curse): the earlier champion was written")
         if not s.beats_every_baseline:
             lines.append("warning: the tuned strategy does not beat every baseline; more "
@@ -746,7 +754,8 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
          sigma: float | None = None, popsize: int | None = None, progress: bool = True,
          command: str | None = None, cards: str | None = None, rules_file: str | None = None,
          rule_overrides: Sequence[str] = (), backend_name: str = "local",
-         resume: bool = False) -> TuneResult:
+         resume: bool = False, against: Sequence[str] = (),
+         searcher: Callable[..., SearchResult] | None = None) -> TuneResult:
     """Tune ``base`` for ``game`` at ``players`` and write the strategy file ``out`` (with
     a convergence plot next to it, same name, .png). ``configure(strategies)`` builds a
     validated GameConfig on the chosen cards and rules. The games play in this process's
@@ -756,7 +765,10 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
     Every generation's games are kept in ``NAME.resume.jsonl`` beside ``out`` as they
     finish (``sim.runs.resumable``); after Ctrl-C, SIGTERM or a full disk, the same call
     with ``resume=True`` replays the search to where it stopped and goes on, to the
-    result an uninterrupted tune has. The journal is removed once the file is written."""
+    result an uninterrupted tune has. The journal is removed once the file is written.
+
+    ``against`` (strategy specs) with ``searcher`` (sim/studies/tune_against.py's
+    ``search_against``) replaces self-play by a search against those fixed opponents."""
     from sim.core.game import resolve_game
     from sim.core.strategy import registry
     from sim.runs.resumable import Journal, journal_beside, stoppable
@@ -774,13 +786,18 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
                         field="--out")
     template = configure(None)
     base_vector = arena_cls.vector_of(configure(arena_cls.strategies_for(base)))
-    baselines = field_baselines(arena_cls, configure,
-                                registry(game_obj.strategy_package))
+    if against:
+        baselines = {spec: arena_cls.vector_of(configure(arena_cls.strategies_for(spec)))
+                     for spec in against}
+    else:
+        baselines = field_baselines(arena_cls, configure,
+                                    registry(game_obj.strategy_package))
     manifest = template.manifest()
     settings = {"game": game, "players": int(players), "base": base,
                 "base_weights": base_vector, "field": baselines, "budget": int(budget),
                 "seed": int(seed), "games_per_eval": int(games_per_eval),
                 "check_games": int(check_games), "sigma": sigma, "popsize": popsize,
+                "against": list(against),
                 "cards_sha256": manifest["cards"]["sha256"], "rules": manifest["rules"]}
     journal_path = journal_beside(out_path)
     with stoppable("tune", journal_path), Journal.open(
@@ -789,7 +806,8 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
         result, names = _search_with(arena_cls(template, threads), submit, request, out_path,
                                      journal, base_vector, baselines, budget=budget, seed=seed,
                                      games_per_eval=games_per_eval, check_games=check_games,
-                                     sigma=sigma, popsize=popsize, progress=progress)
+                                     sigma=sigma, popsize=popsize, progress=progress,
+                                     searcher=searcher)
         doc = document(result, game=game, players=players, base_spec=base, names=names,
                        command=command, cards={"path": cards or manifest["cards"]["path"],
                                                "sha256": manifest["cards"]["sha256"]},
@@ -808,9 +826,12 @@ def _search_with(local: Any, submit: Callable[[list[tuple]], Any] | None, reques
                  out_path: Path, journal: Any, base_vector: np.ndarray,
                  baselines: Mapping[str, np.ndarray], *, budget: int, seed: int,
                  games_per_eval: int, check_games: int, sigma: float | None,
-                 popsize: int | None, progress: bool) -> tuple[SearchResult, tuple[str, ...]]:
-    """``search`` on the game's arena (``local``, or its games as chunk tasks through
-    ``submit``), every answer kept in ``journal``; (result, the weight names)."""
+                 popsize: int | None, progress: bool,
+                 searcher: Callable[..., SearchResult] | None = None
+                 ) -> tuple[SearchResult, tuple[str, ...]]:
+    """``search`` (or ``searcher``, against ``baselines`` alone) on the game's arena
+    (``local``, or its games as chunk tasks through ``submit``), every answer kept in
+    ``journal``; (result, the weight names)."""
     arena: Any = local
     scratch = None
     if submit is not None:
@@ -819,6 +840,12 @@ def _search_with(local: Any, submit: Callable[[list[tuple]], Any] | None, reques
         arena = DaskArena(local, submit, request, scratch.name)
     try:
         scales = scales_for(arena.names, base_vector, local.scales_floor)
+        if searcher is not None:
+            return searcher(JournaledArena(arena, journal), base_vector, baselines,
+                            budget=budget, seed=seed, scales=scales,
+                            games_per_eval=games_per_eval, check_games=check_games,
+                            sigma=sigma if sigma is not None else float(local.tune_sigma),
+                            popsize=popsize, progress=progress), tuple(arena.names)
         result = search(JournaledArena(arena, journal), base_vector, baselines, budget=budget,
                         seed=seed, scales=scales,
                         games_per_eval=games_per_eval, check_games=check_games,
@@ -845,7 +872,8 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
                   backend: Any = None, backend_options: Mapping[str, Any] | None = None,
                   games_per_eval: Any = None, check_games: Any = None,
                   progress: bool = True, command_line: str | None = None,
-                  resume: bool = False) -> "TuneResult":
+                  resume: bool = False, against: str | None = None,
+                  searcher: Callable[..., SearchResult] | None = None) -> "TuneResult":
     """``simulate tune`` / ``api.tune``: check every input, pick the backend, then tune
     (``resume``: continue the tune that stopped writing ``out``; see ``tune``)."""
     from sim.core.game import (configure_request, game_request, player_count,
@@ -854,6 +882,7 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
     from sim.core.strategy import parse_spec
     from sim.runs.backends import ChunkTask, ConfigRequest, resolve
     from sim.runs.setup import own_command_line
+    from sim.studies.matchup_files import split_specs
 
     game_obj = resolve_game(game)
     players = player_count(game_obj, players)
@@ -872,6 +901,11 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
 
     configure_with(None)                       # every input checked before the first game
     parse_spec(base, game_obj.strategy_package, field_name="--base")
+    opponents = split_specs(against) if against else []
+    if against and (not opponents or searcher is None):
+        raise UserError("--against needs at least one strategy", field="--against")
+    for spec in opponents:
+        parse_spec(spec, game_obj.strategy_package, field_name="--against")
     chosen, owned = resolve(backend, backend_options)
     threads = (chosen.default_threads() if threads is None
                else parse_count(threads, "--threads", 4096))
@@ -890,7 +924,8 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
                     games_per_eval=per_eval, check_games=check, progress=progress,
                     command=command_line if command_line is not None else own_command_line(),
                     cards=request["cards"], rules_file=request["rules_file"],
-                    rule_overrides=request["rule_overrides"], resume=resume)
+                    rule_overrides=request["rule_overrides"], resume=resume,
+                    against=opponents, searcher=searcher)
     finally:
         if owned:
             chosen.close()
