@@ -129,7 +129,7 @@ DEFAULT_WEIGHTS_BY_NAME = {
     "help.card": -1.5, "help.strength": 0.2, "help.real": 0.5, "help.takeover": 2.0,
     # D6 keep (pool_excess: choose): the maintainers keep the action specials they play;
     # of the other cards the newest go. (Keeping strong attack cards too hoards them out
-    # of play: at 4-5 players 12-23 % of games then stall to max_turns; notes/issue21.)
+    # of play: at 4-5 players 12-23 % of games then stall to max_turns.)
     "keep.special": 4.0,
 }
 DEFAULT_WEIGHTS = np.zeros(NF, dtype=np.float64)
