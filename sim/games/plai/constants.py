@@ -137,11 +137,7 @@ S_MAINT_FAMILY = 19        # family fundings by maintainers into the pool
 S_FIGHTS = 20              # fights so far (stamps the per-card fight counts, see SCR_*)
 S_MAINT_ATTACKS = 21       # maintainer challenges (maintainer_attack), also in S_TAKEOVERS
 S_MAINT_ATTACKS_WON = 22
-# Per seat (MAX_SEATS each), for act.attacked_share: the startup's regional pitches and
-# venture capitals that some rival could attack, and of those the ones a rival attacked.
-S_SEAT_FUNDED = 23
-S_SEAT_ATTACKED = S_SEAT_FUNDED + MAX_SEATS
-N_STATS = S_SEAT_ATTACKED + MAX_SEATS
+N_STATS = 23
 
 # Invariant violations (the `error` column); checked after every turn in debug mode
 # (R_DEBUG, ``--debug``), 0 otherwise.

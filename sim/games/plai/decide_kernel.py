@@ -24,10 +24,10 @@ from sim.games.plai.constants import (
     FL_USE_CASE, MAX_FIGHT_CARDS, MODE_BLUFF, MODE_NONE, MODE_REAL, NOT_REAL, P_ATTACK,
     P_HAND0, P_POOL, R_MAINTAINER_ATTACK, R_MAINTAINER_SPECIALS, R_MAX_TURNS, R_PLAYERS,
     R_REGIONAL_NEXT_PLAYER, R_TAKEOVER_THRESHOLD, SIDE_ATTACK,
-    SIDE_DEFENSE, SPECIAL, N_STATS, S_SEAT_ATTACKED, S_SEAT_FUNDED, S_TURNS, USE_CASE,
+    SIDE_DEFENSE, SPECIAL, USE_CASE,
 )
 from sim.games.plai.features import (
-    F_ACT_ATTACK, F_ACT_ATTACKED_SHARE, F_ACT_ATTACKERS, F_ACT_DEFENSE, F_ACT_FAMILY, F_ACT_PASS, F_ACT_SPECIAL,
+    F_ACT_ATTACK, F_ACT_ATTACKERS, F_ACT_DEFENSE, F_ACT_FAMILY, F_ACT_PASS, F_ACT_SPECIAL,
     F_ACT_TAKEOVER, F_ACT_THRESHOLD_GAP, F_ATK_DEF_HAND, F_ATK_REAL, F_DEF_REAL,
     F_HELP, F_HELP_REAL, F_HELP_STRENGTH, F_HELP_TAKEOVER, F_KEEP_ADVERSARY, F_KEEP_SPECIAL,
     F_KEEP_STRENGTH, F_NEGATE, F_NEGATE_STAKE, F_NOISE,
@@ -251,25 +251,14 @@ def stop_score(W, ws, strength, count):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def funding_score(W, ws, action, attackers, defense, gap, attacked):
+def funding_score(W, ws, action, attackers, defense, gap):
     """D1: a funding action's score; ``attackers`` who may attack it, ``defense`` the
     hand's defense power, ``gap`` the cards still missing to the takeover threshold after
-    it, ``attacked`` the startup's attacked_share. act.family, act.regional, act.venture
-    are consecutive, like the actions, and draw 1, 2, 3 cards."""
+    it. act.family, act.regional, act.venture are consecutive, like the actions, and
+    draw 1, 2, 3 cards."""
     return (W[ws, F_ACT_FAMILY + action - ACT_FAMILY] + W[ws, F_ACT_ATTACKERS] * attackers
             + W[ws, F_ACT_DEFENSE] * (defense if attackers > 0 else 0)
-            + W[ws, F_ACT_THRESHOLD_GAP] * gap
-            + W[ws, F_ACT_ATTACKED_SHARE] * (attacked if attackers > 0 else 0.0))
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def attacked_share(st, seat):
-    """act.attacked_share: of the startup's regional pitches and venture capitals so far
-    this game that a rival could attack (engine_kernel.funding_asks counts them), the
-    share some rival attacked, as attacked / (fundings + 1): 0 before the first, 1/2 after
-    one attacked, 1/3 after one of two. What the table has shown of how its rivals answer
-    a funding they may attack, public to every seat."""
-    return st[S_SEAT_ATTACKED + seat] / (st[S_SEAT_FUNDED + seat] + 1.0)
+            + W[ws, F_ACT_THRESHOLD_GAP] * gap)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -579,12 +568,11 @@ def leader_hand(pile_n, bankrupt, players, seat):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)   # see engine_kernel.fight
-def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left, st,
+def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left, turn,
                     options):
     """D1 with D4: returns (action, card id or -1, target seat or -1). ``left`` is the
-    number of startups in the game (PLAI-T5), ``st`` the game's counters (the turn being
-    played, PLAI-T6, and the seat's attacked_share); the leader's hand (D4) is looked up
-    only when a special or a takeover is scored.
+    number of startups in the game (PLAI-T5), ``turn`` the turn being played (PLAI-T6);
+    the leader's hand (D4) is looked up only when a special or a takeover is scored.
     Targets are listed from the next seat clockwise (PLAI-D): the first of equal options
     wins, so a tie goes to the seat that plays next, whatever its number.
 
@@ -613,10 +601,9 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, lef
         # One pass: the defense power and where the first action special is.
         _, _, defense, _, special = mode_powers(cards, piles, pile_n, own, SIDE_DEFENSE)
     regional, missing = funding_setup(rules, pile_n, bankrupt, seat, own, maintainer, startups)
-    attacked = attacked_share(st, seat)
     for action in range(first, last + 1):
         attackers, gap = funding_terms(action, regional, startups, missing)
-        score = (funding_score(W, ws, action, attackers, defense, gap, attacked)
+        score = (funding_score(W, ws, action, attackers, defense, gap)
                  + listing_noise(W, ws, rng, options))
         if options is not None:
             add_option(options, action, -1, -1, score)
@@ -668,7 +655,7 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, lef
         has_real, has_bluff, power, _, _ = mode_powers(cards, piles, pile_n, own, SIDE_ATTACK)
         if has_real or has_bluff:
             most = leader_hand(pile_n, bankrupt, players, seat)
-            turns_left = rules[R_MAX_TURNS] - st[S_TURNS]
+            turns_left = rules[R_MAX_TURNS] - turn
             last_rival = startups == 1
             for k in range(1, players):   # from the next seat clockwise (PLAI-D)
                 t = seat_after(seat, k, players)
@@ -700,16 +687,9 @@ def pick_cards(w, rng, cards, piles, pile_n, src, dst, side, mode, max_cards):
 
 
 @njit(cache=True)
-def choose_action(w, rng, cards, rules, piles, pile_n, bankrupt, seat, turn=1, funded=0,
-                  attacked=0):
-    """choose_action_s for one seat's vector ``w`` on turn ``turn``, the seat's fundings a
-    rival could attack so far ``funded``, of them ``attacked`` attacked."""
+def choose_action(w, rng, cards, rules, piles, pile_n, bankrupt, seat, turn=1):
     left = 0
     for s in range(rules[R_PLAYERS]):
         left += bankrupt[s] < 0
-    st = np.zeros(N_STATS, np.int64)
-    st[S_TURNS] = turn
-    st[S_SEAT_FUNDED + seat] = funded
-    st[S_SEAT_ATTACKED + seat] = attacked
     return choose_action_s(w.reshape((1, w.shape[0])), 0, rng, cards, rules, piles, pile_n,
-                           bankrupt, seat, left, st, None)
+                           bankrupt, seat, left, turn, None)

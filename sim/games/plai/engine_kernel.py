@@ -34,7 +34,7 @@ from sim.games.plai.constants import (
     SCR_JOINT_MODE, SCR_STAMP_ATT, SCR_STAMP_DEF,
     S_FIGHTS, S_BLUFFS_CALLED, S_ERROR, S_EVENTS, S_FUND_FAMILY, S_FUND_REGIONAL,
     S_FUND_VENTURE, S_HELP_CARDS, S_MAINT_ATTACKS, S_MAINT_ATTACKS_WON, S_MAINT_FAMILY,
-    S_MAX_POOL, S_NEGATES, S_REGIONAL_ATTACKED, S_SEAT_ATTACKED, S_SEAT_FUNDED,
+    S_MAX_POOL, S_NEGATES, S_REGIONAL_ATTACKED,
     S_REGIONAL_ATTACK_WON, S_RESHUFFLES, S_SPECIALS, S_TAKEOVERS, S_TAKEOVERS_WON,
     S_TRACE_N, S_TURNS, S_VENTURE_ATTACKED, S_VENTURE_ATTACK_WON, WHY_BLUFF_CALLED,
 )
@@ -558,14 +558,12 @@ def funding_asks(action, seat, weights, rng, cards, rules, piles, pile_n, bankru
                  scratch):
     """D2 asks of a regional pitch or venture capital (the cards are drawn): who attacks,
     in what mode; the funder keeps the cards if nobody does. Returns (attacker or -1,
-    mode). forceinline: see ``fight``. Counts, per funder, the fundings a rival was asked
-    about and the ones attacked (act.attacked_share)."""
+    mode). forceinline: see ``fight``."""
     players = rules[R_PLAYERS]
     hand = P_HAND0 + seat
     prize = pile_n[P_FUNDING]
     attacker = -1
     mode = MODE_NONE
-    rival_asked = False
     joint = action == ACT_VENTURE and rules[R_VENTURE_JOINT] != 0
     if joint:
         for s in range(players):
@@ -577,7 +575,6 @@ def funding_asks(action, seat, weights, rng, cards, rules, piles, pile_n, bankru
             if next_only:
                 break   # regional_attacker: next_player: the next seat is bankrupt, nobody
             continue
-        rival_asked = True
         other_mode = decide_mode_s(weights, other, rng, cards, piles, pile_n, P_HAND0 + other,
                                    SIDE_ATTACK, True, prize, pile_n[hand])
         if other_mode != MODE_NONE:
@@ -594,9 +591,6 @@ def funding_asks(action, seat, weights, rng, cards, rules, piles, pile_n, bankru
         st[S_FUND_REGIONAL] += 1
     else:
         st[S_FUND_VENTURE] += 1
-    if rival_asked:
-        st[S_SEAT_FUNDED + seat] += 1
-        st[S_SEAT_ATTACKED + seat] += attacker >= 0
     if attacker < 0:
         move_all(piles, pile_n, P_FUNDING, hand)
     return attacker, mode
@@ -676,7 +670,7 @@ def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, 
         return
     if traced(trace):
         view_action_options(weights, seat, rng, cards, rules, piles, pile_n, bankrupt, seat,
-                            left, st, trace)
+                            left, st[S_TURNS], st, trace)
     if hook is not None and hook.forced[SEARCH_ACTION, 0] >= 0:
         write_search_log(trace, st, hook, SEARCH_ACTION)
         action = hook.forced[SEARCH_ACTION, 0]
@@ -684,7 +678,7 @@ def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, 
         target = hook.forced[SEARCH_ACTION, 2]
     else:
         action, card, target = choose_action_s(weights, seat, rng, cards, rules, piles,
-                                               pile_n, bankrupt, seat, left, st, None)
+                                               pile_n, bankrupt, seat, left, st[S_TURNS], None)
     log(trace, st, EV_ACTION, seat, action, card, target)
     act(seat, action, card, target, weights, picks, rng, cards, rules, piles, pile_n,
         bankrupt, st, trace, scratch, hook)

@@ -23,9 +23,8 @@ Option order (the engine relies on it):
   cap the lowest score goes, the newest card of equal scores first.
 
 Some features have weight 0 in every shipped strategy unless set, so they change no game
-until a strategy gives them a weight: takeover.* (a takeover's prospects and the turn cap),
-act.threshold_gap and act.attacked_share (how often the rivals attacked this startup's
-fundings so far: what its next regional pitch or venture capital can expect).
+until a strategy gives them a weight: takeover.* (a takeover's prospects and the turn cap)
+and act.threshold_gap.
 """
 import numpy as np
 
@@ -80,10 +79,7 @@ F_ACT_THRESHOLD_GAP = 39   # a funding: cards still missing to takeover_threshol
 F_TAKEOVER_TURNS_LEFT = 40 # takeover: turns left before max_turns (a stalemate)
 F_TAKEOVER_LAST_RIVAL = 41 # takeover: 1 if the target is the last other startup (a win ends the game)
 F_TAKEOVER_EDGE = 42       # takeover: my best attack power minus the target's hand size
-# an attackable funding: of my regional pitches and venture capitals so far this game that
-# a rival could attack, the share attacked, as attacked / (fundings + 1) (0 before any)
-F_ACT_ATTACKED_SHARE = 43
-NF = 44
+NF = 43
 
 FEATURE_NAMES = (
     "noise",
@@ -98,7 +94,6 @@ FEATURE_NAMES = (
     "help.card", "help.strength", "help.real", "help.takeover",
     "keep.strength", "keep.adversary", "keep.special",
     "act.threshold_gap", "takeover.turns_left", "takeover.last_rival", "takeover.edge",
-    "act.attacked_share",
 )
 assert len(FEATURE_NAMES) == NF
 
@@ -111,7 +106,7 @@ G_NOISE, G_ACTION, G_ATTACK, G_DEFEND, G_CARDS, G_NEGATE, G_HELP, G_KEEP = range
 FEATURE_GROUP = np.array(
     [G_NOISE] + [G_ACTION] * 11 + [G_ATTACK, G_ATTACK, G_NOISE, G_ATTACK, G_ATTACK, G_ATTACK]
     + [G_DEFEND, G_DEFEND, G_NOISE, G_DEFEND, G_DEFEND] + [G_CARDS] * 7 + [G_NEGATE] * 2
-    + [G_HELP] * 4 + [G_KEEP] * 3 + [G_ACTION] * 5, dtype=np.int64)
+    + [G_HELP] * 4 + [G_KEEP] * 3 + [G_ACTION] * 4, dtype=np.int64)
 assert FEATURE_GROUP.shape == (NF,)
 SEARCHED_GROUPS = (G_ACTION, G_ATTACK, G_DEFEND, G_CARDS)
 

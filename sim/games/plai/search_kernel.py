@@ -54,6 +54,7 @@ from sim.games.plai.constants import (
     MARK_LEFT, MARK_SEAT, MAX_FIGHT_CARDS, MODE_BLUFF, MODE_NONE, MODE_REAL, N_DECISIONS,
     OUT_SEAT, P_ATTACK, P_DECK, P_FUNDING, P_HAND0, P_POOL, R_PLAYERS, SEARCH_ACTION,
     SEARCH_ATTACK, SEARCH_DEFENSE, SEARCH_K, SEARCH_N, SIDE_ATTACK, SIDE_DEFENSE, S_TRACE_N,
+    S_TURNS,
 )
 from sim.games.plai.features import FEATURE_GROUP, G_ACTION, G_ATTACK, G_CARDS, G_DEFEND, NF
 from sim.games.plai.decide_kernel import (
@@ -353,7 +354,7 @@ def decide(kind, me, turn_seat, left, fight_kind, attacker, defender, tables, st
                                                bankrupt)
     if kind == SEARCH_ACTION:
         choose_action_s(weights, me, state.rng, cards, rules, piles, pile_n, bankrupt, me,
-                        left, st, options)
+                        left, st[S_TURNS], options)
     elif kind == SEARCH_ATTACK:
         card_options(weights, me, picks[1], cards, piles, pile_n, src, side, False,
                      stake, rival_hand, options, ctx.taken)
@@ -415,7 +416,7 @@ def record_decision(recording, kind, me, left, fight_kind, defender, src, side, 
             unit[me, f] = 1.0
             listed.n[0] = 0
             choose_action_s(unit, me, state.rng, cards, tables.rules, piles, pile_n,
-                            state.bankrupt, me, left, state.st, listed)
+                            state.bankrupt, me, left, state.st[S_TURNS], listed)
             unit[me, f] = 0.0
             for j in range(count):
                 recording.features[first + j, f] = listed.scores[picked[j]]

@@ -55,15 +55,16 @@ def view_piles(rules, piles, pile_n, bankrupt, st, trace):
 
 
 @njit(cache=True, _nrt=True)
-def view_action_options(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left, st,
-                        trace):
+def view_action_options(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left, turn,
+                        st, trace):
     """D1 with D4, just before it: the options choose_action_s lists for the search
     (every action special with each target, not only the first), in its order, each with
     its score without noise. The listing draws nothing; the stream is put back all the
     same."""
     options = new_options(MAX_ACTION_OPTIONS, OPTION_WIDTH)
     saved = rng.copy()
-    choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left, st, options)
+    choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left, turn,
+                    options)
     rng[:] = saved
     for i in range(options.n[0]):
         log(trace, st, EV_VIEW_OPTION, options.rows[i, 0], options.rows[i, 1],
