@@ -21,6 +21,13 @@ def uniform_draw(seed: int, index: np.ndarray) -> np.ndarray:
     return (x >> np.uint64(11)).astype(np.float64) / float(2**53)
 
 
+def assert_the_seed_decides(search) -> None:
+    """``search(seed)`` twice with one seed gives the same weights, another seed others."""
+    first, again, other = search(5), search(5), search(6)
+    assert np.array_equal(first.weights, again.weights)
+    assert not np.array_equal(first.weights, other.weights)
+
+
 class BowlArena:
     """A two-player test game whose best weights are BEST: a player's strength is
     -|w - BEST|^2 and the stronger player wins more often (logistic in the difference).
