@@ -170,7 +170,7 @@ def test_copied_starting_decks_blame_no_starting_cards(tmp_path):
 
 def test_plai_two_player_seat_zero_edge_is_moving_first():
     config = configure("plai", 2)
-    games = config.run_chunk(1, 0, 1500, 2)
+    games = config.run_chunk(1, 0, 3000, 2)   # the edge is 2-4 points: 1,500 games are too few
     causes = explain(config, 1, games, seat_share(0, 2), resolve_game("plai").swaps, threads=2)
     (turn,) = causes
     assert turn.cause == "turn_order" and turn.lo > 0

@@ -222,15 +222,17 @@ def test_card_sweep_report_shows_the_plai_metrics(swept):
 # A deliberately broken deck: AI Winter (an event; ids 16 at numeral I and 36 at III)
 # made to discard 99 cards, so whoever draws it wipes every hand and a 2-player game
 # ends within a few turns (the printed all_discard 1 plays 16.6 turns on average at 2
-# players, 1e6 games; without the event games are longer still). The target asks for
-# games of at least 10 turns; every neighbour that drops the broken effect (all_discard
-# 1 or 2) or the card (copies 0) restores that, so the search must leave the start.
+# players under expert-v1, 1e6 games; without the event games are longer still). The
+# target asks for games of at least 10 turns; every neighbour that drops the broken effect
+# (all_discard 1 or 2) or the card (copies 0) restores that, so the search must leave the
+# start. The players are pinned: 2-player games between today's expert last 6 turns.
 BROKEN = """
 fix:
   game: plai
   players: [2]
   games: 300
   seed: 3
+  strategies: {all: expert-v1}
   card_overrides:
     AI Winter.effect: all_discard 99
   autobalance:
