@@ -546,20 +546,23 @@ def _recheck(arena: Arena, final: np.ndarray, previous: np.ndarray,
 # ----------------------------------------------------------------------------- output
 def plot_convergence(result: SearchResult, path: str | os.PathLike, title: str) -> Path:
     """PNG: the champion's and the CMA mean's win rate against the field per generation,
-    with 95 % intervals; promotions marked."""
+    with 95 % intervals; promotions marked. A tune against fixed opponents: the base's
+    and the mean's win rate against the opponent each does worst against."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     gens = [g.number for g in result.generations]
+    against = bool(result.settings.get("against"))
+    versus = "vs its worst opponent" if against else "vs field"
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
-    for key, label, colour in (("champion", "champion", "tab:blue"),
+    for key, label, colour in (("champion", "base" if against else "champion", "tab:blue"),
                                ("mean", "CMA mean", "tab:orange")):
         rate = np.array([100 * getattr(g, key)["win_rate"] for g in result.generations])
         lo = np.array([100 * getattr(g, key)["ci_low"] for g in result.generations])
         hi = np.array([100 * getattr(g, key)["ci_high"] for g in result.generations])
-        ax.plot(gens, rate, color=colour, label=f"{label} vs field", lw=1.2)
+        ax.plot(gens, rate, color=colour, label=f"{label} {versus}", lw=1.2)
         ax.fill_between(gens, lo, hi, color=colour, alpha=0.2, lw=0)
     promoted = [g.number for g in result.generations if g.promoted]
     if promoted:
@@ -571,7 +574,8 @@ def plot_convergence(result: SearchResult, path: str | os.PathLike, title: str) 
         ax.vlines(restarts, *ax.get_ylim(), colors="black", lw=1.0, linestyles="dashed",
                   label="run change (a restart, or the best run resumed)")
     ax.set_xlabel("generation")
-    ax.set_ylabel("win rate against the field, % (95 % interval)")
+    ax.set_ylabel(f"win rate {'against the worst opponent' if against else 'against the field'}"
+                  ", % (95 % interval)")
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
