@@ -197,6 +197,13 @@ def shipped(path, game: str, name: str = "expert", module: str | None = None):
     counts = sorted(set(tuned.players) | set(tuned.count_values))
     own = ("; weights of their own at " + "/".join(map(str, sorted(tuned.count_values)))
            if tuned.count_values else "")
+    # a per-count file may hold a count made by simulate tune (e.g. --against)
+    per_count = (tuned.document.get("tuned_on") or {}).get("per_count") or {}
+    tuned_counts = sorted(int(p) for p, part in per_count.items()
+                          if str((part or {}).get("command") or "").startswith("simulate tune"))
+    if tuned_counts and command.startswith("simulate distill"):
+        own += (f"; at {'/'.join(map(str, tuned_counts))} player"
+                f"{'' if tuned_counts == [1] else 's'} tuned by simulate tune")
     strategy = Strategy(
         name=name,
         summary=f"weights {how}{', ' if '(' in how else ' ('}default cards and rules, "

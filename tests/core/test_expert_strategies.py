@@ -197,3 +197,14 @@ def test_expert_v1_is_the_first_experts_file(case):
     assert v1["name"] == "expert-v1" and v1["tuned_on"]["command"].startswith("simulate tune ")
     strategy, _ = parse_spec("expert-v1", case.package)
     assert strategy.name == "expert-v1"
+
+
+def test_the_summary_names_the_counts_a_tune_made_in_a_distilled_file():
+    """PLAI's 2-player weights come from simulate tune --against inside a file the
+    per-count distillation wrote: `simulate strategies` says so (docs/strategies.md)."""
+    from sim.core.strategy import registry
+
+    plai = registry("plai")["expert"].summary
+    assert plai.startswith("weights learned from the search player by simulate distill")
+    assert plai.endswith("; at 2 players tuned by simulate tune)")
+    assert "tuned by simulate tune" not in registry("peer_to_peer")["expert"].summary
