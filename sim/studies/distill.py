@@ -32,8 +32,10 @@ distilled policy won 80 % of the decided games against ``expert-v1`` and 7 % aga
 ``bluffer``). A count where a field strategy or the base beats the result beyond its
 interval is reported; with ``keep_base_if_beaten`` (``--per-count``) that count keeps the
 base's weights, and so does a count where the result wins less than ``KEEP_SHARE`` (55 %)
-of the decided games against the base: a default made per count clears the bar a new
-default must (docs/strategies.md) or is its base there.
+of the decided games against the base, unless it dominates the base there: beats it beyond
+the interval and does no worse than it against any field strategy (its interval's top
+not below the base's bottom). A default made per count clears the bar a new default must
+(docs/strategies.md), is better than its base by every measure, or is its base there.
 
 The games are ordinary chunk tasks: any backend plays them (``run_tasks``), each chunk's
 part is written into a work directory beside the output (``NAME.distill/``). Every
@@ -62,7 +64,8 @@ DEFAULT_K, DEFAULT_N = 8, 16   # the search player's options kept and samples
 DEFAULT_EXTRA = 4              # options not played out recorded per decision
 DEFAULT_CHECK_GAMES = 10_000   # plain games per side against the base and each field strategy
 # --per-count keeps a count's result only where it wins at least this share of the decided
-# games against the base: the bar a new default must clear (docs/strategies.md)
+# games against the base (the bar a new default must clear, docs/strategies.md) or
+# dominates the base (beaten_by)
 KEEP_SHARE = 0.55
 CHUNK_GAMES = 25               # games per chunk task (search games are slow)
 
@@ -509,15 +512,35 @@ def _short_of(row: Mapping[str, Any], min_share: float | None) -> bool:
     return not row["share"] >= bar
 
 
+def _dominates(check: Mapping[str, Any], players: str, row: Mapping[str, Any]) -> bool:
+    """Is the result better than its base at ``players`` by every measure of the check:
+    beating the base beyond the interval, and against each field strategy on the same
+    deals no worse than the base beyond both intervals (the result's top at least the
+    base's bottom)? A small win that costs nothing elsewhere needs no wide margin; without
+    field strategies only the head-to-head is measured, and the bar decides."""
+    field = check.get("field") or {}
+    if not field or not row["share_low"] > row["fair_share"]:
+        return False
+    base_field = check.get("base_field") or {}
+    for name, result in field.items():
+        mine = result["players"].get(players)
+        base_row = base_field.get(name, {}).get("players", {}).get(players)
+        if mine is None or base_row is None or mine["share_high"] < base_row["share_low"]:
+            return False
+    return True
+
+
 def beaten_by(check: Mapping[str, Any], min_share: float | None = None
               ) -> dict[int, list[str]]:
     """Per player count, the opponents of a check that make the result worse than its base
     there: the base itself when it beats the result (or, given ``min_share``, when the
-    result wins less than that share of the decided games against it), and each field
-    strategy that beats the result but not the base."""
+    result wins less than that share of the decided games against it and does not
+    dominate it, _dominates), and each field strategy that beats the result but not the
+    base."""
     beaten: dict[int, list[str]] = {}
     for players, row in (check.get("players") or {}).items():
-        if _short_of(row, min_share):
+        if _short_of(row, min_share) and not (min_share is not None
+                                              and _dominates(check, players, row)):
             beaten.setdefault(int(players), []).append(check["opponent"])
     base_field = check.get("base_field") or {}
     for name, result in (check.get("field") or {}).items():
@@ -533,7 +556,8 @@ def why_kept(beaten: Mapping[int, Sequence[str]], base: str | None,
     """beaten_by's answer in words: per count, against whom the result fell short."""
     def reason(name: str) -> str:
         if name == base:
-            return (f"short of {min_share:.0%} against {name}" if min_share is not None
+            return (f"short of {min_share:.0%} against {name} and not better than it by "
+                    f"every measure" if min_share is not None
                     else f"beaten by its base {name}")
         return f"beaten by {name} (which the base beats)"
     return "; ".join(f"at {p} players {', '.join(reason(n) for n in names)}"

@@ -243,6 +243,27 @@ def test_beaten_by_with_a_min_share_counts_the_base_below_it():
     assert beaten_by(check, KEEP_SHARE) == {2: ["expert-v1"], 6: ["expert-v1"]}
 
 
+def test_a_result_short_of_min_share_is_kept_where_it_dominates_its_base():
+    """Below ``min_share`` the result still counts as better than its base where it beats
+    it beyond the interval and does no worse than it against any field strategy (Peer-to-
+    Peer at 2 players: 54.0 % against ``expert-v1``, and more than it against every
+    hand-written player); one field strategy it does clearly worse against, or a win
+    within the interval, and the base counts as beating it."""
+    from sim.studies.distill import KEEP_SHARE, beaten_by
+
+    check = {"opponent": "expert-v1", "players": {"2": _row(0.533, 0.547)},
+             "field": {"greedy": {"players": {"2": _row(0.785, 0.799)}},
+                       "random": {"players": {"2": _row(0.9857, 0.9895)}}},
+             "base_field": {"greedy": {"players": {"2": _row(0.766, 0.780)}},
+                            "random": {"players": {"2": _row(0.9873, 0.9908)}}}}
+    assert beaten_by(check, KEEP_SHARE) == {}
+    check["field"]["greedy"]["players"]["2"] = _row(0.55, 0.57)   # clearly worse than the base
+    assert beaten_by(check, KEEP_SHARE) == {2: ["expert-v1"]}
+    check["field"]["greedy"]["players"]["2"] = _row(0.785, 0.799)
+    check["players"]["2"] = _row(0.49, 0.51)   # no win beyond the interval
+    assert beaten_by(check, KEEP_SHARE) == {2: ["expert-v1"]}
+
+
 def test_min_share_is_a_pairing_share_at_more_than_two_sides():
     """One seat against three base seats (fair 25 %): the bar is the share that wins 55 %
     against each base seat, 0.55 / (0.55 + 3 x 0.45) = 28.9 % of the decided games (PLAI's
