@@ -200,11 +200,13 @@ def test_expert_v1_is_the_first_experts_file(case):
 
 
 def test_the_summary_names_the_counts_a_tune_made_in_a_distilled_file():
-    """PLAI's 2-player weights come from simulate tune --against inside a file the
-    per-count distillation wrote: `simulate strategies` says so (docs/strategies.md)."""
+    """PLAI's 2-player weights and Peer-to-Peer's 5- and 6-player ones come from simulate
+    tune --against inside a file the per-count distillation wrote: `simulate strategies`
+    says so (docs/strategies.md)."""
     from sim.core.strategy import registry
 
     plai = registry("plai")["expert"].summary
     assert plai.startswith("weights learned from the search player by simulate distill")
     assert plai.endswith("; at 2 players tuned by simulate tune)")
-    assert "tuned by simulate tune" not in registry("peer_to_peer")["expert"].summary
+    assert registry("peer_to_peer")["expert"].summary.endswith(
+        "; at 5/6 players tuned by simulate tune)")
