@@ -273,6 +273,19 @@ def _field(champion: np.ndarray, hall: list[np.ndarray], baselines: Mapping[str,
     return out
 
 
+def seeded_cma(dimension: int, sigma: float, rng_seed: int, popsize: int | None = None) -> Any:
+    """A silent CMA-ES from the origin whose samples come from NumPy's generator seeded
+    ``rng_seed`` (not cma's own seeding), so a search depends only on its seed."""
+    import cma
+
+    rng = np.random.default_rng(rng_seed)
+    options = {"seed": np.nan, "randn": lambda lam, n: rng.standard_normal((lam, n)),
+               "verbose": -9, "verb_log": 0, "verb_disp": 0}
+    if popsize:
+        options["popsize"] = int(popsize)
+    return cma.CMAEvolutionStrategy(np.zeros(dimension), float(sigma), options)
+
+
 def _run_seed(cma_seed: int, run: int) -> int:
     """Run 0 keeps the tune's CMA seed (a search without restarts is unchanged); each
     restart draws its own."""
@@ -307,8 +320,6 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
     ``explore_runs``: that many runs (each at most ``explore_generations``), then the best
     of them, by a round robin on fresh seeds, goes on to the end of the budget. See the
     module docstring."""
-    import cma
-
     began = time.perf_counter()
     base = np.asarray(base, dtype=np.float64)
     d = len(base)
@@ -318,12 +329,7 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
         final_games = max(1, int(check_games * FINAL_SHARE))
 
     def new_run(number: int, size: int | None) -> _Run:
-        rng = np.random.default_rng(_run_seed(cma_seed, number))
-        options = {"seed": np.nan, "randn": lambda lam, n: rng.standard_normal((lam, n)),
-                   "verbose": -9, "verb_log": 0, "verb_disp": 0}
-        if size:
-            options["popsize"] = int(size)
-        return _Run(number + 1, cma.CMAEvolutionStrategy(np.zeros(d), float(sigma), options),
+        return _Run(number + 1, seeded_cma(d, sigma, _run_seed(cma_seed, number), size),
                     np.zeros(d))
 
     def weights_of(x: np.ndarray) -> np.ndarray:
@@ -906,8 +912,10 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
     configure_with(None)                       # every input checked before the first game
     parse_spec(base, game_obj.strategy_package, field_name="--base")
     opponents = split_specs(against) if against else []
-    if against and (not opponents or searcher is None):
+    if against and not opponents:
         raise UserError("--against needs at least one strategy", field="--against")
+    if opponents and searcher is None:   # api.tune passes tune_against.search_against
+        raise ValueError("against= needs a searcher")
     for spec in opponents:
         parse_spec(spec, game_obj.strategy_package, field_name="--against")
     chosen, owned = resolve(backend, backend_options)

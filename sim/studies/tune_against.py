@@ -29,7 +29,8 @@ import numpy as np
 
 from sim.core.arena import Arena, Block, Tally
 from sim.core.stats import wilson
-from sim.studies.tune import CheckRow, Generation, Progress, SearchResult, derived_seeds, rate_of
+from sim.studies.tune import (CheckRow, Generation, Progress, SearchResult, derived_seeds,
+                              rate_of, seeded_cma)
 
 
 def _play(arena: Arena, vectors: list[np.ndarray], opponents: list[np.ndarray], seed: int,
@@ -66,20 +67,13 @@ def search_against(arena: Arena, base: np.ndarray, opponents: Mapping[str, np.nd
     """Maximise the worst share against ``opponents`` (name -> weights) from ``base``;
     ``budget`` games for the search, ``check_games`` per opponent for the re-check. See
     the module docstring."""
-    import cma
-
     began = time.perf_counter()
     base = np.asarray(base, dtype=np.float64)
     scales = np.ones(len(base)) if scales is None else np.asarray(scales, dtype=np.float64)
     names = list(opponents)
     rivals = [np.asarray(v, dtype=np.float64) for v in opponents.values()]
     search_seed, check_seed, cma_seed = derived_seeds(seed, 3)
-    rng = np.random.default_rng(cma_seed & (2**32 - 1))
-    options = {"seed": np.nan, "randn": lambda lam, n: rng.standard_normal((lam, n)),
-               "verbose": -9, "verb_log": 0, "verb_disp": 0}
-    if popsize:
-        options["popsize"] = int(popsize)
-    es = cma.CMAEvolutionStrategy(np.zeros(len(base)), float(sigma), options)
+    es = seeded_cma(len(base), sigma, cma_seed & (2**32 - 1), popsize)
     per_block = max(1, int(games_per_eval) // (len(rivals) * arena.sides))
     per_vector = per_block * len(rivals) * arena.sides
     history: list[Generation] = []
