@@ -903,7 +903,10 @@ def tune(ctx: click.Context, **opts: Any) -> None:
                    "usual count).")
 @click.option("--per-count", is_flag=True,
               help="With several --players counts: distil each count on its own and write "
-                   "one file with each count's weights (by_players).")
+                   "one file with each count's weights (by_players). With --resume a "
+                   "count's FILE.<P>p.yaml that another command made (a tune, say) is "
+                   "checked as a distilled result is, then kept or replaced by the base's "
+                   "weights by the same rule.")
 @click.option("--cards", metavar="FILE", default=None, help="Card file (CSV) to play on.")
 @click.option("--rules", metavar="FILE", default=None, callback=_checked_rules, help="YAML file of rule options.")
 @click.option("--rule", metavar="KEY=VALUE", multiple=True,

@@ -122,7 +122,8 @@ class DistillResult:
                                            else "the same weights at every count; ")
                                         + f"{self.seconds:.0f} s)"])
         lines = ["iteration  games  search side's wins (of the decided)  decisions fitted  "
-                 "policy ranks the search's choice first (before)"]
+                 "policy ranks the search's choice first (before)"] if self.iterations else [
+            "weights made by another command (tuned_on.command), checked"]
         for it in self.iterations:
             lines.append(f"{it.number:>9}  {it.games:>5}  {it.search_wins:>6} "
                          f"({100 * it.search_share():5.1f} %)"
@@ -189,6 +190,7 @@ class Distiller:
     field_strategies: tuple[str, ...] = ()   # the other shipped strategies it is checked against
     keep_base_if_beaten: bool = False
     opponents: tuple[str, ...] = ()   # strategies the other sides play in a share of the games
+    given: np.ndarray | None = None   # weights made elsewhere: checked only, not distilled
     chunk_games: int = CHUNK_GAMES
     bar: Any = None
 
@@ -219,8 +221,10 @@ class Distiller:
                 "seed": int(self.seed), "check_games": int(self.check_games),
                 "field": list(self.field_strategies), "keep_base_if_beaten": bool(self.keep_base_if_beaten),
                 "chunk_games": int(self.chunk_games), "request": dict(self.request),
-                # only when given: journals of runs without it stay valid
-                **({"opponents": list(self.opponents)} if self.opponents else {})}
+                # only when given: journals of runs without them stay valid
+                **({"opponents": list(self.opponents)} if self.opponents else {}),
+                **({"given": [float(x) for x in self.given]} if self.given is not None
+                   else {})}
 
     # -- playing
     def _policy_file(self, where: Path, vector: np.ndarray) -> str:
@@ -392,18 +396,21 @@ class Distiller:
         with stoppable("distill", journal_path), Journal.open(
                 journal_path, self.settings(), what="distill", resume=resume,
                 out=self.out) as journal:
-            total = (self.iterations * self.games
+            total = (self.iterations * self.games * (self.given is None)
                      + self.check_games * len(self._seatings()) * (1 + 2 * len(self.field_strategies)))
             self.bar = progress_bar(progress, total, "distill")
             with bar_context(self.bar):
                 vector = self.start_vector()
-                for number in range(1, self.iterations + 1):
+                # (given weights: only the check, on the deals a distillation's check plays)
+                for number in range(1, (self.iterations if self.given is None else 0) + 1):
                     key = ("iteration", number, _digest(vector))
                     if self.bar is not None and step_done(journal, key):
                         self.bar.update(self.games)
                     answer = journal.step(key, lambda: self.iteration(number, vector).as_dict())
                     done.append(Iteration.from_dict(answer))
                     vector = np.asarray(done[-1].weights, dtype=np.float64)
+                if self.given is not None:
+                    vector = np.array(self.given, dtype=np.float64)
                 check = journal.step(("check", _digest(vector)), lambda: self.check(vector))
             self.bar = None
             seconds = time.perf_counter() - started
@@ -583,12 +590,14 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                      backend_options: Mapping[str, Any] | None = None, progress: bool = True,
                      command_line: str | None = None, resume: bool = False,
                      per_count: bool = False, keep_base_if_beaten: bool = False,
-                     opponents: Any = None) -> DistillResult:
+                     opponents: Any = None, given: str | None = None) -> DistillResult:
     """``simulate distill`` / ``api.distill``: check every input, pick the backend, then
     distil (module docstring) and write the strategy file ``out``. ``per_count``: one
     distillation per player count, combined into one file (sim/studies/distill_counts.py),
     each count keeping the base's weights where its result falls short (beaten_by with
-    KEEP_SHARE), the counts not distilled playing the base's."""
+    KEEP_SHARE), the counts not distilled playing the base's. ``given``: a strategy whose
+    weights are checked as a result would be, instead of distilling (--per-count checks
+    so each count's file that another command made beforehand)."""
     from sim.core.game import configure_request, game_request, resolve_game
     from sim.core.inputs import parse_count, parse_seed
     from sim.core.policy_fit import DEFAULT_L2, DEFAULT_SHARPNESS, OBJECTIVES
@@ -663,6 +672,10 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                         "that is not a search player", field="--base")
     rivals = opponent_specs(opponents, game_obj.strategy_package)
     base_vector = arena_cls.vector_of(configure_with(counts[0], arena_cls.strategies_for(base)))
+    given_vector = None
+    if given is not None:
+        given_vector = arena_cls.vector_of(configure_with(counts[0],
+                                                          arena_cls.strategies_for(given)))
     field = tuple(name for name, vector in field_baselines(
         arena_cls, lambda strategies: configure_with(counts[0], strategies),
         registry(game_obj.strategy_package)).items() if not np.array_equal(vector, base_vector))
@@ -678,7 +691,8 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                           iterations=iterations, games=games, k=k, n=n, extra=extra, l2=l2,
                           objective=objective, sharpness=sharpness, keep_noise=keep_noise,
                           check_games=check, seed=seed, threads=threads, field_strategies=field,
-                          keep_base_if_beaten=keep_base_if_beaten, opponents=rivals)
+                          keep_base_if_beaten=keep_base_if_beaten, opponents=rivals,
+                          given=given_vector)
     extra_doc = {
         "command": command_line if command_line is not None else own_command_line(),
         "cards": {"path": str(request["cards"] or manifest["cards"]["path"]),

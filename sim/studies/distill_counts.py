@@ -10,7 +10,11 @@ weights: nothing measured the learned ones there (Peer-to-Peer's 4-player weight
 of solo games, ``expert-v1`` 53 %).
 
 Each count's run writes ``FILE.<P>p.yaml`` beside ``FILE.yaml`` (resumable like any
-distillation); the per-count files are removed once the combined file is written.
+distillation); the per-count files are removed once the combined file is written. With
+``--resume`` a count's file already there is kept: one a stopped run of the same command
+wrote as it is, one another command made (``simulate tune --against``, say) after the
+check a distilled result gets, so the same rule decides whether the count ships it or
+the base's weights.
 """
 from __future__ import annotations
 
@@ -52,8 +56,8 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
     counts = sorted(int(p) for p in parts)
     kept = [p for p in counts if (parts[p].get("score") or {}).get("kept_base")]
     # a count's file made by another command beforehand (kept on --resume)
-    own_command = [p for p in counts if command and (parts[p].get("tuned_on") or {}).get(
-        "command") not in (None, command)]
+    own_command = [p for p in counts if p not in kept and command and (
+        parts[p].get("tuned_on") or {}).get("command") not in (None, command)]
     # the inputs every count shared (cards, rules, seed, settings) once; per count what differs
     own_keys = ("command", "iterations", "seconds")
     tuned = {key: value for key, value in (first.get("tuned_on") or {}).items()
@@ -69,8 +73,8 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
         "summary": f"distilled by simulate distill from {first.get('base')} at each of "
                    f"{'/'.join(map(str, counts))} players on its own; the {main}-player "
                    f"weights, each other count's own under by_players" + (
-                       f"; {_at(kept)} the base's own (the distilled weights fell short "
-                       f"there)" if kept else "") + (
+                       f"; {_at(kept)} the base's own (the weights made there fell short)"
+                       if kept else "") + (
                        f"; {_at(sorted(uncovered))} (not distilled) the base's"
                        if uncovered else "") + (
                        f"; {_at(own_command)} made by its own command (tuned_on.per_count)"
@@ -89,11 +93,11 @@ def distill_each_count(counts: Sequence[int], main: int, out: Path, resume: bool
                        finished: Callable[[Path, dict], Any],
                        uncovered: Mapping[int, Sequence[float]] | None = None
                        ) -> tuple[Path, dict, dict, float]:
-    """Run ``distill_one(players=P, out=part, resume=...)`` for each count (a count whose
-    file a stopped run already wrote is kept on ``resume``, as ``finished(path,
-    document)``), then write the combined file, with the base's weight vector at each
-    count of ``uncovered``. Returns (its path, its document, the per-count results, their
-    seconds)."""
+    """Run ``distill_one(players=P, out=part, resume=...)`` for each count (on ``resume``
+    a count's file already there is kept: as ``finished(path, document)`` when this
+    command wrote or checked it, else checked first, _check_made_elsewhere), then write
+    the combined file, with the base's weight vector at each count of ``uncovered``.
+    Returns (its path, its document, the per-count results, their seconds)."""
     from sim.runs.resumable import journal_beside
     from sim.studies.tune import write_strategy_file
 
@@ -101,7 +105,12 @@ def distill_each_count(counts: Sequence[int], main: int, out: Path, resume: bool
     for players in counts:
         part = part_path(out, players)
         if resume and part.exists() and not journal_beside(part).exists():
-            results[players] = finished(part, yaml.safe_load(part.read_text(encoding="utf-8")))
+            document = yaml.safe_load(part.read_text(encoding="utf-8"))
+            if _checked_here(document, command):
+                results[players] = finished(part, document)
+            else:
+                results[players] = _check_made_elsewhere(part, document, players, resume,
+                                                         command, distill_one)
             continue
         results[players] = distill_one(players=players, out=part,
                                        resume=resume and journal_beside(part).exists())
@@ -113,3 +122,38 @@ def distill_each_count(counts: Sequence[int], main: int, out: Path, resume: bool
     for players in counts:
         part_path(out, players).unlink(missing_ok=True)
     return path, document, results, sum(r.seconds for r in results.values())
+
+
+def _checked_here(document: Mapping[str, Any], command: str | None) -> bool:
+    """Did this command write the count's file (a stopped run of it), or check it?"""
+    made_by = (document.get("tuned_on") or {}).get("command")
+    return command is not None and command in (made_by, (document.get("score") or {}).get(
+        "checked_by"))
+
+
+def _check_made_elsewhere(part: Path, document: dict[str, Any], players: int, resume: bool,
+                          command: str | None, distill_one: Callable[..., Any]) -> Any:
+    """A count's file another command made: its weights get a distilled result's check
+    (``distill_one(given=...)``, on the same deals), whose score replaces the file's own
+    (kept as ``score.own_command``); where the rule keeps the base, so does the file. The
+    file is rewritten checked (``score.checked_by``), so a later --resume keeps it."""
+    from dataclasses import replace
+
+    from sim.runs.resumable import journal_beside
+    from sim.studies.tune import write_strategy_file
+
+    checking = part.with_name(f"{part.stem}.check{part.suffix}")
+    result = distill_one(players=players, out=checking,
+                         resume=resume and journal_beside(checking).exists(),
+                         given=f"@{part}")
+    score = dict(result.document["score"])
+    checked = {**document, "score": {**score, "checked_by": command,
+                                     "own_command": document.get("score")}}
+    if score.get("kept_base"):
+        checked["weights"] = result.document["weights"]   # the base's
+        checked["summary"] = (f"{document.get('summary')}; short of the check, so it keeps "
+                              f"the base's weights")
+    write_strategy_file(checked, part, by=str((document.get("tuned_on") or {}).get("command")
+                                                or "another command"))
+    checking.unlink(missing_ok=True)
+    return replace(result, out=part, document=checked)

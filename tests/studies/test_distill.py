@@ -213,6 +213,48 @@ def test_per_count_resumed_over_a_count_made_by_its_own_command(tmp_path):
                                     if v != doc["weights"][k]}
 
 
+def test_per_count_checks_a_count_made_by_another_command(tmp_path, monkeypatch):
+    """A count's file another command made (kept on --resume) gets the check a distilled
+    result gets, on its own weights: where the rule keeps the base (here the check is
+    made to find the part short against it), the combined file plays the base's weights
+    at that count and says so; the part's own score stays beside the check's."""
+    from sim import api
+    from sim.studies import distill as distill_module
+
+    each = {**SMALL, "iterations": 1, "games": 12, "check_games": 20}
+    made = distill_strategy(out=tmp_path / "elsewhere.yaml", threads=1, command_line="first",
+                            **{**each, "players": 3, "seed": 8, "check_games": 0})
+    part = tmp_path / "each.3p.yaml"
+    made.out.rename(part)
+    mine = api.configure("plai", 3, strategies={"seat0": f"@{part}"})
+    real_check = distill_module.Distiller.check
+    checked = []
+
+    def check_short_at_3(self, vector):
+        check = real_check(self, vector)
+        if self.players == (3,):
+            checked.append(np.array(vector))
+            check["players"]["3"].update(share=0.3, share_low=0.28, share_high=0.32)
+        return check
+
+    monkeypatch.setattr(distill_module.Distiller, "check", check_short_at_3)
+    result = distill_strategy(out=tmp_path / "each.yaml", threads=1, per_count=True,
+                              resume=True, command_line="second", **{**each, "players": "3,4"})
+    assert len(checked) == 1   # the part's own weights, not a distillation's
+    assert np.array_equal(checked[0], mine.weights[0])
+    doc = yaml.safe_load(result.out.read_text())
+    assert doc["score"]["3"]["kept_base"] and doc["score"]["3"]["checked_by"] == "second"
+    assert "own_command" in doc["score"]["3"] and doc["tuned_on"]["per_count"]["3"][
+        "command"] == "first"
+    assert "players the base's own (the weights made there fell short)" in doc["summary"]
+    assert "made by its own command" not in doc["summary"]   # it plays the base's there
+    assert "weights made by another command (tuned_on.command), checked" in result.report()
+    played = api.configure("plai", 3, strategies={"seat0": f"@{result.out}"}).weights[0]
+    assert np.array_equal(played, api.configure(
+        "plai", 3, strategies={"seat0": "expert-v1"}).weights[0])
+    assert not np.array_equal(played, mine.weights[0])
+
+
 def _row(share_low, share_high, fair=0.5):
     return {"share": (share_low + share_high) / 2, "share_low": share_low,
             "share_high": share_high, "fair_share": fair}
