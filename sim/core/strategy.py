@@ -195,8 +195,18 @@ def shipped(path, game: str, name: str = "expert", module: str | None = None):
     how = ("learned from the search player by simulate distill"
            if command.startswith("simulate distill") else "tuned by simulate tune (self-play")
     counts = sorted(set(tuned.players) | set(tuned.count_values))
-    own = ("; weights of their own at " + "/".join(map(str, sorted(tuned.count_values)))
-           if tuned.count_values else "")
+    # a per-count file plays its base's weights where it was not made (not in players) or
+    # where its check kept them (score.<P>.kept_base)
+    scores = tuned.document.get("score") or {}
+    base_counts = sorted((set(tuned.count_values) - set(tuned.players)) | {
+        int(p) for p, score in scores.items()
+        if str(p).isdigit() and isinstance(score, dict) and score.get("kept_base")})
+    own_counts = sorted(set(tuned.count_values) - set(base_counts))
+    own = ("; weights of their own at " + "/".join(map(str, own_counts)) if own_counts else "")
+    base = tuned.document.get("base")
+    if base_counts and base:
+        own += (f"; at {'/'.join(map(str, base_counts))} player"
+                f"{'' if base_counts == [1] else 's'} {base}'s")
     # a per-count file may hold a count made by simulate tune (e.g. --against)
     per_count = (tuned.document.get("tuned_on") or {}).get("per_count") or {}
     tuned_counts = sorted(int(p) for p, part in per_count.items()

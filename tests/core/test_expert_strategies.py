@@ -210,3 +210,13 @@ def test_the_summary_names_the_counts_a_tune_made_in_a_distilled_file():
     assert plai.endswith("; at 2 players tuned by simulate tune)")
     assert registry("peer_to_peer")["expert"].summary.endswith(
         "; at 5/6 players tuned by simulate tune)")
+
+
+def test_the_summary_names_the_counts_that_play_the_base():
+    """A per-count file plays its base's weights at a count it was not made for
+    (Peer-to-Peer solo): `simulate strategies` names that count with the base, not among
+    the counts with weights of their own."""
+    from sim.core.strategy import registry
+
+    summary = registry("peer_to_peer")["expert"].summary
+    assert "; weights of their own at 2/5/6; at 1 player expert-v1's;" in summary
