@@ -628,6 +628,9 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
     if per_count and len(counts) > 1:
         from sim.studies.distill_counts import distill_each_count
 
+        # every count's file records this command, which tells them from files other
+        # commands made (distill_counts)
+        command_line = command_line if command_line is not None else own_command_line()
         same = dict(game=game, base=base, iterations=iterations, games=games, k=k, n=n,
                     extra=extra, l2=l2, objective=objective, sharpness=sharpness,
                     keep_noise=keep_noise, check_games=check_games, seed=seed, cards=cards,
