@@ -170,6 +170,12 @@ def team_pairing(manifest: Mapping[str, Any]) -> str:
     return " vs ".join(n for _, n in names)
 
 
+def at_counts(counts) -> str:
+    """'at 1 player', 'at 2/5 players': where a per-count strategy file does something."""
+    counts = list(counts)
+    return f"at {'/'.join(map(str, counts))} player{'' if counts == [1] else 's'}"
+
+
 def shipped(path, game: str, name: str = "expert", module: str | None = None):
     """A strategy a game ships as a file next to its module (``strategies/<g>/expert.yaml``,
     as ``simulate tune`` or ``simulate distill`` wrote it), registered under ``name``: returns the file read and
@@ -205,15 +211,13 @@ def shipped(path, game: str, name: str = "expert", module: str | None = None):
     own = ("; weights of their own at " + "/".join(map(str, own_counts)) if own_counts else "")
     base = tuned.document.get("base")
     if base_counts and base:
-        own += (f"; at {'/'.join(map(str, base_counts))} player"
-                f"{'' if base_counts == [1] else 's'} {base}'s")
+        own += f"; {at_counts(base_counts)} {base}'s"
     # a per-count file may hold a count made by simulate tune (e.g. --against)
     per_count = (tuned.document.get("tuned_on") or {}).get("per_count") or {}
     tuned_counts = sorted(int(p) for p, part in per_count.items()
                           if str((part or {}).get("command") or "").startswith("simulate tune"))
     if tuned_counts and command.startswith("simulate distill"):
-        own += (f"; at {'/'.join(map(str, tuned_counts))} player"
-                f"{'' if tuned_counts == [1] else 's'} tuned by simulate tune")
+        own += f"; {at_counts(tuned_counts)} tuned by simulate tune"
     strategy = Strategy(
         name=name,
         summary=f"weights {how}{', ' if '(' in how else ' ('}default cards and rules, "

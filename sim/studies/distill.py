@@ -396,21 +396,22 @@ class Distiller:
         with stoppable("distill", journal_path), Journal.open(
                 journal_path, self.settings(), what="distill", resume=resume,
                 out=self.out) as journal:
-            total = (self.iterations * self.games * (self.given is None)
+            # given weights: no iterations, only the check, on the deals a distillation's
+            # check plays
+            iterations = self.iterations if self.given is None else 0
+            total = (iterations * self.games
                      + self.check_games * len(self._seatings()) * (1 + 2 * len(self.field_strategies)))
             self.bar = progress_bar(progress, total, "distill")
             with bar_context(self.bar):
-                vector = self.start_vector()
-                # (given weights: only the check, on the deals a distillation's check plays)
-                for number in range(1, (self.iterations if self.given is None else 0) + 1):
+                vector = (self.start_vector() if self.given is None
+                          else np.array(self.given, dtype=np.float64))
+                for number in range(1, iterations + 1):
                     key = ("iteration", number, _digest(vector))
                     if self.bar is not None and step_done(journal, key):
                         self.bar.update(self.games)
                     answer = journal.step(key, lambda: self.iteration(number, vector).as_dict())
                     done.append(Iteration.from_dict(answer))
                     vector = np.asarray(done[-1].weights, dtype=np.float64)
-                if self.given is not None:
-                    vector = np.array(self.given, dtype=np.float64)
                 check = journal.step(("check", _digest(vector)), lambda: self.check(vector))
             self.bar = None
             seconds = time.perf_counter() - started
@@ -625,6 +626,10 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
     def configure_with(players, strategies):
         return configure_request(game_obj, players, {**request, "strategies": strategies})
 
+    def weights_of(spec, players):
+        """The weight vector strategy ``spec`` plays at ``players``."""
+        return arena_cls.vector_of(configure_with(players, arena_cls.strategies_for(spec)))
+
     if per_count and len(counts) > 1:
         from sim.studies.distill_counts import distill_each_count
 
@@ -639,8 +644,7 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                     command_line=command_line, keep_base_if_beaten=True,
                     opponents=opponents)
         main = game_obj.default_players if game_obj.default_players in counts else counts[0]
-        base_at = {p: arena_cls.vector_of(configure_with(p, arena_cls.strategies_for(base)))
-                   for p in game_obj.player_counts if p not in counts}
+        base_at = {p: weights_of(base, p) for p in game_obj.player_counts if p not in counts}
         path, document, parts, seconds = distill_each_count(
             counts, main, out_path, resume, command_line,
             lambda **each: distill_strategy(**same, **each),
@@ -674,11 +678,8 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
         raise UserError("the base is the policy the search plays over: give a strategy "
                         "that is not a search player", field="--base")
     rivals = opponent_specs(opponents, game_obj.strategy_package)
-    base_vector = arena_cls.vector_of(configure_with(counts[0], arena_cls.strategies_for(base)))
-    given_vector = None
-    if given is not None:
-        given_vector = arena_cls.vector_of(configure_with(counts[0],
-                                                          arena_cls.strategies_for(given)))
+    base_vector = weights_of(base, counts[0])
+    given_vector = None if given is None else weights_of(given, counts[0])
     field = tuple(name for name, vector in field_baselines(
         arena_cls, lambda strategies: configure_with(counts[0], strategies),
         registry(game_obj.strategy_package)).items() if not np.array_equal(vector, base_vector))

@@ -23,14 +23,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 import yaml
 
+from sim.core.strategy import at_counts
+
 
 def part_path(out: Path, players: int) -> Path:
     return out.with_name(f"{out.stem}.{players}p{out.suffix}")
-
-
-def _at(counts: Sequence[int]) -> str:
-    """'at 1 player', 'at 2/5 players'."""
-    return f"at {'/'.join(map(str, counts))} player{'' if list(counts) == [1] else 's'}"
 
 
 def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
@@ -73,11 +70,11 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
         "summary": f"distilled by simulate distill from {first.get('base')} at each of "
                    f"{'/'.join(map(str, counts))} players on its own; the {main}-player "
                    f"weights, each other count's own under by_players" + (
-                       f"; {_at(kept)} the base's own (the weights made there fell short)"
+                       f"; {at_counts(kept)} the base's own (the weights made there fell short)"
                        if kept else "") + (
-                       f"; {_at(sorted(uncovered))} (not distilled) the base's"
+                       f"; {at_counts(sorted(uncovered))} (not distilled) the base's"
                        if uncovered else "") + (
-                       f"; {_at(own_command)} made by its own command (tuned_on.per_count)"
+                       f"; {at_counts(own_command)} made by its own command (tuned_on.per_count)"
                        if own_command else ""),
         "players": counts,
         "base": first.get("base"),
