@@ -91,13 +91,12 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
     each legal customer's noise draw to D2's score, in row order as the full scan draws
     them, and the other team's customer gains the contest features in their place in the
     sum. The first maximum is found for a won and a lost contest at once: only where they
-    differ does the full scan run (from the same random state), playing the contest out."""
+    differ is the contest played out, and it picks one of the two."""
     phase = game_phase(w, pile_n)
     b = phase * NF
     nrow = pile_n[P_ROW]
     target = fscr[F_TARGET + team]
     if from_d2 and options is None and target[TARGET_KNOWN] != 0.0:
-        saved = (rng[0], rng[1], rng[2], rng[3])   # the random state before the draws
         best_won, best_lost = declared, declared
         score_won, score_lost = -np.inf, -np.inf
         for j in range(nrow):
@@ -115,8 +114,12 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
                 score_lost, best_lost = sc_lost, pile[P_ROW, j]
         if best_won == best_lost:
             return best_won
-        # the contest decides: the full scan plays it out, drawing the same noise again
-        rng[0], rng[1], rng[2], rng[3] = saved
+        # The contest decides. The full scan would draw the same noise again and score
+        # every customer with the same sums, the rival's with the contest played out: so
+        # playing out that one contest picks between the two.
+        return best_won if _wins_contest(cards, rules, seats, pile, pile_n, used, team, mask,
+                                         rival_cust, rival_keys, n_rival, vals,
+                                         keys) else best_lost
     # the committed cards are fixed, so the customers the rest of the hand serves are too
     served = (reach_served(cards, pile[P_HAND + team], pile_n[P_HAND + team], used,
                            pile[P_ROW], nrow, mask)
@@ -135,6 +138,22 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
             best_score = sc
             best = pile[P_ROW, j]
     return best
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _wins_contest(cards, rules, seats, pile, pile_n, used, team, mask, rival_cust,
+                  rival_keys, n_rival, vals, keys):
+    """D3: whether ``team``'s committed cards (``mask``) would win the contest for the
+    other team's customer (a legal assist for it), as _target_score plays it out."""
+    _, shift_k, wild, _ = venture_effects(cards, pile, pile_n, seats, used, team)
+    hand = pile[P_HAND + team]
+    eval_assist(cards, hand, mask, rival_cust, used, shift_k, wild >= 0, vals)
+    tb_me = find_effect(cards, pile, pile_n, seats, used, team, EFFECT_TIEBREAK, -1) >= 0
+    tb_rival = find_effect(cards, pile, pile_n, seats, used, 1 - team, EFFECT_TIEBREAK,
+                           -1) >= 0
+    win, _ = contest_features(cards, rules, hand, mask, vals, keys, rival_cust, rival_cust,
+                              rival_keys, n_rival, tb_me, tb_rival, team)
+    return win == 1.0
 
 
 @njit(cache=True, _nrt=False, inline='always')
