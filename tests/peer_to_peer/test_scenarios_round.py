@@ -621,3 +621,18 @@ def test_D2_reach_keeps_the_cards_that_still_serve_another_customer():
         s.assist_loop()
         served[label] = sorted(s.ids("score A"))
     assert served == {"greedy": ["SV7"], "reach": ["IN5", "SV7"]}
+
+
+@pytest.mark.parametrize("kind, chosen", [(None, "SV12"), ("shift", "TE12"),
+                                          ("develop", "SC12"), ("extra_draw", "IN12")])
+def test_D2_effect_kind_features_pick_the_customer_by_its_venture_effect(kind, chosen):
+    """features.C_KIND (P2P-D2): A holds SV3, TE3, SC3, IN3, and only all four together
+    reach 12, which serves each of the row's SV12 (patience), TE12 (shift 2), SC12
+    (develop deck) and IN12 (extra_draw 1): the options differ only in the customer's
+    effect. Greedy scores them alike and takes the first in row order; a weight on one
+    effect kind takes the customer carrying it."""
+    strategy = "greedy" if kind is None else {f"commit.kind_{kind}": 1.0}
+    s = State(players=2, strategies={"A": strategy, "B": PASSIVE})
+    s.row("SV12", "TE12", "SC12", "IN12").hand("A", "SV3", "TE3", "SC3", "IN3").hand("B", "IN1")
+    s.assist_loop()
+    assert [c for c in ("SV12", "TE12", "SC12", "IN12") if c not in s.ids("row")] == [chosen]

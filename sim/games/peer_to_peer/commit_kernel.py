@@ -33,14 +33,14 @@ from numba import njit
 from sim.games.peer_to_peer.assist_kernel import eval_assist, lowest_slot
 from sim.games.peer_to_peer.constants import (
     ANY, CD_ARG, CD_DOMAIN, CD_EFFECT, CD_KIND, CD_VALUE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN,
-    EFFECT_NONE, R_CUSTOMER_PATIENCE, VENTURE,
+    EFFECT_NONE, EFFECT_PATIENCE, EFFECT_WILD_DOMAIN, R_CUSTOMER_PATIENCE, VENTURE,
 )
 from sim.games.peer_to_peer.features import (
-    C_CARDS, C_CONTEST_LOSE, C_CONTEST_WIN, C_CUST_EFFECT, C_EFFECTS, C_HIGH, C_NOISE, C_PASS,
-    C_REACH, C_TOP, C_URGENT, C_VALUE, C_WAITED, NF,
+    C_CARDS, C_CONTEST_LOSE, C_CONTEST_WIN, C_CUST_EFFECT, C_EFFECTS, C_HIGH, C_KIND, C_NOISE,
+    C_PASS, C_REACH, C_TOP, C_URGENT, C_VALUE, C_WAITED, NF,
 )
 from sim.games.peer_to_peer.state_kernel import (
-    F_CUST, F_CUST_EFFECT, F_TARGET, F_TOP, LANES_HIGH, LANES_SECOND, LANES_SUM, LOW_BITS,
+    F_CUST, F_CUST_EFFECT, F_CUST_KIND, F_TARGET, F_TOP, LANES_HIGH, LANES_SECOND, LANES_SUM, LOW_BITS,
     LOW_CAND, LOW_CAND_SUM, LOW_SUM, P_HAND, P_ROW, SCR_HBOOST, SCR_HDUAL, SCR_HNAT, SCR_HV,
     SCR_LOW, SCR_ROWD, SCR_ROWV, SCR_ROW_BITS, SCR_ROW_EXACT, SCR_ROW_OK, SCR_ROW_WILD,
     SCR_SUBSET_SUMS, S_EFFECTS_KNOWN, S_MARKER, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD,
@@ -75,8 +75,9 @@ SUBSET_SIZE = np.array([bin(m).count("1") for m in range(LANES)], dtype=np.int64
 
 @njit(cache=True, _nrt=False, inline='always')
 def assist_score(w, b, value, waited, urgent, n_cards, high, effects, top, win, lose,
-                 customer_effect, reach, noise):
-    """weights . features of a commit/retarget option, summed in feature order."""
+                 customer_effect, kind_part, reach, noise):
+    """weights . features of a commit/retarget option, summed in feature order
+    (``kind_part``: customer_kind_part)."""
     s = 0.0
     s += w[b + C_VALUE] * value
     s += w[b + C_WAITED] * waited
@@ -85,20 +86,23 @@ def assist_score(w, b, value, waited, urgent, n_cards, high, effects, top, win, 
     s += w[b + C_HIGH] * high
     s += w[b + C_EFFECTS] * effects
     s += w[b + C_TOP] * top
-    s = score_from_contest(w, b, s, win, lose, w[b + C_CUST_EFFECT] * customer_effect, reach)
+    s = score_from_contest(w, b, s, win, lose, w[b + C_CUST_EFFECT] * customer_effect,
+                           kind_part, reach)
     s += w[b + C_NOISE] * noise
     return s
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def score_from_contest(w, b, s, win, lose, effect_part, reach):
+def score_from_contest(w, b, s, win, lose, effect_part, kind_part, reach):
     """assist_score's sum ``s`` (up to the top feature) continued in its order through the
-    contest, customer-effect (``effect_part``: its weight times the feature) and reach
-    features: for D3, which continues the sum D2's lanes search kept before the contest
-    features (_lanes_score takes the same steps) with a won or a lost contest."""
+    contest, customer-effect (``effect_part``: its weight times the feature), effect kind
+    (``kind_part``: customer_kind_part) and reach features: for D3, which continues the sum
+    D2's lanes search kept before the contest features (_lanes_score takes the same steps)
+    with a won or a lost contest."""
     s += w[b + C_CONTEST_WIN] * win
     s += w[b + C_CONTEST_LOSE] * lose
     s += effect_part
+    s += kind_part
     s += w[b + C_REACH] * reach
     return s
 
@@ -119,6 +123,16 @@ def highest_played(vals, mask):
 @njit(cache=True, _nrt=False, inline='always')
 def customer_has_effect(cards, cust):
     return 1.0 if (cards[CD_KIND, cust] == VENTURE and cards[CD_EFFECT, cust] != EFFECT_NONE) else 0.0
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def customer_kind_part(cards, w, b, cust):
+    """The effect-kind features' part of an option's score (features.C_KIND): the weight
+    of the customer's venture effect, 0.0 for a customer without one."""
+    e = cards[CD_EFFECT, cust]
+    if cards[CD_KIND, cust] == VENTURE and EFFECT_WILD_DOMAIN <= e <= EFFECT_PATIENCE:
+        return w[b + C_KIND + e - EFFECT_WILD_DOMAIN] * 1.0
+    return 0.0
 
 
 @njit(cache=True, _nrt=False, inline='always')
@@ -163,15 +177,15 @@ def _commit_score(cards, w, rng, pile, arrival, used, vals, scoring, row, hand, 
     reach = reach_of(served, j) if w[b + C_REACH] != 0.0 else 0.0
     return assist_score(
         w, b, value, waited, 1.0 if waited + 1 >= patience else 0.0, n_played, high_f, effects,
-        1.0 if value >= top_value else 0.0, 0.0, 0.0, customer_has_effect(cards, cust), reach,
-        uniform(rng) if w_noise else 0.0)
+        1.0 if value >= top_value else 0.0, 0.0, 0.0, customer_has_effect(cards, cust),
+        customer_kind_part(cards, w, b, cust), reach, uniform(rng) if w_noise else 0.0)
 
 
 @njit(cache=True, _nrt=False, inline='always')
 def _customer_parts(cards, w, pile, arrival, scoring, top_value, j):
     """D2 with separable scores: the parts of an option's score that depend on its
-    customer (row position ``j``): (value, waited and urgent; top; customer effect), each
-    summed in assist_score's order (the zero-weight features add zeros)."""
+    customer (row position ``j``): (value, waited and urgent; top; customer effect; effect
+    kind), each summed in assist_score's order (the zero-weight features add zeros)."""
     b, rnd, patience = scoring[0], scoring[1], scoring[2]
     cust = pile[P_ROW, j]
     value = pile[SCR_ROWV, j]
@@ -179,7 +193,8 @@ def _customer_parts(cards, w, pile, arrival, scoring, top_value, j):
     return ((w[b + C_VALUE] * value + w[b + C_WAITED] * waited
              + w[b + C_URGENT] * (1.0 if waited + 1 >= patience else 0.0)),
             w[b + C_TOP] * (1.0 if value >= top_value else 0.0),
-            w[b + C_CUST_EFFECT] * customer_has_effect(cards, cust))
+            w[b + C_CUST_EFFECT] * customer_has_effect(cards, cust),
+            customer_kind_part(cards, w, b, cust))
 
 
 @njit(cache=True, _nrt=False, inline='always')
@@ -230,7 +245,8 @@ def _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects, bes
         legal |= ok != 0
         if ok == 0:
             continue
-        cust_part, top_part, effect_part = _customer_parts(cards, w, pile, arrival, scoring,
+        cust_part, top_part, effect_part, kind_part = _customer_parts(cards, w, pile, arrival,
+                                                                      scoring,
                                                            top_value, j)
         # Scores fall (or stay) as the count moves away from the preferred end: the first
         # count scoring below the best so far ends the search for this customer.
@@ -240,7 +256,7 @@ def _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects, bes
             if of_size == 0:
                 continue
             m = lowest_slot(of_size)
-            sc = cust_part + w_cards * n + top_part + effect_part
+            sc = cust_part + w_cards * n + top_part + effect_part + kind_part
             if sc < best_score:
                 break
             if sc > best_score or (sc == best_score and best_mask != 0 and (
@@ -319,6 +335,7 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
     cust_part = fscr[F_CUST]
     top_part = fscr[F_TOP]
     effect_part = fscr[F_CUST_EFFECT]
+    kind_part = fscr[F_CUST_KIND]
     lanes = pile[SCR_SUBSET_SUMS].view(np.int16)
     _fill_lanes(h, h_val, lanes, w_high)
     subsets = ((2 << ((1 << h) - 1)) - 1) & ~1  # the non-empty subsets
@@ -370,6 +387,7 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
             cust_part[j] = part
             top_part[j] = w[b + C_TOP] * (1.0 if v >= top_value else 0.0)
             effect_part[j] = w[b + C_CUST_EFFECT] * customer_has_effect(cards, cust)
+            kind_part[j] = customer_kind_part(cards, w, b, cust)
     best_mask = 0
     best_j = 0
     rest = legal_any
@@ -443,6 +461,7 @@ def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team
     sc += w[b + C_CONTEST_WIN] * 0.0  # (no contest in D2; a non-finite weight counts)
     sc += w[b + C_CONTEST_LOSE] * 0.0
     sc += fscr[F_CUST_EFFECT, j]
+    sc += fscr[F_CUST_KIND, j]
     reach = 0.0
     if w_reach != 0.0:
         left = SUBMASKS[((1 << h) - 1) & ~m]  # subsets of the cards left in hand
@@ -483,6 +502,7 @@ def commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, ro
     cust_part = fscr[F_CUST]
     top_part = fscr[F_TOP]
     effect_part = fscr[F_CUST_EFFECT]
+    kind_part = fscr[F_CUST_KIND]
     h_val = pile[SCR_HV]
     h_nat = pile[SCR_HNAT]
     h_dual = pile[SCR_HDUAL]
@@ -550,7 +570,8 @@ def commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, ro
                     delta = row_v[j] - total
                     ok = (((delta == 0) | ((abs(delta) <= shift_k) & ((delta > 0) | (high + delta >= 0))))
                           & (((domains & row_bits[j]) != 0) | has_wild))
-                    sc = cust_part[j] + count_part + top_part[j] + effect_part[j]
+                    sc = (cust_part[j] + count_part + top_part[j] + effect_part[j]
+                          + kind_part[j])
                     legal |= ok
                     # the first maximum, as selects (a branch here mispredicts)
                     better = ok & (sc > best_score)
@@ -568,7 +589,8 @@ def commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, ro
                     continue
                 sc = 0.0
                 if separable:
-                    sc = cust_part[j] + count_part + top_part[j] + effect_part[j]
+                    sc = (cust_part[j] + count_part + top_part[j] + effect_part[j]
+                          + kind_part[j])
                     if legal and sc <= best_score:
                         continue  # cannot be the first maximum: skip the legality check
                 ok, effects = _commit_legal(cards, pile, used, hp, mask, j, total, nat, dual,
@@ -738,8 +760,8 @@ def search_general(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row,
     by one. The reference the subset-bitset searches must agree with."""
     if scoring[5]:  # separable: the per-customer score parts first
         for j in range(row[0]):
-            fscr[F_CUST, j], fscr[F_TOP, j], fscr[F_CUST_EFFECT, j] = _customer_parts(
-                cards, w, pile, arrival, scoring, row[1], j)
+            (fscr[F_CUST, j], fscr[F_TOP, j], fscr[F_CUST_EFFECT, j],
+             fscr[F_CUST_KIND, j]) = _customer_parts(cards, w, pile, arrival, scoring, row[1], j)
     return commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
                             team_effects, best_score)
 
@@ -791,6 +813,7 @@ def commit_options(w, cards, rules, seats, pile, pile_n, arrival, used, st, team
                               n_played, highest_played(vals, mask),
                               (1.0 if sh_slot >= 0 else 0.0) + use_wild,
                               1.0 if value >= top_value else 0.0, 0.0, 0.0,
-                              customer_has_effect(cards, cust), reach, 0.0)
+                              customer_has_effect(cards, cust),
+                              customer_kind_part(cards, w, b, cust), reach, 0.0)
             add_option(options, mask, cust, n_played, sc)
     return options.n[0]

@@ -14,7 +14,7 @@ from sim.games.peer_to_peer.assist_kernel import (
     contest, eval_assist, lowest_slot, sorted_play, unpaired_step,
 )
 from sim.games.peer_to_peer.commit_kernel import (
-    assist_score, customer_has_effect, highest_played, score_from_contest,
+    assist_score, customer_has_effect, customer_kind_part, highest_played, score_from_contest,
 )
 from sim.games.peer_to_peer.constants import (
     CD_EFFECT, CD_VALUE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN, EFFECT_SHIFT, EFFECT_TIEBREAK,
@@ -163,6 +163,7 @@ def _with_contest(cards, w, b, pile, target, j, win, lose):
     sum in its order (no noise where D2 left its scores)."""
     return score_from_contest(w, b, target[TARGET_PREFIX + j], win, lose,
                               w[b + C_CUST_EFFECT] * customer_has_effect(cards, pile[P_ROW, j]),
+                              customer_kind_part(cards, w, b, pile[P_ROW, j]),
                               target[TARGET_REACH + j])
 
 
@@ -210,7 +211,7 @@ def _target_score(context, j, reach):
         w, b, value, waited, 1.0 if waited + 1 >= rules[R_CUSTOMER_PATIENCE] else 0.0,
         n_played, highest_played(vals, mask), (1.0 if sh_slot >= 0 else 0.0) + use_wild,
         1.0 if value >= top_value else 0.0, win, lose, customer_has_effect(cards, cust),
-        reach if w[b + C_REACH] != 0.0 else 0.0, listing_noise(w, phase, C_NOISE, rng, options))
+        customer_kind_part(cards, w, b, cust), reach if w[b + C_REACH] != 0.0 else 0.0, listing_noise(w, phase, C_NOISE, rng, options))
 
 
 @njit(cache=True, _nrt=False, inline='always')

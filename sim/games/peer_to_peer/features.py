@@ -33,41 +33,46 @@ C_TOP = 7             # 1 if no customer in the row is worth more (a likely cont
 C_CONTEST_WIN = 8     # D3: the rival declared this customer and we would win it
 C_CONTEST_LOSE = 9    # D3: the rival declared this customer and we would lose it
 C_CUST_EFFECT = 10    # the customer is a venture card with an effect
-C_REACH = 11          # other row customers the cards left in hand can still serve exactly
+C_KIND = 11           # C_KIND + e - 1: the customer is a venture card whose effect is e, one
+                      # of the six venture effects (constants.EFFECT_WILD_DOMAIN 1 ..
+                      # EFFECT_PATIENCE 6, in that order)
+C_REACH = 17          # other row customers the cards left in hand can still serve exactly
                       # (printed values, natural or dual_domain match; no other effect)
-C_NOISE = 12
+C_NOISE = 18
 # D4 destination
-D_SCORE = 13
-D_VENTURE = 14
-D_DEVELOP_DECK = 15
-D_DEVELOP_HAND = 16
-D_DEVELOP_DISCARD = 17
-D_OVERFLOW = 18        # placing here pushes a venture card to the score pile
-D_VENTURE_EFFECT = 19  # destination is a venture and the customer carries a venture effect
-D_SCORE_VALUE = 20     # customer value, when the destination is the score pile
-D_SCORE_REMAINING = 21 # customer deck size, when the destination is the score pile
-D_NOISE = 22
+D_SCORE = 19
+D_VENTURE = 20
+D_DEVELOP_DECK = 21
+D_DEVELOP_HAND = 22
+D_DEVELOP_DISCARD = 23
+D_OVERFLOW = 24        # placing here pushes a venture card to the score pile
+D_VENTURE_EFFECT = 25  # destination is a venture and the customer carries a venture effect
+D_SCORE_VALUE = 26     # customer value, when the destination is the score pile
+D_SCORE_REMAINING = 27 # customer deck size, when the destination is the score pile
+D_NOISE = 28
 # D5 which venture card leaves an over-full seat
-L_HAS_EFFECT = 23     # the card is a venture card with an effect (one that works in a venture)
-L_VALUE = 24
-L_IS_NEW = 25
-L_NOISE = 26
+L_HAS_EFFECT = 29     # the card is a venture card with an effect (one that works in a venture)
+L_VALUE = 30
+L_IS_NEW = 31
+L_NOISE = 32
 # D6 which customer patience saves
-S_NONE = 27
-S_VALUE = 28
-S_NOISE = 29
+S_NONE = 33
+S_VALUE = 34
+S_NOISE = 35
 # D1 starting venture
-V_HAS_EFFECT = 30
-V_VALUE = 31
-V_NOISE = 32
-NF = 33
+V_HAS_EFFECT = 36
+V_VALUE = 37
+V_NOISE = 38
+NF = 39
 SWITCH = 2 * NF
 N_WEIGHTS = 2 * NF + 1
 
 FEATURE_NAMES = (
     "commit.pass", "commit.value", "commit.waited", "commit.urgent", "commit.cards",
     "commit.high_card", "commit.effects", "commit.top_customer", "commit.contest_win",
-    "commit.contest_lose", "commit.customer_effect", "commit.reach", "commit.noise",
+    "commit.contest_lose", "commit.customer_effect", "commit.kind_wild_domain",
+    "commit.kind_shift", "commit.kind_develop", "commit.kind_extra_draw", "commit.kind_tiebreak",
+    "commit.kind_patience", "commit.reach", "commit.noise",
     "dest.score", "dest.venture", "dest.develop_deck", "dest.develop_hand",
     "dest.develop_discard", "dest.overflow", "dest.venture_effect", "dest.score_value",
     "dest.score_remaining", "dest.noise",

@@ -86,10 +86,10 @@ N_ROWS = SCR_SUMS + 1
 # TARGET_REACH + j the option's reach feature, at TARGET_PREFIX + j its score summed up to
 # the contest features (features.C_CONTEST_WIN), at TARGET_KNOWN 1.0 once D2 filled them
 # this pass (commit_by_lanes, for the marker holder).
-F_CUST, F_TOP, F_CUST_EFFECT = 0, 1, 2
-F_TARGET = 3
+F_CUST, F_TOP, F_CUST_EFFECT, F_CUST_KIND = 0, 1, 2, 3
+F_TARGET = 4
 TARGET_REACH, TARGET_KNOWN, TARGET_PREFIX = 64, 128, 192
-N_FROWS = 5
+N_FROWS = 6
 # Rows are at least this wide (the card count may be smaller): room for 2**LOW_BITS
 # subsets.
 PILE_WIDTH_MIN = 1 << LOW_BITS

@@ -197,7 +197,15 @@ def assist_features(t: Table, assist, top_value: int) -> dict:
         F.C_EFFECTS: assist.venture_effects,
         F.C_TOP: 1.0 if customer.value >= top_value else 0.0,
         F.C_CUST_EFFECT: 1.0 if customer.is_venture and customer.effect != k.EFFECT_NONE else 0.0,
+        **_kind_feature(customer),
     }
+
+
+def _kind_feature(customer) -> dict:
+    """C_KIND: which of the six venture effects the customer carries, if any."""
+    if customer.is_venture and k.EFFECT_WILD_DOMAIN <= customer.effect <= k.EFFECT_PATIENCE:
+        return {F.C_KIND + customer.effect - k.EFFECT_WILD_DOMAIN: 1.0}
+    return {}
 
 
 def _serves_exactly(cards, customer, used) -> bool:
