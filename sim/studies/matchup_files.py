@@ -33,7 +33,9 @@ def canonical_spec(spec: str, game_pkg: str) -> str:
     from sim.core.strategy import parse_spec
 
     strategy, params = parse_spec(spec, game_pkg, field_name="--strategies")
-    return strategy.name + ("".join(f"{':' if i == 0 else ','}{k}={v:g}"
+    # a number in its short form; a name (search:base=@FILE) as given
+    return strategy.name + ("".join(f"{':' if i == 0 else ','}{k}="
+                                    + (v if isinstance(v, str) else f"{v:g}")
                                     for i, (k, v) in enumerate(params.items())))
 
 

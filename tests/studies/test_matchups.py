@@ -21,6 +21,16 @@ def test_split_specs_keeps_parameters_with_their_strategy():
         "random", "builder:threshold=12,x=1", "greedy"]
 
 
+def test_a_search_spec_keeps_its_base_name_among_its_numbers():
+    """A search player over a named base (search:base=...) is listed as given; its numbers
+    in their short form."""
+    from sim.studies.matchup_files import strategy_names
+
+    assert strategy_names("greedy,search:k=8.0,n=16,base=cautious",
+                          "peer_to_peer", "greedy,builder") == [
+        "greedy", "search:k=8,n=16,base=cautious"]
+
+
 @pytest.fixture(scope="module")
 def odd_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("matchups") / "run"
