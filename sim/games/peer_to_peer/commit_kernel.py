@@ -40,9 +40,9 @@ from sim.games.peer_to_peer.features import (
     C_PASS, C_REACH, C_TOP, C_URGENT, C_VALUE, C_WAITED, NF,
 )
 from sim.games.peer_to_peer.state_kernel import (
-    F_CUST, F_CUST_EFFECT, F_CUST_KIND, F_TARGET, F_TOP, LANES_HIGH, LANES_SECOND, LANES_SUM, LOW_BITS,
-    LOW_CAND, LOW_CAND_SUM, LOW_SUM, P_HAND, P_ROW, SCR_HBOOST, SCR_HDUAL, SCR_HNAT, SCR_HV,
-    SCR_LOW, SCR_ROWD, SCR_ROWV, SCR_ROW_BITS, SCR_ROW_EXACT, SCR_ROW_OK, SCR_ROW_WILD,
+    F_CUST, F_CUST_EFFECT, F_CUST_KIND, F_TARGET, F_TOP, LANES_HIGH, LANES_SECOND, LANES_SUM,
+    LOW_BITS, LOW_CAND, LOW_CAND_SUM, LOW_SUM, P_HAND, P_ROW, SCR_HBOOST, SCR_HDUAL, SCR_HNAT,
+    SCR_HV, SCR_LOW, SCR_ROWD, SCR_ROWV, SCR_ROW_BITS, SCR_ROW_EXACT, SCR_ROW_OK, SCR_ROW_WILD,
     SCR_SUBSET_SUMS, S_EFFECTS_KNOWN, S_MARKER, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD,
     TARGET_KNOWN, TARGET_PREFIX, TARGET_REACH, game_phase, venture_effects,
 )
@@ -245,9 +245,8 @@ def _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects, bes
         legal |= ok != 0
         if ok == 0:
             continue
-        cust_part, top_part, effect_part, kind_part = _customer_parts(cards, w, pile, arrival,
-                                                                      scoring,
-                                                           top_value, j)
+        cust_part, top_part, effect_part, kind_part = _customer_parts(
+            cards, w, pile, arrival, scoring, top_value, j)
         # Scores fall (or stay) as the count moves away from the preferred end: the first
         # count scoring below the best so far ends the search for this customer.
         for i in range(h):

@@ -148,12 +148,21 @@ def _wins_contest(cards, rules, seats, pile, pile_n, used, team, mask, rival_cus
     _, shift_k, wild, _ = venture_effects(cards, pile, pile_n, seats, used, team)
     hand = pile[P_HAND + team]
     eval_assist(cards, hand, mask, rival_cust, used, shift_k, wild >= 0, vals)
+    win, _ = _contest_against_rival(cards, rules, seats, pile, pile_n, used, team, hand, mask,
+                                    vals, keys, rival_cust, rival_cust, rival_keys, n_rival)
+    return win == 1.0
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _contest_against_rival(cards, rules, seats, pile, pile_n, used, team, hand, mask, vals,
+                           keys, cust, rival_cust, rival_keys, n_rival):
+    """D3's contest features (win, lose) of assisting ``cust`` (``vals``: the played
+    values, from eval_assist), with each team's unused tiebreak."""
     tb_me = find_effect(cards, pile, pile_n, seats, used, team, EFFECT_TIEBREAK, -1) >= 0
     tb_rival = find_effect(cards, pile, pile_n, seats, used, 1 - team, EFFECT_TIEBREAK,
                            -1) >= 0
-    win, _ = contest_features(cards, rules, hand, mask, vals, keys, rival_cust, rival_cust,
-                              rival_keys, n_rival, tb_me, tb_rival, team)
-    return win == 1.0
+    return contest_features(cards, rules, hand, mask, vals, keys, cust, rival_cust,
+                            rival_keys, n_rival, tb_me, tb_rival, team)
 
 
 @njit(cache=True, _nrt=False, inline='always')
@@ -195,11 +204,9 @@ def _target_score(context, j, reach):
         return False, 0.0
     win, lose = 0.0, 0.0
     if cust == rival_cust:
-        tb_me = find_effect(cards, pile, pile_n, seats, used, team, EFFECT_TIEBREAK, -1) >= 0
-        tb_rival = find_effect(cards, pile, pile_n, seats, used, 1 - team, EFFECT_TIEBREAK,
-                               -1) >= 0
-        win, lose = contest_features(cards, rules, hand, mask, vals, keys, cust, rival_cust,
-                                     rival_keys, n_rival, tb_me, tb_rival, team)
+        win, lose = _contest_against_rival(cards, rules, seats, pile, pile_n, used, team, hand,
+                                           mask, vals, keys, cust, rival_cust, rival_keys,
+                                           n_rival)
     value = cards[CD_VALUE, cust]
     waited = st[S_ROUND] - arrival[cust]
     n_played = 0
@@ -211,7 +218,8 @@ def _target_score(context, j, reach):
         w, b, value, waited, 1.0 if waited + 1 >= rules[R_CUSTOMER_PATIENCE] else 0.0,
         n_played, highest_played(vals, mask), (1.0 if sh_slot >= 0 else 0.0) + use_wild,
         1.0 if value >= top_value else 0.0, win, lose, customer_has_effect(cards, cust),
-        customer_kind_part(cards, w, b, cust), reach if w[b + C_REACH] != 0.0 else 0.0, listing_noise(w, phase, C_NOISE, rng, options))
+        customer_kind_part(cards, w, b, cust), reach if w[b + C_REACH] != 0.0 else 0.0,
+        listing_noise(w, phase, C_NOISE, rng, options))
 
 
 @njit(cache=True, _nrt=False, inline='always')
