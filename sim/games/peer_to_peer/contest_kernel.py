@@ -117,8 +117,8 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
         # The contest decides. The full scan would draw the same noise again and score
         # every customer with the same sums, the rival's with the contest played out: so
         # playing out that one contest picks between the two.
-        return best_won if _wins_contest(cards, rules, seats, pile, pile_n, used, team, mask,
-                                         rival_cust, rival_keys, n_rival, vals,
+        return best_won if _wins_contest(cards, rules, seats, pile, pile_n, used, st, team,
+                                         mask, rival_cust, rival_keys, n_rival, vals,
                                          keys) else best_lost
     # the committed cards are fixed, so the customers the rest of the hand serves are too
     served = (reach_served(cards, pile[P_HAND + team], pile_n[P_HAND + team], used,
@@ -141,13 +141,15 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def _wins_contest(cards, rules, seats, pile, pile_n, used, team, mask, rival_cust,
+def _wins_contest(cards, rules, seats, pile, pile_n, used, st, team, mask, rival_cust,
                   rival_keys, n_rival, vals, keys):
     """D3: whether ``team``'s committed cards (``mask``) would win the contest for the
-    other team's customer (a legal assist for it), as _target_score plays it out."""
-    _, shift_k, wild, _ = venture_effects(cards, pile, pile_n, seats, used, team)
+    other team's customer (a legal assist for it), as _target_score plays it out. The
+    team's effects are those its D2 found this pass (st[S_SHIFT_K + team] ..., as reveal
+    reads them): only the other team's reveal ran since, and it marks only its own cards."""
     hand = pile[P_HAND + team]
-    eval_assist(cards, hand, mask, rival_cust, used, shift_k, wild >= 0, vals)
+    eval_assist(cards, hand, mask, rival_cust, used, st[S_SHIFT_K + team],
+                st[S_WILD + team] >= 0, vals)
     win, _ = _contest_against_rival(cards, rules, seats, pile, pile_n, used, team, hand, mask,
                                     vals, keys, rival_cust, rival_cust, rival_keys, n_rival)
     return win == 1.0
