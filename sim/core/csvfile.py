@@ -205,6 +205,15 @@ def content_sha256(path) -> str:
     return hashlib.sha256(kept.encode("utf-8")).hexdigest()
 
 
+def content_sha256_or_none(path) -> str | None:
+    """content_sha256 of ``path``, or None without a path or a readable file (a strategy
+    file's provenance records what it can)."""
+    try:
+        return content_sha256(path) if path else None
+    except UserError:
+        return None
+
+
 def file_sha256(path) -> str:
     """Hex SHA-256 of the file's bytes, recorded with every run."""
     try:

@@ -56,6 +56,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from sim.core.csvfile import content_sha256_or_none
 from sim.core.errors import UserError
 
 DEFAULT_ITERATIONS = 3
@@ -700,7 +701,9 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
     extra_doc = {
         "command": command_line if command_line is not None else own_command_line(),
         "cards": {"path": str(request["cards"] or manifest["cards"]["path"]),
-                  "sha256": manifest["cards"]["sha256"]},
+                  "sha256": manifest["cards"]["sha256"],
+                  "content_sha256": content_sha256_or_none(
+                      request["cards"] or manifest["cards"]["path"])},
         "rules_file": request["rules_file"],
         "rule_overrides": list(request["rule_overrides"]),
         "rules": {key: ({str(p): v for p, v in val.items()} if isinstance(val, dict) else val)

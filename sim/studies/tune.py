@@ -63,6 +63,7 @@ import numpy as np
 
 from sim.core.arena import (DEFAULT_GROWTH, DEFAULT_PATIENCE, DEFAULT_RESTART_POPSIZE,
                             DEFAULT_SIGMA, Arena, Block, Tally)
+from sim.core.csvfile import content_sha256_or_none
 from sim.core.errors import UserError
 from sim.core.output import writing
 
@@ -641,7 +642,7 @@ def document(result: SearchResult, *, game: str, players: int, base_spec: str,
         "tuned_on": {
             "command": command,
             "cards": {"path": str(cards.get("path")), "sha256": cards.get("sha256"),
-                      "content_sha256": _content_sha256(cards.get("path"))},
+                      "content_sha256": content_sha256_or_none(cards.get("path"))},
             "rules_file": rules_file,
             "rule_overrides": list(rule_overrides),
             "rules": {k: ({str(n): v for n, v in val.items()} if isinstance(val, dict) else val)
@@ -941,14 +942,3 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
     finally:
         if owned:
             chosen.close()
-
-
-def _content_sha256(path) -> str | None:
-    """The card file's content hash without its comments (sim.core.csvfile), or None."""
-    from sim.core.csvfile import content_sha256
-    from sim.core.errors import UserError
-
-    try:
-        return content_sha256(path) if path else None
-    except UserError:
-        return None

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import yaml
 
+from sim.core.csvfile import content_sha256
 from sim.core.errors import UserError
 from sim.games.plai import features
 from sim.games.plai.search_kernel import RECORDED_KINDS
@@ -90,6 +91,9 @@ def test_the_file_changes_only_the_weights_the_search_decides(uninterrupted):
     doc = yaml.safe_load(uninterrupted.read_text())
     assert doc["base"] == "expert-v1" and doc["players"] == [2]
     assert doc["tuned_on"]["command"] and len(doc["tuned_on"]["iterations"]) == 2
+    # the cards also by their lines without comments, so a header edit keeps the file valid
+    cards = doc["tuned_on"]["cards"]
+    assert cards["content_sha256"] == content_sha256(cards["path"])
     base = configure("plai", 2, strategies={"all": "expert-v1"}).weights[0]
     learned = configure("plai", 2, strategies={"all": f"@{uninterrupted}"}).weights[0]
     searched = np.isin(features.FEATURE_GROUP, features.SEARCHED_GROUPS)
