@@ -102,6 +102,27 @@ def test_human_output(tmp_path):
     assert result.stdout.startswith("Team A wins ")
     assert f"run dir: {tmp_path / 'r'}" in result.stdout
     assert "3,000 games in" in result.stdout and "games/s" in result.stdout
+    assert "compiling" not in result.stdout
+
+
+def test_human_output_keeps_a_first_runs_compile_apart(tmp_path, monkeypatch):
+    """A cold cache compiles the kernels inside the first run: the games/s line says how
+    long that took and gives the games' own speed without it."""
+    from sim.core import compile_cache
+
+    played = api.run
+
+    def run_that_compiles(*args, **kwargs):
+        result = played(*args, **kwargs)
+        monkeypatch.setitem(compile_cache.last_compile, "seconds", 0.25 * result.wall_seconds)
+        return result
+
+    monkeypatch.setattr(api, "run", run_that_compiles)
+    result = invoke("--game", "fake", "--games", "3000", "--out", str(tmp_path / "r"))
+    assert result.exit_code == 0, result.output
+    line = result.stdout.strip().splitlines()[-1]
+    assert line.startswith("3,000 games in ") and "s of it compiling the kernels, once;" in line
+    assert line.endswith("games/s without it)")
 
 
 def test_chunk_size_and_threads_do_not_change_results(tmp_path):
