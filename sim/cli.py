@@ -402,9 +402,9 @@ def _execution(ctx: click.Context, opts: dict[str, Any], **fields: Any):
 
 def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
     from sim import api
-    from sim.core.compile_cache import last_compile
+    from sim.core import compile_cache
 
-    compiled_before = dict(last_compile)
+    compiled_before = compile_cache.compile_seconds()
     _until_ci_games(ctx, opts)
     execution = _execution(ctx, opts)
     if opts["resume_dir"] is not None:
@@ -416,7 +416,7 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
     else:
         result = api.run(_game_request(opts), execution)
     # a cold cache compiled the kernels inside the run (in this process): keep it apart
-    compile_seconds = last_compile.get("seconds") if last_compile != compiled_before else None
+    compiled = compile_cache.compile_seconds() - compiled_before
     api.explain(result)   # a balance edge: its main cause, from replays of the first games
     manifest = result.manifest
     if opts["as_json"]:
@@ -440,16 +440,16 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
         click.echo(describe(result.summary["until_ci"]))
     click.echo(f"run dir: {result.run_dir}")
     click.echo(_games_line(manifest["games"], result.wall_seconds, result.games_per_second,
-                           compile_seconds))
+                           compiled))
     if opts["with_report"]:
         written = _run_report(result.run_dir, opts)
         click.echo(f"report: {written['html']}")
 
 
-def _games_line(games: int, wall: float, rate: float, compile_seconds: float | None) -> str:
+def _games_line(games: int, wall: float, rate: float, compile_seconds: float) -> str:
     """How long the games took and their speed (``rate``); a one-time compile inside the
     run is named and left out of the speed."""
-    if compile_seconds is None or not 0 < compile_seconds < wall:
+    if not 0 < compile_seconds < wall:
         return f"{games:,} games in {wall:.2f} s ({rate:,.0f} games/s)"
     return (f"{games:,} games in {wall:.2f} s ({compile_seconds:.1f} s of it compiling the "
             f"kernels, once; {games / (wall - compile_seconds):,.0f} games/s without it)")

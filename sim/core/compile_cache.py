@@ -68,6 +68,16 @@ _checked: set[str] = set()  # keys already compiled or found cached in this proc
 last_compile: dict = {}
 
 
+def compile_seconds() -> float:
+    """Wall seconds this process has spent in cold compiles so far (every key): the
+    difference over a run is the part of its time that went to compiling."""
+    return _compiled_total[0]
+
+
+_compiled_total = [0.0]
+_total_lock = threading.Lock()
+
+
 def cache_dir() -> Path | None:
     """numba's cache directory for this source tree (None if numba picks its own)."""
     path = os.environ.get("NUMBA_CACHE_DIR")
@@ -184,6 +194,8 @@ def ensure_compiled(key: str, title: str, dispatchers: Iterable, warm_up: Callab
     seconds = time.perf_counter() - start
     last_compile.update(key=key, seconds=seconds, cpu=time.process_time() - cpu,
                         helper=helper is not None, waited=_waited[0])
+    with _total_lock:   # chunks on several threads may each compile a key
+        _compiled_total[0] += seconds
     if whole:
         record_seconds(key, seconds)
     print(f"compiled the {title} kernels in {seconds:.0f} s", file=stream, flush=True)
