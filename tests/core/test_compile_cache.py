@@ -320,29 +320,6 @@ def test_the_helper_is_off_when_asked_or_when_the_cache_cannot_be_written(tiny, 
     assert compile_cache.lock_directory() is None  # numba picks its own: no helper
 
 
-@pytest.mark.parametrize("game", ["peer-to-peer", "plai"])
-def test_each_game_plans_the_argument_types_its_entry_point_compiles_with(game):
-    """A planned kernel with other argument types than the entry point's would be a
-    second compile nobody uses (and no help): after a run, the cache holds each planned
-    kernel with the planned types, and with no other types except a trace's or a search
-    player's (its hook, or its option list in place of None: sim.core.search_kernel)."""
-    import inspect
-
-    from sim.core.game import get_game
-
-    config = get_game(game).configure(players=4)
-    config.play(1, 0, 2)  # compiled (or loaded) as any run does
-    plan = config.compile_plan()
-    assert len(plan) >= 5
-    for dispatcher, types in plan:
-        params = list(inspect.signature(dispatcher.py_func).parameters)
-        cached = [key[0] for key in dispatcher._cache._cache_file._load_index()]
-        assert types in cached, (dispatcher.py_func.__name__, types)
-        for other in cached:
-            differ = {p for p, a, b in zip(params, types, other) if a != b}
-            assert differ <= {"trace", "hook", "options"}, (dispatcher.py_func.__name__, differ)
-
-
 def _numba_opt_after_importing_sim(env) -> int:
     import subprocess
     code = ("import sim; from numba.core import config; config.reload_config(); "

@@ -34,7 +34,7 @@ from sim.core.search_kernel import add_option
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals, keys, trace,
-           mark, need_keys):
+           need_keys):
     """Apply the effects of an assist (P2P-R2b/R2f); with ``need_keys``, sort its contest
     keys into ``keys`` and return their number (else 0).
 
@@ -48,27 +48,26 @@ def reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals, 
         cards, hand, mask, cust, used, shift_k, wild >= 0, vals)
     if not ok:
         st[S_ERROR] = ERR_ILLEGAL_ASSIST
-    if mark:
-        if sh_slot >= 0:
-            mark_used(used, st, shift_card, trace, team, EFFECT_SHIFT)
-        if use_wild:
-            mark_used(used, st, wild, trace, team, EFFECT_WILD_DOMAIN)
-        if dual_slot >= 0:
-            mark_used(used, st, hand[dual_slot], trace, team, EFFECT_DUAL_DOMAIN)
-        for slot in range(pile_n[P_HAND + team]):
-            if boost_mask >> slot & 1:
-                mark_used(used, st, hand[slot], trace, team, EFFECT_BOOST)
+    if sh_slot >= 0:
+        mark_used(used, st, shift_card, trace, team, EFFECT_SHIFT)
+    if use_wild:
+        mark_used(used, st, wild, trace, team, EFFECT_WILD_DOMAIN)
+    if dual_slot >= 0:
+        mark_used(used, st, hand[dual_slot], trace, team, EFFECT_DUAL_DOMAIN)
+    for slot in range(pile_n[P_HAND + team]):
+        if boost_mask >> slot & 1:
+            mark_used(used, st, hand[slot], trace, team, EFFECT_BOOST)
     total = 0
     m = mask
     while m:
         slot = lowest_slot(m)
         m &= m - 1
         total += vals[slot]
-        if trace is not None and trace.shape[0] and mark:
+        if trace is not None and trace.shape[0]:
             event(trace, st, st[S_ROUND], EV_PLAY, team, hand[slot], vals[slot], 0)
     if total != cards[CD_VALUE, cust]:
         st[S_ERROR] = ERR_ILLEGAL_ASSIST
-    if trace is not None and trace.shape[0] and mark:
+    if trace is not None and trace.shape[0]:
         event(trace, st, st[S_ROUND], EV_DECLARE, team, cust,
               shift_card if sh_slot >= 0 else -1, wild if use_wild else -1)
     if not need_keys:

@@ -173,7 +173,7 @@ def assist_loop(tables, state, trace, debug, hook, resume):
             else:
                 need_keys = custs[0] == custs[1] and masks[other] != 0
             n = reveal(cards, rules, pile, pile_n, seats, used, st, t, masks[t], custs[t],
-                       t_vals, t_keys, trace, True, need_keys)
+                       t_vals, t_keys, trace, need_keys)
             if k == 0:
                 n_other = n
             else:
