@@ -3,7 +3,7 @@ while the first run waits) names exactly what the game's engine compiles: a plan
 with other types would be a second compile nobody uses, and no help.
 
 A kernel may also hold a variant that differs only in a trace, a search hook or an option
-list (PLAI's engine lists a decision's options itself). Checked in a child process with a
+list (an engine run alone compiles PLAI's action choice with an option list too). Checked in a child process with a
 cache of its own and no helper, so that the cache holds only what the engine's own run
 compiled: other entry points (a trace, the search player's playouts, whose pruned branches
 pass some arguments as literals, tests that call a kernel directly) fill the shared cache
