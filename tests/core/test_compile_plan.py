@@ -1,13 +1,12 @@
 """Each game's compile plan (the kernels and argument types a helper process compiles
 while the first run waits) names exactly what the game's engine compiles: a planned kernel
-with other types would be a second compile nobody uses, and no help.
+with other types would be a second compile nobody uses, and no help. Nor does a plain run
+compile the kernels only a trace runs (the viewer's listings in ``view_kernel.py``).
 
-A kernel may also hold a variant that differs only in a trace, a search hook or an option
-list (an engine run alone compiles PLAI's action choice with an option list too). Checked in a child process with a
-cache of its own and no helper, so that the cache holds only what the engine's own run
-compiled: other entry points (a trace, the search player's playouts, whose pruned branches
-pass some arguments as literals, tests that call a kernel directly) fill the shared cache
-too, whatever ran before."""
+Checked in a child process with a cache of its own and no helper, so that the cache holds
+only what the engine's own run compiled: other entry points (a trace, the search player's
+playouts, whose pruned branches pass some arguments as literals, tests that call a kernel
+directly) fill the shared cache too, whatever ran before."""
 from __future__ import annotations
 
 import json
@@ -33,7 +32,13 @@ for dispatcher, types in config.compile_plan():
     found.append({"kernel": dispatcher.py_func.__name__, "planned": types in cached,
                   "other": sorted({p for sig in cached
                                    for p, a, b in zip(params, types, sig) if a != b})})
-print(json.dumps(found))
+# trace-only kernels (the viewer's listings): a plain run must not compile them
+package = {"peer-to-peer": "peer_to_peer", "plai": "plai"}[sys.argv[1]]
+view = __import__(f"sim.games.{package}.view_kernel", fromlist=["_"])
+views = [name for name, obj in vars(view).items()
+         if getattr(getattr(obj, "py_func", None), "__module__", None) == view.__name__
+         and obj._cache._cache_file._load_index()]
+print(json.dumps({"plan": found, "views_compiled": views}))
 '''
 
 
@@ -45,8 +50,10 @@ def test_each_game_plans_the_argument_types_its_entry_point_compiles_with(game, 
     done = subprocess.run([sys.executable, "-c", CHECK, game], env=env, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    found = json.loads(done.stdout.strip().splitlines()[-1])
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    found = result["plan"]
     assert len(found) >= 5
     for kernel in found:
         assert kernel["planned"], kernel
-        assert set(kernel["other"]) <= {"trace", "hook", "options"}, kernel
+        assert kernel["other"] == [], kernel
+    assert result["views_compiled"] == []   # the trace's listings: compiled only to trace

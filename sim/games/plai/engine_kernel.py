@@ -49,7 +49,7 @@ from sim.games.plai.piles_kernel import (
     move_all, move_random, new_state, resolve_events, seat_after, shuffle_pile, traced,
     unowned, write_search_log,
 )
-from sim.games.plai.view_kernel import view_action_options, view_piles
+from sim.games.plai.view_kernel import view_action_options_if_traced, view_piles_if_traced
 from sim.core.noalias import NoAliasCompiler
 from sim.core.rng_kernel import bounded, seed_game
 from sim.core.search_kernel import NO_ASK, any_search, asked, clear_forced
@@ -664,13 +664,11 @@ def take_turn(seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, 
     maintainer = bankrupt[seat] >= 0
     own = P_POOL if maintainer else P_HAND0 + seat
     log(trace, st, EV_TURN, seat, 1 if maintainer else 0, pile_n[own], pile_n[P_DECK])
-    if traced(trace):
-        view_piles(rules, piles, pile_n, bankrupt, st, trace)
+    view_piles_if_traced(rules, piles, pile_n, bankrupt, st, trace)
     if hook is not None and asked(hook, SEARCH_ACTION, seat, SEARCH_ACTION, 0, 0, 0, 0):
         return
-    if traced(trace):
-        view_action_options(weights, seat, rng, cards, rules, piles, pile_n, bankrupt, seat,
-                            left, st[S_TURNS], st, trace)
+    view_action_options_if_traced(weights, seat, rng, cards, rules, piles, pile_n, bankrupt,
+                                  seat, left, st[S_TURNS], st, trace)
     if hook is not None and hook.forced[SEARCH_ACTION, 0] >= 0:
         write_search_log(trace, st, hook, SEARCH_ACTION)
         action = hook.forced[SEARCH_ACTION, 0]
@@ -834,8 +832,8 @@ def play_game(seed, game_index, deck, tables, state, trace, curves):
                                 curves)
     if curves is not None:
         record_end(curves, state.st[S_TURNS], state.st)
-    if traced(trace):
-        view_piles(tables.rules, state.piles, state.pile_n, state.bankrupt, state.st, trace)
+    view_piles_if_traced(tables.rules, state.piles, state.pile_n, state.bankrupt, state.st,
+                         trace)
     log(trace, state.st, EV_END, outcome, winner, 0, 0)
     return outcome, winner, first
 

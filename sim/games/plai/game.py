@@ -33,7 +33,7 @@ from sim.core.strategy import parse_spec, record_extra
 TITLE = "PLAI"
 # Cold compile of play_games (the kernels a run needs), wall seconds on an idle 2-core machine:
 # the first-run notice's estimate until this machine has measured one (sim.core.compile_cache)
-COMPILE_SECONDS = 20  # 18-21 s compiling idle with the helper (35.5 s in one process)
+COMPILE_SECONDS = 12  # 10.6-10.9 s compiling idle with the helper (16.7 s in one process)
 SEARCH_COMPILE_SECONDS = 90   # the search player's kernels (search_kernel.play_games_search)
 SEAT_FIELDS = ("bankrupt_turn", "hand")
 # Per-turn curves (sim.core.curves) end at the rules' max_turns, or at this turn when

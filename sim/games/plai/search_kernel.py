@@ -68,7 +68,7 @@ from sim.games.plai.engine_kernel import (
 from sim.games.plai.piles_kernel import (
     Tables, copy_state, log, new_state, seat_after, shuffle_pile, traced,
 )
-from sim.games.plai.view_kernel import view_piles
+from sim.games.plai.view_kernel import view_piles_if_traced
 
 SEARCH_SALT = np.uint64(0x5EA2C4B1D3F0A977)   # the search streams differ from the game's
 MAX_OPTIONS = 512
@@ -574,8 +574,8 @@ def play_game_search(seed, game_index, deck, tables, state, trace, ctx, recordin
         decide_asked(tables, state, trace, deck.shape[0], ctx, recording)
         copy_state(hook.snap, state)   # the turn again from its start, the choice forced
         seat, left = hook.marks[MARK_SEAT], hook.marks[MARK_LEFT]
-    if traced(trace):
-        view_piles(tables.rules, state.piles, state.pile_n, state.bankrupt, state.st, trace)
+    view_piles_if_traced(tables.rules, state.piles, state.pile_n, state.bankrupt, state.st,
+                         trace)
     log(trace, state.st, EV_END, outcome, winner, 0, 0)
     return outcome, winner, first, ctx.meta[M_DECISIONS]
 
