@@ -21,7 +21,7 @@ from sim.core.compile_cache import HELPER_ENV
 
 CHECK = '''
 import inspect, json, sys
-from sim.core.game import get_game
+from sim.core.game import game_modules, get_game
 
 config = get_game(sys.argv[1]).configure(players=4)
 config.play(1, 0, 2)   # compiles as any run does
@@ -33,8 +33,8 @@ for dispatcher, types in config.compile_plan():
                   "other": sorted({p for sig in cached
                                    for p, a, b in zip(params, types, sig) if a != b})})
 # trace-only kernels (the viewer's listings): a plain run must not compile them
-package = {"peer-to-peer": "peer_to_peer", "plai": "plai"}[sys.argv[1]]
-view = __import__(f"sim.games.{package}.view_kernel", fromlist=["_"])
+package = game_modules()[sys.argv[1]].rpartition(".")[0]   # the game's package
+view = __import__(f"{package}.view_kernel", fromlist=["_"])
 views = [name for name, obj in vars(view).items()
          if getattr(getattr(obj, "py_func", None), "__module__", None) == view.__name__
          and obj._cache._cache_file._load_index()]

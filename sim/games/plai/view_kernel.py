@@ -11,7 +11,8 @@
 
 Reached only where the game writes a trace, so a plain run compiles none of this: the
 engine calls ``view_piles_if_traced`` and ``view_action_options_if_traced``, which numba
-resolves by the trace's type.
+resolves by the trace's type. (One generic guard taking the kernel as an argument would
+pass a function as a value, and numba then does not cache the traced entry point.)
 """
 import numpy as np
 from numba import njit, types
