@@ -446,13 +446,17 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
         click.echo(f"report: {written['html']}")
 
 
-def _games_line(games: int, wall: float, rate: float, compile_seconds: float) -> str:
-    """How long the games took and their speed (``rate``); a one-time compile inside the
-    run is named and left out of the speed."""
+def _games_line(games: int, wall: float, rate: float | None, compile_seconds: float) -> str:
+    """How long the games took, and their speed (``rate``; None: not shown); a one-time
+    compile inside the command is named and left out of the speed."""
     if not 0 < compile_seconds < wall:
-        return f"{games:,} games in {wall:.2f} s ({rate:,.0f} games/s)"
-    return (f"{games:,} games in {wall:.2f} s ({compile_seconds:.1f} s of it compiling the "
-            f"kernels, once; {games / (wall - compile_seconds):,.0f} games/s without it)")
+        return f"{games:,} games in {wall:.2f} s" + (
+            f" ({rate:,.0f} games/s)" if rate is not None else "")
+    line = (f"{games:,} games in {wall:.2f} s ({compile_seconds:.1f} s of it compiling the "
+            f"kernels, once")
+    if rate is None:
+        return line + ")"
+    return line + f"; {games / (wall - compile_seconds):,.0f} games/s without it)"
 
 
 def _run_report(run_dir: Any, opts: dict[str, Any]) -> dict[str, Any]:
@@ -822,12 +826,15 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
       simulate matchups --strategies greedy,builder --games 1e6 --backend dask-local --workers 2
     """
     from sim import api
+    from sim.core import compile_cache
 
     opts = _inherit(ctx, opts, ("game", "players", "cards", "rules", "rule", "debug"))
+    compiled_before = compile_cache.compile_seconds()
     result = api.matchups(opts["specs"], _game_request(opts), _execution(ctx, opts))
     click.echo(result.table())
     click.echo(f"run dir: {result.run_dir}")
-    click.echo(f"{sum(p['games'] for p in result.pairs):,} games in {result.wall_seconds:.1f} s")
+    click.echo(_games_line(sum(p["games"] for p in result.pairs), result.wall_seconds, None,
+                           compile_cache.compile_seconds() - compiled_before))
 
 
 # ---------------------------------------------------------------- tune
@@ -1250,6 +1257,7 @@ def skill(**opts: Any) -> None:
       simulate skill --game plai --players 3 --out runs/skill-3p --resume   (after Ctrl-C)
     """
     from sim import api
+    from sim.core import compile_cache
 
     if (opts["scheduler"] and opts["backend"] != "dask") or (
             opts["workers"] and opts["backend"] != "dask-local"):
@@ -1262,6 +1270,7 @@ def skill(**opts: Any) -> None:
         click.echo(f"  {row['players']}p {row['pairing']}: {100 * row['share']:.1f} % of "
                    f"{row['decided']:,} decided ({row['seconds']:.0f} s)", err=True)
 
+    compiled_before = compile_cache.compile_seconds()
     result = api.skill(game=opts["game"], players=opts["players"], games=opts["games"],
                        search_games=opts["search_games"], budgets=budgets, seed=opts["seed"],
                        out=opts["out"], threads=opts["threads"], cards=opts["cards"],
@@ -1271,8 +1280,8 @@ def skill(**opts: Any) -> None:
                        resume=opts["resume"])
     click.echo(result.table())
     click.echo(f"run dir: {result.run_dir}")
-    click.echo(f"{sum(r['games'] for r in result.pairings):,} games in "
-               f"{result.wall_seconds:.1f} s")
+    click.echo(_games_line(sum(r["games"] for r in result.pairings), result.wall_seconds, None,
+                           compile_cache.compile_seconds() - compiled_before))
 
 
 if __name__ == "__main__":   # last: every command above is registered by then

@@ -142,3 +142,25 @@ def test_cli_matchups_for_plai(tmp_path):
     bad = CliRunner().invoke(main, ["matchups", "--game", "plai", "--strategies", "x",
                                     "--players", "2", "--out", str(tmp_path / "n")])
     assert bad.exit_code == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_cli_matchups_names_a_compile_inside_the_command(tmp_path, monkeypatch):
+    """A cold cache compiles the kernels inside the command: its last line says so."""
+    from sim import api
+    from sim.core import compile_cache
+
+    played = api.matchups
+
+    def matchups_that_compile(*args, **kwargs):
+        result = played(*args, **kwargs)
+        compiled = compile_cache.compile_seconds() + 0.25 * result.wall_seconds
+        monkeypatch.setattr(compile_cache, "compile_seconds", lambda: compiled)
+        return result
+
+    monkeypatch.setattr(api, "matchups", matchups_that_compile)
+    result = CliRunner().invoke(main, ["matchups", "--game", "plai", "--strategies", "aggressive",
+                                       "--players", "2", "--games", "6", "--threads", "1",
+                                       "--out", str(tmp_path / "m")])
+    assert result.exit_code == 0, result.output
+    line = result.stdout.strip().splitlines()[-1]
+    assert line.startswith("12 games in ") and line.endswith("s of it compiling the kernels, once)")
