@@ -11,6 +11,8 @@ from sim.cli import main
 from sim.core.errors import UserError
 from sim.studies.matchups_every_seat import FIELD, seating
 
+from compile_time import pretend_a_compile_in
+
 NAMES = ["aggressive", "bluffer:rate=0.3"]
 
 
@@ -146,18 +148,7 @@ def test_cli_matchups_for_plai(tmp_path):
 
 def test_cli_matchups_names_a_compile_inside_the_command(tmp_path, monkeypatch):
     """A cold cache compiles the kernels inside the command: its last line says so."""
-    from sim import api
-    from sim.core import compile_cache
-
-    played = api.matchups
-
-    def matchups_that_compile(*args, **kwargs):
-        result = played(*args, **kwargs)
-        compiled = compile_cache.compile_seconds() + 0.25 * result.wall_seconds
-        monkeypatch.setattr(compile_cache, "compile_seconds", lambda: compiled)
-        return result
-
-    monkeypatch.setattr(api, "matchups", matchups_that_compile)
+    pretend_a_compile_in(monkeypatch, "matchups")
     result = CliRunner().invoke(main, ["matchups", "--game", "plai", "--strategies", "aggressive",
                                        "--players", "2", "--games", "6", "--threads", "1",
                                        "--out", str(tmp_path / "m")])

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 import fake_game
+from compile_time import pretend_a_compile_in
 from repo_paths import REPO_ROOT, subprocess_pythonpath
 from sim import api, cli
 
@@ -108,17 +109,7 @@ def test_human_output(tmp_path):
 def test_human_output_keeps_a_first_runs_compile_apart(tmp_path, monkeypatch):
     """A cold cache compiles the kernels inside the first run: the games/s line says how
     long that took and gives the games' own speed without it."""
-    from sim.core import compile_cache
-
-    played = api.run
-
-    def run_that_compiles(*args, **kwargs):
-        result = played(*args, **kwargs)
-        compiled = compile_cache.compile_seconds() + 0.25 * result.wall_seconds
-        monkeypatch.setattr(compile_cache, "compile_seconds", lambda: compiled)
-        return result
-
-    monkeypatch.setattr(api, "run", run_that_compiles)
+    pretend_a_compile_in(monkeypatch, "run")
     result = invoke("--game", "fake", "--games", "3000", "--out", str(tmp_path / "r"))
     assert result.exit_code == 0, result.output
     line = result.stdout.strip().splitlines()[-1]
