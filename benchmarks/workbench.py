@@ -74,11 +74,11 @@ def compare_once(client, address: str, body: dict, page: str) -> dict:
 
 def fresh(args) -> dict:
     """One fresh server: seconds from Run to the verdict of its first comparison."""
-    import httpx
+    import httpx2
 
     with tempfile.TemporaryDirectory() as start:
         server, thread, address = start_server(Path(start), args.threads)
-        with httpx.Client(timeout=60) as client:
+        with httpx2.Client(timeout=60) as client:
             state = client.get(address + "api/state").json()
             body = one_card_edit(state, args.card, args.value, 4)
             snap = compare_once(client, address, body, "benchmark-page-0")
@@ -89,13 +89,13 @@ def fresh(args) -> dict:
 
 
 def many(args) -> dict:
-    import httpx
+    import httpx2
 
     with tempfile.TemporaryDirectory() as start:
         server, thread, address = start_server(Path(start), args.threads)
         rss = {"start": rss_mb()}
         seconds = []
-        with httpx.Client(timeout=60) as client:
+        with httpx2.Client(timeout=60) as client:
             state = client.get(address + "api/state").json()
             body = one_card_edit(state, args.card, args.value, 4)
             for number in range(1, args.comparisons + 1):

@@ -12,7 +12,6 @@ import re
 import subprocess
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -26,14 +25,12 @@ from sim.core import paired
 from sim.core.errors import UserError
 from sim.core.game import resolve_game
 
-warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarning)
-from starlette.testclient import TestClient  # noqa: E402
+from starlette.testclient import TestClient
 
-from sim.workbench import compare, inputs  # noqa: E402
-from sim.workbench.app import Settings, create_app  # noqa: E402
+from sim.workbench import compare, inputs
+from sim.workbench.app import Settings, create_app
 
-pytestmark = [pytest.mark.usefixtures("fake_game_registered"),
-              pytest.mark.filterwarnings("ignore::DeprecationWarning")]
+pytestmark = [pytest.mark.usefixtures("fake_game_registered")]
 PAGE = "page-0123456789"
 
 

@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 import polars as pl
 import pytest
 
@@ -165,7 +165,7 @@ def test_edit_a_card_run_watch_the_interval_narrow_see_the_verdict_save_and_relo
     browser.find_element("id", "report").click()
     link = until(lambda: browser.find_element("id", "report-link").is_displayed()
                  and browser.find_element("id", "report-link"), 300)
-    report = httpx.get(link.get_attribute("href"), timeout=30)
+    report = httpx2.get(link.get_attribute("href"), timeout=30)
     assert report.status_code == 200 and "<html" in report.text.lower()
 
     # its answers on the page, each with an example game from the edit's games
@@ -323,7 +323,7 @@ def test_a_bad_cell_shows_the_cli_error_beside_it(server, browser, tmp_path):
         "css selector", f'#cards-table tbody tr[data-row="{row}"] td[data-col="value"] .cell-error'),
         30)
     # the loader's own words for the same file
-    state = httpx.get(address + "api/state", timeout=30).json()
+    state = httpx2.get(address + "api/state", timeout=30).json()
     rows = [list(r) for r in state["cards"]["rows"]]
     rows[row][state["cards"]["columns"].index("value")] = "two"
     path = tmp_path / "same.csv"
@@ -351,11 +351,11 @@ def test_a_path_outside_the_start_directory_is_refused(server, browser):
 def test_foreign_host_and_origin_are_refused_by_the_live_server(server):
     address, _, _ = server
     port = address.rstrip("/").rsplit(":", 1)[1]
-    rebinding = httpx.get(address + "api/state", headers={"Host": f"attacker.example:{port}"},
-                          timeout=30)
-    cross_site = httpx.post(address + "api/validate", json={},
-                            headers={"Origin": "http://attacker.example"}, timeout=30)
-    own = httpx.get(address + "api/state", timeout=30)
+    rebinding = httpx2.get(address + "api/state", headers={"Host": f"attacker.example:{port}"},
+                           timeout=30)
+    cross_site = httpx2.post(address + "api/validate", json={},
+                             headers={"Origin": "http://attacker.example"}, timeout=30)
+    own = httpx2.get(address + "api/state", timeout=30)
     assert rebinding.status_code == 403 and "DNS-rebinding" in rebinding.json()["error"]
     assert cross_site.status_code == 403
     assert own.status_code == 200
