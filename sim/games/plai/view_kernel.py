@@ -11,19 +11,17 @@
 
 Reached only where the game writes a trace, so a plain run compiles none of this: the
 engine calls ``view_piles_if_traced`` and ``view_action_options_if_traced``, which numba
-resolves by the trace's type. (One generic guard taking the kernel as an argument would
-pass a function as a value, and numba then does not cache the traced entry point.)
+resolves by the trace's type (piles_kernel.only_traced).
 """
 import numpy as np
-from numba import njit, types
-from numba.extending import overload
+from numba import njit
 
 from sim.core.search_kernel import new_options
 from sim.games.plai.constants import (
     EV_VIEW_OPTION, EV_VIEW_PILE, P_DECK, P_DISCARD, P_FUNDING, P_HAND0, R_PLAYERS,
 )
 from sim.games.plai.decide_kernel import choose_action_s
-from sim.games.plai.piles_kernel import log, tracing
+from sim.games.plai.piles_kernel import log, only_traced
 
 SCORE_UNIT = 1000.0            # a score is written as round(score * SCORE_UNIT) (int32 rows)
 SCORE_INF = 2 ** 31 - 1        # beyond the int32 range (and infinities): +/- SCORE_INF
@@ -75,44 +73,6 @@ def view_action_options(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat,
             options.rows[i, 2], score_code(options.scores[i]))
 
 
-def view_action_options_if_traced(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left,
-                                  turn, st, trace):
-    """view_action_options where the game writes a trace, else nothing. Decided by the
-    trace's type when numba compiles (piles_kernel.tracing): behind ``if traced(trace)``
-    numba still typed the call, so the untraced engine compiled the listing it never runs
-    (about 4.5 s of PLAI's 22 s cold compile)."""
-    if tracing(trace) and trace.shape[0] > 0:
-        view_action_options(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left,
-                            turn, st, trace)
-
-
-@overload(view_action_options_if_traced)
-def _view_action_options_if_traced(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat,
-                                   left, turn, st, trace):
-    if trace.dtype != types.int32:   # the untraced engine's int8 matrix
-        return (lambda W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left, turn, st,
-                trace: None)
-
-    def view(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left, turn, st, trace):
-        if trace.shape[0] > 0:
-            view_action_options(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left,
-                                turn, st, trace)
-    return view
-
-
-def view_piles_if_traced(rules, piles, pile_n, bankrupt, st, trace):
-    """view_piles where the game writes a trace, else nothing (as
-    view_action_options_if_traced)."""
-    if tracing(trace) and trace.shape[0] > 0:
-        view_piles(rules, piles, pile_n, bankrupt, st, trace)
-
-
-@overload(view_piles_if_traced)
-def _view_piles_if_traced(rules, piles, pile_n, bankrupt, st, trace):
-    if trace.dtype != types.int32:
-        return lambda rules, piles, pile_n, bankrupt, st, trace: None
-
-    def view(rules, piles, pile_n, bankrupt, st, trace):
-        if trace.shape[0] > 0:
-            view_piles(rules, piles, pile_n, bankrupt, st, trace)
-    return view
+# the engine's calls: a plain run compiles neither listing (piles_kernel.only_traced)
+view_action_options_if_traced = only_traced(view_action_options)
+view_piles_if_traced = only_traced(view_piles)
