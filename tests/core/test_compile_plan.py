@@ -28,16 +28,16 @@ config.play(1, 0, 2)   # compiles as any run does
 found = []
 for dispatcher, types in config.compile_plan():
     params = list(inspect.signature(dispatcher.py_func).parameters)
-    cached = [key[0] for key in dispatcher._cache._cache_file._load_index()]
-    found.append({"kernel": dispatcher.py_func.__name__, "planned": types in cached,
-                  "other": sorted({p for sig in cached
+    compiled = dispatcher.signatures   # this process's compiles: the cache started empty
+    found.append({"kernel": dispatcher.py_func.__name__, "planned": types in compiled,
+                  "other": sorted({p for sig in compiled
                                    for p, a, b in zip(params, types, sig) if a != b})})
 # trace-only kernels (the viewer's listings): a plain run must not compile them
 package = game_modules()[sys.argv[1]].rpartition(".")[0]   # the game's package
 view = __import__(f"{package}.view_kernel", fromlist=["_"])
 views = [name for name, obj in vars(view).items()
          if getattr(getattr(obj, "py_func", None), "__module__", None) == view.__name__
-         and obj._cache._cache_file._load_index()]
+         and obj.signatures]
 print(json.dumps({"plan": found, "views_compiled": views}))
 '''
 
