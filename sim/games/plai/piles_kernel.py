@@ -107,8 +107,9 @@ def only_traced(kernel):
     int8 matrix nothing, decided when numba compiles. Behind a plain ``if traced(trace)``
     numba still types the call, so the untraced engine would compile a kernel it never
     runs (the viewer's listings: about 4.5 s of a 22 s cold compile)."""
-    def call(*args):
-        raise TypeError(f"{kernel.__name__} through only_traced is for compiled code")
+    def call(*args):   # run as Python (numba's JIT disabled): the same choice at run time
+        if tracing(args[-1]) and args[-1].shape[0] > 0:
+            kernel(*args)
 
     @overload(call)
     def _call(*args):
