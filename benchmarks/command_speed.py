@@ -98,19 +98,9 @@ def share(tree: Path, players: int, games: int, default: str, cheap: str,
             "range": (min(shares), max(shares))}
 
 
-def this_tree() -> str:
-    """The working tree's commit, with " + edits" when it has uncommitted changes."""
-    git = ["git", "-C", str(ROOT)]
-    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True, check=True).stdout.strip()
-    dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True, check=True).stdout.strip()
-    return head + (" + edits" if dirty else "")
-
-
 def table(readme: dict | None, shares: list[dict], args: argparse.Namespace, base: str,
-          loads: list[float], command: str) -> str:
-    lines = [f"# The flagship command: this tree (`{this_tree()}`, B) against `{base}` (A)", "",
+          loads: list[float], command: str, tree: str) -> str:
+    lines = [f"# The flagship command: this tree (`{tree}`, B) against `{base}` (A)", "",
              f"Reproduce: `{command}` (2 CPUs shared, 1-minute load "
              f"{min(loads):.1f}-{max(loads):.1f} during the run). Each tree ran a warm-up "
              "command first, so no time below holds a compile.", ""]
@@ -155,7 +145,7 @@ def main() -> None:
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from engine_ab import export   # noqa: PLC0415 - the shared export of a revision
+    from engine_ab import export, this_tree   # noqa: PLC0415 - shared with the A/B scripts
 
     full, short = (subprocess.run(["git", "rev-parse", *flag, args.base], cwd=ROOT,
                                   capture_output=True, text=True, check=True).stdout.strip()
@@ -182,7 +172,7 @@ def main() -> None:
                             2 * args.rounds))
         loads.append(os.getloadavg()[0])
         print(shares[-1], flush=True)
-    text = table(readme, shares, args, short, loads, command)
+    text = table(readme, shares, args, short, loads, command, this_tree())
     print(text)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text)

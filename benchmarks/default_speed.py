@@ -112,19 +112,9 @@ def measure(trees: dict[str, Path], game: str, players: int, default: str, cheap
     return out
 
 
-def this_tree() -> str:
-    """The working tree's commit, with " + edits" when it has uncommitted changes."""
-    git = ["git", "-C", str(ROOT)]
-    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True, check=True).stdout.strip()
-    dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True, check=True).stdout.strip()
-    return head + (" + edits" if dirty else "")
-
-
 def table(results: list[dict], game: str, base: str, default: str, cheap: str, rounds: int,
-          loads: list[float], command: str) -> str:
-    lines = [f"# {default} against {cheap} ({game}): this tree (`{this_tree()}`, B) against "
+          loads: list[float], command: str, tree: str) -> str:
+    lines = [f"# {default} against {cheap} ({game}): this tree (`{tree}`, B) against "
              f"`{base}` (A)", "",
              f"Reproduce: `{command}` (one thread per worker; 2 CPUs shared, 1-minute load "
              f"{min(loads):.1f}-{max(loads):.1f} during the run). {rounds} rounds of A B B A; "
@@ -164,7 +154,7 @@ def main() -> None:
     if not args.base:
         parser.error("--base REV is required")
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from engine_ab import export   # noqa: PLC0415 - the shared export of a revision
+    from engine_ab import export, this_tree   # noqa: PLC0415 - shared with the A/B scripts
 
     full, short = (subprocess.run(["git", "rev-parse", *flag, args.base], cwd=ROOT,
                                   capture_output=True, text=True, check=True).stdout.strip()
@@ -182,7 +172,7 @@ def main() -> None:
         loads.append(os.getloadavg()[0])
         print(json.dumps(results[-1]), flush=True)
     text = table(results, args.game, short, args.default, args.cheap, args.rounds, loads,
-                 command)
+                 command, this_tree())
     print(text)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text)

@@ -133,6 +133,16 @@ def export(rev: str) -> Path:
     return tree
 
 
+def this_tree() -> str:
+    """The working tree's commit, with " + edits" when it has uncommitted changes."""
+    git = ["git", "-C", str(ROOT)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    return head + (" + edits" if dirty else "")
+
+
 class Worker:
     def __init__(self, tree: Path, name: str):
         env = {**os.environ, "PYTHONPATH": str(tree)}
