@@ -13,9 +13,9 @@ summary and the replays behind its "main cause" line.
   time as the command's last line reports it, the whole command's wall time and its CPU
   time (the process and its children), in rounds of A B B A; medians.
 - **The share**: ``simulate --games N --threads 1 --players P``, both teams playing the
-  default, then both playing greedy, back to back in this tree (order swapped every
-  round); the default's games/s (from the command's last line) over greedy's, median and
-  range over the rounds.
+  default, then both playing greedy, back to back in each tree (order swapped every
+  time); the default's games/s (from the command's last line) over greedy's, median and
+  range. The base's default is whatever ``expert`` was there.
 
 Each tree runs a small warm-up command first, so a compile is not timed. Run directories
 go to a temporary directory and are removed. The latest table goes to
@@ -82,10 +82,10 @@ def readme_command(trees: dict[str, Path], games: str, rounds: int) -> dict:
 
 
 def share(tree: Path, players: int, games: int, default: str, cheap: str,
-          rounds: int) -> dict:
+          times: int) -> dict:
     rates = {default: [], cheap: []}
     shares = []
-    for r in range(rounds):
+    for r in range(times):
         order = (default, cheap) if r % 2 == 0 else (cheap, default)
         got = {spec: simulate(tree, ["--games", str(games), "--threads", "1", "--players",
                                      str(players), "--team-a", spec, "--team-b", spec])
@@ -93,7 +93,7 @@ def share(tree: Path, players: int, games: int, default: str, cheap: str,
         for spec in order:
             rates[spec].append(got[spec]["games_per_s"])
         shares.append(got[default]["games_per_s"] / got[cheap]["games_per_s"])
-    return {"players": players, "default": statistics.median(rates[default]),
+    return {"default": statistics.median(rates[default]),
             "cheap": statistics.median(rates[cheap]), "share": statistics.median(shares),
             "range": (min(shares), max(shares))}
 
@@ -117,17 +117,19 @@ def table(readme: dict | None, shares: list[dict], args: argparse.Namespace, bas
                   f"| B / A | {b['games_wall'] / a['games_wall']:.3f} | "
                   f"{b['wall'] / a['wall']:.3f} | {b['cpu'] / a['cpu']:.3f} |", ""]
     if shares:
-        lines += [f"## {args.default} against {args.cheap} as the command reports it (B)", "",
+        lines += [f"## {args.default} against {args.cheap} as the command reports it", "",
                   f"`simulate --games {args.share_games} --threads 1 --players P`, both teams "
                   f"{args.default}, then both {args.cheap}, back to back, {args.rounds * 2} "
-                  "times (order swapped each time); games/s from the command's last line, "
-                  "medians; the share is the default's games/s over the cheap strategy's "
-                  "(median, and its range).", "",
-                  f"| players | {args.default} games/s | {args.cheap} games/s | share |",
-                  "|---|---|---|---|"]
+                  "times a tree (order swapped each time); games/s from the command's last "
+                  "line, medians; the share is the default's games/s over the cheap "
+                  "strategy's (median, and its range).", "",
+                  f"| players | A {args.default} games/s | A {args.cheap} games/s | A share "
+                  f"| B {args.default} games/s | B {args.cheap} games/s | B share |",
+                  "|---|---|---|---|---|---|---|"]
         for s in shares:
-            lines.append(f"| {s['players']} | {s['default']:,.0f} | {s['cheap']:,.0f} | "
-                         f"{s['share']:.3f} ({s['range'][0]:.2f}-{s['range'][1]:.2f}) |")
+            cells = [f"{s[t]['default']:,.0f} | {s[t]['cheap']:,.0f} | {s[t]['share']:.3f} "
+                     f"({s[t]['range'][0]:.2f}-{s[t]['range'][1]:.2f})" for t in ("A", "B")]
+            lines.append(f"| {s['players']} | {cells[0]} | {cells[1]} |")
     return "\n".join(lines) + "\n"
 
 
@@ -165,11 +167,15 @@ def main() -> None:
         print(readme, flush=True)
     shares = []
     for players in (int(p) for p in args.share_players.split(",") if p):
-        for spec in (args.default, args.cheap):   # warm up this count's kernels
-            simulate(ROOT, ["--games", "2000", "--threads", "1", "--players", str(players),
-                            "--team-a", spec, "--team-b", spec], warm_up=True)
-        shares.append(share(ROOT, players, args.share_games, args.default, args.cheap,
-                            2 * args.rounds))
+        row = {"players": players}
+        for label, tree in trees.items():
+            for spec in (args.default, args.cheap):   # warm up this count's kernels
+                simulate(tree, ["--games", "2000", "--threads", "1", "--players",
+                                str(players), "--team-a", spec, "--team-b", spec],
+                         warm_up=True)
+            row[label] = share(tree, players, args.share_games, args.default, args.cheap,
+                               2 * args.rounds)
+        shares.append(row)
         loads.append(os.getloadavg()[0])
         print(shares[-1], flush=True)
     text = table(readme, shares, args, short, loads, command, this_tree())
