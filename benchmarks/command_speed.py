@@ -147,21 +147,19 @@ def main() -> None:
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from engine_ab import export, this_tree   # noqa: PLC0415 - shared with the A/B scripts
+    from engine_ab import export, resolve, this_tree   # noqa: PLC0415 - shared with the A/B scripts
 
-    full, short = (subprocess.run(["git", "rev-parse", *flag, args.base], cwd=ROOT,
-                                  capture_output=True, text=True, check=True).stdout.strip()
-                   for flag in ([], ["--short"]))
+    full, short = resolve(args.base)
     trees = {"A": export(full), "B": ROOT}
     command = " ".join(["python benchmarks/command_speed.py", "--base", short, "--games",
                         args.games, "--rounds", str(args.rounds), "--share-players",
                         args.share_players or "''", "--share-games", str(args.share_games),
                         *(["--no-readme"] if args.no_readme else [])])
     loads = [os.getloadavg()[0]]
-    for tree in trees.values():   # compile (or load) every kernel the commands use
-        simulate(tree, ["--games", "2000"], warm_up=True)
     readme = None
     if not args.no_readme:
+        for tree in trees.values():   # compile (or load) every kernel the command uses
+            simulate(tree, ["--games", "2000"], warm_up=True)
         readme = readme_command(trees, args.games, args.rounds)
         loads.append(os.getloadavg()[0])
         print(readme, flush=True)

@@ -154,11 +154,9 @@ def main() -> None:
     if not args.base:
         parser.error("--base REV is required")
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from engine_ab import export, this_tree   # noqa: PLC0415 - shared with the A/B scripts
+    from engine_ab import export, resolve, this_tree   # noqa: PLC0415 - shared with the A/B scripts
 
-    full, short = (subprocess.run(["git", "rev-parse", *flag, args.base], cwd=ROOT,
-                                  capture_output=True, text=True, check=True).stdout.strip()
-                   for flag in ([], ["--short"]))
+    full, short = resolve(args.base)
     trees = {"A": export(full), "B": ROOT}
     command = " ".join(["python benchmarks/default_speed.py", "--base", short,
                         *(["--game", args.game] if args.game != "peer-to-peer" else []),

@@ -133,6 +133,14 @@ def export(rev: str) -> Path:
     return tree
 
 
+def resolve(rev: str) -> tuple[str, str]:
+    """A revision's full and short commit names."""
+    full, short = (subprocess.run(["git", "rev-parse", *flag, rev], cwd=ROOT,
+                                  capture_output=True, text=True, check=True).stdout.strip()
+                   for flag in ([], ["--short"]))
+    return full, short
+
+
 def this_tree() -> str:
     """The working tree's commit, with " + edits" when it has uncommitted changes."""
     git = ["git", "-C", str(ROOT)]
@@ -359,9 +367,7 @@ def main() -> None:
     base_rev = args.base or subprocess.run(["git", "merge-base", "HEAD", "main"], cwd=ROOT,
                                            capture_output=True, text=True,
                                            check=True).stdout.strip()
-    full, short = (subprocess.run(["git", "rev-parse", *flag, base_rev], cwd=ROOT,
-                                  capture_output=True, text=True, check=True).stdout.strip()
-                   for flag in ([], ["--short"]))
+    full, short = resolve(base_rev)
     base = export(full)
     if args.instructions:
         text = instructions(base, short, args.only.split(","), args.games)

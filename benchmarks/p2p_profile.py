@@ -4,8 +4,8 @@
     python benchmarks/p2p_profile.py --rev 8390984 --games 40000 --strategies expert
     python benchmarks/p2p_profile.py --base 8390984      # that commit first, then this tree
 
-A copy of the tree (the working tree, or ``--rev`` exported with git archive) is patched:
-the calls listed in POINTS are wrapped in reads of the CPU's time-stamp counter
+A copy of the tree (the working tree, or ``--rev`` exported once by engine_ab.py's export) is
+patched: the calls listed in POINTS are wrapped in reads of the CPU's time-stamp counter
 (benchmarks/cycles_kernel.py), which add each call's cycles and count into a profile row
 of the game state's float scratch (``fscr``, one row more), and D2's searches also count
 the hand sizes they get. The copy has its own kernel sources, so its own numba cache
@@ -32,7 +32,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -190,16 +189,6 @@ def patched_tree(src: Path) -> tuple[Path, list[int]]:
     return tree, sorted(slots_found)
 
 
-def export(rev: str) -> Path:
-    """The tree of commit ``rev`` (git archive), in a temporary directory."""
-    tmp = Path(tempfile.mkdtemp(prefix="p2p_profile_"))
-    with open(tmp / "tree.tar", "wb") as f:
-        subprocess.run(["git", "archive", rev], cwd=ROOT, stdout=f, check=True)
-    with tarfile.open(tmp / "tree.tar") as tar:
-        tar.extractall(tmp / "tree", filter="data")
-    return tmp / "tree"
-
-
 # ---------------------------------------------------------------- the worker
 
 def worker(tree: str, spec: str, players: int, games: int, seed: int) -> None:
@@ -295,19 +284,6 @@ def table(spec: str, r: dict, slots: list[int]) -> list[str]:
     return lines + [""] + hist_lines + [""]
 
 
-def describe(rev: str | None) -> str:
-    """A revision's short name, or the working tree's ("HEAD + edits" when it has any)."""
-    git = ["git", "-C", str(ROOT)]
-    if rev:
-        return subprocess.run([*git, "rev-parse", "--short", rev], capture_output=True,
-                              text=True, check=True).stdout.strip()
-    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True, check=True).stdout.strip()
-    dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True, check=True).stdout.strip()
-    return head + (" + edits" if dirty else "")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rev", default=None, help="a commit (default: the working tree)")
@@ -331,13 +307,14 @@ def main() -> None:
              f"--games {args.games} --strategies {args.strategies}` (one thread; the machine "
              f"is shared, 1-minute load {os.getloadavg()[0]:.1f} at the start). Parts indented "
              "under the one that calls them.", ""]
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from engine_ab import export, resolve, this_tree   # noqa: PLC0415 - shared with the A/B scripts
+
     revs = ([args.base] if args.base else []) + [args.rev]
     for rev in revs:
-        src = export(rev) if rev else ROOT
-        tree, slots = patched_tree(src)
-        if rev:
-            shutil.rmtree(src.parent)
-        lines += [f"## {'before: ' if args.base and rev == args.base else ''}{describe(rev)}", ""]
+        tree, slots = patched_tree(export(resolve(rev)[0]) if rev else ROOT)
+        name = resolve(rev)[1] if rev else this_tree()
+        lines += [f"## {'before: ' if args.base and rev == args.base else ''}{name}", ""]
         for spec in args.strategies.split(","):
             r = profile(tree, spec, args.players, args.games, args.seed)
             lines += table(spec, r, slots)
