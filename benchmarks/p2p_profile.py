@@ -302,7 +302,7 @@ def main() -> None:
         return
     flags = "".join(f" --{name} {value}" for name, value in (("base", args.base),
                                                             ("rev", args.rev)) if value)
-    lines = [f"# Where a Peer-to-Peer game's time goes", "",
+    lines = ["# Where a Peer-to-Peer game's time goes", "",
              f"Reproduce: `python benchmarks/p2p_profile.py{flags} --players {args.players} "
              f"--games {args.games} --strategies {args.strategies}` (one thread; the machine "
              f"is shared, 1-minute load {os.getloadavg()[0]:.1f} at the start). Parts indented "
@@ -312,8 +312,8 @@ def main() -> None:
 
     revs = ([args.base] if args.base else []) + [args.rev]
     for rev in revs:
-        tree, slots = patched_tree(export(resolve(rev)[0]) if rev else ROOT)
-        name = resolve(rev)[1] if rev else this_tree()
+        full, name = resolve(rev) if rev else (None, this_tree())
+        tree, slots = patched_tree(export(full) if rev else ROOT)
         lines += [f"## {'before: ' if args.base and rev == args.base else ''}{name}", ""]
         for spec in args.strategies.split(","):
             r = profile(tree, spec, args.players, args.games, args.seed)
