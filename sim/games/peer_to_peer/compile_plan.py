@@ -34,7 +34,7 @@ def run_games_plan(tables, debug) -> list:
     compiled here), each field under its own name, as the kernels name their parameters.
     The engine's games have no trace, no hook and no option list (None)."""
     from sim.games.peer_to_peer.commit_kernel import choose_commit, commit_by_passes
-    from sim.games.peer_to_peer.contest_kernel import choose_target, reveal, unmark_assist
+    from sim.games.peer_to_peer.contest_kernel import reveal, target_by_scan, unmark_assist
     from sim.games.peer_to_peer.place_kernel import win_customer
     from sim.games.peer_to_peer.round_kernel import refresh, unhappy
     from sim.games.peer_to_peer.setup_kernel import setup_game
@@ -48,5 +48,5 @@ def run_games_plan(tables, debug) -> list:
                   **{name: 0 for name in SCALARS}, **{name: True for name in FLAGS},
                   **COMMIT_BUNDLES)
     order = (commit_by_passes, setup_game, unhappy, refresh, check_invariants, win_customer,
-             unmark_assist, reveal, choose_target, choose_commit)
+             unmark_assist, reveal, target_by_scan, choose_commit)
     return plan_by_names(order, values)

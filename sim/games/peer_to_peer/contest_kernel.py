@@ -75,7 +75,7 @@ def reveal(cards, rules, pile, pile_n, seats, used, st, team, mask, cust, vals, 
     return sorted_play(cards, rules, hand, mask, vals, keys)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, mask,
                   declared, rival_cust, rival_keys, n_rival, vals, keys, options, fscr,
                   from_d2):
@@ -90,7 +90,9 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
     each legal customer's noise draw to D2's score, in row order as the full scan draws
     them, and the other team's customer gains the contest features in their place in the
     sum. The first maximum is found for a won and a lost contest at once: only where they
-    differ is the contest played out, and it picks one of the two."""
+    differ is the contest played out, and it picks one of the two. That path is a short
+    loop, inlined where it is called (a call with these arguments cost about as much as
+    the loop); the full scan is target_by_scan."""
     phase = game_phase(w, pile_n)
     b = phase * NF
     nrow = pile_n[P_ROW]
@@ -119,6 +121,16 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
         return best_won if _wins_contest(cards, rules, seats, pile, pile_n, used, st, team,
                                          mask, rival_cust, rival_keys, n_rival, vals,
                                          keys) else best_lost
+    return target_by_scan(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team,
+                          mask, declared, rival_cust, rival_keys, n_rival, vals, keys, options)
+
+
+@njit(cache=True, _nrt=False)
+def target_by_scan(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, mask,
+                   declared, rival_cust, rival_keys, n_rival, vals, keys, options):
+    """D3 (choose_target) by scoring each row customer for the committed cards."""
+    b = game_phase(w, pile_n) * NF
+    nrow = pile_n[P_ROW]
     # the committed cards are fixed, so the customers the rest of the hand serves are too
     served = (reach_served(cards, pile[P_HAND + team], pile_n[P_HAND + team], used,
                            pile[P_ROW], nrow, mask)
@@ -139,7 +151,7 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
     return best
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False)
 def _wins_contest(cards, rules, seats, pile, pile_n, used, st, team, mask, rival_cust,
                   rival_keys, n_rival, vals, keys):
     """D3: whether ``team``'s committed cards (``mask``) would win the contest for the
