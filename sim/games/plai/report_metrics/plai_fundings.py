@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sim.core.report_metric import collect, columns, lazy, keys, sort_groups
+from sim.core.report_metric import collect, lazy, keys, sort_groups
 from sim.games.plai.report_metrics._plai import ratio_aggs, with_ratio
 from sim.core.plots import category, grouped_points, new_figure
 from sim.core.report_metric import Context, Metric
