@@ -18,7 +18,7 @@ from __future__ import annotations
 from sim.core.compile_cache import plan_by_names
 
 SCALARS = ("team", "mask", "cust", "declared", "rival_cust", "n_rival", "phase", "s")
-FLAGS = ("none_legal", "need_keys", "from_d2")
+FLAGS = ("none_legal", "need_keys")
 # choose_commit's bundles for commit_by_passes (commit_kernel.py): scoring = (b, round,
 # patience, noise, high, separable, for D3), row = (n, top value, lowest value, value
 # bits), hand = (n, pile, total, boost slots, boosts), team_effects = (shift, any wild)

@@ -128,7 +128,9 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
 @njit(cache=True, _nrt=False)
 def target_by_scan(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, mask,
                    declared, rival_cust, rival_keys, n_rival, vals, keys, options):
-    """D3 (choose_target) by scoring each row customer for the committed cards."""
+    """D3 without D2's scores: each row customer the committed cards can legally assist,
+    scored in row order with its noise draw, the first maximum chosen (``declared`` if
+    none); or, for a search player (``options``), each listed with its score."""
     b = game_phase(w, pile_n) * NF
     nrow = pile_n[P_ROW]
     # the committed cards are fixed, so the customers the rest of the hand serves are too
