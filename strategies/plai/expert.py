@@ -2,12 +2,13 @@
 
 The weights live in expert.yaml next to this file, exactly as `simulate distill
 --per-count` wrote it (its `tuned_on` names the command, the card file's SHA-256 and every
-rule option; the 5-player weights come from their own command, `--opponents bluffer`,
-under `tuned_on.per_count`): the 4-player weights, and each other count's own under
-`by_players`. At 3, 4 and 5 players it beats `expert-v1`; at 2 it plays `expert-v1`'s
-weights, since the weights learned there lost to hand-written players
-(docs/strategies.md). After a change to the default cards or rules, re-make it with those
-commands and replace expert.yaml (tests/core/test_expert_strategies.py fails until then).
+rule option): the 4-player weights, and each other count's own under `by_players`. Three
+counts come from commands of their own, named under `tuned_on.per_count`: 2 players from
+`simulate tune --against` the shipped players, 3 from a second distillation that continues
+the first's, 5 from a distillation against a mix of itself and `bluffer`. At every count it
+beats `expert-v1` (docs/strategies.md). After a change to the default cards or rules,
+re-make it with those commands and replace expert.yaml
+(tests/core/test_expert_strategies.py fails until then).
 """
 from pathlib import Path
 
