@@ -77,33 +77,24 @@ class Fits:
     """The recorded decisions in the layout the fits need (policy_fit.Decisions')."""
 
     def __init__(self, decisions, base_vector):
+        from sim.core.policy_fit import option_scores, played_out_values
+
         d = decisions
-        self.heads, self.counts = d.starts[:-1], np.diff(d.starts)
-        width = d.features.shape[1]
-        at = np.repeat(d.blocks, self.counts)[:, None] + np.arange(width)
-        scores = np.einsum("rf,rf->r", d.features, base_vector[at])
-        self.base = np.where(np.isfinite(scores), scores, -1e9)
-        finite = np.where(np.isfinite(d.values), d.values, np.inf)
-        worst = np.repeat(np.fmin.reduceat(finite, self.heads), self.counts)
-        self.values = np.where(np.isfinite(d.values), d.values, worst)
+        self.starts, self.heads, self.counts = d.starts, d.starts[:-1], np.diff(d.starts)
+        self.base = option_scores(d, base_vector)
+        self.values = played_out_values(d)
         centred = np.add.reduceat(self.values, self.heads) / self.counts
         self.centred = self.values - np.repeat(centred, self.counts)
         self.chosen, self.kinds = d.chosen, d.kinds
         self.test = np.arange(d.count) >= int(0.8 * d.count)   # the last fifth of the games
-        used = [f for f in range(width) if d.features[:, f].std() > 0]
-        x = d.features[:, used]
+        x = d.features[:, d.features.std(axis=0) > 0]
         self.inputs = (x - x.mean(0)) / x.std(0)
-
-    def softmax(self, s):
-        top = np.repeat(np.maximum.reduceat(s, self.heads), self.counts)
-        e = np.exp(s - top)
-        return e / np.repeat(np.add.reduceat(e, self.heads), self.counts)
 
     def lost(self, scores):
         """Per decision: (the first choice is the search's, the value it loses)."""
-        rows = np.arange(len(scores))
-        best = np.repeat(np.maximum.reduceat(scores, self.heads), self.counts)
-        first = np.minimum.reduceat(np.where(scores >= best, rows, len(rows)), self.heads)
+        from sim.core.policy_fit import first_choices
+
+        first = first_choices(scores, self.starts)
         return first == self.chosen, self.values[self.chosen] - self.values[first]
 
     def read(self, scores, mask):
@@ -120,11 +111,13 @@ class Fits:
 
     def fit(self, model, params):
         """Adam on the value objective over the training decisions; the fitted scores."""
+        from sim.core.policy_fit import segment_softmax
+
         train_rows = np.repeat(~self.test, self.counts).astype(float) / (~self.test).sum()
         moments = [(np.zeros_like(p), np.zeros_like(p)) for p in params]
         for t in range(1, STEPS + 1):
             out, back = model(params)
-            p = self.softmax(SHARPNESS * (self.base + out))
+            p, _ = segment_softmax(SHARPNESS * (self.base + out), self.starts)
             expected = np.repeat(np.add.reduceat(p * self.centred, self.heads), self.counts)
             grads = back(-SHARPNESS * p * (self.centred - expected) * train_rows)
             for i, (g, w) in enumerate(zip(grads, params)):

@@ -161,7 +161,9 @@ def _design(decisions: Decisions, n_weights: int) -> np.ndarray:
     return full
 
 
-def _segment_softmax(s, starts):
+def segment_softmax(s, starts):
+    """Per decision (rows ``starts[d] .. starts[d + 1] - 1``), the softmax of the scores
+    ``s`` and the log of its normaliser: (probabilities per row, log-sum-exp per decision)."""
     heads = starts[:-1]
     counts = np.diff(starts)
     top = np.maximum.reduceat(s, heads)
@@ -211,7 +213,7 @@ def fit_choices(decisions: Decisions, base: np.ndarray, learned: np.ndarray,
 
 
 def _penalised(scores, starts, chosen, theta, l2) -> float:
-    _, log_total = _segment_softmax(scores, starts)
+    _, log_total = segment_softmax(scores, starts)
     return float((log_total - scores[chosen]).sum()) + 0.5 * l2 * float(theta @ theta)
 
 
@@ -229,7 +231,7 @@ def _fit_weights(full_z, base, columns, scale, starts, chosen, l2, theta):
     current = _penalised(s, starts, chosen, theta, l2)
     steps = 0
     for steps in range(1, MAX_ITERATIONS + 1):
-        p, _ = _segment_softmax(s, starts)
+        p, _ = segment_softmax(s, starts)
         grad = z.T @ (p - y) + l2 * theta
         if np.abs(grad).max() <= GRADIENT_TOLERANCE * n:
             break
@@ -259,7 +261,7 @@ def base_temperature(scores: np.ndarray, starts: np.ndarray, chosen: np.ndarray)
     log_t = 0.0
     for _ in range(MAX_ITERATIONS):
         t = math.exp(log_t)
-        p, _ = _segment_softmax(t * scores, starts)
+        p, _ = segment_softmax(t * scores, starts)
         mean = np.add.reduceat(p * scores, starts[:-1])
         var = np.add.reduceat(p * scores * scores, starts[:-1]) - mean * mean
         grad_t = float((mean - scores[chosen]).sum())          # d NLL / d t
@@ -284,12 +286,30 @@ def _agreement(scores: np.ndarray, decisions: Decisions) -> float:
     return hits / decisions.count if decisions.count else float("nan")
 
 
-def _played_out_values(decisions: Decisions) -> np.ndarray:
+def played_out_values(decisions: Decisions) -> np.ndarray:
     """Each option's value, one the search did not play out counting as its decision's
     worst played-out one."""
     v = decisions.values
     worst = np.fmin.reduceat(np.where(np.isfinite(v), v, np.inf), decisions.starts[:-1])
     return np.where(np.isfinite(v), v, np.repeat(worst, np.diff(decisions.starts)))
+
+
+def option_scores(decisions: Decisions, weights: np.ndarray) -> np.ndarray:
+    """Each option's score under ``weights`` (its features at its decision's block); a
+    score that is not a number is -inf, so it never wins (as in the strategies)."""
+    width = decisions.features.shape[1]
+    at = np.repeat(decisions.blocks, np.diff(decisions.starts))[:, None] + np.arange(width)
+    scores = np.einsum("rf,rf->r", decisions.features, np.asarray(weights)[at])
+    return np.where(np.isnan(scores), -np.inf, scores)
+
+
+def first_choices(scores: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per decision, the row of its first highest-scoring option (as the strategies take
+    it)."""
+    heads, counts = starts[:-1], np.diff(starts)
+    rows = np.arange(len(scores))
+    best = np.repeat(np.maximum.reduceat(scores, heads), counts)
+    return np.minimum.reduceat(np.where(scores == best, rows, len(rows)), heads)
 
 
 def shortfall(decisions: Decisions, weights: np.ndarray) -> dict[int, tuple[int, int, float]]:
@@ -298,18 +318,10 @@ def shortfall(decisions: Decisions, weights: np.ndarray) -> dict[int, tuple[int,
     all: the mean result of the search's choice less that of the policy's). An option the
     search did not play out counts as its worst played-out one (as in the fit); a score
     that is not a number never wins (as in the strategies)."""
-    starts = decisions.starts
-    heads, counts = starts[:-1], np.diff(starts)
     if decisions.count == 0:
         return {}
-    width = decisions.features.shape[1]
-    at = np.repeat(decisions.blocks, counts)[:, None] + np.arange(width)
-    scores = np.einsum("rf,rf->r", decisions.features, np.asarray(weights)[at])
-    scores = np.where(np.isnan(scores), -np.inf, scores)
-    rows = np.arange(len(scores))
-    best = np.repeat(np.maximum.reduceat(scores, heads), counts)
-    first = np.minimum.reduceat(np.where(scores == best, rows, len(rows)), heads)
-    v = _played_out_values(decisions)
+    first = first_choices(option_scores(decisions, weights), decisions.starts)
+    v = played_out_values(decisions)
     lost = v[decisions.chosen] - v[first]
     out = {}
     for kind in np.unique(decisions.kinds):
@@ -338,7 +350,7 @@ def fit_values(decisions: Decisions, base: np.ndarray, learned: np.ndarray,
     starts = decisions.starts
     heads, counts = starts[:-1], np.diff(starts)
     beta = np.repeat(np.full(n, sharpness) if sharpness_of is None else sharpness_of, counts)
-    v = _played_out_values(decisions)
+    v = played_out_values(decisions)
     v = v - np.repeat(np.add.reduceat(v, heads) / counts, counts)   # per decision: centred
     scale = np.maximum(1.0, np.abs(base[columns]))
     z = full_z[:, columns] * scale
@@ -346,7 +358,7 @@ def fit_values(decisions: Decisions, base: np.ndarray, learned: np.ndarray,
 
     def value_and_grad(theta):
         s = beta * (base_scores + z @ theta)
-        p, _ = _segment_softmax(s, starts)
+        p, _ = segment_softmax(s, starts)
         ev = np.add.reduceat(p * v, heads)
         gap = v - np.repeat(ev, counts)
         grad = -(z * (beta * p * gap)[:, None]).sum(axis=0) + l2 * theta
