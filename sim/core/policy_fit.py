@@ -276,14 +276,12 @@ def base_temperature(scores: np.ndarray, starts: np.ndarray, chosen: np.ndarray)
 
 
 def _agreement(scores: np.ndarray, decisions: Decisions) -> float:
-    """Share of decisions where the chosen option scores highest (the first of equals,
-    as the strategies take it)."""
-    starts = decisions.starts
-    hits = 0
-    for d in range(decisions.count):
-        seg = scores[starts[d]:starts[d + 1]]
-        hits += int(np.argmax(seg)) + starts[d] == decisions.chosen[d]
-    return hits / decisions.count if decisions.count else float("nan")
+    """Share of decisions where the chosen option scores highest (the first of equals, a
+    score that is not a number never winning, as the strategies take it)."""
+    if decisions.count == 0:
+        return float("nan")
+    scores = np.where(np.isnan(scores), -np.inf, scores)
+    return float(np.mean(first_choices(scores, decisions.starts) == decisions.chosen))
 
 
 def played_out_values(decisions: Decisions) -> np.ndarray:
