@@ -67,7 +67,8 @@ def test_source_hash_follows_kernel_sources_only(tmp_path):
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     before = sim.source_hash(copy)
     assert before == sim.source_hash()
-    (copy / "cli.py").write_text((copy / "cli.py").read_text() + "\n# not a kernel\n")
+    command = copy / "cli" / "run.py"
+    command.write_text(command.read_text() + "\n# not a kernel\n")
     assert sim.source_hash(copy) == before
     kernel = copy / "games" / "peer_to_peer" / "engine_kernel.py"
     kernel.write_text(kernel.read_text() + "\n# touched\n")

@@ -1,0 +1,4 @@
+"""``python -m sim.cli``: the same as ``simulate``."""
+from sim.cli import main
+
+main()
