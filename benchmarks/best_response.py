@@ -54,7 +54,7 @@ def arguments() -> argparse.ArgumentParser:
 
 def main() -> None:
     from sim.core.game import configure_request, game_request, resolve_game
-    from sim.studies.tune import scales_for
+    from sim.studies.tune_search import scales_for
     from sim.studies.tune_against import search_against
 
     a = arguments().parse_args()

@@ -29,8 +29,8 @@ import numpy as np
 
 from sim.core.arena import Arena, Block, Tally
 from sim.core.stats import wilson
-from sim.studies.tune import (CheckRow, Generation, Progress, SearchResult, derived_seeds,
-                              rate_of, seeded_cma)
+from sim.studies.tune_search import (CheckRow, Generation, Progress, SearchResult,
+                                     derived_seeds, rate_of, seeded_cma)
 
 
 def _play(arena: Arena, vectors: list[np.ndarray], opponents: list[np.ndarray], seed: int,

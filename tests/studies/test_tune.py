@@ -7,13 +7,14 @@ import pytest
 import yaml
 
 from sim.studies import tune as tuner
+from sim.studies import tune_search as searcher
 
 from bowl_arena import BEST, BowlArena, assert_the_seed_decides
 
 
 def _bowl(seed=3, budget=900_000):
     baselines = {"zero": np.zeros(3), "other": np.array([-1.0, 1.0, 0.0])}
-    return tuner.search(BowlArena(), np.zeros(3), baselines, budget=budget, seed=seed,
+    return searcher.search(BowlArena(), np.zeros(3), baselines, budget=budget, seed=seed,
                         games_per_eval=2000, check_games=4000, sigma=0.5)
 
 
@@ -50,7 +51,7 @@ def test_winners_curse_guard_keeps_the_previous_champion_when_the_last_is_worse(
             return [tuner.Tally(50, 50, 100) for b in blocks]
 
     arena = Rigged()
-    result = tuner.search(arena, np.zeros(3), {"zero": np.zeros(3)}, budget=1, seed=1,
+    result = searcher.search(arena, np.zeros(3), {"zero": np.zeros(3)}, budget=1, seed=1,
                           games_per_eval=400, check_games=200, popsize=4)
     assert result.champions == 1 and result.reverted
     assert np.array_equal(result.weights, np.zeros(3))
@@ -60,7 +61,7 @@ def test_the_final_picks_the_strongest_finalist_head_to_head():
     """The final round robin on fresh seeds: of three finalists the one nearest the best
     weights wins, whichever is the champion; a tie keeps the champion."""
     far, near, mid = np.array([-1.0, 1.0, 0.0]), BEST + 0.05, np.zeros(3)
-    chosen, table, games = tuner._final(BowlArena(), [far, near, mid], far, seed=9, games=2000)
+    chosen, table, games = searcher._final(BowlArena(), [far, near, mid], far, seed=9, games=2000)
     assert np.array_equal(chosen, near) and games == 6 * 2000
     assert [row["chosen"] for row in table] == [False, True, False]
     assert table[0]["entry"] == "champion" and table[2]["entry"] == "CMA mean"
@@ -69,7 +70,7 @@ def test_the_final_picks_the_strongest_finalist_head_to_head():
         def play_blocks(self, vectors, blocks):
             return [tuner.Tally(50, 50, 100) for _ in blocks]
 
-    chosen, _, _ = tuner._final(Even(), [far, mid, near], mid, seed=9, games=200)
+    chosen, _, _ = searcher._final(Even(), [far, mid, near], mid, seed=9, games=200)
     assert np.array_equal(chosen, mid)
 
 
@@ -88,7 +89,7 @@ def test_search_takes_the_final_winner_over_an_unpromoted_champion():
                         tuner.Tally(0, 100, 100) for b in blocks]
             return [tuner.Tally(50, 50, 100) for _ in blocks]
 
-    result = tuner.search(Rigged(), np.zeros(3), {"zero": np.zeros(3)}, budget=1, seed=1,
+    result = searcher.search(Rigged(), np.zeros(3), {"zero": np.zeros(3)}, budget=1, seed=1,
                           games_per_eval=400, check_games=200, popsize=4)
     assert result.champions == 0 and not result.reverted
     assert not np.array_equal(result.weights, np.zeros(3))
@@ -103,7 +104,7 @@ def test_games_per_evaluation_grow_with_the_budget_spent():
             seen.append(sum(b.count for b in blocks))
             return super().play_blocks(vectors, blocks)
 
-    tuner.search(Counting(), np.zeros(3), {"zero": np.zeros(3)}, budget=100_000, seed=2,
+    searcher.search(Counting(), np.zeros(3), {"zero": np.zeros(3)}, budget=100_000, seed=2,
                  games_per_eval=400, check_games=200, popsize=4, growth=4.0, finalists=0)
     search_calls = seen[:-1]          # the last call is the re-check
     assert search_calls[-1] > 3 * search_calls[0]
@@ -121,7 +122,7 @@ def test_restarts_trigger_when_promotions_stop():
     """No promotion for ``patience`` generations: a new CMA run starts from the base (its own
     seed); without patience the one run goes on to the end of the budget."""
     kwargs = dict(budget=60 * 6 * 400, seed=3, games_per_eval=400, check_games=200, popsize=4)
-    restarted = tuner.search(Flat(), np.zeros(3), {"zero": np.zeros(3)}, patience=5, **kwargs)
+    restarted = searcher.search(Flat(), np.zeros(3), {"zero": np.zeros(3)}, patience=5, **kwargs)
     runs = [g.run for g in restarted.generations]
     assert runs[:11] == [1] * 5 + [2] * 5 + [3], runs
     assert restarted.settings["runs"] == max(runs) > 3
@@ -130,14 +131,14 @@ def test_restarts_trigger_when_promotions_stop():
     # each run's finalists (its champion, the base here, and its CMA mean) meet in the final
     entries = {row["entry"] for row in restarted.final}
     assert {f"run {r} CMA mean" for r in set(runs)} <= entries, entries
-    single = tuner.search(Flat(), np.zeros(3), {"zero": np.zeros(3)}, patience=None, **kwargs)
+    single = searcher.search(Flat(), np.zeros(3), {"zero": np.zeros(3)}, patience=None, **kwargs)
     assert {g.run for g in single.generations} == {1}
     assert len(single.generations) == len(restarted.generations)
 
 
 def test_restarted_search_is_deterministic_and_finds_the_best_weights():
     def bowl(seed):
-        return tuner.search(BowlArena(), np.zeros(3), {"zero": np.zeros(3)}, budget=600_000,
+        return searcher.search(BowlArena(), np.zeros(3), {"zero": np.zeros(3)}, budget=600_000,
                             seed=seed, games_per_eval=2000, check_games=4000, sigma=0.5,
                             patience=8)
 
@@ -152,7 +153,7 @@ def test_exploration_runs_then_the_best_run_goes_on_to_the_end():
     """explore_runs: that many runs of at most explore_generations, then one run takes the
     rest of the budget (a tie keeps the last), no more restarts."""
     kwargs = dict(budget=40 * 6 * 400, seed=3, games_per_eval=400, check_games=200, popsize=4)
-    result = tuner.search(Flat(), np.zeros(3), {"zero": np.zeros(3)}, patience=None,
+    result = searcher.search(Flat(), np.zeros(3), {"zero": np.zeros(3)}, patience=None,
                           explore_runs=3, explore_generations=4, **kwargs)
     runs = [g.run for g in result.generations]
     assert runs[:12] == [1] * 4 + [2] * 4 + [3] * 4, runs
@@ -165,12 +166,12 @@ def test_the_run_selection_continues_the_run_nearest_the_best_weights():
 
     def run(number, x):
         es = cma.CMAEvolutionStrategy(np.zeros(3), 0.1, {"verbose": -9, "seed": number})
-        return tuner._Run(number, es, np.asarray(x, dtype=np.float64))
+        return searcher._Run(number, es, np.asarray(x, dtype=np.float64))
 
     near = run(2, BEST + 0.05)
     runs = [(run(1, np.zeros(3)), np.zeros(3) - 0.5), (near, BEST + 0.1),
             (run(3, [-1.0, 1.0, 0.0]), np.array([-1.0, 1.0, 0.5]))]
-    chosen, played = tuner._select_run(BowlArena(), runs, lambda x: x, seed=5, games=1000)
+    chosen, played = searcher._select_run(BowlArena(), runs, lambda x: x, seed=5, games=1000)
     assert chosen is near and played == 6 * 5 * 1000
 
 
@@ -317,10 +318,10 @@ def test_experiment_plays_the_shipped_expert_without_retune(tmp_path, game, slot
 
 def test_beating_every_baseline_does_not_require_beating_the_previous_champion():
     def row(name, low):
-        return tuner.CheckRow(name, 100, 60, 40, 0.6, 0.6, low, 0.7, 0.5)
+        return searcher.CheckRow(name, 100, 60, 40, 0.6, 0.6, low, 0.7, 0.5)
 
-    result = tuner.SearchResult(np.zeros(3), np.zeros(3), 1, [], [row("greedy", 0.55),
-                                row(tuner.PREVIOUS, 0.45)], 0, 0)
+    result = searcher.SearchResult(np.zeros(3), np.zeros(3), 1, [], [row("greedy", 0.55),
+                                   row(searcher.PREVIOUS, 0.45)], 0, 0)
     assert result.beats_every_baseline
     result.check[0] = row("greedy", 0.45)
     assert not result.beats_every_baseline
