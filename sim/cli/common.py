@@ -284,6 +284,24 @@ def _backend_options(ctx: click.Context, opts: dict[str, Any]) -> dict[str, Any]
             "announce": opts.get("progress", True)}
 
 
+def input_files(*, cards_help: str = "Card file (CSV).",
+                rule_help: str = "Set one rule option; repeatable; applied after --rules."):
+    """--cards, --rules and --rule for a command that plays on a designer's inputs (the
+    run and ``trace`` take them with ``game_options``)."""
+    options = [
+        click.option("--cards", metavar="FILE", default=None, help=cards_help),
+        click.option("--rules", metavar="FILE", default=None, callback=checked_rules,
+                     help="YAML file of rule options."),
+        click.option("--rule", metavar="KEY=VALUE", multiple=True, help=rule_help),
+    ]
+
+    def add(func):
+        for option in reversed(options):
+            func = option(func)
+        return func
+    return add
+
+
 def backend_flags(func):
     """--backend/--scheduler/--workers for a command that plays games (the same flags and
     the same numbers on every backend; ``execution_of`` reads them)."""
@@ -301,6 +319,16 @@ def backend_flags(func):
     for option in reversed(options):
         func = option(func)
     return func
+
+
+def study_flags(func):
+    """--threads, the backend flags and --progress for a long command that plays games
+    (tune, distill)."""
+    func = click.option("--progress/--no-progress", default=True, show_default=True,
+                        help="Progress bar on stderr (only when stderr is a terminal).")(func)
+    func = backend_flags(func)
+    return click.option("--threads", type=Count(4096), default=None,
+                        help="Threads (default: every CPU this process may use).")(func)
 
 
 def game_request(opts: dict[str, Any], **changes: Any):

@@ -6,8 +6,8 @@ from typing import Any
 import click
 
 from sim.cli.common import (
-    SEED, Count, backend_flags, checked_rules, command_line, execution_of, game_request,
-    games_line, inherit,
+    SEED, Count, backend_flags, command_line, execution_of, game_request, games_line, inherit,
+    input_files, study_flags,
 )
 from sim.cli.run import main
 from sim.core.catalog import DEFAULT_GAME
@@ -28,10 +28,7 @@ from sim.core.catalog import DEFAULT_GAME
               help="New run directory (default: runs/matchups-<game>-<players>p-seed<seed>-<time>).")
 @click.option("--threads", type=Count(4096), default=None,
               help="Worker threads (default: every CPU this process may use).")
-@click.option("--cards", metavar="FILE", default=None, help="Card file (CSV).")
-@click.option("--rules", metavar="FILE", default=None, callback=checked_rules, help="YAML file of rule options.")
-@click.option("--rule", metavar="KEY=VALUE", multiple=True,
-              help="Set one rule option; repeatable (not first_marker: matchups balance it).")
+@input_files(rule_help="Set one rule option; repeatable (not first_marker: matchups balance it).")
 @click.option("--debug", is_flag=True, help="Check game invariants while playing (slower).")
 @backend_flags
 @click.pass_context
@@ -71,10 +68,7 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
 @click.option("--game", default="peer-to-peer", show_default=True, help="Game to tune for.")
 @click.option("--players", type=Count(1000), default=None,
               help="Number of players (default: the game's usual count).")
-@click.option("--cards", metavar="FILE", default=None, help="Card file (CSV) to tune on.")
-@click.option("--rules", metavar="FILE", default=None, callback=checked_rules, help="YAML file of rule options.")
-@click.option("--rule", metavar="KEY=VALUE", multiple=True,
-              help="Set one rule option; repeatable; applied after --rules.")
+@input_files(cards_help="Card file (CSV) to tune on.")
 @click.option("--base", metavar="SPEC", default="weighted", show_default=True,
               help="Strategy to start from: a name[:k=v,...] or @FILE.")
 @click.option("--budget", type=Count(), default=None,
@@ -92,11 +86,7 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
 @click.option("--against", metavar="SPEC[,SPEC...]", default=None,
               help="Instead of self-play: the weights whose worst share of the decided games "
                    "against these strategies is highest (every seat).")
-@click.option("--threads", type=Count(4096), default=None,
-              help="Threads (default: every CPU this process may use).")
-@backend_flags
-@click.option("--progress/--no-progress", default=True, show_default=True,
-              help="Progress bar on stderr (only when stderr is a terminal).")
+@study_flags
 @click.option("--resume", is_flag=True,
               help="Continue the tune that was stopped (Ctrl-C, SIGTERM, a full disk) writing "
                    "--out, from its journal beside it; give the same options.")
@@ -156,10 +146,7 @@ def tune(ctx: click.Context, **opts: Any) -> None:
                    "count's FILE.<P>p.yaml that another command made (a tune, say) is "
                    "checked as a distilled result is, then kept or replaced by the base's "
                    "weights by the same rule.")
-@click.option("--cards", metavar="FILE", default=None, help="Card file (CSV) to play on.")
-@click.option("--rules", metavar="FILE", default=None, callback=checked_rules, help="YAML file of rule options.")
-@click.option("--rule", metavar="KEY=VALUE", multiple=True,
-              help="Set one rule option; repeatable; applied after --rules.")
+@input_files(cards_help="Card file (CSV) to play on.")
 @click.option("--base", metavar="SPEC", default=None,
               help="The policy to start from: a name or @FILE (default: the game's default "
                    "strategy).")
@@ -194,11 +181,7 @@ def tune(ctx: click.Context, **opts: Any) -> None:
 @click.option("--seed", type=SEED, default=1, show_default=True,
               help="Random seed: the same seed gives the same weights.")
 @click.option("--out", metavar="FILE.yaml", required=True, help="Strategy file to write.")
-@click.option("--threads", type=Count(4096), default=None,
-              help="Threads (default: every CPU this process may use).")
-@backend_flags
-@click.option("--progress/--no-progress", default=True, show_default=True,
-              help="Progress bar on stderr (only when stderr is a terminal).")
+@study_flags
 @click.option("--resume", is_flag=True,
               help="Continue the distillation that was stopped (Ctrl-C, SIGTERM, a full "
                    "disk) writing --out; give the same options.")
@@ -258,16 +241,8 @@ def distill(ctx: click.Context, **opts: Any) -> None:
               help="New run directory (default: runs/skill-<game>-seed<seed>-<time>).")
 @click.option("--threads", type=Count(4096), default=None,
               help="Kernel threads per chunk (default: every CPU this process may use).")
-@click.option("--cards", metavar="FILE", default=None, help="Card file (CSV).")
-@click.option("--rules", metavar="FILE", default=None, callback=checked_rules, help="YAML file of rule options.")
-@click.option("--rule", metavar="KEY=VALUE", multiple=True,
-              help="Set one rule option; repeatable.")
-@click.option("--backend", type=click.Choice(["local", "dask", "dask-local"]), default="local",
-              show_default=True, help="Where the pairings' chunks play (as for a run).")
-@click.option("--scheduler", metavar="ADDRESS", default=None,
-              help="Dask scheduler for --backend dask, e.g. tcp://HOST:8786.")
-@click.option("--workers", type=Count(1024), default=None,
-              help="Worker processes for --backend dask-local.")
+@input_files()
+@backend_flags
 @click.option("--resume", is_flag=True,
               help="Continue the ladder that was stopped (Ctrl-C, SIGTERM, a full disk) in "
                    "--out; give the same options.")

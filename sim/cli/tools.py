@@ -5,7 +5,7 @@ from typing import Any
 
 import click
 
-from sim.cli.common import Count, checked_rules, inherit
+from sim.cli.common import Count, backend_flags, checked_rules, inherit
 from sim.cli.run import main
 from sim.core.catalog import DEFAULT_GAME
 
@@ -56,12 +56,7 @@ def strategies(ctx: click.Context, game: str) -> None:
                    "comparisons are dropped first, then a running one is stopped.")
 @click.option("--threads", type=Count(4096), default=None,
               help="Worker threads (default: every CPU this process may use).")
-@click.option("--backend", type=click.Choice(["local", "dask", "dask-local"]), default="local",
-              show_default=True, help="Where chunks play (as for a simulation run).")
-@click.option("--scheduler", metavar="ADDRESS", default=None,
-              help="Dask scheduler for --backend dask, e.g. tcp://HOST:8786.")
-@click.option("--workers", type=Count(1024), default=None,
-              help="Worker processes for --backend dask-local.")
+@backend_flags
 def workbench(**opts: Any) -> None:
     """Serve the designer's workbench on http://127.0.0.1:8765/ and print its address.
 
