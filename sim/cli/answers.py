@@ -1,4 +1,4 @@
-"""The commands that answer from runs: trace, cards, report, compare, ablate,
+"""The commands that answer from games and runs: trace, report, compare, ablate,
 balance-report."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from sim.cli.common import (
     chosen_strategies, execution_of, game_options, game_request, inherit,
 )
 from sim.cli.run import main
-from sim.core.catalog import DEFAULT_GAME
+
 
 @main.command()
 @click.option("--seed", type=SEED, default=1, show_default=True, help="Seed of the run.")
@@ -68,24 +68,6 @@ def trace(ctx: click.Context, **opts: Any) -> None:
                    f"the edited game's '{found.edit_text}'")
     elif not opts["html_file"]:
         click.echo(api.trace(request, **where))
-
-
-@main.command(short_help="Print the game's default card file (CSV).")
-@click.option("--game", default=DEFAULT_GAME, show_default=True, help="Which game's cards.")
-@click.pass_context
-def cards(ctx: click.Context, game: str) -> None:
-    """Print the game's default card file (CSV), a starting point for --cards.
-
-    \b
-    Example:
-      simulate cards --game peer-to-peer > my_cards.csv
-      simulate --cards my_cards.csv --games 1e5
-      simulate cards --game plai > plai_cards.csv
-    """
-    from sim import api
-
-    game = inherit(ctx, {"game": game}, ("game",))["game"]
-    click.echo(api.default_cards(game), nl=False)
 
 
 def answer_options(func):

@@ -9,6 +9,7 @@ import click
 from sim.cli.common import Count, backend_flags, execution_of
 from sim.cli.run import main
 
+
 def _experiment_options(func):
     options = [
         click.argument("name", metavar="EXPERIMENT"),

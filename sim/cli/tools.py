@@ -1,4 +1,4 @@
-"""The commands that show or serve the inputs: strategies and the workbench."""
+"""The commands that show or serve the inputs: cards, strategies and the workbench."""
 from __future__ import annotations
 
 from typing import Any
@@ -8,6 +8,25 @@ import click
 from sim.cli.common import Count, backend_flags, checked_rules, inherit
 from sim.cli.run import main
 from sim.core.catalog import DEFAULT_GAME
+
+
+@main.command(short_help="Print the game's default card file (CSV).")
+@click.option("--game", default=DEFAULT_GAME, show_default=True, help="Which game's cards.")
+@click.pass_context
+def cards(ctx: click.Context, game: str) -> None:
+    """Print the game's default card file (CSV), a starting point for --cards.
+
+    \b
+    Example:
+      simulate cards --game peer-to-peer > my_cards.csv
+      simulate --cards my_cards.csv --games 1e5
+      simulate cards --game plai > plai_cards.csv
+    """
+    from sim import api
+
+    game = inherit(ctx, {"game": game}, ("game",))["game"]
+    click.echo(api.default_cards(game), nl=False)
+
 
 @main.command(short_help="List the registered strategies and their parameters.")
 @click.option("--game", default=DEFAULT_GAME, show_default=True, help="Whose strategies.")
