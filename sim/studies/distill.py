@@ -35,7 +35,8 @@ base's weights, and so does a count where the result wins less than ``KEEP_SHARE
 of the decided games against the base, unless it dominates the base there: beats it beyond
 the interval and does no worse than it against any field strategy (its interval's top
 not below the base's bottom). A default made per count clears the bar a new default must
-(docs/strategies.md), is better than its base by every measure, or is its base there.
+(docs/strategies.md), is better than its base by every measure, or is its base there
+(the rule: sim/studies/distill_verdict.py).
 
 The games are ordinary chunk tasks: any backend plays them (``run_tasks``), each chunk's
 part is written into a work directory beside the output (``NAME.distill/``). Every
@@ -58,16 +59,13 @@ import numpy as np
 
 from sim.core.csvfile import content_sha256_or_none
 from sim.core.errors import UserError
+from sim.studies.distill_verdict import KEEP_SHARE, beaten_by, loses, tally_shares, why_kept
 
 DEFAULT_ITERATIONS = 3
 DEFAULT_GAMES = 2_000          # games with search per iteration, over every side
 DEFAULT_K, DEFAULT_N = 8, 16   # the search player's options kept and samples
 DEFAULT_EXTRA = 4              # options not played out recorded per decision
 DEFAULT_CHECK_GAMES = 10_000   # plain games per side against the base and each field strategy
-# --per-count keeps a count's result only where it wins at least this share of the decided
-# games against the base (the bar a new default must clear, docs/strategies.md) or
-# dominates the base (beaten_by)
-KEEP_SHARE = 0.55
 CHUNK_GAMES = 25               # games per chunk task (search games are slow)
 
 
@@ -141,7 +139,7 @@ class DistillResult:
                              f"games [95 % CI {100 * row['share_low']:.2f} - "
                              f"{100 * row['share_high']:.2f}; fair "
                              f"{100 * row['fair_share']:.1f} %]"
-                             + ("  beaten" if _loses(row) else ""))
+                             + ("  beaten" if loses(row) else ""))
         score = self.document.get("score", {})
         beaten = {int(p): names for p, names in (score.get("beaten_by") or {}).items()}
         if beaten:
@@ -373,8 +371,8 @@ class Distiller:
         total = Tally()
         for tally in by_players.values():
             total.add(tally)
-        return {**_shares(total, self.arenas[self.players[0]].fair_share),
-                "players": {str(p): _shares(t, self.arenas[p].fair_share)
+        return {**tally_shares(total, self.arenas[self.players[0]].fair_share),
+                "players": {str(p): tally_shares(t, self.arenas[p].fair_share)
                             for p, t in by_players.items()}}
 
     def start_vector(self) -> np.ndarray:
@@ -490,87 +488,6 @@ def shortfall_lines(it: Iteration | None) -> list[str]:
                      f"{lost / n:.4f} value lost a decision, "
                      f"{100 * lost / total if total else 0:.0f} % of the loss")
     return lines
-
-
-def _shares(tally: Any, fair_share: float) -> dict[str, Any]:
-    """A tally's games, wins and share of the decided games with its Wilson interval."""
-    from sim.core.stats import wilson
-
-    decided = tally.wins + tally.rival_wins
-    share, low, high = wilson(tally.wins, decided) if decided else (float("nan"),) * 3
-    return {"games": tally.games, "wins": tally.wins, "rival_wins": tally.rival_wins,
-            "share": float(share), "share_low": float(low), "share_high": float(high),
-            "fair_share": float(fair_share)}
-
-
-def _loses(row: Mapping[str, Any]) -> bool:
-    """Beaten beyond the 95 % interval: the share of the decided games below the fair one."""
-    return row["share_high"] < row["fair_share"]
-
-
-def _short_of(row: Mapping[str, Any], min_share: float | None) -> bool:
-    """Does the result fall short against its base: beaten by it, or (given ``min_share``)
-    winning less than that share of the decided games in a pairing? With more than two
-    sides (one seat against several base seats, fair share f) that is the share that
-    wins ``min_share`` against each base seat: m f / (m f + (1 - m)(1 - f)), which is m
-    at f = 1/2."""
-    if min_share is None:
-        return _loses(row)
-    f = row["fair_share"]
-    bar = min_share * f / (min_share * f + (1 - min_share) * (1 - f))
-    return not row["share"] >= bar
-
-
-def _dominates(check: Mapping[str, Any], players: str, row: Mapping[str, Any]) -> bool:
-    """Is the result better than its base at ``players`` by every measure of the check:
-    beating the base beyond the interval, and against each field strategy on the same
-    deals no worse than the base beyond both intervals (the result's top at least the
-    base's bottom)? A small win that costs nothing elsewhere needs no wide margin; without
-    field strategies only the head-to-head is measured, and the bar decides."""
-    field = check.get("field") or {}
-    if not field or not row["share_low"] > row["fair_share"]:
-        return False
-    base_field = check.get("base_field") or {}
-    for name, result in field.items():
-        mine = result["players"].get(players)
-        base_row = base_field.get(name, {}).get("players", {}).get(players)
-        if mine is None or base_row is None or mine["share_high"] < base_row["share_low"]:
-            return False
-    return True
-
-
-def beaten_by(check: Mapping[str, Any], min_share: float | None = None
-              ) -> dict[int, list[str]]:
-    """Per player count, the opponents of a check that make the result worse than its base
-    there: the base itself when it beats the result (or, given ``min_share``, when the
-    result wins less than that share of the decided games against it and does not
-    dominate it, _dominates), and each field strategy that beats the result but not the
-    base."""
-    beaten: dict[int, list[str]] = {}
-    for players, row in (check.get("players") or {}).items():
-        if _short_of(row, min_share) and not (min_share is not None
-                                              and _dominates(check, players, row)):
-            beaten.setdefault(int(players), []).append(check["opponent"])
-    base_field = check.get("base_field") or {}
-    for name, result in (check.get("field") or {}).items():
-        for players, row in result["players"].items():
-            base_row = base_field.get(name, {}).get("players", {}).get(players)
-            if _loses(row) and not (base_row and _loses(base_row)):
-                beaten.setdefault(int(players), []).append(name)
-    return dict(sorted(beaten.items()))
-
-
-def why_kept(beaten: Mapping[int, Sequence[str]], base: str | None,
-             min_share: float | None) -> str:
-    """beaten_by's answer in words: per count, against whom the result fell short."""
-    def reason(name: str) -> str:
-        if name == base:
-            return (f"short of {min_share:.0%} against {name} and not better than it by "
-                    f"every measure" if min_share is not None
-                    else f"beaten by its base {name}")
-        return f"beaten by {name} (which the base beats)"
-    return "; ".join(f"at {p} players {', '.join(reason(n) for n in names)}"
-                     for p, names in beaten.items())
 
 
 def step_done(journal: Any, key_parts: Any) -> bool:

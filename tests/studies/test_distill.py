@@ -267,7 +267,7 @@ def _row(share_low, share_high, fair=0.5):
 def test_beaten_by_names_who_make_the_result_worse_than_its_base():
     """The base beating the result counts; a field strategy counts only where it beats the
     result and not the base (one that beats both says nothing about the distillation)."""
-    from sim.studies.distill import beaten_by
+    from sim.studies.distill_verdict import beaten_by
 
     check = {"opponent": "expert-v1", "players": {"2": _row(0.78, 0.80), "3": _row(0.2, 0.3, 1 / 3)},
              "field": {"bluffer": {"players": {"2": _row(0.06, 0.08), "3": _row(0.4, 0.5, 1 / 3)}},
@@ -281,7 +281,7 @@ def test_beaten_by_names_who_make_the_result_worse_than_its_base():
 def test_beaten_by_with_a_min_share_counts_the_base_below_it():
     """With ``min_share`` (--per-count's bar) the base counts as beating the result wherever
     the result wins less than that share against it, though above the fair one."""
-    from sim.studies.distill import KEEP_SHARE, beaten_by
+    from sim.studies.distill_verdict import KEEP_SHARE, beaten_by
 
     check = {"opponent": "expert-v1", "players": {"2": _row(0.53, 0.55), "4": _row(0.56, 0.58),
                                                   "6": _row(0.45, 0.47)}}
@@ -295,7 +295,7 @@ def test_a_result_short_of_min_share_is_kept_where_it_dominates_its_base():
     Peer at 2 players: 54.0 % against ``expert-v1``, and more than it against every
     hand-written player); one field strategy it does clearly worse against, or a win
     within the interval, and the base counts as beating it."""
-    from sim.studies.distill import KEEP_SHARE, beaten_by
+    from sim.studies.distill_verdict import KEEP_SHARE, beaten_by
 
     check = {"opponent": "expert-v1", "players": {"2": _row(0.533, 0.547)},
              "field": {"greedy": {"players": {"2": _row(0.785, 0.799)}},
@@ -314,7 +314,7 @@ def test_min_share_is_a_pairing_share_at_more_than_two_sides():
     """One seat against three base seats (fair 25 %): the bar is the share that wins 55 %
     against each base seat, 0.55 / (0.55 + 3 x 0.45) = 28.9 % of the decided games (PLAI's
     4-player weights won 40.6 % and were kept)."""
-    from sim.studies.distill import KEEP_SHARE, beaten_by
+    from sim.studies.distill_verdict import KEEP_SHARE, beaten_by
 
     check = {"opponent": "expert-v1", "players": {"4": _row(0.28, 0.29, 0.25),
                                                   "5": _row(0.40, 0.41, 0.2)}}
