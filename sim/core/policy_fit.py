@@ -280,7 +280,6 @@ def _agreement(scores: np.ndarray, decisions: Decisions) -> float:
     score that is not a number never winning, as the strategies take it)."""
     if decisions.count == 0:
         return float("nan")
-    scores = np.where(np.isnan(scores), -np.inf, scores)
     return float(np.mean(first_choices(scores, decisions.starts) == decisions.chosen))
 
 
@@ -302,8 +301,9 @@ def option_scores(decisions: Decisions, weights: np.ndarray) -> np.ndarray:
 
 
 def first_choices(scores: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Per decision, the row of its first highest-scoring option (as the strategies take
-    it)."""
+    """Per decision, the row of its first highest-scoring option, a score that is not a
+    number never winning (as the strategies take it)."""
+    scores = np.where(np.isnan(scores), -np.inf, scores)
     heads, counts = starts[:-1], np.diff(starts)
     rows = np.arange(len(scores))
     best = np.repeat(np.maximum.reduceat(scores, heads), counts)

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from sim.core.policy_fit import (
-    Decisions, decisions_of, fit_choices, fit_policy, fit_values, informative, select,
-    shortfall,
+    Decisions, decisions_of, first_choices, fit_choices, fit_policy, fit_values, informative,
+    select, shortfall,
 )
 from sim.core.recorded import recording_columns, recordings_of
 from sim.core.search_kernel import (
@@ -144,3 +144,11 @@ def test_shortfall_counts_where_the_policy_chose_otherwise_and_what_it_lost():
     assert shortfall(data, weights) == {0: (1, 0, 0.0), 1: (2, 0, 0.0)}
     weights[1] = np.inf   # inf * 0 is not a number, and such a score never wins: row 2 does
     assert shortfall(data, weights)[0] == (1, 1, pytest.approx(0.3))
+
+
+def test_a_score_that_is_not_a_number_never_ranks_first():
+    scores = np.array([np.nan, 1.0, 3.0, 3.0,    # the first of the two highest: row 2
+                       np.nan, np.nan,           # nothing is a number: the first row
+                       2.0, np.nan])             # row 6
+    starts = np.array([0, 4, 6, 8])
+    assert first_choices(scores, starts).tolist() == [2, 4, 6]
