@@ -177,6 +177,27 @@ class SimulateGroup(click.Group):
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
+def _input_file_options(cards_help: str = "Card file (CSV).",
+                        rule_help: str = "Set one rule option; repeatable; applied after "
+                                         "--rules.") -> list:
+    return [
+        click.option("--cards", metavar="FILE", default=None, help=cards_help),
+        click.option("--rules", metavar="FILE", default=None, callback=checked_rules,
+                     help="YAML file of rule options."),
+        click.option("--rule", metavar="KEY=VALUE", multiple=True, help=rule_help),
+    ]
+
+
+def input_files(**helps: str):
+    """--cards, --rules and --rule for a command that plays on a designer's inputs
+    (``helps``: ``cards_help``, ``rule_help`` for this command's wording)."""
+    def add(func):
+        for option in reversed(_input_file_options(**helps)):
+            func = option(func)
+        return func
+    return add
+
+
 def game_options(func):
     """Options that choose and configure the game (shared by the run and ``trace``)."""
     options = [
@@ -184,13 +205,8 @@ def game_options(func):
                      help="Game to simulate."),
         click.option("--players", type=Count(1000), default=None,
                      help="Number of players (default: the game's usual count)."),
-        click.option("--cards", metavar="FILE", default=None,
-                     help="Card file (CSV) to use instead of the game's default "
-                          "(see 'simulate cards')."),
-        click.option("--rules", metavar="FILE", default=None, callback=checked_rules,
-                     help="YAML file of rule options."),
-        click.option("--rule", metavar="KEY=VALUE", multiple=True,
-                     help="Set one rule option; repeatable; applied after --rules."),
+        *_input_file_options(cards_help="Card file (CSV) to use instead of the game's default "
+                                        "(see 'simulate cards')."),
         click.option("--team-a", metavar="NAME[:k=v,...]", default=None,
                      help="Strategy of team A, with optional parameters."),
         click.option("--team-b", metavar="NAME[:k=v,...]", default=None,
@@ -282,24 +298,6 @@ def _backend_options(ctx: click.Context, opts: dict[str, Any]) -> dict[str, Any]
         return {}
     return {**{name: opts[name] for name in allowed if opts[name] is not None},
             "announce": opts.get("progress", True)}
-
-
-def input_files(*, cards_help: str = "Card file (CSV).",
-                rule_help: str = "Set one rule option; repeatable; applied after --rules."):
-    """--cards, --rules and --rule for a command that plays on a designer's inputs (the
-    run and ``trace`` take them with ``game_options``)."""
-    options = [
-        click.option("--cards", metavar="FILE", default=None, help=cards_help),
-        click.option("--rules", metavar="FILE", default=None, callback=checked_rules,
-                     help="YAML file of rule options."),
-        click.option("--rule", metavar="KEY=VALUE", multiple=True, help=rule_help),
-    ]
-
-    def add(func):
-        for option in reversed(options):
-            func = option(func)
-        return func
-    return add
 
 
 def backend_flags(func):
