@@ -37,7 +37,7 @@ def rss_mb() -> float:
 
 
 def start_server(start_dir: Path, threads: int | None):
-    from sim.workbench.app import Settings
+    from sim.workbench.bench import Settings
     from sim.workbench.server import make_server
 
     settings = Settings(start_dir=start_dir, game="peer-to-peer", threads=threads)

@@ -10,7 +10,10 @@ it, and only the CLI imports it.
 - ``compare.py``: one comparison: baseline and edit on the same seed and game indices,
   chunk by chunk into two run directories per player count, the paired differences of
   every headline and the ``--until-ci`` stopping rule on them.
-- ``app.py``: the Starlette application (routes, Host/Origin guard, size caps).
+- ``app.py``: the Starlette application: the page and its JSON routes.
+- ``guard.py``: what reaches a route (the Host/Origin guard, the body cap, bounded JSON).
+- ``bench.py``: the server's state: its settings, each game's baseline, the comparisons
+  of every page and their temporary folder, bounded.
 - ``server.py``: binds the socket and runs uvicorn (``simulate workbench``).
 - ``static/``: the page (HTML, CSS, vanilla JS; nothing loaded from elsewhere).
 """

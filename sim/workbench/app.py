@@ -1,10 +1,6 @@
-"""The workbench's Starlette application: the page, its JSON endpoints, and the guards.
-
-Guards (``Guard``, an ASGI middleware around everything): the Host header must name this
-server (a DNS-rebinding page's requests carry its own host name), an Origin header, when
-a browser sends one, must be this server's; a request body is capped (``max_body``).
-Every endpoint reads at most that much JSON; a malformed request is a 400 with a one-line
-``error`` and the server goes on serving.
+"""The workbench's Starlette application: the page and its JSON endpoints, behind the
+guards of guard.py (Host, Origin, the body cap), on the server state of bench.py. A
+malformed request is a 400 with a one-line ``error`` and the server goes on serving.
 
 Endpoints (all JSON unless said):
   GET  /                      the page (static/index.html; app.js, app.css beside it)
@@ -31,17 +27,10 @@ Endpoints (all JSON unless said):
 from __future__ import annotations
 
 import contextlib
-import json
-import os
-import re
 import shutil
-import sys
-import tempfile
-import threading
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -57,254 +46,19 @@ from sim.core.inputs import parse_count, parse_seed
 from sim.core.output import is_no_space
 from sim.core.request import GameRequest
 from sim.workbench import compare, inputs
+from sim.workbench.bench import (
+    DEFAULT_MAX_GAMES, KEEP_COMPARISONS, KEEP_TOTAL, Settings, Workbench,
+)
+from sim.workbench.guard import Guard, brief, error_response, read_json
 from sim.workbench.inputs import BadInput
 
 STATIC = Path(__file__).resolve().parent / "static"
-MAX_BODY = 1_000_000            # bytes of one request body
-DEFAULT_MAX_GAMES = 1_000_000   # cap on a comparison's games per side and player count
 DEFAULT_WIDTH_PP = 1.0
-KEEP_COMPARISONS = 2            # finished comparisons kept per page (their run directories)
-KEEP_TOTAL = 8                  # finished comparisons kept in all, over every page
-DEFAULT_MAX_TEMP_BYTES = 1_000_000_000   # the temporary folder's cap (--temp-limit, in MB)
-NO_WORKER_SECONDS = 60          # a Dask comparison stops after this long without any worker
 PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 
 
-def _brief(value: Any, limit: int = 300) -> str:
-    text = " ".join(str(value).split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def _error(message: str, status: int = 400, headers: Mapping[str, str] | None = None
-           ) -> JSONResponse:
-    return JSONResponse({"error": _brief(message, 1000)}, status_code=status,
-                        headers=dict(headers or {}))
-
-
-class Guard:
-    """Host/Origin checks and the body cap, before any route runs."""
-
-    def __init__(self, app: Any, allowed_hosts: Iterable[str], max_body: int = MAX_BODY):
-        self.app = app
-        self.hosts = {h.lower() for h in allowed_hosts}
-        self.origins = {f"http://{h}" for h in self.hosts}
-        self.max_body = max_body
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        host = headers.get("host", "").strip().lower()
-        if host not in self.hosts:
-            return await _error(f"refused: Host '{host}' is not this workbench (it answers "
-                                f"to {', '.join(sorted(self.hosts))}; DNS-rebinding guard)",
-                                403)(scope, receive, send)
-        origin = headers.get("origin")
-        if origin is not None and origin.strip().lower().rstrip("/") not in self.origins:
-            return await _error(f"refused: Origin '{origin}' is not this workbench "
-                                "(cross-site request)", 403)(scope, receive, send)
-        length = headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.max_body):
-            return await _error(f"request body too large (at most {self.max_body:,} bytes)",
-                                413)(scope, receive, send)
-        seen = 0
-
-        async def capped():
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_body:
-                    raise BodyTooLarge()
-            return message
-
-        started = False
-
-        async def watched_send(message):
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, capped, watched_send)
-        except BodyTooLarge:
-            await _error(f"request body too large (at most {self.max_body:,} bytes)",
-                         413)(scope, receive, send)
-        except Exception as exc:  # noqa: BLE001 - a bug: one JSON line, the server keeps serving
-            if started:
-                raise
-            print(f"workbench: internal error on {scope.get('path')}: {type(exc).__name__}: "
-                  f"{_brief(exc)}", file=sys.stderr, flush=True)
-            await _error(f"internal error: {type(exc).__name__}: {_brief(exc)}",
-                         500)(scope, receive, send)
-
-
-class BodyTooLarge(Exception):
-    pass
-
-
-@dataclass
-class Settings:
-    """What ``simulate workbench`` was started with."""
-
-    start_dir: Path
-    game: str
-    cards: str | None = None
-    rules: str | None = None
-    players: int | None = None
-    backend: str = "local"
-    backend_options: dict[str, Any] = field(default_factory=dict)
-    backend_flags: tuple[str, ...] = ()
-    threads: int | None = None
-    max_games: int = DEFAULT_MAX_GAMES
-    max_temp_bytes: int = DEFAULT_MAX_TEMP_BYTES
-    idle_seconds: float = 15.0
-    allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost")
-
-
-class Workbench:
-    """The server's state: baselines per game, the comparisons of each page."""
-
-    def __init__(self, settings: Settings):
-        self.settings = settings
-        self.start_dir = settings.start_dir.resolve()
-        self.work = Path(tempfile.mkdtemp(prefix="cardsim-workbench-"))
-        self.comparisons: dict[str, compare.Comparison] = {}
-        self.pages: dict[str, list[str]] = {}
-        self.saved: dict[str, dict[str, str]] = {}   # game -> {"cards": name, "rules": name}
-        self.lock = threading.Lock()
-        self._backend = None
-
-    # -- baseline of a game: the started-with files for the started game, else defaults
-    def baseline(self, game_name: str) -> compare.Side:
-        if game_name == self.settings.game:  # the game given on the command line
-            return compare.Side(self.settings.cards, self.settings.rules)
-        return compare.Side(None, None)
-
-    def baseline_sheet(self, game_name: str) -> inputs.CardSheet:
-        side = self.baseline(game_name)
-        if side.cards:
-            from sim.core.csvfile import read_text
-
-            return inputs.parse_card_text(read_text(side.cards, what="card file"))
-        return inputs.parse_card_text(api.default_cards(game_name))
-
-    def backend(self):
-        if self._backend is None:
-            from sim.runs import backends
-
-            options = dict(self.settings.backend_options or {})
-            if self.settings.backend != "local":   # a page must not wait silently forever
-                options.setdefault("no_worker_timeout", NO_WORKER_SECONDS)
-            self._backend, _ = backends.resolve(self.settings.backend, options or None)
-        return self._backend
-
-    # -- the temporary folder: bounded in comparisons and in bytes
-    def temp_bytes(self) -> int:
-        """Bytes under the temporary folder (every comparison's files, runs, report)."""
-        total = 0
-        for folder, _, files in os.walk(self.work):
-            for name in files:
-                with contextlib.suppress(OSError):
-                    total += os.lstat(os.path.join(folder, name)).st_size
-        return total
-
-    def evict(self, keep: Iterable[str] = ()) -> None:
-        """Drop finished comparisons, oldest first, while more than KEEP_TOTAL are kept or
-        the folder holds more than the cap (``keep``: ones that must stay). Call with
-        ``self.lock`` held."""
-        keep = set(keep)
-        finished = [c for c in sorted(self.comparisons.values(), key=lambda c: c.started)
-                    if not c.running and c.id not in keep]
-        while finished and (len(finished) > KEEP_TOTAL or
-                            self.temp_bytes() > self.settings.max_temp_bytes):
-            self.forget(finished.pop(0).id)
-
-    def forget(self, ident: str) -> None:
-        """Remove a comparison and its folder (lock held)."""
-        comparison = self.comparisons.pop(ident, None)
-        if comparison is not None:
-            comparison.remove()
-        for page, history in list(self.pages.items()):
-            if ident in history:
-                history.remove(ident)
-            if not history:
-                del self.pages[page]
-
-    def after_look(self, comparison: "compare.Comparison") -> None:
-        """After each look of a running comparison: keep the folder under its cap, first by
-        dropping finished comparisons, then by stopping this one (its chunks are kept)."""
-        with self.lock:
-            if self.temp_bytes() <= self.settings.max_temp_bytes:
-                return
-            self.evict(keep={comparison.id})
-            if self.temp_bytes() > self.settings.max_temp_bytes:
-                comparison.stop(f"the workbench's temporary data reached its cap of "
-                                f"{self.settings.max_temp_bytes / 1e6:,.0f} MB (--temp-limit); "
-                                "the finished chunks are kept")
-
-    def close(self) -> None:
-        for comparison in list(self.comparisons.values()):
-            comparison.stop("the workbench is shutting down")
-        for comparison in list(self.comparisons.values()):
-            comparison.thread.join(timeout=30) if comparison.thread.is_alive() else None
-        if self._backend is not None:
-            self._backend.close()
-        shutil.rmtree(self.work, ignore_errors=True)
-
-
 # ----------------------------------------------------------------------------- helpers
-MAX_JSON_DEPTH = 16      # nested arrays / objects in a request (the page sends 4)
-MAX_JSON_NUMBER = 40     # characters of one number
-
-
-def _bounded_number(text: str) -> Any:
-    if len(text) > MAX_JSON_NUMBER:
-        raise BadInput(f"a number of {len(text):,} characters in the request (at most "
-                       f"{MAX_JSON_NUMBER})")
-    return float(text) if any(c in text for c in ".eE") else int(text)
-
-
-def _no_constant(name: str) -> Any:
-    raise BadInput(f"{name} is not a number JSON allows")
-
-
-def json_depth(body: bytes) -> int:
-    """How deep arrays and objects nest in a JSON text (brackets inside strings do not
-    count); read before parsing, so a deep body is refused without recursion."""
-    depth = deepest = 0
-    for match in re.finditer(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', body):
-        token = match.group()
-        if token in (b"[", b"{"):
-            depth += 1
-            deepest = max(deepest, depth)
-        elif token in (b"]", b"}"):
-            depth -= 1
-    return deepest
-
-
-async def read_json(request: Request) -> dict[str, Any]:
-    """The request's JSON object, within bounds: the body cap (Guard), MAX_JSON_DEPTH
-    levels, numbers of at most MAX_JSON_NUMBER characters, no NaN or Infinity."""
-    body = await request.body()
-    if not body.strip():
-        return {}
-    if json_depth(body) > MAX_JSON_DEPTH:
-        raise BadInput(f"the request nests more than {MAX_JSON_DEPTH} levels deep")
-    try:
-        data = json.loads(body, parse_int=_bounded_number, parse_float=_bounded_number,
-                          parse_constant=_no_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadInput(f"the request body is not JSON ({_brief(exc, 120)})") from None
-    except RecursionError:
-        raise BadInput("the request nests too deeply") from None
-    if not isinstance(data, dict):
-        raise BadInput("the request body must be a JSON object")
-    return data
-
-
 def game_of(body: Mapping[str, Any], bench: Workbench) -> tuple[str, Any]:
     name = body.get("game", bench.settings.game)
     if not isinstance(name, str):
@@ -329,15 +83,15 @@ def handled(func):
         try:
             return await func(request, request.app.state.bench)
         except NotFound as exc:
-            return _error(f"error: {exc}", 404)
+            return error_response(f"error: {exc}", 404)
         except BadInput as exc:
-            return _error(f"error: {exc}")
+            return error_response(f"error: {exc}")
         except UserError as exc:
-            return _error(str(exc))
+            return error_response(str(exc))
         except Exception as exc:  # noqa: BLE001 - only a full disk is answered here
             if not is_no_space(exc):
                 raise
-            return _error("error: no space left on device for the workbench's files; free "
+            return error_response("error: no space left on device for the workbench's files; free "
                           "some space and try again", 507)
     route.__name__ = func.__name__
     return route
@@ -349,7 +103,7 @@ async def page(request: Request) -> Response:
     files = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8",
              "app.css": "text/css; charset=utf-8"}
     if name not in files:
-        return _error("not found", 404)
+        return error_response("not found", 404)
     return Response((STATIC / name).read_bytes(), media_type=files[name],
                     headers={"Content-Security-Policy": PAGE_CSP, "Cache-Control": "no-store",
                              "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"})
@@ -429,7 +183,7 @@ async def run(request: Request, bench: Workbench) -> Response:
     with bench.lock:
         for other in bench.pages.get(page_id, []):
             if bench.comparisons[other].running:
-                return _error("this page already runs a comparison; stop it first", 409)
+                return error_response("this page already runs a comparison; stop it first", 409)
         ident = uuid.uuid4().hex[:12]
         folder = bench.work / ident
         checked = inputs.check_edit(name, players, folder / "files", sheet, rules, strategies)
@@ -464,7 +218,7 @@ def _comparison(request: Request, bench: Workbench) -> compare.Comparison:
     ident = request.path_params["ident"]
     comparison = bench.comparisons.get(ident)
     if comparison is None:
-        raise NotFound(f"no comparison '{_brief(ident, 40)}' (finished ones are kept "
+        raise NotFound(f"no comparison '{brief(ident, 40)}' (finished ones are kept "
                        f"{KEEP_COMPARISONS} per page, {KEEP_TOTAL} in all)")
     return comparison
 
@@ -500,7 +254,7 @@ async def progress(request: Request) -> Response:
     ident = request.path_params["ident"]
     comparison = bench.comparisons.get(ident)
     if comparison is None:
-        return _error(f"no comparison '{ident}'", 404)
+        return error_response(f"no comparison '{ident}'", 404)
     comparison.seen()
     snap = comparison.snapshot()
     snap["commands"] = commands(bench, comparison)
@@ -524,7 +278,7 @@ async def stop(request: Request) -> Response:
     bench = request.app.state.bench
     comparison = bench.comparisons.get(request.path_params["ident"])
     if comparison is None:
-        return _error(f"no comparison '{request.path_params['ident']}'", 404)
+        return error_response(f"no comparison '{request.path_params['ident']}'", 404)
     comparison.stop()
     return JSONResponse({"id": comparison.id, "stopping": comparison.running})
 
@@ -619,10 +373,10 @@ async def report_file(request: Request) -> Response:
     comparison = bench.comparisons.get(request.path_params["ident"])
     name = request.path_params["name"]
     if comparison is None or name not in ("report.html", "report.md", "answers.json"):
-        return _error("not found", 404)
+        return error_response("not found", 404)
     path = comparison.home / "report" / name
     if not path.exists():
-        return _error("no report yet; make it first", 404)
+        return error_response("no report yet; make it first", 404)
     return FileResponse(path, headers={"Cache-Control": "no-store"})
 
 
@@ -671,7 +425,7 @@ async def example(request: Request, bench: Workbench) -> Response:
                    and a.get("players") == players
                    and (variant is None or a.get("variant") == variant)), None)
     if answer is None:
-        raise NotFound(f"the report has no answer '{_brief(question, 60)}' at {players} "
+        raise NotFound(f"the report has no answer '{brief(question, 60)}' at {players} "
                        "players")
     key = (question, players, answer.get("variant"))
     found = comparison.examples.get(key)
@@ -724,9 +478,9 @@ async def game_viewer(request: Request, bench: Workbench) -> Response:
 async def http_error(request: Request, exc: Exception) -> Response:
     """Starlette's own refusals (no such path 404, wrong method 405...) as JSON lines."""
     status = int(getattr(exc, "status_code", 400))
-    words = {404: f"not found: {_brief(request.url.path, 200)}",
-             405: f"method {request.method} is not allowed on {_brief(request.url.path, 200)}"}
-    return _error(words.get(status, str(getattr(exc, "detail", "")) or "bad request"), status,
+    words = {404: f"not found: {brief(request.url.path, 200)}",
+             405: f"method {request.method} is not allowed on {brief(request.url.path, 200)}"}
+    return error_response(words.get(status, str(getattr(exc, "detail", "")) or "bad request"), status,
                   getattr(exc, "headers", None))
 
 

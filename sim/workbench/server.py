@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from sim.core.errors import UserError
-from sim.workbench.app import Settings, create_app
+from sim.workbench.app import create_app
+from sim.workbench.bench import Settings
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -76,7 +77,7 @@ def serve(*, game: str, cards: str | None, rules: str | None, players: int | Non
           announce: Callable[[str], None] = print) -> None:
     """Check the starting files with the CLI's loaders, then serve until interrupted."""
     from sim import api
-    from sim.workbench.app import DEFAULT_MAX_GAMES, DEFAULT_MAX_TEMP_BYTES
+    from sim.workbench.bench import DEFAULT_MAX_GAMES, DEFAULT_MAX_TEMP_BYTES
 
     api.configure(game, players, cards, rules)  # a bad --cards/--rules stops here (exit 2)
     settings = Settings(start_dir=Path(start_dir).resolve(), game=game,

@@ -95,7 +95,8 @@ def test_the_workbench_decides_only_when_every_difference_is_narrow(tmp_path):
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     from starlette.testclient import TestClient
 
-    from sim.workbench.app import Settings, create_app
+    from sim.workbench.app import create_app
+    from sim.workbench.bench import Settings
 
     start = tmp_path / "start"
     start.mkdir()

@@ -28,7 +28,8 @@ from sim.core.game import resolve_game
 from starlette.testclient import TestClient
 
 from sim.workbench import compare, inputs
-from sim.workbench.app import Settings, create_app
+from sim.workbench.app import create_app
+from sim.workbench.bench import Settings
 
 pytestmark = [pytest.mark.usefixtures("fake_game_registered")]
 PAGE = "page-0123456789"

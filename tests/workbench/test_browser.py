@@ -20,7 +20,7 @@ from sim import api
 from sim.core.errors import UserError
 from sim.core.request import GameRequest
 from sim.workbench import inputs
-from sim.workbench.app import Settings
+from sim.workbench.bench import Settings
 from sim.workbench.server import make_server
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sim.workbench.app import Settings
+from sim.workbench.bench import Settings
 
 pytestmark = pytest.mark.usefixtures("fake_game_registered")
 

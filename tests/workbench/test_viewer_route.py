@@ -13,7 +13,8 @@ import pytest
 warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarning)
 from starlette.testclient import TestClient  # noqa: E402
 
-from sim.workbench.app import Settings, create_app  # noqa: E402
+from sim.workbench.app import create_app  # noqa: E402
+from sim.workbench.bench import Settings  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 PAGE = "page-viewer-0123"

@@ -17,7 +17,9 @@ warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarni
 from starlette.testclient import TestClient  # noqa: E402
 
 from sim.workbench import app as workbench_app  # noqa: E402
-from sim.workbench.app import Settings, create_app  # noqa: E402
+from sim.workbench import bench as workbench_bench  # noqa: E402
+from sim.workbench.app import create_app  # noqa: E402
+from sim.workbench.bench import Settings  # noqa: E402
 
 pytestmark = [pytest.mark.usefixtures("fake_game_registered"),
               pytest.mark.filterwarnings("ignore::DeprecationWarning")]
@@ -187,7 +189,7 @@ def test_one_connection_survives_every_malformed_request_and_an_internal_error(l
 
 
 def test_temporary_data_is_bounded_in_comparisons_and_bytes(start, monkeypatch):
-    monkeypatch.setattr(workbench_app, "KEEP_TOTAL", 3)
+    monkeypatch.setattr(workbench_bench, "KEEP_TOTAL", 3)
     with _client(start, idle_seconds=60) as c:
         state = c.get("/api/state").json()
         bench = c.app.state.bench
