@@ -127,6 +127,7 @@ def test_a_long_command_on_a_full_disk_says_how_to_continue(small_disk, tmp_path
     again = invoke(args + ["--out", out, "--resume"])
     assert again.exit_code == 0, again.output
     whole = invoke(args + ["--out", tmp_path / "whole"])
+    assert whole.exit_code == 0, whole.output
     assert pl.read_csv(out / "ablation.csv").equals(pl.read_csv(tmp_path / "whole" /
                                                                "ablation.csv"))
 
