@@ -91,8 +91,8 @@ def handled(func):
         except Exception as exc:  # noqa: BLE001 - only a full disk is answered here
             if not is_no_space(exc):
                 raise
-            return error_response("error: no space left on device for the workbench's files; free "
-                          "some space and try again", 507)
+            return error_response("error: no space left on device for the workbench's files; "
+                                  "free some space and try again", 507)
     route.__name__ = func.__name__
     return route
 
@@ -480,8 +480,8 @@ async def http_error(request: Request, exc: Exception) -> Response:
     status = int(getattr(exc, "status_code", 400))
     words = {404: f"not found: {brief(request.url.path, 200)}",
              405: f"method {request.method} is not allowed on {brief(request.url.path, 200)}"}
-    return error_response(words.get(status, str(getattr(exc, "detail", "")) or "bad request"), status,
-                  getattr(exc, "headers", None))
+    return error_response(words.get(status, str(getattr(exc, "detail", "")) or "bad request"),
+                          status, getattr(exc, "headers", None))
 
 
 def create_app(settings: Settings) -> Starlette:

@@ -20,6 +20,8 @@ from starlette.responses import JSONResponse
 from sim.workbench.inputs import BadInput
 
 MAX_BODY = 1_000_000     # bytes of one request body
+MAX_JSON_DEPTH = 16      # nested arrays / objects in a request (the page sends 4)
+MAX_JSON_NUMBER = 40     # characters of one number
 
 
 def brief(value: Any, limit: int = 300) -> str:
@@ -44,23 +46,25 @@ class Guard:
         self.origins = {f"http://{h}" for h in self.hosts}
         self.max_body = max_body
 
+    def too_large(self) -> JSONResponse:
+        return error_response(f"request body too large (at most {self.max_body:,} bytes)", 413)
+
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         host = headers.get("host", "").strip().lower()
         if host not in self.hosts:
-            return await error_response(f"refused: Host '{host}' is not this workbench (it answers "
-                                f"to {', '.join(sorted(self.hosts))}; DNS-rebinding guard)",
-                                403)(scope, receive, send)
+            return await error_response(
+                f"refused: Host '{host}' is not this workbench (it answers to "
+                f"{', '.join(sorted(self.hosts))}; DNS-rebinding guard)", 403)(scope, receive, send)
         origin = headers.get("origin")
         if origin is not None and origin.strip().lower().rstrip("/") not in self.origins:
             return await error_response(f"refused: Origin '{origin}' is not this workbench "
-                                "(cross-site request)", 403)(scope, receive, send)
+                                        "(cross-site request)", 403)(scope, receive, send)
         length = headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_body):
-            return await error_response(f"request body too large (at most {self.max_body:,} bytes)",
-                                413)(scope, receive, send)
+            return await self.too_large()(scope, receive, send)
         seen = 0
 
         async def capped():
@@ -83,23 +87,18 @@ class Guard:
         try:
             await self.app(scope, capped, watched_send)
         except BodyTooLarge:
-            await error_response(f"request body too large (at most {self.max_body:,} bytes)",
-                         413)(scope, receive, send)
+            await self.too_large()(scope, receive, send)
         except Exception as exc:  # noqa: BLE001 - a bug: one JSON line, the server keeps serving
             if started:
                 raise
             print(f"workbench: internal error on {scope.get('path')}: {type(exc).__name__}: "
                   f"{brief(exc)}", file=sys.stderr, flush=True)
             await error_response(f"internal error: {type(exc).__name__}: {brief(exc)}",
-                         500)(scope, receive, send)
+                                 500)(scope, receive, send)
 
 
 class BodyTooLarge(Exception):
     pass
-
-
-MAX_JSON_DEPTH = 16      # nested arrays / objects in a request (the page sends 4)
-MAX_JSON_NUMBER = 40     # characters of one number
 
 
 def _bounded_number(text: str) -> Any:
