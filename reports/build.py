@@ -68,8 +68,8 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     stopped report continues where it stopped (``simulate report ... --resume``).
 
     ``extra`` names optional sections and their inputs (reports.sections), e.g.
-    ``{"ablation": "runs/ablation-3p"}``; a section a later issue adds (a skill run) plugs
-    in the same way.
+    ``{"ablation": "runs/ablation-3p", "skill": "runs/skill-4p"}``; a new section plugs in
+    the same way.
 
     Memory: the games are a lazy scan of the runs' parquet parts, aggregated metric by
     metric on polars' streaming engine, so the peak does not grow with the number of games.

@@ -41,8 +41,9 @@ def run_cli(*args):
 
 
 def test_the_seven_level_alias_rules_file_is_refused_small_and_fast(tmp_path):
-    """The issue's 238-byte file (531 MB and a 17.5 MB error line before): one short line,
-    exit 2, in a fresh process whose peak memory stays far below 300 MB."""
+    """A 238-byte file of seven levels of aliases (531 MB and a 17.5 MB error line if
+    expanded) is refused with one short line, exit 2, in a fresh process whose peak memory
+    stays far below 300 MB."""
     rules = tmp_path / "bomb.yaml"
     rules.write_text(alias_bomb(7))
     assert len(rules.read_bytes()) < 240

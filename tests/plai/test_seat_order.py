@@ -4,6 +4,7 @@ number (listed from seat 0, every tie would go to seat 0). Every
 strategy decides through the kernel's lists, so each is checked here."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from sim.games.plai import constants as c
@@ -17,7 +18,7 @@ from plai_state import CARDS, State, rules
 DETERMINISTIC = sorted(name for name in registry("plai") if name != "random")
 
 
-def vector(spec: str, **weights) -> "np.ndarray":
+def vector(spec: str, **weights) -> np.ndarray:
     strategy, params = parse_spec(spec, "plai")
     w = strategy.vector(FEATURE_NAMES, DEFAULT_WEIGHTS, params)
     for name, value in weights.items():

@@ -101,7 +101,7 @@ WEIGHT_NAMES = tuple(f"early.{n}" for n in FEATURE_NAMES) + tuple(
 
 
 def _defaults() -> np.ndarray:
-    """The default policy every strategy starts from: greedy (P2P strategy issue)."""
+    """The default policy every strategy starts from: the greedy strategy's weights."""
     w = np.zeros(NF)
     w[C_PASS] = -1000.0          # never pass while an assist is possible
     w[C_VALUE] = 1.0             # the most valuable customer first
