@@ -199,9 +199,10 @@ async def run(request: Request, bench: Workbench) -> Response:
         comparison = compare.Comparison(ident, plan, folder, bench.backend(),
                                         idle_seconds=bench.settings.idle_seconds,
                                         on_look=bench.after_look)
+        original = bench.baseline_sheet(name)
         comparison.command_info = {
-            "strategies": strategies, "sheet_changed": sheet.rows != bench.baseline_sheet(name).rows
-            or sheet.columns != bench.baseline_sheet(name).columns,
+            "strategies": strategies,
+            "sheet_changed": sheet.rows != original.rows or sheet.columns != original.columns,
             "rules_changed": bool(rules.text.strip())}
         bench.comparisons[ident] = comparison
         history = bench.pages.setdefault(page_id, [])

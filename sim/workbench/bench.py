@@ -42,6 +42,16 @@ class Settings:
     allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost")
 
 
+def folder_bytes(folder: Path) -> int:
+    """Bytes of the files under ``folder`` (one vanishing meanwhile counts 0)."""
+    total = 0
+    for parent, _, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(parent, name)).st_size
+    return total
+
+
 class Workbench:
     """The server's state: baselines per game, the comparisons of each page."""
 
@@ -82,23 +92,22 @@ class Workbench:
     # -- the temporary folder: bounded in comparisons and in bytes
     def temp_bytes(self) -> int:
         """Bytes under the temporary folder (every comparison's files, runs, report)."""
-        total = 0
-        for folder, _, files in os.walk(self.work):
-            for name in files:
-                with contextlib.suppress(OSError):
-                    total += os.lstat(os.path.join(folder, name)).st_size
-        return total
+        return folder_bytes(self.work)
 
-    def evict(self, keep: Iterable[str] = ()) -> None:
+    def evict(self, keep: Iterable[str] = (), total: int | None = None) -> int:
         """Drop finished comparisons, oldest first, while more than KEEP_TOTAL are kept or
-        the folder holds more than the cap (``keep``: ones that must stay). Call with
-        ``self.lock`` held."""
+        the folder holds more than the cap (``keep``: ones that must stay; ``total``: the
+        folder's bytes, when the caller has just measured them). Returns the folder's bytes
+        after. Call with ``self.lock`` held."""
         keep = set(keep)
         finished = [c for c in sorted(self.comparisons.values(), key=lambda c: c.started)
                     if not c.running and c.id not in keep]
-        while finished and (len(finished) > KEEP_TOTAL or
-                            self.temp_bytes() > self.settings.max_temp_bytes):
-            self.forget(finished.pop(0).id)
+        total = self.temp_bytes() if total is None else total
+        while finished and (len(finished) > KEEP_TOTAL or total > self.settings.max_temp_bytes):
+            gone = finished.pop(0)
+            total -= folder_bytes(gone.home)   # the folder walked once, then only what goes
+            self.forget(gone.id)
+        return total
 
     def forget(self, ident: str) -> None:
         """Remove a comparison and its folder (lock held)."""
@@ -115,10 +124,10 @@ class Workbench:
         """After each look of a running comparison: keep the folder under its cap, first by
         dropping finished comparisons, then by stopping this one (its chunks are kept)."""
         with self.lock:
-            if self.temp_bytes() <= self.settings.max_temp_bytes:
+            total = self.temp_bytes()
+            if total <= self.settings.max_temp_bytes:
                 return
-            self.evict(keep={comparison.id})
-            if self.temp_bytes() > self.settings.max_temp_bytes:
+            if self.evict(keep={comparison.id}, total=total) > self.settings.max_temp_bytes:
                 comparison.stop(f"the workbench's temporary data reached its cap of "
                                 f"{self.settings.max_temp_bytes / 1e6:,.0f} MB (--temp-limit); "
                                 "the finished chunks are kept")
@@ -127,7 +136,8 @@ class Workbench:
         for comparison in list(self.comparisons.values()):
             comparison.stop("the workbench is shutting down")
         for comparison in list(self.comparisons.values()):
-            comparison.thread.join(timeout=30) if comparison.thread.is_alive() else None
+            if comparison.thread.is_alive():
+                comparison.thread.join(timeout=30)
         if self._backend is not None:
             self._backend.close()
         shutil.rmtree(self.work, ignore_errors=True)

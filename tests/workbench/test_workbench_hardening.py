@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import shutil
 import threading
 import time
 import warnings
@@ -215,6 +216,33 @@ def test_temporary_data_is_bounded_in_comparisons_and_bytes(start, monkeypatch):
         assert snap["state"] == "stopped" and "temporary data reached its cap" in snap["reason"]
         assert list(bench.comparisons) == [ident] and snap["looks"] < 20
         assert bench.temp_bytes() < 200_000
+
+
+class _FinishedComparison:
+    """What Workbench.evict reads of a finished comparison, with ``size`` bytes on disk."""
+
+    def __init__(self, work: Path, ident: str, started: float, size: int):
+        self.id, self.started, self.running = ident, started, False
+        self.home = work / ident
+        (self.home / "runs").mkdir(parents=True)
+        (self.home / "runs" / "part-0.parquet").write_bytes(b"x" * size)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.home)
+
+
+def test_eviction_drops_the_oldest_finished_comparisons_until_the_bytes_fit(tmp_path):
+    bench = workbench_bench.Workbench(Settings(start_dir=tmp_path, game="fake",
+                                               max_temp_bytes=15_000))
+    try:
+        (bench.work / "loose.txt").write_bytes(b"y" * 1_000)   # not a comparison's: stays
+        for i, ident in enumerate(["old", "middle", "new", "kept"]):
+            bench.comparisons[ident] = _FinishedComparison(bench.work, ident, float(i), 7_000)
+        left = bench.evict(keep={"kept"})
+        assert sorted(bench.comparisons) == ["kept", "new"]    # 29,000 -> 22,000 -> 15,000
+        assert left == bench.temp_bytes() == 15_000
+    finally:
+        shutil.rmtree(bench.work)
 
 
 def test_cli_workbench_has_the_temp_limit_flag():
