@@ -152,13 +152,12 @@ async def validate(request: Request, bench: Workbench) -> Response:
                          "problem": problem.as_json() if problem else None})
 
 
-def _number(body: Mapping[str, Any], key: str, default: Any, maximum: int | None = None) -> int:
+def _number(body: Mapping[str, Any], key: str, default: Any) -> int:
     value = body.get(key, default)
     if isinstance(value, bool) or not isinstance(value, (int, str, float)) or \
             (isinstance(value, str) and len(value) > 40):
         raise BadInput(f"'{key}' must be a number")
-    return parse_count(value, field=key, maximum=maximum) if maximum else parse_count(value,
-                                                                                     field=key)
+    return parse_count(value, field=key)
 
 
 @handled
