@@ -49,7 +49,7 @@ from sim.workbench import compare, inputs
 from sim.workbench.bench import (
     DEFAULT_MAX_GAMES, KEEP_COMPARISONS, KEEP_TOTAL, Settings, Workbench,
 )
-from sim.workbench.guard import Guard, brief, error_response, read_json
+from sim.workbench.guard import MAX_JSON_NUMBER, Guard, brief, error_response, read_json
 from sim.workbench.inputs import BadInput
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -67,14 +67,16 @@ def game_of(body: Mapping[str, Any], bench: Workbench) -> tuple[str, Any]:
 
 
 def edit_of(body: Mapping[str, Any], bench: Workbench):
-    """(game name, GAME, player counts, sheet, rules edit, strategies per count)."""
+    """(game name, GAME, player counts, sheet, rules edit, strategies per count, the
+    baseline sheet the edit was read against)."""
     name, game = game_of(body, bench)
     players = inputs.players_from_request(body, game)
-    sheet = inputs.sheet_from_request(body, bench.baseline_sheet(name))
+    baseline = bench.baseline_sheet(name)
+    sheet = inputs.sheet_from_request(body, baseline)
     rules = inputs.rules_from_request(body, game)
     strategies = {p: inputs.strategies_from_request(body, game, p, bench.start_dir)
                   for p in players}
-    return name, game, players, sheet, rules, strategies
+    return name, game, players, sheet, rules, strategies, baseline
 
 
 def handled(func):
@@ -141,7 +143,7 @@ async def state(request: Request, bench: Workbench) -> Response:
 @handled
 async def validate(request: Request, bench: Workbench) -> Response:
     body = await read_json(request)
-    name, _, players, sheet, rules, strategies = edit_of(body, bench)
+    name, _, players, sheet, rules, strategies, _ = edit_of(body, bench)
     folder = bench.work / "check" / uuid.uuid4().hex
     try:
         checked = inputs.check_edit(name, players, folder, sheet, rules, strategies)
@@ -155,7 +157,7 @@ async def validate(request: Request, bench: Workbench) -> Response:
 def _number(body: Mapping[str, Any], key: str, default: Any) -> int:
     value = body.get(key, default)
     if isinstance(value, bool) or not isinstance(value, (int, str, float)) or \
-            (isinstance(value, str) and len(value) > 40):
+            (isinstance(value, str) and len(value) > MAX_JSON_NUMBER):
         raise BadInput(f"'{key}' must be a number")
     return parse_count(value, field=key)
 
@@ -168,7 +170,7 @@ async def run(request: Request, bench: Workbench) -> Response:
     page_id = body.get("page")
     if not isinstance(page_id, str) or not 8 <= len(page_id) <= 64:
         raise BadInput("'page' must be the page's id (8 to 64 characters)")
-    name, game, players, sheet, rules, strategies = edit_of(body, bench)
+    name, game, players, sheet, rules, strategies, original = edit_of(body, bench)
     max_games = _number(body, "games", min(DEFAULT_MAX_GAMES, bench.settings.max_games))
     if max_games > bench.settings.max_games:
         raise BadInput(f"at most {bench.settings.max_games:,} games per side (the workbench's "
@@ -198,7 +200,6 @@ async def run(request: Request, bench: Workbench) -> Response:
         comparison = compare.Comparison(ident, plan, folder, bench.backend(),
                                         idle_seconds=bench.settings.idle_seconds,
                                         on_look=bench.after_look)
-        original = bench.baseline_sheet(name)
         comparison.command_info = {
             "strategies": strategies,
             "sheet_changed": sheet.rows != original.rows or sheet.columns != original.columns,
@@ -286,7 +287,7 @@ async def stop(request: Request) -> Response:
 @handled
 async def save(request: Request, bench: Workbench) -> Response:
     body = await read_json(request)
-    name, game, players, sheet, rules, strategies = edit_of(body, bench)
+    name, game, players, sheet, rules, strategies, _ = edit_of(body, bench)
     targets = {}
     if body.get("cards_name"):
         targets["cards"] = inputs.safe_path(bench.start_dir, body["cards_name"], (".csv",))
