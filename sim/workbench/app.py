@@ -30,7 +30,7 @@ import contextlib
 import shutil
 import uuid
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -66,9 +66,19 @@ def game_of(body: Mapping[str, Any], bench: Workbench) -> tuple[str, Any]:
     return name, resolve_game(name)  # UserError for an unknown game
 
 
-def edit_of(body: Mapping[str, Any], bench: Workbench):
-    """(game name, GAME, player counts, sheet, rules edit, strategies per count, the
-    baseline sheet the edit was read against)."""
+class Edit(NamedTuple):
+    """A request's edit, read and checked against the game's baseline."""
+    name: str                               # the game's name
+    game: Any                               # its description (resolve_game)
+    players: list[int]                      # the player counts asked for
+    sheet: inputs.CardSheet                 # the edited card table
+    rules: inputs.RulesEdit                 # the rule options changed
+    strategies: dict[int, dict[str, str]]   # per player count: slot -> spec
+    baseline: inputs.CardSheet              # the card table the edit was read against
+
+
+def edit_of(body: Mapping[str, Any], bench: Workbench) -> Edit:
+    """The request's edit (Edit)."""
     name, game = game_of(body, bench)
     players = inputs.players_from_request(body, game)
     baseline = bench.baseline_sheet(name)
@@ -76,7 +86,7 @@ def edit_of(body: Mapping[str, Any], bench: Workbench):
     rules = inputs.rules_from_request(body, game)
     strategies = {p: inputs.strategies_from_request(body, game, p, bench.start_dir)
                   for p in players}
-    return name, game, players, sheet, rules, strategies, baseline
+    return Edit(name, game, players, sheet, rules, strategies, baseline)
 
 
 def handled(func):
@@ -143,10 +153,11 @@ async def state(request: Request, bench: Workbench) -> Response:
 @handled
 async def validate(request: Request, bench: Workbench) -> Response:
     body = await read_json(request)
-    name, _, players, sheet, rules, strategies, _ = edit_of(body, bench)
+    edit = edit_of(body, bench)
     folder = bench.work / "check" / uuid.uuid4().hex
     try:
-        checked = inputs.check_edit(name, players, folder, sheet, rules, strategies)
+        checked = inputs.check_edit(edit.name, edit.players, folder, edit.sheet, edit.rules,
+                                    edit.strategies)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     problem = checked.problem
