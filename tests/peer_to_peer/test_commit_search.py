@@ -2,7 +2,7 @@
 
 choose_commit (commit_kernel.py) hands a hand of up to SUBSET_BITS cards to a subset-bitset
 search (_best_by_sums for separable scores without a usable boost card, commit_by_lanes
-for any other weights, boost cards included), everything else to the general search
+for any other weights or a hand with a usable boost), everything else to the general search
 (commit_by_passes), which visits the options one by one. Here both run on the same prepared scratch rows for many
 random hands, rows, venture effects, used marks and weight vectors (the shipped strategies
 and random ones: noise, high card and effects features on and off, small integer weights
@@ -36,10 +36,10 @@ def both_searches(cards, rules, seats, w, state, team):
         got = search(cards, w, rng, pile, state.arrival, state.used, vals, fscr, *prep)
         results += [tuple(got), rng]
     h, _, total, boost_slots, _ = hand
-    if h > SUBSET_BITS or total >= 1 << 15 or (scoring[5] and boost_slots):
+    if h > SUBSET_BITS or total >= 1 << 15:
         kind = "general"
     elif scoring[5]:
-        kind = "sums"
+        kind = "sums+boost" if boost_slots else "sums"
     else:
         kind = "lanes+boost" if boost_slots else ("lanes+high" if scoring[4] else "lanes")
     return *results, kind
@@ -63,4 +63,5 @@ def test_fast_searches_choose_as_the_general_search(players):
     # every search was compared, and on many commits (not only passes)
     assert min(kinds.get(x, 0) for x in ("sums", "lanes", "lanes+high", "lanes+boost",
                                          "general")) > 200, kinds
+    assert kinds.get("sums+boost", 0) > 50, kinds
     assert commits > 1000

@@ -1,8 +1,8 @@
 """D3's shortcut chooses exactly what D3's full scan chooses (P2P-R2b, features.py).
 
 When the marker holder's commit is its own D2's choice, choose_target reads the scores D2
-left for the chosen subset (commit_by_lanes, for a marker holder weighting a contest
-feature, without noise: fscr[F_TARGET + team]) and scores only the other team's customer
+left for the chosen subset (commit_by_lanes or, for separable scores, _best_by_sums, for
+a marker holder weighting a contest feature, without noise: fscr[F_TARGET + team]) and scores only the other team's customer
 (contest_kernel.py), playing the contest out only where the choice depends on how it
 would go. Here it runs on many random D2 situations (d2_cases), with the
 other team's customer drawn from the row (often the declared one) and its contest keys
@@ -18,7 +18,9 @@ from sim.games.peer_to_peer import state_kernel as s
 from sim.games.peer_to_peer.state_kernel import F_TARGET, TARGET_KNOWN
 from sim.games.peer_to_peer.commit_kernel import choose_commit
 from sim.games.peer_to_peer.contest_kernel import choose_target
-from sim.games.peer_to_peer.features import C_CONTEST_LOSE, C_CONTEST_WIN, C_NOISE, NF
+from sim.games.peer_to_peer.features import (
+    C_CONTEST_LOSE, C_CONTEST_WIN, C_EFFECTS, C_HIGH, C_NOISE, C_REACH, NF,
+)
 from sim.games.peer_to_peer.seats import seat_layout
 
 from d2_cases import card_sets, random_case
@@ -50,7 +52,7 @@ def target_both_ways(cards, rules, seats, w, state, team, mask, declared, rival,
 def test_shortcut_chooses_as_the_full_scan(players):
     rs = np.random.default_rng(3900 + players)
     seats = seat_layout(players, "extra_venture")
-    compared = moved = read = unplayed = 0
+    compared = moved = read = unplayed = read_separable = 0
     for cards in card_sets():
         for _ in range(3000):
             w, state, team, rules = random_case(rs, cards, players, seats)
@@ -79,11 +81,19 @@ def test_shortcut_chooses_as_the_full_scan(players):
             moved += full != declared
             known = state.fscr[F_TARGET + team, TARGET_KNOWN] != 0.0
             read += known
+            read_separable += known and separable(w)
             unplayed += known and not played and rival_legal(state, team, rival)
     # many situations, in many of them the contest moves the team, and many are decided
-    # without playing the contest out
+    # without playing the contest out; D2's search for separable scores (_best_by_sums)
+    # leaves its scores too
     assert compared > 4000 and moved > 100 and read > 1500 and unplayed > 500, (
         compared, moved, read, unplayed)
+    assert read_separable > 80, read_separable
+
+
+def separable(w):
+    """Whether D2 scores with ``w`` are separable in both phases (commit_kernel)."""
+    return all(w[b + f] == 0.0 for b in (0, NF) for f in (C_HIGH, C_EFFECTS, C_REACH, C_NOISE))
 
 
 def rival_legal(state, team, rival):

@@ -7,11 +7,13 @@ choose_commit prepares per-slot and per-customer aggregates in scratch rows of `
 (state_kernel.SCR_HV ..; prepare_commit) and picks one of three searches (search_commit).
 For a hand of up to SUBSET_BITS cards (nearly every call), subset bitsets and vector
 compares find each customer's legal subsets at once: _best_by_sums for separable scores
-(no noise, high card or effects feature: greedy, cautious) and a hand without a usable
-boost then takes the first maximum per customer and card count; commit_by_lanes, for any
-other weights (expert), scores the legal options only, in order. commit_by_passes (the
-general search, which visits the options one by one) takes the rest; the others choose
-exactly as it would (tested against it on random hands, rows, effects and weights).
+(no noise, high card, effects or reach feature: greedy, cautious) and a hand without a
+usable boost then takes the first maximum per customer and card count; commit_by_lanes,
+for any other weights (expert) or a hand with a usable boost, scores the legal options
+only, in order. Both leave the chosen subset's scores for the marker holder's D3.
+commit_by_passes (the general search, which visits the options one by one) takes the
+rest; the others choose exactly as it would (tested against it on random hands, rows,
+effects and weights).
 
 The searches share their scalars as four tuples (numba passes a tuple as its fields, so
 bundling costs nothing):
@@ -198,7 +200,8 @@ def _customer_parts(cards, w, pile, arrival, scoring, top_value, j):
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects, best_score):
+def _best_by_sums(cards, w, pile, arrival, fscr, scoring, row, hand, team_effects,
+                  best_score):
     """D2 for separable scores and a hand of up to SUBSET_BITS cards without a usable
     boost: returns (best mask, its row position, any option legal), the pass option
     (``best_score``) kept unless beaten.
@@ -210,7 +213,8 @@ def _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects, bes
     hold a card of its domain (natural or dual_domain) unless the team has a
     wild_domain. An option's score depends only on the customer and the card count, so
     per customer and count only the smallest subset can be the first maximum: options are
-    ordered (mask, row position) and ties keep the first."""
+    ordered (mask, row position) and ties keep the first. Where the team's D3 may read
+    them (``for_d3``) it leaves the chosen subset's scores as commit_by_lanes does."""
     b = scoring[0]
     nrow, top_value = row[0], row[1]
     h, hand_total = hand[0], hand[2]
@@ -221,6 +225,7 @@ def _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects, bes
     h_dual = pile[SCR_HDUAL]
     row_v = pile[SCR_ROWV]
     row_bits = pile[SCR_ROW_BITS]
+    ok_words = pile[SCR_ROW_OK]
     sums = pile[SCR_SUBSET_SUMS].view(np.int16)  # (LANES_SUM is 0)
     _fill_lanes(h, h_val, sums, False)
     subsets = ((2 << ((1 << h) - 1)) - 1) & ~1  # the non-empty subsets
@@ -242,6 +247,7 @@ def _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects, bes
                     high_enough |= CONTAINS[k] & -(h_val[k] >= d)
                 ok |= equal_lanes(sums, v + d) & high_enough
         ok &= domain_ok & subsets
+        ok_words[j] = ok
         legal |= ok != 0
         if ok == 0:
             continue
@@ -263,7 +269,33 @@ def _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects, bes
                 best_score = sc
                 best_mask = m
                 best_j = j
+    if best_mask and scoring[6]:
+        _sums_target(cards, w, pile, arrival, fscr, scoring, row, hand[1] - P_HAND, best_mask)
     return best_mask, best_j, legal
+
+
+@njit(cache=True, _nrt=False)
+def _sums_target(cards, w, pile, arrival, fscr, scoring, row, team, mask):
+    """_best_by_sums, for the team's D3 (``for_d3``): hand subset ``mask``'s score with
+    each row position, as commit_by_lanes leaves it (the zero-weight features add zeros).
+    A call, not inlined: it runs for the marker holder's commits only, and the search
+    above it stays small where the round inlines it."""
+    nrow, top_value = row[0], row[1]
+    ok_words = pile[SCR_ROW_OK]
+    cards_part = w[scoring[0] + C_CARDS] * SUBSET_SIZE[mask]
+    for j in range(nrow):
+        sc = -np.inf
+        prefix = -np.inf
+        if ok_words[j] >> mask & 1:
+            cust_part, top_part, effect_part, kind_part = _customer_parts(
+                cards, w, pile, arrival, scoring, top_value, j)
+            prefix = cust_part + cards_part + top_part
+            sc = score_from_contest(w, scoring[0], prefix, 0.0, 0.0, effect_part, kind_part,
+                                    0.0)
+        fscr[F_TARGET + team, j] = sc
+        fscr[F_TARGET + team, TARGET_REACH + j] = 0.0
+        fscr[F_TARGET + team, TARGET_PREFIX + j] = prefix
+    fscr[F_TARGET + team, TARGET_KNOWN] = 1.0
 
 
 @njit(cache=True, _nrt=False, inline='always')
@@ -497,8 +529,8 @@ def commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, ro
                       team_effects, best_score):
     """D2 for any hand and weights, the options one by one: returns (best mask, its row
     position, any option legal). The engine calls it where the subset bitsets do not
-    apply (more than SUBSET_BITS cards, sums beyond int16, or separable scores with a
-    usable boost card); the others must choose as it does.
+    apply (more than SUBSET_BITS cards or sums beyond int16); the others must choose as
+    it does.
 
     Only subsets whose sum is within reach of some customer's value can be legal; a cheap
     first pass lists them. For those, per-subset aggregates (sum, natural and dual_domain
@@ -662,7 +694,7 @@ def choose_commit(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
     the first maximum."""
     h = pile_n[P_HAND + team]
     nrow = pile_n[P_ROW]
-    fscr[F_TARGET + team, TARGET_KNOWN] = 0.0   # (commit_by_lanes fills them)
+    fscr[F_TARGET + team, TARGET_KNOWN] = 0.0   # (the subset-bitset searches fill them)
     if h == 0 or nrow == 0:
         return 0, -1, False
     if none_legal:
@@ -757,16 +789,15 @@ def search_commit(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, 
     """D2's search after prepare_commit: (best mask, its row position, any option legal).
     A hand of up to SUBSET_BITS cards (nearly every call) goes to the subset bitsets:
     _best_by_sums (the first maximum per customer and card count) for separable scores
-    and a hand without a usable boost, commit_by_lanes for any other weights; the rest to
-    search_general."""
+    and a hand without a usable boost, commit_by_lanes for any other weights or hand; the
+    rest to search_general."""
     h, _, hand_total, boost_slots, _ = hand
     if h <= SUBSET_BITS and hand_total < SUBSET_SUM_MAX:
-        if not scoring[5]:  # not separable
-            return commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring,
-                                   row, hand, team_effects, best_score)
-        if boost_slots == 0:
-            return _best_by_sums(cards, w, pile, arrival, scoring, row, hand, team_effects,
-                                 best_score)
+        if scoring[5] and boost_slots == 0:  # separable, no boost card to play out
+            return _best_by_sums(cards, w, pile, arrival, fscr, scoring, row, hand,
+                                 team_effects, best_score)
+        return commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring,
+                               row, hand, team_effects, best_score)
     return search_general(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
                           team_effects, best_score)
 

@@ -85,7 +85,7 @@ N_ROWS = SCR_SUMS + 1
 # for its D3 (contest_kernel.choose_target): at j the score without noise (-inf: not legal), at
 # TARGET_REACH + j the option's reach feature, at TARGET_PREFIX + j its score summed up to
 # the contest features (features.C_CONTEST_WIN), at TARGET_KNOWN 1.0 once D2 filled them
-# this pass (commit_by_lanes, for the marker holder).
+# this pass (commit_by_lanes or _best_by_sums, for the marker holder).
 F_CUST, F_TOP, F_CUST_EFFECT, F_CUST_KIND = 0, 1, 2, 3
 F_TARGET = 4
 TARGET_REACH, TARGET_KNOWN, TARGET_PREFIX = 64, 128, 192
