@@ -279,7 +279,9 @@ def _sums_target(cards, w, pile, arrival, fscr, scoring, row, team, mask):
     """_best_by_sums, for the team's D3 (``for_d3``): hand subset ``mask``'s score with
     each row position, as commit_by_lanes leaves it (the zero-weight features add zeros).
     Inlined: as a call from the round's inlined search it made `expert` games, which
-    never reach it, 1.10 times as long (`default_speed.py --rounds 9`, twice)."""
+    never reach it, 1.10 times as long (`default_speed.py --rounds 9`, twice). Nor does it
+    share commit_by_lanes' loop (the parts stored and _lanes_score called): that made them
+    1.06-1.09 times as long at 2 players, in the same way."""
     nrow, top_value = row[0], row[1]
     ok_words = pile[SCR_ROW_OK]
     cards_part = w[scoring[0] + C_CARDS] * SUBSET_SIZE[mask]
