@@ -433,7 +433,7 @@ def distill(request: GameRequest | str | None = None, execution: Execution | Non
             objective: str | None = None, sharpness: float | None = None,
             keep_noise: bool = False, check_games: int | str | None = None,
             resume: bool = False, per_count: bool = False, opponents: Any = None,
-            **fields: Any):
+            hold: Any = None, **fields: Any):
     """Learn a strategy from the search player (expert iteration) for ``request`` (game,
     players, cards, rules) and write a strategy file (``execution.out``, default
     distilled.yaml): ``iterations`` times, ``games`` games in which the search player
@@ -443,7 +443,9 @@ def distill(request: GameRequest | str | None = None, execution: Execution | Non
     uninterrupted one's. ``per_count=True`` with several counts: one distillation per
     count, one file with each count's own weights (``by_players``). ``opponents``
     (``"random,bluffer"`` or a list): the other sides play each of them in an equal share
-    of each iteration's games, beside the policy itself.
+    of each iteration's games, beside the policy itself. ``hold``
+    (``"commit.high_card=0,commit.reach"``, a list, or a mapping of name to value or None):
+    weights the fit leaves alone, at the value given or the base's.
 
     Returns a ``sim.studies.distill.DistillResult`` (``.out``, ``.document``,
     ``.iterations``, ``.report()``). Deterministic for a seed, on every backend. See
@@ -463,7 +465,7 @@ def distill(request: GameRequest | str | None = None, execution: Execution | Non
                             rule_overrides=request.rule_overrides, threads=execution.threads,
                             progress=execution.progress, command_line=execution.command_line,
                             resume=resume, per_count=per_count, opponents=opponents,
-                            **execution.backend_args())
+                            hold=hold, **execution.backend_args())
 
 
 # ---------------------------------------------------------------- experiments

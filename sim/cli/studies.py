@@ -173,6 +173,10 @@ def tune(ctx: click.Context, **opts: Any) -> None:
               help="Strategies the other sides play in an equal share of each iteration's "
                    "games, beside the policy itself (default: the policy only), so the "
                    "search also decides against play unlike its own.")
+@click.option("--hold", metavar="NAME[=VALUE][,...]", default=None,
+              help="Weights the fit leaves alone: at VALUE from the first policy on, or "
+                   "at the base's. A name without its phase (commit.high_card) holds it in "
+                   "every phase.")
 @click.option("--check-games", default=None, metavar="N",
               help="Plain games per side at the end against the starting base and each "
                    "other shipped strategy, and the base against them (default 10000; "
@@ -206,6 +210,7 @@ def distill(ctx: click.Context, **opts: Any) -> None:
       simulate distill --game plai --players 2 --opponents random,bluffer --out duel.yaml
       simulate distill --players 4 --out new-expert.yaml --backend dask-local --workers 2
       simulate distill --players 4 --out new-expert.yaml --resume     (after Ctrl-C)
+      simulate distill --players 2 --hold commit.high_card=0,commit.reach=0 --out fast.yaml
 
     Every finished iteration is kept (FILE.resume.jsonl and the chunks in FILE.distill/
     beside FILE.yaml, removed at the end): the same command with --resume continues to
@@ -220,7 +225,7 @@ def distill(ctx: click.Context, **opts: Any) -> None:
                          objective=opts["objective"], sharpness=opts["sharpness"],
                          keep_noise=opts["keep_noise"], check_games=opts["check_games"],
                          resume=opts["resume"], per_count=opts["per_count"],
-                         opponents=opts["opponents"])
+                         opponents=opts["opponents"], hold=opts["hold"])
     click.echo(result.report())
 
 

@@ -14,7 +14,7 @@ iteration) learns them back into an ordinary strategy file:
 2. Fit: the policy's weights to those decisions (sim/core/policy_fit.py; by default
    the expected value of the policy's own choice under the search's option values, L2
    toward the current policy in units of each weight's size; only the weights of the
-   decisions the search makes are fitted).
+   decisions the search makes are fitted, less those ``hold`` names).
 3. The fitted policy becomes the search's base, and the next iteration plays with it.
 
 The policy starts as the base without its noise draws (their weights 0, unless
@@ -190,6 +190,7 @@ class Distiller:
     keep_base_if_beaten: bool = False
     opponents: tuple[str, ...] = ()   # strategies the other sides play in a share of the games
     given: np.ndarray | None = None   # weights made elsewhere: checked only, not distilled
+    hold: tuple[tuple[int, float | None], ...] = ()   # (weight, value or None) the fit leaves
     chunk_games: int = CHUNK_GAMES
     bar: Any = None
 
@@ -203,6 +204,13 @@ class Distiller:
     def arena(self) -> Any:
         """The arena of the first player count (names, features: the same at every count)."""
         return self.arenas[self.players[0]]
+
+    @property
+    def learned(self) -> np.ndarray:
+        """The weights the fit changes: the arena's, less the held ones (``hold``)."""
+        learned = np.array(self.arena.learned, dtype=bool)
+        learned[[index for index, _ in self.hold]] = False
+        return learned
 
     @property
     def work(self) -> Path:
@@ -222,8 +230,13 @@ class Distiller:
                 "chunk_games": int(self.chunk_games), "request": dict(self.request),
                 # only when given: journals of runs without them stay valid
                 **({"opponents": list(self.opponents)} if self.opponents else {}),
+                **({"hold": self.hold_settings()} if self.hold else {}),
                 **({"given": [float(x) for x in self.given]} if self.given is not None
                    else {})}
+
+    def hold_settings(self) -> dict[str, float | None]:
+        """The held weights by name, each with the value it is held at (None: the base's)."""
+        return {self.arena.names[index]: value for index, value in self.hold}
 
     # -- playing
     def _policy_file(self, where: Path, vector: np.ndarray) -> str:
@@ -328,7 +341,7 @@ class Distiller:
         decisions = decisions_of(recordings)
         keep = informative(decisions)
         fitted = select(decisions, keep)
-        fit = fit_policy(fitted, vector, self.arena.learned,
+        fit = fit_policy(fitted, vector, self.learned,
                          objective=self.objective, l2=self.l2, sharpness=self.sharpness)
         kinds = self.arena.decision_kinds
         short = {kinds[kind]: [n, other, round(lost, 6)]
@@ -376,10 +389,14 @@ class Distiller:
                             for p, t in by_players.items()}}
 
     def start_vector(self) -> np.ndarray:
-        """The first policy: the base, without its noise draws unless ``keep_noise``."""
+        """The first policy: the base, without its noise draws unless ``keep_noise``, each
+        weight held at a value (``hold``) set to it."""
         vector = np.array(self.base_vector, dtype=np.float64)
         if not self.keep_noise:
             vector[self.arena.noise] = 0.0
+        for index, value in self.hold:
+            if value is not None:
+                vector[index] = value
         return vector
 
     # -- the whole command
@@ -431,6 +448,9 @@ class Distiller:
         import sim
 
         searched = sum(it.games for it in done)
+        held = ("; held out of the fit: " + ", ".join(
+            name if value is None else f"{name}={value:g}"
+            for name, value in self.hold_settings().items())) if self.hold else ""
         kept = (f"; {why_kept(beaten, self.base, self.min_share)}, so it keeps the base's weights"
                 if self.keep_base_if_beaten and beaten else "")
         return {
@@ -440,7 +460,7 @@ class Distiller:
             "summary": f"distilled by simulate distill for {'/'.join(map(str, self.players))} "
                        f"players from "
                        f"{self.base} (search:k={self.k},n={self.n}; {len(done)} iterations, "
-                       f"{searched:,} games with search){kept}",
+                       f"{searched:,} games with search){held}{kept}",
             "players": [int(p) for p in self.players],
             "base": self.base,
             "weights": {name: float(w) for name, w in zip(self.arena.names, vector)},
@@ -455,7 +475,8 @@ class Distiller:
                              "objective": self.objective, "sharpness": float(self.sharpness),
                              "l2": float(self.l2), "keep_noise": bool(self.keep_noise),
                              "check_games": int(self.check_games),
-                             **({"opponents": list(self.opponents)} if self.opponents else {})},
+                             **({"opponents": list(self.opponents)} if self.opponents else {}),
+                             **({"hold": self.hold_settings()} if self.hold else {})},
                 "iterations": [{key: (round(v, 6) if isinstance(v, float) else v)
                                 for key, v in it.as_dict().items() if key != "weights"}
                                for it in done],
@@ -509,14 +530,16 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                      backend_options: Mapping[str, Any] | None = None, progress: bool = True,
                      command_line: str | None = None, resume: bool = False,
                      per_count: bool = False, keep_base_if_beaten: bool = False,
-                     opponents: Any = None, given: str | None = None) -> DistillResult:
+                     opponents: Any = None, given: str | None = None,
+                     hold: Any = None) -> DistillResult:
     """``simulate distill`` / ``api.distill``: check every input, pick the backend, then
     distil (module docstring) and write the strategy file ``out``. ``per_count``: one
     distillation per player count, combined into one file (sim/studies/distill_counts.py),
     each count keeping the base's weights where its result falls short (beaten_by with
     KEEP_SHARE), the counts not distilled playing the base's. ``given``: a strategy whose
     weights are checked as a result would be, instead of distilling (--per-count checks
-    so each count's file that another command made beforehand)."""
+    so each count's file that another command made beforehand). ``hold``: weights the fit
+    leaves alone (held_weights)."""
     from sim.core.game import configure_request, game_request, resolve_game
     from sim.core.inputs import parse_count, parse_seed
     from sim.core.policy_fit import DEFAULT_L2, DEFAULT_SHARPNESS, OBJECTIVES
@@ -560,7 +583,7 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                     rules_file=rules_file, rule_overrides=rule_overrides, threads=threads,
                     backend=backend, backend_options=backend_options, progress=progress,
                     command_line=command_line, keep_base_if_beaten=True,
-                    opponents=opponents)
+                    opponents=opponents, hold=hold)
         main = game_obj.default_players if game_obj.default_players in counts else counts[0]
         base_at = {p: weights_of(base, p) for p in game_obj.player_counts if p not in counts}
         path, document, parts, seconds = distill_each_count(
@@ -602,6 +625,7 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
         arena_cls, lambda strategies: configure_with(counts[0], strategies),
         registry(game_obj.strategy_package)).items() if not np.array_equal(vector, base_vector))
     arenas = {p: arena_cls(templates[p], 1) for p in counts}
+    held = held_weights(hold, arenas[counts[0]])
     template = templates[counts[0]]
     chosen, owned = resolve(backend, backend_options)
     threads = (chosen.default_threads() if threads is None
@@ -614,7 +638,7 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
                           objective=objective, sharpness=sharpness, keep_noise=keep_noise,
                           check_games=check, seed=seed, threads=threads, field_strategies=field,
                           keep_base_if_beaten=keep_base_if_beaten, opponents=rivals,
-                          given=given_vector)
+                          given=given_vector, hold=held)
     extra_doc = {
         "command": command_line if command_line is not None else own_command_line(),
         "cards": {"path": str(request["cards"] or manifest["cards"]["path"]),
@@ -652,6 +676,52 @@ def opponent_specs(opponents: Any, package: str) -> tuple[str, ...]:
             raise UserError("an opponent plays plain games: give a strategy that is not a "
                             "search player", field="--opponents")
     return tuple(names)
+
+
+def held_weights(hold: Any, arena: Any) -> tuple[tuple[int, float | None], ...]:
+    """``--hold``: the weights the fit leaves alone, as (index, value or None), in weight
+    order. ``hold`` is ``"NAME[=VALUE],..."``, a list of such items, or a mapping of name
+    to value (None: none). A weight is held at VALUE from the first policy on, or without
+    one at the base's. A name without its phase (``commit.high_card`` for Peer-to-Peer's
+    ``early.commit.high_card`` and ``late.commit.high_card``) holds it in every phase.
+    Only weights the fit would change can be held; the others stay the base's anyway."""
+    import difflib
+
+    if hold is None:
+        return ()
+    if isinstance(hold, Mapping):
+        items = [(str(name), value) for name, value in hold.items()]
+    else:
+        parts = str(hold).split(",") if isinstance(hold, str) else [str(x) for x in hold]
+        items = []
+        for part in (p.strip() for p in parts):
+            if part:
+                name, sep, value = part.partition("=")
+                items.append((name.strip(), value.strip() if sep else None))
+    names = list(arena.names)
+    held: dict[int, float | None] = {}
+    for name, value in items:
+        if value is not None:
+            try:
+                value = float(value)
+            except (TypeError, ValueError):
+                raise UserError(f"{name}={value}: the value must be a number",
+                                field="--hold") from None
+            if not np.isfinite(value):
+                raise UserError(f"{name}: the value must be finite", field="--hold")
+        matches = [i for i, full in enumerate(names) if full == name or full.endswith("." + name)]
+        if not matches:
+            close = difflib.get_close_matches(name, names, n=3)
+            raise UserError(f"'{name}' is not a weight of this game's strategies"
+                            + (f" (did you mean {', '.join(close)}?)" if close else ""),
+                            field="--hold")
+        fixed = [names[i] for i in matches if not arena.learned[i]]
+        if fixed:
+            raise UserError(f"{', '.join(fixed)}: not fitted by distill (only the "
+                            "weights of the decisions the search makes are)", field="--hold")
+        for i in matches:
+            held[i] = value
+    return tuple(sorted(held.items()))
 
 
 def _player_counts(game_obj: Any, players: Any) -> tuple[int, ...]:

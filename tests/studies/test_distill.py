@@ -161,6 +161,56 @@ def test_opponents_take_an_equal_share_of_each_iterations_games(tmp_path, monkey
     assert cli.exit_code == 2 and "--opponents" in cli.output and "nobody" in cli.output
 
 
+def test_held_weights_stay_out_of_the_fit(uninterrupted, tmp_path):
+    """--hold: a held weight keeps the value given, or the base's, through every
+    iteration, while the weights beside it are fitted as before; the file names them."""
+    learned = _weights(uninterrupted)
+    from sim.core.game import configure
+
+    start = dict(zip(features.FEATURE_NAMES,
+                     configure("plai", 2, strategies={"all": "expert-v1"}).weights[0]))
+    moved = [name for name in ("act.regional", "act.venture", "act.family")
+             if learned[name] != start[name]]
+    assert len(moved) >= 2   # the unheld run fits them
+    at_zero, kept = moved[:2]
+    result = distill_strategy(out=tmp_path / "held.yaml", threads=1,
+                              **{**SMALL, "hold": f"{at_zero}=0,{kept}"})
+    held = _weights(result.out)
+    assert held[at_zero] == 0.0 and held[kept] == start[kept]
+    assert any(held[name] != start[name] for name in features.FEATURE_NAMES
+               if name not in (at_zero, kept) and not name.endswith("noise"))
+    doc = yaml.safe_load(result.out.read_text())
+    assert doc["tuned_on"]["settings"]["hold"] == {at_zero: 0.0, kept: None}
+    words = {at_zero: f"{at_zero}=0", kept: kept}
+    listed = sorted(words, key=list(features.FEATURE_NAMES).index)
+    assert "held out of the fit: " + ", ".join(words[n] for n in listed) in doc["summary"]
+
+
+def test_hold_names_each_phase_and_only_fitted_weights():
+    """A name without its phase holds it in every phase; unknown and unfitted names,
+    and values that are not numbers, are refused with what to give."""
+    from types import SimpleNamespace
+
+    from sim.studies.distill import held_weights
+
+    arena = SimpleNamespace(
+        names=("early.commit.high_card", "early.commit.noise", "late.commit.high_card",
+               "late.commit.noise", "switch"),
+        learned=np.array([True, False, True, False, False]))
+    assert held_weights(None, arena) == ()
+    assert held_weights("commit.high_card=0", arena) == ((0, 0.0), (2, 0.0))
+    assert held_weights(["late.commit.high_card"], arena) == ((2, None),)
+    assert held_weights({"early.commit.high_card": 1.5}, arena) == ((0, 1.5),)
+    with pytest.raises(UserError, match="did you mean early.commit.high_card"):
+        held_weights("early.commit.high_crad", arena)
+    with pytest.raises(UserError, match="not fitted"):
+        held_weights("commit.noise", arena)
+    with pytest.raises(UserError, match="number"):
+        held_weights("commit.high_card=low", arena)
+    with pytest.raises(UserError, match="finite"):
+        held_weights("commit.high_card=nan", arena)
+
+
 def test_several_player_counts_share_the_games(tmp_path):
     result = distill_strategy(out=tmp_path / "mixed.yaml", threads=1,
                               **{**SMALL, "players": "2,3", "iterations": 1, "games": 20})
