@@ -186,6 +186,17 @@ def test_held_weights_stay_out_of_the_fit(uninterrupted, tmp_path):
     assert "held out of the fit: " + ", ".join(words[n] for n in listed) in doc["summary"]
 
 
+def test_per_count_holds_the_weights_at_every_count(tmp_path):
+    from sim import api
+
+    result = distill_strategy(out=tmp_path / "each.yaml", threads=1, per_count=True,
+                              **{**SMALL, "players": "3,4", "iterations": 1, "games": 12,
+                                 "check_games": 0, "hold": "act.regional=0"})
+    for p in (3, 4):
+        played = api.configure("plai", p, strategies={"seat0": f"@{result.out}"})
+        assert played.weights[0][list(features.FEATURE_NAMES).index("act.regional")] == 0.0
+
+
 def test_hold_names_each_phase_and_only_fitted_weights():
     """A name without its phase holds it in every phase; unknown and unfitted names,
     and values that are not numbers, are refused with what to give."""
