@@ -129,6 +129,10 @@ class DistillResult:
                          f"  {it.informative:>8,} of {it.decisions:,}  "
                          f"{100 * it.agreement:5.1f} % ({100 * it.base_agreement:5.1f} %)")
         lines += shortfall_lines(self.iterations[-1] if self.iterations else None)
+        held = self.document.get("tuned_on", {}).get("settings", {}).get("hold")
+        if held:
+            lines.append("held out of the fit: " + ", ".join(
+                name if value is None else f"{name} at {value:g}" for name, value in held.items()))
         c = self.check
         opponents = ([(c["opponent"], c)] if c.get("players") else []) + list(
             (c.get("field") or {}).items())
