@@ -685,7 +685,7 @@ def opponent_specs(opponents: Any, package: str) -> tuple[str, ...]:
 def held_weights(hold: Any, arena: Any) -> tuple[tuple[int, float | None], ...]:
     """``--hold``: the weights the fit leaves alone, as (index, value or None), in weight
     order. ``hold`` is ``"NAME[=VALUE],..."``, a list of such items, or a mapping of name
-    to value (None: none). A weight is held at VALUE from the first policy on, or without
+    to value (None: the base's). A weight is held at VALUE from the first policy on, or without
     one at the base's. A name without its phase (``commit.high_card`` for Peer-to-Peer's
     ``early.commit.high_card`` and ``late.commit.high_card``) holds it in every phase.
     Only weights the fit would change can be held; the others stay the base's anyway."""

@@ -2,11 +2,11 @@
 
 When the marker holder's commit is its own D2's choice, choose_target reads the scores D2
 left for the chosen subset (commit_by_lanes or, for separable scores, _best_by_sums, for
-a marker holder weighting a contest feature, without noise: fscr[F_TARGET + team]) and scores only the other team's customer
-(contest_kernel.py), playing the contest out only where the choice depends on how it
-would go. Here it runs on many random D2 situations (d2_cases), with the
-other team's customer drawn from the row (often the declared one) and its contest keys
-drawn at random, against the full scan over every row customer on the same state: the
+a marker holder weighting a contest feature, without noise: fscr[F_TARGET + team]) and
+scores only the other team's customer (contest_kernel.py), playing the contest out only
+where the choice depends on how it would go. Here it runs on many random D2 situations
+(d2_cases), with the other team's customer drawn from the row (often the declared one)
+and its contest keys drawn at random, against the full scan over every row customer on the same state: the
 same customer.
 """
 from __future__ import annotations
