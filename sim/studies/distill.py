@@ -51,6 +51,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import time
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -628,40 +629,42 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
     field = tuple(name for name, vector in field_baselines(
         arena_cls, lambda strategies: configure_with(counts[0], strategies),
         registry(game_obj.strategy_package)).items() if not np.array_equal(vector, base_vector))
-    arenas = {p: arena_cls(templates[p], 1) for p in counts}
-    held = held_weights(hold, arenas[counts[0]])
-    template = templates[counts[0]]
-    chosen, owned = resolve(backend, backend_options)
-    threads = (chosen.default_threads() if threads is None
-               else parse_count(threads, "--threads", 4096))
-    manifest = template.manifest()
-    distiller = Distiller(game=game_obj.name, players=counts, out=out_path, base=base,
-                          base_vector=base_vector, arenas=arenas, request=request,
-                          run_tasks=lambda tasks: chosen.run_tasks(tasks, aggregate=False),
-                          iterations=iterations, games=games, k=k, n=n, extra=extra, l2=l2,
-                          objective=objective, sharpness=sharpness, keep_noise=keep_noise,
-                          check_games=check, seed=seed, threads=threads, field_strategies=field,
-                          keep_base_if_beaten=keep_base_if_beaten, opponents=rivals,
-                          given=given_vector, hold=held)
-    extra_doc = {
-        "command": command_line if command_line is not None else own_command_line(),
-        "cards": {"path": str(request["cards"] or manifest["cards"]["path"]),
-                  "sha256": manifest["cards"]["sha256"],
-                  "content_sha256": content_sha256_or_none(
-                      request["cards"] or manifest["cards"]["path"])},
-        "rules_file": request["rules_file"],
-        "rule_overrides": list(request["rule_overrides"]),
-        "rules": {key: ({str(p): v for p, v in val.items()} if isinstance(val, dict) else val)
-                  for key, val in manifest["rules"].items()},
-        "backend": chosen.name,
-    }
-    try:
-        return distiller.run(progress=progress, resume=resume, document_extra=extra_doc)
-    finally:
-        for arena in arenas.values():
-            arena.close()
+    # The arenas (and an owned backend) close however this ends, an input they check
+    # refused included.
+    with ExitStack() as opened:
+        arenas = {}
+        for p in counts:
+            arenas[p] = opened.enter_context(closing(arena_cls(templates[p], 1)))
+        held = held_weights(hold, arenas[counts[0]])
+        template = templates[counts[0]]
+        chosen, owned = resolve(backend, backend_options)
         if owned:
-            chosen.close()
+            opened.enter_context(closing(chosen))
+        threads = (chosen.default_threads() if threads is None
+                   else parse_count(threads, "--threads", 4096))
+        manifest = template.manifest()
+        distiller = Distiller(
+            game=game_obj.name, players=counts, out=out_path, base=base,
+            base_vector=base_vector, arenas=arenas, request=request,
+            run_tasks=lambda tasks: chosen.run_tasks(tasks, aggregate=False),
+            iterations=iterations, games=games, k=k, n=n, extra=extra, l2=l2,
+            objective=objective, sharpness=sharpness, keep_noise=keep_noise,
+            check_games=check, seed=seed, threads=threads, field_strategies=field,
+            keep_base_if_beaten=keep_base_if_beaten, opponents=rivals, given=given_vector,
+            hold=held)
+        extra_doc = {
+            "command": command_line if command_line is not None else own_command_line(),
+            "cards": {"path": str(request["cards"] or manifest["cards"]["path"]),
+                      "sha256": manifest["cards"]["sha256"],
+                      "content_sha256": content_sha256_or_none(
+                          request["cards"] or manifest["cards"]["path"])},
+            "rules_file": request["rules_file"],
+            "rule_overrides": list(request["rule_overrides"]),
+            "rules": {key: ({str(p): v for p, v in val.items()} if isinstance(val, dict)
+                            else val) for key, val in manifest["rules"].items()},
+            "backend": chosen.name,
+        }
+        return distiller.run(progress=progress, resume=resume, document_extra=extra_doc)
 
 
 def opponent_specs(opponents: Any, package: str) -> tuple[str, ...]:

@@ -223,6 +223,30 @@ def test_hold_names_each_phase_and_only_fitted_weights():
         held_weights("commit.high_card=nan", arena)
 
 
+def test_a_refused_input_closes_the_arenas_it_opened(tmp_path, monkeypatch):
+    """An input refused once the arenas are open (here --hold, which needs their weight
+    names) leaves none of them open."""
+    from sim.games.plai.arena import PlaiArena
+
+    opened, closed = [], []
+    init, close = PlaiArena.__init__, PlaiArena.close
+
+    def tracked_init(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        opened.append(id(self))
+
+    def tracked_close(self):
+        closed.append(id(self))
+        close(self)
+
+    monkeypatch.setattr(PlaiArena, "__init__", tracked_init)
+    monkeypatch.setattr(PlaiArena, "close", tracked_close)
+    with pytest.raises(UserError, match="did you mean"):
+        distill_strategy(out=tmp_path / "x.yaml", threads=1,
+                         **{**SMALL, "players": "2,3", "hold": "act.regionl=0"})
+    assert len(opened) == 2 and sorted(closed) == sorted(opened)
+
+
 def test_several_player_counts_share_the_games(tmp_path):
     result = distill_strategy(out=tmp_path / "mixed.yaml", threads=1,
                               **{**SMALL, "players": "2,3", "iterations": 1, "games": 20})
