@@ -132,8 +132,7 @@ class DistillResult:
         lines += shortfall_lines(self.iterations[-1] if self.iterations else None)
         held = self.document.get("tuned_on", {}).get("settings", {}).get("hold")
         if held:
-            lines.append("held out of the fit: " + ", ".join(
-                name if value is None else f"{name} at {value:g}" for name, value in held.items()))
+            lines.append(held_text(held))
         c = self.check
         opponents = ([(c["opponent"], c)] if c.get("players") else []) + list(
             (c.get("field") or {}).items())
@@ -453,9 +452,7 @@ class Distiller:
         import sim
 
         searched = sum(it.games for it in done)
-        held = ("; held out of the fit: " + ", ".join(
-            name if value is None else f"{name}={value:g}"
-            for name, value in self.hold_settings().items())) if self.hold else ""
+        held = f"; {held_text(self.hold_settings())}" if self.hold else ""
         kept = (f"; {why_kept(beaten, self.base, self.min_share)}, so it keeps the base's weights"
                 if self.keep_base_if_beaten and beaten else "")
         return {
@@ -729,6 +726,13 @@ def held_weights(hold: Any, arena: Any) -> tuple[tuple[int, float | None], ...]:
         for i in matches:
             held[i] = value
     return tuple(sorted(held.items()))
+
+
+def held_text(hold: Mapping[str, float | None]) -> str:
+    """The held weights (name -> value, None: the base's), as the summary and the report
+    name them: in --hold's own words."""
+    return "held out of the fit: " + ", ".join(
+        name if value is None else f"{name}={value:g}" for name, value in hold.items())
 
 
 def _player_counts(game_obj: Any, players: Any) -> tuple[int, ...]:
