@@ -76,6 +76,12 @@ class Edit(NamedTuple):
     strategies: dict[int, dict[str, str]]   # per player count: slot -> spec
     baseline: inputs.CardSheet              # the card table the edit was read against
 
+    def check(self, folder: Path) -> Any:
+        """The edit written into ``folder`` as the CLI's files, and checked with its
+        loaders (inputs.check_edit)."""
+        return inputs.check_edit(self.name, self.players, folder, self.sheet, self.rules,
+                                 self.strategies)
+
 
 def edit_of(body: Mapping[str, Any], bench: Workbench) -> Edit:
     """The request's edit (Edit)."""
@@ -156,8 +162,7 @@ async def validate(request: Request, bench: Workbench) -> Response:
     edit = edit_of(body, bench)
     folder = bench.work / "check" / uuid.uuid4().hex
     try:
-        checked = inputs.check_edit(edit.name, edit.players, folder, edit.sheet, edit.rules,
-                                    edit.strategies)
+        checked = edit.check(folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     problem = checked.problem
@@ -181,7 +186,8 @@ async def run(request: Request, bench: Workbench) -> Response:
     page_id = body.get("page")
     if not isinstance(page_id, str) or not 8 <= len(page_id) <= 64:
         raise BadInput("'page' must be the page's id (8 to 64 characters)")
-    name, game, players, sheet, rules, strategies, original = edit_of(body, bench)
+    edit = edit_of(body, bench)
+    name, players, strategies = edit.name, edit.players, edit.strategies
     max_games = _number(body, "games", min(DEFAULT_MAX_GAMES, bench.settings.max_games))
     if max_games > bench.settings.max_games:
         raise BadInput(f"at most {bench.settings.max_games:,} games per side (the workbench's "
@@ -198,7 +204,7 @@ async def run(request: Request, bench: Workbench) -> Response:
                 return error_response("this page already runs a comparison; stop it first", 409)
         ident = uuid.uuid4().hex[:12]
         folder = bench.work / ident
-        checked = inputs.check_edit(name, players, folder / "files", sheet, rules, strategies)
+        checked = edit.check(folder / "files")
         if checked.problem is not None:
             return JSONResponse({"error": checked.problem.cli,
                                  "problem": checked.problem.as_json()}, status_code=400)
@@ -213,8 +219,9 @@ async def run(request: Request, bench: Workbench) -> Response:
                                         on_look=bench.after_look)
         comparison.command_info = {
             "strategies": strategies,
-            "sheet_changed": sheet.rows != original.rows or sheet.columns != original.columns,
-            "rules_changed": bool(rules.text.strip())}
+            "sheet_changed": (edit.sheet.rows != edit.baseline.rows
+                              or edit.sheet.columns != edit.baseline.columns),
+            "rules_changed": bool(edit.rules.text.strip())}
         bench.comparisons[ident] = comparison
         history = bench.pages.setdefault(page_id, [])
         history.append(ident)
@@ -298,7 +305,7 @@ async def stop(request: Request) -> Response:
 @handled
 async def save(request: Request, bench: Workbench) -> Response:
     body = await read_json(request)
-    name, game, players, sheet, rules, strategies, _ = edit_of(body, bench)
+    edit = edit_of(body, bench)
     targets = {}
     if body.get("cards_name"):
         targets["cards"] = inputs.safe_path(bench.start_dir, body["cards_name"], (".csv",))
@@ -316,7 +323,7 @@ async def save(request: Request, bench: Workbench) -> Response:
                            f"{bench.start_dir}")
     folder = bench.work / "check" / uuid.uuid4().hex
     try:
-        checked = inputs.check_edit(name, players, folder, sheet, rules, strategies)
+        checked = edit.check(folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if checked.problem is not None:  # a file the CLI would refuse is not saved
@@ -324,13 +331,13 @@ async def save(request: Request, bench: Workbench) -> Response:
                             status_code=400)
     written = {}
     if "cards" in targets:
-        targets["cards"].write_text(sheet.text(), encoding="utf-8")
+        targets["cards"].write_text(edit.sheet.text(), encoding="utf-8")
         written["cards"] = _shown(bench, str(targets["cards"]))
     if "rules" in targets:
-        targets["rules"].write_text(rules.text or "# every rule option at its default\n",
+        targets["rules"].write_text(edit.rules.text or "# every rule option at its default\n",
                                     encoding="utf-8")
         written["rules"] = _shown(bench, str(targets["rules"]))
-    bench.saved.setdefault(name, {}).update(written)
+    bench.saved.setdefault(edit.name, {}).update(written)
     return JSONResponse({"written": written, "start_dir": str(bench.start_dir)})
 
 
