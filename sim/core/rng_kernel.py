@@ -16,7 +16,7 @@ def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def splitmix64_next(state):
     """Advance a SplitMix64 state; returns (new_state, output)."""
     state = state + GOLDEN
@@ -26,7 +26,7 @@ def splitmix64_next(state):
     return state, z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def seed_game(rng, seed, game_index):
     """Fill ``rng`` (uint64[4]) with the stream of game ``game_index`` under ``seed``."""
     s = np.uint64(seed) * GOLDEN ^ np.uint64(game_index)
@@ -35,7 +35,7 @@ def seed_game(rng, seed, game_index):
         rng[i] = out
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def seed_substream(rng, seed, game_index, counter, salt):
     """Fill ``rng`` with side stream ``counter`` of game ``game_index`` under ``seed``: from
     those and ``salt`` only, and apart from the game's own stream (seed_game's). The search
@@ -62,7 +62,7 @@ def step(s0, s1, s2, s3):
     return result, s0, s1, s2, s3
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def next_u64(rng):
     """xoshiro256++ step on the state array ``rng``."""
     result, s0, s1, s2, s3 = step(rng[0], rng[1], rng[2], rng[3])
@@ -76,20 +76,20 @@ def bounded_of(x, n):
     return np.int64(((x >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def bounded(rng, n):
     """Uniform integer in [0, n) by Lemire's multiply-shift on the top 32 bits (n < 2**32)."""
     x = next_u64(rng) >> np.uint64(32)
     return np.int64((x * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def uniform(rng):
     """Uniform float in [0, 1) from the top 53 bits."""
     return np.float64(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def shuffle(rng, arr, n):
     """Fisher-Yates shuffle of ``arr[:n]`` in place (from the back, as Knuth)."""
     for i in range(n - 1, 0, -1):

@@ -67,7 +67,7 @@ REC_FIELDS = 8
 N_DECISIONS, N_ROWS, N_DROPPED, N_EXTRA = range(4)
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def new_decisions(search, slots, width, snap, log_rows):
     """A hook for a search player's games (module docstring): nothing forced or asked.
     ``snap``: a state of the game's own layout; ``log_rows``: trace rows per decision
@@ -136,14 +136,14 @@ def log_row(hook, slot, code, a, b, c, d):
 
 # ---------------------------------------------------------------- one decision
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def seed_decision(rng, seed, game_index, decision, salt):
     """The stream of the game's ``decision``-th search decision: from (seed, game index,
     decision) and the game's ``salt`` only, apart from the game's own stream."""
     seed_substream(rng, seed, game_index, decision, salt)
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def new_options(max_options, width):
     return Options(np.zeros((max_options, width), np.int64), np.zeros(max_options),
                    np.zeros(1, np.int64))
@@ -164,7 +164,7 @@ def add_option(options, a, b, c, score):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def top_k(scores, n, k, order):
     """The ``k`` best of ``scores[:n]`` into ``order``, best first, the earlier of equal
     scores first. Returns how many."""
@@ -183,7 +183,7 @@ def top_k(scores, n, k, order):
     return kept
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def best_kept(wins, kept):
     """The rank of the kept option with the most wins (the first of equals)."""
     best = 0
@@ -220,7 +220,7 @@ def new_recording(max_decisions, max_rows, width, extra):
                      np.zeros((max_rows, width)), np.full(max_rows, np.nan), n)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def open_decision(recording, game, who, kind, block, samples, count, chosen):
     """The next entry of ``recording``: a decision of ``who`` (a game's own ``kind``) in
     game ``game`` with ``count`` options, the one at ``chosen`` taken, each option's
@@ -251,7 +251,7 @@ def open_decision(recording, game, who, kind, block, samples, count, chosen):
     return first
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def record_kept(recording, rng, game, who, kind, block, samples, order, kept, chosen, wins,
                 listed, picked):
     """A search decision's entry (open_decision): its ``kept`` options ``order[:kept]``

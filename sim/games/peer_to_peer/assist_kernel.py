@@ -30,7 +30,7 @@ def lowest_slot(m):
     return _DE_BRUIJN_SLOT[((m & -m) * _DE_BRUIJN >> 58) & 63]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _boost_total(cards, hand, subset):
     """Sum of the boost amounts of the hand slots in ``subset``."""
     total = 0
@@ -43,7 +43,7 @@ def _boost_total(cards, hand, subset):
     return total
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _next_submask(sub, full):
     """Submasks of ``full`` in ascending order: 0, ..., full; returns -1 after ``full``."""
     if sub == full:
@@ -125,7 +125,7 @@ def eval_assist(cards, hand, mask, customer, used, shift_k, has_wild, out_vals):
     return True, shift_slot, shift_delta, use_wild, dual_slot, found
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _highest_after_boost(cards, hand, mask, boosted):
     """The highest played card after the boosts in ``boosted``: (slot, value), first on ties."""
     best_slot = -1

@@ -125,7 +125,7 @@ def choose_target(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, 
                           mask, declared, rival_cust, rival_keys, n_rival, vals, keys, options)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def target_by_scan(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team, mask,
                    declared, rival_cust, rival_keys, n_rival, vals, keys, options):
     """D3 without D2's scores: each row customer the committed cards can legally assist,
@@ -153,7 +153,7 @@ def target_by_scan(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st,
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def _wins_contest(cards, rules, seats, pile, pile_n, used, st, team, mask, rival_cust,
                   rival_keys, n_rival, vals, keys):
     """D3: whether ``team``'s committed cards (``mask``) would win the contest for the
@@ -283,7 +283,7 @@ def resolve_contest(cards, rules, seats, pile, pile_n, used, used_before, st, st
     return winner
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def unmark_assist(cards, pile, pile_n, seats, used, used_before, st, team, mask):
     """Reading loser_effects_spent=false: a contest loser's effects stay available.
 

@@ -74,7 +74,7 @@ from sim.core.rng_kernel import seed_game
 
 # ---------------------------------------------------------------- a whole game
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def _scoring(cards, rules, pile, pile_n):
     """P2P-W1/W2: returns the winner code for a two-team game."""
     key = pile[SCR_KEPT, :12].reshape((2, 6))  # score, value sum, then domain counts by rank
@@ -140,7 +140,7 @@ def play_from(tables, state, trace, debug, first, begun, hook, curves):
     return winner, rnd
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def play_on(tables, state, trace, debug, first, begun, hook):
     """``play_from`` as a compiled function of its own: the search player's games and its
     playouts call it (one compiled copy for both)."""
@@ -205,7 +205,7 @@ def end_round(tables, trace, debug, state, rnd):
     return NO_WINNER
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def play_rounds(tables, trace, debug, state):
     """Play on from a state after round st[S_ROUND] (a copy, say) until the game ends;
     returns (winner code, the last round played). Not on the engine's path (_play runs
@@ -213,7 +213,7 @@ def play_rounds(tables, trace, debug, state):
     return play_from(tables, state, trace, debug, state.st[S_ROUND] + 1, False, None, None)
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def play_game(tables, seed, game_index, out, fates, trace, debug):
     """Play one game; write its result row into ``out`` (a record) and ``fates``.
 
@@ -243,7 +243,7 @@ def finish_game(tables, state, trace, game_index, winner, rnd, out, fates):
                   state.starts, game_index, winner, rnd, out, fates)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_index, winner, rnd, out,
                   fates):
     out.game_index = game_index
@@ -323,7 +323,7 @@ def _write_result(cards, rules, seats, pile, pile_n, st, stats, starts, game_ind
             fates[pile[p, i]] = code
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=False)
 def run_games(tables, seed, start, out, fates, debug, state, curves):
     """Play games start .. start+len(out)-1 (serial, GIL released: callers use threads) on
     one ``new_state(n_cards)`` (one per thread), adding each round to ``curves`` (the
@@ -337,7 +337,7 @@ def run_games(tables, seed, start, out, fates, debug, state, curves):
         _play(tables, seed, start + i, out[i], fates[i], None, debug, state, curves)
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def play_traced(tables, seed, game_index, out, fates, trace, debug):
     """One game with its trace buffer filled; returns the number of events."""
     return play_game(tables, seed, game_index, out[0], fates[0], trace, debug)

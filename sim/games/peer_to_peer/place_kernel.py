@@ -122,7 +122,7 @@ def choose_place(cards, rules, seats, w, rng, pile, pile_n, used, team, cust, op
     return best
 
 
-@njit(cache=True, _nrt=True)
+@njit(cache=True, _nrt=True, forceinline=False)
 def view_place_options(cards, rules, seats, w, rng, pile, pile_n, used, st, team, cust, trace):
     """Trace only (view_kernel): D4's options, just before the won customer is placed, as
     choose_place lists them for the search (the score pile, each seat of the team in seat
@@ -183,7 +183,7 @@ def place_at(cards, rules, seats, w, rng, pile, pile_n, used, st, stats, team, c
             event(trace, st, rnd, EV_PLACE, team, cust, 2 + target, -1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _overflow(cards, w, phase, rng, pile, pile_n, st, team, s, trace):
     """D5: one of the seat's venture cards moves to the team's score pile."""
     p = P_SEAT + s

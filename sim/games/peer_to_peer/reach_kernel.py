@@ -30,7 +30,7 @@ SUBSETS_WITHIN = np.array([[sum(1 << b for b in range(64) if (64 * i + b) & ~r =
                           dtype=np.uint64).view(np.int64)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def reach_served(cards, hand, h, used, row, nrow, mask):
     """The row positions (bit jj) that some subset of the cards left in hand after
     committing hand subset ``mask`` serves exactly by printed values, with a card of the
@@ -67,7 +67,7 @@ def reach_served(cards, hand, h, used, row, nrow, mask):
     return served
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def exact_sets(pile, h, nrow):
     """For the general search's reach feature, a hand of up to LOW_BITS cards whose subset
     sums are in pile[SCR_LOW + LOW_SUM]: per row position jj, the hand subsets that serve
@@ -122,7 +122,7 @@ def reach_of(served, j):
     return float(count)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def reach_left(cards, hand, h, used, row, nrow, mask, j):
     """features.C_REACH of committing hand subset ``mask`` (slots of ``hand``) to row
     position ``j``: how many other row customers some subset of the cards left in hand

@@ -222,7 +222,7 @@ def forced_commit(cards, pile, pile_n, seats, used, st, team, hook, trace):
             hook.forced[D_COMMIT + team, 2] != 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def _trace_hands(pile, pile_n, st, n_teams, trace):
     """Trace only: each team's group hand before it commits (R2a), slot by slot."""
     for t in range(n_teams):
@@ -233,7 +233,7 @@ def _trace_hands(pile, pile_n, st, n_teams, trace):
             event(trace, st, st[S_ROUND], EV_HAND, t, pile[P_HAND + t, slot], slot, h)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def _trace_could_assist(cards, pile, pile_n, seats, used, st, n_teams, vals, trace):
     """Trace only: once both teams passed, for each team and row customer the first hand
     subset (ascending slot mask, 0 = none) that could legally assist it (R2a, with the
@@ -303,7 +303,7 @@ def any_unhappy(rules, pile, pile_n, arrival, rnd):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def unhappy(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, used, st, trace):
     """R4: customers that waited too long (or overflow row_capacity) turn unhappy; E6 saves."""
     nrow = pile_n[P_ROW]

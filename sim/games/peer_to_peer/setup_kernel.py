@@ -21,7 +21,7 @@ from sim.games.peer_to_peer.state_kernel import (
 from sim.core.rng_kernel import shuffle, uniform
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def setup_game(cards, rules, seats, w_a, w_b, rng, pile, pile_n, arrival, st, starts, trace):
     n_cards = cards.shape[1]
     solo = rules[R_PLAYERS] == 1

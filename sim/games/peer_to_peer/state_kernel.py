@@ -169,7 +169,7 @@ KIND_COMMIT, KIND_TARGET, KIND_PLACE = 0, 1, 2   # ask[0] (trace words: trace.py
 MARK_NONE = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def event(trace, st, rnd, code, a, b, c, d):
     n = st[S_TRACE_N]
     if n < trace.shape[0]:
@@ -219,7 +219,7 @@ def listing_noise(w, phase, idx, rng, options):
     return feature_noise(w, phase, idx, rng)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def write_search_log(trace, st, hook, slot):
     """Trace only: the rows of the search decision in ``slot`` of the round's hook (the
     options it kept, their results and its choice), where the round takes it."""
@@ -290,7 +290,7 @@ def venture_effects(cards, pile, pile_n, seats, used, team):
     return shift, shift_k, wild, develop
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def check_invariants(cards, rules, seats, pile, pile_n, st):
     """Debug invariants: every card in exactly one place; no seat over its limit."""
     seen = pile[SCR_SEEN]
@@ -308,7 +308,7 @@ def check_invariants(cards, rules, seats, pile, pile_n, st):
 
 # ---------------------------------------------------------------- the state as a whole
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def new_state(n_cards):
     """Per-game state arrays, allocated once per batch and reset by each game."""
     lines = -(-max(n_cards, PILE_WIDTH_MIN) // LINE)
@@ -320,7 +320,7 @@ def new_state(n_cards):
                  np.zeros((N_FROWS, width)))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def copy_state(src, dst):
     """Copy the game state ``src`` (a State) into ``dst`` (one of the same card count):
     the random stream, the piles (not the scratch rows), the arrival rounds, the used

@@ -40,7 +40,7 @@ OPTION_WIDTH = 3                 # an option's fields (sim.core.search_kernel.Op
 MAX_PLACES = 1 + MAX_SEATS + 3   # D4: the score pile, a team's seats, 3 develop targets
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def score_code(score):
     """A float score as the trace's integer (trace.py reads it back)."""
     if score != score:
@@ -52,7 +52,7 @@ def score_code(score):
     return np.int64(np.floor(score * SCORE_UNIT + 0.5))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def view_piles(pile, pile_n, arrival, st, trace):
     """Every pile in pile order (every seat, also those the player count leaves empty): its
     size, then its cards unless it is a deck or a discard (their sizes are what a player
@@ -67,7 +67,7 @@ def view_piles(pile, pile_n, arrival, st, trace):
             event(trace, st, rnd, EV_VIEW_PILE, p, i, c, arrival[c] if p == P_ROW else 0)
 
 
-@njit(cache=True, _nrt=True)
+@njit(cache=True, _nrt=True, forceinline=False)
 def view_commit_options(cards, rules, seats, w, rng, pile, pile_n, arrival, used, st, team,
                         vals, trace):
     """D2 (commit_kernel.choose_commit), just before it: the options the search lists,
@@ -83,7 +83,7 @@ def view_commit_options(cards, rules, seats, w, rng, pile, pile_n, arrival, used
     write_options(options, 2 * VIEW_COMMIT + team, -1, st, trace)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def write_options(options, who, cust, st, trace):
     """One EV_VIEW_OPTION row per listed option: (who, code, customer, score code); the
     customer is the option's own (D2) or the placed one (``cust`` >= 0, D4)."""
@@ -93,7 +93,7 @@ def write_options(options, who, cust, st, trace):
               options.rows[i, 1] if cust < 0 else cust, score_code(options.scores[i]))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def view_unhappy_cause(cards, rules, seats, pile, pile_n, used, st, cust, trace):
     """Why customer ``cust``, turned unhappy now (R4), was lost: each team's cause and the
     furthest of them (why_kernel.count_unhappy_cause's reading, on the same state)."""

@@ -44,7 +44,7 @@ DECK, DRAW, CAPACITY, CHOICE = 0, 1, 2, 3
 N_CAUSES = 4
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def snapshot_hands(pile, pile_n, n_teams, slot):
     """Copy each team's group hand into SCR_HANDS slot ``slot + team`` (HAND_START or
     HAND_END), the count first."""
@@ -92,7 +92,7 @@ def _add_card(cards, used, c, domain, unused_only, sums, top):
         sums[s] |= got
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def _reaches(cards, used, seats, pile, pile_n, team, cust, unused_only, sums):
     """Do these reachable sums assist ``cust`` (module docstring), with the team's venture
     effects (only unused ones if ``unused_only``)?"""
@@ -137,7 +137,7 @@ def _shift_reach(cards, seats, pile, pile_n, team):
     return k
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def _hand_reaches(cards, used, seats, pile, pile_n, team, cust, slot, unused_only, top):
     """Could the team's hand snapshot ``slot`` (HAND_START / HAND_END) assist ``cust``?"""
     hands = pile[SCR_HANDS]
@@ -150,7 +150,7 @@ def _hand_reaches(cards, used, seats, pile, pile_n, team, cust, slot, unused_onl
     return _reaches(cards, used, seats, pile, pile_n, team, cust, unused_only, sums)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def team_cause(cards, seats, pile, pile_n, used, team, cust):
     """DECK, DRAW, CAPACITY or CHOICE: why ``team`` did not serve customer ``cust``."""
     domain = cards[CD_DOMAIN, cust]
@@ -169,7 +169,7 @@ def team_cause(cards, seats, pile, pile_n, used, team, cust):
     return CHOICE
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def count_unhappy_cause(cards, rules, seats, pile, pile_n, used, stats, cust):
     """Count why customer ``cust``, turning unhappy now (R4), was lost: per team and for
     the team that came closest to serving it (stats T_UNHAPPY_CAUSE, state_kernel)."""
