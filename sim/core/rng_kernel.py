@@ -62,7 +62,7 @@ def step(s0, s1, s2, s3):
     return result, s0, s1, s2, s3
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, forceinline=True)
 def next_u64(rng):
     """xoshiro256++ step on the state array ``rng``."""
     result, s0, s1, s2, s3 = step(rng[0], rng[1], rng[2], rng[3])
@@ -83,7 +83,7 @@ def bounded(rng, n):
     return np.int64((x * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, forceinline=True)
 def uniform(rng):
     """Uniform float in [0, 1) from the top 53 bits."""
     return np.float64(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)

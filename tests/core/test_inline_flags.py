@@ -17,14 +17,19 @@ from numba import njit
 from numba.core.registry import CPUDispatcher
 
 import sim.core
-import sim.games.peer_to_peer
+import sim.games
 
-# The packages whose kernels follow the rule (PLAI's do not yet: see docs/performance.md).
-PACKAGES = (sim.core, sim.games.peer_to_peer)
+
+def _packages():
+    """sim.core and every game's package (a new game is held to the rule too)."""
+    yield sim.core
+    for info in pkgutil.iter_modules(sim.games.__path__):
+        if info.ispkg:
+            yield importlib.import_module(f"sim.games.{info.name}")
 
 
 def _kernels():
-    for package in PACKAGES:
+    for package in _packages():
         for info in pkgutil.iter_modules(package.__path__):
             if not info.name.endswith("_kernel"):
                 continue

@@ -65,7 +65,7 @@ HIST_FOURS = 4 * HIST_ONES
 HIST_BIT6 = 0x40 * HIST_ONES
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def noise(W, ws, rng):
     """The NOISE feature: drawn only when its weight is not zero (keeps streams stable)."""
     x = W[ws, F_NOISE]
@@ -88,7 +88,7 @@ def real_type(side):
     return ADVERSARY if side == SIDE_ATTACK else USE_CASE
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def fight_playable(cards, card, side, allow_real):
     """PLAI-F1: the side's real type (if allowed), buzzwords, and specials that act in a
     fight (an effect like GDPR Fine's, or none). Action specials and negate are not."""
@@ -101,7 +101,7 @@ def fight_playable(cards, card, side, allow_real):
     return allow_real and t == real_type(side)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def first_of_id(piles, pile, i, seen):
     """Is slot i the first copy of its card id in the pile (options are ids)? Slots must be
     asked in increasing order within one scan; ``seen`` carries the bitmask between calls.
@@ -139,7 +139,7 @@ def _top4_from_hist(hist):
     return top, fourth
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _top4_network(cards, piles, pile_n, pile, side):
     """``mode_powers``' top-4 values without the byte histogram, for card files with
     powers above HIST_MAX_POWER or piles above HIST_MAX_CARDS cards: (sum of the 4 largest
@@ -215,14 +215,14 @@ def mode_powers(cards, piles, pile_n, pile, side):
     return found_real, (seen & FL_BLUFF) != 0, real_power, bluff_power, first_special
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def best_power(cards, piles, pile_n, pile, side, mode):
     """Highest strength the side can show in ``mode`` with up to 4 cards (0 if it cannot)."""
     _, _, real_power, bluff_power, _ = mode_powers(cards, piles, pile_n, pile, side)
     return real_power if mode == MODE_REAL else bluff_power
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def holds(cards, piles, pile_n, pile, side, mode):
     """Can the side play in ``mode``? REAL needs its real type; BLUFF a non-real card."""
     has_real, has_bluff, _, _, _ = mode_powers(cards, piles, pile_n, pile, side)
@@ -343,7 +343,7 @@ def _pick_score(cards, card, real_bit, w_strength, w_real, w_buzz, w_effect):
             + w_effect * ((flags & FL_FIGHT_EFFECT) != 0))
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def pick_table(W, cards):
     """(keys, scores) for the no-noise D2/D3 card picks, once per weight matrix (a batch).
 
@@ -466,7 +466,7 @@ def _best_pick_no_noise(keys, scores, seat_side, case, piles, pile_n, src, best,
     return best, best_score
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def decide_negate(W, ws, rng, stake):
     """D5: allow (first) or negate a rival effect that would cost ``stake`` cards."""
     allow = noise(W, ws, rng)
@@ -526,7 +526,7 @@ def pick_help(W, ws, rng, cards, piles, pile_n, max_help, takeover):
     return added
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def worst_pool_card(W, ws, rng, cards, piles, pile_n):
     """D6 keep (pool_excess: choose): the index of the pool card the maintainers score
     lowest (keep.*), the newest (last) of equal scores; the pool is over its cap."""
@@ -545,7 +545,7 @@ def worst_pool_card(W, ws, rng, cards, piles, pile_n):
     return worst
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def is_action_special(cards, card):
     e = cards[CD_EFFECT, card]
     return cards[CD_TYPE, card] == SPECIAL and (e == EFFECT_TARGET_DISCARDS
@@ -673,20 +673,20 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, lef
 
 
 # Single-seat entry points (one weight vector ``w``), as the tests call them.
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def decide_mode(w, rng, cards, piles, pile_n, pile, side, allow_none, stake, rival_hand):
     return decide_mode_s(w.reshape((1, w.shape[0])), 0, rng, cards, piles, pile_n, pile,
                          side, allow_none, stake, rival_hand)
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def pick_cards(w, rng, cards, piles, pile_n, src, dst, side, mode, max_cards):
     W = w.reshape((1, w.shape[0]))
     return pick_cards_s(W, 0, pick_table(W, cards), rng, cards, piles, pile_n, src, dst,
                         side, mode, max_cards)
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def choose_action(w, rng, cards, rules, piles, pile_n, bankrupt, seat, turn=1):
     left = 0
     for s in range(rules[R_PLAYERS]):

@@ -55,7 +55,7 @@ from sim.core.rng_kernel import bounded, seed_game
 from sim.core.search_kernel import NO_ASK, any_search, asked, clear_forced
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _count_effect(cards, piles, pile_n, pile, effect):
     """(cards with ``effect`` in the pile, sum of their arguments)."""
     n = 0
@@ -69,7 +69,7 @@ def _count_effect(cards, piles, pile_n, pile, effect):
     return n, total
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _tally(scratch, st, side, card, won):
     """Per-card fight counts (fight_stats.FIELDS): ``card`` took part in the current fight
     (S_FIGHTS) on ``side``; a card counts once per fight and side (two copies: once)."""
@@ -117,7 +117,7 @@ def _played(cards, piles, pile_n, pile):
     return strength, flags
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _spend_negate(cards, piles, pile_n, pile, seat, st, trace):
     """Discard one negate card of ``pile`` (PLAI-F2); returns it (-1 if none)."""
     for i in range(pile_n[pile]):
@@ -153,7 +153,7 @@ def _negate_budget(weights, ws, rng, cards, piles, pile_n, hand, rival_pile):
     return min(held, effects)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _joint_negate_budgets(weights, attacker, defender, lead_budget, rng, cards, piles, pile_n,
                           players, scratch):
     """D5 for a joint venture attack: the lead attacker's budget, then each other attacker
@@ -185,7 +185,7 @@ def lead_maintainer(bankrupt, players):
     return lead
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def cap_pool(weights, rng, cards, rules, piles, pile_n, bankrupt, st, trace):
     """PLAI-T7: the pool's excess over its cap is discarded at once. ``pool_excess:
     choose``: the lead maintainer's lowest-scoring cards go (D6 keep, the newest of equal
@@ -237,7 +237,7 @@ def attack_cards(attacker, att_mode, weights, picks, rng, cards, piles, pile_n, 
     return n_own
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _joint_attack_cards(attacker, defender, weights, picks, rng, cards, rules, piles, pile_n,
                         st, trace, scratch):
     """venture_attackers: joint: the other attackers' cards, in turn order from the funder
@@ -430,7 +430,7 @@ def _fight_effects(kind, attacker, defender, weights, rng, cards, rules, piles, 
     return winner, reason, att_strength, def_strength
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _joint_spoils(attacker, defender, rules, piles, pile_n, st, trace, scratch):
     """A joint venture attack won: the drawn cards are dealt one at a time to the
     attackers in turn order, starting after the funder (the top card first)."""
@@ -610,7 +610,7 @@ def count_fight(kind, winner, st):
         st[S_TAKEOVERS_WON] += won
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def funding(action, seat, weights, picks, rng, cards, rules, piles, pile_n, bankrupt, st,
             trace, scratch):
     """A startup's family, regional pitch or venture capital with its fight, in one call
@@ -774,7 +774,7 @@ def end_of_turn(rules, piles, pile_n, bankrupt, st, trace, deck_size, left):
     return left
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def setup(deck, cards, rules, rng, piles, pile_n):
     """PLAI-S2: events aside, shuffle, deal, events back, shuffle. Returns the first seat."""
     players = rules[R_PLAYERS]
@@ -851,7 +851,7 @@ def game_over(players, bankrupt):
     return outcome, winner
 
 
-@njit(cache=True, _nrt=False, pipeline_class=NoAliasCompiler)
+@njit(cache=True, _nrt=False, pipeline_class=NoAliasCompiler, forceinline=False)
 def play_rest(seat, left, tables, state, trace, deck_size):
     """``game_loop`` as a compiled function of its own, for the search player's playouts
     (search_kernel.playout): one compiled copy there. Every array argument must be its own
@@ -901,7 +901,7 @@ def game_loop(seat, left, tables, state, trace, deck_size, hook, curves):
     return outcome, winner
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def turn_start(hook, state, seat, left):
     """A turn starts under a hook: what the caller replays it from (the seat, the startups
     and, where a seat searches, a copy of the state), nothing asked yet."""
@@ -912,7 +912,7 @@ def turn_start(hook, state, seat, left):
         copy_state(state, hook.snap)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, forceinline=False)
 def play_games(seed, start, deck, cards, rules, weights, out, card_fights, curves):
     """Play games start .. start+len(out)-1 into the RESULT_DTYPE records ``out``, adding
     each turn to ``curves`` (the thread's own sums, curves_kernel.py:
@@ -957,7 +957,7 @@ def play_games(seed, start, deck, cards, rules, weights, out, card_fights, curve
     return len(owned)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def copy_card_fights(card_fights, i, scratch):
     """Game i's per-card fight counts (the scratch's SCR_CARD_FIGHTS rows) into
     ``card_fights[i]`` (see ``play_games``)."""
@@ -966,7 +966,7 @@ def copy_card_fights(card_fights, i, scratch):
             card_fights[i, f, k] = scratch[SCR_CARD_FIGHTS + f, k]
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def trace_game(seed, game_index, deck, cards, rules, weights, trace, out):
     """Replay one game with a trace; returns the number of trace rows written."""
     players = rules[R_PLAYERS]
@@ -980,7 +980,7 @@ def trace_game(seed, game_index, deck, cards, rules, weights, trace, out):
     return state.st[S_TRACE_N]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def record(r, game_index, players, deck_size, outcome, winner, first, pile_n, bankrupt, st):
     r['game_index'] = game_index
     r['players'] = players

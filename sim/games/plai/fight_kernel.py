@@ -18,7 +18,7 @@ from sim.games.plai.constants import (
 from sim.core.rng_kernel import bounded, seed_game
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _discard_random_played(P, pr, n_played, R, rr, n, rng):
     """``discard_random_rival_played n``: n of the rival's remaining played cards (row
     ``pr`` of ``P``; removal marks in row ``rr`` of ``R``), chosen uniformly at random one
@@ -55,7 +55,7 @@ def _apply_effects(cards, P, pr, n_own, R, rr, Q, qr, n_rival, S, sr, rival_nega
     return used
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def _count(cards, P, pr, n_played, R, rr, real_type):
     strength = 0
     real = 0
@@ -111,7 +111,7 @@ def verdict(defended, att_strength, att_real, def_strength, def_real):
     return (SIDE_ATTACK if att_strength > def_strength else SIDE_DEFENSE), WHY_STRENGTH
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def resolve_fights_batch(cards, att, n_att, dfn, n_def, defended, att_negates, def_negates,
                          seed, att_removed, def_removed, out):
     """Resolve many independent fights (row i of each array); fight i uses the random

@@ -42,7 +42,7 @@ State = namedtuple("State", "piles pile_n bankrupt st scratch rng")
 Tables = namedtuple("Tables", "cards rules weights picks")
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def new_state(players, deck_size, n_ids):
     """One game's ``State``, allocated once per batch (each game resets it). ``piles`` has
     a row per location (constants.P_*, a hand per seat) as wide as the deck; ``scratch``
@@ -56,7 +56,7 @@ def new_state(players, deck_size, n_ids):
                  np.zeros(4, np.uint64))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def copy_state(src, dst):
     """The game state ``src`` into ``dst`` (a State of the same shapes): a copy plays on
     exactly as the original would."""
@@ -130,7 +130,7 @@ def traced(trace):
     return tracing(trace) and trace.shape[0] > 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def log(trace, st, code, a, b, c, d):
     """Append one trace row (no-op when the game writes no trace). Not inlined by numba
     (some 60 call sites each re-translated it into the game loop: a large share of the
@@ -149,7 +149,7 @@ def log(trace, st, code, a, b, c, d):
     st[S_TRACE_N] = n + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def write_search_log(trace, st, hook, slot):
     """Trace only: the rows of the search decision in ``slot`` of the turn's hook (the
     options it kept, their results and its choice), where the turn takes it."""
@@ -158,7 +158,7 @@ def write_search_log(trace, st, hook, slot):
             hook.log[slot, r, 3], hook.log[slot, r, 4])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def shuffle_pile(rng, piles, pile, n):
     """Fisher-Yates shuffle of ``piles[pile, :n]`` in place, exactly as
     ``sim.rng_kernel.shuffle`` (from the back), without making a row view. The generator
@@ -195,7 +195,7 @@ def move(piles, pile_n, src, i, dst):
     return card
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def move_random(piles, pile_n, src, dst, rng):
     """Move a card chosen uniformly at random from ``src`` (which must not be empty)."""
     return move(piles, pile_n, src, bounded(rng, pile_n[src]), dst)
@@ -218,7 +218,7 @@ def move_all(piles, pile_n, src, dst):
     pile_n[src] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def refill_deck(rng, piles, pile_n):
     """PLAI-T4: the discard pile becomes the (empty) deck and is shuffled. The cards go
     over top card first (``move_all``: the deck holds the discard pile reversed)."""
@@ -243,7 +243,7 @@ def draw(piles, pile_n, cards, rules, rng, st, trace, dst):
     return move(piles, pile_n, P_DECK, top, dst)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def enforce_pool_cap(piles, pile_n, rules, st, trace):
     """PLAI-T7: excess pool cards are discarded at once; the newest ones are the excess."""
     while pile_n[P_POOL] > rules[R_POOL_CAP]:
@@ -253,7 +253,7 @@ def enforce_pool_cap(piles, pile_n, rules, st, trace):
         st[S_MAX_POOL] = pile_n[P_POOL]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def discard_random_from(piles, pile_n, pile, n, rng):
     """Discard ``n`` random cards of ``pile`` (fewer if it holds fewer); returns how many."""
     lost = 0

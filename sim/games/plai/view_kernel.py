@@ -30,7 +30,7 @@ OPTION_WIDTH = 3               # an option's fields: action, card, target
 MAX_ACTION_OPTIONS = 512       # as many as the search player lists (search_kernel.MAX_OPTIONS)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def score_code(score):
     """A float score as the trace's integer (trace.py reads it back)."""
     if score != score:
@@ -43,7 +43,7 @@ def score_code(score):
     return np.int64(x)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def view_piles(rules, piles, pile_n, bankrupt, st, trace):
     """Every pile up to the last seat's hand, in pile order: its size (a hand: with the
     seat's bankrupt turn), then its cards unless it is the deck, the discard or the
@@ -56,7 +56,7 @@ def view_piles(rules, piles, pile_n, bankrupt, st, trace):
             log(trace, st, EV_VIEW_PILE, p, i, piles[p, i], 0)
 
 
-@njit(cache=True, _nrt=True)
+@njit(cache=True, _nrt=True, forceinline=False)
 def view_action_options(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, left, turn,
                         st, trace):
     """D1 with D4, just before it: the options choose_action_s lists for the search
