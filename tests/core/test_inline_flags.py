@@ -6,7 +6,7 @@ So a plain kernel first compiled inside a ``forceinline=True`` caller is marked
 alwaysinline, and the same kernel compiled on its own (by the compile helper, another
 command, or a test) is not: the machine code of the games depended on what compiled
 first. Compiled in one process, Peer-to-Peer's general commit search was inlined into
-the round loop, and greedy's games took 1.12-1.14 times as long as after a compile with
+the round loop, and greedy's games took 1.13 times as long as after a compile with
 the helper. A kernel that states its own ``forceinline`` compiles the same way in every
 order.
 """
