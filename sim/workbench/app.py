@@ -82,6 +82,14 @@ class Edit(NamedTuple):
         return inputs.check_edit(self.name, self.players, folder, self.sheet, self.rules,
                                  self.strategies)
 
+    def check_aside(self, work: Path) -> Any:
+        """``check`` in a scratch folder under ``work``, removed afterwards."""
+        folder = work / "check" / uuid.uuid4().hex
+        try:
+            return self.check(folder)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
 
 def edit_of(body: Mapping[str, Any], bench: Workbench) -> Edit:
     """The request's edit (Edit)."""
@@ -159,13 +167,7 @@ async def state(request: Request, bench: Workbench) -> Response:
 @handled
 async def validate(request: Request, bench: Workbench) -> Response:
     body = await read_json(request)
-    edit = edit_of(body, bench)
-    folder = bench.work / "check" / uuid.uuid4().hex
-    try:
-        checked = edit.check(folder)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-    problem = checked.problem
+    problem = edit_of(body, bench).check_aside(bench.work).problem
     return JSONResponse({"ok": problem is None,
                          "problem": problem.as_json() if problem else None})
 
@@ -321,11 +323,7 @@ async def save(request: Request, bench: Workbench) -> Response:
         if not path.parent.is_dir():
             raise BadInput(f"no folder {_shown(bench, str(path.parent))} under "
                            f"{bench.start_dir}")
-    folder = bench.work / "check" / uuid.uuid4().hex
-    try:
-        checked = edit.check(folder)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    checked = edit.check_aside(bench.work)
     if checked.problem is not None:  # a file the CLI would refuse is not saved
         return JSONResponse({"error": checked.problem.cli, "problem": checked.problem.as_json()},
                             status_code=400)
