@@ -67,7 +67,7 @@ REC_FIELDS = 8
 N_DECISIONS, N_ROWS, N_DROPPED, N_EXTRA = range(4)
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def new_decisions(search, slots, width, snap, log_rows):
     """A hook for a search player's games (module docstring): nothing forced or asked.
     ``snap``: a state of the game's own layout; ``log_rows``: trace rows per decision
@@ -143,7 +143,7 @@ def seed_decision(rng, seed, game_index, decision, salt):
     seed_substream(rng, seed, game_index, decision, salt)
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def new_options(max_options, width):
     return Options(np.zeros((max_options, width), np.int64), np.zeros(max_options),
                    np.zeros(1, np.int64))

@@ -546,7 +546,7 @@ def commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, ro
     customers.)
 
     Never inlined (``forceinline=False``: unstated, it would inherit choose_commit's
-    forceinline whenever compiled for it first, tests/core/test_inline_flags.py), so the
+    forceinline whenever compiled for it first, tests/core/test_compile_flags.py), so the
     assist loop's code stays small: inlined, greedy's games took 1.12-1.14 times as long."""
     b, _, _, _, _, separable, _ = scoring
     nrow, top_value, v_min, row_values = row

@@ -213,7 +213,7 @@ def play_rounds(tables, trace, debug, state):
     return play_from(tables, state, trace, debug, state.st[S_ROUND] + 1, False, None, None)
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def play_game(tables, seed, game_index, out, fates, trace, debug):
     """Play one game; write its result row into ``out`` (a record) and ``fates``.
 
@@ -337,7 +337,7 @@ def run_games(tables, seed, start, out, fates, debug, state, curves):
         _play(tables, seed, start + i, out[i], fates[i], None, debug, state, curves)
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def play_traced(tables, seed, game_index, out, fates, trace, debug):
     """One game with its trace buffer filled; returns the number of events."""
     return play_game(tables, seed, game_index, out[0], fates[0], trace, debug)

@@ -251,7 +251,7 @@ def decide(tables, debug, state, traced, ctx, recording):
         log_search(slot, kind, me, state.pile, ctx)
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def log_search(slot, kind, team, pile, ctx):
     """Trace only: the options a search decision kept, their results and its choice, as
     the hook's trace rows for the decision's slot (the round writes them there)."""
@@ -276,7 +276,7 @@ def log_search(slot, kind, team, pile, ctx):
     log_row(hook, slot, EV_SEARCH_CHOICE, kind, meta[M_CHOSEN], team, kept)
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def record_decision(recording, kind, me, arg, none_known, tables, state, ctx):
     """Learning only (``recording``: a sim.core.search_kernel.Recording; None compiles to
     nothing): the decision just made, its kept options with their means and up to
@@ -316,7 +316,7 @@ def record_decision(recording, kind, me, arg, none_known, tables, state, ctx):
 
 # ---------------------------------------------------------------- whole games
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def new_context(search, seed, peek, n_cards, log_rows):
     """A search player's work for a batch of games (Context); ``log_rows``: trace rows per
     decision (0 without a trace)."""
@@ -354,7 +354,7 @@ def play_search_game(tables, seed, game_index, out, fates, trace, debug, state, 
 
 
 # Decisions on a given state, for tests (tests/peer_to_peer/test_search_player.py).
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def commit_at(me, tables, state, ctx, recording=None):
     """Team ``me``'s D2 by search on ``state``, taken as a pass start (nothing known about
     the round before it): (mask, customer). Its options, results and choice stay in ctx
@@ -369,7 +369,7 @@ def commit_at(me, tables, state, ctx, recording=None):
     return hook.forced[D_COMMIT + me, 0], hook.forced[D_COMMIT + me, 1]
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def place_at_state(me, cust, facts, tables, state, ctx, recording=None):
     """Team ``me``'s D4 by search for customer ``cust`` won in the pass that starts at
     ``state``, whose commits (and target) ``facts`` gives (the hook's layout): the
@@ -388,7 +388,7 @@ def place_at_state(me, cust, facts, tables, state, ctx, recording=None):
     return hook.forced[D_PLACE + me, 0]
 
 
-@njit(cache=True, nogil=True, forceinline=False)
+@njit(cache=True, _nrt=True, nogil=True, forceinline=False)
 def run_games_search(tables, seed, start, out, fates, debug, search, peek, decisions,
                      recording=None):
     """engine_kernel.run_games with search teams: games start .. start+len(out)-1;
@@ -402,7 +402,7 @@ def run_games_search(tables, seed, start, out, fates, debug, search, peek, decis
         decisions[i] = made
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def trace_game_search(tables, seed, game_index, out, fates, trace, debug, search):
     """engine_kernel.play_traced with search teams (their options in the trace)."""
     state = new_state(tables.cards.shape[1])

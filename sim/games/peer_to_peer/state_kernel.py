@@ -308,7 +308,7 @@ def check_invariants(cards, rules, seats, pile, pile_n, st):
 
 # ---------------------------------------------------------------- the state as a whole
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def new_state(n_cards):
     """Per-game state arrays, allocated once per batch and reset by each game."""
     lines = -(-max(n_cards, PILE_WIDTH_MIN) // LINE)

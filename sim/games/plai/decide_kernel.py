@@ -343,7 +343,7 @@ def _pick_score(cards, card, real_bit, w_strength, w_real, w_buzz, w_effect):
             + w_effect * ((flags & FL_FIGHT_EFFECT) != 0))
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def pick_table(W, cards):
     """(keys, scores) for the no-noise D2/D3 card picks, once per weight matrix (a batch).
 
@@ -673,20 +673,20 @@ def choose_action_s(W, ws, rng, cards, rules, piles, pile_n, bankrupt, seat, lef
 
 
 # Single-seat entry points (one weight vector ``w``), as the tests call them.
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def decide_mode(w, rng, cards, piles, pile_n, pile, side, allow_none, stake, rival_hand):
     return decide_mode_s(w.reshape((1, w.shape[0])), 0, rng, cards, piles, pile_n, pile,
                          side, allow_none, stake, rival_hand)
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def pick_cards(w, rng, cards, piles, pile_n, src, dst, side, mode, max_cards):
     W = w.reshape((1, w.shape[0]))
     return pick_cards_s(W, 0, pick_table(W, cards), rng, cards, piles, pile_n, src, dst,
                         side, mode, max_cards)
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def choose_action(w, rng, cards, rules, piles, pile_n, bankrupt, seat, turn=1):
     left = 0
     for s in range(rules[R_PLAYERS]):

@@ -912,7 +912,7 @@ def turn_start(hook, state, seat, left):
         copy_state(state, hook.snap)
 
 
-@njit(cache=True, nogil=True, forceinline=False)
+@njit(cache=True, _nrt=True, nogil=True, forceinline=False)
 def play_games(seed, start, deck, cards, rules, weights, out, card_fights, curves):
     """Play games start .. start+len(out)-1 into the RESULT_DTYPE records ``out``, adding
     each turn to ``curves`` (the thread's own sums, curves_kernel.py:
@@ -966,7 +966,7 @@ def copy_card_fights(card_fights, i, scratch):
             card_fights[i, f, k] = scratch[SCR_CARD_FIGHTS + f, k]
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def trace_game(seed, game_index, deck, cards, rules, weights, trace, out):
     """Replay one game with a trace; returns the number of trace rows written."""
     players = rules[R_PLAYERS]

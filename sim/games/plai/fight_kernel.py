@@ -111,7 +111,7 @@ def verdict(defended, att_strength, att_real, def_strength, def_real):
     return (SIDE_ATTACK if att_strength > def_strength else SIDE_DEFENSE), WHY_STRENGTH
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def resolve_fights_batch(cards, att, n_att, dfn, n_def, defended, att_negates, def_negates,
                          seed, att_removed, def_removed, out):
     """Resolve many independent fights (row i of each array); fight i uses the random

@@ -42,7 +42,7 @@ State = namedtuple("State", "piles pile_n bankrupt st scratch rng")
 Tables = namedtuple("Tables", "cards rules weights picks")
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def new_state(players, deck_size, n_ids):
     """One game's ``State``, allocated once per batch (each game resets it). ``piles`` has
     a row per location (constants.P_*, a hand per seat) as wide as the deck; ``scratch``

@@ -106,7 +106,7 @@ def _hidden(pile, me, attack_hidden, bankrupt):
     return False
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def determinize(me, attack_hidden, rng, cards, piles, pile_n, bankrupt, counts, buf):
     """Deal the cards ``me`` cannot see at random again (module docstring), in place.
     Only the multiset of unseen cards is read, by card id, so the result does not depend
@@ -170,7 +170,7 @@ def playout(seat, left, me, tables, state, trace, deck_size):
     return 1.0 if outcome == OUT_SEAT and winner == me else 0.0
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def _prefixes(W, ws, pick_scores, cards, piles, pile_n, src, side, mode, score_of_mode,
               take_base, options, taken):
     """The plays of ``mode`` that follow the base's greedy pick order (pick_cards_s without
@@ -247,7 +247,7 @@ def _fill(opts, row, piles, pile_n, src, taken, count):
             opts[row, 3 + taken[i] - 1] = piles[src, i]
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def card_options(W, ws, pick_scores, cards, piles, pile_n, src, side, allow_none, stake,
                  rival_hand, options, taken):
     """D2 cards (``allow_none`` False: the attack is on) or D3 (none, real, bluff): every
@@ -378,7 +378,7 @@ def decide(kind, me, turn_seat, left, fight_kind, attacker, defender, tables, st
     return ctx.order[chosen]
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def record_decision(recording, kind, me, left, fight_kind, defender, src, side, stake,
                     rival_hand, kept, chosen, tables, state, ctx):
     """Learning only (``recording``: a sim.core.search_kernel.Recording; None compiles to
@@ -503,7 +503,7 @@ def record_decision(recording, kind, me, left, fight_kind, defender, src, side, 
             unit[me, f] = 0.0
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def _log_search(kind, me, kept, chosen, ctx):
     """Trace only: the options a decision kept, their wins and its choice, as the hook's
     trace rows for the decision (the turn writes them where it takes it)."""
@@ -535,7 +535,7 @@ def decide_asked(tables, state, trace, deck_size, ctx, recording):
         hook.forced[kind, 1] = 0
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def new_context(search, seed, peek, deck_size, players, n_ids, log_rows):
     """A search player's work for a batch of games (Context); ``log_rows``: trace rows per
     decision (0 without a trace)."""
@@ -580,7 +580,7 @@ def play_game_search(seed, game_index, deck, tables, state, trace, ctx, recordin
     return outcome, winner, first, ctx.meta[M_DECISIONS]
 
 
-@njit(cache=True, nogil=True, forceinline=False)
+@njit(cache=True, _nrt=True, nogil=True, forceinline=False)
 def play_games_search(seed, start, deck, cards, rules, W, search, peek, out, card_fights,
                       decisions, recording=None):
     """``engine_kernel.play_games`` with search seats; ``decisions[i]`` gets game i's
@@ -601,7 +601,7 @@ def play_games_search(seed, start, deck, cards, rules, W, search, peek, out, car
             copy_card_fights(card_fights, i, state.scratch)
 
 
-@njit(cache=True, forceinline=False)
+@njit(cache=True, _nrt=True, forceinline=False)
 def trace_game_search(seed, game_index, deck, cards, rules, W, search, trace, out):
     """``engine_kernel.trace_game`` with search seats (their options in the trace)."""
     players = rules[R_PLAYERS]
