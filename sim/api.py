@@ -396,7 +396,8 @@ def matchups(strategies: str | Sequence[str], request: GameRequest | str | None 
 def tune(request: GameRequest | str | None = None, execution: Execution | None = None, /, *,
          budget: int | str | None = None, base: str = "weighted",
          games_per_eval: int | str | None = None, check_games: int | str | None = None,
-         resume: bool = False, against: str | None = None, **fields: Any):
+         resume: bool = False, against: str | None = None, hold: Any = None,
+         **fields: Any):
     """Tune the weights of ``base`` by self-play (CMA-ES) for ``request`` (game, players,
     cards, rules) and write a strategy file (``execution.out``, default expert.yaml).
     ``resume=True`` continues a tune that was stopped (Ctrl-C, SIGTERM, a full disk) from
@@ -406,8 +407,10 @@ def tune(request: GameRequest | str | None = None, execution: Execution | None =
     ``.report()``). ``budget`` is the games the search may play (default: the game's
     arena ``default_budget``); the final re-check plays ``check_games`` more per opponent.
     ``against`` ("expert-v1,bluffer"): instead of self-play, the weights whose worst share
-    against those strategies is highest (sim/studies/tune_against.py). Deterministic for a
-    seed, on every backend. See sim/studies/tune.py."""
+    against those strategies is highest (sim/studies/tune_against.py). ``hold``
+    ("commit.high_card=0,commit.reach"): weights the search leaves at that value or the
+    base's (sim/studies/held.py). Deterministic for a seed, on every backend. See
+    sim/studies/tune.py."""
     from sim.studies.tune import tune_strategy
     from sim.studies.tune_against import search_against
 
@@ -423,7 +426,7 @@ def tune(request: GameRequest | str | None = None, execution: Execution | None =
                          check_games=check_games, progress=execution.progress,
                          command_line=execution.command_line, resume=resume,
                          against=against, searcher=search_against if against else None,
-                         **execution.backend_args())
+                         hold=hold, **execution.backend_args())
 
 
 def distill(request: GameRequest | str | None = None, execution: Execution | None = None, /,

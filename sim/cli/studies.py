@@ -83,6 +83,9 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
               help="Games per candidate per generation, spread over the field (default 1000).")
 @click.option("--check-games", type=Count(), default=None,
               help="Games per opponent in the final re-check (default 20000).")
+@click.option("--hold", metavar="NAME[=VALUE][,...]", default=None,
+              help="Weights the search leaves alone: at VALUE, or at the base's. A name "
+                   "without its phase (commit.high_card) holds it in every phase.")
 @click.option("--against", metavar="SPEC[,SPEC...]", default=None,
               help="Instead of self-play: the weights whose worst share of the decided games "
                    "against these strategies is highest (every seat).")
@@ -95,7 +98,7 @@ def tune(ctx: click.Context, **opts: Any) -> None:
     """Find the weights of a parametric strategy that win most, by self-play (CMA-ES).
 
     Every weight of the game's feature vector is searched (Peer-to-Peer: both phases and
-    the phase switch). Each candidate plays the current champion, a hall of fame of earlier
+    the phase switch), but those --hold names. Each candidate plays the current champion, a hall of fame of earlier
     champions and the shipped strategies, in every seat, on the same games as the rest of
     its generation; the score is its own win rate over all games. At the end the last
     champions and the search mean play each other on fresh seeds and the best of them is
@@ -110,6 +113,7 @@ def tune(ctx: click.Context, **opts: Any) -> None:
       simulate --team-a @expert-4p.yaml --team-b greedy --games 1e5
       simulate tune --players 4 --out expert-4p.yaml --backend dask-local --workers 2
       simulate tune --players 4 --out expert-4p.yaml --resume     (after Ctrl-C)
+      simulate tune --players 2 --base expert --hold commit.high_card=0 --out fast.yaml
 
     With --against the field is those strategies alone and the score a candidate's worst
     share of the decided games against any of them, so the result holds against all of
@@ -129,7 +133,7 @@ def tune(ctx: click.Context, **opts: Any) -> None:
                       execution_of(ctx, opts, command_line=command_line(drop_resume=True)),
                       budget=opts["budget"], base=opts["base"],
                       games_per_eval=opts["games_per_eval"], check_games=opts["check_games"],
-                      resume=opts["resume"], against=opts["against"])
+                      resume=opts["resume"], against=opts["against"], hold=opts["hold"])
     click.echo(result.report())
 
 

@@ -61,6 +61,8 @@ import numpy as np
 from sim.core.csvfile import content_sha256_or_none
 from sim.core.errors import UserError
 from sim.studies.distill_verdict import KEEP_SHARE, beaten_by, loses, tally_shares, why_kept
+from sim.studies.held import held_settings, held_text
+from sim.studies.held import held_weights as parse_held
 
 DEFAULT_ITERATIONS = 3
 DEFAULT_GAMES = 2_000          # games with search per iteration, over every side
@@ -240,7 +242,7 @@ class Distiller:
 
     def hold_settings(self) -> dict[str, float | None]:
         """The held weights by name, each with the value it is held at (None: the base's)."""
-        return {self.arena.names[index]: value for index, value in self.hold}
+        return held_settings(self.hold, self.arena.names)
 
     # -- playing
     def _policy_file(self, where: Path, vector: np.ndarray) -> str:
@@ -683,56 +685,14 @@ def opponent_specs(opponents: Any, package: str) -> tuple[str, ...]:
 
 
 def held_weights(hold: Any, arena: Any) -> tuple[tuple[int, float | None], ...]:
-    """``--hold``: the weights the fit leaves alone, as (index, value or None), in weight
-    order. ``hold`` is ``"NAME[=VALUE],..."``, a list of such items, or a mapping of name
-    to value (None: the base's). A weight is held at VALUE from the first policy on, or without
-    one at the base's. A name without its phase (``commit.high_card`` for Peer-to-Peer's
-    ``early.commit.high_card`` and ``late.commit.high_card``) holds it in every phase.
-    Only weights the fit would change can be held; the others stay the base's anyway."""
-    import difflib
-
-    if hold is None:
-        return ()
-    if isinstance(hold, Mapping):
-        items = [(str(name), value) for name, value in hold.items()]
-    else:
-        parts = str(hold).split(",") if isinstance(hold, str) else [str(x) for x in hold]
-        items = []
-        for part in (p.strip() for p in parts):
-            if part:
-                name, sep, value = part.partition("=")
-                items.append((name.strip(), value.strip() if sep else None))
-    names = list(arena.names)
-    held: dict[int, float | None] = {}
-    for name, value in items:
-        if value is not None:
-            try:
-                value = float(value)
-            except (TypeError, ValueError):
-                raise UserError(f"{name}={value}: the value must be a number",
-                                field="--hold") from None
-            if not np.isfinite(value):
-                raise UserError(f"{name}: the value must be finite", field="--hold")
-        matches = [i for i, full in enumerate(names) if full == name or full.endswith("." + name)]
-        if not matches:
-            close = difflib.get_close_matches(name, names, n=3)
-            raise UserError(f"'{name}' is not a weight of this game's strategies"
-                            + (f" (did you mean {', '.join(close)}?)" if close else ""),
-                            field="--hold")
-        fixed = [names[i] for i in matches if not arena.learned[i]]
-        if fixed:
-            raise UserError(f"{', '.join(fixed)}: not fitted by distill (only the "
-                            "weights of the decisions the search makes are)", field="--hold")
-        for i in matches:
-            held[i] = value
-    return tuple(sorted(held.items()))
-
-
-def held_text(hold: Mapping[str, float | None]) -> str:
-    """The held weights (name -> value, None: the base's), as the summary and the report
-    name them: in --hold's own words."""
-    return "held out of the fit: " + ", ".join(
-        name if value is None else f"{name}={value:g}" for name, value in hold.items())
+    """``--hold`` (sim/studies/held.py) on ``arena``'s weights: only weights the fit
+    would change can be held; the others stay the base's anyway."""
+    held = parse_held(hold, arena.names)
+    fixed = [arena.names[i] for i, _ in held if not arena.learned[i]]
+    if fixed:
+        raise UserError(f"{', '.join(fixed)}: not fitted by distill (only the "
+                        "weights of the decisions the search makes are)", field="--hold")
+    return held
 
 
 def _player_counts(game_obj: Any, players: Any) -> tuple[int, ...]:

@@ -30,6 +30,7 @@ from sim.core.arena import Tally
 from sim.core.csvfile import content_sha256_or_none
 from sim.core.errors import UserError
 from sim.core.output import writing
+from sim.studies.held import held_settings, held_text, held_weights
 from sim.studies.tune_search import (
     DEFAULT_CHECK_GAMES, DEFAULT_GAMES_PER_EVAL, SearchResult, scales_for, search,
 )
@@ -195,8 +196,10 @@ def final_lines(result: SearchResult) -> list[str]:
 def document(result: SearchResult, *, game: str, players: int, base_spec: str,
              names: Sequence[str], command: str | None, cards: Mapping[str, Any],
              rules: Mapping[str, Any], rule_overrides: Sequence[str],
-             rules_file: str | None, backend: str) -> dict[str, Any]:
-    """The strategy file's content (sim/core/strategy_file.py reads it back)."""
+             rules_file: str | None, backend: str,
+             hold: Mapping[str, float | None] | None = None) -> dict[str, Any]:
+    """The strategy file's content (sim/core/strategy_file.py reads it back); ``hold``:
+    the weights the search left alone, by name (held_settings)."""
     import sim
 
     return {
@@ -206,7 +209,8 @@ def document(result: SearchResult, *, game: str, players: int, base_spec: str,
         "summary": f"tuned by simulate tune for {players} players from {base_spec} "
                    + (f"({result.games:,} games against {', '.join(result.settings['against'])}"
                       ", for the best worst share)" if result.settings.get("against")
-                      else f"({result.games:,} games of self-play)"),
+                      else f"({result.games:,} games of self-play)")
+                   + (f"; {held_text(hold, 'the tune')}" if hold else ""),
         "players": [int(players)],
         "base": base_spec,
         "weights": {name: float(w) for name, w in zip(names, result.weights)},
@@ -225,8 +229,9 @@ def document(result: SearchResult, *, game: str, players: int, base_spec: str,
             "promotions": int(result.champions),
             "final": [{k: (round(v, 6) if isinstance(v, float) else v) for k, v in row.items()}
                       for row in result.final],
-            "settings": {k: v for k, v in result.settings.items()
-                         if k not in ("seed", "budget")},
+            "settings": {**{k: v for k, v in result.settings.items()
+                            if k not in ("seed", "budget")},
+                         **({"hold": dict(hold)} if hold else {})},
             "backend": backend,
             "package_version": sim.__version__,
             "source_hash": sim.source_hash(),
@@ -308,12 +313,14 @@ class TuneResult:
     def report(self) -> str:
         s = self.search
         against = s.settings.get("against")
+        held = self.document.get("tuned_on", {}).get("settings", {}).get("hold")
         lines = [f"{len(s.generations)} generations, {s.games:,} games "
                  + (f"against {', '.join(against)}" if against else
                     f"of self-play, {s.champions} promotion(s)") + f", {s.seconds:.0f} s"
                  + (f", {s.settings['runs']} CMA runs (restarts when promotions stop)"
                     if s.settings.get("runs", 1) > 1 else ""),
                  *final_lines(s),
+                 *([held_text(held, "the tune")] if held else []),
                  f"re-check on fresh seeds ({s.check_games:,} games, with the final's):",
                  check_table(s)]
         if s.reverted:
@@ -337,7 +344,7 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
          command: str | None = None, cards: str | None = None, rules_file: str | None = None,
          rule_overrides: Sequence[str] = (), backend_name: str = "local",
          resume: bool = False, against: Sequence[str] = (),
-         searcher: Callable[..., SearchResult] | None = None) -> TuneResult:
+         searcher: Callable[..., SearchResult] | None = None, hold: Any = None) -> TuneResult:
     """Tune ``base`` for ``game`` at ``players`` and write the strategy file ``out`` (with
     a convergence plot next to it, same name, .png). ``configure(strategies)`` builds a
     validated GameConfig on the chosen cards and rules. The games play in this process's
@@ -350,7 +357,8 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
     result an uninterrupted tune has. The journal is removed once the file is written.
 
     ``against`` (strategy specs) with ``searcher`` (sim/studies/tune_against.py's
-    ``search_against``) replaces self-play by a search against those fixed opponents."""
+    ``search_against``) replaces self-play by a search against those fixed opponents.
+    ``hold`` (sim/studies/held.py): weights the search leaves at a value or the base's."""
     from sim.core.game import resolve_game
     from sim.core.strategy import registry
     from sim.runs.resumable import Journal, journal_beside, stoppable
@@ -367,7 +375,14 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
         raise UserError("the strategy file must end in .yaml or .yml", file=str(out_path),
                         field="--out")
     template = configure(None)
-    base_vector = arena_cls.vector_of(configure(arena_cls.strategies_for(base)))
+    base_vector = np.array(arena_cls.vector_of(configure(arena_cls.strategies_for(base))))
+    names = arena_cls(template, 1).names     # (one thread: no pool to close)
+    held = held_weights(hold, names)
+    free = np.ones(len(names), dtype=bool)
+    for index, value in held:
+        free[index] = False
+        if value is not None:
+            base_vector[index] = value
     if against:
         baselines = {spec: arena_cls.vector_of(configure(arena_cls.strategies_for(spec)))
                      for spec in against}
@@ -380,13 +395,15 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
                 "seed": int(seed), "games_per_eval": int(games_per_eval),
                 "check_games": int(check_games), "sigma": sigma, "popsize": popsize,
                 "against": list(against),
+                **({"hold": held_settings(held, names)} if held else {}),
                 "cards_sha256": manifest["cards"]["sha256"], "rules": manifest["rules"]}
     journal_path = journal_beside(out_path)
     with stoppable("tune", journal_path), Journal.open(
             journal_path, settings, what="tune", resume=resume, out=out_path,
             discard_empty=True) as journal:
         result, names = _search_with(arena_cls(template, threads), submit, request, out_path,
-                                     journal, base_vector, baselines, budget=budget, seed=seed,
+                                     journal, base_vector, baselines, free if held else None,
+                                     budget=budget, seed=seed,
                                      games_per_eval=games_per_eval, check_games=check_games,
                                      sigma=sigma, popsize=popsize, progress=progress,
                                      searcher=searcher)
@@ -394,7 +411,8 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
                        command=command, cards={"path": cards or manifest["cards"]["path"],
                                                "sha256": manifest["cards"]["sha256"]},
                        rules=manifest["rules"], rule_overrides=rule_overrides,
-                       rules_file=rules_file, backend=backend_name)
+                       rules_file=rules_file, backend=backend_name,
+                       hold=held_settings(held, names))
         path = write_strategy_file(doc, out_path)
         with writing("the convergence plot", path.with_suffix(".png")):
             plot = plot_convergence(result, path.with_suffix(".png"),
@@ -406,14 +424,16 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
 
 def _search_with(local: Any, submit: Callable[[list[tuple]], Any] | None, request: Any,
                  out_path: Path, journal: Any, base_vector: np.ndarray,
-                 baselines: Mapping[str, np.ndarray], *, budget: int, seed: int,
+                 baselines: Mapping[str, np.ndarray], free: np.ndarray | None, *,
+                 budget: int, seed: int,
                  games_per_eval: int, check_games: int, sigma: float | None,
                  popsize: int | None, progress: bool,
                  searcher: Callable[..., SearchResult] | None = None
                  ) -> tuple[SearchResult, tuple[str, ...]]:
     """``search`` (or ``searcher``, against ``baselines`` alone) on the game's arena
-    (``local``, or its games as chunk tasks through ``submit``), every answer kept in
-    ``journal``; (result, the weight names)."""
+    (``local``, or its games as chunk tasks through ``submit``) over the weights ``free``
+    marks (None: every one), every answer kept in ``journal``; (result, the weight
+    names)."""
     arena: Any = local
     scratch = None
     if submit is not None:
@@ -424,12 +444,12 @@ def _search_with(local: Any, submit: Callable[[list[tuple]], Any] | None, reques
         scales = scales_for(arena.names, base_vector, local.scales_floor)
         if searcher is not None:
             return searcher(JournaledArena(arena, journal), base_vector, baselines,
-                            budget=budget, seed=seed, scales=scales,
+                            budget=budget, seed=seed, scales=scales, free=free,
                             games_per_eval=games_per_eval, check_games=check_games,
                             sigma=sigma if sigma is not None else float(local.tune_sigma),
                             popsize=popsize, progress=progress), tuple(arena.names)
         result = search(JournaledArena(arena, journal), base_vector, baselines, budget=budget,
-                        seed=seed, scales=scales,
+                        seed=seed, scales=scales, free=free,
                         games_per_eval=games_per_eval, check_games=check_games,
                         sigma=sigma if sigma is not None else float(local.tune_sigma),
                         popsize=popsize or local.tune_popsize,
@@ -455,7 +475,8 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
                   games_per_eval: Any = None, check_games: Any = None,
                   progress: bool = True, command_line: str | None = None,
                   resume: bool = False, against: str | None = None,
-                  searcher: Callable[..., SearchResult] | None = None) -> "TuneResult":
+                  searcher: Callable[..., SearchResult] | None = None,
+                  hold: Any = None) -> "TuneResult":
     """``simulate tune`` / ``api.tune``: check every input, pick the backend, then tune
     (``resume``: continue the tune that stopped writing ``out``; see ``tune``)."""
     from sim.core.game import (configure_request, game_request, player_count,
@@ -490,6 +511,7 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
         raise ValueError("against= needs a searcher")
     for spec in opponents:
         parse_spec(spec, game_obj.strategy_package, field_name="--against")
+    held_weights(hold, arena_cls(configure_with(None), 1).names)   # before a backend starts
     chosen, owned = resolve(backend, backend_options)
     threads = (chosen.default_threads() if threads is None
                else parse_count(threads, "--threads", 4096))
@@ -509,7 +531,7 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
                     command=command_line if command_line is not None else own_command_line(),
                     cards=request["cards"], rules_file=request["rules_file"],
                     rule_overrides=request["rule_overrides"], resume=resume,
-                    against=opponents, searcher=searcher)
+                    against=opponents, searcher=searcher, hold=hold)
     finally:
         if owned:
             chosen.close()

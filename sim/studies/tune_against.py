@@ -30,7 +30,7 @@ import numpy as np
 from sim.core.arena import Arena, Block, Tally
 from sim.core.stats import wilson
 from sim.studies.tune_search import (CheckRow, Generation, Progress, SearchResult,
-                                     derived_seeds, rate_of, seeded_cma)
+                                     derived_seeds, rate_of, search_space, seeded_cma)
 
 
 def _play(arena: Arena, vectors: list[np.ndarray], opponents: list[np.ndarray], seed: int,
@@ -61,19 +61,20 @@ def worst(tallies: list[Tally]) -> tuple[float, int]:
 
 def search_against(arena: Arena, base: np.ndarray, opponents: Mapping[str, np.ndarray], *,
                    budget: int, seed: int = 1, scales: np.ndarray | None = None,
-                   games_per_eval: int = 12_000, check_games: int = 20_000,
+                   free: np.ndarray | None = None, games_per_eval: int = 12_000,
+                   check_games: int = 20_000,
                    sigma: float = 0.15, popsize: int | None = None,
                    progress: bool = False) -> SearchResult:
     """Maximise the worst share against ``opponents`` (name -> weights) from ``base``;
-    ``budget`` games for the search, ``check_games`` per opponent for the re-check. See
-    the module docstring."""
+    ``budget`` games for the search, ``check_games`` per opponent for the re-check;
+    ``free``: the weights searched (default every one). See the module docstring."""
     began = time.perf_counter()
     base = np.asarray(base, dtype=np.float64)
-    scales = np.ones(len(base)) if scales is None else np.asarray(scales, dtype=np.float64)
+    dimension, weights_of = search_space(base, scales, free)
     names = list(opponents)
     rivals = [np.asarray(v, dtype=np.float64) for v in opponents.values()]
     search_seed, check_seed, cma_seed = derived_seeds(seed, 3)
-    es = seeded_cma(len(base), sigma, cma_seed & (2**32 - 1), popsize)
+    es = seeded_cma(dimension, sigma, cma_seed & (2**32 - 1), popsize)
     per_block = max(1, int(games_per_eval) // (len(rivals) * arena.sides))
     per_vector = per_block * len(rivals) * arena.sides
     history: list[Generation] = []
@@ -82,8 +83,8 @@ def search_against(arena: Arena, base: np.ndarray, opponents: Mapping[str, np.nd
     try:
         while True:
             xs = es.ask()
-            vectors = [base + scales * np.asarray(x) for x in xs]
-            vectors += [base + scales * np.asarray(es.mean), base]
+            vectors = [weights_of(x) for x in xs]
+            vectors += [weights_of(es.mean), base]
             cost = len(vectors) * per_vector
             if history and games_done + cost > budget:
                 break
@@ -100,7 +101,7 @@ def search_against(arena: Arena, base: np.ndarray, opponents: Mapping[str, np.nd
                              f"{100 * scores[-2]:.1f} %")
     finally:
         bar.close()
-    final = base + scales * np.asarray(es.mean)
+    final = weights_of(es.mean)
     per_check = max(1, int(check_games) // arena.sides)
     checked = _play(arena, [final, base], rivals, check_seed, 0, per_check)
     reverted = worst(checked[0])[0] <= worst(checked[1])[0]

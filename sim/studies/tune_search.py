@@ -127,6 +127,23 @@ def scales_for(names: Sequence[str], base: np.ndarray, floors: Mapping[str, floa
     return np.array([max(abs(float(w)), float(floors.get(n, 1.0))) for n, w in zip(names, base)])
 
 
+def search_space(base: np.ndarray, scales: np.ndarray | None, free: np.ndarray | None = None
+                 ) -> tuple[int, Callable[[np.ndarray], np.ndarray]]:
+    """(dimension, weights_of): the normalised space a point ``x`` of CMA-ES lives in, the
+    weights ``base + scale * x`` over the weights ``free`` marks (every weight without it);
+    the others (held, ``--hold``) stay the base's."""
+    base = np.asarray(base, dtype=np.float64)
+    scales = np.ones(len(base)) if scales is None else np.asarray(scales, dtype=np.float64)
+    index = np.arange(len(base)) if free is None else np.flatnonzero(free)
+
+    def weights_of(x: np.ndarray) -> np.ndarray:
+        weights = base.copy()
+        weights[index] += scales[index] * np.asarray(x, dtype=np.float64)
+        return weights
+
+    return len(index), weights_of
+
+
 def _wilson(successes: int, n: int) -> tuple[float, float, float]:
     from sim.core.stats import wilson
 
@@ -204,6 +221,7 @@ class _Run:
 
 def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], *,
            budget: int, seed: int = 1, scales: np.ndarray | None = None,
+           free: np.ndarray | None = None,
            games_per_eval: int = DEFAULT_GAMES_PER_EVAL, check_games: int = DEFAULT_CHECK_GAMES,
            sigma: float = DEFAULT_SIGMA, popsize: int | None = None, hall_size: int = HALL_SIZE,
            growth: float = DEFAULT_GROWTH, finalists: int = FINALISTS,
@@ -214,15 +232,15 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
            ) -> SearchResult:
     """Tune ``base`` (the starting weights) by self-play against ``baselines`` (name ->
     weights); ``budget`` games for the search, ``check_games`` per opponent for the final
-    re-check. ``patience``: generations without a promotion after which the CMA run
+    re-check. ``free``: the weights searched (default every one; search_space).
+    ``patience``: generations without a promotion after which the CMA run
     restarts from ``base`` (population times ``restart_popsize``), None = never.
     ``explore_runs``: that many runs (each at most ``explore_generations``), then the best
     of them, by a round robin on fresh seeds, goes on to the end of the budget. See the
     module docstring."""
     began = time.perf_counter()
     base = np.asarray(base, dtype=np.float64)
-    d = len(base)
-    scales = np.ones(d) if scales is None else np.asarray(scales, dtype=np.float64)
+    d, weights_of = search_space(base, scales, free)
     search_seed, check_seed, cma_seed, final_seed = derived_seeds(seed, 4)
     if final_games is None:
         final_games = max(1, int(check_games * FINAL_SHARE))
@@ -230,9 +248,6 @@ def search(arena: Arena, base: np.ndarray, baselines: Mapping[str, np.ndarray], 
     def new_run(number: int, size: int | None) -> _Run:
         return _Run(number + 1, seeded_cma(d, sigma, _run_seed(cma_seed, number), size),
                     np.zeros(d))
-
-    def weights_of(x: np.ndarray) -> np.ndarray:
-        return base + scales * np.asarray(x, dtype=np.float64)
 
     run = new_run(0, popsize)
     exploring = bool(patience) or bool(explore_runs and explore_runs > 1)

@@ -325,3 +325,66 @@ def test_beating_every_baseline_does_not_require_beating_the_previous_champion()
     assert result.beats_every_baseline
     result.check[0] = row("greedy", 0.45)
     assert not result.beats_every_baseline
+
+
+def test_held_weights_stay_where_they_are_held_and_the_rest_is_searched():
+    """``free``: the search moves only the weights it marks; a held weight keeps its
+    base value exactly, and the others still find their best. Without ``free`` a point
+    plays base + scale * x, as before the option existed."""
+    base = np.array([0.0, 0.25, 0.0])
+    result = searcher.search(BowlArena(), base, {"zero": np.zeros(3)}, budget=900_000, seed=3,
+                             games_per_eval=2000, check_games=4000, sigma=0.5,
+                             free=np.array([True, False, True]))
+    assert result.weights[1] == 0.25
+    assert abs(result.weights[0] - BEST[0]) < 0.3 and abs(result.weights[2] - BEST[2]) < 0.3
+    assert result.settings["dimensions"] == 2
+    dimension, weights_of = searcher.search_space(base, np.array([2.0, 3.0, 4.0]))
+    x = np.array([0.1, -0.2, 0.3])
+    assert dimension == 3
+    assert np.array_equal(weights_of(x), base + np.array([2.0, 3.0, 4.0]) * x)
+
+
+@pytest.fixture(scope="module")
+def p2p_held(tmp_path_factory):
+    from sim import api
+
+    out = tmp_path_factory.mktemp("tune-held")
+    return api.tune(out=out / "held.yaml", game="peer-to-peer", players=2, budget=8_000,
+                    seed=11, games_per_eval=400, check_games=400, threads=1, progress=False,
+                    base="expert", hold="commit.high_card=0,dest.score",
+                    command_line="simulate tune test")
+
+
+def test_a_tune_leaves_the_held_weights_and_says_so(p2p_held):
+    from sim import api
+    from sim.games.peer_to_peer.arena import PeerToPeerArena
+    from sim.games.peer_to_peer.features import WEIGHT_NAMES
+
+    doc = yaml.safe_load(p2p_held.out.read_text())
+    base = PeerToPeerArena.vector_of(api.configure("peer-to-peer", 2,
+                                            strategies={"A": "expert", "B": "expert"}))
+    weights = doc["weights"]
+    for phase in ("early", "late"):
+        assert weights[f"{phase}.commit.high_card"] == 0.0
+        assert weights[f"{phase}.dest.score"] == base[WEIGHT_NAMES.index(f"{phase}.dest.score")]
+    # the file holds searched weights, not the base's (a tune that kept its base would
+    # say nothing about the hold)
+    moved = [n for i, n in enumerate(WEIGHT_NAMES) if weights[n] != base[i]]
+    assert set(moved) - {"early.commit.high_card", "late.commit.high_card"}
+    held = {"early.commit.high_card": 0.0, "early.dest.score": None,
+            "late.commit.high_card": 0.0, "late.dest.score": None}
+    assert doc["tuned_on"]["settings"]["hold"] == held
+    words = ("held out of the tune: early.commit.high_card=0, early.dest.score, "
+             "late.commit.high_card=0, late.dest.score")
+    assert doc["summary"].endswith(words)
+    assert words in p2p_held.report()
+
+
+def test_a_held_name_the_game_does_not_have_is_refused_before_any_game(tmp_path):
+    from sim import api
+    from sim.core.errors import UserError
+
+    with pytest.raises(UserError, match="did you mean"):
+        api.tune(out=tmp_path / "x.yaml", game="peer-to-peer", players=2, budget=8_000,
+                 hold="commit.high_crad", progress=False)
+    assert not list(tmp_path.iterdir())

@@ -113,3 +113,13 @@ def test_dask_backend_tunes_against_opponents_as_local_does(tmp_path):
     a, b = (yaml.safe_load(r.out.read_text()) for r in (local, dask))
     assert a["weights"] == b["weights"] and a["score"] == b["score"]
     assert b["tuned_on"]["backend"] == "dask-local"
+
+
+def test_a_held_weight_stays_at_its_base_value():
+    """``free``: only the first weight is searched; the second keeps the base's 0, where
+    the best worst share lies at a first weight of 0 too."""
+    result = search_against(CycleArena(), np.array([1.0, 0.0]), OPPONENTS, budget=600_000,
+                            seed=2, games_per_eval=4000, check_games=8000, sigma=0.5,
+                            free=np.array([True, False]))
+    assert result.weights[1] == 0.0
+    assert abs(result.weights[0]) < 0.3 and not result.reverted
