@@ -278,10 +278,11 @@ def _best_by_sums(cards, w, pile, arrival, fscr, scoring, row, hand, team_effect
 def _sums_target(cards, w, pile, arrival, fscr, scoring, row, team, mask):
     """_best_by_sums, for the team's D3 (``for_d3``): hand subset ``mask``'s score with
     each row position, as commit_by_lanes leaves it (the zero-weight features add zeros).
-    Inlined: as a call from the round's inlined search it made `expert` games, which
-    never reach it, 1.10 times as long (`default_speed.py --rounds 9`, twice). Nor does it
-    share commit_by_lanes' loop (the parts stored and _lanes_score called): that made them
-    1.06-1.09 times as long at 2 players, in the same way."""
+    Inlined, though as a call (``forceinline=False``) `expert` games, which never reach
+    it, take as long (28.5 against 28.6 us a game at 2 players, medians of 3 runs of 7
+    paired bursts, fresh compiles). Nor does it share commit_by_lanes' loop (the parts
+    stored and _lanes_score called): that made them 1.06-1.09 times as long at 2 players
+    (`default_speed.py`)."""
     nrow, top_value = row[0], row[1]
     ok_words = pile[SCR_ROW_OK]
     cards_part = w[scoring[0] + C_CARDS] * SUBSET_SIZE[mask]
