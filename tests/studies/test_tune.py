@@ -270,7 +270,8 @@ def test_experiment_retune_tunes_expert_at_every_point(tmp_path):
 
     path = tmp_path / "experiments.yaml"
     path.write_text("tuned:\n  players: 2\n  games: 200\n  retune: true\n"
-                    "  tune: {budget: 6000, games_per_eval: 300, check_games: 200}\n"
+                    "  tune: {budget: 6000, games_per_eval: 300, check_games: 200,\n"
+                    "         hold: commit.high_card=0}\n"
                     "  strategies: {A: expert, B: greedy}\n"
                     "  sweep:\n    rules.hand_size: [4, 5]\n")
     exp = experiments.get("tuned", str(path))
@@ -281,6 +282,7 @@ def test_experiment_retune_tunes_expert_at_every_point(tmp_path):
         expert = tmp_path / "out" / point["name"] / "expert.yaml"
         doc = yaml.safe_load(expert.read_text())
         made.append(doc["tuned_on"]["rules"]["hand_size"])
+        assert doc["weights"]["early.commit.high_card"] == 0.0     # tune: {hold: ...}
         manifest = json.loads((tmp_path / "out" / point["name"] / "run" / "manifest.json")
                               .read_text())
         assert manifest["strategies"]["A"]["name"] == f"@{expert}"
@@ -294,6 +296,7 @@ def test_experiment_retune_tunes_expert_at_every_point(tmp_path):
     ("  retune: true\n  strategies: {A: greedy}\n", "tunes the strategies named 'expert'"),
     ("  retune: yes please\n  strategies: {A: expert}\n", "expected true or false"),
     ("  retune: true\n  tune: {budgett: 5}\n  strategies: {A: expert}\n", "unknown key"),
+    ("  retune: true\n  tune: {hold: 5}\n  strategies: {A: expert}\n", "as simulate tune --hold"),
 ])
 def test_experiment_retune_errors_name_the_line(tmp_path, body, words, fake_game_registered):
     from sim.studies import experiments

@@ -21,7 +21,7 @@ DEFAULT_FILE = "experiments.yaml"
 EXPERIMENT_KEYS = ("description", "game", "players", "games", "seed", "strategies", "cards",
                    "card_overrides", "rules", "sweep", "baseline", "metrics", "checks",
                    "autobalance", "chunk_size", "retune", "tune")
-TUNE_KEYS = ("budget", "games_per_eval", "check_games", "base", "seed")
+TUNE_KEYS = ("budget", "games_per_eval", "check_games", "base", "seed", "hold")
 CONDITION_KEYS = ("metric", "players", "where", "max", "min", "max_abs", "target", "tolerance",
                   "confidence", "name")
 AUTOBALANCE_KEYS = ("vary", "targets", "games", "rounds", "confidence", "batches")
@@ -202,6 +202,11 @@ def _retune(entries: dict, exp: Experiment) -> None:
                 exp.tune[key] = node.v.strip()
             elif key == "seed":
                 exp.tune[key] = _int(node, 0, 2**63 - 1)
+            elif key == "hold":   # the names are checked against the game's when it tunes
+                if not isinstance(node.v, str) or not node.v.strip():
+                    raise node.error("expected NAME[=VALUE],... as simulate tune --hold "
+                                     "takes it")
+                exp.tune[key] = node.v.strip()
             else:
                 exp.tune[key] = _count(node, key)
     named = [team for team, (name, _) in exp.strategies.items() if name == EXPERT]

@@ -231,7 +231,8 @@ def retuned(exp: Experiment, point: Point, directory: Path, cards: str | None,
                       base=settings.get("base", "weighted"),
                       games_per_eval=settings.get("games_per_eval"),
                       check_games=settings.get("check_games"), progress=False,
-                      command_line=command_line, backend=backend, resume=True)
+                      command_line=command_line, backend=backend, resume=True,
+                      hold=settings.get("hold"))
     return {team: f"@{target}" if spec == EXPERT else spec
             for team, spec in point.strategies.items()}
 
