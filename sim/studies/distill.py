@@ -61,8 +61,7 @@ import numpy as np
 from sim.core.csvfile import content_sha256_or_none
 from sim.core.errors import UserError
 from sim.studies.distill_verdict import KEEP_SHARE, beaten_by, loses, tally_shares, why_kept
-from sim.studies.held import held_settings, held_text
-from sim.studies.held import held_weights as parse_held
+from sim.studies.held import held_settings, held_text, held_weights as parse_held
 
 DEFAULT_ITERATIONS = 3
 DEFAULT_GAMES = 2_000          # games with search per iteration, over every side

@@ -378,11 +378,13 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
     base_vector = np.array(arena_cls.vector_of(configure(arena_cls.strategies_for(base))))
     names = arena_cls(template, 1).names     # (one thread: no pool to close)
     held = held_weights(hold, names)
-    free = np.ones(len(names), dtype=bool)
-    for index, value in held:
-        free[index] = False
-        if value is not None:
-            base_vector[index] = value
+    free = None          # the weights the search moves (None: every one)
+    if held:
+        free = np.ones(len(names), dtype=bool)
+        for index, value in held:
+            free[index] = False
+            if value is not None:
+                base_vector[index] = value
     if against:
         baselines = {spec: arena_cls.vector_of(configure(arena_cls.strategies_for(spec)))
                      for spec in against}
@@ -402,7 +404,7 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
             journal_path, settings, what="tune", resume=resume, out=out_path,
             discard_empty=True) as journal:
         result, names = _search_with(arena_cls(template, threads), submit, request, out_path,
-                                     journal, base_vector, baselines, free if held else None,
+                                     journal, base_vector, baselines, free,
                                      budget=budget, seed=seed,
                                      games_per_eval=games_per_eval, check_games=check_games,
                                      sigma=sigma, popsize=popsize, progress=progress,

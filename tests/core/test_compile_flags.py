@@ -46,8 +46,13 @@ def _kernels():
                     yield f"{module.__name__}.{name}", value
 
 
+def _llvm_ir(kernel) -> str:
+    """The LLVM IR of the kernel's (one) compiled signature."""
+    return next(iter(kernel.inspect_llvm().values()))
+
+
 def _alwaysinline(kernel, name: str) -> bool:
-    ir = next(iter(kernel.inspect_llvm().values()))
+    ir = _llvm_ir(kernel)
     line = next(line for line in ir.splitlines()
                 if line.startswith("define") and f"{name}B" in line and "cpython" not in line
                 and "cfunc" not in line)
@@ -75,8 +80,7 @@ def test_numba_passes_forceinline_to_a_callee_that_leaves_it_unset():
 
 
 def _nrt_calls(kernel) -> int:
-    ir = next(iter(kernel.inspect_llvm().values()))
-    return sum(1 for line in ir.splitlines() if "call" in line and "@NRT_" in line)
+    return sum(1 for line in _llvm_ir(kernel).splitlines() if "call" in line and "@NRT_" in line)
 
 
 def test_numba_passes_nrt_to_a_callee_that_leaves_it_unset():
