@@ -124,6 +124,7 @@ class Experiment:
     autobalance: AutobalanceSpec | None = None
     retune: bool = False                             # tune 'expert' at every point
     tune: dict = field(default_factory=dict)         # api.tune settings (TUNE_KEYS)
+    tune_lines: dict = field(default_factory=dict, compare=False, repr=False)  # key -> Located
 
     # -- points
     def points(self) -> list[Point]:

@@ -202,13 +202,14 @@ def _retune(entries: dict, exp: Experiment) -> None:
                 exp.tune[key] = node.v.strip()
             elif key == "seed":
                 exp.tune[key] = _int(node, 0, 2**63 - 1)
-            elif key == "hold":   # the names are checked against the game's when it tunes
+            elif key == "hold":   # the names are checked against the game's in validate.py
                 if not isinstance(node.v, str) or not node.v.strip():
                     raise node.error("expected NAME[=VALUE],... as simulate tune --hold "
                                      "takes it")
                 exp.tune[key] = node.v.strip()
             else:
                 exp.tune[key] = _count(node, key)
+            exp.tune_lines[key] = node
     named = [team for team, (name, _) in exp.strategies.items() if name == EXPERT]
     where = entries.get("retune") or entries.get("strategies") or exp.loc
     if exp.retune and not named:

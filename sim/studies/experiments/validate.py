@@ -88,8 +88,26 @@ def validate_experiment(exp: Experiment) -> None:
         for point in exp.points():
             attempt(exp.loc, players=point.players, rule_overrides=point.rule_overrides,
                     strategies=point.strategies, cards=cards_for(point.card_changes))
+        if exp.retune and exp.tune.get("hold"):
+            _check_hold(exp)
         if exp.autobalance is not None:
             for vary in exp.autobalance.vary:
                 for value in vary.choices:
                     change = CardChange(vary.ref, vary.field, value, vary.loc)
                     attempt(vary.loc, cards=cards_for(list(exp.card_overrides) + [change]))
+
+
+def _check_hold(exp: Experiment) -> None:
+    """``tune: {hold: ...}``: every name is a weight of the game's strategies, reported at
+    its YAML line before any point tunes (as ``simulate tune --hold`` checks it)."""
+    from sim.core.game import configure, resolve_game
+    from sim.studies.held import held_weights
+
+    arena_cls = resolve_game(exp.game).tune_arena
+    if arena_cls is None:   # the retune itself says the game cannot be tuned
+        return
+    names = arena_cls(configure(game=exp.game, players=exp.players[0], cards=exp.cards), 1).names
+    try:
+        held_weights(exp.tune["hold"], names)
+    except UserError as exc:
+        raise exp.tune_lines["hold"].error(exc.message) from None
