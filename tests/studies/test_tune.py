@@ -297,6 +297,8 @@ def test_experiment_retune_tunes_expert_at_every_point(tmp_path):
     ("  retune: yes please\n  strategies: {A: expert}\n", "expected true or false"),
     ("  retune: true\n  tune: {budgett: 5}\n  strategies: {A: expert}\n", "unknown key"),
     ("  retune: true\n  tune: {hold: 5}\n  strategies: {A: expert}\n", "as simulate tune --hold"),
+    ("  retune: true\n  tune: {base: nosuch}\n  strategies: {A: expert}\n",
+     "yaml:4, field 'bad.tune.base': unknown strategy 'nosuch'"),
     # a name the game's strategies do not have, at its line before any point tunes
     ("  retune: true\n  tune: {budget: 5,\n    hold: commit.high_crad=0}\n  strategies: {A: expert}\n",
      "yaml:5, field 'bad.tune.hold': 'commit.high_crad' is not a weight of this game's"),

@@ -73,6 +73,8 @@ def validate_experiment(exp: Experiment) -> None:
             attempt(exp.loc, players=count)
         for text, node in exp.rules:
             attempt(node, rule_overrides=(text,))
+        if exp.retune and "base" in exp.tune and exp.strategies:   # at the base's own line
+            attempt(exp.tune_lines["base"], strategies={next(iter(exp.strategies)): exp.tune["base"]})
         for team, (name, params) in exp.strategies.items():
             attempt(exp.loc.v["strategies"].v.get(team) or exp.loc.v["strategies"].v.get(team.lower())
                     or exp.loc, strategies={team: join_spec(name, params)})
