@@ -43,8 +43,8 @@ def apply_card_changes(base_path: str, changes, *, game: str | None = DEFAULT_GA
 
 
 def validate_experiment(exp: Experiment) -> None:
-    """Configure every point once (no games): a bad rule value, strategy, card reference
-    or card value is reported at its line in the YAML file."""
+    """Configure every point once (no games): a bad rule value, strategy, card reference,
+    card value or held weight is reported at its line in the YAML file."""
     from sim.core.game import configure
 
     base = exp.base_cards_path()
