@@ -97,14 +97,14 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
 def tune(ctx: click.Context, **opts: Any) -> None:
     """Find the weights of a parametric strategy that win most, by self-play (CMA-ES).
 
-    Every weight of the game's feature vector is searched (Peer-to-Peer: both phases and
-    the phase switch), but those --hold names. Each candidate plays the current champion, a hall of fame of earlier
-    champions and the shipped strategies, in every seat, on the same games as the rest of
-    its generation; the score is its own win rate over all games. At the end the last
-    champions and the search mean play each other on fresh seeds and the best of them is
-    re-checked on other fresh seeds against every shipped strategy and the previous
-    champion before the file is written. Use the file anywhere a strategy goes: --team-a @FILE,
-    --seat 0=@FILE, experiments.yaml, matchups.
+    Every weight of the game's feature vector is searched (Peer-to-Peer: both phases and the
+    phase switch), but those --hold names. Each candidate plays the current champion, a hall
+    of fame of earlier champions and the shipped strategies, in every seat, on the same
+    games as the rest of its generation; the score is its own win rate over all games. At
+    the end the last champions and the search mean play each other on fresh seeds and the
+    best of them is re-checked on other fresh seeds against every shipped strategy and the
+    previous champion before the file is written. Use the file anywhere a strategy goes:
+    --team-a @FILE, --seat 0=@FILE, experiments.yaml, matchups.
 
     \b
     Examples:

@@ -61,7 +61,8 @@ import numpy as np
 from sim.core.csvfile import content_sha256_or_none
 from sim.core.errors import UserError
 from sim.studies.distill_verdict import KEEP_SHARE, beaten_by, loses, tally_shares, why_kept
-from sim.studies.held import held_settings, held_text, held_weights as parse_held
+from sim.studies.held import (held_mask, held_settings, held_text, held_vector,
+                              held_weights as parse_held)
 
 DEFAULT_ITERATIONS = 3
 DEFAULT_GAMES = 2_000          # games with search per iteration, over every side
@@ -213,9 +214,8 @@ class Distiller:
     @property
     def learned(self) -> np.ndarray:
         """The weights the fit changes: the arena's, less the held ones (``hold``)."""
-        learned = np.array(self.arena.learned, dtype=bool)
-        learned[[index for index, _ in self.hold]] = False
-        return learned
+        return np.array(self.arena.learned, dtype=bool) & ~held_mask(len(self.arena.names),
+                                                                     self.hold)
 
     @property
     def work(self) -> Path:
@@ -399,10 +399,7 @@ class Distiller:
         vector = np.array(self.base_vector, dtype=np.float64)
         if not self.keep_noise:
             vector[self.arena.noise] = 0.0
-        for index, value in self.hold:
-            if value is not None:
-                vector[index] = value
-        return vector
+        return held_vector(vector, self.hold)
 
     # -- the whole command
     def run(self, *, progress: bool = True, resume: bool = False,

@@ -63,3 +63,20 @@ def held_text(hold: Mapping[str, float | None], by: str = "the fit") -> str:
     report name them: in --hold's own words."""
     return f"held out of {by}: " + ", ".join(
         name if value is None else f"{name}={value:g}" for name, value in hold.items())
+
+
+def held_vector(vector: Any, held: Sequence[tuple[int, float | None]]) -> np.ndarray:
+    """A float copy of ``vector`` with each weight held at a value set to it (a weight held
+    at the base's keeps its own)."""
+    vector = np.array(vector, dtype=np.float64)
+    for index, value in held:
+        if value is not None:
+            vector[index] = value
+    return vector
+
+
+def held_mask(size: int, held: Sequence[tuple[int, float | None]]) -> np.ndarray:
+    """True at each held weight of a vector of ``size`` weights."""
+    mask = np.zeros(size, dtype=bool)
+    mask[[index for index, _ in held]] = True
+    return mask

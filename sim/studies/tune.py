@@ -30,7 +30,8 @@ from sim.core.arena import Tally
 from sim.core.csvfile import content_sha256_or_none
 from sim.core.errors import UserError
 from sim.core.output import writing
-from sim.studies.held import held_settings, held_text, held_weights
+from sim.studies.held import (held_mask, held_settings, held_text, held_vector,
+                              held_weights)
 from sim.studies.tune_search import (
     DEFAULT_CHECK_GAMES, DEFAULT_GAMES_PER_EVAL, SearchResult, scales_for, search,
 )
@@ -375,16 +376,12 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
         raise UserError("the strategy file must end in .yaml or .yml", file=str(out_path),
                         field="--out")
     template = configure(None)
-    base_vector = np.array(arena_cls.vector_of(configure(arena_cls.strategies_for(base))))
     names = arena_cls(template, 1).names     # (one thread: no pool to close)
     held = held_weights(hold, names)
-    free = None          # the weights the search moves (None: every one)
-    if held:
-        free = np.ones(len(names), dtype=bool)
-        for index, value in held:
-            free[index] = False
-            if value is not None:
-                base_vector[index] = value
+    base_vector = held_vector(arena_cls.vector_of(configure(arena_cls.strategies_for(base))),
+                              held)
+    # the weights the search moves (None: every one)
+    free = ~held_mask(len(names), held) if held else None
     if against:
         baselines = {spec: arena_cls.vector_of(configure(arena_cls.strategies_for(spec)))
                      for spec in against}
