@@ -77,6 +77,11 @@ class TuneArena(Protocol):
     def __call__(self, template: Any, threads: int = 1) -> Arena: ...
 
     @staticmethod
+    def weight_names() -> tuple[str, ...]:
+        """The names of a weight vector's entries, in order (an arena's ``names``), read
+        without building an arena."""
+
+    @staticmethod
     def vector_of(config: Any) -> np.ndarray:
         """The weight vector a configuration plays (its first team's or seat's)."""
 

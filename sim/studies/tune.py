@@ -376,7 +376,7 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
         raise UserError("the strategy file must end in .yaml or .yml", file=str(out_path),
                         field="--out")
     template = configure(None)
-    names = arena_cls(template, 1).names     # (one thread: no pool to close)
+    names = arena_cls.weight_names()
     held = held_weights(hold, names)
     base_vector = held_vector(arena_cls.vector_of(configure(arena_cls.strategies_for(base))),
                               held)
@@ -510,7 +510,7 @@ def tune_strategy(*, game: str, players: Any = None, out: str | os.PathLike = "e
         raise ValueError("against= needs a searcher")
     for spec in opponents:
         parse_spec(spec, game_obj.strategy_package, field_name="--against")
-    held_weights(hold, arena_cls(configure_with(None), 1).names)   # before a backend starts
+    held_weights(hold, arena_cls.weight_names())   # before a backend starts
     chosen, owned = resolve(backend, backend_options)
     threads = (chosen.default_threads() if threads is None
                else parse_count(threads, "--threads", 4096))

@@ -56,3 +56,34 @@ def test_peer_to_peers_arena_overrides_the_defaults_and_plais_keeps_them(monkeyp
                     "growth": arena.DEFAULT_GROWTH, "patience": arena.DEFAULT_PATIENCE,
                     "restart_popsize": arena.DEFAULT_RESTART_POPSIZE, "explore_runs": None,
                     "explore_generations": None}
+
+
+
+@pytest.mark.parametrize("game, slots", [("peer-to-peer", "{A: expert, B: greedy}"),
+                                         ("plai", "{all: expert}")])
+def test_the_weight_names_are_read_without_building_an_arena(monkeypatch, tmp_path, game,
+                                                            slots):
+    """tune's checks and the experiments file's check name the weights from the arena
+    class (``weight_names``): the names an arena plays, and no arena (nor its thread pool)
+    is built to learn them; tune builds only the one that plays."""
+    from sim.core.game import configure
+    from sim.studies import experiments
+
+    arena_cls = resolve_game(game).tune_arena
+    names = arena_cls.weight_names()
+    assert names == arena_cls(configure(game=game, players=3), 1).names and len(names) > 10
+    built = []
+    build = arena_cls.__init__
+
+    def counted(self, *args, **kwargs):
+        built.append(args)
+        build(self, *args, **kwargs)
+
+    monkeypatch.setattr(arena_cls, "__init__", counted)
+    path = tmp_path / "experiments.yaml"
+    path.write_text(f"held:\n  game: {game}\n  players: 3\n  retune: true\n"
+                    f"  tune: {{hold: '{names[0]}'}}\n  strategies: {slots}\n")
+    assert experiments.get("held", str(path)).tune["hold"] == names[0]
+    assert built == []
+    search_settings(monkeypatch, tmp_path, game)
+    assert len(built) == 1

@@ -43,13 +43,19 @@ class PeerToPeerArena(ThreadedArena):
     explore_runs = 5
     explore_generations = 40
 
+    @staticmethod
+    def weight_names() -> tuple[str, ...]:
+        from sim.games.peer_to_peer import features
+
+        return tuple(features.WEIGHT_NAMES)
+
     def __init__(self, template: Any, threads: int = 1):
         from sim.games.peer_to_peer import features
         from sim.games.peer_to_peer.trace import SEARCH_KINDS
 
         super().__init__(template, threads)
         self.players = template.players
-        self.names = tuple(features.WEIGHT_NAMES)
+        self.names = self.weight_names()
         self.scales_floor = {"switch": SWITCH_SCALE}
         # simulate distill: a recorded option has the features of one phase block; the
         # weights of the decisions the search player makes (D2, D3, D4) are learned in

@@ -16,6 +16,12 @@ class PlaiArena(ThreadedArena):
     game = "plai"
     default_budget = 12_000_000   # games a default `simulate tune` plays
 
+    @staticmethod
+    def weight_names() -> tuple[str, ...]:
+        from sim.games.plai import features
+
+        return tuple(features.FEATURE_NAMES)
+
     def __init__(self, template: Any, threads: int = 1):
         from sim.games.plai import features
         from sim.games.plai.search_kernel import RECORDED_KINDS
@@ -24,7 +30,7 @@ class PlaiArena(ThreadedArena):
         self.players = template.players
         self.sides = template.players
         self.fair_share = 1.0 / template.players
-        self.names = tuple(features.FEATURE_NAMES)
+        self.names = self.weight_names()
         self.scales_floor: dict[str, float] = {}
         # simulate distill: the weights of the decisions the search player makes (the
         # action, the attack's and the defense's mode and cards) are learned; the noise

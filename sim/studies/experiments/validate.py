@@ -102,14 +102,13 @@ def validate_experiment(exp: Experiment) -> None:
 def _check_hold(exp: Experiment) -> None:
     """``tune: {hold: ...}``: every name is a weight of the game's strategies, reported at
     its YAML line before any point tunes (as ``simulate tune --hold`` checks it)."""
-    from sim.core.game import configure, resolve_game
+    from sim.core.game import resolve_game
     from sim.studies.held import held_weights
 
     arena_cls = resolve_game(exp.game).tune_arena
     if arena_cls is None:   # the retune itself says the game cannot be tuned
         return
-    names = arena_cls(configure(game=exp.game, players=exp.players[0], cards=exp.cards), 1).names
     try:
-        held_weights(exp.tune["hold"], names)
+        held_weights(exp.tune["hold"], arena_cls.weight_names())
     except UserError as exc:
         raise exp.tune_lines["hold"].error(exc.message) from None
