@@ -113,7 +113,7 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
             payload.setdefault(key, value)
         if opts["with_report"]:
             payload["report"] = str(_run_report(result.run_dir, opts)["html"])
-        click.echo(json.dumps(payload))
+        click.echo(json.dumps(payload, allow_nan=False))   # strict JSON: no NaN
         return
     click.echo(result.config.format_summary(result.summary))
     if "until_ci" in result.summary:

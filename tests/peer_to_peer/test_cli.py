@@ -52,6 +52,22 @@ def test_json_summary_has_the_stable_keys(runner, tmp_path):
     assert summary["all_lose_rate"] == pytest.approx(expected_all_lose)
 
 
+def test_a_run_no_team_won_prints_strict_json_and_no_balance(runner, tmp_path):
+    """One round a game: every game times out, no team wins, so there is no team-balance
+    answer (null, not NaN, which JSON does not allow) and the table says so."""
+    result = runner.invoke(main, ["--games", "500", "--rule", "max_rounds=1", "--json",
+                                  "--out", str(tmp_path / "r"), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output, parse_constant=lambda name: pytest.fail(name))
+    assert doc["timeout_rate"] == 1.0 and doc["team_balance"] is None
+    saved = (tmp_path / "r" / "summary.json").read_text()
+    assert "NaN" not in saved and json.loads(saved)["team_balance"] is None
+    table = runner.invoke(main, ["--games", "500", "--rule", "max_rounds=1",
+                                 "--out", str(tmp_path / "t"), "--no-progress"])
+    assert table.exit_code == 0 and "nan" not in table.output.lower(), table.output
+    assert "no answer, no game was won by a team" in table.output
+
+
 def test_cards_command_prints_the_default_file(runner):
     result = runner.invoke(main, ["cards", "--game", "peer-to-peer"])
     assert result.exit_code == 0

@@ -300,7 +300,9 @@ class PeerToPeerConfig:
             contests["unpaired_share"] = (win_rate_ci(totals["unpaired"], totals["contests"])
                                           if totals["contests"] else None)  # solo: none
         balance = None
-        if self.players > 1:   # the report's team-balance answer, from the same counts
+        # the report's team-balance answer, from the same counts; none when no game was
+        # won by a team (every game timed out, drawn or lost by everyone)
+        if self.players > 1 and totals["a"] + totals["b"]:
             balance = team_balance(totals["a"], totals["a"] + totals["b"], self.players,
                                    DEFAULT_THRESHOLD_PP)
         return {"teams": teams,
@@ -326,6 +328,8 @@ class PeerToPeerConfig:
         if balance:
             lines.append(balance_line(balance, "team balance",
                                       "team A's share of the games won by a team"))
+        elif self.players > 1:
+            lines.append("team balance: no answer, no game was won by a team")
         lo, hi = summary["all_lose_ci"]
         lines.append(f"{'draw':<42}      {100 * summary['draw_rate']:6.2f} %")
         lines.append(f"{'everyone loses (unhappy customers)':<42}      "
