@@ -90,6 +90,21 @@ def test_check_fails_with_exit_1(runner, tmp_path):
     assert "2 of 2 failed" in result.output and "(200 games per point)" in result.output
 
 
+def test_the_verdict_tells_undecided_checks_from_failed_ones():
+    from sim.studies.experiments.check import CheckResult, CheckRow
+
+    def row(status):
+        return CheckRow("c", "4p", 5.0, 4.0, 6.0, 0.95, "≤ 5 pp", status)
+
+    result = CheckResult([row("undecided"), row("undecided"), row("pass")], 1000)
+    assert result.table().endswith("2 of 3 did not hold: 0 failed, 2 undecided (more games "
+                                   "may settle them) (1,000 games per point)")
+    result = CheckResult([row("fail"), row("undecided")], 1000)
+    assert "2 of 2 did not hold: 1 failed, 1 undecided (more games may settle it)" in \
+        result.table()
+    assert "1 of 1 failed (" in CheckResult([row("fail")], 10).table()
+
+
 def test_check_without_checks_is_a_user_error(runner, tmp_path):
     path = tmp_path / "none.yaml"
     path.write_text("plain:\n  players: [4]\n")

@@ -44,9 +44,17 @@ class CheckResult:
         head = ["check", "point", "estimate [interval]", "bounds", "result"]
         rows = [[r.check, r.point, f"{r.est:.2f} [{r.lo:.2f}, {r.hi:.2f}] ({100 * r.confidence:g} %)",
                  r.bounds, r.status.upper() if r.status != "pass" else "pass"] for r in self.rows]
-        verdict = ("all checks hold" if self.passed else
-                   f"{sum(r.status != 'pass' for r in self.rows)} of {len(self.rows)} failed")
-        return text_table(head, rows) + f"\n{verdict} ({self.games:,} games per point)"
+        return text_table(head, rows) + f"\n{self.verdict()} ({self.games:,} games per point)"
+
+    def verdict(self) -> str:
+        if self.passed:
+            return "all checks hold"
+        failed = sum(r.status == "fail" for r in self.rows)
+        undecided = sum(r.status == "undecided" for r in self.rows)
+        if not undecided:
+            return f"{failed} of {len(self.rows)} failed"
+        return (f"{failed + undecided} of {len(self.rows)} did not hold: {failed} failed, "
+                f"{undecided} undecided (more games may settle {'it' if undecided == 1 else 'them'})")
 
 
 def bounds_text(cond: Condition, unit: str) -> str:
