@@ -42,7 +42,9 @@ def parse_count(value: Any, field: str = "--games", maximum: int = MAX_GAMES) ->
     if exact < 1:
         raise UserError(f"must be at least 1, got {shown}", field=field)
     if exact > maximum:
-        raise UserError(f"must be at most {maximum:.0e}, got {shown}", field=field)
+        # exact below a million (4,096 threads), a power of ten above (1e+12 games)
+        limit = f"{maximum:,}" if maximum < 1_000_000 else f"{maximum:.0e}"
+        raise UserError(f"must be at most {limit}, got {shown}", field=field)
     if exact != exact.to_integral_value():
         raise UserError(f"must be a whole number, got '{shown}'", field=field)
     return int(exact)

@@ -130,6 +130,8 @@ def test_a_card_file_larger_than_the_limit_is_refused_before_it_is_read(tmp_path
     (["--seed", "9" * 5000], "2**63-1"),
     (["--players", "1e999"], "at most"),
     (["trace", "--game-index", "9" * 5000], "--game-index"),
+    (["matchups", "--strategies", "greedy,random", "--players", "7"], "must be at most 6, got 7"),
+    (["--threads", "5000"], "must be at most 4,096, got 5000"),
     (["tune", "--budget", "1e999", "--out", "x.yaml"], "--budget"),
     (["report", "x", "--out", "y", "--threshold", "1e999"], "--threshold"),
 ])
