@@ -124,8 +124,9 @@ def _copy_with(src, dst, **changes):
 
 def test_refuses_different_card_files_unless_allow_mixed(runs, tmp_path):
     other = _copy_with(runs["p4"], tmp_path / "other", sha256="f" * 64, seed=99)
-    with pytest.raises(UserError, match="card file differs"):
+    with pytest.raises(UserError, match="card file differs") as err:
         write_report([str(runs["p4"]), str(other)], str(tmp_path / "out"))
+    assert "--allow-mixed" in str(err.value)    # the command line's flag, not only Python's
     result = write_report([str(runs["p4"]), str(other)], str(tmp_path / "out"), allow_mixed=True)
     assert result["mixed"] and "card file differs" in result["mixed"][0]
     html = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
