@@ -70,9 +70,11 @@ class SkillResult:
         lines = []
         for p in self.players:
             s = self.summary[p]
-            lines.append(f"{self.title}, {p} players: the stronger side's share of decided "
-                         "games (50 % = as strong per seat), 95 % interval")
-            lines.append(f"  {'stronger':<34}{'weaker':<34}{'kind':<10}{'games':>8}"
+            # a rung against the one below ("below"), or any rung against expert, which
+            # may be the stronger side ("expert")
+            lines.append(f"{self.title}, {p} players: the rung's share of the decided games "
+                         "against the other side (50 % = as strong per seat), 95 % interval")
+            lines.append(f"  {'rung':<34}{'against':<34}{'kind':<10}{'games':>8}"
                          f"{'decided':>9}  share [95 % CI]")
             for r in (r for r in self.pairings if r["players"] == p):
                 mark = "  beats" if r["beats"] else ""
