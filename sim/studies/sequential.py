@@ -154,7 +154,8 @@ def describe(state: Mapping[str, Any]) -> str:
     """The lines the CLI prints after an --until-ci run."""
     lines = [f"until-ci: {state['stopped']} after {state['looks']} of {state['looks_planned']} "
              f"looks; intervals at z = {state['z']:.2f} (Bonferroni over {state['looks_planned']} "
-             "looks, 95 % overall):"]
+             "looks, 95 % overall, which hold after the stop; the table's intervals above are "
+             "for a fixed number of games):"]
     for name, v in state.get("intervals", {}).items():
         lines.append(f"  {name:<18} {100 * v['rate']:6.2f} %  [{100 * v['lo']:.2f} - "
                      f"{100 * v['hi']:.2f}]  width {v['width_pp']:.2f} pp")

@@ -83,6 +83,8 @@ def test_wide_width_stops_after_the_first_chunk(runs):
     assert manifest["until_ci"]["z"] == pytest.approx(z_for_looks(3))
     assert "every headline interval is narrower" in wide.output
     assert "Bonferroni over 3 looks" in wide.output
+    # the table's intervals are fixed-sample ones; the output says which ones hold the stop
+    assert "the table's intervals above are for a fixed number of games" in wide.output
 
 
 def test_narrow_width_plays_every_chunk_and_the_prefix_matches(runs):
