@@ -332,6 +332,11 @@ class TuneResult:
         if not s.beats_every_baseline:
             lines.append("warning: the tuned strategy does not beat every baseline; more "
                          "--budget may help")
+        if not against:   # the field leaves the shipped expert out (field_baselines)
+            game, players = self.document["game"], self.document["players"][0]
+            lines.append(f"not checked against the shipped {SHIPPED_EXPERT} (a tune never "
+                         f"plays it); compare them: simulate matchups --game {game} "
+                         f"--players {players} --strategies {SHIPPED_EXPERT},@{self.out}")
         lines += [f"strategy file: {self.out}", f"convergence plot: {self.plot}"]
         return "\n".join(lines)
 

@@ -388,6 +388,13 @@ def test_a_tune_leaves_the_held_weights_and_says_so(p2p_held):
     assert words in p2p_held.report()
 
 
+def test_a_self_play_tune_says_how_to_compare_it_with_the_shipped_expert(p2p_held):
+    """The field and the re-check leave the shipped expert out, so the report says so and
+    gives the command that compares the two."""
+    assert "simulate matchups --game peer-to-peer --players 2 --strategies expert,@" in \
+        p2p_held.report()
+
+
 def test_a_held_name_the_game_does_not_have_is_refused_before_any_game(tmp_path):
     from sim import api
     from sim.core.errors import UserError
