@@ -103,11 +103,18 @@ def judge(where: str, quantity: str, est: float, lo: float, hi: float, n: int, *
                                f"(adjusted p {p_holm:.2g}).")
         return code, (f"{where}: {words}. {stated}; the whole interval lies more than {t} "
                       f"{direction} {centre_words}, so this is called an imbalance{family}.")
-    if code == WITHIN:
-        return code, (f"{where}: balanced within ±{t}. {stated}; the whole interval lies "
-                      f"within ±{t} of {centre_words}, so no imbalance larger than {t} is likely"
-                      + (f" (one of {count(tested)} tests)" if tested > 1 else "") + ".")
     excludes_centre = lo > centre or hi < centre
+    if code == WITHIN:
+        # as edge_answer words it (the answers table): an interval that excludes the
+        # centre is a small edge, not balance
+        head = (f"a small edge, inside the ±{t} band" if excludes_centre
+                else f"balanced within ±{t}")
+        tail = (f"; it does exclude {centre_words}: "
+                f"{above_words if est > centre else below_words}, by less than {t}"
+                if excludes_centre else "")
+        return code, (f"{where}: {head}. {stated}; the whole interval lies "
+                      f"within ±{t} of {centre_words}, so no imbalance larger than {t} is likely"
+                      + tail + (f" (one of {count(tested)} tests)" if tested > 1 else "") + ".")
     extra = (" The interval does exclude " + centre_words + ", so there is a difference, "
              f"but it is not shown to exceed {t}." if excludes_centre else "")
     return code, (f"{where}: not decided. {stated}; the interval crosses the ±{t} threshold "

@@ -355,6 +355,20 @@ def test_sentence_states_the_interval_and_the_rule():
     assert code == UNDECIDED and "not decided" in text and "imbalance" in text
 
 
+def test_a_small_edge_inside_the_band_is_worded_as_the_answers_word_it():
+    """Inside the band but excluding the centre: a small edge (edge_answer's words), not
+    "balanced"; holding the centre: balanced."""
+    code, text = judge("3 players", "A's share", 0.489, 0.482, 0.496, 40000, centre=0.5,
+                       centre_words="50 %", threshold_pp=2.0, method="Wilson",
+                       above_words="team A is favoured", below_words="team B is favoured")
+    assert code == WITHIN and text.startswith("3 players: a small edge, inside the ±2 pp band")
+    assert "team B is favoured, by less than 2 pp" in text and "balanced" not in text
+    code, text = judge("3 players", "A's share", 0.499, 0.49, 0.508, 40000, centre=0.5,
+                       centre_words="50 %", threshold_pp=2.0, method="Wilson",
+                       above_words="team A is favoured", below_words="team B is favoured")
+    assert code == WITHIN and text.startswith("3 players: balanced within ±2 pp")
+
+
 def test_card_start_delta_display_puts_called_imbalances_first():
     many = table([dict(winner=0, start_card_0=3, start_card_1=1)] * 400
                  + [dict(winner=2, start_card_0=0, start_card_1=2)] * 400, players=2, seat_teams=[0, 1])
