@@ -13,6 +13,7 @@ A spec ``@FILE`` names a strategy file (what ``simulate tune`` writes) instead.
 from __future__ import annotations
 
 import importlib
+import math
 import pkgutil
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -28,6 +29,9 @@ class Strategy:
     summary: str
     weights: Callable[[Mapping[str, float]], Mapping[str, float]]
     params: Mapping[str, float] = field(default_factory=dict)
+    # The range a parameter must lie in, where it has one (bluffer's rate: a probability);
+    # a value outside is refused when the spec is read.
+    param_bounds: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     # Parameters whose values are names, not numbers (``search:base=expert``).
     text_params: Mapping[str, str] = field(default_factory=dict)
     # A search player: the game's search kernel plays it, over the weights
@@ -109,10 +113,18 @@ def parse_spec(spec: str, game_pkg: str, field_name: str = "strategy") -> tuple[
             raise UserError(f"strategy '{name}' has no parameter '{key}'; valid: {valid}",
                             field=field_name)
         try:
-            params[key] = float(value)
+            number = float(value)
         except ValueError:
             raise UserError(f"parameter '{key}' of strategy '{name}' must be a number, got '{value}'",
                             field=field_name) from None
+        if not math.isfinite(number):
+            raise UserError(f"parameter '{key}' of strategy '{name}' must be a finite number, "
+                            f"got '{value}'", field=field_name)
+        lo, hi = strategy.param_bounds.get(key, (-math.inf, math.inf))
+        if not lo <= number <= hi:
+            raise UserError(f"parameter '{key}' of strategy '{name}' must be between {lo:g} "
+                            f"and {hi:g}, got {number:g}", field=field_name)
+        params[key] = number
     return strategy, params
 
 

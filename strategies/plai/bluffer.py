@@ -22,4 +22,5 @@ STRATEGY = Strategy(
     summary="attacks and defends with buzzwords alone at rate `rate` (default 0.5)",
     weights=_weights,
     params={"rate": 0.5},
+    param_bounds={"rate": (0.0, 1.0)},
 )
