@@ -190,6 +190,11 @@ class Game:
     # -- studies
     ablation_fields: tuple[str, Optional[str]]   # card columns `simulate ablate` changes:
                                                  # (the value, the effect or None)
+    # (games, players) -> (each game's headline code, {headline name: code}): what `simulate
+    # ablate` counts game by game, read from the headline_columns (PLAI: the winning seat,
+    # the maintainers, a stalemate); None: the outcome_column with its outcome_codes
+    ablation_outcomes: Optional[Callable[[pl.DataFrame, int],
+                                         tuple[Any, Mapping[str, int]]]] = None
     matchup_scheme: Optional[MatchupScheme] = None   # how matchups and the skill ladder
                                       # seat two strategies (sim.studies.matchups); None: none
     skill_budgets: tuple[str, ...] = ()   # `simulate skill`'s search rungs ("k=4,n=4", ...)

@@ -8,6 +8,12 @@ of the baseline with that one card changed: the per-game difference of an outcom
 indicator (variant minus baseline) has a small variance, and its mean with a 95 % interval
 (normal, game as the unit) is the card's paired effect on that headline.
 
+The headlines: each game falls in one of the game's headline categories, its
+``Game.ablation_outcomes`` (PLAI: which seat won, the maintainers won, a stalemate; each
+seat's win rate is what a designer of a free-for-all asks), or else its outcome codes
+(``outcome_column``, ``outcome_codes``; Peer-to-Peer: team A wins, team B wins, everyone
+loses, ...). See ``headline_outcomes``.
+
 What is called: a card whose effect differs from the typical card's. Per change and
 headline, the reference is the card with the median effect; each other card is tested on
 the same games against it (the per-game difference of the two variants' indicators), for
@@ -77,10 +83,11 @@ class AblationResult:
                          f"(called, Holm p {r['p_holm']:.2g}, {m} tests)")
         top = self.table.with_columns(pl.col("diff").abs().alias("_a")).sort(
             "_a", descending=True).head(10)
+        width = max([16, *(len(h) for h in top["headline"])])
         lines.append("Largest paired changes (variant minus baseline, 95 % interval):")
         for r in top.iter_rows(named=True):
             lines.append(f"  {r['card_name']:<24} {CHANGE_WORDS[r['change']]:<15} "
-                         f"{r['headline']:<16} {100 * r['diff']:+7.2f} pp "
+                         f"{r['headline']:<{width}} {100 * r['diff']:+7.2f} pp "
                          f"[{100 * r['lo']:+.2f}, {100 * r['hi']:+.2f}]")
         lines += [f"  skipped: {s}" for s in self.skipped]
         lines.append(f"Written: {self.out / RESULT_FILE}")
@@ -124,10 +131,23 @@ def _variants(cards_path: str, game: str, only, changes) -> tuple[list[tuple], A
     return out, base
 
 
-def _outcomes(run_dir: Path, column: str) -> np.ndarray:
-    t = (pl.scan_parquet(str(run_dir / "games" / "*.parquet")).select("game_index", column)
-         .collect().sort("game_index"))
-    return t[column].to_numpy()
+def headline_outcomes(game: Any, games: pl.DataFrame,
+                      players: int) -> tuple[np.ndarray, dict[str, int]]:
+    """Each game's headline code (a row of ``games``) and the headlines' names -> code: the
+    game's ``ablation_outcomes`` (PLAI: the winning seat, the maintainers, a stalemate), or
+    its ``outcome_column`` with the ``outcome_codes`` (Peer-to-Peer: team A, team B, ...)."""
+    if game.ablation_outcomes is None:
+        return games[game.outcome_column].to_numpy(), dict(game.outcome_codes)
+    codes, names = game.ablation_outcomes(games, players)
+    return np.asarray(codes), dict(names)
+
+
+def _outcomes(run_dir: Path, game: Any, players: int) -> tuple[np.ndarray, dict[str, int]]:
+    columns = ((game.outcome_column,) if game.ablation_outcomes is None
+               else tuple(game.headline_columns))
+    t = (pl.scan_parquet(str(run_dir / "games" / "*.parquet"))
+         .select("game_index", *dict.fromkeys(columns)).collect().sort("game_index"))
+    return headline_outcomes(game, t, players)
 
 
 def _paired(x: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
@@ -141,9 +161,9 @@ def _paired(x: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
 
 def paired_table(base: np.ndarray, variants: list[tuple[str, str, str, np.ndarray]],
                  codes: Mapping[str, int], threshold_pp: float) -> pl.DataFrame:
-    """The ablation table from the baseline's and each variant's per-game outcome codes
-    (aligned by game index): per card x change x headline (every outcome code the baseline
-    or a variant reaches), the paired change with its interval, the typical card (median
+    """The ablation table from the baseline's and each variant's per-game headline codes
+    (aligned by game index; ``codes``: headline name -> code, see ``headline_outcomes``):
+    per card x change x headline (every code the baseline or a variant reaches), the paired change with its interval, the typical card (median
     change) it is compared with, and the Holm-controlled call."""
     t = threshold_pp / 100.0
     rows = []
@@ -239,8 +259,6 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
     from sim.runs import backends, setup
 
     game_obj = resolve_game(game)
-    column = game_obj.outcome_column
-    codes = game_obj.outcome_codes
     request = GameRequest(game=game, players=players, rules_file=rules_file,
                           rule_overrides=tuple(rule_overrides), strategies=strategies or (),
                           debug=False)
@@ -256,7 +274,8 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
                                            backend=chosen, progress=progress)
 
         baseline = play(cards_path, out / "baseline")
-        base = _outcomes(out / "baseline", column)
+        players = int(baseline.manifest["players"])
+        base, codes = _outcomes(out / "baseline", game_obj, players)
         for cid, name, change, table in variants:
             slug = f"{_slug(cid)}-{change.replace('+', 'plus').replace('-', 'minus')}"
             directory = out / slug
@@ -270,7 +289,7 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
                 skipped.append(f"{name} ({cid}) {CHANGE_WORDS[change]}: {exc}")
                 continue
             play(str(cards_file), directory)
-            played.append((cid, name, change, _outcomes(directory, column)))
+            played.append((cid, name, change, _outcomes(directory, game_obj, players)[0]))
     finally:
         if owned:
             chosen.close()

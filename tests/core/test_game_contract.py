@@ -123,6 +123,10 @@ def test_run_json_outcomes_are_the_games_codes(game, json_run):
     assert set(games[game.outcome_column].unique().to_list()) <= set(game.outcome_codes.values())
     assert set(game.headline_columns) <= set(games.columns)
     manifest = json.loads((out / "manifest.json").read_text())
+    if game.ablation_outcomes is not None:   # simulate ablate's headlines: one code a game
+        codes, names = game.ablation_outcomes(games.select(game.headline_columns),
+                                              manifest["players"])
+        assert len(codes) == games.height and set(codes.tolist()) <= set(names.values())
     assert manifest["game"] == game.name
     assert set(manifest["strategies"]) == set(game.strategy_slots(manifest["players"]))
     assert (payload["game"], payload["games"], payload["run_dir"]) == (game.name, FEW, str(out))

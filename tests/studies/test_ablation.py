@@ -79,3 +79,48 @@ def test_report_shows_the_ablation_section(tmp_path):
     assert 'id="ablation"' in html and "Hen" in html
     assert "ablation" in written["plots"] and written["extra"] == ["ablation"]
     assert any("ablation" in a["question"] for a in written["answers"])
+
+
+def test_plai_ablation_measures_each_seats_win_rate(tmp_path):
+    """In PLAI some startup wins nearly every game, so "a seat won" never moves; the
+    ablation's headlines are each seat's win rate (with the maintainers' and stalemates'),
+    and a card that matters (Daily Standups' strength -1) moves them."""
+    result = api.ablate(game="plai", players=3, games=300, seed=1, only=("Daily Standups",),
+                        changes=("value-1",), out=tmp_path / "abl", threads=1)
+    headlines = set(result.table["headline"])
+    assert {"seat0 win rate", "seat1 win rate", "seat2 win rate"} <= headlines
+    assert headlines <= {"seat0 win rate", "seat1 win rate", "seat2 win rate",
+                         "maintainers win rate", "stalemate rate"}
+    seats = result.table.filter(pl.col("headline").str.starts_with("seat"))
+    assert (seats["diff"].abs() > 0.01).any()           # the card moves who wins
+    assert (seats["base_rate"] < 0.9).all()            # a seat's share, not "some seat won"
+    for card in seats["card_id"].unique():             # the seats' changes cancel out
+        total = seats.filter(pl.col("card_id") == card)["diff"].sum()
+        others = result.table.filter((pl.col("card_id") == card)
+                                     & ~pl.col("headline").str.starts_with("seat"))
+        assert total + others["diff"].sum() == pytest.approx(0.0, abs=1e-12)
+
+
+def test_plai_headlines_by_hand():
+    """A hand-made PLAI games frame: the per-game headline of each game and their names."""
+    from sim.core.game import get_game
+    from sim.games.plai.constants import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE
+    from sim.studies.ablation import headline_outcomes
+
+    plai = get_game("plai")
+    games = pl.DataFrame({"game_index": [0, 1, 2, 3, 4], "winner": [2, 0, -1, -1, 1],
+                          "outcome": [OUT_SEAT, OUT_SEAT, OUT_MAINTAINERS, OUT_STALEMATE,
+                                      OUT_SEAT]})
+    codes, names = headline_outcomes(plai, games, 3)
+    assert list(names) == ["seat0 win", "seat1 win", "seat2 win", "maintainers win",
+                           "stalemate"]
+    assert [next(n for n, c in names.items() if c == k) for k in codes] == [
+        "seat2 win", "seat0 win", "maintainers win", "stalemate", "seat1 win"]
+    # a variant where game 0 goes to seat 0 instead of seat 2
+    var, _ = headline_outcomes(plai, games.with_columns(
+        pl.Series("winner", [0, 0, -1, -1, 1])), 3)
+    t = paired_table(codes, [("1", "One", "value-1", var)], names, 2.0)
+    diff = dict(zip(t["headline"], t["diff"]))
+    assert diff["seat0 win rate"] == pytest.approx(0.2)
+    assert diff["seat2 win rate"] == pytest.approx(-0.2)
+    assert diff["seat1 win rate"] == 0.0

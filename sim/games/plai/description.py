@@ -1,10 +1,11 @@
 """The parts of PLAI's description (``GAME`` in game.py) that are functions: its compiled
 entry points, its strategy slots (seats, with the keys ``seatN``, ``N`` and ``all``) and keys, the pairing label,
-the headline counts and the sweep's default metrics."""
+who won each game, the headline counts and the sweep's default metrics."""
 from __future__ import annotations
 
 from typing import Any, Mapping
 
+import numpy as np
 import polars as pl
 
 from sim.core.strategy import seat_number
@@ -59,11 +60,26 @@ def pairing(manifest: Mapping[str, Any]) -> str:
     return " vs ".join(specs)
 
 
-def headline_counts(games: pl.DataFrame, players: int) -> dict[str, int]:
+def game_results(games: pl.DataFrame, players: int) -> tuple[np.ndarray, dict[str, int]]:
+    """Who won each game, one code a game: the winning seat s (0 .. players-1) when a
+    startup won, ``players`` when the maintainers won, ``players + 1`` for a stalemate;
+    with their names ({"seat0 win": 0, ..., "maintainers win": players, "stalemate":
+    players + 1}), the headlines `simulate ablate` counts (``GAME.ablation_outcomes``)."""
     w, o = games["winner"].to_numpy(), games["outcome"].to_numpy()
-    counts = {f"seat {s} win rate": int(((o == c.OUT_SEAT) & (w == s)).sum())
-              for s in range(players)}
-    counts["maintainers win rate"] = int((o == c.OUT_MAINTAINERS).sum())
+    codes = np.full(len(o), -1, dtype=np.int64)
+    seat = o == c.OUT_SEAT
+    codes[seat] = w[seat]
+    codes[o == c.OUT_MAINTAINERS] = players
+    codes[o == c.OUT_STALEMATE] = players + 1
+    names = {f"seat{s} win": s for s in range(players)}
+    names.update({"maintainers win": players, "stalemate": players + 1})
+    return codes, names
+
+
+def headline_counts(games: pl.DataFrame, players: int) -> dict[str, int]:
+    codes, _ = game_results(games, players)
+    counts = {f"seat {s} win rate": int((codes == s).sum()) for s in range(players)}
+    counts["maintainers win rate"] = int((codes == players).sum())
     return counts
 
 

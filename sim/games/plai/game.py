@@ -373,6 +373,7 @@ GAME = Game(
     outcome_column="outcome", outcome_codes=description.OUTCOME_CODES,
     headline_columns=("winner", "outcome"), headline_counts=description.headline_counts,
     ablation_fields=("strength", "effect"),   # simulate ablate: strength -1 / +1, effect removed
+    ablation_outcomes=description.game_results,   # its headlines: each seat's win, ...
     matchup_scheme="every_seat",   # every strategy in every seat against the others
     skill_budgets=("k=4,n=4", "k=8,n=16"),   # simulate skill's search rungs
     tune_arena=PlaiArena,
