@@ -163,8 +163,9 @@ def paired_table(base: np.ndarray, variants: list[tuple[str, str, str, np.ndarra
                  codes: Mapping[str, int], threshold_pp: float) -> pl.DataFrame:
     """The ablation table from the baseline's and each variant's per-game headline codes
     (aligned by game index; ``codes``: headline name -> code, see ``headline_outcomes``):
-    per card x change x headline (every code the baseline or a variant reaches), the paired change with its interval, the typical card (median
-    change) it is compared with, and the Holm-controlled call."""
+    per card x change x headline (every code the baseline or a variant reaches), the
+    paired change with its interval, the typical card (median change) it is compared with,
+    and the Holm-controlled call."""
     t = threshold_pp / 100.0
     rows = []
     for headline, code in codes.items():

@@ -88,8 +88,8 @@ def test_plai_ablation_measures_each_seats_win_rate(tmp_path):
     result = api.ablate(game="plai", players=3, games=300, seed=1, only=("Daily Standups",),
                         changes=("value-1",), out=tmp_path / "abl", threads=1)
     headlines = set(result.table["headline"])
-    assert {"seat0 win rate", "seat1 win rate", "seat2 win rate"} <= headlines
-    assert headlines <= {"seat0 win rate", "seat1 win rate", "seat2 win rate",
+    assert {"seat 0 win rate", "seat 1 win rate", "seat 2 win rate"} <= headlines
+    assert headlines <= {"seat 0 win rate", "seat 1 win rate", "seat 2 win rate",
                          "maintainers win rate", "stalemate rate"}
     seats = result.table.filter(pl.col("headline").str.starts_with("seat"))
     assert (seats["diff"].abs() > 0.01).any()           # the card moves who wins
@@ -112,15 +112,15 @@ def test_plai_headlines_by_hand():
                           "outcome": [OUT_SEAT, OUT_SEAT, OUT_MAINTAINERS, OUT_STALEMATE,
                                       OUT_SEAT]})
     codes, names = headline_outcomes(plai, games, 3)
-    assert list(names) == ["seat0 win", "seat1 win", "seat2 win", "maintainers win",
+    assert list(names) == ["seat 0 win", "seat 1 win", "seat 2 win", "maintainers win",
                            "stalemate"]
     assert [next(n for n, c in names.items() if c == k) for k in codes] == [
-        "seat2 win", "seat0 win", "maintainers win", "stalemate", "seat1 win"]
+        "seat 2 win", "seat 0 win", "maintainers win", "stalemate", "seat 1 win"]
     # a variant where game 0 goes to seat 0 instead of seat 2
     var, _ = headline_outcomes(plai, games.with_columns(
         pl.Series("winner", [0, 0, -1, -1, 1])), 3)
     t = paired_table(codes, [("1", "One", "value-1", var)], names, 2.0)
     diff = dict(zip(t["headline"], t["diff"]))
-    assert diff["seat0 win rate"] == pytest.approx(0.2)
-    assert diff["seat2 win rate"] == pytest.approx(-0.2)
-    assert diff["seat1 win rate"] == 0.0
+    assert diff["seat 0 win rate"] == pytest.approx(0.2)
+    assert diff["seat 2 win rate"] == pytest.approx(-0.2)
+    assert diff["seat 1 win rate"] == 0.0

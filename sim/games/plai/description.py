@@ -63,7 +63,7 @@ def pairing(manifest: Mapping[str, Any]) -> str:
 def game_results(games: pl.DataFrame, players: int) -> tuple[np.ndarray, dict[str, int]]:
     """Who won each game, one code a game: the winning seat s (0 .. players-1) when a
     startup won, ``players`` when the maintainers won, ``players + 1`` for a stalemate;
-    with their names ({"seat0 win": 0, ..., "maintainers win": players, "stalemate":
+    with their names ({"seat 0 win": 0, ..., "maintainers win": players, "stalemate":
     players + 1}), the headlines `simulate ablate` counts (``GAME.ablation_outcomes``)."""
     w, o = games["winner"].to_numpy(), games["outcome"].to_numpy()
     codes = np.full(len(o), -1, dtype=np.int64)
@@ -71,7 +71,7 @@ def game_results(games: pl.DataFrame, players: int) -> tuple[np.ndarray, dict[st
     codes[seat] = w[seat]
     codes[o == c.OUT_MAINTAINERS] = players
     codes[o == c.OUT_STALEMATE] = players + 1
-    names = {f"seat{s} win": s for s in range(players)}
+    names = {f"seat {s} win": s for s in range(players)}
     names.update({"maintainers win": players, "stalemate": players + 1})
     return codes, names
 
