@@ -71,6 +71,9 @@ def forest_png(table: pl.DataFrame, threshold_pp: float) -> bytes | None:
 
 def build(path, rs, ctx) -> ExtraSection:
     table, meta = read(path)
+    if meta.get("game") != rs.game:
+        raise UserError(f"the ablation is of {meta.get('game')}, the report's runs of {rs.game}",
+                        file=str(Path(path) / META_FILE), field="game")
     games = int(meta.get("games", 0))
     configurations = int(meta.get("configurations", 0))
     m = int(table["tested"].max() or 0) if table.height else 0

@@ -81,6 +81,18 @@ def test_report_shows_the_ablation_section(tmp_path):
     assert any("ablation" in a["question"] for a in written["answers"])
 
 
+def test_a_report_refuses_an_ablation_of_another_game(tmp_path):
+    from sim.core.errors import UserError
+
+    cards = _cards(tmp_path, EQUAL)
+    result = api.ablate(game="cardduel", games=200, seed=1, cards=cards, out=tmp_path / "abl",
+                        threads=1, changes=("no_effect",), only=("Hen",))
+    other = api.run(game="fake", games=200, seed=1, out=tmp_path / "fake", threads=1)
+    with pytest.raises(UserError) as caught:
+        api.report([other.run_dir], tmp_path / "rep", extra={"ablation": str(result.out)})
+    assert "the ablation is of cardduel, the report's runs of fake" in str(caught.value)
+
+
 def test_plai_ablation_measures_each_seats_win_rate(tmp_path):
     """In PLAI some startup wins nearly every game, so "a seat won" never moves; the
     ablation's headlines are each seat's win rate (with the maintainers' and stalemates'),
