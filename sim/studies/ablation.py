@@ -76,6 +76,10 @@ class AblationResult:
         if called.height == 0:
             lines.append(f"No card called ({m} tests, {CONTROL}, threshold "
                          f"±{self.meta.get('threshold_pp'):g} pp against the typical card).")
+        if self.meta.get("named_cards"):
+            lines.append(f"The typical card is the median of the {len(self.meta['named_cards'])} "
+                         "card(s) named (--card), so the calls compare them with each other, "
+                         "not with the deck; without --card every card is ablated.")
         for r in called.iter_rows(named=True):
             lines.append(f"  {r['card_name']} ({r['card_id']}), {CHANGE_WORDS[r['change']]}: "
                          f"{r['headline']} {100 * r['diff']:+.2f} pp [{100 * r['lo']:+.2f}, "
@@ -249,12 +253,12 @@ def ablate(*, game: str, players: int | None = None, games: Any = 10_000, seed: 
             out / JOURNAL_NAME, settings, what="card ablation", resume=resume, out=out):
         return _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides,
                        strategies, changes, out, threads, threshold_pp, backend,
-                       backend_options, progress, variants)
+                       backend_options, progress, variants, only)
 
 
 def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, strategies,
             changes, out, threads, threshold_pp, backend, backend_options, progress,
-            variants) -> AblationResult:
+            variants, only) -> AblationResult:
     from sim.core.output import writing
     from sim.core.request import GameRequest
     from sim.runs import backends, setup
@@ -299,6 +303,7 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
             "games": games, "configurations": 1 + len(played), "games_played": games * (1 + len(played)),
             "cards": cards_path, "threshold_pp": threshold_pp, "control": CONTROL,
             "changes": list(changes), "skipped": skipped,
+            "named_cards": list(only) or None,   # --card: the typical card is one of these
             "backend": getattr(chosen, "name", type(chosen).__name__),
             "strategies": baseline.manifest.get("strategies")}
     with writing("the ablation table", out):

@@ -99,6 +99,7 @@ def test_plai_ablation_measures_each_seats_win_rate(tmp_path):
     and a card that matters (Daily Standups' strength -1) moves them."""
     result = api.ablate(game="plai", players=3, games=300, seed=1, only=("Daily Standups",),
                         changes=("value-1",), out=tmp_path / "abl", threads=1)
+    assert "the calls compare them with each other" in result.to_text()   # --card named
     headlines = set(result.table["headline"])
     assert {"seat 0 win rate", "seat 1 win rate", "seat 2 win rate"} <= headlines
     assert headlines <= {"seat 0 win rate", "seat 1 win rate", "seat 2 win rate",
