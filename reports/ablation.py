@@ -99,7 +99,8 @@ def build(path, rs, ctx) -> ExtraSection:
                      f"{100 * top['ref_diff']:+.1f} ({n_called} called of {m} tested, Holm)")
             code = "above"
         else:
-            words = (f"no card stands out ({m} tested, Holm); largest: {top['card_name']} "
+            words = (f"no card stands out ({m} tested, Holm); furthest from the typical card "
+                     f"({top['ref_card']}, {100 * top['ref_diff']:+.1f} points): {top['card_name']} "
                      f"({CHANGE_WORDS.get(top['change'], top['change'])}) {100 * top['diff']:+.1f} points")
             code = "within"
         answers.append(Answer(f"What is a card worth? ({h}, ablation)",

@@ -79,6 +79,9 @@ def test_report_shows_the_ablation_section(tmp_path):
     assert 'id="ablation"' in html and "Hen" in html
     assert "ablation" in written["plots"] and written["extra"] == ["ablation"]
     assert any("ablation" in a["question"] for a in written["answers"])
+    # the answer names the card it picks for what it is: the one furthest from the typical
+    words = [a["answer"] for a in written["answers"] if "ablation" in a["question"]]
+    assert words and all("typical card" in w for w in words) and not any("largest" in w for w in words)
 
 
 def test_a_report_refuses_an_ablation_of_another_game(tmp_path):
