@@ -19,7 +19,7 @@ from reports.registry import Context, Finding, Metric
 from reports.tables import html_table, markdown_table
 
 MAX_ROWS = 80
-LEVEL_ORDER = {"imbalance": 0, "undecided": 1, "within": 2, "info": 3}
+LEVEL_ORDER = {"imbalance": 0, "undecided": 1, "small": 2, "within": 3, "info": 4}
 
 
 @dataclass
@@ -212,8 +212,9 @@ def rules_rows(rs: RunSet) -> list[tuple[str, str]]:
 DECISION_RULE = ("How imbalances are called: each balance quantity is compared with its even "
                  "point (50 % of games won by a team, or no difference). An imbalance is called "
                  "only when the whole 95 % interval lies beyond ±{t} pp of that point; the result "
-                 "is called balanced only when the whole interval lies within ±{t} pp; otherwise "
-                 "it is 'not decided'. Proportions use Wilson intervals, differences of two "
+                 "is called balanced only when the whole interval lies within ±{t} pp and holds "
+                 "the point, and a small edge when it lies within ±{t} pp but excludes it; "
+                 "otherwise it is 'not decided'. Proportions use Wilson intervals, differences of two "
                  "proportions Newcombe's hybrid score interval, means Student t intervals.")
 
 
@@ -239,7 +240,7 @@ dl.facts{display:grid;grid-template-columns:max-content auto;gap:.15em 1em}
 dl.facts dt{font-weight:bold}dl.facts dd{margin:0;word-break:break-all}
 .box{border:1px solid #ccd;background:#f6f7fb;padding:.5em .8em;margin:.8em 0}
 .warn{border-color:#c33;background:#fff1f0}
-.f-imbalance{color:#a00}.f-undecided{color:#8a5a00}.f-within{color:#196619}
+.f-imbalance{color:#a00}.f-undecided{color:#8a5a00}.f-small{color:#6b6b00}.f-within{color:#196619}
 td.v-above,td.v-below{color:#a00;font-weight:bold}td.v-within{color:#196619}
 img{max-width:100%;height:auto;display:block;margin:.5em 0}
 .muted{color:#666;font-size:.85em}.lede{margin:.2em 0 .6em}

@@ -5,7 +5,10 @@ the threshold (default ±2 percentage points):
 
 * ``above``     – the interval's lower end is above +threshold: called an imbalance;
 * ``below``     – the interval's upper end is below -threshold: called an imbalance;
-* ``within``    – the whole interval lies inside ±threshold: called balanced (within it);
+* ``within``    – the whole interval lies inside ±threshold and holds the even point:
+  called balanced (within it);
+* ``small``     – inside ±threshold but excluding the even point: a small edge, too small
+  to call an imbalance;
 * ``undecided`` – the interval overlaps a threshold: nothing is called;
 * ``no_data``   – no interval (no games).
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 import math
 
 ABOVE, BELOW, WITHIN, UNDECIDED, NO_DATA = "above", "below", "within", "undecided", "no_data"
+SMALL = "small"   # the interval excludes the even point, inside the band
 
 
 def verdict(dev_lo: float, dev_hi: float, threshold_pp: float) -> str:
@@ -35,8 +39,13 @@ def verdict(dev_lo: float, dev_hi: float, threshold_pp: float) -> str:
 
 def level_of(code: str) -> str:
     """Finding level for a verdict code."""
-    return {ABOVE: "imbalance", BELOW: "imbalance", WITHIN: "within",
+    return {ABOVE: "imbalance", BELOW: "imbalance", WITHIN: "within", SMALL: "small",
             UNDECIDED: "undecided"}.get(code, "info")
+
+
+def small_edge(code: str, lo: float, hi: float, even: float) -> bool:
+    """Inside the band (``within``) but the interval excludes the even point: a small edge."""
+    return code == WITHIN and (lo > even or hi < even)
 
 
 def pct(x: float, digits: int = 1) -> str:
@@ -105,25 +114,21 @@ def judge(where: str, quantity: str, est: float, lo: float, hi: float, n: int, *
                       f"{direction} {centre_words}, so this is called an imbalance{family}.")
     excludes_centre = lo > centre or hi < centre
     if code == WITHIN:
-        # as edge_answer words it (the answers table): an interval that excludes the
-        # centre is a small edge, not balance
-        head = (f"a small edge, inside the ±{t} band" if excludes_centre
-                else f"balanced within ±{t}")
+        small = small_edge(code, lo, hi, centre)   # as edge_answer (the answers table)
+        head = f"a small edge, inside the ±{t} band" if small else f"balanced within ±{t}"
         tail = (f"; it does exclude {centre_words}: "
                 f"{above_words if est > centre else below_words}, by less than {t}"
-                if excludes_centre else "")
-        return code, (f"{where}: {head}. {stated}; the whole interval lies "
-                      f"within ±{t} of {centre_words}, so no imbalance larger than {t} is likely"
-                      + tail + (f" (one of {count(tested)} tests)" if tested > 1 else "") + ".")
+                if small else "")
+        return (SMALL if small else code), (
+            f"{where}: {head}. {stated}; the whole interval lies within ±{t} of "
+            f"{centre_words}, so no imbalance larger than {t} is likely" + tail
+            + (f" (one of {count(tested)} tests)" if tested > 1 else "") + ".")
     extra = (" The interval does exclude " + centre_words + ", so there is a difference, "
              f"but it is not shown to exceed {t}." if excludes_centre else "")
     return code, (f"{where}: not decided. {stated}; the interval crosses the ±{t} threshold "
                   f"around {centre_words}, so neither an imbalance nor balance within {t} is "
                   f"called; more games would narrow it.{extra}"
                   + (f" One of {count(tested)} tests of this family." if tested > 1 else ""))
-
-
-SMALL = "small"   # an answer's verdict: the interval excludes the even point, inside the band
 
 
 def edge_answer(est: float, lo: float, hi: float, even: float, threshold_pp: float,
@@ -148,7 +153,7 @@ def edge_answer(est: float, lo: float, hi: float, even: float, threshold_pp: flo
     points = f"{abs(est - even) * 100:.1f} points"
     excludes = lo > even or hi < even
     if code == WITHIN:
-        if excludes:
+        if small_edge(code, lo, hi, even):
             return SMALL, f"a small edge {side} ({points}), inside the {t} band"
         return code, f"balanced (within {t} pp)"
     if code == UNDECIDED:

@@ -7,6 +7,7 @@ import pytest
 from reports.registry import Context, game_metrics, list_metrics, select_metrics
 from sim.core.stats import diff_ci, wilson
 from reports.wording import ABOVE, BELOW, UNDECIDED, WITHIN, judge, verdict
+from sim.core.wording import SMALL, level_of
 
 CARDS = ["c0", "c1", "c2", "c3"]
 CTX = Context(game="peer-to-peer", threshold_pp=2.0, card_ids=CARDS,
@@ -361,7 +362,8 @@ def test_a_small_edge_inside_the_band_is_worded_as_the_answers_word_it():
     code, text = judge("3 players", "A's share", 0.489, 0.482, 0.496, 40000, centre=0.5,
                        centre_words="50 %", threshold_pp=2.0, method="Wilson",
                        above_words="team A is favoured", below_words="team B is favoured")
-    assert code == WITHIN and text.startswith("3 players: a small edge, inside the ±2 pp band")
+    assert code == SMALL and level_of(code) == "small"
+    assert text.startswith("3 players: a small edge, inside the ±2 pp band")
     assert "team B is favoured, by less than 2 pp" in text and "balanced" not in text
     code, text = judge("3 players", "A's share", 0.499, 0.49, 0.508, 40000, centre=0.5,
                        centre_words="50 %", threshold_pp=2.0, method="Wilson",
