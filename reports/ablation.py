@@ -90,14 +90,23 @@ def build(path, rs, ctx) -> ExtraSection:
             f"(adjusted p {r['p_holm']:.2g}, one of {m} tests)."), m))
     for h in table["headline"].unique(maintain_order=True).to_list() if table.height else []:
         t = table.filter(pl.col("headline") == h)
-        top = t.with_columns(pl.col("vs_ref_diff").abs().fill_nan(-1).fill_null(-1).alias("_a")).sort(
-            "_a", descending=True).row(0, named=True)
         n_called = int(t["called"].sum())
+        # the card shown: the first called, else the one furthest from the typical card
+        top = (t.filter(pl.col("called")).sort("p_holm") if n_called else t.with_columns(
+            pl.col("vs_ref_diff").abs().fill_nan(-1).fill_null(-1).alias("_a")).sort(
+            "_a", descending=True)).row(0, named=True)
         if n_called:
             words = (f"{top['card_name']} ({CHANGE_WORDS.get(top['change'], top['change'])}) moves "
                      f"it {100 * top['diff']:+.1f} points, the typical card "
                      f"{100 * top['ref_diff']:+.1f} ({n_called} called of {m} tested, Holm)")
             code = "above"
+        elif m == 0:   # one card ablated: nothing to compare it with
+            top = t.with_columns(pl.col("diff").abs().alias("_a")).sort(
+                "_a", descending=True).row(0, named=True)
+            words = (f"one card ablated, so none compared: {top['card_name']} "
+                     f"({CHANGE_WORDS.get(top['change'], top['change'])}) moves it "
+                     f"{100 * top['diff']:+.1f} points")
+            code = "info"
         else:
             words = (f"no card stands out ({m} tested, Holm); furthest from the typical card "
                      f"({top['ref_card']}, {100 * top['ref_diff']:+.1f} points): {top['card_name']} "

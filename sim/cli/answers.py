@@ -185,7 +185,9 @@ def compare(base_run: str, edit_run: str, as_json: bool, shown: int) -> None:
               help="Games per configuration (the baseline and every card change).")
 @click.option("--seed", type=SEED, default=1, show_default=True, help="Random seed.")
 @click.option("--card", "only", metavar="REF", multiple=True,
-              help="Ablate only this card (id or name); repeatable. Default: every card.")
+              help="Ablate only this card (an id, or a name: every card of that name); "
+                   "repeatable. The calls then compare the named cards with each other. "
+                   "Default: every card.")
 @click.option("--change", "changes", multiple=True,
               type=click.Choice(["value-1", "value+1", "no_effect"]),
               help="Which changes to play; repeatable. Default: all three.")

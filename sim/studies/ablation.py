@@ -73,13 +73,17 @@ class AblationResult:
                  f"({self.games_played:,} games), seed {self.meta.get('seed')}."]
         called = self.called()
         m = int(self.table["tested"].max() or 0) if self.table.height else 0
-        if called.height == 0:
+        named = self.meta.get("named_cards")
+        if named and len(named) == 1:
+            lines.append(f"One card ablated ({named[0]}): no other card to compare it with, so "
+                         "none is called; its own paired changes are below.")
+        elif called.height == 0:
             lines.append(f"No card called ({m} tests, {CONTROL}, threshold "
                          f"±{self.meta.get('threshold_pp'):g} pp against the typical card).")
-        if self.meta.get("named_cards"):
-            lines.append(f"The typical card is the median of the {len(self.meta['named_cards'])} "
-                         "card(s) named (--card), so the calls compare them with each other, "
-                         "not with the deck; without --card every card is ablated.")
+        if named and len(named) > 1:
+            lines.append(f"The typical card is the median of the {len(named)} cards --card named "
+                         f"({', '.join(named)}), so the calls compare them with each other, not "
+                         "with the deck; without --card every card is ablated.")
         for r in called.iter_rows(named=True):
             lines.append(f"  {r['card_name']} ({r['card_id']}), {CHANGE_WORDS[r['change']]}: "
                          f"{r['headline']} {100 * r['diff']:+.2f} pp [{100 * r['lo']:+.2f}, "
@@ -90,7 +94,8 @@ class AblationResult:
         width = max([16, *(len(h) for h in top["headline"])])
         lines.append("Largest paired changes (variant minus baseline, 95 % interval):")
         for r in top.iter_rows(named=True):
-            lines.append(f"  {r['card_name']:<24} {CHANGE_WORDS[r['change']]:<15} "
+            card = f"{r['card_name']} ({r['card_id']})"   # a name may stand for several cards
+            lines.append(f"  {card:<30} {CHANGE_WORDS[r['change']]:<15} "
                          f"{r['headline']:<{width}} {100 * r['diff']:+7.2f} pp "
                          f"[{100 * r['lo']:+.2f}, {100 * r['hi']:+.2f}]")
         lines += [f"  skipped: {s}" for s in self.skipped]
@@ -303,7 +308,9 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
             "games": games, "configurations": 1 + len(played), "games_played": games * (1 + len(played)),
             "cards": cards_path, "threshold_pp": threshold_pp, "control": CONTROL,
             "changes": list(changes), "skipped": skipped,
-            "named_cards": list(only) or None,   # --card: the typical card is one of these
+            # --card: the ids ablated (a name selects every card of that name); the typical
+            # card is one of them
+            "named_cards": list(dict.fromkeys(str(cid) for cid, *_ in variants)) if only else None,
             "backend": getattr(chosen, "name", type(chosen).__name__),
             "strategies": baseline.manifest.get("strategies")}
     with writing("the ablation table", out):

@@ -84,12 +84,17 @@ def test_report_shows_the_ablation_section(tmp_path):
     assert words and all("typical card" in w for w in words) and not any("largest" in w for w in words)
 
 
-def test_a_report_refuses_an_ablation_of_another_game(tmp_path):
+def test_one_card_ablated_is_compared_with_nothing_and_another_games_is_refused(tmp_path):
     from sim.core.errors import UserError
 
     cards = _cards(tmp_path, EQUAL)
     result = api.ablate(game="cardduel", games=200, seed=1, cards=cards, out=tmp_path / "abl",
                         threads=1, changes=("no_effect",), only=("Hen",))
+    assert "One card ablated (8): no other card to compare it with" in result.to_text()
+    written = api.report([result.out / "baseline"], tmp_path / "own",
+                         extra={"ablation": str(result.out)})
+    words = [a["answer"] for a in written["answers"] if "ablation" in a["question"]]
+    assert words and all(w.startswith("one card ablated, so none compared: Hen") for w in words)
     other = api.run(game="fake", games=200, seed=1, out=tmp_path / "fake", threads=1)
     with pytest.raises(UserError) as caught:
         api.report([other.run_dir], tmp_path / "rep", extra={"ablation": str(result.out)})
