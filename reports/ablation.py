@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from reports.sections import ExtraSection, register
+from reports.sections import ExtraSection, register, same_game
 from sim.core.errors import UserError
 from sim.core.multiple import CONTROL_WORDS
 from sim.core.report_metric import Answer, Finding
@@ -71,9 +71,7 @@ def forest_png(table: pl.DataFrame, threshold_pp: float) -> bytes | None:
 
 def build(path, rs, ctx) -> ExtraSection:
     table, meta = read(path)
-    if meta.get("game") != rs.game:
-        raise UserError(f"the ablation is of {meta.get('game')}, the report's runs of {rs.game}",
-                        file=str(Path(path) / META_FILE), field="game")
+    same_game("ablation", meta.get("game"), rs.game, str(Path(path) / META_FILE))
     games = int(meta.get("games", 0))
     configurations = int(meta.get("configurations", 0))
     m = int(table["tested"].max() or 0) if table.height else 0
@@ -109,8 +107,9 @@ def build(path, rs, ctx) -> ExtraSection:
             code = "info"
         else:
             words = (f"no card stands out ({m} tested, Holm); furthest from the typical card "
-                     f"({top['ref_card']}, {100 * top['ref_diff']:+.1f} points): {top['card_name']} "
-                     f"({CHANGE_WORDS.get(top['change'], top['change'])}) {100 * top['diff']:+.1f} points")
+                     f"({top['ref_card']}, {100 * top['ref_diff']:+.1f} points): "
+                     f"{top['card_name']} ({CHANGE_WORDS.get(top['change'], top['change'])}) "
+                     f"{100 * top['diff']:+.1f} points")
             code = "within"
         answers.append(Answer(f"What is a card worth? ({h}, ablation)",
                               f"{meta.get('players')} players, {games:,} games per configuration",

@@ -204,7 +204,8 @@ def load_runs(run_dirs: list[str], allow_mixed: bool = False) -> RunSet:
     diffs = _compare(runs)
     if diffs and not allow_mixed:
         raise UserError("refusing to merge runs with different card files or rule options "
-                        "(--allow-mixed, or allow_mixed=True in Python, merges them anyway): " + "; ".join(diffs),
+                        "(--allow-mixed, or allow_mixed=True in Python, merges them anyway): "
+                        + "; ".join(diffs),
                         file=runs[0].path, field="rules" if "rule option" in diffs[0] else "cards.sha256")
 
     # one card list for all runs, in order of first appearance

@@ -214,8 +214,9 @@ DECISION_RULE = ("How imbalances are called: each balance quantity is compared w
                  "only when the whole 95 % interval lies beyond ±{t} pp of that point; the result "
                  "is called balanced only when the whole interval lies within ±{t} pp and holds "
                  "the point, and a small edge when it lies within ±{t} pp but excludes it; "
-                 "otherwise it is 'not decided'. Proportions use Wilson intervals, differences of two "
-                 "proportions Newcombe's hybrid score interval, means Student t intervals.")
+                 "otherwise it is 'not decided'. Proportions use Wilson intervals, differences "
+                 "of two proportions Newcombe's hybrid score interval, means Student t "
+                 "intervals.")
 
 
 def key_findings(sections: list[Section]) -> list[Finding]:

@@ -18,6 +18,7 @@ from typing import Callable, Optional
 
 import polars as pl
 
+from sim.core.errors import UserError
 from sim.core.report_metric import Answer, Finding
 
 
@@ -33,6 +34,13 @@ class ExtraSection:
     answers: list[Answer] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     order: int = 900               # place among the other extra sections
+
+
+def same_game(kind: str, game: str | None, report_game: str, file: str) -> None:
+    """Refuse a section's input (an ablation, a skill run) of another game than the runs'."""
+    if game != report_game:
+        raise UserError(f"the {kind} is of {game}, the report's runs of {report_game}",
+                        file=file, field="game")
 
 
 Builder = Callable[..., Optional[ExtraSection]]

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 import polars as pl
 
 from reports.plots import COLORS, new_figure, to_png
-from reports.sections import ExtraSection, register
+from reports.sections import ExtraSection, register, same_game
 from sim.core.errors import UserError
 from sim.core.report_metric import Answer
 
@@ -101,9 +101,7 @@ def build(path, rs, ctx) -> ExtraSection:
     in the answers-first table, and a warning when the skill run shows a strategy of the
     report's runs losing to a stronger one beyond its interval."""
     data = load(path)
-    if data.get("game") != rs.game:
-        raise UserError(f"the skill run is of {data.get('game')}, the report's runs of {rs.game}",
-                        file=str(Path(path) / "skill.json"), field="game")
+    same_game("skill run", data.get("game"), rs.game, str(Path(path) / "skill.json"))
     answers, sentences = [], []
     for p in data["players"]:
         s = data["summary"][str(p)]

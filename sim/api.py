@@ -271,9 +271,9 @@ def ablate(game: str = DEFAULT_GAME, players: int | None = None, games: int | st
            resume: bool = False):
     """Card ablation on common random numbers (sim.studies.ablation): the same seed and
     games with each card's value -1 / +1 and its effect removed; the paired change of
-    every headline rate (Peer-to-Peer: each outcome's; PLAI: each seat's win rate, the
-    maintainers' win rate, the stalemate rate) with its 95 % interval, cards that differ from the typical card
-    called under Holm's control. Any backend; returns an ``AblationResult``.
+    every headline rate of the game (its ``Game.ablation_outcomes``, else its outcomes:
+    each team's or seat's win rate ...) with its 95 % interval, cards that differ from the
+    typical card called under Holm's control. Any backend; returns an ``AblationResult``.
     ``resume=True`` continues a stopped ablation in ``out``."""
     from sim.studies.ablation import CHANGES
     from sim.studies.ablation import ablate as run_ablation

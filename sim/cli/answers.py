@@ -212,8 +212,8 @@ def compare(base_run: str, edit_run: str, as_json: bool, shown: int) -> None:
 def ablate(**opts: Any) -> None:
     """Replay the same seed and games with each card's value -1 and +1 and its effect
     removed; print and write (ablation.csv) the paired change of every headline rate with
-    its 95 % interval (Peer-to-Peer: each outcome's; PLAI: each seat's win rate, the
-    maintainers' and the stalemate rate). Add it to a report with 'simulate report ... --ablation DIR'.
+    its 95 % interval (the game's outcomes: each team's or seat's win rate, ...). Add it
+    to a report with 'simulate report ... --ablation DIR'.
 
     \b
     Examples:

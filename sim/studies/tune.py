@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shlex
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -336,7 +337,8 @@ class TuneResult:
             game, players = self.document["game"], self.document["players"][0]
             lines.append(f"not checked against the shipped {SHIPPED_EXPERT} (a tune never "
                          f"plays it); compare them: simulate matchups --game {game} "
-                         f"--players {players} --strategies {SHIPPED_EXPERT},@{self.out}")
+                         f"--players {players} --strategies "
+                         + shlex.quote(f"{SHIPPED_EXPERT},@{self.out}"))
         lines += [f"strategy file: {self.out}", f"convergence plot: {self.plot}"]
         return "\n".join(lines)
 

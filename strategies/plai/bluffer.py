@@ -11,8 +11,7 @@ BIG = 1000.0
 
 
 def _weights(p):
-    rate = min(max(p["rate"], 0.0), 1.0)
-    bias = -BIG * (1.0 - rate)
+    bias = -BIG * (1.0 - p["rate"])   # rate in [0, 1]: param_bounds
     return {"attack.bluff": bias, "attack.bluff_coin": BIG,
             "defend.bluff": bias, "defend.bluff_coin": BIG, "pick.effect": -5.0}
 

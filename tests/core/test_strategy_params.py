@@ -1,5 +1,5 @@
 """A strategy parameter is a finite number within the range its strategy declares
-(``Strategy.param_bounds``): out of range it is refused where it is given, not clamped."""
+(``Strategy.param_bounds``); a value out of range is refused where it is given."""
 from __future__ import annotations
 
 import pytest
@@ -26,3 +26,13 @@ def test_parameters_within_their_range_are_kept():
     assert parse_spec("builder:threshold=-3", "peer_to_peer")[1] == {"threshold": -3.0}
     with pytest.raises(UserError, match="finite"):
         parse_spec("builder:threshold=inf", "peer_to_peer")
+
+
+@pytest.mark.parametrize("game_pkg", ["peer_to_peer", "plai"])
+def test_every_declared_range_is_of_a_parameter_and_holds_its_default(game_pkg):
+    from sim.core.strategy import registry
+
+    for strategy in registry(game_pkg).values():
+        for key, (lo, hi) in strategy.param_bounds.items():
+            assert key in strategy.params, (strategy.name, key)
+            assert lo <= strategy.params[key] <= hi, (strategy.name, key)

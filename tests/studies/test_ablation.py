@@ -81,7 +81,8 @@ def test_report_shows_the_ablation_section(tmp_path):
     assert any("ablation" in a["question"] for a in written["answers"])
     # the answer names the card it picks for what it is: the one furthest from the typical
     words = [a["answer"] for a in written["answers"] if "ablation" in a["question"]]
-    assert words and all("typical card" in w for w in words) and not any("largest" in w for w in words)
+    assert words and all("typical card" in w for w in words)
+    assert not any("largest" in w for w in words)
 
 
 def test_one_card_ablated_is_compared_with_nothing_and_another_games_is_refused(tmp_path):
@@ -102,9 +103,9 @@ def test_one_card_ablated_is_compared_with_nothing_and_another_games_is_refused(
 
 
 def test_plai_ablation_measures_each_seats_win_rate(tmp_path):
-    """In PLAI some startup wins nearly every game, so "a seat won" never moves; the
-    ablation's headlines are each seat's win rate (with the maintainers' and stalemates'),
-    and a card that matters (Daily Standups' strength -1) moves them."""
+    """In PLAI some startup wins nearly every game, so the ablation's headlines are each
+    seat's win rate (with the maintainers' and stalemates'), and a card that matters
+    (Daily Standups' strength -1) moves them."""
     result = api.ablate(game="plai", players=3, games=300, seed=1, only=("Daily Standups",),
                         changes=("value-1",), out=tmp_path / "abl", threads=1)
     assert "the calls compare them with each other" in result.to_text()   # --card named

@@ -80,8 +80,7 @@ def test_a_tiny_ladder_writes_its_files_and_table(tiny_ladder):
     assert all(p["games"] == 24 or (p["games"] == 8 and "search" in p["pairing"])
                for p in r.pairings)
     assert "luck share" in r.table()
-    # a baseline's row against expert puts the baseline first: the column is its rung, not
-    # "the stronger side"
+    # a baseline's row against expert puts the baseline first, so the column names the rung
     assert r.table().splitlines()[1].split()[:2] == ["rung", "against"]
     data = json.loads((r.run_dir / "skill.json").read_text())
     assert data["summary"]["2"]["steps"] == len(ladder) - 1

@@ -58,7 +58,6 @@ def test_peer_to_peers_arena_overrides_the_defaults_and_plais_keeps_them(monkeyp
                     "explore_generations": None}
 
 
-
 @pytest.mark.parametrize("game, slots", [("peer-to-peer", "{A: expert, B: greedy}"),
                                          ("plai", "{all: expert}")])
 def test_the_weight_names_are_read_without_building_an_arena(monkeypatch, tmp_path, game,

@@ -77,10 +77,10 @@ def game_results(games: pl.DataFrame, players: int) -> tuple[np.ndarray, dict[st
 
 
 def headline_counts(games: pl.DataFrame, players: int) -> dict[str, int]:
-    codes, _ = game_results(games, players)
-    counts = {f"seat {s} win rate": int((codes == s).sum()) for s in range(players)}
-    counts["maintainers win rate"] = int((codes == players).sum())
-    return counts
+    """Each seat's and the maintainers' wins (a stalemate is no headline of --until-ci)."""
+    codes, names = game_results(games, players)
+    return {f"{name} rate": int((codes == code).sum()) for name, code in names.items()
+            if code <= players}
 
 
 def default_sweep_metrics(players: tuple[int, ...]) -> tuple[str, ...]:

@@ -53,8 +53,9 @@ class CheckResult:
         undecided = sum(r.status == "undecided" for r in self.rows)
         if not undecided:
             return f"{failed} of {len(self.rows)} failed"
+        them = "it" if undecided == 1 else "them"
         return (f"{failed + undecided} of {len(self.rows)} did not hold: {failed} failed, "
-                f"{undecided} undecided (more games may settle {'it' if undecided == 1 else 'them'})")
+                f"{undecided} undecided (more games may settle {them})")
 
 
 def bounds_text(cond: Condition, unit: str) -> str:
