@@ -105,6 +105,19 @@ def test_the_verdict_tells_undecided_checks_from_failed_ones():
     assert "1 of 1 failed (" in CheckResult([row("fail")], 10).table()
 
 
+def test_a_metric_the_point_lacks_is_not_applicable_and_the_gate_can_pass(runner, tmp_path):
+    """Seat 2 at 2 players: no game counts toward its win rate, so the 2-player point is
+    n/a (no more games could settle it), and the 3-player point decides the check."""
+    path = tmp_path / "e.yaml"
+    path.write_text("gate:\n  game: plai\n  players: [2, 3]\n  checks:\n"
+                    "    - {metric: seat2_win_rate, max: 90}\n")
+    result = runner.invoke(main, ["check", "gate", "--file", str(path), "--games", "300",
+                                  "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "N/A" in result.output and "nan" not in result.output
+    assert "all checks hold; 1 not applicable" in result.output
+
+
 def test_check_without_checks_is_a_user_error(runner, tmp_path):
     path = tmp_path / "none.yaml"
     path.write_text("plain:\n  players: [4]\n")

@@ -19,6 +19,9 @@ from sim.core.inputs import parse_count
 from sim.studies.experiments.schema import Condition, Experiment
 
 
+NOT_APPLICABLE = "n/a"
+
+
 @dataclass
 class CheckRow:
     check: str
@@ -28,7 +31,7 @@ class CheckRow:
     hi: float
     confidence: float
     bounds: str
-    status: str     # pass | fail | undecided
+    status: str     # pass | fail | undecided | n/a (no game the metric counts at the point)
 
 
 @dataclass
@@ -38,24 +41,32 @@ class CheckResult:
 
     @property
     def passed(self) -> bool:
-        return bool(self.rows) and all(row.status == "pass" for row in self.rows)
+        judged = [row for row in self.rows if row.status != NOT_APPLICABLE]
+        return bool(judged) and all(row.status == "pass" for row in judged)
 
     def table(self) -> str:
         head = ["check", "point", "estimate [interval]", "bounds", "result"]
-        rows = [[r.check, r.point, f"{r.est:.2f} [{r.lo:.2f}, {r.hi:.2f}] ({100 * r.confidence:g} %)",
+        rows = [[r.check, r.point, "n/a" if r.status == NOT_APPLICABLE else
+                 f"{r.est:.2f} [{r.lo:.2f}, {r.hi:.2f}] ({100 * r.confidence:g} %)",
                  r.bounds, r.status.upper() if r.status != "pass" else "pass"] for r in self.rows]
         return text_table(head, rows) + f"\n{self.verdict()} ({self.games:,} games per point)"
 
     def verdict(self) -> str:
+        skipped = sum(r.status == NOT_APPLICABLE for r in self.rows)
+        total = len(self.rows) - skipped
+        aside = (f"; {skipped} not applicable (no game the metric counts there, such as a "
+                 "seat the player count lacks)" if skipped else "")
         if self.passed:
-            return "all checks hold"
+            return "all checks hold" + aside
+        if not total:
+            return "no check applies at any point it selects" + aside
         failed = sum(r.status == "fail" for r in self.rows)
         undecided = sum(r.status == "undecided" for r in self.rows)
         if not undecided:
-            return f"{failed} of {len(self.rows)} failed"
+            return f"{failed} of {total} failed" + aside
         them = "it" if undecided == 1 else "them"
-        return (f"{failed + undecided} of {len(self.rows)} did not hold: {failed} failed, "
-                f"{undecided} undecided (more games may settle {them})")
+        return (f"{failed + undecided} of {total} did not hold: {failed} failed, "
+                f"{undecided} undecided (more games may settle {them})" + aside)
 
 
 def bounds_text(cond: Condition, unit: str) -> str:
@@ -89,9 +100,9 @@ def evaluate(conditions, points: list[dict], game: str | None = None) -> list[Ch
         selected = [p for p in points if cond.selects(_PointView(p))]
         for p in selected:
             e = estimate(cond.metric, p["games"], z_for(cond.confidence), game=game)
+            status = NOT_APPLICABLE if not e["n"] else judge(cond, e["lo"], e["hi"])
             rows.append(CheckRow(cond.text, p["name"], e["est"], e["lo"], e["hi"], cond.confidence,
-                                 bounds_text(cond, metric(cond.metric, game).unit),
-                                 judge(cond, e["lo"], e["hi"])))
+                                 bounds_text(cond, metric(cond.metric, game).unit), status))
     return rows
 
 
