@@ -252,15 +252,28 @@ def commands(bench: Workbench, comparison: compare.Comparison) -> dict[str, str]
     plan, info = comparison.plan, comparison.command_info
     saved = bench.saved.get(plan.game, {})
     base = bench.baseline(plan.game)
-    edit_cards = (saved.get("cards") or "EDITED-CARDS.csv") if info["sheet_changed"] else \
-        (base.cards and _shown(bench, base.cards))
-    edit_rules = (saved.get("rules") or "EDITED-RULES.yaml") if info["rules_changed"] else None
+    edit_cards = (_saved_as(bench, saved.get("cards"), plan.edit.cards) or "EDITED-CARDS.csv") \
+        if info["sheet_changed"] else (base.cards and _shown(bench, base.cards))
+    edit_rules = (_saved_as(bench, saved.get("rules"), plan.edit.rules_file)
+                  or "EDITED-RULES.yaml") if info["rules_changed"] else None
     flags = list(bench.settings.backend_flags)
     strategies = info["strategies"].get(plan.players[0], {})
     return inputs.command_lines(plan.game, resolve_game(plan.game), plan.players, plan.seed,
                                 plan.max_games, plan.width_pp, strategies, edit_cards, edit_rules,
                                 base.cards and _shown(bench, base.cards),
                                 base.rules_file and _shown(bench, base.rules_file), flags)
+
+
+def _saved_as(bench: Workbench, saved: str | None, played: str | None) -> str | None:
+    """The name a file was saved under, if it still holds what the comparison played."""
+    if not saved or not played:
+        return None
+    try:
+        same = ((bench.start_dir / saved).read_text(encoding="utf-8")
+                == Path(played).read_text(encoding="utf-8"))
+    except OSError:   # moved or deleted since, or the comparison's files evicted
+        return None
+    return saved if same else None
 
 
 def _shown(bench: Workbench, path: str) -> str:

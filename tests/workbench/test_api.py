@@ -508,6 +508,20 @@ def test_save_writes_under_the_start_dir_only_and_the_cli_reads_it_back(tmp_path
     assert state_after["saved"] == {"cards": "mine.csv", "rules": "mine.yaml"}
 
 
+def test_the_command_names_a_saved_file_only_while_it_holds_the_edit_played(tmp_path):
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        edit = renamed(edit_body(state, page=PAGE, games=2000, chunk=1000, width=50))
+        assert c.post("/api/save", json={**edit, "cards_name": "mine.csv"}).status_code == 200
+        first = wait(c, c.post("/api/run", json=edit).json()["id"])
+        # mine.csv saved, then a different edit played: the file does not hold it
+        edit["cards"]["rows"][0][1] = "Router Mk3"
+        second = wait(c, c.post("/api/run", json=edit).json()["id"])
+    assert "--cards mine.csv" in first["commands"]["edit"]
+    assert "mine.csv" not in second["commands"]["edit"]
+    assert "--cards EDITED-CARDS.csv" in second["commands"]["edit"]
+
+
 def test_save_refuses_a_file_the_cli_would_refuse(tmp_path):
     with client(tmp_path, game="peer-to-peer") as c:
         state = c.get("/api/state").json()
