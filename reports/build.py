@@ -30,6 +30,20 @@ def _duplicate_groups(rs) -> dict[tuple[int, str, str], int]:
     return out
 
 
+def _repeated_counts(rs, duplicates: dict) -> set[tuple[int, str]]:
+    """(players, compensation) whose every run repeats another player count."""
+    runs = {}
+    for run in rs.runs:
+        runs.setdefault((run.players, run.variant), []).append(run.pairing)
+    return {key for key, pairings in runs.items()
+            if all((*key, pairing) in duplicates for pairing in pairings)}
+
+
+def _group_key(group: Mapping[str, Any] | None) -> tuple[Any, Any]:
+    group = group or {}
+    return group.get("players"), group.get("variant")
+
+
 def _without(table: pl.DataFrame, duplicates: dict) -> pl.DataFrame:
     """The table without the rows of groups that repeat another player count."""
     if not duplicates or not {"players", "variant", "pairing"} <= set(table.columns):
@@ -137,6 +151,10 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     for build in optional.always():
         section = build(None, rs, ctx)
         if section is not None:
+            # these read every run of a player count together (no pairing): their answers
+            # for a count that repeats another are left out, as the metrics' rows are
+            section.answers = [a for a in section.answers
+                               if _group_key(a.group) not in _repeated_counts(rs, duplicates)]
             extras.append(section)
     extras.sort(key=lambda x: x.order)
     for section in extras:

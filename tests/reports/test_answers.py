@@ -102,3 +102,16 @@ def test_command_line_summary_names_the_main_cause(tmp_path):
     assert "main cause: the starting cards" in result.output
     summary = json.loads((tmp_path / "r" / "summary.json").read_text())
     assert summary["team_balance"]["main_cause"]["cause"] == "start_cards"
+
+
+def test_a_player_count_that_plays_like_another_has_no_answers_of_its_own(tmp_path):
+    """3 players with the default compensation play exactly like 4: the report says so
+    once, and neither the metrics nor the why-everyone-loses section answer for 3 again."""
+    dirs = [api.run(game="peer-to-peer", players=p, games=1500, seed=3, out=tmp_path / f"p{p}",
+                    threads=1, progress=False).run_dir for p in (3, 4)]
+    written = api.report(dirs, tmp_path / "rep", replay_games=0, stronger_play=0)
+    by_question = {}
+    for a in written["answers"]:
+        by_question.setdefault(a["question"], set()).add(a["where"].split(" ")[0])
+    assert by_question["Why does everyone lose? (the unhappy customers by cause)"] == {"4"}
+    assert all(counts == {"4"} for counts in by_question.values()), by_question
