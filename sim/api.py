@@ -173,12 +173,17 @@ def viewer(request: GameRequest | str | None = None, /, *, seed: int = 1, game_i
 
     stories = [_story(request, seed, game_index)]
     if compare is not None:
-        edited = compare if isinstance(compare, GameRequest) else request.replace(**dict(compare))
-        if edited.game != request.game:
-            raise UserError("the edited game must be the same game as the baseline",
-                            field="--game")
-        stories.append(_story(edited, seed, game_index))
+        stories.append(_story(_edited(request, compare), seed, game_index))
     return viewer_page(stories)
+
+
+def _edited(request: GameRequest, compare: GameRequest | Mapping[str, Any]) -> GameRequest:
+    """The edited side of a game shown against ``request``: the same game."""
+    edited = compare if isinstance(compare, GameRequest) else request.replace(**dict(compare))
+    if edited.game != request.game:
+        raise UserError("the edited game must be the same game as the baseline",
+                        field="--game")
+    return edited
 
 
 def compare_games(request: GameRequest | str | None = None, /, *, seed: int = 1,
@@ -190,7 +195,7 @@ def compare_games(request: GameRequest | str | None = None, /, *, seed: int = 1,
     from sim.core.story import first_divergence
 
     request, _ = split(request, None, fields, command="compare_games()", allowed=REQUEST_FIELDS)
-    edited = compare if isinstance(compare, GameRequest) else request.replace(**dict(compare))
+    edited = _edited(request, compare)
     return first_divergence(_story(request, seed, game_index), _story(edited, seed, game_index))
 
 

@@ -9,6 +9,7 @@ from html.parser import HTMLParser
 import pytest
 
 from sim import api
+from sim.core.errors import UserError
 from sim.cli import main
 from sim.games.peer_to_peer.game import GAME as P2P
 
@@ -146,3 +147,10 @@ def test_the_self_contained_check_can_fail():
         assert_self_contained('<html><script src="https://cdn.example/x.js"></script></html>')
     with pytest.raises(AssertionError):
         assert_self_contained("<style>@import url(https://fonts.example/a.css);</style>")
+
+
+@pytest.mark.parametrize("show", ["viewer", "compare_games"])
+def test_an_edited_game_of_another_game_is_refused(show):
+    with pytest.raises(UserError, match="the edited game must be the same game"):
+        getattr(api, show)("peer-to-peer", players=3, seed=1, game_index=0,
+                           compare=api.GameRequest(game="plai", players=3))
