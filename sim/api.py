@@ -41,11 +41,12 @@ DEFAULT_GAMES = 1000
 
 # The public API; the names imported above from the lower layers are part of it.
 __all__ = ["DEFAULT_GAME", "DEFAULT_GAMES", "EXTRA_GAMES_ENV", "MAX_GAMES", "Execution",
-           "GameRequest", "RunResult", "autobalance", "balance_points", "balance_report",
-           "check", "compare", "compare_games", "configure", "default_cards", "default_threads",
-           "experiment", "explain", "extra_games", "game_modules", "load", "load_games",
-           "matchups", "parse_count", "parse_seed", "report", "resolve_game", "resume", "run",
-           "skill", "story", "strategies", "trace", "tune", "viewer"]
+           "GameRequest", "RunResult", "ablate", "autobalance", "balance_points",
+           "balance_report", "check", "compare", "compare_games", "configure", "default_cards",
+           "default_threads", "distill", "experiment", "explain", "extra_games", "game_modules",
+           "load", "load_games", "matchups", "parse_count", "parse_seed", "report",
+           "resolve_game", "resume", "run", "skill", "story", "strategies", "trace", "tune",
+           "viewer", "warm"]
 
 
 # ----------------------------------------------------------------------------- runs

@@ -214,3 +214,19 @@ def test_the_parser_of_commands_fails_on_a_renamed_flag():
     assert simulate_commands("python3 -m venv .venv && pip install . && simulate --games 1e6\n"
                              "simulate cards > my.csv   # then edit it\n") == [
         (["--games", "1e6"], None), (["cards"], "my.csv")]
+
+
+def test_every_function_of_the_python_api_is_exported_and_documented():
+    """``from sim.api import *`` gives every public function of sim/api.py, and
+    docs/python-api.md names each."""
+    import inspect
+
+    from sim import api
+
+    functions = {name for name, value in vars(api).items()
+                 if inspect.isfunction(value) and value.__module__ == api.__name__
+                 and not name.startswith("_")}
+    assert functions <= set(api.__all__), sorted(functions - set(api.__all__))
+    page = (ROOT / "docs" / "python-api.md").read_text(encoding="utf-8")
+    assert {name for name in functions if f"{name}(" not in page and f"`{name}`" not in page} \
+        == set()
