@@ -236,3 +236,14 @@ def test_report_renders_in_headless_chromium(report, tmp_path):
     assert img.std() > 0.05                       # not a blank page
     not_white = (img < 0.9).any(axis=2).mean()
     assert 0.02 < not_white < 0.9                 # text and tables, not a solid fill
+
+
+def test_an_interval_near_zero_is_printed_with_enough_decimals_to_show_its_width(tmp_path):
+    """All-lose in about 1 of 1,000 of 20,000 games: its Wilson interval (about 0.06 to
+    0.16 %) prints with the decimals it needs, never as a point such as 0.1 % [0.1, 0.1]."""
+    run = write_run(tmp_path / "rare", players=4, games=20000, seed=5, p_a=0.5, p_b=0.4959,
+                    p_draw=0.002, p_all_lose=0.0011)
+    write_report([str(run)], str(tmp_path / "out"))
+    text = (tmp_path / "out" / "report.md").read_text()
+    cells = re.findall(r"(\d+\.\d+) % \[(\d+\.\d+), (\d+\.\d+)\]", text)
+    assert cells and all(lo != hi for _, lo, hi in cells), [c for c in cells if c[1] == c[2]]
