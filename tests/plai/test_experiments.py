@@ -153,3 +153,27 @@ def test_until_ci_tally_for_plai():
     assert list(got) == ["seat 0 win rate", "seat 1 win rate", "seat 2 win rate",
                          "maintainers win rate"]
     assert [round(v["rate"], 4) for v in got.values()] == [round(x / 6, 4) for x in (1, 1, 2, 1)]
+
+
+def test_the_sweep_report_names_what_every_point_fixes(tmp_path):
+    """The card changes and rule options every point plays are in the report and in
+    experiment.json, not only in each point's files."""
+    path = tmp_path / "e.yaml"
+    path.write_text(textwrap.dedent("""
+        fixed:
+          game: plai
+          players: [2]
+          games: 40
+          card_overrides:
+            Daily Standups.strength: 4
+          rules:
+            takeover_threshold: 8
+          sweep:
+            strategy.seat1: [aggressive, cautious]
+        """).lstrip("\n"))
+    result = experiments.run_experiment(experiments.get("fixed", path), out=tmp_path / "out",
+                                        threads=1, progress=False)
+    text = result.report["markdown"].read_text()
+    assert "Cards changed at every point: Daily Standups.strength = 4." in text
+    assert "Rule options at every point: takeover_threshold=8." in text
+    assert "Daily Standups.strength = 4" in (tmp_path / "out" / "experiment.json").read_text()

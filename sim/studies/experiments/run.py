@@ -141,7 +141,7 @@ def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any
     order = {p.name: i for i, p in enumerate(exp.points())}
     points.sort(key=lambda p: order[p.name])
     record = {"experiment": exp.name, "file": exp.file, "description": exp.description,
-              "game": exp.game, "games": games, "seed": exp.seed,
+              "game": exp.game, "games": games, "seed": exp.seed, "fixed": fixed_settings(exp),
               "axes": [a.key for a in exp.axes], "points": [p.name for p in points]}
     _claim(out_path, record)
     result = ExperimentResult(exp, out_path)
@@ -204,6 +204,7 @@ def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any
         notes = [exp.description] if exp.description else []
         if strategies_line(result.points):
             notes.append(f"Strategies: {strategies_line(result.points)}.")
+        notes += fixed_settings(exp)
         notes.append(f"{games:,} games per point, seed {exp.seed}; every point plays the same "
                      "game indices (common random numbers).")
         result.report = write_sweep_report(out_path / "report", f"Experiment {exp.name}",
@@ -211,6 +212,20 @@ def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any
                                            exp.metrics or default_metrics(exp.game, exp.players),
                                            notes, game=exp.game)
     return result
+
+
+def fixed_settings(exp: Experiment) -> list[str]:
+    """What every point plays besides the axes: the card file, the card changes and the
+    rule options the experiment fixes (the report's reader must see the deck was changed)."""
+    lines = []
+    if exp.cards:
+        lines.append(f"Card file: {exp.cards}.")
+    if exp.card_overrides:
+        lines.append("Cards changed at every point: " + ", ".join(
+            f"{c.ref}.{c.field} = {c.value}" for c in exp.card_overrides) + ".")
+    if exp.rules:
+        lines.append("Rule options at every point: " + ", ".join(t for t, _ in exp.rules) + ".")
+    return lines
 
 
 def retuned(exp: Experiment, point: Point, directory: Path, cards: str | None,
