@@ -110,6 +110,9 @@ class Comparison:
         self.balance = {p: {"baseline": BalanceTally(), "edit": BalanceTally()}
                         for p in plan.players}
         self.run_dirs: dict[int, dict[str, str]] = {}
+        # players -> side -> the player count its games play exactly like (the manifest's
+        # plays_like_players), so the page can say why two counts' numbers repeat
+        self.plays_like: dict[int, dict[str, int | None]] = {}
         self.looks = 0
         self.state = "starting"          # starting, running, decided, capped, stopped, error
         self.reason = ""
@@ -187,6 +190,8 @@ class Comparison:
                     stack.enter_context(run)
                     runs[(players, side_name)] = [config, run, manifest]
                     self.run_dirs.setdefault(players, {})[side_name] = str(out)
+                    self.plays_like.setdefault(players, {})[side_name] = manifest.get(
+                        "plays_like_players")
             with self.lock:
                 self.state = "running"
             for look, (start, count) in enumerate(layout, 1):
@@ -262,6 +267,11 @@ class Comparison:
                   for row in tally.rows(self.z)]
         return max(widths) if widths else math.inf
 
+    def _plays_like(self, players: int) -> int | None:
+        """The player count both sides' games at ``players`` play exactly like, if any."""
+        sides = set(self.plays_like.get(players, {}).values())
+        return sides.pop() if len(sides) == 1 else None
+
     # -- what the page sees
     def snapshot(self) -> dict[str, Any]:
         with self.lock:
@@ -272,7 +282,8 @@ class Comparison:
                                "changed_games": tally.changed_count(),
                                "changed": tally.changed(shown=SHOWN_INDICES),
                                "balance": {side: b.answer() for side, b in
-                                           self.balance[players].items()}})
+                                           self.balance[players].items()},
+                               "plays_like": self._plays_like(players)})
             played = sum(t.n for t in self.tallies.values())
             done = self.state in ("decided", "capped")
             verdict = None

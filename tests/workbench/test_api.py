@@ -522,6 +522,17 @@ def test_the_command_names_a_saved_file_only_while_it_holds_the_edit_played(tmp_
     assert "--cards EDITED-CARDS.csv" in second["commands"]["edit"]
 
 
+def test_a_player_count_that_plays_like_another_says_so(tmp_path):
+    """3 players with the default compensation play exactly like 4 (the run manifest's
+    plays_like_players): the page is told, so identical numbers are explained."""
+    with client(tmp_path, game="peer-to-peer") as c:
+        state = c.get("/api/state").json()
+        body = edit_body(state, page=PAGE, games=1000, chunk=1000, width=50, players=[3, 4])
+        body["cards"]["rows"][2][state["cards"]["columns"].index("value")] = "9"
+        snap = wait(c, c.post("/api/run", json=body).json()["id"], 120)
+    assert {p["players"]: p["plays_like"] for p in snap["points"]} == {3: 4, 4: None}
+
+
 def test_save_refuses_a_file_the_cli_would_refuse(tmp_path):
     with client(tmp_path, game="peer-to-peer") as c:
         state = c.get("/api/state").json()

@@ -333,6 +333,12 @@ function render(snap) {
         el("td", {}, intervalBar(d, scale))));
     }
     blocks.push(table);
+    if (point.plays_like) {
+      blocks.push(el("p", {class: "plays-like", "data-players": String(point.players),
+        text: `${point.players} players play exactly like ${point.plays_like} with these rules ` +
+              "(the same options once each count's are resolved, and the same seats), so " +
+              `their numbers repeat the ${point.plays_like}-player games.`}));
+    }
     // each side's balance answer, in the report's and the summary's words
     const balance = Object.entries(point.balance || {}).filter(([, b]) => b);
     if (balance.length) {
