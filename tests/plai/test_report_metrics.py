@@ -96,6 +96,15 @@ def test_first_player_counts_places_from_the_first_seat():
     assert "The first player" in text
 
 
+def test_every_place_in_turn_order_is_named_in_words():
+    rows = [dict(winner=w % 5) for w in range(40)]
+    t = run("plai_first_player", table(rows, players=5))
+    texts = " ".join(f.text for f in METRICS["plai_first_player"].findings(t, CTX))
+    for place in ("second", "third", "fourth", "fifth"):
+        assert f"the player moving {place}" in texts.lower()
+    assert "4th" not in texts and "5th" not in texts
+
+
 def test_no_startup_win_gives_no_data():
     t = run("plai_seats", table([dict(outcome=MAINT, winner=-1)] * 3))
     assert t["decided"].to_list() == [0, 0] and t["wins"].to_list() == [0, 0]

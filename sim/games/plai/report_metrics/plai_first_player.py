@@ -16,9 +16,11 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     return by_place(games, ctx, POSITION, "position")
 
 
+ORDINALS = ("first", "second", "third", "fourth", "fifth")   # PLAI seats 2 to 5 players
+
+
 def _who(position: int) -> str:
-    return "the first player" if position == 0 else f"the player moving {position + 1}th" \
-        if position >= 3 else f"the player moving {('second', 'third')[position - 1]}"
+    return "the first player" if position == 0 else f"the player moving {ORDINALS[position]}"
 
 
 def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
