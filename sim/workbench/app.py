@@ -283,12 +283,9 @@ def _shown(bench: Workbench, path: str) -> str:
         return str(path)
 
 
-async def progress(request: Request) -> Response:
-    bench = request.app.state.bench
-    ident = request.path_params["ident"]
-    comparison = bench.comparisons.get(ident)
-    if comparison is None:
-        return error_response(f"no comparison '{ident}'", 404)
+@handled
+async def progress(request: Request, bench: Workbench) -> Response:
+    comparison = _comparison(request, bench)
     comparison.seen()
     snap = comparison.snapshot()
     snap["commands"] = commands(bench, comparison)
@@ -308,11 +305,9 @@ def _finite(value: Any) -> Any:
     return value
 
 
-async def stop(request: Request) -> Response:
-    bench = request.app.state.bench
-    comparison = bench.comparisons.get(request.path_params["ident"])
-    if comparison is None:
-        return error_response(f"no comparison '{request.path_params['ident']}'", 404)
+@handled
+async def stop(request: Request, bench: Workbench) -> Response:
+    comparison = _comparison(request, bench)
     comparison.stop()
     return JSONResponse({"id": comparison.id, "stopping": comparison.running})
 

@@ -139,6 +139,14 @@ def test_wrong_methods_and_paths_are_json_4xx(start):
     assert deleted.status_code == 405 and deleted.json()["error"]
 
 
+def test_an_unknown_comparison_is_one_404_line_on_every_route(start):
+    with _client(start) as c:
+        answers = [c.get("/api/run/nosuch"), c.post("/api/run/nosuch/stop"),
+                   c.get("/api/run/nosuch/changed")]
+    assert [a.status_code for a in answers] == [404] * 3
+    assert all(a.json()["error"].startswith("error: no comparison 'nosuch'") for a in answers)
+
+
 @pytest.fixture
 def live_server(start):
     """The workbench on a real socket (uvicorn in a thread)."""
