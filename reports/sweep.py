@@ -483,7 +483,7 @@ def display_tables(table, diffs, metrics, axes_keys, game: str | None = None):
         rows.append([r["point"], str(r["players"]), *[str(r[k]) for k in axes_keys], f"{r['games']:,}"]
                     + [_fmt_est(r[m], r[f"{m}_lo"], r[f"{m}_hi"]) for m in metrics])
     dhead = ["point", "baseline", "metric", "paired difference [95 %]", "unpaired [95 %]",
-             "identical games"]
+             "games the same for it"]
     drows = []
     for r in (diffs.iter_rows(named=True) if diffs.height else []):
         unit = ms[r["metric"]].unit
@@ -491,7 +491,8 @@ def display_tables(table, diffs, metrics, axes_keys, game: str | None = None):
         drows.append([r["point"], r["baseline"], r["metric"],
                       f"{_fmt_est(r['diff'], r['lo'], r['hi'])} {unit}",
                       _fmt_est(r["diff"], r["unpaired_lo"], r["unpaired_hi"]).split(" ", 1)[-1],
-                      f"{100 * r['identical_games']:.1f} %"])
+                      # (a metric no game counts toward at this player count: none)
+                      "–" if math.isnan(r["diff"]) else f"{100 * r['identical_games']:.1f} %"])
     return (head, rows), (dhead, drows)
 
 

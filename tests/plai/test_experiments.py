@@ -157,7 +157,7 @@ def test_until_ci_tally_for_plai():
 
 def test_the_sweep_report_names_what_every_point_fixes(tmp_path):
     """The card changes and rule options every point plays are in the report and in
-    experiment.json, not only in each point's files."""
+    experiment.json, as well as in each point's files."""
     path = tmp_path / "e.yaml"
     path.write_text(textwrap.dedent("""
         fixed:
@@ -170,6 +170,7 @@ def test_the_sweep_report_names_what_every_point_fixes(tmp_path):
             takeover_threshold: 8
           sweep:
             strategy.seat1: [aggressive, cautious]
+          metrics: [seat0_win_rate, seat2_win_rate]
         """).lstrip("\n"))
     result = experiments.run_experiment(experiments.get("fixed", path), out=tmp_path / "out",
                                         threads=1, progress=False)
@@ -177,3 +178,6 @@ def test_the_sweep_report_names_what_every_point_fixes(tmp_path):
     assert "Cards changed at every point: Daily Standups.strength = 4." in text
     assert "Rule options at every point: takeover_threshold=8." in text
     assert "Daily Standups.strength = 4" in (tmp_path / "out" / "experiment.json").read_text()
+    # seat 2 at 2 players: no game counts toward it, so no share of games is the same for it
+    seat2 = [line for line in text.splitlines() if "| seat2_win_rate |" in line]
+    assert seat2 and all(line.rstrip(" |").endswith("–") for line in seat2), seat2
