@@ -93,8 +93,8 @@ def replays_in_blocks(run, seed: int, measure, threads: int, journal=None):
                 num, den, spent = block()
             else:
                 num, den, spent = journal.step(
-                    ("attribution", run.manifest["request"], seed, measure.key, swap.cause,
-                     label, start, n), block,
+                    ("attribution", run.identity, seed, measure.key, swap.cause, label,
+                     start, n), block,
                     encode=lambda v: {"num": _pack(v[0]), "den": _pack(v[1]), "seconds": v[2]},
                     decode=lambda v: (_unpack(v["num"]), _unpack(v["den"]), v["seconds"]))
             nums.append(num)

@@ -58,6 +58,15 @@ class Run:
         return dict(self.manifest.get("rules") or {})
 
     @property
+    def identity(self) -> dict[str, Any]:
+        """What makes the run's games (with its seed): the key of the work a report records
+        for it (replays, search games), so no other run of the report is answered with it.
+        The request alone is not enough: it leaves out the player count."""
+        return {"game": self.manifest.get("game"), "players": self.players,
+                "request": self.manifest.get("request"), "cards": self.sha256,
+                "rules": self.rules}
+
+    @property
     def game(self):
         from sim.core.game import resolve_game
 

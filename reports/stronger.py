@@ -88,18 +88,19 @@ def _unpack(text: str) -> pl.DataFrame:
     return pl.read_parquet(io.BytesIO(base64.b64decode(text)))
 
 
-def _blocks(config, request, seed: int, limit: int, budget: float | None, threads: int,
+def _blocks(config, key_of, seed: int, limit: int, budget: float | None, threads: int,
             journal=None) -> tuple[list[pl.DataFrame], int, float]:
     """Games 1 .. of one run under search, chunk after chunk (2 x threads games each), until
     ``limit`` games or, with a ``budget``, that many seconds of play; in blocks of about
-    BLOCK_SECONDS, each answered from ``journal`` when recorded there. Returns (tables,
-    games played including game 0, seconds)."""
+    BLOCK_SECONDS, each answered from ``journal`` when recorded there (keyed by ``key_of``:
+    the run and its search request). Returns (tables, games played including game 0,
+    seconds)."""
     from sim.runs.resumable import step_key
 
     tables, n, spent = [], 1, 0.0
     chunk = 2 * threads
     while n < limit and (budget is None or spent < budget):
-        key = step_key(("stronger_play", request, seed, n))
+        key = step_key(("stronger_play", key_of, seed, n))
         recorded = journal.get(key) if journal is not None and key in journal else None
         if recorded is not None and recorded["end"] <= limit:
             journal.replayed += 1
@@ -152,7 +153,8 @@ def play_search(rs, seconds: float | None = None, games: int | None = None,
         compile_seconds = time.perf_counter() - started
         limit = min(games if games is not None else run.games_found, run.games_found)
         budget = None if games is not None else (seconds or 0.0) / per_count[run.players]
-        tables, n, spent = _blocks(config, request, seed, limit, budget, threads, journal)
+        tables, n, spent = _blocks(config, {**run.identity, "search": request}, seed, limit,
+                                   budget, threads, journal)
         table = pl.concat([first, *tables])
         table = table.with_columns(_constant_columns(rs, k, table.columns))
         parts.append(table)

@@ -115,3 +115,23 @@ def test_a_player_count_that_plays_like_another_has_no_answers_of_its_own(tmp_pa
         by_question.setdefault(a["question"], set()).add(a["where"].split(" ")[0])
     assert by_question["Why does everyone lose? (the unhappy customers by cause)"] == {"4"}
     assert all(counts == {"4"} for counts in by_question.values()), by_question
+
+
+def test_a_runs_replays_and_search_games_are_its_own_in_a_report_of_several(tmp_path):
+    """The replayed and searched games a report records (its journal) belong to one run:
+    a 6-player run gets the same causes and stronger-play check beside a 2-player run of
+    the same request and seed as alone."""
+    dirs = {p: api.run(game="peer-to-peer", players=p, games=1200, seed=4, out=tmp_path / f"p{p}",
+                       threads=1, progress=False).run_dir for p in (2, 6)}
+    settings = dict(replay_games=300, stronger_play_games=3)
+    api.report([dirs[2], dirs[6]], tmp_path / "both", **settings)
+    api.report([dirs[6]], tmp_path / "alone", **settings)
+
+    def six(name):
+        doc = json.loads((tmp_path / name / "answers.json").read_text())
+        return {a["question"]: (a["causes"], {k: v for k, v in a["stronger_play"].items()
+                                              if k != "seconds"})   # (the time it took)
+                for a in doc["answers"] if a["players"] == 6}
+
+    both, alone = six("both"), six("alone")
+    assert both == alone and both["team_balance"][1]["checked"]
