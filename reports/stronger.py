@@ -270,8 +270,10 @@ def check_answers(answers: list, rs, ctx, seconds: float | None = None,
         "better. 'holds under stronger play' when the difference from the runs' answer has "
         "an interval holding 0 (the two samples treated as independent), else 'changes'. "
         f"{len(changed)} of {sum(1 for a, _ in checked if a.stronger.get('checked'))} "
-        "answers checked changed. The budget is about "
-        f"{seconds:g} s per player count (simulate report --stronger-play SECONDS; 0 turns it "
-        "off).")
+        "answers checked changed. " + (
+            f"Each run played up to {games:,} games under search (simulate report "
+            "--stronger-play-games N)." if games is not None else
+            f"The budget is about {seconds:g} s per player count (simulate report "
+            "--stronger-play SECONDS; 0 turns it off)."))
     return checked, ExtraSection(name="stronger_play", title="Checked under stronger play",
                                  description=description, table=table, order=6)

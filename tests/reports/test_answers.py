@@ -135,3 +135,6 @@ def test_a_runs_replays_and_search_games_are_its_own_in_a_report_of_several(tmp_
 
     both, alone = six("both"), six("alone")
     assert both == alone and both["team_balance"][1]["checked"]
+    # the section states the budget it was given: games, not seconds
+    text = (tmp_path / "alone" / "report.md").read_text()
+    assert "Each run played up to 3 games under search" in text and "s per player count" not in text
