@@ -198,13 +198,17 @@ def input_files(**helps: str):
     return add
 
 
-def game_options(func):
-    """Options that choose and configure the game (shared by the run and ``trace``)."""
+def game_options(func=None, *, players: bool = True):
+    """Options that choose and configure the game (shared by the run and ``trace``);
+    ``players=False`` for a command that plays every player count (no --players)."""
+    if func is None:
+        return lambda f: game_options(f, players=players)
     options = [
         click.option("--game", default=DEFAULT_GAME, show_default=True,
                      help="Game to simulate."),
-        click.option("--players", type=Count(1000), default=None,
-                     help="Number of players (default: the game's usual count)."),
+        *([click.option("--players", type=Count(1000), default=None,
+                        help="Number of players (default: the game's usual count).")]
+          if players else []),
         *_input_file_options(cards_help="Card file (CSV) to use instead of the game's default "
                                         "(see 'simulate cards')."),
         click.option("--team-a", metavar="NAME[:k=v,...]", default=None,

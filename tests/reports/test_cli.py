@@ -57,6 +57,12 @@ def test_run_with_report_flag(runner, tmp_path):
     assert Path(payload["report"]).exists() and payload["report"].startswith(str(out))
 
 
+def test_balance_report_has_no_players_option_and_says_why(runner):
+    assert "--players" not in runner.invoke(main, ["balance-report", "--help"]).output
+    refused = runner.invoke(main, ["balance-report", "--players", "3", "--games", "10"])
+    assert refused.exit_code == 2 and "plays every player count" in refused.output
+
+
 def test_balance_report_runs_every_player_count_and_mode(runner, tmp_path):
     points = balance_points("peer-to-peer")
     assert sorted({p for p, _ in points}) == [1, 2, 3, 4, 5, 6]
