@@ -148,13 +148,13 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
         section = optional.builder(name)(path, rs, ctx)
         if section is not None:
             extras.append(section)
+    # the sections below read every run of a player count together (no pairing): their
+    # answers for a count that repeats another are left out, as the metrics' rows are
+    repeated = _repeated_counts(rs, duplicates)
     for build in optional.always():
         section = build(None, rs, ctx)
         if section is not None:
-            # these read every run of a player count together (no pairing): their answers
-            # for a count that repeats another are left out, as the metrics' rows are
-            section.answers = [a for a in section.answers
-                               if _group_key(a.group) not in _repeated_counts(rs, duplicates)]
+            section.answers = [a for a in section.answers if _group_key(a.group) not in repeated]
             extras.append(section)
     extras.sort(key=lambda x: x.order)
     for section in extras:

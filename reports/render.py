@@ -16,7 +16,7 @@ import polars as pl
 
 from reports.load import RunSet, compared_on_purpose
 from reports.registry import Context, Finding, Metric
-from reports.tables import html_table, markdown_table
+from reports.tables import html_table, interval_digits, markdown_table
 
 MAX_ROWS = 80
 LEVEL_ORDER = {"imbalance": 0, "undecided": 1, "small": 2, "within": 3, "info": 4}
@@ -89,6 +89,7 @@ def _isnan(v) -> bool:
 def _fmt_value(v, kind: str, digits: int | None = None) -> str:
     if _isnan(v):
         return "–"
+    v = v + 0.0   # no "-0.0"
     if kind == "rate":
         return f"{100 * v:.{1 if digits is None else digits}f}"
     if kind == "diff":
@@ -97,18 +98,15 @@ def _fmt_value(v, kind: str, digits: int | None = None) -> str:
 
 
 def _combine(est, lo, hi, kind: str) -> str:
-    """The estimate with its interval, with as many decimals (up to 3 more) as it takes for
-    an interval of positive width not to print as a point (17 of 20,000: 0.09 % [0.05,
-    0.14], not 0.1 % [0.1, 0.1])."""
+    """The estimate with its interval, with the decimals it takes not to read as a point
+    (``interval_digits``)."""
     if _isnan(est):
         return "–"
     unit = {"rate": " %", "diff": " pp"}.get(kind, "")
     if _isnan(lo) or _isnan(hi):
         return f"{_fmt_value(est, kind)}{unit}"
-    digits = 2 if kind not in ("rate", "diff") else 1
-    while (digits < 4 and lo != hi
-           and _fmt_value(lo, kind, digits) == _fmt_value(hi, kind, digits)):
-        digits += 1
+    scaled = kind in ("rate", "diff")
+    digits = interval_digits(lo, hi, 1 if scaled else 2, 100.0 if scaled else 1.0)
     return (f"{_fmt_value(est, kind, digits)}{unit} [{_fmt_value(lo, kind, digits)}, "
             f"{_fmt_value(hi, kind, digits)}]")
 

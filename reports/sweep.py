@@ -29,7 +29,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from reports.tables import html_table, markdown_table
+from reports.tables import html_table, interval_digits, markdown_table
 from sim.core.sweep_metric import SweepMetric  # noqa: F401 - part of this module's API
 
 # Each game declares its own sweep metrics (Game.sweep_metrics, in its package:
@@ -469,7 +469,8 @@ def plot_metric(table, which: str | SweepMetric, axes_keys: list[str], game: str
 def _fmt_est(est, lo, hi, digits=2) -> str:
     if any(map(lambda v: v is None or (isinstance(v, float) and math.isnan(v)), (est, lo, hi))):
         return "n/a"
-    return f"{est:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+    digits = interval_digits(lo, hi, digits)
+    return f"{est + 0.0:.{digits}f} [{lo + 0.0:.{digits}f}, {hi + 0.0:.{digits}f}]"
 
 
 def display_tables(table, diffs, metrics, axes_keys, game: str | None = None):
@@ -488,11 +489,11 @@ def display_tables(table, diffs, metrics, axes_keys, game: str | None = None):
     for r in (diffs.iter_rows(named=True) if diffs.height else []):
         unit = ms[r["metric"]].unit
         unit = "pp" if unit in ("%", "pp") else unit
+        missing = math.isnan(r["diff"])   # a metric no game counts toward at this count
         drows.append([r["point"], r["baseline"], r["metric"],
-                      f"{_fmt_est(r['diff'], r['lo'], r['hi'])} {unit}",
+                      "n/a" if missing else f"{_fmt_est(r['diff'], r['lo'], r['hi'])} {unit}",
                       _fmt_est(r["diff"], r["unpaired_lo"], r["unpaired_hi"]).split(" ", 1)[-1],
-                      # (a metric no game counts toward at this player count: none)
-                      "–" if math.isnan(r["diff"]) else f"{100 * r['identical_games']:.1f} %"])
+                      "n/a" if missing else f"{100 * r['identical_games']:.1f} %"])
     return (head, rows), (dhead, drows)
 
 

@@ -255,8 +255,7 @@ def ablate(**opts: Any) -> None:
               help="Continue the one that was stopped (Ctrl-C, SIGTERM, a full disk) in --out; "
                    "give the same options.")
 @backend_flags
-@game_options(players=False)
-@click.option("--players", hidden=True, default=None)   # refused below, with the reason
+@game_options(players_hidden=True)
 @click.pass_context
 def balance_report(ctx: click.Context, **opts: Any) -> None:
     """The designer's one-shot: every player count (1-6 for Peer-to-Peer, with all three
@@ -271,7 +270,7 @@ def balance_report(ctx: click.Context, **opts: Any) -> None:
     """
     from sim import api
 
-    if opts.pop("players") is not None:
+    if opts["players"] is not None:
         raise click.UsageError("balance-report plays every player count; drop --players")
     written = api.balance_report(game_request(opts), execution_of(ctx, opts),
                                  threshold_pp=opts["threshold"], resume=opts["resume"],

@@ -198,17 +198,17 @@ def input_files(**helps: str):
     return add
 
 
-def game_options(func=None, *, players: bool = True):
+def game_options(func=None, *, players_hidden: bool = False):
     """Options that choose and configure the game (shared by the run and ``trace``);
-    ``players=False`` for a command that plays every player count (no --players)."""
+    ``players_hidden`` for a command that plays every player count: --players is left out
+    of its help (the command refuses it with the reason)."""
     if func is None:
-        return lambda f: game_options(f, players=players)
+        return lambda f: game_options(f, players_hidden=players_hidden)
     options = [
         click.option("--game", default=DEFAULT_GAME, show_default=True,
                      help="Game to simulate."),
-        *([click.option("--players", type=Count(1000), default=None,
-                        help="Number of players (default: the game's usual count).")]
-          if players else []),
+        click.option("--players", type=Count(1000), default=None, hidden=players_hidden,
+                     help="Number of players (default: the game's usual count)."),
         *_input_file_options(cards_help="Card file (CSV) to use instead of the game's default "
                                         "(see 'simulate cards')."),
         click.option("--team-a", metavar="NAME[:k=v,...]", default=None,

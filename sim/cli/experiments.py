@@ -70,7 +70,8 @@ def experiment(ctx: click.Context, name: str, path: str, with_report: bool, resu
 def check(ctx: click.Context, name: str, path: str, resume: bool, **opts: Any) -> None:
     """Run the points EXPERIMENT's checks select and judge every check: it holds when the
     metric's whole interval (95 % unless the check says otherwise) lies within its bounds.
-    Prints a table; exits 0 when every check holds, 1 when any fails or is undecided.
+    Prints a table; exits 0 when every check holds wherever its metric applies (n/a: seat 2
+    at 2 players), 1 when any fails or is undecided.
 
     \b
     Examples:

@@ -31,6 +31,9 @@ class SweepMetric:
     description: str
     columns: tuple[str, ...]   # the per-game columns ``xy`` reads ("players" only if there)
     reference: float | None = None   # a value drawn as a dotted line (50 % even, 0 fair)
+    # the smallest player count the metric applies at (a seat's win rate: one more than the
+    # seat); below it no game counts toward it, which more games cannot change
+    min_players: int = 1
 
 
 def indicator(mask) -> np.ndarray:

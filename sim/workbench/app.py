@@ -221,6 +221,9 @@ async def run(request: Request, bench: Workbench) -> Response:
                                         on_look=bench.after_look)
         comparison.command_info = {
             "strategies": strategies,
+            # what the edit side played, to name a saved file only while it holds it
+            "played": {kind: path.read_text(encoding="utf-8") if path else None for kind, path
+                       in (("cards", checked.cards_path), ("rules", checked.rules_path))},
             "sheet_changed": (edit.sheet.rows != edit.baseline.rows
                               or edit.sheet.columns != edit.baseline.columns),
             "rules_changed": bool(edit.rules.text.strip())}
@@ -252,9 +255,10 @@ def commands(bench: Workbench, comparison: compare.Comparison) -> dict[str, str]
     plan, info = comparison.plan, comparison.command_info
     saved = bench.saved.get(plan.game, {})
     base = bench.baseline(plan.game)
-    edit_cards = (_saved_as(bench, saved.get("cards"), plan.edit.cards) or "EDITED-CARDS.csv") \
+    played = info["played"]
+    edit_cards = (_saved_as(bench, saved.get("cards"), played["cards"]) or "EDITED-CARDS.csv") \
         if info["sheet_changed"] else (base.cards and _shown(bench, base.cards))
-    edit_rules = (_saved_as(bench, saved.get("rules"), plan.edit.rules_file)
+    edit_rules = (_saved_as(bench, saved.get("rules"), played["rules"])
                   or "EDITED-RULES.yaml") if info["rules_changed"] else None
     flags = list(bench.settings.backend_flags)
     strategies = info["strategies"].get(plan.players[0], {})
@@ -265,13 +269,13 @@ def commands(bench: Workbench, comparison: compare.Comparison) -> dict[str, str]
 
 
 def _saved_as(bench: Workbench, saved: str | None, played: str | None) -> str | None:
-    """The name a file was saved under, if it still holds what the comparison played."""
-    if not saved or not played:
+    """The name a file was saved under, if it still holds ``played`` (the text the
+    comparison played)."""
+    if not saved or played is None:
         return None
     try:
-        same = ((bench.start_dir / saved).read_text(encoding="utf-8")
-                == Path(played).read_text(encoding="utf-8"))
-    except OSError:   # moved or deleted since, or the comparison's files evicted
+        same = (bench.start_dir / saved).read_text(encoding="utf-8") == played
+    except OSError:   # moved or deleted since
         return None
     return saved if same else None
 

@@ -178,6 +178,11 @@ def test_the_sweep_report_names_what_every_point_fixes(tmp_path):
     assert "Cards changed at every point: Daily Standups.strength = 4." in text
     assert "Rule options at every point: takeover_threshold=8." in text
     assert "Daily Standups.strength = 4" in (tmp_path / "out" / "experiment.json").read_text()
+    # the same --out with other fixed cards: refused, not resumed with the old cards
+    path.write_text(path.read_text().replace("strength: 4", "strength: 5"))
+    with pytest.raises(UserError, match="cards and rules every point plays differ"):
+        experiments.run_experiment(experiments.get("fixed", path), out=tmp_path / "out",
+                                   threads=1, progress=False)
     # seat 2 at 2 players: no game counts toward it, so no share of games is the same for it
     seat2 = [line for line in text.splitlines() if "| seat2_win_rate |" in line]
-    assert seat2 and all(line.rstrip(" |").endswith("–") for line in seat2), seat2
+    assert seat2 and all(line.rstrip(" |").endswith("| n/a") for line in seat2), seat2

@@ -96,6 +96,13 @@ def test_first_player_counts_places_from_the_first_seat():
     assert "The first player" in text
 
 
+def test_there_is_a_word_for_every_place_of_the_largest_game():
+    from sim.games.plai.game import GAME
+    from sim.games.plai.report_metrics.plai_first_player import ORDINALS
+
+    assert len(ORDINALS) >= max(GAME.player_counts)
+
+
 def test_every_place_in_turn_order_is_named_in_words():
     rows = [dict(winner=w % 5) for w in range(40)]
     t = run("plai_first_player", table(rows, players=5))

@@ -247,3 +247,16 @@ def test_an_interval_near_zero_is_printed_with_enough_decimals_to_show_its_width
     text = (tmp_path / "out" / "report.md").read_text()
     cells = re.findall(r"(\d+\.\d+) % \[(\d+\.\d+), (\d+\.\d+)\]", text)
     assert cells and all(lo != hi for _, lo, hi in cells), [c for c in cells if c[1] == c[2]]
+
+
+@pytest.mark.parametrize("lo, hi, digits, scale, expected", [
+    (0.449, 0.451, 1, 100.0, 1),              # 44.9 to 45.1: one decimal tells them apart
+    (0.00053, 0.00136, 1, 100.0, 2),          # 0.05 to 0.14 %, not 0.1 to 0.1
+    (0.0, 0.00019, 1, 100.0, 2),              # 0 of 20,000: 0.00 to 0.02 %
+    (-0.0000001, 0.0000001, 1, 100.0, 4),     # -0.0 and +0.0 are one point: as far as it goes
+    (0.5, 0.5, 1, 100.0, 1),                  # a point is a point
+])
+def test_interval_digits(lo, hi, digits, scale, expected):
+    from reports.tables import interval_digits
+
+    assert interval_digits(lo, hi, digits, scale) == expected

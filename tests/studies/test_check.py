@@ -1,5 +1,7 @@
 """simulate check: thresholds from the YAML, judged on whole intervals; exit 0 / 1."""
 import math
+
+import numpy as np
 import textwrap
 
 import pytest
@@ -116,6 +118,28 @@ def test_a_metric_the_point_lacks_is_not_applicable_and_the_gate_can_pass(runner
     assert result.exit_code == 0, result.output
     assert "N/A" in result.output and "nan" not in result.output
     assert "all checks hold; 1 not applicable" in result.output
+
+
+def test_a_check_that_applies_at_no_point_it_selects_is_refused_at_its_line(runner, tmp_path):
+    path = tmp_path / "e.yaml"
+    path.write_text("gate:\n  game: plai\n  players: [2, 3]\n  checks:\n"
+                    "    - {metric: seat4_win_rate, max: 90}\n")
+    result = runner.invoke(main, ["check", "gate", "--file", str(path), "--games", "50"])
+    assert result.exit_code == 2
+    assert "e.yaml:5" in result.output and "applies from 5 players" in result.output
+
+
+def test_a_metric_no_game_happened_to_count_toward_is_undecided_not_na():
+    """a_share with no game won by a team: more games may settle it, so undecided."""
+    from sim.games.peer_to_peer.constants import ALL_LOSE
+    from sim.studies.experiments.check import evaluate
+    from sim.studies.experiments.model import Condition
+
+    cond = Condition("a_share", 40.0, 60.0, None, (), 0.95, "a_share 40 to 60", None)
+    games = {"game_index": np.arange(20), "winner": np.full(20, ALL_LOSE, dtype=np.int8),
+             "rounds": np.full(20, 5)}
+    point = {"name": "4p", "players": 4, "values": {}, "games": games}
+    assert [row.status for row in evaluate([cond], [point], "peer-to-peer")] == ["undecided"]
 
 
 def test_check_without_checks_is_a_user_error(runner, tmp_path):

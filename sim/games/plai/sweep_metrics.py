@@ -22,7 +22,8 @@ def _seat_metric(seat: int) -> SweepMetric:
 
     return SweepMetric(f"seat{seat}_win_rate", f"Seat {seat} win rate", "%", "rate", 100.0, 0.0,
                        xy, f"Share of all games seat {seat} won (PLAI; n/a where the game has "
-                       f"no seat {seat}).", ("outcome", "winner", "players"))
+                       f"no seat {seat}).", ("outcome", "winner", "players"),
+                       min_players=seat + 1)
 
 
 def _first_player(g):

@@ -2,8 +2,10 @@
 metric, the points it applies to and the bounds it must keep; it holds at a point when
 the metric's whole interval (at the check's confidence, 95 % by default) lies within
 the bounds. An interval that crosses a bound has not shown the threshold holds, so it
-fails too ("undecided": more games may settle it). Exit status 0 when every check holds
-at every point it selects, 1 otherwise.
+fails too ("undecided": more games may settle it). A point below the metric's smallest
+player count (seat 2's win rate at 2 players) is "n/a"; a check that applies at none of
+the points it selects is refused before anything plays. Exit status 0 when every check
+holds wherever it applies, 1 otherwise.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reports.tables import text_table
+from reports.tables import interval_digits, text_table
 from sim.core.errors import UserError
 from sim.core.inputs import parse_count
 from sim.studies.experiments.schema import Condition, Experiment
@@ -47,7 +49,7 @@ class CheckResult:
     def table(self) -> str:
         head = ["check", "point", "estimate [interval]", "bounds", "result"]
         rows = [[r.check, r.point, "n/a" if r.status == NOT_APPLICABLE else
-                 f"{r.est:.2f} [{r.lo:.2f}, {r.hi:.2f}] ({100 * r.confidence:g} %)",
+                 f"{_estimate(r.est, r.lo, r.hi)} ({100 * r.confidence:g} %)",
                  r.bounds, r.status.upper() if r.status != "pass" else "pass"] for r in self.rows]
         return text_table(head, rows) + f"\n{self.verdict()} ({self.games:,} games per point)"
 
@@ -67,6 +69,13 @@ class CheckResult:
         them = "it" if undecided == 1 else "them"
         return (f"{failed + undecided} of {total} did not hold: {failed} failed, "
                 f"{undecided} undecided (more games may settle {them})" + aside)
+
+
+def _estimate(est: float, lo: float, hi: float) -> str:
+    if any(math.isnan(v) for v in (est, lo, hi)):
+        return "n/a"
+    places = interval_digits(lo, hi, 2)
+    return f"{est + 0.0:.{places}f} [{lo + 0.0:.{places}f}, {hi + 0.0:.{places}f}]"
 
 
 def bounds_text(cond: Condition, unit: str) -> str:
@@ -98,12 +107,28 @@ def evaluate(conditions, points: list[dict], game: str | None = None) -> list[Ch
     rows = []
     for cond in conditions:
         selected = [p for p in points if cond.selects(_PointView(p))]
+        smallest = metric(cond.metric, game).min_players
         for p in selected:
             e = estimate(cond.metric, p["games"], z_for(cond.confidence), game=game)
-            status = NOT_APPLICABLE if not e["n"] else judge(cond, e["lo"], e["hi"])
+            # no game can count toward it at this player count; a chance zero is undecided
+            status = (NOT_APPLICABLE if p["players"] < smallest
+                      else judge(cond, e["lo"], e["hi"]))
             rows.append(CheckRow(cond.text, p["name"], e["est"], e["lo"], e["hi"], cond.confidence,
                                  bounds_text(cond, metric(cond.metric, game).unit), status))
     return rows
+
+
+def _refuse_checks_that_never_apply(exp: Experiment) -> None:
+    """A check whose metric applies at none of the points it selects (seat 4's win rate at
+    2 and 3 players) can never hold: refused at its line."""
+    from reports.sweep import metric
+
+    for cond in exp.checks:
+        counts = sorted({p.players for p in exp.points() if cond.selects(p)})
+        smallest = metric(cond.metric, exp.game).min_players
+        if counts and all(players < smallest for players in counts):
+            raise cond.loc.error(f"{cond.metric} applies from {smallest} players; this check "
+                                 f"selects only {', '.join(map(str, counts))}")
 
 
 @dataclass
@@ -138,6 +163,7 @@ def check_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
     if not any(needed(p) for p in exp.points()):
         raise UserError("no point of the experiment matches any check (players / where)",
                         file=exp.file, line=exp.loc.line, field=f"{exp.name}.checks")
+    _refuse_checks_that_never_apply(exp)
     from sim.runs.resumable import Stopped
 
     with tempfile.TemporaryDirectory(prefix="cardsim-check-") as tmp:

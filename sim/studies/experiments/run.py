@@ -271,10 +271,13 @@ def _claim(out: Path, record: dict) -> None:
             raise UserError("is not empty and holds no experiment; choose a new --out",
                             file=str(out), field="--out")
         old = json.loads(marker.read_text(encoding="utf-8"))
-        if {k: old.get(k) for k in ("experiment", "games", "seed", "points")} != \
-                {k: record.get(k) for k in ("experiment", "games", "seed", "points")}:
-            raise UserError("holds a different experiment (name, games, seed or points "
-                            "differ); choose a new --out", file=str(out), field="--out")
+        same = ("experiment", "games", "seed", "points")
+        # the fixed cards and rules too, where the marker records them
+        if {k: old.get(k) for k in same} != {k: record.get(k) for k in same} or (
+                "fixed" in old and old["fixed"] != record.get("fixed")):
+            raise UserError("holds a different experiment (name, games, seed, points or the "
+                            "cards and rules every point plays differ); choose a new --out",
+                            file=str(out), field="--out")
     out.mkdir(parents=True, exist_ok=True)
     marker.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
 
