@@ -44,6 +44,26 @@ def _group_key(group: Mapping[str, Any] | None) -> tuple[Any, Any]:
     return group.get("players"), group.get("variant")
 
 
+def _same_games(rs) -> list[tuple[int, str, str, int]]:
+    """(players, variant, variant, games) for two runs of one player count, pairing and seed
+    whose variants (Peer-to-Peer's compensation modes) ended every game the same way, game
+    for game: what differs between them never changed a game under these strategies."""
+    columns = ["game_index", *resolve_game(rs.game).headline_columns]
+    prints = {row["run"]: (row["print"], row["games"]) for row in rs.games.select(
+        "run", pl.struct(columns).hash(seed=0).alias("h")).group_by("run").agg(
+        pl.col("h").sum().alias("print"), pl.len().alias("games")).collect().iter_rows(
+        named=True)}
+    found = []
+    for i, a in enumerate(rs.runs):
+        for j in range(i + 1, len(rs.runs)):
+            b = rs.runs[j]
+            if ((a.players, a.pairing, a.manifest.get("seed")) == (b.players, b.pairing,
+                                                                   b.manifest.get("seed"))
+                    and a.variant != b.variant and prints.get(i) == prints.get(j)):
+                found.append((a.players, a.variant, b.variant, prints[i][1]))
+    return found
+
+
 def _without(table: pl.DataFrame, duplicates: dict) -> pl.DataFrame:
     """The table without the rows of groups that repeat another player count."""
     if not duplicates or not {"players", "variant", "pairing"} <= set(table.columns):
@@ -195,6 +215,13 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
             f"(team B's extra seat is dealt like a player's), so their rows repeat the "
             f"{like}-player rows and are not listed again as findings."
             for players, mode, like in sorted({(p, m, like) for (p, m, _), like in duplicates.items()}))))
+    if sections:
+        for players, first, second, games in _same_games(rs):
+            sections[0].findings.insert(0, Finding(sections[0].metric.name, "info", (
+                f"{players} players under {first} and under {second} ended every one of their "
+                f"{games:,} games the same way, game for game: with these strategies what "
+                "differs between the two never changed a game, so their rows repeat each "
+                "other.")))
     html_path, md_path = out / "report.html", out / "report.md"
     page = Page(answers=answers, extras=extras, panel=panel,
                 warnings=strategy_warnings(rs, extras))

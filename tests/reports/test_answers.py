@@ -138,3 +138,16 @@ def test_a_runs_replays_and_search_games_are_its_own_in_a_report_of_several(tmp_
     # the section states the budget it was given: games, not seconds
     text = (tmp_path / "alone" / "report.md").read_text()
     assert "Each run played up to 3 games under search" in text and "s per player count" not in text
+
+
+def test_two_compensation_modes_that_play_the_same_games_are_said_to(tmp_path):
+    """At 3 players `expert` never seats a venture on an empty extra seat, so `none` and
+    `extra_venture_empty` end every game the same way: the report says so once."""
+    dirs = [api.run(game="peer-to-peer", players=3, games=800, seed=3, out=tmp_path / mode,
+                    threads=1, progress=False,
+                    rule_overrides=(f"odd_team_compensation={mode}",)).run_dir
+            for mode in ("none", "extra_venture_empty", "extra_venture")]
+    written = api.report(dirs, tmp_path / "rep", replay_games=0, stronger_play=0)
+    said = [f["text"] for f in written["findings"] if "game for game" in f["text"]]
+    assert len(said) == 1 and "under none and under extra_venture_empty" in said[0]
+    assert "800 games" in said[0]
