@@ -169,6 +169,10 @@ def first_divergence(base: Story, edit: Story) -> Divergence | None:
             title = (base.steps[s] if s < len(base.steps) else edit.steps[s]).title
             return Divergence(s, -1, ended if s >= len(base.steps) else "the game went on",
                               ended if s >= len(edit.steps) else "the game went on", title)
+        if base.steps[s].title != edit.steps[s].title:
+            # what a step's heading shows (a deck's size) differs before any line: the deal
+            return Divergence(s, -1, base.steps[s].title, edit.steps[s].title,
+                              base.steps[s].title)
         a, b = base.steps[s].lines, edit.steps[s].lines
         for i in range(max(len(a), len(b))):
             ka = a[i].key if i < len(a) else None

@@ -154,3 +154,14 @@ def test_an_edited_game_of_another_game_is_refused(show):
     with pytest.raises(UserError, match="the edited game must be the same game"):
         getattr(api, show)("peer-to-peer", players=3, seed=1, game_index=0,
                            compare=api.GameRequest(game="plai", players=3))
+
+
+def test_a_heading_that_differs_before_any_line_is_the_first_difference(tmp_path):
+    """A third copy of Daily Standups: the deck is larger from the deal on, which the
+    first turn's heading shows before any line differs."""
+    text = api.default_cards("plai").replace("1,Daily Standups,adversary,3,I,2,",
+                                             "1,Daily Standups,adversary,3,I,3,")
+    (tmp_path / "edit.csv").write_text(text)
+    found = api.compare_games("plai", players=3, seed=1, game_index=1,
+                              compare={"cards": str(tmp_path / "edit.csv")})
+    assert found.line == -1 and "deck 20" in found.base_text and "deck 21" in found.edit_text
