@@ -80,12 +80,21 @@ def _same_cause(cause: str, group: dict, why, outcome: str):
     return recompute
 
 
-def answers(table: pl.DataFrame, why, outcome: str) -> list[Answer]:
+def answers(table: pl.DataFrame, why, outcome: str,
+            pairings: dict | None = None) -> list[Answer]:
+    """One answer per player count and variant; ``pairings``: (players, variant) -> the
+    pairings of its runs, named where there is one (the table pools the pairings)."""
+    from sim.core.wording import group_label
+
     out = []
     for r in table.iter_rows(named=True):
         if not r["unhappy_customers"]:
             continue
-        where = f"{r['players']} players" + (f", {r['variant']}" if r["variant"] != "n/a" else "")
+        found = (pairings or {}).get((r["players"], r["variant"]), set())
+        pairing = next(iter(found)) if len(found) == 1 else None
+        where = (group_label(r["players"], pairing, r["variant"]) if pairing else
+                 f"{r['players']} players" + (f", {r['variant']}" if r["variant"] != "n/a"
+                                              else ""))
         causes = tuple({"cause": c.name, "share": r[f"{c.name}_rate"],
                         "lo": r[f"{c.name}_lo"], "hi": r[f"{c.name}_hi"],
                         "words": f"{100 * r[f'{c.name}_rate']:.0f} % {c.words}",
@@ -97,7 +106,8 @@ def answers(table: pl.DataFrame, why, outcome: str) -> list[Answer]:
         words = (f"mostly {main['cause']} ({split}; {r['unhappy_customers']:,} unhappy "
                  f"customers of {r['all_lose_games']:,} all-lose games); to change it: "
                  f"{main['advice']}")
-        group = {"players": r["players"], "variant": r["variant"]}
+        group = {"players": r["players"], "variant": r["variant"],
+                 **({"pairing": pairing} if pairing else {})}
         out.append(Answer("Why does everyone lose? (the unhappy customers by cause)", where,
                           words, "info", main["share"], main["lo"], main["hi"],
                           players=r["players"], order=31, key="why_all_lose", group=group,
@@ -132,8 +142,16 @@ def build(path, rs, ctx) -> ExtraSection | None:
         "intervals); the _a and _b columns are each team's own split. What a designer can "
         "change: " + "; ".join(f"{c.name}: {c.advice}" for c in why.causes) + ".")
     return ExtraSection(name="why_lose", title="Why everyone loses", description=description,
-                        table=table, png=plot(table, why), answers=answers(table, why, outcome),
+                        table=table, png=plot(table, why),
+                        answers=answers(table, why, outcome, _pairings(rs)),
                         order=10)
+
+
+def _pairings(rs) -> dict[tuple[int, str], set[str]]:
+    out: dict[tuple[int, str], set[str]] = {}
+    for run in rs.runs:
+        out.setdefault((run.players, run.variant), set()).add(run.pairing)
+    return out
 
 
 ALWAYS.append(build)

@@ -74,6 +74,13 @@ def test_answers_json_lists_every_answer_with_its_reasons(report):
             assert any(c["kind"] == "compare" for c in a["causes"])
 
 
+def test_why_everyone_loses_names_the_pairing_of_its_runs(report):
+    _, doc = report
+    why = [a for a in doc["answers"] if a["question"] == "why_all_lose"]
+    assert why and all(a["pairing"] == "expert vs expert" and "expert vs expert" in a["where"]
+                       for a in why), [(a["pairing"], a["where"]) for a in why]
+
+
 def test_search_plays_every_side(report):
     written, _ = report
     import polars as pl
