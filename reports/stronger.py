@@ -35,7 +35,7 @@ from typing import Any
 import polars as pl
 
 from reports.sections import ExtraSection
-from reports.tables import interval_digits
+from reports.tables import interval_text
 from sim.core.errors import UserError
 
 ENV = "CARDSIM_STRONGER_PLAY"
@@ -226,9 +226,7 @@ def compare(answers: list, frame: pl.DataFrame | None, seconds: dict[tuple, floa
         games = in_group(frame, answer.group).select(pl.len()).collect().item()
         d, d_lo, d_hi = _difference(answer, est, lo, hi)
         holds = d_lo <= 0 <= d_hi
-        places = interval_digits(lo, hi, 1, 100.0)
-        shown = (f"{100 * est + 0.0:.{places}f}{_unit(answer)} [{100 * lo + 0.0:.{places}f}, "
-                 f"{100 * hi + 0.0:.{places}f}]")
+        shown = interval_text(est, lo, hi, 1, 100.0, _unit(answer))
         words = (f"holds under stronger play ({shown})" if holds else
                  f"changes: {shown} under stronger play ({100 * d:+.1f} points "
                  f"[{100 * d_lo:+.1f}, {100 * d_hi:+.1f}])")

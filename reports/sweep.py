@@ -29,7 +29,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from reports.tables import html_table, interval_digits, markdown_table
+from reports.tables import html_table, interval_text, markdown_table
 from sim.core.sweep_metric import SweepMetric  # noqa: F401 - part of this module's API
 
 # Each game declares its own sweep metrics (Game.sweep_metrics, in its package:
@@ -466,13 +466,6 @@ def plot_metric(table, which: str | SweepMetric, axes_keys: list[str], game: str
 
 
 # ----------------------------------------------------------------------------- writing
-def _fmt_est(est, lo, hi, digits=2) -> str:
-    if any(map(lambda v: v is None or (isinstance(v, float) and math.isnan(v)), (est, lo, hi))):
-        return "n/a"
-    digits = interval_digits(lo, hi, digits)
-    return f"{est + 0.0:.{digits}f} [{lo + 0.0:.{digits}f}, {hi + 0.0:.{digits}f}]"
-
-
 def display_tables(table, diffs, metrics, axes_keys, game: str | None = None):
     """(headers, rows) of the point table and of the paired-difference table, as text."""
     ms = {m.name: m for m in (metric(which, game) for which in metrics)}
@@ -482,7 +475,7 @@ def display_tables(table, diffs, metrics, axes_keys, game: str | None = None):
     rows = []
     for r in table.iter_rows(named=True):
         rows.append([r["point"], str(r["players"]), *[str(r[k]) for k in axes_keys], f"{r['games']:,}"]
-                    + [_fmt_est(r[m], r[f"{m}_lo"], r[f"{m}_hi"]) for m in metrics])
+                    + [interval_text(r[m], r[f"{m}_lo"], r[f"{m}_hi"], 2) for m in metrics])
     dhead = ["point", "baseline", "metric", "paired difference [95 %]", "unpaired [95 %]",
              "games the same for it"]
     drows = []
@@ -490,9 +483,10 @@ def display_tables(table, diffs, metrics, axes_keys, game: str | None = None):
         unit = ms[r["metric"]].unit
         unit = "pp" if unit in ("%", "pp") else unit
         missing = math.isnan(r["diff"])   # a metric no game counts toward at this count
+        paired = interval_text(r["diff"], r["lo"], r["hi"], 2)
+        unpaired = interval_text(r["diff"], r["unpaired_lo"], r["unpaired_hi"], 2)
         drows.append([r["point"], r["baseline"], r["metric"],
-                      "n/a" if missing else f"{_fmt_est(r['diff'], r['lo'], r['hi'])} {unit}",
-                      _fmt_est(r["diff"], r["unpaired_lo"], r["unpaired_hi"]).split(" ", 1)[-1],
+                      "n/a" if missing else f"{paired} {unit}", unpaired.split(" ", 1)[-1],
                       "n/a" if missing else f"{100 * r['identical_games']:.1f} %"])
     return (head, rows), (dhead, drows)
 

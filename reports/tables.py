@@ -19,6 +19,17 @@ def interval_digits(lo: float, hi: float, digits: int, scale: float = 1.0,
     return digits
 
 
+def interval_text(est: float, lo: float, hi: float, digits: int, scale: float = 1.0,
+                  unit: str = "") -> str:
+    """``est{unit} [lo, hi]`` (times ``scale``) with ``interval_digits``' decimals; "n/a"
+    when any is missing."""
+    if any(v is None or v != v for v in (est, lo, hi)):
+        return "n/a"
+    places = interval_digits(lo, hi, digits, scale)
+    est, lo, hi = (round(scale * v, places) + 0.0 for v in (est, lo, hi))
+    return f"{est:.{places}f}{unit} [{lo:.{places}f}, {hi:.{places}f}]"
+
+
 def text_table(headers: Sequence[Any], rows: Sequence[Sequence[Any]]) -> str:
     """Left-aligned columns two spaces apart, a dashed rule under the header."""
     widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
