@@ -152,10 +152,9 @@ def headline_outcomes(game: Any, games: pl.DataFrame,
 
 
 def _outcomes(run_dir: Path, game: Any, players: int) -> tuple[np.ndarray, dict[str, int]]:
-    columns = ((game.outcome_column,) if game.ablation_outcomes is None
-               else tuple(game.headline_columns))
+    columns = dict.fromkeys((game.outcome_column, *game.headline_columns))   # either's reads
     t = (pl.scan_parquet(str(run_dir / "games" / "*.parquet"))
-         .select("game_index", *dict.fromkeys(columns)).collect().sort("game_index"))
+         .select("game_index", *columns).collect().sort("game_index"))
     return headline_outcomes(game, t, players)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reports.tables import interval_digits, text_table
+from reports.tables import interval_text, text_table
 from sim.core.errors import UserError
 from sim.core.inputs import parse_count
 from sim.studies.experiments.schema import Condition, Experiment
@@ -33,7 +33,7 @@ class CheckRow:
     hi: float
     confidence: float
     bounds: str
-    status: str     # pass | fail | undecided | n/a (no game the metric counts at the point)
+    status: str     # pass | fail | undecided | n/a (below the metric's smallest player count)
 
 
 @dataclass
@@ -49,19 +49,17 @@ class CheckResult:
     def table(self) -> str:
         head = ["check", "point", "estimate [interval]", "bounds", "result"]
         rows = [[r.check, r.point, "n/a" if r.status == NOT_APPLICABLE else
-                 f"{_estimate(r.est, r.lo, r.hi)} ({100 * r.confidence:g} %)",
+                 f"{interval_text(r.est, r.lo, r.hi, 2)} ({100 * r.confidence:g} %)",
                  r.bounds, r.status.upper() if r.status != "pass" else "pass"] for r in self.rows]
         return text_table(head, rows) + f"\n{self.verdict()} ({self.games:,} games per point)"
 
     def verdict(self) -> str:
         skipped = sum(r.status == NOT_APPLICABLE for r in self.rows)
         total = len(self.rows) - skipped
-        aside = (f"; {skipped} not applicable (no game the metric counts there, such as a "
-                 "seat the player count lacks)" if skipped else "")
+        aside = (f"; {skipped} not applicable (below the metric's smallest player count, "
+                 "such as a seat the game lacks)" if skipped else "")
         if self.passed:
             return "all checks hold" + aside
-        if not total:
-            return "no check applies at any point it selects" + aside
         failed = sum(r.status == "fail" for r in self.rows)
         undecided = sum(r.status == "undecided" for r in self.rows)
         if not undecided:
@@ -69,13 +67,6 @@ class CheckResult:
         them = "it" if undecided == 1 else "them"
         return (f"{failed + undecided} of {total} did not hold: {failed} failed, "
                 f"{undecided} undecided (more games may settle {them})" + aside)
-
-
-def _estimate(est: float, lo: float, hi: float) -> str:
-    if any(math.isnan(v) for v in (est, lo, hi)):
-        return "n/a"
-    places = interval_digits(lo, hi, 2)
-    return f"{est + 0.0:.{places}f} [{lo + 0.0:.{places}f}, {hi + 0.0:.{places}f}]"
 
 
 def bounds_text(cond: Condition, unit: str) -> str:
