@@ -258,6 +258,18 @@ def test_E7_boost_counts_value_or_value_plus_k():
     assert s.eval_assist("A", ["IN9", "IN1"], "IN11") == {"IN9": 10, "IN1": 1}
 
 
+def test_R2a_a_boost_is_played_before_the_shift_which_stays_for_later():
+    """P2P-R2a / E2 / E7: IN9 (boost 1) reaches IN10 boosted or shifted by TE10 (shift 1);
+    every combination of boosts comes before the shift, so A plays the boost and keeps the
+    shift, with which SV4 then assists SV5 in the same round."""
+    s = State(players=2, marker="B").row("IN10", "SV5").hand("A", "IN9", "SV4").seat(0, "TE10")
+    s.assist_loop()
+    declared = {s.name(ev[3]): ev[4] for ev in s.events(e.EV_DECLARE) if ev[2] == 0}
+    assert declared == {"IN10": -1, "SV5": s.id("TE10")}
+    assert sorted(s.ids("score A")) == ["IN10", "SV5"]
+    assert s.used[s.id("IN9")] == 1 and s.used[s.id("TE10")] == 1
+
+
 def test_E7_boosted_value_counts_in_a_contest():
     """P2P-E7 / R2c: A plays TE7 boosted to 9 [9]; B (marker) TE8+SV1 [8, 1]: A wins."""
     s = State(players=2, marker="B").row("TE9").hand("A", "TE7").hand("B", "TE8", "SV1")
