@@ -1,7 +1,9 @@
 """The rules documents (docs/rules/) hold together with the code that cites them: every
 rule id cited in the code, tests and docs is a heading or a list item of its game's
 document; every declared rule option is documented with its rule id, values and default;
-and no tracked file points at the input folder beside the repository any more."""
+no tracked file points at the input folder beside the repository any more; and every line
+of a traced game that applies a rule cites ids of its game's document, so a designer
+stepping through a game can look each step up."""
 from __future__ import annotations
 
 import re
@@ -9,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from sim import api
 from sim.games.peer_to_peer.rules import OPTIONS as P2P_OPTIONS
 from sim.games.plai.rules import OPTIONS as PLAI_OPTIONS
 
@@ -124,3 +127,43 @@ def test_rules_document_names_its_source_and_its_gaps(rules_text, name):
     source = text.split("\n## Source\n")[1].split("\n## ")[0]
     assert "**Edition**" in source
     assert re.search(r"^## Where the (page|sheet) leaves gaps$", text, flags=re.M)
+
+
+# ---------------------------------------------------------------- traces cite their rules
+
+TRACE_CITATION = re.compile(r"\(((?:P2P|PLAI)-[A-Z]+[0-9]*[a-z]?(?:, [^()]+)?)\)")
+# Lines that tell what a team or seat holds, or what a search weighed: no rule applies
+UNCITED = ("'s hand before it commits",)
+
+GAMES = [("peer-to-peer", players, index) for players in (1, 2, 3, 4, 6) for index in (0, 7, 13)]
+GAMES += [("plai", players, index) for players in (2, 3, 5) for index in (0, 1, 4)]
+
+
+def cited(text: str) -> list[str] | None:
+    """The rule ids of a line's citations (a short id takes the first id's prefix, option
+    settings such as ``unchosen_ventures=aside`` are left out), or None without one."""
+    found = TRACE_CITATION.findall(text)
+    if not found:
+        return None
+    ids = []
+    for group in found:
+        first, *rest = group.split(", ")
+        prefix = first.split("-")[0]
+        ids.append(first)
+        ids += [f"{prefix}-{part}" for part in rest if re.fullmatch(r"[A-Z]+[0-9]*[a-z]?", part)]
+    return ids
+
+
+@pytest.mark.parametrize("game, players, index", GAMES)
+def test_every_rule_line_of_a_trace_cites_ids_of_its_rules_document(rules_text, game, players,
+                                                                   index):
+    prefix = "P2P" if game == "peer-to-peer" else "PLAI"
+    anchored = set(anchored_ids(rules_text(DOCUMENTS[prefix])))
+    story = api.story(game=game, players=players, seed=3, game_index=index)
+    lines = [line for step in story.steps for line in step.lines
+             if line.kind != "search" and not any(part in line.text for part in UNCITED)]
+    assert len(lines) > 20
+    uncited = [line.text for line in lines if cited(line.text) is None]
+    assert not uncited, uncited[:5]
+    unknown = {rule for line in lines for rule in cited(line.text) if rule not in anchored}
+    assert not unknown, sorted(unknown)

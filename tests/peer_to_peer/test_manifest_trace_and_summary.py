@@ -50,7 +50,8 @@ def test_trace_says_whether_the_waiting_team_could_have_assisted_an_unhappy_cust
     assert hands == [(0, s.id("SV2"), 0), (0, s.id("SV3"), 1), (1, s.id("TE1"), 0)]
     s.unhappy()
     story = s.story()
-    assert "customer SV5 turns unhappy; team A could have assisted it with SV2 + SV3" in story
+    assert ("customer SV5 turns unhappy (P2P-R4); team A could have assisted it with SV2 + SV3"
+            in story)
     assert "no subset of team B's hand (TE1) could assist it" in story
     assert "team A's hand before it commits: SV2, SV3" in story
 
@@ -71,7 +72,7 @@ def test_simulate_trace_shows_hands_draws_and_ventures_set_aside(runner):
     result = runner.invoke(main, ["trace", "--seed", "3", "--game-index", "2"])
     assert result.exit_code == 0, result.output
     text = result.output
-    assert "draws its first hand (S4): " in text
+    assert "draws its first hand: " in text and "(P2P-S4)" in text
     assert "is set aside, out of the game (P2P-S2" in text
     assert "'s hand before it commits: " in text
     refreshes = [line for line in text.splitlines() if "refreshes: draws " in line]

@@ -244,8 +244,9 @@ class PeerToPeerConfig:
         from sim.games.peer_to_peer.trace import build_story
 
         events, row, _ = self.trace_events(seed, game_index)
-        header = (f"Peer-to-Peer, {self.players} players, seed {seed}, game {game_index}; "
-                  f"team A: {self._strategy_text('A')}, team B: {self._strategy_text('B')}")
+        header = (f"Peer-to-Peer, {self.players} player{'s' if self.players > 1 else ''}, seed {seed}, game {game_index}; "
+                  + (f"team A: {self._strategy_text('A')}" if self.players == 1 else
+                     f"team A: {self._strategy_text('A')}, team B: {self._strategy_text('B')}"))
         rules = "rules: " + ", ".join(f"{key}={OPTIONS.value_for(self.rules, key, self.players)}"
                                       for key in self.rules)
         result = {"winner": k.WINNER_NAMES[row["winner"]], "score A": int(row["score_a"]),
@@ -258,7 +259,8 @@ class PeerToPeerConfig:
         searching = self.search[:, 0] if self.search is not None else (0, 0)
         return build_story(events, self.cards, seats, header, rules, result,
                            (self._strategy_text("A"), self._strategy_text("B")),
-                           (bool(searching[0]), bool(searching[1])))
+                           (bool(searching[0]), bool(searching[1])),
+                           OPTIONS.value_for(self.rules, "hand_size", self.players))
 
     def _strategy_text(self, team: str) -> str:
         name, params = self.strategies[team]

@@ -19,7 +19,7 @@ from sim.games.peer_to_peer.why_lose import CAUSES
 
 WHY = {k.WHY_HIGHER_CARD: "a higher card in the pair-by-pair comparison",
        k.WHY_LONGER: "more cards after equal pairs",
-       k.WHY_TIEBREAK: "its `tiebreak` venture",
+       k.WHY_TIEBREAK: "its `tiebreak` venture, now spent for the round",
        k.WHY_DOMAIN: "domain rank after equal values",
        k.WHY_MARKER: "holding the first team marker"}
 # The contest step that decided it (P2P-R2c), for the viewer's mark
@@ -28,6 +28,13 @@ WHY_STEP = {k.WHY_HIGHER_CARD: "pairs", k.WHY_LONGER: "unpaired cards", k.WHY_TI
 PLACES = ("its score pile", "a venture", "its group deck (develop)", "its group hand (develop)",
           "its group discard (develop)")
 SEARCH_KINDS = ("commit", "target", "place")  # search_kernel.KIND_*
+# The rule each event line applies (docs/rules/peer-to-peer.md), cited at the line's end;
+# rule_of adds the ones that depend on the event's fields.
+RULES = {e.EV_SEAT_START: "P2P-S2, D1", e.EV_ASIDE: "P2P-S2, unchosen_ventures=aside", e.EV_SETUP: "P2P-S3, S5",
+         e.EV_PASS: "P2P-R2a, D2", e.EV_PLAY: "P2P-R2b", e.EV_DECLARE: "P2P-R2b",
+         e.EV_RETARGET: "P2P-R2b, D3", e.EV_CONTEST: "P2P-R2c", e.EV_RETURN: "P2P-R2e",
+         e.EV_WIN: "P2P-R2d", e.EV_PLACE: "P2P-R2d, D4", e.EV_OVERFLOW: "P2P-R2d, D5",
+         e.EV_REFRESH: "P2P-R3", e.EV_SAVE: "P2P-E6, D6", e.EV_END: "P2P-R5"}
 SEARCH_SCORED = ("the search's mean result for the team over its playouts (a win 1, a draw "
                  "1/2); options kept from the base strategy's ranking")
 # view_piles' piles (state_kernel P_*): label, team (None: the table), cards shown
@@ -47,6 +54,24 @@ def _destination(code: int) -> str:
     if code < 100:
         return f"a venture on seat {code - 1}"
     return PLACES[2 + code - 100]
+
+
+def rule_of(code: int, a: int, b: int, c: int, d: int, in_setup: bool) -> str:
+    """The rule ids an event line cites at its end (its fields as the trace rows hold
+    them); "" for an unhappy customer, whose line cites P2P-R4 before its cause."""
+    if code == e.EV_UNHAPPY:
+        return ""
+    if code == e.EV_DEAL:
+        return "P2P-S5" if in_setup else "P2P-R1"
+    if code == e.EV_EFFECT:
+        return f"P2P-E{c}"   # the effect codes are the E rules' numbers (constants.EFFECT_*)
+    extra = {e.EV_DECLARE: (", E2" if c >= 0 else "") + (", E1" if d >= 0 else ""),
+             e.EV_CONTEST: ", E5" if c == k.WHY_TIEBREAK else "",
+             e.EV_PLACE: ", E3" if c >= 2 else "",
+             e.EV_REFRESH: ", E4" if d else ""}.get(code, "")
+    if code == e.EV_END and a == k.TIMEOUT:
+        return "P2P-R6"
+    return RULES[code] + extra
 
 
 def _score(code: int) -> float:
@@ -74,12 +99,13 @@ def card_infos(cards) -> list[CardInfo]:
 
 def build_story(events: np.ndarray, cards, seat_teams: list[str], header: str,
                 rules_summary: str, result: dict[str, Any], strategies: tuple[str, str],
-                search_teams: tuple[bool, bool] = (False, False)) -> Story:
+                search_teams: tuple[bool, bool] = (False, False), hand_size: int = 0) -> Story:
     """The story of one game from its trace events; ``strategies``: each team's strategy
-    in words (the options' scores are its), ``search_teams``: which teams search."""
+    in words (the options' scores are its), ``search_teams``: which teams search;
+    ``hand_size``: the rule's value, for a refresh that draws fewer (0: not said)."""
     def build(card: Callable[[int], str]) -> Story:
         return _build(events.tolist(), card, seat_teams, header, rules_summary, result,
-                      strategies, search_teams, card_infos(cards))
+                      strategies, search_teams, card_infos(cards), hand_size)
 
     return keyed(build, list(cards.names), list(cards.ids))
 
@@ -94,7 +120,7 @@ def format_trace(events: np.ndarray, names: tuple[str, ...], seat_teams: list[st
 
 def _build(rows: list, card: Callable[[int], str], seat_teams: list[str], header: str,
            rules_summary: str, result: dict, strategies: tuple[str, str],
-           search_teams: tuple[bool, bool], infos: list[CardInfo]) -> Story:
+           search_teams: tuple[bool, bool], infos: list[CardInfo], hand_size: int = 0) -> Story:
     def team(t: int) -> str:
         return f"team {'AB'[t]}"
 
@@ -237,7 +263,7 @@ def _build(rows: list, card: Callable[[int], str], seat_teams: list[str], header
             continue
         if code == e.EV_SETUP:
             for t in sorted(draws):
-                add(f"{team(t)} draws its first hand (S4): {', '.join(draws[t])}")
+                add(f"{team(t)} draws its first hand: {', '.join(draws[t])} (P2P-S4)")
             draws.clear()
         if code == e.EV_PLAY and a in commits:
             played.setdefault(a, []).append(b)
@@ -251,9 +277,9 @@ def _build(rows: list, card: Callable[[int], str], seat_teams: list[str], header
             _choose(decision, codes, (mask, target) if code == e.EV_DECLARE else (0, -1))
         text = {
             e.EV_SEAT_START: lambda: f"seat {a} ({team('AB'.index(seat_teams[a]))}) keeps "
-                                     f"{card(b)}, not {card(c)} (D1)",
+                                     f"{card(b)}, not {card(c)}",
             e.EV_ASIDE: lambda: f"seat {a}'s other venture {card(b)} is set aside, out of "
-                                "the game (P2P-S2, unchosen_ventures=aside)",
+                                "the game",
             e.EV_SETUP: lambda: f"customer deck {a} cards; group decks after the first draw: "
                                 f"A {b}, B {c}",
             e.EV_DEAL: lambda: f"customer {card(a)} joins the row",
@@ -262,25 +288,28 @@ def _build(rows: list, card: Callable[[int], str], seat_teams: list[str], header
             e.EV_DECLARE: lambda: f"{team(a)} declares {card(b)}"
                                   + (f", shifting with {card(c)}" if c >= 0 else "")
                                   + (f", wild domain from {card(d)}" if d >= 0 else ""),
-            e.EV_RETARGET: lambda: f"{team(a)} (marker) retargets from {card(b)} to {card(c)} (D3)",
+            e.EV_RETARGET: lambda: f"{team(a)} (marker) retargets from {card(b)} to {card(c)}",
             e.EV_CONTEST: lambda: f"contest for {card(b)}: {team(a)} wins by {WHY[c]}"
                                   + (" (all pairs equal, one list longer: its unpaired cards "
-                                     "counted for nothing)" if d and c != k.WHY_LONGER else "")
-                                  + " (P2P-R2c)",
-            e.EV_RETURN: lambda: f"{team(a)} takes its cards back into its hand (P2P-R2e)",
+                                     "counted for nothing)" if d and c != k.WHY_LONGER else ""),
+            e.EV_RETURN: lambda: f"{team(a)} takes its cards back into its hand",
             e.EV_WIN: lambda: f"{team(a)} assists {card(b)}",
             e.EV_PLACE: lambda: f"{team(a)} puts {card(b)} into {PLACES[c]}"
                                 + (f" on seat {d}" if c == 1 else ""),
             e.EV_OVERFLOW: lambda: f"seat {b} is over its limit: {card(c)} moves to "
-                                   f"{team(a)}'s score pile (D5)",
+                                   f"{team(a)}'s score pile",
             e.EV_EFFECT: lambda: f"{team(a)} uses {k.EFFECT_NAMES[c]} of {card(b)}",
             e.EV_REFRESH: lambda: f"{team(a)} refreshes: draws {b}"
-                                  + (f" (extra {d})" if d else "")
+                                  + (f" of {hand_size + d} (hand_size {hand_size}"
+                                     + (f" + extra {d}" if d else "")
+                                     + "; its group deck and discard ran out)"
+                                     if 0 < hand_size and b < hand_size + d else
+                                     f" (extra {d})" if d else "")
                                   + (f", reshuffled its discard {c}x" if c else "")
                                   + (f": {', '.join(draws.pop(a))}" if draws.get(a) else ""),
-            e.EV_SAVE: lambda: f"{team(a)} uses patience of {card(b)} to keep {card(c)} (D6)"
+            e.EV_SAVE: lambda: f"{team(a)} uses patience of {card(b)} to keep {card(c)}"
                                + (", and its wait starts again (patience_resets_wait)" if d else ""),
-            e.EV_UNHAPPY: lambda: f"customer {card(a)} turns unhappy"
+            e.EV_UNHAPPY: lambda: f"customer {card(a)} turns unhappy (P2P-R4)"
                                   + "".join(_could_text(t, a) for t in sorted(passed_hands)),
             e.EV_END: lambda: f"Game over after round {rnd}: {k.WINNER_NAMES[a]}",
         }
@@ -296,7 +325,8 @@ def _build(rows: list, card: Callable[[int], str], seat_teams: list[str], header
 
         kind = {e.EV_CONTEST: "contest", e.EV_UNHAPPY: "unhappy", e.EV_END: "end",
                 e.EV_PLACE: "decision" if a in places else "event"}.get(code, "event")
-        line = add(text[code](), kind)
+        cite = rule_of(code, a, b, c, d, step is setup)
+        line = add(text[code]() + (f" ({cite})" if cite else ""), kind)
         if code == e.EV_CONTEST:
             line.tag = f"decided by: {WHY_STEP[c]}"
         if code == e.EV_UNHAPPY:

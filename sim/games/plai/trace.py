@@ -13,6 +13,15 @@ from sim.core.story import (
 from sim.games.plai import constants as c
 from sim.games.plai.view_kernel import SCORE_INF, SCORE_NAN, SCORE_UNIT
 
+# The rule each event line applies (docs/rules/plai.md), cited at the line's end; rule_of
+# adds the ones that depend on the event's fields.
+RULES = {c.EV_ACTION: "PLAI-T1, D1", c.EV_DRAW: "PLAI-T1", c.EV_JOIN: "PLAI-T1, D2",
+         c.EV_DEAL: "PLAI-F5", c.EV_MARKET_EVENT: "PLAI-T3", c.EV_EVENT_LOSS: "PLAI-T3",
+         c.EV_EVENT_GAIN: "PLAI-T3", c.EV_ATTACK: "PLAI-F1, D2", c.EV_PLAY: "PLAI-F1",
+         c.EV_DEFEND: "PLAI-F1, D3", c.EV_NEGATE: "PLAI-F2, D5", c.EV_EFFECT_DISCARD: "PLAI-F2",
+         c.EV_FIGHT: "PLAI-F3, F4", c.EV_SPOILS: "PLAI-F5", c.EV_SPECIAL_LOSS: "PLAI-C3",
+         c.EV_BANKRUPT: "PLAI-T5", c.EV_END: "PLAI-T6", c.EV_RESHUFFLE: "PLAI-T4",
+         c.EV_POOL_EXCESS: "PLAI-T7, D6"}
 SEARCH_SCORED = ("the search's mean result for the seat over its playouts (a win 1); "
                  "options kept from the base strategy's ranking")
 PILES = {c.P_DECK: ("deck", False), c.P_DISCARD: ("discard", False),
@@ -64,6 +73,7 @@ def _build(rows: list, card_name, card_kind, header: str, footer: list[str], tru
     options: list[tuple[Option, tuple[int, int, int]]] = []   # D1 waiting for the action
     search_lead: list[str] = []
     search_options: list[Option] = []
+    maintainer = False   # whether the turn is a maintainer's (PLAI-T7)
 
     def flush_snapshot():
         if not snapshot:
@@ -87,6 +97,7 @@ def _build(rows: list, card_name, card_kind, header: str, footer: list[str], tru
             continue
         text = _describe(code, a, b, d, e, card_name, card_kind)
         if code == c.EV_TURN:
+            maintainer = bool(b)
             title = f"turn {turn}: {text}"
             step = Step(turn, title, [title])
             steps.append(step)
@@ -107,7 +118,9 @@ def _build(rows: list, card_name, card_kind, header: str, footer: list[str], tru
         if not text:
             continue
         depth = (len(text) - len(text.lstrip(" "))) // 2
-        line = Line(text.strip(), _kind(code), depth)
+        line = Line(text.strip() if code == c.EV_SEARCH_CHOICE else
+                    f"{text.strip()} ({rule_of(code, a, b, d, card_kind, maintainer)})",
+                    _kind(code), depth)
         step.lines.append(line)
         if code == c.EV_SEARCH_CHOICE:
             decision = Decision(f"seat {d}", f"{c.SEARCH_KIND_NAMES[a]} (search)", SEARCH_SCORED,
@@ -135,6 +148,23 @@ def _build(rows: list, card_name, card_kind, header: str, footer: list[str], tru
     tail = (["(trace cut short: the trace buffer is full)"] if truncated else []) + list(footer)
     return Story("PLAI", "turn", header.split("\n"), steps, tail, infos,
                  line_prefix="    ", depth_prefix="  ")
+
+
+def rule_of(code: int, a: int, b: int, d: int, card_kind, maintainer: bool) -> str:
+    """The rule ids an event line cites (its fields as the trace rows hold them;
+    ``maintainer``: the turn is a maintainer's)."""
+    if code == c.EV_DRAW and maintainer:
+        return "PLAI-T7"
+    if code == c.EV_ACTION and maintainer:
+        return "PLAI-T7, D1" + (", D4" if b in (c.ACT_SPECIAL, c.ACT_TAKEOVER) else "")
+    if code == c.EV_DRAWN:
+        return ("PLAI-T3" if card_kind(b) == c.MARKET_EVENT else "PLAI-T7" if d == c.P_POOL
+                else "PLAI-T2" if d == c.P_FUNDING else "PLAI-T1")
+    if code == c.EV_ACTION and b in (c.ACT_SPECIAL, c.ACT_TAKEOVER):
+        return "PLAI-T1, D1, D4"
+    if code == c.EV_PLAY and d < 0:
+        return "PLAI-T7, D6"   # the maintainers' help
+    return RULES[code]
 
 
 def _kind(code: int) -> str:
