@@ -159,6 +159,11 @@ BAD_ROWS = [
      "SC8,Science 8,Science,8,group,,dual_domain any", "effect", "dual_domain"),
     ("SV12,Service 12,Service,12,venture,,patience",
      "SV12,Service 12,Service,12,venture,,patience 2", "effect", "no argument"),
+    # a venture effect on a group card would never work (P2P-E)
+    ("SV5,Service 5,Service,5,group,,", "SV5,Service 5,Service,5,group,,tiebreak", "effect",
+     "'tiebreak' is a venture effect"),
+    ("SV13,Service 13,Service,13,venture,,tiebreak", "SV13,Service 13,Service,13,group,,tiebreak",
+     "effect", "is a group card"),
     ("SV5,Service 5,Service,5,group,,", "SV4,Service 5,Service,5,group,,", "id", "duplicate"),
     ("SV5,Service 5,Service,5,group,,", "sv4,Service 5,Service,5,group,,", "id", "duplicate"),
     ("SV5,Service 5,Service,5,group,,", "SV 5,Service 5,Service,5,group,,", "id", "letters"),
@@ -248,17 +253,18 @@ def test_p2p_s3_six_start_cards_for_a_team_is_an_error(tmp_path):
 
 
 def test_p2p_s1_s2_venture_count_depends_on_seats_dealt(tmp_path):
-    # 11 ventures: enough for 5 seats (10 revealed), not for 6 (12).
+    # 11 ventures: enough for 5 seats (10 revealed), not for 6 (12). (A group card cannot
+    # keep a venture effect, P2P-E.)
     cards = deck_with(tmp_path, {"IN13,Information 13,Information,13,venture,,extra_draw 2":
-                                 "IN13,Information 13,Information,13,group,,extra_draw 2",
+                                 "IN13,Information 13,Information,13,group,,",
                                  "IN12,Information 12,Information,12,venture,,extra_draw 1":
-                                 "IN12,Information 12,Information,12,group,,extra_draw 1",
+                                 "IN12,Information 12,Information,12,group,,",
                                  "IN11,Information 11,Information,11,venture,,extra_draw 1":
-                                 "IN11,Information 11,Information,11,group,,extra_draw 1",
+                                 "IN11,Information 11,Information,11,group,,",
                                  "IN10,Information 10,Information,10,venture,,extra_draw 1":
-                                 "IN10,Information 10,Information,10,group,,extra_draw 1",
+                                 "IN10,Information 10,Information,10,group,,",
                                  "SV13,Service 13,Service,13,venture,,tiebreak":
-                                 "SV13,Service 13,Service,13,group,,tiebreak"})
+                                 "SV13,Service 13,Service,13,group,,"})
     assert int(np.sum(cards.kind == c.VENTURE)) == 11
     defaults = OPTIONS.defaults()
     validate_for_players(cards, 4, defaults)
@@ -273,7 +279,8 @@ def test_p2p_s1_s2_venture_count_depends_on_seats_dealt(tmp_path):
 
 
 def test_p2p_s2_start_cards_do_not_count_as_ventures(tmp_path):
-    # Two S marks move onto ventures and three ventures become group cards.
+    # Two S marks move onto ventures and three ventures become group cards (without their
+    # venture effects, P2P-E).
     cards = deck_with(tmp_path, {"SV1,Service 1,Service,1,group,A,": "SV1,Service 1,Service,1,group,,",
                                  "SV10,Service 10,Service,10,venture,,wild_domain":
                                  "SV10,Service 10,Service,10,venture,A,wild_domain",
@@ -282,11 +289,11 @@ def test_p2p_s2_start_cards_do_not_count_as_ventures(tmp_path):
                                  "SV11,Service 11,Service,11,venture,,wild_domain":
                                  "SV11,Service 11,Service,11,venture,B,wild_domain",
                                  "SV12,Service 12,Service,12,venture,,patience":
-                                 "SV12,Service 12,Service,12,group,,patience",
+                                 "SV12,Service 12,Service,12,group,,",
                                  "SV13,Service 13,Service,13,venture,,tiebreak":
-                                 "SV13,Service 13,Service,13,group,,tiebreak",
+                                 "SV13,Service 13,Service,13,group,,",
                                  "TE13,Technology 13,Technology,13,venture,,shift 2":
-                                 "TE13,Technology 13,Technology,13,group,,shift 2"})
+                                 "TE13,Technology 13,Technology,13,group,,"})
     assert int(np.sum(cards.kind == c.VENTURE)) == 13  # but only 11 without an S mark
     with pytest.raises(UserError, match="only 11 venture cards without an S mark"):
         validate_for_players(cards, 6, OPTIONS.defaults())

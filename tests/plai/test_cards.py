@@ -111,6 +111,25 @@ def test_c2_no_cards_for_a_player_count_is_a_user_error(tmp_path):
         t.deck_for(2)
 
 
+def test_s2_a_deck_too_small_for_the_starting_hands_is_refused_before_any_game(tmp_path):
+    """PLAI-S2: 4 players take 24 cards into their starting hands; a deck of 2 cards (and
+    Market Events, which are not dealt) is refused, naming the file, the counts and the
+    rule; 12 cards are enough at 2 players."""
+    from sim.core.game import configure
+
+    path = write(tmp_path, "1,A,adversary,3,I,1,\n2,B,use_case,1,I,1,\n"
+                           "3,E,market_event,0,I,30,all_draw 1\n")
+    with pytest.raises(UserError) as err:
+        configure("plai", 4, cards=str(path))
+    text = str(err.value)
+    assert str(path) in text and "field 'copies'" in text
+    assert "take 24 cards (6 each, PLAI-S2)" in text and "only 2 cards" in text
+    path = write(tmp_path, "1,A,adversary,3,I,6,\n2,B,use_case,1,I,6,\n")
+    configure("plai", 2, cards=str(path))
+    with pytest.raises(UserError, match="take 15 cards"):
+        configure("plai", 3, cards=str(path), rule_overrides=("starting_hand=5",))
+
+
 def test_rule_options_defaults_match_the_rules_file():
     d = OPTIONS.defaults()
     assert (d["first_seat"], d["starting_hand"], d["reshuffle"], d["takeover_threshold"],

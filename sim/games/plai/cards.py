@@ -64,6 +64,18 @@ class CardTable:
                             f"{MAX_DECK}", file=self.path, field="copies")
         return chosen.astype(np.int16)
 
+    def check_deal(self, players: int, starting_hand: int) -> None:
+        """PLAI-S2: the deck for ``players`` players holds enough cards besides the Market
+        Events for every starting hand (a shorter deck would deal some seats nothing)."""
+        deck = self.deck_for(players)
+        dealt = int(np.sum(self.types[deck] != c.MARKET_EVENT))
+        needed = players * starting_hand
+        if dealt < needed:
+            raise UserError(f"{players} players' starting hands take {needed:,} cards "
+                            f"({starting_hand} each, PLAI-S2), but the deck for {players} "
+                            f"players holds only {dealt:,} cards that are not Market Events",
+                            file=self.path, field="copies")
+
     def describe(self, card: int) -> str:
         """'Daily Standups (adversary 3)', 'Hype Cycle (market event: all_draw 1)'."""
         kind = c.TYPE_NAMES[self.types[card]].replace("_", " ")

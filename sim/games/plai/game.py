@@ -342,6 +342,7 @@ def configure(*, players: int, cards: str | None = None, rules_file: str | None 
                         field="--players")
     resolved = OPTIONS.resolve(rules_file, tuple(rule_overrides))
     table = load_cards(cards)
+    table.check_deal(players, OPTIONS.value_for(resolved, "starting_hand", players))
     chosen = {}
     specs = description.seat_specs(players, strategies)
     weights = np.zeros((players, features.NF), dtype=np.float64)
