@@ -85,6 +85,7 @@ def main(ctx: click.Context, **opts: Any) -> None:
 def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
     from sim import api
     from sim.core import compile_cache
+    from sim.core.game import inputs_line
 
     compiled_before = compile_cache.compile_seconds()
     _until_ci_games(ctx, opts)
@@ -108,6 +109,9 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
             "wall_seconds": round(result.wall_seconds, 6),
             "games_per_second": round(result.games_per_second, 3),
             "run_dir": str(result.run_dir),
+            "cards": {"path": manifest["cards"]["path"], "sha256": manifest["cards"]["sha256"]},
+            "rules_file": manifest["request"]["rules_file"],
+            "rule_overrides": manifest["request"]["rule_overrides"],
         }
         for key, value in result.summary.items():
             payload.setdefault(key, value)
@@ -120,6 +124,9 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
         from sim.studies.sequential import describe
 
         click.echo(describe(result.summary["until_ci"]))
+    changed = inputs_line(manifest["request"], manifest["cards"]["sha256"])
+    if changed:
+        click.echo(f"played with {changed}")
     click.echo(f"run dir: {result.run_dir}")
     click.echo(games_line(manifest["games"], result.wall_seconds, result.games_per_second,
                            compiled))

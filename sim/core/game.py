@@ -355,6 +355,28 @@ def game_request(cards: Any = None, rules_file: Any = None, rule_overrides: Any 
             "strategies": dict(strategies) if strategies else None, "debug": bool(debug)}
 
 
+def cards_words(path: str | os.PathLike, sha256: str, default_path: str | os.PathLike) -> str:
+    """A card file in words for a summary or a trace header: the default file by name (a
+    labelled reconstruction), any other by its path and the start of its SHA-256, so that
+    a baseline's output and an edit's never look alike."""
+    if Path(path).resolve() == Path(default_path).resolve():
+        return f"the default card file ({Path(path).name}, a reconstruction)"
+    return f"{os.fspath(path)} (sha256 {sha256[:12]}…)"
+
+
+def inputs_line(request: Mapping[str, Any], sha256: str) -> str:
+    """The card and rule inputs a ``game_request`` changed from the defaults, as one line
+    ("cards: my.csv (sha256 …); rules: my-rules.yaml; --rule customer_patience=3"), or ""
+    when it changed none."""
+    parts = []
+    if request.get("cards"):
+        parts.append(f"cards: {request['cards']} (sha256 {sha256[:12]}…)")
+    if request.get("rules_file"):
+        parts.append(f"rules: {request['rules_file']}")
+    parts += [f"--rule {rule}" for rule in request.get("rule_overrides") or ()]
+    return "; ".join(parts)
+
+
 def configure_request(game: Game, players: int, request: Mapping[str, Any]) -> GameConfig:
     """``game.configure`` for a ``game_request`` dict (raises UserError on bad input)."""
     return game.configure(players=players, cards=request["cards"],

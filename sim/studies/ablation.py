@@ -41,7 +41,7 @@ import numpy as np
 import polars as pl
 
 from sim.core.errors import UserError
-from sim.core.game import resolve_game
+from sim.core.game import cards_words, resolve_game
 from sim.core.multiple import ALPHA, CONTROL, family_size, holm, p_beyond
 
 CHANGES = ("value-1", "value+1", "no_effect")
@@ -70,7 +70,9 @@ class AblationResult:
     def to_text(self) -> str:
         lines = [f"Card ablation: {self.meta.get('game')}, {self.meta.get('players')} players, "
                  f"{self.games:,} games per configuration, {self.configurations} configurations "
-                 f"({self.games_played:,} games), seed {self.meta.get('seed')}."]
+                 f"({self.games_played:,} games), seed {self.meta.get('seed')}"
+                 + (f"; cards: {self.meta['cards_words']}" if self.meta.get("cards_words") else "")
+                 + "."]
         called = self.called()
         m = int(self.table["tested"].max() or 0) if self.table.height else 0
         named = self.meta.get("named_cards")
@@ -306,6 +308,8 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
     meta = {"game": game, "players": baseline.manifest["players"], "seed": baseline.manifest["seed"],
             "games": games, "configurations": 1 + len(played), "games_played": games * (1 + len(played)),
             "cards": cards_path, "threshold_pp": threshold_pp, "control": CONTROL,
+            "cards_words": cards_words(cards_path, baseline.manifest["cards"]["sha256"],
+                                       game_obj.default_cards_path()),
             "changes": list(changes), "skipped": skipped,
             # --card: the ids ablated (a name selects every card of that name); the typical
             # card is one of them

@@ -28,6 +28,7 @@ can be replayed with ``simulate trace``.
 """
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from sim.core.csvfile import file_sha256
 from sim.core.errors import UserError
 from sim.core.game import DEFAULT_GAME, resolve_game
 from sim.core.inputs import parse_count
@@ -218,7 +220,9 @@ def _run_team_pairs(game_obj: Any, strategies: str | Sequence[str], request: Gam
     result.manifest = {
         "kind": "matchups", "game": game, "players": players, "games_per_pair": games,
         "seed": seed, "strategies": names, "rule_overrides": list(rule_overrides),
-        "rules_file": rules_file and str(rules_file), "cards": cards and str(cards),
+        "rules_file": rules_file and os.path.abspath(rules_file),
+        "cards": cards and os.path.abspath(cards),
+        "cards_sha256": file_sha256(cards or game_obj.default_cards_path()),
         "debug": request.debug, "threads": threads,
         "win_rate": "wins / (wins + losses) among games with a winner; Wilson 95 % interval",
         "marker": "first_marker=A for the first half of each ordered pair's games, B for the rest",

@@ -37,11 +37,13 @@ pairs.csv, so any game can be replayed with ``simulate trace --game G --seat ...
 """
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from sim.core.csvfile import file_sha256
 from sim.core.errors import UserError
 from sim.core.game import Game
 from sim.core.inputs import parse_count
@@ -247,7 +249,9 @@ def play(game_obj: Game, strategies: str | Sequence[str], request: Any, executio
     result.manifest = {
         "kind": "matchups", "game": game, "players": players, "games_per_cell": games,
         "seed": seed, "strategies": names, "rule_overrides": list(request.rule_overrides),
-        "rules_file": rules_file and str(rules_file), "cards": cards and str(cards),
+        "rules_file": rules_file and os.path.abspath(rules_file),
+        "cards": cards and os.path.abspath(cards),
+        "cards_sha256": file_sha256(cards or game_obj.default_cards_path()),
         "debug": request.debug, "threads": threads,
         "win_rate": "the row strategy's wins / all games of the cell; Wilson 95 % interval",
         "seats": "the row strategy sits in each seat for an equal share of the cell's games; "

@@ -82,6 +82,30 @@ def test_trace_names_cards_and_ends_with_scoring(runner):
     assert "Service" in result.stdout or "Technology" in result.stdout
 
 
+def test_a_run_and_a_trace_name_the_card_file_and_rules_they_played(runner, tmp_path,
+                                                                       default_rows):
+    """An edit's summary, JSON and trace name its card file (path and SHA-256 start) and
+    its rule changes, so they never look like the baseline's; the default's summary adds
+    nothing, its trace names the default file."""
+    from sim.core.csvfile import file_sha256
+
+    cards = _write(tmp_path, _replace(default_rows, "TE12", "value", "11"))
+    sha = file_sha256(cards)
+    args = ["--games", "300", "--no-progress", "--cards", cards, "--rule", "customer_patience=3"]
+    text = runner.invoke(main, [*args, "--out", str(tmp_path / "edit")])
+    assert text.exit_code == 0, text.output
+    assert f"played with cards: {cards} (sha256 {sha[:12]}…); --rule customer_patience=3" in text.output
+    doc = json.loads(runner.invoke(main, [*args, "--json", "--out", str(tmp_path / "j")]).output)
+    assert doc["cards"] == {"path": cards, "sha256": sha}
+    assert doc["rule_overrides"] == ["customer_patience=3"] and doc["rules_file"] is None
+    base = runner.invoke(main, ["--games", "300", "--no-progress", "--out", str(tmp_path / "b")])
+    assert base.exit_code == 0 and "played with" not in base.output
+    trace = runner.invoke(main, ["trace", "--game-index", "0", "--cards", cards])
+    assert f"cards: {cards} (sha256 {sha[:12]}…)" in trace.output.splitlines()[0]
+    trace = runner.invoke(main, ["trace", "--game-index", "0"])
+    assert "cards: the default card file (tech-deck-reconstruction.csv" in trace.output
+
+
 BAD_FILES = {
     "unknown domain": (lambda rows: _replace(rows, "SV2", "domain", "Marketing"), "domain"),
     "unknown kind": (lambda rows: _replace(rows, "SV2", "kind", "building"), "kind"),

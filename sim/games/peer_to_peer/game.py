@@ -27,7 +27,7 @@ from sim.core.compile_cache import ensure_compiled
 from sim.core.wording import DEFAULT_THRESHOLD_PP, balance_line
 from sim.games.peer_to_peer.compile_plan import run_games_plan
 from sim.core.curves import Curves
-from sim.core.game import Game
+from sim.core.game import Game, cards_words
 from sim.core.strategy import parse_spec, record_extra
 
 TITLE = "Peer-to-Peer"
@@ -244,9 +244,11 @@ class PeerToPeerConfig:
         from sim.games.peer_to_peer.trace import build_story
 
         events, row, _ = self.trace_events(seed, game_index)
-        header = (f"Peer-to-Peer, {self.players} player{'s' if self.players > 1 else ''}, seed {seed}, game {game_index}; "
-                  + (f"team A: {self._strategy_text('A')}" if self.players == 1 else
-                     f"team A: {self._strategy_text('A')}, team B: {self._strategy_text('B')}"))
+        teams = (f"team A: {self._strategy_text('A')}" if self.players == 1 else
+                 f"team A: {self._strategy_text('A')}, team B: {self._strategy_text('B')}")
+        header = (f"Peer-to-Peer, {self.players} player{'s' if self.players > 1 else ''}, "
+                  f"seed {seed}, game {game_index}; {teams}; cards: "
+                  + cards_words(self.cards.path, self.cards.sha256, default_cards_path()))
         rules = "rules: " + ", ".join(f"{key}={OPTIONS.value_for(self.rules, key, self.players)}"
                                       for key in self.rules)
         result = {"winner": k.WINNER_NAMES[row["winner"]], "score A": int(row["score_a"]),

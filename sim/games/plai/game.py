@@ -27,7 +27,7 @@ from sim.games.plai.rules import OPTIONS, PLAYER_COUNTS, rules_array
 from sim.core.compile_cache import ensure_compiled
 from sim.games.plai.compile_plan import play_games_plan
 from sim.core.curves import Curves
-from sim.core.game import CardFightReplay, Game
+from sim.core.game import CardFightReplay, Game, cards_words
 from sim.core.strategy import parse_spec, record_extra
 
 TITLE = "PLAI"
@@ -237,7 +237,9 @@ class PlaiConfig:
             n = trace_game(seed, game_index, *self._args(), rows, out)
         row = out[0]
         header = (f"PLAI, {self.players} players, seed {seed}, game {game_index}, deck "
-                  f"{len(self.deck)} cards; " + ", ".join(
+                  f"{len(self.deck)} cards from "
+                  + cards_words(self.cards.path, self.cards.sha256, DEFAULT_CARDS) + "; "
+                  + ", ".join(
                       f"seat {s}: {self._strategy_text(s)}" for s in range(self.players))
                   + "\nrules: " + ", ".join(f"{k}={v}" for k, v in self.rules.items()))
         footer = [f"result: {self._outcome_text(row)} after {row['turns']} turns; final hands "
