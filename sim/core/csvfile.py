@@ -176,6 +176,11 @@ def _check_header(path: str, line: int, cells: list[str], required: Sequence[str
     for position, cell in enumerate(cells, start=1):
         if cell.lower() not in known:
             shown = _quoted(cell) if cell else f"'(empty, column {position})'"
+            separator = next((name for mark, name in ((";", "semicolons"), ("\t", "tabs"))
+                              if len(cells) == 1 and mark in cell), None)
+            if separator:   # a spreadsheet's export in another locale
+                raise UserError(f"the header is one column separated by {separator}; save "
+                                "the file as comma-separated CSV", file=path, line=line)
             raise UserError(f"unknown column {shown}; expected columns: "
                             f"{', '.join(required)}"
                             + (f" and optionally {', '.join(optional)}" if optional else ""),

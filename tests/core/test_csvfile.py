@@ -94,6 +94,15 @@ def test_unknown_column_names_it(tmp_path):
     assert f"{path}:1, field 'colour'" in message and "unknown column" in message
 
 
+@pytest.mark.parametrize("mark, words", [(";", "semicolons"), ("\t", "tabs")])
+def test_a_header_of_one_column_split_by_another_separator_says_how_to_save_it(tmp_path,
+                                                                              mark, words):
+    path = write(tmp_path, f"id{mark}value\nx{mark}1\n")
+    message = error_of(path)
+    assert f"{path}:1:" in message and f"separated by {words}" in message
+    assert "comma-separated" in message
+
+
 def test_duplicate_column(tmp_path):
     path = write(tmp_path, "id,value,ID\nx,1,y\n")
     assert f"{path}:1, field 'id'" in error_of(path)

@@ -90,7 +90,7 @@ def test_c1_negative_strength_and_effects_load():
     ("1,A,adversary,x,I,1,\n", 3, "strength", "integer"),
     ("1,A,adversary,3,IV,1,\n", 3, "numeral", "III"),
     ("1,A,adversary,3,I,1,\n1,B,use_case,3,I,1,\n", 4, "id", "already used on line 3"),
-    ("1,A,adversary,3,I,1,negate\n", 3, "effect", "special"),
+    ("1,A,adversary,3,I,1,negate\n", 3, "effect", "on a special card, not an adversary"),
     ("1,A,special,0,I,1,steal_random\n", 3, "effect", "number"),
     ("1,A,special,0,I,1,teleport 2\n", 3, "effect", "unknown effect"),
     ("1,A,market_event,0,I,1,\n", 3, "effect", "needs an effect"),

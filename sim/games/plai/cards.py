@@ -112,8 +112,9 @@ def parse_effect(row: CsvRow, card_type: int) -> tuple[int, int]:
         arg = 0
     if card_type not in _EFFECT_TYPES[effect]:
         allowed = " or ".join(c.TYPE_NAMES[t] for t in _EFFECT_TYPES[effect])
-        raise row.error("effect", f"'{name}' only works on a {allowed} card, not a "
-                        f"{c.TYPE_NAMES[card_type]}")
+        kind = c.TYPE_NAMES[card_type]
+        raise row.error("effect", f"'{name}' only works on a {allowed} card, not "
+                        f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}")
     return effect, arg
 
 
