@@ -71,8 +71,7 @@ def run(request: GameRequest | str | None = None, execution: Execution | None = 
 
     request, execution = split(request, execution, fields, command="run()")
     if resume is not None:
-        return setup.resume(resume, threads=execution.threads, progress=execution.progress,
-                            command_line=execution.command_line, **execution.backend_args())
+        return _resume(resume, execution)
     if execution.games is None:
         execution = execution.replace(games=DEFAULT_GAMES)
     if execution.until_ci is not None:
@@ -101,11 +100,20 @@ def resume(run_dir: str | os.PathLike, execution: Execution | None = None, /,
     rebuilt from the manifest and must still match it (e.g. the card file's sha256).
     From ``execution`` (or keywords): threads, progress, command_line, and the backend as
     in ``run`` (any backend can finish any run)."""
-    from sim.runs import setup
-
     _, execution = split(None, execution, fields, command="resume()",
                          allowed=("threads", "progress", "command_line", "backend",
                                   "backend_options"))
+    return _resume(run_dir, execution)
+
+
+def _resume(run_dir: str | os.PathLike, execution: Execution) -> RunResult:
+    """``resume``; a run stopped under ``--until-ci`` goes on looking after every chunk."""
+    from sim.runs import setup
+    from sim.studies.sequential import resume_until_ci
+
+    resumed = resume_until_ci(run_dir, execution)   # None: not a stopped --until-ci run
+    if resumed is not None:
+        return resumed
     return setup.resume(run_dir, threads=execution.threads, progress=execution.progress,
                         command_line=execution.command_line, **execution.backend_args())
 

@@ -226,26 +226,35 @@ def resume(run_dir: str | os.PathLike, *, threads: Any, progress: bool,
     chosen, owned = backends.resolve(backend, backend_options)
     threads = parse_threads(threads, chosen.default_threads())
     with rundir.RunDir.open(run_dir) as run, using(chosen, owned, run):
-        manifest = run.read_manifest()
-        try:
-            name, players, request = manifest["game"], manifest["players"], manifest["request"]
-            games, seed, chunk = manifest["games"], manifest["seed"], manifest["chunk_size"]
-        except KeyError as exc:
-            raise UserError(f"manifest lacks '{exc.args[0]}'", file=str(run.manifest_path),
-                            field="--resume") from None
-        config = configure_request(resolve_game(name), players, request)
-        rebuilt = new_manifest(name, players, games, seed, chunk, config, request, None)
-        diff = rundir.identity_diff(manifest, rebuilt)
-        if diff:
-            raise UserError(f"the run's inputs changed since it started ({diff}); start a new run",
-                            file=str(run.path), field="--resume")
-        if rebuilt["source_hash"] != manifest.get("source_hash"):
-            print(f"warning: the simulator's source changed since {run.path} started "
-                  f"({manifest.get('source_hash')} -> {rebuilt['source_hash']}); recorded in the "
-                  "manifest's sessions", file=sys.stderr)
+        config, manifest = reopened(run)
         command_line = command_line if command_line is not None else own_command_line()
         return play(config, run, manifest, threads=threads, progress=progress,
                     command_line=command_line, backend=chosen)
+
+
+def reopened(run: Any) -> tuple[Any, dict[str, Any]]:
+    """An interrupted run's configuration and manifest (``run``: its locked RunDir),
+    refused when its inputs (card file, rules, strategies, ...) changed since it started."""
+    from sim.runs import rundir
+
+    manifest = run.read_manifest()
+    try:
+        name, players, request = manifest["game"], manifest["players"], manifest["request"]
+        games, seed, chunk = manifest["games"], manifest["seed"], manifest["chunk_size"]
+    except KeyError as exc:
+        raise UserError(f"manifest lacks '{exc.args[0]}'", file=str(run.manifest_path),
+                        field="--resume") from None
+    config = configure_request(resolve_game(name), players, request)
+    rebuilt = new_manifest(name, players, games, seed, chunk, config, request, None)
+    diff = rundir.identity_diff(manifest, rebuilt)
+    if diff:
+        raise UserError(f"the run's inputs changed since it started ({diff}); start a new run",
+                        file=str(run.path), field="--resume")
+    if rebuilt["source_hash"] != manifest.get("source_hash"):
+        print(f"warning: the simulator's source changed since {run.path} started "
+              f"({manifest.get('source_hash')} -> {rebuilt['source_hash']}); recorded in the "
+              "manifest's sessions", file=sys.stderr)
+    return config, manifest
 
 
 def finish(config: Any, run: Any, manifest: dict[str, Any]) -> RunResult:

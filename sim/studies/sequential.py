@@ -17,6 +17,7 @@ on these corrected intervals, and they are the ones reported.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from statistics import NormalDist
 from typing import Any, Mapping
 
@@ -109,25 +110,59 @@ def run_until_ci(request: GameRequest, execution: Execution):
             chosen.close()
         raise
     with run, using(chosen, owned, run):
-        return _grow(config, run, manifest, state, layout, chosen, threads, execution.progress)
+        return _grow(config, run, manifest, state, layout, chosen, threads, execution.progress,
+                     manifest["command_line"])
+
+
+def resume_until_ci(run_dir: Any, execution: Execution):
+    """Continue a stopped ``--until-ci`` run as it would have gone on: finish the look it
+    was playing, then look after every chunk as before (the earlier looks did not stop
+    it, or it would not be unfinished). None when ``run_dir`` is no unfinished
+    ``--until-ci`` run (``sim.runs.setup.resume`` continues it then)."""
+    from sim.runs import backends, rundir
+    from sim.runs.setup import own_command_line, reopened
+
+    try:
+        manifest = rundir.RunDir(Path(run_dir)).read_manifest()
+    except (OSError, UserError, ValueError):
+        return None   # setup.resume says what is wrong with it
+    state = manifest.get("until_ci")
+    if not isinstance(state, dict) or state.get("stopped") is not None:
+        return None
+    chosen, owned = backends.resolve(execution.backend, execution.backend_options)
+    threads = parse_threads(execution.threads, chosen.default_threads())
+    command_line = execution.command_line or own_command_line()
+    with rundir.RunDir.open(run_dir) as run, using(chosen, owned, run):
+        config, manifest = reopened(run)
+        layout = rundir.chunk_layout(state["max_games"], manifest["chunk_size"])
+        return _grow(config, run, manifest, state, layout, chosen, threads, execution.progress,
+                     command_line, first_look=int(manifest["chunks"]["count"]))
 
 
 def _grow(config: Any, run: Any, manifest: dict, state: dict, layout: list[tuple[int, int]],
-          backend: Any, threads: int, progress: bool):
-    """Play one chunk per look until the intervals are narrow enough (see the module)."""
+          backend: Any, threads: int, progress: bool, command_line: str, first_look: int = 1):
+    """Play one chunk per look until the intervals are narrow enough (see the module),
+    from look ``first_look`` (a resumed run: the chunks before it are counted first)."""
     import polars as pl
 
     width_pp, max_games, z = state["width_pp"], state["max_games"], state["z"]
     tally = Tally(resolve_game(manifest["game"]), manifest["players"], z)
+    for start, _ in layout[:first_look - 1]:
+        tally.add(pl.read_parquet(run.part_path(manifest["seed"], start),
+                                  columns=list(tally.columns)))
     bar = progress_bar(progress, max_games,
                        f"{manifest['game']} {manifest['players']}p until CI < {width_pp:g} pp")
+    if bar is not None and tally.n:
+        bar.update(tally.n)
     try:
         for look, (start, count) in enumerate(layout, 1):
+            if look < first_look:
+                continue
             if look > 1:  # grow the run by one chunk; earlier chunks are its prefix
                 manifest["games"] = start + count
                 manifest["chunks"].update(count=look, last_count=count)
-            result = play(config, run, manifest, threads=threads,
-                          command_line=manifest["command_line"], backend=backend)
+            result = play(config, run, manifest, threads=threads, command_line=command_line,
+                          backend=backend)
             manifest = result.manifest
             tally.add(pl.read_parquet(run.part_path(manifest["seed"], start),
                                       columns=list(tally.columns)))

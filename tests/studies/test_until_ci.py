@@ -111,6 +111,34 @@ def test_resume_of_a_stopped_run_has_nothing_to_do(runs):
     assert json.loads((root / "wide" / "manifest.json").read_text())["games"] == 1000
 
 
+def test_a_run_stopped_in_its_second_look_resumes_to_the_uninterrupted_end(runs, tmp_path):
+    """Stopped while playing its second look (as Ctrl-C leaves it: the manifest grown to
+    that look, its chunk missing, the until-ci state as it started), --resume finishes
+    that look and goes on looking: the narrow run's 3,000 games and its stop, not 2,000."""
+    import shutil
+
+    root, _, narrow = runs
+    out = tmp_path / "stopped"
+    shutil.copytree(root / "narrow", out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    state = {key: value for key, value in manifest["until_ci"].items() if key != "intervals"}
+    manifest.update(games=2000, complete=False, status="interrupted", games_done=1000,
+                    chunks_done=1, until_ci={**state, "looks": 0, "stopped": None})
+    manifest["chunks"].update(count=2, last_count=1000)
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    for start in (1000, 2000):
+        (out / "games" / f"part-3-{start:012d}.parquet").unlink()
+    result = CliRunner().invoke(main, ["--resume", str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    resumed = json.loads((out / "manifest.json").read_text())
+    expected = json.loads((root / "narrow" / "manifest.json").read_text())
+    assert resumed["complete"] and resumed["games"] == 3000
+    assert resumed["until_ci"] == expected["until_ci"]
+    assert "reached --games" in result.output
+    full = pl.read_parquet(str(root / "narrow" / "games" / "*.parquet")).sort("game_index")
+    assert pl.read_parquet(str(out / "games" / "*.parquet")).sort("game_index").equals(full)
+
+
 def test_until_ci_conflicts_with_resume_and_subcommands(tmp_path):
     result = CliRunner().invoke(main, ["--until-ci", "1", "--resume", str(tmp_path)])
     assert result.exit_code == 2 and "--until-ci" in result.output
