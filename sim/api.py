@@ -394,17 +394,19 @@ def strategies(game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------- matchups
 def matchups(strategies: str | Sequence[str], request: GameRequest | str | None = None,
-             execution: Execution | None = None, /, **fields: Any):
+             execution: Execution | None = None, /, *, resume: bool = False, **fields: Any):
     """Every matchup of ``strategies`` in the scheme of ``request.game`` (its
     ``Game.matchup_scheme``): ``execution.games`` games per ordered pair or cell (default
-    10,000), played on ``execution.backend``. See ``sim.studies.matchups``."""
+    10,000), played on ``execution.backend``. ``resume=True`` continues the matchups that
+    stopped in ``execution.out`` (Ctrl-C, SIGTERM, a full disk) to the same counts. See
+    ``sim.studies.matchups``."""
     from sim.studies import matchups as study
 
     request, execution = split(request, execution, fields, command="matchups()",
                                allowed=REQUEST_FIELDS + tuple(
                                    f for f in EXECUTION_FIELDS if f not in ("until_ci",
                                                                             "chunk_size")))
-    return study.play(strategies, request, execution)
+    return study.play(strategies, request, execution, resume=resume)
 
 
 # ---------------------------------------------------------------- tune

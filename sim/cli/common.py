@@ -166,14 +166,15 @@ class SimulateGroup(click.Group):
             _fail(str(exc), exc.exit_code)
         except RunInterrupted as exc:
             _fail(f"simulate: {exc}", exc.exit_code)
-        except Exception as exc:  # a write that no command expected to fail: still one line
-            if not is_no_space(exc):
-                raise
-            _fail(str(write_failure(exc, "the output", getattr(exc, "filename", None))), 2)
         except click.Abort as exc:  # Ctrl-C outside a run (loading, compiling, summarizing)
             interrupted = isinstance(exc.__cause__, KeyboardInterrupt)
             _fail("simulate: interrupted" if interrupted else "simulate: aborted",
                   130 if interrupted else 1)
+        except Exception as exc:  # a write that no command expected to fail: still one line
+            # (after click.Abort, which is an Exception too)
+            if not is_no_space(exc):
+                raise
+            _fail(str(write_failure(exc, "the output", getattr(exc, "filename", None))), 2)
         sys.exit(rv if isinstance(rv, int) else 0)
 
 

@@ -30,6 +30,9 @@ from sim.core.catalog import DEFAULT_GAME
               help="Worker threads (default: every CPU this process may use).")
 @input_files(rule_help="Set one rule option; repeatable (not first_marker: matchups balance it).")
 @click.option("--debug", is_flag=True, help="Check game invariants while playing (slower).")
+@click.option("--resume", is_flag=True,
+              help="Continue the matchups that were stopped (Ctrl-C, SIGTERM, a full disk) in "
+                   "--out; give the same options.")
 @backend_flags
 @click.pass_context
 def matchups(ctx: click.Context, **opts: Any) -> None:
@@ -50,13 +53,19 @@ def matchups(ctx: click.Context, **opts: Any) -> None:
       simulate matchups --strategies random,greedy,builder,cautious --players 4 --games 2e5
       simulate matchups --game plai --strategies weighted,aggressive,cautious --players 3
       simulate matchups --strategies greedy,builder --games 1e6 --backend dask-local --workers 2
+
+    Every finished block of games is kept (DIR/resume.jsonl, removed at the end): Ctrl-C,
+    SIGTERM or a full disk keep the finished work, and the same command with --out DIR
+    --resume continues it to the same matrix.
     """
     from sim import api
     from sim.core import compile_cache
 
     opts = inherit(ctx, opts, ("game", "players", "cards", "rules", "rule", "debug"))
     compiled_before = compile_cache.compile_seconds()
-    result = api.matchups(opts["specs"], game_request(opts), execution_of(ctx, opts))
+    result = api.matchups(opts["specs"], game_request(opts),
+                          execution_of(ctx, opts, command_line=command_line(drop_resume=True)),
+                          resume=opts["resume"])
     click.echo(result.table())
     click.echo(f"run dir: {result.run_dir}")
     click.echo(games_line(sum(p["games"] for p in result.pairs), result.wall_seconds, None,

@@ -50,51 +50,96 @@ def strategy_names(strategies: str | Sequence[str], game_pkg: str, example: str)
     return names
 
 
-def new_run_dir(out: str | Path | None, game: str, players: int, seed: int) -> Path:
-    """``out`` (or a new time-stamped ``runs/matchups-GAME-Pp-seedS-...``), created empty."""
-    from sim.runs.rundir import make_output_dir, stamped_path
-
-    path = Path(out) if out is not None else stamped_path(f"matchups-{game}-{players}p-seed{seed}")
-    if path.exists() and (not path.is_dir() or any(path.iterdir())):
-        raise UserError("already exists and is not an empty directory; choose a new --out",
-                        file=str(path), field="--out")
-    return make_output_dir(path)
-
-
 def prepare(game_obj: Any, strategies: str | Sequence[str], request: Any, execution: Any,
-            players: int, example: str) -> tuple[list[str], int, int, Path]:
+            players: int, example: str, resume: bool = False) -> tuple[list[str], int, int, Path]:
     """What every scheme checks before the first game, a bad rule must not fail half way:
-    (strategy names, seed, threads, the new empty run directory)."""
+    (strategy names, seed, threads, the run directory: new and empty, or with ``resume``
+    the one a stopped matchups left, resumable.output_dir's rules)."""
     from sim.core.inputs import parse_seed, parse_threads
+    from sim.runs.resumable import output_dir
+    from sim.runs.rundir import stamped_path
 
     threads = parse_threads(execution.threads)
     seed = parse_seed(execution.seed)
     names = strategy_names(strategies, game_obj.strategy_package, example)
     request.replace(players=players, strategies=None).configure()
-    return names, seed, threads, new_run_dir(execution.out, game_obj.name, players, seed)
+    if resume and execution.out is None:
+        raise UserError("--resume continues the matchups in --out DIR; give it", field="--out")
+    out = execution.out if execution.out is not None else stamped_path(
+        f"matchups-{game_obj.name}-{players}p-seed{seed}")
+    return names, seed, threads, output_dir(out, what="matchups", resume=resume,
+                                            finished="matrix.csv")
+
+
+def journal_settings(game_obj: Any, request: Any, names: list[str], games: int,
+                     seed: int) -> dict[str, Any]:
+    """What decides a matchups' counts, as its journal records them (a continued one must
+    match): the game, players, games, seed, strategies, and the card and rules files by
+    content."""
+    from sim.core.csvfile import file_sha256
+
+    def identity(path: Any) -> dict[str, Any] | None:
+        return None if path is None else {"path": str(path), "sha256": file_sha256(path)}
+
+    return {"game": game_obj.name, "players": request.players, "games": games, "seed": seed,
+            "strategies": list(names), "cards": identity(request.cards),
+            "rules_file": identity(request.rules_file),
+            "rule_overrides": list(request.rule_overrides), "debug": request.debug}
+
+
+def play_journaled(game_obj: Any, request: Any, blocks: Sequence[tuple], run_dir: Path,
+                   settings: dict[str, Any], resume: bool, finish: Callable[[list], Any],
+                   **play_args: Any) -> Any:
+    """``finish(play_blocks(...))`` as a long command: every finished block's counts go to
+    RUN_DIR/resume.jsonl (removed once ``finish`` has written the files), so Ctrl-C,
+    SIGTERM or a full disk keep them and ``resume`` plays only the blocks left, to the same
+    counts."""
+    from sim.runs.resumable import JOURNAL_NAME, Journal, stoppable
+
+    with stoppable("matchups", run_dir, out_option=run_dir), Journal.open(
+            run_dir / JOURNAL_NAME, settings, what="matchups", resume=resume,
+            out=run_dir) as journal:
+        result = finish(play_blocks(game_obj, request, blocks, journal=journal, **play_args))
+        journal.remove()   # the files are written: nothing left to continue
+        return result
 
 
 def play_blocks(game_obj: Any, request: Any, blocks: Sequence[tuple], *, seed: int,
                 threads: int, backend: Any, play: Callable, count: Callable,
-                chunk: int) -> list[dict[str, int]]:
+                chunk: int, journal: Any = None) -> list[dict[str, int]]:
     """The outcome counts of every block (slots, extra rule overrides, first game index,
     games): ``count(games, block index)`` of each ``chunk``-sized piece, summed. In this process
     (``backend`` None or in-process) with ``play(config, seed, start, count, threads)``
     (the game's raw results); on a cluster backend as chunk tasks whose tables come back
-    (``sim.runs.tables``). Integer counts of the same games: the same on every backend."""
+    (``sim.runs.tables``). Integer counts of the same games: the same on every backend.
+    ``journal`` (a resumable.Journal): blocks it holds are answered from it, and each
+    block is recorded there once all its pieces are counted."""
     import tempfile
 
+    from sim.runs.resumable import step_key
+
     totals: list[dict[str, int]] = [{} for _ in blocks]
+    keys = [step_key("block", sorted(dict(slots).items()), list(overrides), start, games)
+            for slots, overrides, start, games in blocks]
+    done = {i for i, key in enumerate(keys) if journal is not None and key in journal}
+    for index in done:
+        totals[index] = {name: int(value) for name, value in journal.get(keys[index]).items()}
+    left = {i: -(-blocks[i][3] // chunk) for i in range(len(blocks)) if i not in done}
 
     def add(index: int, counts: dict[str, int]) -> None:
         for key, value in counts.items():
             totals[index][key] = totals[index].get(key, 0) + int(value)
+        left[index] -= 1
+        if left[index] == 0 and journal is not None:
+            journal.record(keys[index], totals[index])
 
     def pieces(games: int):
         return [(lo, min(chunk, games - lo)) for lo in range(0, games, chunk)]
 
     if backend is None or backend.in_process:
         for index, (slots, overrides, start, games) in enumerate(blocks):
+            if index in done:
+                continue
             config = game_obj.configure(
                 players=request.players, strategies=dict(slots), cards=request.cards,
                 rules_file=request.rules_file,
@@ -108,6 +153,8 @@ def play_blocks(game_obj: Any, request: Any, blocks: Sequence[tuple], *, seed: i
 
     items = []
     for index, (slots, overrides, start, games) in enumerate(blocks):
+        if index in done:
+            continue
         config_request = ConfigRequest.of(request.replace(
             strategies=dict(slots), rule_overrides=request.rule_overrides + tuple(overrides)))
         items += [(config_request, seed, start + lo, n, index) for lo, n in pieces(games)]

@@ -41,8 +41,8 @@ from sim.core.errors import UserError
 from sim.core.game import DEFAULT_GAME, resolve_game
 from sim.core.inputs import parse_count
 from sim.core.request import Execution, GameRequest
-from sim.studies.matchup_files import (common_manifest, play_blocks, prepare,  # noqa: F401
-                                       split_specs, write_outputs)
+from sim.studies.matchup_files import (common_manifest, journal_settings,  # noqa: F401
+                                       play_journaled, prepare, split_specs, write_outputs)
 
 CHUNK = 100_000  # games per kernel call: bounds memory whatever --games is
 MARKERS = ("A", "B")
@@ -141,14 +141,17 @@ def run(strategies: str | Sequence[str], players: int = 4, games: int | str = 10
     return play(strategies, request, execution)
 
 
-def play(strategies: str | Sequence[str], request: GameRequest, execution: Execution):
+def play(strategies: str | Sequence[str], request: GameRequest, execution: Execution,
+         resume: bool = False):
     """The matchups of ``request.game``'s scheme (its ``Game.matchup_scheme``; see the module).
 
     "team_pairs": play every ordered pair of ``strategies`` (``execution.games`` games each,
     default 10,000, marker balanced) and write manifest.json, pairs.csv, matrix.csv and
     matrix.txt into a new run directory. "every_seat": every strategy in every seat
     (sim/studies/matchups_every_seat.py). The games play on ``execution.backend`` (the same
-    counts on every backend)."""
+    counts on every backend). Every finished block is kept in the run directory's
+    resume.jsonl: after Ctrl-C, SIGTERM or a full disk, ``resume=True`` with that directory
+    as ``execution.out`` plays only the blocks left, to the same counts."""
     game = request.game
     game_obj = resolve_game(game)
     scheme = game_obj.matchup_scheme
@@ -167,17 +170,18 @@ def play(strategies: str | Sequence[str], request: GameRequest, execution: Execu
     chosen, owned = backends.resolve(execution.backend, execution.backend_options)
     try:
         if scheme == "team_pairs":
-            return _run_team_pairs(game_obj, strategies, request, execution, chosen)
+            return _run_team_pairs(game_obj, strategies, request, execution, chosen, resume)
         from sim.studies import matchups_every_seat
 
-        return matchups_every_seat.play(game_obj, strategies, request, execution, chosen)
+        return matchups_every_seat.play(game_obj, strategies, request, execution, chosen,
+                                        resume)
     finally:
         if owned:
             chosen.close()
 
 
 def _run_team_pairs(game_obj: Any, strategies: str | Sequence[str], request: GameRequest,
-                    execution: Execution, backend: Any) -> MatchupResult:
+                    execution: Execution, backend: Any, resume: bool) -> MatchupResult:
     """The "team_pairs" scheme (see the module)."""
     game = game_obj.name
     games = parse_count(execution.games, field="--games")
@@ -194,7 +198,7 @@ def _run_team_pairs(game_obj: Any, strategies: str | Sequence[str], request: Gam
     request = request.replace(players=players)
     default = game_obj.default_strategy
     names, seed, threads, run_dir = prepare(game_obj, strategies, request, execution, players,
-                                            f"random,{default}")
+                                            f"random,{default}", resume)
     column, codes = game_obj.outcome_column, game_obj.outcome_codes
 
     halves = {"A": games // 2, "B": games - games // 2}
@@ -208,25 +212,31 @@ def _run_team_pairs(game_obj: Any, strategies: str | Sequence[str], request: Gam
                 pairs.append({"team_a": team_a, "team_b": team_b, "first_marker": marker,
                               "first_game_index": start, "games": halves[marker]})
     began = time.perf_counter()
-    counts = play_blocks(game_obj, request, blocks, seed=seed, threads=threads, backend=backend,
-                         play=lambda config, *chunk: config.play(*chunk)[0],
-                         count=lambda out, _: _count(out, column, codes), chunk=CHUNK)
-    for row, totals in zip(pairs, counts):
-        row.update(totals)
-    wall = time.perf_counter() - began
-    result = MatchupResult(run_dir=run_dir, players=players, games=games, strategies=names,
-                           pairs=pairs, matrix=matrix_rows(names, pairs), wall_seconds=wall)
-    rules_file, cards = request.rules_file, request.cards
-    result.manifest = {
-        "kind": "matchups", "game": game, "players": players, "games_per_pair": games,
-        "seed": seed, "strategies": names, "rule_overrides": list(rule_overrides),
-        "rules_file": rules_file and os.path.abspath(rules_file),
-        "cards": cards and os.path.abspath(cards),
-        "cards_sha256": file_sha256(cards or game_obj.default_cards_path()),
-        "debug": request.debug, "threads": threads,
-        "win_rate": "wins / (wins + losses) among games with a winner; Wilson 95 % interval",
-        "marker": "first_marker=A for the first half of each ordered pair's games, B for the rest",
-        **common_manifest(wall=wall, command_line=execution.command_line),
-    }
-    write_outputs(result, PAIR_COLUMNS, MATRIX_COLUMNS)
-    return result
+
+    def finish(counts: list[dict[str, int]]):
+        for row, totals in zip(pairs, counts):
+            row.update(totals)
+        wall = time.perf_counter() - began
+        result = MatchupResult(run_dir=run_dir, players=players, games=games, strategies=names,
+                               pairs=pairs, matrix=matrix_rows(names, pairs), wall_seconds=wall)
+        rules_file, cards = request.rules_file, request.cards
+        result.manifest = {
+            "kind": "matchups", "game": game, "players": players, "games_per_pair": games,
+            "seed": seed, "strategies": names, "rule_overrides": list(rule_overrides),
+            "rules_file": rules_file and os.path.abspath(rules_file),
+            "cards": cards and os.path.abspath(cards),
+            "cards_sha256": file_sha256(cards or game_obj.default_cards_path()),
+            "debug": request.debug, "threads": threads,
+            "win_rate": "wins / (wins + losses) among games with a winner; Wilson 95 % interval",
+            "marker": "first_marker=A for the first half of each ordered pair's games, B for "
+                      "the rest",
+            **common_manifest(wall=wall, command_line=execution.command_line),
+        }
+        write_outputs(result, PAIR_COLUMNS, MATRIX_COLUMNS)
+        return result
+
+    return play_journaled(game_obj, request, blocks, run_dir,
+                          journal_settings(game_obj, request, names, games, seed), resume,
+                          finish, seed=seed, threads=threads, backend=backend,
+                          play=lambda config, *chunk: config.play(*chunk)[0],
+                          count=lambda out, _: _count(out, column, codes), chunk=CHUNK)

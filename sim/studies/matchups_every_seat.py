@@ -47,8 +47,8 @@ from sim.core.csvfile import file_sha256
 from sim.core.errors import UserError
 from sim.core.game import Game
 from sim.core.inputs import parse_count
-from sim.studies.matchup_files import (common_manifest, play_blocks, prepare, write_csv,
-                                       write_outputs)
+from sim.studies.matchup_files import (common_manifest, journal_settings, play_journaled,
+                                       prepare, write_csv, write_outputs)
 
 CHUNK = 100_000
 FIELD = "field"
@@ -200,7 +200,7 @@ def head_to_head_rows(strategies: list[str], pairs: list[dict[str, Any]]) -> lis
 
 
 def play(game_obj: Game, strategies: str | Sequence[str], request: Any, execution: Any,
-         backend: Any) -> EverySeatResult:
+         backend: Any, resume: bool = False) -> EverySeatResult:
     """Play every cell (strategy x opponent, and strategy x field), every seat in turn, on
     ``backend``; write manifest.json, pairs.csv, matrix.csv and matrix.txt into a new run
     directory (``sim.studies.matchups.play`` checks the scheme and owns the backend)."""
@@ -216,7 +216,7 @@ def play(game_obj: Game, strategies: str | Sequence[str], request: Any, executio
     request = request.replace(players=players)
     default = game_obj.default_strategy
     names, seed, threads, run_dir = prepare(game_obj, strategies, request, execution, players,
-                                            f"{default},...")
+                                            f"{default},...", resume)
     column, codes = game_obj.outcome_column, game_obj.outcome_codes
     no_seat = no_seat_outcomes(codes)
 
@@ -234,33 +234,38 @@ def play(game_obj: Game, strategies: str | Sequence[str], request: Any, executio
                               "seats": " | ".join(specs), "first_game_index": start,
                               "games": per_seat[seat]})
     began = time.perf_counter()
-    counts = play_blocks(game_obj, request, blocks, seed=seed, threads=threads, backend=backend,
-                         play=lambda config, *chunk: config.play(*chunk),
-                         count=lambda out, i: _count(out, pairs[i]["seat"], column, codes),
-                         chunk=CHUNK)
-    for row, totals in zip(pairs, counts):
-        row.update(totals)
-    wall = time.perf_counter() - began
-    result = EverySeatResult(run_dir=run_dir, players=players, games=games, strategies=names,
-                             pairs=pairs, matrix=matrix_rows(names, pairs, players, no_seat),
-                             wall_seconds=wall, game=game, title=game_obj.title,
-                             head_to_head=head_to_head_rows(names, pairs), no_seat=no_seat)
-    rules_file, cards = request.rules_file, request.cards
-    result.manifest = {
-        "kind": "matchups", "game": game, "players": players, "games_per_cell": games,
-        "seed": seed, "strategies": names, "rule_overrides": list(request.rule_overrides),
-        "rules_file": rules_file and os.path.abspath(rules_file),
-        "cards": cards and os.path.abspath(cards),
-        "cards_sha256": file_sha256(cards or game_obj.default_cards_path()),
-        "debug": request.debug, "threads": threads,
-        "win_rate": "the row strategy's wins / all games of the cell; Wilson 95 % interval",
-        "seats": "the row strategy sits in each seat for an equal share of the cell's games; "
-                 "the opponent (or the field of the other strategies) fills the other seats",
-        "head_to_head": "cells (X, Y) and (Y, X) pooled: X's seats' wins / games some seat won; "
-                        "Wilson 95 % interval; fair 50 %; beats = lower end above 50 %",
-        **common_manifest(wall=wall, command_line=execution.command_line),
-    }
-    write_outputs(result, (*PAIR_COLUMNS[:-1], *no_seat, PAIR_COLUMNS[-1]),
-                  (*MATRIX_COLUMNS, *(f"{name}_rate" for name in no_seat)))
-    write_csv(run_dir / "head_to_head.csv", HEAD_TO_HEAD_COLUMNS, result.head_to_head)
-    return result
+
+    def finish(counts: list[dict[str, int]]):
+        for row, totals in zip(pairs, counts):
+            row.update(totals)
+        wall = time.perf_counter() - began
+        result = EverySeatResult(run_dir=run_dir, players=players, games=games, strategies=names,
+                                 pairs=pairs, matrix=matrix_rows(names, pairs, players, no_seat),
+                                 wall_seconds=wall, game=game, title=game_obj.title,
+                                 head_to_head=head_to_head_rows(names, pairs), no_seat=no_seat)
+        rules_file, cards = request.rules_file, request.cards
+        result.manifest = {
+            "kind": "matchups", "game": game, "players": players, "games_per_cell": games,
+            "seed": seed, "strategies": names, "rule_overrides": list(request.rule_overrides),
+            "rules_file": rules_file and os.path.abspath(rules_file),
+            "cards": cards and os.path.abspath(cards),
+            "cards_sha256": file_sha256(cards or game_obj.default_cards_path()),
+            "debug": request.debug, "threads": threads,
+            "win_rate": "the row strategy's wins / all games of the cell; Wilson 95 % interval",
+            "seats": "the row strategy sits in each seat for an equal share of the cell's games; "
+                     "the opponent (or the field of the other strategies) fills the other seats",
+            "head_to_head": "cells (X, Y) and (Y, X) pooled: X's seats' wins / games some seat won; "
+                            "Wilson 95 % interval; fair 50 %; beats = lower end above 50 %",
+            **common_manifest(wall=wall, command_line=execution.command_line),
+        }
+        write_outputs(result, (*PAIR_COLUMNS[:-1], *no_seat, PAIR_COLUMNS[-1]),
+                      (*MATRIX_COLUMNS, *(f"{name}_rate" for name in no_seat)))
+        write_csv(run_dir / "head_to_head.csv", HEAD_TO_HEAD_COLUMNS, result.head_to_head)
+        return result
+
+    return play_journaled(game_obj, request, blocks, run_dir,
+                          journal_settings(game_obj, request, names, games, seed), resume,
+                          finish, seed=seed, threads=threads, backend=backend,
+                          play=lambda config, *chunk: config.play(*chunk),
+                          count=lambda out, i: _count(out, pairs[i]["seat"], column, codes),
+                          chunk=CHUNK)

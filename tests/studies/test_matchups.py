@@ -100,6 +100,19 @@ def test_existing_output_directory_is_refused(tmp_path):
     assert result.exit_code == 2 and "choose a new --out" in result.stderr
 
 
+def test_ctrl_c_outside_a_long_command_is_one_line_with_exit_130(monkeypatch):
+    """Ctrl-C where no command keeps work (here: listing strategies) ends on one line,
+    not click's traceback."""
+    from sim import api
+
+    def interrupted(game):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(api, "strategies", interrupted)
+    result = invoke("strategies")
+    assert result.exit_code == 130 and result.stderr.strip() == "simulate: interrupted"
+
+
 def test_strategies_lists_every_registered_strategy_with_parameters():
     result = invoke("strategies", "--game", "peer-to-peer")
     assert result.exit_code == 0, result.output

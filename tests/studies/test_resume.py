@@ -254,6 +254,36 @@ def test_ablate_with_a_default_out_says_which_out_to_continue(tmp_path, monkeypa
     assert invoke(command).exit_code == 0
 
 
+# ----------------------------------------------------------------------------- matchups
+MATCHUPS = ["matchups", "--strategies", "greedy,builder", "--players", "4", "--games", "600",
+            "--threads", "1", "--seed", "4"]
+
+
+def test_matchups_stopped_twice_resume_to_the_same_matrix(tmp_path, monkeypatch):
+    """Stopped at its third block (SIGINT), then at the second block it had left
+    (SIGTERM), the matchups continue with the line they print to the uninterrupted files;
+    the finished ones are not overwritten."""
+    from sim.studies import matchups as study
+
+    whole = invoke(MATCHUPS + ["--out", tmp_path / "whole"])
+    assert whole.exit_code == 0, whole.output
+    with monkeypatch.context() as patch:
+        StopAt(patch, study, "_count", 3)
+        stopped = invoke(MATCHUPS + ["--out", tmp_path / "cut"])
+    assert stopped.exit_code == 130 and "matchups interrupted by SIGINT" in stopped.stderr
+    assert not (tmp_path / "cut" / "matrix.csv").exists()
+    with monkeypatch.context() as patch:
+        StopAt(patch, study, "_count", 2, signal.SIGTERM)
+        again = invoke(continue_command(stopped))
+    assert again.exit_code == 143, again.output
+    done = invoke(continue_command(again))
+    assert done.exit_code == 0, done.output
+    for name in ("matrix.csv", "pairs.csv"):
+        assert (tmp_path / "cut" / name).read_text() == (tmp_path / "whole" / name).read_text()
+    refused = invoke(MATCHUPS + ["--out", tmp_path / "cut"])
+    assert refused.exit_code == 2 and "already holds a finished matchups" in refused.stderr
+
+
 # ----------------------------------------------------------------------------- autobalance
 AUTOBALANCE = """
     ab:
