@@ -463,6 +463,16 @@ def output_dir(path: str | os.PathLike, *, what: str, resume: bool,
     return make_output_dir(path)
 
 
+def refuse_finished_file(path: str | os.PathLike, what: str) -> None:
+    """A command that writes one file (a strategy or card file) and keeps its journal
+    beside it until then: ``path`` already there without a journal holds a finished
+    result, refused as a finished run directory is (it is never overwritten)."""
+    path = Path(path)
+    if path.exists() and not journal_beside(path).exists():
+        raise UserError(f"already holds a finished {what}; choose a new --out, or remove the "
+                        "file first", file=str(path), field="--out")
+
+
 def split_finished(tasks: Any) -> tuple[list[Any], list[Any]]:
     """(results of the chunk tasks whose part is already on disk, the tasks still to
     play): a stopped command's finished chunks count without being played again. A

@@ -215,9 +215,10 @@ def autobalance(exp: Experiment, *, games: Any = None, out: Any = None, threads:
     finishes; after Ctrl-C, SIGTERM or a full disk the same call with ``resume=True``
     replays the search to where it stopped and goes on, to the same card set."""
     from sim.runs import backends
-    from sim.runs.resumable import journal_beside, stoppable
+    from sim.runs.resumable import journal_beside, refuse_finished_file, stoppable
 
     card_path = Path(out) if out is not None else Path(f"autobalance-{exp.name}.csv")
+    refuse_finished_file(card_path, "autobalance")
     journal_path = journal_beside(card_path)
     with stoppable("autobalance", journal_path), _journal(exp, games, journal_path, resume,
                                                           card_path) as journal:

@@ -561,6 +561,9 @@ def distill_strategy(*, game: str, players: Any = None, out: str | Path,
     if out_path.suffix.lower() not in (".yaml", ".yml"):
         raise UserError("the strategy file must end in .yaml or .yml", file=str(out_path),
                         field="--out")
+    from sim.runs.resumable import refuse_finished_file
+
+    refuse_finished_file(out_path, "distillation")
     base = base or game_obj.default_strategy
     request = game_request(cards, rules_file, rule_overrides, None, False)
 

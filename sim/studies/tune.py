@@ -369,7 +369,7 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
     ``hold`` (sim/studies/held.py): weights the search leaves at a value or the base's."""
     from sim.core.game import resolve_game
     from sim.core.strategy import registry
-    from sim.runs.resumable import Journal, journal_beside, stoppable
+    from sim.runs.resumable import Journal, journal_beside, refuse_finished_file, stoppable
 
     game_obj = resolve_game(game)
     arena_cls = game_obj.tune_arena
@@ -382,6 +382,7 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
     if out_path.suffix.lower() not in (".yaml", ".yml"):
         raise UserError("the strategy file must end in .yaml or .yml", file=str(out_path),
                         field="--out")
+    refuse_finished_file(out_path, "tune")
     template = configure(None)
     names = arena_cls.weight_names()
     held = held_weights(hold, names)

@@ -83,6 +83,9 @@ def test_a_resumed_distill_writes_the_uninterrupted_file(uninterrupted, tmp_path
     assert _weights(result.out) == _weights(uninterrupted)
     assert not (tmp_path / "stopped.resume.jsonl").exists()
     assert not (tmp_path / "stopped.distill").exists()
+    for resume in (False, True):   # finished: not overwritten
+        with pytest.raises(UserError, match="already holds a finished distillation"):
+            distill_strategy(out=out, threads=1, resume=resume, **SMALL)
 
 
 def test_the_file_changes_only_the_weights_the_search_decides(uninterrupted):

@@ -180,6 +180,12 @@ def test_tune_cli_stop_message_and_resume_give_the_same_file(tmp_path, monkeypat
         return doc["weights"], doc["score"], doc["tuned_on"]["final"]
 
     assert weights("cut.yaml") == weights("whole.yaml")
+    # a finished strategy file is not overwritten, with or without --resume
+    before = (tmp_path / "cut.yaml").read_text()
+    for extra in ([], ["--resume"]):
+        refused = invoke(TUNE + ["--out", tmp_path / "cut.yaml", *extra])
+        assert refused.exit_code == 2 and "already holds a finished tune" in refused.stderr
+    assert (tmp_path / "cut.yaml").read_text() == before
     # the same command without --resume refuses to overwrite an unfinished tune
     with monkeypatch.context() as patch:
         StopAt(patch, ThreadedArena, "play_blocks", 2)
@@ -320,6 +326,8 @@ def test_autobalance_resumes_to_the_same_card_file(tmp_path, monkeypatch):
     assert again.output.replace("cut.csv", "X") == whole.output.replace("whole.csv", "X")
     assert played.calls == counted.calls - 3          # the first candidate came from the journal
     assert not (tmp_path / "cut.resume.jsonl").exists()
+    refused = invoke(args + ["--out", tmp_path / "cut.csv"])    # finished: not overwritten
+    assert refused.exit_code == 2 and "already holds a finished autobalance" in refused.stderr
 
 
 # ----------------------------------------------------------------------------- experiment
