@@ -328,8 +328,8 @@ class Journal:
         from sim.runs.rundir import atomic_write_text
 
         header = {"journal": JOURNAL_FORMAT, "command": self.what, "settings": self.settings}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         with _writing(self.what, self.path):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_text(self.path, json.dumps(header) + "\n")
 
     def __contains__(self, key: str) -> bool:

@@ -210,3 +210,14 @@ def test_balance_report_keeps_its_reports_blocks(whole, tmp_path, monkeypatch):
     assert not (tmp_path / "b" / JOURNAL_NAME).exists()     # finished: its blocks are dropped
     with pytest.raises(UserError, match="already holds a finished balance report"):
         api.balance_report(resume=True, **options)
+
+
+def test_an_output_that_cannot_be_made_is_one_line(run_dir, tmp_path):
+    """--out under a file (as under a read-only mount): one line naming it, not a
+    traceback."""
+    (tmp_path / "a-file").write_text("x")
+    result = CliRunner().invoke(main, ["report", str(run_dir), "--out",
+                                       str(tmp_path / "a-file" / "rep")])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"error: {tmp_path / 'a-file' / 'rep'}")
+    assert "cannot write" in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -250,6 +250,18 @@ def test_paired_interval_is_narrower_than_unpaired_on_a_real_sweep(swept):
         assert paired_width < 0.95 * unpaired_width, (metric, paired_width, unpaired_width)
 
 
+def test_an_output_that_cannot_be_made_is_one_line(swept, tmp_path):
+    """--out under a file (as under a read-only mount): one line naming it, not a
+    traceback."""
+    path, _, _ = swept
+    (tmp_path / "a-file").write_text("x")
+    out = tmp_path / "a-file" / "exp"
+    result = CliRunner().invoke(main, ["experiment", "sweep_in4", "--file", path, "--out",
+                                       str(out), "--no-progress"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"error: {out}") and "cannot write" in result.stderr
+
+
 def test_rerun_into_the_same_directory_reuses_finished_points(swept):
     path, out, _ = swept
     before = sorted(p.stat().st_mtime_ns for p in out.glob("*/run/games/*.parquet"))
@@ -259,4 +271,5 @@ def test_rerun_into_the_same_directory_reuses_finished_points(swept):
     assert sorted(p.stat().st_mtime_ns for p in out.glob("*/run/games/*.parquet")) == before
     other = CliRunner().invoke(main, ["experiment", "sweep_in4", "--file", path, "--out",
                                       str(out), "--games", "600", "--no-progress"])
-    assert other.exit_code == 2 and "holds a different experiment" in other.output
+    assert other.exit_code == 2 and "holds a different experiment (games" in other.output
+    assert "there, 600 now" in other.output    # names what differs

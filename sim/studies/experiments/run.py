@@ -270,16 +270,21 @@ def _claim(out: Path, record: dict) -> None:
         if not marker.is_file():
             raise UserError("is not empty and holds no experiment; choose a new --out",
                             file=str(out), field="--out")
+        from sim.runs.resumable import settings_diff
+
         old = json.loads(marker.read_text(encoding="utf-8"))
-        same = ("experiment", "games", "seed", "points")
         # the fixed cards and rules too, where the marker records them
-        if {k: old.get(k) for k in same} != {k: record.get(k) for k in same} or (
-                "fixed" in old and old["fixed"] != record.get("fixed")):
-            raise UserError("holds a different experiment (name, games, seed, points or the "
-                            "cards and rules every point plays differ); choose a new --out",
+        same = ("experiment", "games", "seed", "points", *(("fixed",) if "fixed" in old else ()))
+        diff = settings_diff({k: old.get(k) for k in same}, {k: record.get(k) for k in same})
+        if diff:
+            raise UserError(f"holds a different experiment ({diff}); continue it with the "
+                            "settings it started with, or choose a new --out",
                             file=str(out), field="--out")
-    out.mkdir(parents=True, exist_ok=True)
-    marker.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
+    from sim.core.output import writing
+
+    with writing("the experiment's directory", out):
+        out.mkdir(parents=True, exist_ok=True)
+        marker.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
 
 
 def _existing(run_dir: Path) -> str:
