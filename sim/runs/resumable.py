@@ -162,11 +162,12 @@ class StoppedOutOfSpace(Stopped):
     def __init__(self, what: str, out: str | os.PathLike, file: str | None = None,
                  out_option: str | os.PathLike | None = None):
         where = f" (writing {file})" if file else ""
-        super().__init__(what, out, f"stopped: no space left on device{where}; free some "
-                                    "space, then", out_option)
+        super().__init__(what, out, f"stopped: no space left on device{where}", out_option)
 
     def message(self, command: str | None) -> str:
-        return "error: " + super().message(command)
+        how = command or "the same command with --resume (API: resume=True)"
+        return (f"error: {self.what} {self.reason}; finished work is kept in {self.out}; free "
+                f"some space and continue with: {how}")
 
 
 class ResumeRequired(UserError):
@@ -310,12 +311,13 @@ class Journal:
             journal._create()
             return journal
         header, records = _read(path, what)
-        if not resume:
-            raise ResumeRequired(f"holds an unfinished {what} ({len(records)} steps done)", out)
         if header.get("command") != what:
             raise UserError(f"{path.name} belongs to '{header.get('command')}', not to "
                             f"'{what}'; choose a new --out", file=str(path), field="--out")
         diff = settings_diff(header.get("settings") or {}, settings)
+        if not resume and not diff:   # (with other settings, this command cannot continue it)
+            steps = f"{len(records)} step{'s' if len(records) != 1 else ''} done"
+            raise ResumeRequired(f"holds an unfinished {what} ({steps})", out)
         if diff:
             raise UserError(f"holds an unfinished {what} with other settings ({diff}); give the "
                             "settings it started with, or choose a new --out", file=str(out),

@@ -122,7 +122,8 @@ def test_a_long_command_on_a_full_disk_says_how_to_continue(small_disk, tmp_path
     assert full.exit_code == 2
     line = one_line(full)
     assert "card ablation stopped: no space left on device" in line
-    assert line.endswith(f"continue with: simulate {' '.join(args)} --out {out} --resume")
+    assert line.endswith(f"; free some space and continue with: simulate {' '.join(args)} "
+                         f"--out {out} --resume")
     small_disk.grow()
     again = invoke(args + ["--out", out, "--resume"])
     assert again.exit_code == 0, again.output

@@ -91,11 +91,13 @@ def test_a_journal_refuses_without_resume_and_with_other_settings(tmp_path):
         journal.step("one", lambda: 1)
     with pytest.raises(ResumeRequired) as caught:
         Journal.open(path, {"seed": 1, "games": 10}, what="demo", resume=False)
-    assert "1 steps done" in str(caught.value)
+    assert "(1 step done)" in str(caught.value)
     assert caught.value.with_command("simulate demo --resume").endswith(
         "continue it with: simulate demo --resume")
-    with pytest.raises(UserError, match="other settings .*seed 1 there, 2 now"):
-        Journal.open(path, {"seed": 2, "games": 10}, what="demo", resume=True)
+    for resume in (True, False):   # never "continue with" a command that cannot
+        with pytest.raises(UserError, match="other settings .*seed 1 there, 2 now") as caught:
+            Journal.open(path, {"seed": 2, "games": 10}, what="demo", resume=resume)
+        assert not isinstance(caught.value, ResumeRequired)
 
 
 def test_a_torn_last_line_is_dropped_and_the_next_record_starts_clean(tmp_path):
