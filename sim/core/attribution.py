@@ -114,11 +114,24 @@ class Cause:
             return (f"under {self.variant}: {100 * self.value:.1f} % (a change of "
                     f"{100 * self.share:+.1f} points [{100 * self.lo:+.1f}, "
                     f"{100 * self.hi:+.1f}])")
-        frac = (f" ({100 * self.fraction:.0f} % [{100 * self.fraction_lo:.0f}, "
-                f"{100 * self.fraction_hi:.0f}])" if np.isfinite(self.fraction) else "")
+        frac = fraction_text(self.fraction, self.fraction_lo, self.fraction_hi)
+        frac = f" ({frac})" if frac else ""
         return (f"{self.words}: {100 * self.share:.1f} points [{100 * self.lo:.1f}, "
                 f"{100 * self.hi:.1f}] of the {100 * abs(self.edge):.1f}-point edge of the "
                 f"replayed games{frac}")
+
+
+def fraction_text(fraction: float, lo: float, hi: float) -> str:
+    """An exchange's fraction of the edge, "84 % [61, 107]"; "" when unknown. When the
+    exchange evens the sides in every replayed game (the interval has no width: e.g. the
+    turn order rotated through every seat when every seat plays the same strategy), it is
+    the only difference between them, which the words say instead of "100 % [100, 100]"."""
+    if not np.isfinite(fraction):
+        return ""
+    if hi - lo < 1e-9 and abs(fraction - 1) < 1e-9:
+        return ("all of it in every game: exchanging it evens the sides game by game, so it "
+                "is the only difference between them here")
+    return f"{100 * fraction:.0f} % [{100 * lo:.0f}, {100 * hi:.0f}]"
 
 
 # ----------------------------------------------------------------------------- statistics

@@ -175,12 +175,15 @@ def balance_line(balance: dict, label: str, quantity: str) -> str:
             f"[95 % CI {100 * balance['lo']:.2f} - {100 * balance['hi']:.2f}]")
     if balance.get("causes") is None or not balance.get("replayed"):
         return line
+    from sim.core.attribution import fraction_text
+
     main = balance.get("main_cause")
     replayed = f"{balance['replayed']:,} games replayed per swap"
     if main:
-        share = (f", {100 * main['fraction']:.0f} % [{100 * main['fraction_lo']:.0f}, "
-                 f"{100 * main['fraction_hi']:.0f}]" if main.get("fraction") == main.get("fraction")
-                 else "")
+        share = fraction_text(main.get("fraction", float("nan")),
+                              main.get("fraction_lo", float("nan")),
+                              main.get("fraction_hi", float("nan")))
+        share = f", {share}" if share else ""
         return (f"{line}\n  main cause: {main['label']}, "
                 f"{100 * main['share']:.1f} points [{100 * main['lo']:.1f}, "
                 f"{100 * main['hi']:.1f}] of the {100 * main['edge']:.1f}-point edge of "

@@ -9,7 +9,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from sim.core.attribution import EXCHANGE, contrast, explain, main_cause, sample_size
+from sim.core.attribution import (
+    EXCHANGE, contrast, explain, fraction_text, main_cause, sample_size,
+)
 from sim.core.game import configure, resolve_game
 from sim.games.peer_to_peer import constants as k
 from sim.games.peer_to_peer.cards import default_cards_path
@@ -175,3 +177,13 @@ def test_plai_two_player_seat_zero_edge_is_moving_first():
     (turn,) = causes
     assert turn.cause == "turn_order" and turn.lo > 0
     assert turn.fraction == pytest.approx(1.0)
+    # every seat plays the same strategy, so rotating the turn order evens the seats in
+    # every game: the words say so, not "100 % [100, 100]"
+    assert "[100, 100]" not in turn.sentence()
+    assert "all of it in every game" in turn.sentence()
+
+
+def test_a_fraction_with_an_interval_is_printed_with_it():
+    assert fraction_text(0.84, 0.61, 1.07) == "84 % [61, 107]"
+    assert fraction_text(1.0, 1.0, 1.0).startswith("all of it in every game")
+    assert fraction_text(float("nan"), float("nan"), float("nan")) == ""
