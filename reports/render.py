@@ -16,7 +16,8 @@ import polars as pl
 
 from reports.load import RunSet, compared_on_purpose
 from reports.registry import Context, Finding, Metric
-from reports.tables import html_table, interval_digits, markdown_table
+from reports.tables import html_table, markdown_table
+from sim.core.wording import interval_digits
 
 MAX_ROWS = 80
 LEVEL_ORDER = {"imbalance": 0, "undecided": 1, "small": 2, "within": 3, "info": 4}
@@ -216,7 +217,8 @@ def rules_rows(rs: RunSet) -> list[tuple[str, str]]:
 
 
 DECISION_RULE = ("How imbalances are called: each balance quantity is compared with its even "
-                 "point (50 % of games won by a team, or no difference). An imbalance is called "
+                 "point (a fair share: 50 % of the games won by a team, 1/players of the games a "
+                 "startup won for a seat; no difference for a difference). An imbalance is called "
                  "only when the whole 95 % interval lies beyond ±{t} pp of that point; the result "
                  "is called balanced only when the whole interval lies within ±{t} pp and holds "
                  "the point, and a small edge when it lies within ±{t} pp but excludes it; "

@@ -35,7 +35,7 @@ from typing import Any
 import polars as pl
 
 from reports.sections import ExtraSection
-from reports.tables import interval_text
+from sim.core.wording import interval_text
 from sim.core.errors import UserError
 
 ENV = "CARDSIM_STRONGER_PLAY"

@@ -29,7 +29,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from reports.tables import html_table, interval_text, markdown_table
+from reports.tables import html_table, markdown_table
+from sim.core.wording import interval_text
 from sim.core.sweep_metric import SweepMetric  # noqa: F401 - part of this module's API
 
 # Each game declares its own sweep metrics (Game.sweep_metrics, in its package:

@@ -189,3 +189,27 @@ def balance_line(balance: dict, label: str, quantity: str) -> str:
                 f"{100 * main['hi']:.1f}] of the {100 * main['edge']:.1f}-point edge of "
                 f"the replayed games{share} ({replayed})")
     return f"{line}\n  no swap the game declares explains it ({replayed})"
+
+
+def interval_digits(lo: float, hi: float, digits: int, scale: float = 1.0,
+                    most: int = 4) -> int:
+    """Decimals (from ``digits`` up to ``most``) for an interval of positive width not to
+    print as a point: 17 of 20,000 games is 0.08 % [0.05, 0.14], not 0.1 % [0.1, 0.1]. The
+    ends are compared as the numbers printed, so -0.0 and +0.0 are one point."""
+    def shown(v: float, d: int) -> float:
+        return round(scale * v, d) + 0.0
+
+    while digits < most and lo != hi and shown(lo, digits) == shown(hi, digits):
+        digits += 1
+    return digits
+
+
+def interval_text(est: float, lo: float, hi: float, digits: int, scale: float = 1.0,
+                  unit: str = "") -> str:
+    """``est{unit} [lo, hi]`` (times ``scale``) with ``interval_digits``' decimals; "n/a"
+    when any is missing."""
+    if any(v is None or v != v for v in (est, lo, hi)):
+        return "n/a"
+    places = interval_digits(lo, hi, digits, scale)
+    est, lo, hi = (round(scale * v, places) + 0.0 for v in (est, lo, hi))
+    return f"{est:.{places}f}{unit} [{lo:.{places}f}, {hi:.{places}f}]"

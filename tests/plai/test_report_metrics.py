@@ -128,7 +128,20 @@ def test_outcomes_maintainers_and_stalemates():
     assert r["maintainers_win_rate"] == pytest.approx(0.3)
     assert r["stalemate_rate"] == pytest.approx(0.1)
     assert (r["stalemate_lo"], r["stalemate_hi"]) == pytest.approx(wilson(1, 10)[1:])
-    assert "30.0 %" in METRICS["plai_outcomes"].findings(t, CTX)[0].text
+    text = METRICS["plai_outcomes"].findings(t, CTX)[0].text
+    lo, hi = wilson(3, 10)[1:]
+    assert f"30.0 % [{100 * lo:.1f}, {100 * hi:.1f}]" in text and "10.0 % [" in text
+    # the answer says why the maintainers win so seldom: the rules it follows from
+    (answer,) = METRICS["plai_outcomes"].answers(t, CTX)
+    (cause,) = answer.causes
+    assert "PLAI-T6" in cause["words"] and "maintainer_attack" in cause["words"]
+
+
+def test_a_rare_outcome_prints_an_interval_of_width_not_a_point():
+    """17 maintainer wins in 20,000 games: 0.08 % [0.05, 0.14], not 0.1 % [0.1, 0.1]."""
+    rows = [dict(outcome=MAINT, winner=-1)] * 17 + [dict(winner=0)] * (20_000 - 17)
+    t = run("plai_outcomes", table(rows))
+    assert "0.08 % [0.05, 0.14]" in METRICS["plai_outcomes"].findings(t, CTX)[0].text
 
 
 def test_length_in_turns_by_how_the_game_ended():

@@ -257,6 +257,6 @@ def test_an_interval_near_zero_is_printed_with_enough_decimals_to_show_its_width
     (0.5, 0.5, 1, 100.0, 1),                  # a point is a point
 ])
 def test_interval_digits(lo, hi, digits, scale, expected):
-    from reports.tables import interval_digits
+    from sim.core.wording import interval_digits
 
     assert interval_digits(lo, hi, digits, scale) == expected

@@ -277,13 +277,15 @@ class PlaiConfig:
             return win_rate_ci(count, n)
 
         maintainers = rate(totals["maintainers"])
+        stalemates = rate(totals["stalemate"])
         return {
             "games": n,
             "seats": {str(s): rate(totals[f"seat{s}"]) for s in range(self.players)},
             "seat_balance": self._seat_balance([totals[f"seat{s}"] for s in range(self.players)]),
             "maintainers_win_rate": maintainers["win_rate"],
             "maintainers_ci": [maintainers["ci_low"], maintainers["ci_high"]],
-            "stalemate_rate": totals["stalemate"] / n if n else float("nan"),
+            "stalemate_rate": stalemates["win_rate"],
+            "stalemate_ci": [stalemates["ci_low"], stalemates["ci_high"]],
             "mean_turns": totals["mean_turns"],
             "draw_rate": 0.0,                       # PLAI has no draws
             "all_lose_rate": maintainers["win_rate"],  # every startup lost
@@ -324,8 +326,10 @@ class PlaiConfig:
         lines.append(f"{'Open Source Maintainers (all startups lost)':<42} wins "
                      f"{100 * summary['maintainers_win_rate']:6.2f} %  "
                      f"[95 % CI {100 * lo:.2f} - {100 * hi:.2f}]")
+        lo, hi = summary.get("stalemate_ci", (float("nan"), float("nan")))
         lines.append(f"{'stalemate (max_turns reached)':<42}      "
-                     f"{100 * summary['stalemate_rate']:6.2f} %")
+                     f"{100 * summary['stalemate_rate']:6.2f} %  "
+                     f"[95 % CI {100 * lo:.2f} - {100 * hi:.2f}]")
         lines.append(f"{'mean turns':<42}      {summary['mean_turns']:6.2f}")
         if summary["invariant_errors"]:
             lines.append(f"INVARIANT VIOLATIONS in {summary['invariant_errors']} games")

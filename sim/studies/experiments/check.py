@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reports.tables import interval_text, text_table
+from reports.tables import text_table
+from sim.core.wording import interval_text
 from sim.core.errors import UserError
 from sim.core.inputs import parse_count
 from sim.studies.experiments.schema import Condition, Experiment

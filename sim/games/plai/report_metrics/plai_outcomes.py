@@ -7,7 +7,7 @@ from sim.core.report_metric import keys, rate_table, where
 from sim.games.plai.report_metrics._plai import OUT_MAINTAINERS, OUT_SEAT, OUT_STALEMATE
 from sim.core.plots import players_panel
 from sim.core.report_metric import Answer, Context, Finding, Metric
-from sim.core.wording import pct
+from sim.core.wording import interval_text, pct
 from sim.games.plai.measures import MAINTAINERS
 
 
@@ -23,12 +23,13 @@ def compute(games: pl.DataFrame, ctx: Context) -> pl.DataFrame:
 def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
     out = []
     for row in table.iter_rows(named=True):
+        maintainers = interval_text(row["maintainers_win_rate"], row["maintainers_win_lo"],
+                                    row["maintainers_win_hi"], 1, 100, " %")
+        stalemates = interval_text(row["stalemate_rate"], row["stalemate_lo"],
+                                   row["stalemate_hi"], 1, 100, " %")
         out.append(Finding("plai_outcomes", "info", (
-            f"{where(row)}: the maintainers win {pct(row['maintainers_win_rate'])} of games "
-            f"(95 % Wilson interval {pct(row['maintainers_win_lo'])} to "
-            f"{pct(row['maintainers_win_hi'])}); {pct(row['stalemate_rate'])} end in a "
-            f"stalemate at max_turns ({pct(row['stalemate_lo'])} to {pct(row['stalemate_hi'])}); "
-            f"n = {row['games']:,}.")))
+            f"{where(row)}: the maintainers win {maintainers} of games and {stalemates} end "
+            f"in a stalemate at max_turns (95 % Wilson intervals); n = {row['games']:,}.")))
     return out
 
 
@@ -39,8 +40,18 @@ def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
                    row["maintainers_win_rate"], row["maintainers_win_lo"],
                    row["maintainers_win_hi"], players=row["players"], order=30,
                    key="maintainers", measure=MAINTAINERS,
-                   group={k: row[k] for k in keys(ctx)})
+                   group={k: row[k] for k in keys(ctx)}, causes=(RULES_CAUSE,))
             for row in table.iter_rows(named=True)]
+
+
+# Why the maintainers win so seldom, and what a stalemate is: the rules (PLAI-T5 to T7)
+RULES_CAUSE = {
+    "cause": "rule:maintainers", "kind": "rule", "share": float("nan"), "lo": float("nan"),
+    "hi": float("nan"),
+    "words": ("the rules: the maintainers win once every startup is bankrupt (PLAI-T6) but "
+              "start no fight of their own unless maintainer_attack is on (PLAI-T7), so by "
+              "default only when the last two startups go bankrupt in the same turn; a game "
+              "still running at max_turns is a stalemate")}
 
 
 def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
