@@ -195,6 +195,9 @@ class Game:
     # the maintainers, a stalemate); None: the outcome_column with its outcome_codes
     ablation_outcomes: Optional[Callable[[pl.DataFrame, int],
                                          tuple[Any, Mapping[str, int]]]] = None
+    # config -> the card ids its games can deal (PLAI: the deck of the player count's
+    # numerals, PLAI-C2); None: every card of the file. `simulate ablate` changes only these.
+    cards_in_play: Optional[Callable[[GameConfig], frozenset]] = None
     matchup_scheme: Optional[MatchupScheme] = None   # how matchups and the skill ladder
                                       # seat two strategies (sim.studies.matchups); None: none
     skill_budgets: tuple[str, ...] = ()   # `simulate skill`'s search rungs ("k=4,n=4", ...)

@@ -287,7 +287,16 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
         baseline = play(cards_path, out / "baseline")
         players = int(baseline.manifest["players"])
         base, codes = _outcomes(out / "baseline", game_obj, players)
+        in_play = (None if game_obj.cards_in_play is None else
+                   game_obj.cards_in_play(request.replace(cards=cards_path).configure()))
+        absent = {cid: name for cid, name, _, _ in variants
+                  if in_play is not None and cid not in in_play}   # no game deals them
+        if absent:
+            skipped.append(f"not in the deck at {players} players, so not ablated: "
+                           + ", ".join(f"{name} ({cid})" for cid, name in absent.items()))
         for cid, name, change, table in variants:
+            if cid in absent:
+                continue
             slug = f"{_slug(cid)}-{change.replace('+', 'plus').replace('-', 'minus')}"
             directory = out / slug
             cards_file = out / "cards" / f"{slug}.csv"

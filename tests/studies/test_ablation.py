@@ -123,6 +123,17 @@ def test_plai_ablation_measures_each_seats_win_rate(tmp_path):
         assert total + others["diff"].sum() == pytest.approx(0.0, abs=1e-12)
 
 
+def test_plai_ablation_leaves_out_cards_no_game_of_the_count_deals(tmp_path):
+    """PLAI-C2: Daily Standups is printed under numerals I (id 1) and II (id 21); a
+    2-player deck holds only numeral I, so id 21 is not ablated (it could change no game
+    and would only swell the test family) and the note says so."""
+    result = api.ablate(game="plai", players=2, games=200, seed=1, only=("Daily Standups",),
+                        changes=("value-1",), out=tmp_path / "abl", threads=1)
+    assert set(result.table["card_id"]) == {"1"}
+    assert any(s.startswith("not in the deck at 2 players") and "(21)" in s
+               for s in result.skipped), result.skipped
+
+
 def test_plai_headlines_by_hand():
     """A hand-made PLAI games frame: the per-game headline of each game and their names."""
     from sim.core.game import get_game

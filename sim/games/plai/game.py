@@ -381,6 +381,8 @@ GAME = Game(
     headline_columns=("winner", "outcome"), headline_counts=description.headline_counts,
     ablation_fields=("strength", "effect"),   # simulate ablate: strength -1 / +1, effect removed
     ablation_outcomes=description.game_results,   # its headlines: each seat's win, ...
+    cards_in_play=lambda config: frozenset(str(config.cards.ids[int(i)])
+                                           for i in set(config.deck.tolist())),
     matchup_scheme="every_seat",   # every strategy in every seat against the others
     skill_budgets=("k=4,n=4", "k=8,n=16"),   # simulate skill's search rungs
     tune_arena=PlaiArena,
