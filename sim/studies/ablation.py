@@ -71,6 +71,7 @@ class AblationResult:
         lines = [f"Card ablation: {self.meta.get('game')}, {self.meta.get('players')} players, "
                  f"{self.games:,} games per configuration, {self.configurations} configurations "
                  f"({self.games_played:,} games), seed {self.meta.get('seed')}"
+                 + (f"; {self.meta['pairing']}" if self.meta.get("pairing") else "")
                  + (f"; cards: {self.meta['cards_words']}" if self.meta.get("cards_words") else "")
                  + "."]
         called = self.called()
@@ -319,6 +320,7 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
             "cards": cards_path, "threshold_pp": threshold_pp, "control": CONTROL,
             "cards_words": cards_words(cards_path, baseline.manifest["cards"]["sha256"],
                                        game_obj.default_cards_path()),
+            "pairing": game_obj.pairing(baseline.manifest),
             "changes": list(changes), "skipped": skipped,
             # --card: the ids ablated (a name selects every card of that name); the typical
             # card is one of them

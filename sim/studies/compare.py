@@ -332,12 +332,21 @@ class RunComparison:
             "changed_games": self.tally.changed_count(),
             "changed": self.tally.changed(shown=shown)})
 
+    def _pairing(self, run: RunParts) -> str:
+        """The strategies a run played, as its game names them ("expert vs expert")."""
+        try:
+            return resolve_game(self.game).pairing(run.manifest)
+        except (KeyError, TypeError, ValueError, UserError):
+            return "strategies not recorded"
+
     def to_text(self, shown: int = SHOWN) -> str:
         n = self.games
         lines = [f"{self.game}, {self.players} players, seed {self.seed}: {n:,} games "
                  f"compared (game indices {spans_text(self.paired)})",
-                 f"  baseline: {self.baseline.path} ({self.baseline.games:,} games)",
-                 f"  edit:     {self.edit.path} ({self.edit.games:,} games)"]
+                 f"  baseline: {self.baseline.path} ({self.baseline.games:,} games; "
+                 f"{self._pairing(self.baseline)})",
+                 f"  edit:     {self.edit.path} ({self.edit.games:,} games; "
+                 f"{self._pairing(self.edit)})"]
         edit_lines = changes_lines(self.changes)
         if self.changes["same"]:
             lines.append("the edit: none, the two runs have the same configuration (cards, "

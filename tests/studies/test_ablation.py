@@ -109,6 +109,7 @@ def test_plai_ablation_measures_each_seats_win_rate(tmp_path):
     result = api.ablate(game="plai", players=3, games=300, seed=1, only=("Daily Standups",),
                         changes=("value-1",), out=tmp_path / "abl", threads=1)
     assert "the calls compare them with each other" in result.to_text()   # --card named
+    assert "seed 1; expert x3; cards: the default card file" in result.to_text()
     headlines = set(result.table["headline"])
     assert {"seat 0 win rate", "seat 1 win rate", "seat 2 win rate"} <= headlines
     assert headlines <= {"seat 0 win rate", "seat 1 win rate", "seat 2 win rate",

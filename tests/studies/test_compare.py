@@ -133,6 +133,8 @@ def test_rules_and_strategies_of_the_edit_are_named(runs, runner):
     text = invoke(runner, runs["base"], runs["other"]).output
     assert "rule bonus: 0 -> 1" in text
     assert "strategy A: random -> greedy(bias=1.0)" in text
+    head = text.splitlines()[1:3]   # each run names the strategies it played
+    assert head[0].endswith("games; random vs random)") and "greedy" in head[1], head
     assert as_lists(result.changed_games()) == direct_changes(runs["base"], runs["other"])
 
 
