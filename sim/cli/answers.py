@@ -259,7 +259,7 @@ def ablate(**opts: Any) -> None:
 @click.pass_context
 def balance_report(ctx: click.Context, **opts: Any) -> None:
     """The designer's one-shot: every player count (1-6 for Peer-to-Peer, with all three
-    odd_team_compensation modes at 3 and 5 players), then report.html in --out.
+    odd_team_compensation modes at 3 and 5 players; 2-5 for PLAI), then report.html in --out.
 
     \b
     Examples:

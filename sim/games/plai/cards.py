@@ -73,7 +73,8 @@ class CardTable:
         if dealt < needed:
             raise UserError(f"{players} players' starting hands take {needed:,} cards "
                             f"({starting_hand} each, PLAI-S2), but the deck for {players} "
-                            f"players holds only {dealt:,} cards that are not Market Events",
+                            f"players holds only {dealt:,} cards that are not Market Events; "
+                            "add cards or lower starting_hand",
                             file=self.path, field="copies")
 
     def describe(self, card: int) -> str:
