@@ -82,6 +82,20 @@ def test_errors_name_file_line_and_key(tmp_path, body, line, field, words):
     assert "\n" not in str(err)
 
 
+def test_a_bad_card_file_is_named_at_the_cards_line_with_its_own_line_and_field(tmp_path):
+    from sim.games.peer_to_peer.cards import default_cards_path
+
+    cards = tmp_path / "cards.csv"
+    cards.write_text(default_cards_path().read_text().replace(
+        "TE12,Technology 12,Technology,12,", "TE12,Technology 12,Technology,twelve,"))
+    path = _write(tmp_path, f"# comment\nbad:\n  players: [4]\n  cards: {cards}\n")
+    with pytest.raises(UserError) as caught:
+        experiments.get("bad", path)
+    err = caught.value
+    assert (err.file, err.line, err.field) == (path, 4, "bad.cards"), str(err)
+    assert f"(in {cards}:" in str(err) and "field 'value'" in str(err)
+
+
 def test_invalid_yaml_names_the_line(tmp_path):
     path = _write(tmp_path, "ok:\n  players: [4\nnext: 1\n")
     with pytest.raises(UserError) as caught:

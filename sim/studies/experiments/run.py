@@ -273,9 +273,11 @@ def _claim(out: Path, record: dict) -> None:
         from sim.runs.resumable import settings_diff
 
         old = json.loads(marker.read_text(encoding="utf-8"))
-        # the fixed cards and rules too, where the marker records them
-        same = ("experiment", "games", "seed", "points", *(("fixed",) if "fixed" in old else ()))
+        same = ("experiment", "games", "seed", "points")
         diff = settings_diff({k: old.get(k) for k in same}, {k: record.get(k) for k in same})
+        # the fixed cards and rules too, where the marker records them
+        if "fixed" in old and old["fixed"] != record.get("fixed"):
+            diff += ("; " if diff else "") + "the cards and rules every point plays differ"
         if diff:
             raise UserError(f"holds a different experiment ({diff}); continue it with the "
                             "settings it started with, or choose a new --out",

@@ -22,7 +22,7 @@ def _relocate(exc: UserError, node: Located, renamed: dict | None = None) -> Use
     where = ""
     if file and file != node.file:
         where = f" (in {file}" + (f":{exc.line}" if exc.line else "") + (
-            f", field '{exc.field}'" if exc.field and changed else "") + changed + ")"
+            f", field '{exc.field}'" if exc.field else "") + changed + ")"
     return node.error(exc.message + where)
 
 
@@ -67,6 +67,10 @@ def validate_experiment(exp: Experiment) -> None:
                 configure(game=exp.game, players=kwargs.pop("players", exp.players[0]),
                           cards=kwargs.pop("cards", exp.cards), **kwargs)
             except UserError as exc:
+                cards_line = exp.loc.v.get("cards") if isinstance(exp.loc.v, dict) else None
+                if (cards_line is not None and exp.cards and exc.file
+                        and Path(exc.file).resolve() == Path(exp.cards).resolve()):
+                    node = cards_line   # the experiment's card file: at its 'cards:' line
                 raise _relocate(exc, node, renamed) from None
 
         for count in exp.players:
