@@ -276,8 +276,13 @@ def settings_diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
                     len(repr(a)) + len(repr(b)) > 60:
                 parts.append(f"{key} differs")
             else:
-                parts.append(f"{key} {a!r} there, {b!r} now")
+                parts.append(f"{key} {_shown(a)} there, {_shown(b)} now")
     return "; ".join(parts[:4])
+
+
+def _shown(value: Any) -> str:
+    """A setting in settings_diff's words: None (an option left out) as 'not given'."""
+    return "not given" if value is None else repr(value)
 
 
 class Journal:

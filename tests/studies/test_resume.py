@@ -98,6 +98,8 @@ def test_a_journal_refuses_without_resume_and_with_other_settings(tmp_path):
         with pytest.raises(UserError, match="other settings .*seed 1 there, 2 now") as caught:
             Journal.open(path, {"seed": 2, "games": 10}, what="demo", resume=resume)
         assert not isinstance(caught.value, ResumeRequired)
+    with pytest.raises(UserError, match="players not given there, 3 now"):   # not "None"
+        Journal.open(path, {"seed": 1, "games": 10, "players": 3}, what="demo", resume=True)
 
 
 def test_a_torn_last_line_is_dropped_and_the_next_record_starts_clean(tmp_path):
