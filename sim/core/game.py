@@ -48,7 +48,9 @@ class GameConfig(Protocol):
 
     def manifest(self) -> dict[str, Any]:
         """JSON-able description: game, players, cards {path, sha256, ids, names},
-        rules {option: value}, strategies {team_or_seat: {name, params}}."""
+        rules {option: value}, strategies {team_or_seat: {name, params}}, and
+        strategy_weights_sha256 (sim.core.strategy.weights_sha256 of the weights it plays:
+        an edited strategy file changes it; optional)."""
 
     def run_chunk(self, seed: int, start: int, count: int, threads: int = 1) -> pl.DataFrame:
         """Play games start .. start+count-1 and return one row per game (column

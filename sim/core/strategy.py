@@ -74,6 +74,23 @@ class Strategy:
         return out
 
 
+def weights_sha256(*arrays: Any) -> str:
+    """The SHA-256 of the weight vectors (and search budgets) a configuration plays: it
+    changes when a strategy file is edited, which its name alone does not show (a run or
+    a matchups continued after such an edit is refused). None stands for an absent array."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for array in arrays:
+        if array is None:
+            digest.update(b"none;")
+            continue
+        array = np.ascontiguousarray(array)
+        digest.update(f"{array.dtype.str}{array.shape};".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
 def registry(game_pkg: str) -> dict[str, Strategy]:
     """Every strategy in ``strategies/<game_pkg>/``, by name (files starting with _ are skipped)."""
     package = importlib.import_module(f"strategies.{game_pkg}")

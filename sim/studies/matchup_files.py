@@ -63,6 +63,7 @@ def prepare(game_obj: Any, strategies: str | Sequence[str], request: Any, execut
     seed = parse_seed(execution.seed)
     names = strategy_names(strategies, game_obj.strategy_package, example)
     request.replace(players=players, strategies=None).configure()
+    strategy_fingerprints(game_obj, request.replace(players=players), names)  # all before any game
     if resume and execution.out is None:
         raise UserError("--resume continues the matchups in --out DIR; give it", field="--out")
     out = execution.out if execution.out is not None else stamped_path(
@@ -71,18 +72,27 @@ def prepare(game_obj: Any, strategies: str | Sequence[str], request: Any, execut
                                             finished="matrix.csv")
 
 
+def strategy_fingerprints(game_obj: Any, request: Any, names: list[str]) -> dict[str, str]:
+    """Each strategy configured on every seat (a bad strategy file fails here, before any
+    game): name -> the SHA-256 of the weights it plays, which an edited file changes."""
+    slots = game_obj.strategy_slots(request.players)
+    return {name: request.replace(strategies={slot: name for slot in slots}).configure()
+            .manifest().get("strategy_weights_sha256") for name in names}
+
+
 def journal_settings(game_obj: Any, request: Any, names: list[str], games: int,
                      seed: int) -> dict[str, Any]:
     """What decides a matchups' counts, as its journal records them (a continued one must
-    match): the game, players, games, seed, strategies, and the card and rules files by
-    content."""
+    match): the game, players, games, seed, strategies with the weights they play, and
+    the card and rules files by content."""
     from sim.core.csvfile import file_sha256
 
     def identity(path: Any) -> dict[str, Any] | None:
         return None if path is None else {"path": str(path), "sha256": file_sha256(path)}
 
     return {"game": game_obj.name, "players": request.players, "games": games, "seed": seed,
-            "strategies": list(names), "cards": identity(request.cards),
+            "strategies": strategy_fingerprints(game_obj, request, names),
+            "cards": identity(request.cards),
             "rules_file": identity(request.rules_file),
             "rule_overrides": list(request.rule_overrides), "debug": request.debug}
 

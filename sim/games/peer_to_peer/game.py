@@ -28,7 +28,7 @@ from sim.core.wording import DEFAULT_THRESHOLD_PP, balance_line
 from sim.games.peer_to_peer.compile_plan import run_games_plan
 from sim.core.curves import Curves
 from sim.core.game import Game, cards_words
-from sim.core.strategy import parse_spec, record_extra
+from sim.core.strategy import parse_spec, record_extra, weights_sha256
 
 TITLE = "Peer-to-Peer"
 PLAYER_COUNTS = (1, 2, 3, 4, 5, 6)
@@ -93,6 +93,8 @@ class PeerToPeerConfig:
             "rules": _json_rules(self.rules),
             "strategies": {team: {"name": name, "params": params}
                            for team, (name, params) in self.strategies.items()},
+            "strategy_weights_sha256": weights_sha256(self.weights["A"], self.weights["B"],
+                                                      self.search),
             "seat_teams": seat_teams(self.players, self.rules["odd_team_compensation"]),
             # 3 players play exactly like 4 (5 like 6) under these options: reports say so
             # once instead of repeating the rows (None otherwise)

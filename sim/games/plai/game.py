@@ -28,7 +28,7 @@ from sim.core.compile_cache import ensure_compiled
 from sim.games.plai.compile_plan import play_games_plan
 from sim.core.curves import Curves
 from sim.core.game import CardFightReplay, Game, cards_words
-from sim.core.strategy import parse_spec, record_extra
+from sim.core.strategy import parse_spec, record_extra, weights_sha256
 
 TITLE = "PLAI"
 # Cold compile of play_games (the kernels a run needs), wall seconds on an idle 2-core machine:
@@ -96,6 +96,7 @@ class PlaiConfig:
             "rules": dict(self.rules),
             "strategies": {seat: {"name": name, "params": params}
                            for seat, (name, params) in self.strategies.items()},
+            "strategy_weights_sha256": weights_sha256(self.weights, self.search),
             "debug": self.debug,
         }
 
