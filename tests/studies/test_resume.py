@@ -294,6 +294,37 @@ def test_matchups_stopped_twice_resume_to_the_same_matrix(tmp_path, monkeypatch)
     assert refused.exit_code == 2 and "already holds a finished matchups" in refused.stderr
 
 
+def test_an_edited_strategy_file_is_not_mixed_into_stopped_matchups_or_a_run(tmp_path,
+                                                                            monkeypatch):
+    """A strategy file changed between the stop and --resume: the matchups and the run
+    refuse to continue (their games would mix the old and the new weights)."""
+    from sim.games.peer_to_peer.cards import default_cards_path  # noqa: F401 (the game)
+    from sim.studies import matchups as study
+
+    strategy = tmp_path / "mine.yaml"
+    strategy.write_text("cardsim_strategy: 1\ngame: peer-to-peer\nname: mine\nbase: greedy\n"
+                        "weights:\n  early.commit.cards: -1.0\n")
+    args = ["matchups", "--strategies", f"greedy,@{strategy}", "--players", "4", "--games",
+            "600", "--threads", "1", "--seed", "4", "--out", tmp_path / "m"]
+    with monkeypatch.context() as patch:
+        StopAt(patch, study, "_count", 3)
+        stopped = invoke(args)
+    assert stopped.exit_code == 130, stopped.output
+    strategy.write_text(strategy.read_text().replace("-1.0", "-2.0"))
+    refused = invoke(continue_command(stopped))
+    assert refused.exit_code == 2 and "other settings (strategies differs)" in refused.stderr
+    # a run: stopped at its second chunk, then the file edited back
+    run_args = ["--games", "4000", "--chunk-size", "1000", "--threads", "1", "--team-a",
+                f"@{strategy}", "--out", tmp_path / "r", "--no-progress"]
+    with monkeypatch.context() as patch:
+        stop_chunks_at(patch, 2)
+        stopped = invoke(run_args)
+    assert stopped.exit_code == 130, stopped.output
+    strategy.write_text(strategy.read_text().replace("-2.0", "-1.0"))
+    refused = invoke(["--resume", tmp_path / "r", "--no-progress"])
+    assert refused.exit_code == 2 and "strategy_weights_sha256" in refused.stderr
+
+
 # ----------------------------------------------------------------------------- autobalance
 AUTOBALANCE = """
     ab:
