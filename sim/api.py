@@ -72,12 +72,15 @@ def run(request: GameRequest | str | None = None, execution: Execution | None = 
     request, execution = split(request, execution, fields, command="run()")
     if resume is not None:
         return _resume(resume, execution)
-    if execution.games is None:
-        execution = execution.replace(games=DEFAULT_GAMES)
     if execution.until_ci is not None:
-        from sim.studies.sequential import run_until_ci
+        from sim.studies.sequential import DEFAULT_MAX_GAMES, run_until_ci
+
+        if execution.games is None:   # the maximum, as the CLI's --until-ci has it
+            execution = execution.replace(games=DEFAULT_MAX_GAMES)
 
         return run_until_ci(request, execution)
+    if execution.games is None:
+        execution = execution.replace(games=DEFAULT_GAMES)
     return setup.start(request, execution)
 
 

@@ -152,7 +152,8 @@ def test_the_effect_column_is_optional(runner, tmp_path, default_rows):
 def test_too_few_venture_cards_for_the_player_count(runner, tmp_path, default_rows):
     rows = default_rows
     for card in ("SV10", "SV11", "SV12", "SV13", "TE10", "TE11", "TE12", "TE13"):
-        rows = _replace(rows, card, "kind", "group")
+        rows = _replace(rows, card, "kind", "group")   # without their venture effects (P2P-E)
+        rows = _replace(rows, card, "effect", "")
     path = _write(tmp_path, rows)
     fine = runner.invoke(main, ["--games", "10", "--players", "4", "--cards", path, "--out",
                                 str(tmp_path / "r4"), "--no-progress"])
@@ -177,3 +178,14 @@ def test_bad_options_are_one_line_errors(runner, tmp_path, args, needle):
     assert result.exit_code == 2
     assert needle in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("slot", ["C", "a", "seat0", "all"])
+def test_a_strategy_for_a_team_the_game_lacks_is_refused(slot):
+    """Peer-to-Peer's strategies are keyed A and B: any other key would silently play the
+    default, so it is refused (as PLAI refuses a seat it lacks)."""
+    from sim.core.errors import UserError
+    from sim.core.game import configure
+
+    with pytest.raises(UserError, match=f"no team '{slot}'.*keyed A and B"):
+        configure("peer-to-peer", 4, strategies={slot: "greedy"})

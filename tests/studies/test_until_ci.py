@@ -139,6 +139,18 @@ def test_a_run_stopped_in_its_second_look_resumes_to_the_uninterrupted_end(runs,
     assert pl.read_parquet(str(out / "games" / "*.parquet")).sort("game_index").equals(full)
 
 
+def test_the_api_without_games_may_play_up_to_the_cli_maximum(tmp_path):
+    """api.run(until_ci=W) without games: at most 1e7 games, as the CLI's --until-ci (not
+    a plain run's default 1,000)."""
+    from sim import api
+    from sim.studies.sequential import DEFAULT_MAX_GAMES
+
+    result = api.run(until_ci=60, chunk_size=1000, threads=1, progress=False,
+                     out=tmp_path / "r")
+    assert result.manifest["until_ci"]["max_games"] == DEFAULT_MAX_GAMES
+    assert result.manifest["games"] == 1000     # one look was enough
+
+
 def test_until_ci_conflicts_with_resume_and_subcommands(tmp_path):
     result = CliRunner().invoke(main, ["--until-ci", "1", "--resume", str(tmp_path)])
     assert result.exit_code == 2 and "--until-ci" in result.output
