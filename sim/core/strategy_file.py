@@ -196,6 +196,11 @@ def read(path: str, game: str | None = None, field_name: str = "strategy") -> Fi
             if count is None or count < 1:
                 raise UserError(f"expected a player count, got {excerpt(str(key_node.value))}",
                                 file=path, line=line, field="by_players")
+            counts = _player_counts(file_game)
+            if counts and count not in counts:   # weights no game would ever play
+                raise UserError(f"{file_game} has no {count}-player game (player counts: "
+                                f"{', '.join(map(str, counts))})", file=path, line=line,
+                                field=f"by_players.{count}")
             if count in count_values:
                 raise UserError(f"player count given twice (first on line "
                                 f"{first_line[count]})", file=path, line=line,
@@ -212,6 +217,17 @@ def read(path: str, game: str | None = None, field_name: str = "strategy") -> Fi
                         players=tuple(p for p in players if isinstance(p, int)),
                         base=document.get("base"), document=document,
                         count_values=count_values, count_lines=count_lines)
+
+
+def _player_counts(game: str) -> tuple[int, ...]:
+    """The player counts of a registered game; () for a game this simulator lacks (its
+    strategy file is refused elsewhere, naming the game)."""
+    from sim.core.game import resolve_game   # here: sim.core.game reads strategies through this module
+
+    try:
+        return tuple(resolve_game(game.replace("_", "-")).player_counts)
+    except UserError:
+        return ()
 
 
 def _weights(located: tuple[Any, int], path: str, where: str

@@ -72,8 +72,9 @@ class SkillResult:
             s = self.summary[p]
             # a rung against the one below ("below"), or any rung against expert, which
             # may be the stronger side ("expert")
-            lines.append(f"{self.title}, {p} players: the rung's share of the decided games "
-                         "against the other side (50 % = as strong per seat), 95 % interval")
+            lines.append(f"{self.title}, {p} players: the rung's per-seat share of the "
+                         "decided games against the other side (50 % = as strong per seat), "
+                         "95 % interval")
             lines.append(f"  {'rung':<34}{'against':<34}{'kind':<10}{'games':>8}"
                          f"{'decided':>9}  share [95 % CI]")
             for r in (r for r in self.pairings if r["players"] == p):
@@ -364,9 +365,9 @@ def _summary(rows, ladder, expert, title, p) -> dict[str, Any]:
     beaten = sum(1 for r in steps if r["beats"])
     luck, luck_lo, luck_hi = 1 - top["share"], 1 - top["ci_high"], 1 - top["ci_low"]
     sentence = (f"At {p} players, {beaten} of the {len(steps)} steps up the {title} ladder "
-                f"win beyond their 95 % interval; the best player here ({ladder[-1]}) still "
-                f"loses {100 * luck:.0f} % of the decided games against {weaker}, seat for "
-                "seat.")
+                f"win beyond their 95 % interval; against the best player here "
+                f"({ladder[-1]}), {weaker} still has a per-seat share of {100 * luck:.0f} % "
+                "of the decided games (50 %: as strong seat for seat).")
     return {"rungs": ladder, "steps": len(steps), "rungs_beaten": beaten,
             "luck_share": luck, "luck_low": luck_lo, "luck_high": luck_hi,
             "top_pairing": top["pairing"], "sentence": sentence}

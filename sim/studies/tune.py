@@ -335,12 +335,31 @@ class TuneResult:
                          "--budget may help")
         if not against:   # the field leaves the shipped expert out (field_baselines)
             game, players = self.document["game"], self.document["players"][0]
+            inputs = tuned_inputs(self.document)   # the comparison plays the tune's inputs
             lines.append(f"not checked against the shipped {SHIPPED_EXPERT} (a tune never "
                          f"plays it); compare them: simulate matchups --game {game} "
-                         f"--players {players} --strategies "
-                         + shlex.quote(f"{SHIPPED_EXPERT},@{self.out}"))
+                         f"--players {players} " + (f"{shlex.join(inputs)} " if inputs else "")
+                         + "--strategies " + shlex.quote(f"{SHIPPED_EXPERT},@{self.out}"))
         lines += [f"strategy file: {self.out}", f"convergence plot: {self.plot}"]
         return "\n".join(lines)
+
+
+def tuned_inputs(document: Mapping[str, Any]) -> list[str]:
+    """The --cards, --rules and --rule a strategy file was tuned on (its ``tuned_on``), as
+    command-line arguments: a comparison on other inputs would measure something else."""
+    from sim.core.game import resolve_game
+
+    tuned_on = document.get("tuned_on") or {}
+    args: list[str] = []
+    path = (tuned_on.get("cards") or {}).get("path")
+    default = resolve_game(document["game"]).default_cards_path()
+    if path and Path(path).resolve() != Path(default).resolve():
+        args += ["--cards", str(path)]
+    if tuned_on.get("rules_file"):
+        args += ["--rules", str(tuned_on["rules_file"])]
+    for rule in tuned_on.get("rule_overrides") or ():
+        args += ["--rule", str(rule)]
+    return args
 
 
 def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, players: int,

@@ -62,6 +62,8 @@ def _one_line_error(result):
      "by_players.2.commit.value", "must be a number, got 'x'"),
     ("game: peer-to-peer\nweights: {}\nby_players:\n  2: {}\n  2: {}\n", 5,
      "by_players.2", "given twice (first on line 4)"),
+    ("game: peer-to-peer\nweights: {}\nby_players:\n  7: {commit.value: 1}\n", 4,
+     "by_players.7", "peer-to-peer has no 7-player game (player counts: 1, 2, 3, 4, 5, 6)"),
     ("game: peer-to-peer\nweights: {}\nby_players: [2]\n", 3, "by_players",
      "mapping of player count"),
 ])

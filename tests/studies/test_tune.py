@@ -395,6 +395,22 @@ def test_a_self_play_tune_says_how_to_compare_it_with_the_shipped_expert(p2p_hel
         p2p_held.report()
 
 
+def test_the_comparison_command_plays_the_cards_and_rules_the_tune_played(tmp_path):
+    """A tune on other cards and rules: the printed comparison with the shipped expert
+    plays those, not the defaults."""
+    from sim.studies.tune import tuned_inputs
+    from sim.games.peer_to_peer.cards import default_cards_path
+
+    document = {"game": "peer-to-peer", "tuned_on": {
+        "cards": {"path": "/x/my cards.csv"}, "rules_file": None,
+        "rule_overrides": ["customer_patience=3"]}}
+    assert tuned_inputs(document) == ["--cards", "/x/my cards.csv", "--rule",
+                                      "customer_patience=3"]
+    document["tuned_on"]["cards"]["path"] = str(default_cards_path())
+    document["tuned_on"]["rule_overrides"] = []
+    assert tuned_inputs(document) == []
+
+
 def test_a_held_name_the_game_does_not_have_is_refused_before_any_game(tmp_path):
     from sim import api
     from sim.core.errors import UserError
