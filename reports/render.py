@@ -217,8 +217,7 @@ def rules_rows(rs: RunSet) -> list[tuple[str, str]]:
 
 
 DECISION_RULE = ("How imbalances are called: each balance quantity is compared with its even "
-                 "point (a fair share: 50 % of the games won by a team, 1/players of the games a "
-                 "startup won for a seat; no difference for a difference). An imbalance is called "
+                 "point (a fair share of the games won, or no difference). An imbalance is called "
                  "only when the whole 95 % interval lies beyond ±{t} pp of that point; the result "
                  "is called balanced only when the whole interval lies within ±{t} pp and holds "
                  "the point, and a small edge when it lies within ±{t} pp but excludes it; "

@@ -278,28 +278,36 @@ def _report_settings(run_dirs=(), **options: Any) -> dict[str, Any]:
     return {"runs": [str(Path(d).resolve()) for d in run_dirs], **options}
 
 
-def ablate(game: str = DEFAULT_GAME, players: int | None = None, games: int | str = 10_000,
-           seed: int = 1, cards: str | None = None, rules_file: str | None = None,
-           rule_overrides: tuple[str, ...] = (), strategies: Mapping[str, str] | None = None,
-           only: tuple[str, ...] = (), changes: tuple[str, ...] | None = None,
-           out: str | os.PathLike | None = None, threads: int | None = None,
-           threshold_pp: float = 2.0, backend: Any = None,
-           backend_options: Mapping[str, Any] | None = None, progress: bool = False,
-           resume: bool = False):
+def ablate(request: GameRequest | str | None = None, execution: Execution | None = None, /,
+           *, only: str | Sequence[str] = (), changes: str | Sequence[str] | None = None,
+           threshold_pp: float = 2.0, resume: bool = False, **fields: Any):
     """Card ablation on common random numbers (sim.studies.ablation): the same seed and
-    games with each card's value -1 / +1 and its effect removed; the paired change of
-    every headline rate of the game (its ``Game.ablation_outcomes``, else its outcomes:
-    each team's or seat's win rate ...) with its 95 % interval, cards that differ from the
-    typical card called under Holm's control. Any backend; returns an ``AblationResult``.
-    ``resume=True`` continues a stopped ablation in ``out``."""
+    games (``execution.games``, default 10,000) with each card's value -1 / +1 and its
+    effect removed; the paired change of every headline rate of the game (its
+    ``Game.ablation_outcomes``, else its outcomes: each team's or seat's win rate ...)
+    with its 95 % interval, cards that differ from the typical card called under Holm's
+    control. ``only``: card references (``--card``); ``changes``: of ``value-1``,
+    ``value+1``, ``no_effect``. Any backend; returns an ``AblationResult``.
+    ``resume=True`` continues a stopped ablation in ``execution.out``."""
     from sim.studies.ablation import CHANGES
     from sim.studies.ablation import ablate as run_ablation
 
-    return run_ablation(game=game, players=players, games=games, seed=seed, cards=cards,
-                        rules_file=rules_file, rule_overrides=rule_overrides,
-                        strategies=strategies, only=tuple(only), changes=tuple(changes or CHANGES),
-                        out=out, threads=threads, threshold_pp=threshold_pp, backend=backend,
-                        backend_options=backend_options, progress=progress, resume=resume)
+    progress_given = "progress" in fields or execution is not None
+    request, execution = split(request, execution, fields, command="ablate()",
+                               allowed=REQUEST_FIELDS + tuple(
+                                   f for f in EXECUTION_FIELDS
+                                   if f not in ("until_ci", "chunk_size", "command_line")))
+    only = (only,) if isinstance(only, str) else tuple(only)
+    changes = (changes,) if isinstance(changes, str) else tuple(changes or CHANGES)
+    return run_ablation(game=request.game, players=request.players,
+                        games=execution.games if execution.games is not None else 10_000,
+                        seed=execution.seed, cards=request.cards, rules_file=request.rules_file,
+                        rule_overrides=request.rule_overrides, strategies=request.strategy_map,
+                        only=only, changes=changes, out=execution.out,
+                        threads=execution.threads, threshold_pp=threshold_pp,
+                        backend=execution.backend, backend_options=execution.backend_options,
+                        progress=execution.progress if progress_given else False,
+                        resume=resume)
 
 
 def balance_points(game: str = DEFAULT_GAME) -> list[tuple[int, tuple[str, ...]]]:
@@ -555,7 +563,7 @@ def warm(games: list[str] | tuple[str, ...] | None = None, jobs: int | None = No
     compiled already, so nothing ran). See sim/runs/warm.py."""
     from sim.runs.warm import warm as warm_games
 
-    return warm_games(games, jobs, trace)
+    return warm_games((games,) if isinstance(games, str) else games, jobs, trace)
 
 
 # ---------------------------------------------------------------- skill ladder

@@ -220,13 +220,14 @@ def card_changes(base: Story, edit: Story) -> list[str]:
 
 def header_changes(base: Story, edit: Story) -> list[str]:
     """The header lines (configuration, rules) that differ, baseline then edited; rule
-    lists are compared option by option."""
+    lists are compared option by option. The card file's line is left out: the cards are
+    compared card by card (card_changes), so a copy of a file changes nothing."""
     changes = []
     for a, b in zip(base.header, edit.header):
-        if a == b:
-            continue
         head_a, _, list_a = a.partition(": ")
         head_b, _, list_b = b.partition(": ")
+        if a == b or head_a == head_b == "cards":
+            continue
         if head_a == head_b == "rules":
             items_a, items_b = list_a.split(", "), list_b.split(", ")
             changes += [f"{x} -> {y}" for x, y in zip(items_a, items_b) if x != y]

@@ -279,8 +279,10 @@ def search_player(game_pkg: str, *, summary: str, k: int, n: int, default_base: 
 
     def weights(params):
         base = base_strategy(params)
-        if int(params["k"]) < 1 or int(params["n"]) < 1:
-            raise UserError("search: k and n must be at least 1", field="strategy")
+        for key in ("k", "n"):   # counts: a fraction would be cut and still named as given
+            if params[key] != int(params[key]) or params[key] < 1:
+                raise UserError(f"search: {key} must be a whole number of at least 1, got "
+                                f"{params[key]:g}", field="strategy")
         return dict(base.weights(dict(base.params)))
 
     def by_players(params, players):

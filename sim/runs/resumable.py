@@ -470,6 +470,18 @@ def output_dir(path: str | os.PathLike, *, what: str, resume: bool,
     return make_output_dir(path)
 
 
+def file_identity(path: str | os.PathLike | None) -> dict[str, Any] | None:
+    """A card or rules file as a journal's settings record it: its path and the SHA-256 of
+    its content (None when it cannot be read: configuring reports that problem)."""
+    if path is None:
+        return None
+    try:
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        digest = None
+    return {"path": str(path), "sha256": digest}
+
+
 def refuse_finished_file(path: str | os.PathLike, what: str) -> None:
     """A command that writes one file (a strategy or card file) and keeps its journal
     beside it until then: ``path`` already there without a journal holds a finished

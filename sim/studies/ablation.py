@@ -86,7 +86,7 @@ class AblationResult:
         if named and len(named) > 1:
             lines.append(f"The typical card is the median of the {len(named)} cards --card named "
                          f"({', '.join(named)}), so the calls compare them with each other, not "
-                         "with the deck; without --card every card is ablated.")
+                         "with the deck; without --card every card the games deal is ablated.")
         for r in called.iter_rows(named=True):
             lines.append(f"  {r['card_name']} ({r['card_id']}), {CHANGE_WORDS[r['change']]}: "
                          f"{r['headline']} {100 * r['diff']:+.2f} pp [{100 * r['lo']:+.2f}, "
@@ -249,6 +249,8 @@ def ablate(*, game: str, players: int | None = None, games: Any = 10_000, seed: 
     game_obj = resolve_game(game)
     cards_path = str(cards or game_obj.default_cards_path())
     variants, base_cards = _variants(cards_path, game, only, changes)
+    variants, absent = _in_play(game_obj, variants, players, cards_path, rules_file,
+                                rule_overrides, strategies)
     out = output_dir(Path(out) if out is not None else rundir.stamped_path(f"ablation-{game}"),
                      what="card ablation", resume=resume, finished=RESULT_FILE)
     settings = {"game": game, "players": players, "games": games, "seed": seed,
@@ -260,12 +262,37 @@ def ablate(*, game: str, players: int | None = None, games: Any = 10_000, seed: 
             out / JOURNAL_NAME, settings, what="card ablation", resume=resume, out=out):
         return _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides,
                        strategies, changes, out, threads, threshold_pp, backend,
-                       backend_options, progress, variants, only)
+                       backend_options, progress, variants, only, absent)
+
+
+def _in_play(game_obj, variants: list[tuple], players, cards_path, rules_file, rule_overrides,
+             strategies) -> tuple[list[tuple], str | None]:
+    """The variants of cards some game of the player count deals (the game's
+    ``cards_in_play``; PLAI: the numerals of the count, PLAI-C2), and a note naming the
+    others, which could change no game (None when every card is in play). All left out
+    is refused: there would be nothing to ablate."""
+    from sim.core.request import GameRequest
+
+    if game_obj.cards_in_play is None or not variants:
+        return variants, None
+    config = GameRequest(game=game_obj.name, players=players, cards=cards_path,
+                         rules_file=rules_file, rule_overrides=tuple(rule_overrides),
+                         strategies=strategies or ()).configure()
+    dealt = game_obj.cards_in_play(config)
+    absent = {cid: name for cid, name, _, _ in variants if cid not in dealt}
+    if not absent:
+        return variants, None
+    note = (f"not in the deck at {config.players} players, so not ablated: "
+            + ", ".join(f"{name} ({cid})" for cid, name in absent.items()))
+    kept = [v for v in variants if v[0] not in absent]
+    if not kept:
+        raise UserError(f"no card to ablate: {note}", field="--card")
+    return kept, note
 
 
 def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, strategies,
             changes, out, threads, threshold_pp, backend, backend_options, progress,
-            variants, only) -> AblationResult:
+            variants, only, absent) -> AblationResult:
     from sim.core.output import writing
     from sim.core.request import GameRequest
     from sim.runs import backends, setup
@@ -275,7 +302,7 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
                           rule_overrides=tuple(rule_overrides), strategies=strategies or (),
                           debug=False)
     chosen, owned = backends.resolve(backend, backend_options)
-    skipped: list[str] = []
+    skipped: list[str] = [absent] if absent else []
     played: list[tuple[str, str, str, np.ndarray]] = []
     try:
         nthreads = threads
@@ -288,16 +315,7 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
         baseline = play(cards_path, out / "baseline")
         players = int(baseline.manifest["players"])
         base, codes = _outcomes(out / "baseline", game_obj, players)
-        in_play = (None if game_obj.cards_in_play is None else
-                   game_obj.cards_in_play(request.replace(cards=cards_path).configure()))
-        absent = {cid: name for cid, name, _, _ in variants
-                  if in_play is not None and cid not in in_play}   # no game deals them
-        if absent:
-            skipped.append(f"not in the deck at {players} players, so not ablated: "
-                           + ", ".join(f"{name} ({cid})" for cid, name in absent.items()))
         for cid, name, change, table in variants:
-            if cid in absent:
-                continue
             slug = f"{_slug(cid)}-{change.replace('+', 'plus').replace('-', 'minus')}"
             directory = out / slug
             cards_file = out / "cards" / f"{slug}.csv"

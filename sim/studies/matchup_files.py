@@ -85,15 +85,12 @@ def journal_settings(game_obj: Any, request: Any, names: list[str], games: int,
     """What decides a matchups' counts, as its journal records them (a continued one must
     match): the game, players, games, seed, strategies with the weights they play, and
     the card and rules files by content."""
-    from sim.core.csvfile import file_sha256
-
-    def identity(path: Any) -> dict[str, Any] | None:
-        return None if path is None else {"path": str(path), "sha256": file_sha256(path)}
+    from sim.runs.resumable import file_identity
 
     return {"game": game_obj.name, "players": request.players, "games": games, "seed": seed,
             "strategies": strategy_fingerprints(game_obj, request, names),
-            "cards": identity(request.cards),
-            "rules_file": identity(request.rules_file),
+            "cards": file_identity(request.cards),
+            "rules_file": file_identity(request.rules_file),
             "rule_overrides": list(request.rule_overrides), "debug": request.debug}
 
 
@@ -179,6 +176,21 @@ def write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) ->
         writer = csv.DictWriter(handle, fieldnames=list(columns))
         writer.writeheader()
         writer.writerows(rows)
+
+
+def inputs_manifest(game_obj: Any, request: Any) -> dict[str, Any]:
+    """The manifest keys that say what every game of the matchups played: the card file
+    (its absolute path, or None for the default, and its SHA-256), the rules and debug."""
+    import os
+
+    from sim.core.csvfile import file_sha256
+
+    cards, rules_file = request.cards, request.rules_file
+    return {"rule_overrides": list(request.rule_overrides),
+            "rules_file": rules_file and os.path.abspath(rules_file),
+            "cards": cards and os.path.abspath(cards),
+            "cards_sha256": file_sha256(cards or game_obj.default_cards_path()),
+            "debug": request.debug}
 
 
 def common_manifest(*, wall: float, command_line: str | None) -> dict[str, Any]:

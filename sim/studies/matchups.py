@@ -28,7 +28,6 @@ can be replayed with ``simulate trace``.
 """
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,13 +35,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from sim.core.csvfile import file_sha256
 from sim.core.errors import UserError
 from sim.core.game import DEFAULT_GAME, resolve_game
 from sim.core.inputs import parse_count
 from sim.core.request import Execution, GameRequest
-from sim.studies.matchup_files import (common_manifest, journal_settings,  # noqa: F401
-                                       play_journaled, prepare, split_specs, write_outputs)
+from sim.studies.matchup_files import (common_manifest, inputs_manifest,  # noqa: F401
+                                       journal_settings, play_journaled, prepare, split_specs,
+                                       write_outputs)
 
 CHUNK = 100_000  # games per kernel call: bounds memory whatever --games is
 MARKERS = ("A", "B")
@@ -219,14 +218,10 @@ def _run_team_pairs(game_obj: Any, strategies: str | Sequence[str], request: Gam
         wall = time.perf_counter() - began
         result = MatchupResult(run_dir=run_dir, players=players, games=games, strategies=names,
                                pairs=pairs, matrix=matrix_rows(names, pairs), wall_seconds=wall)
-        rules_file, cards = request.rules_file, request.cards
         result.manifest = {
             "kind": "matchups", "game": game, "players": players, "games_per_pair": games,
-            "seed": seed, "strategies": names, "rule_overrides": list(rule_overrides),
-            "rules_file": rules_file and os.path.abspath(rules_file),
-            "cards": cards and os.path.abspath(cards),
-            "cards_sha256": file_sha256(cards or game_obj.default_cards_path()),
-            "debug": request.debug, "threads": threads,
+            "seed": seed, "strategies": names, **inputs_manifest(game_obj, request),
+            "threads": threads,
             "win_rate": "wins / (wins + losses) among games with a winner; Wilson 95 % interval",
             "marker": "first_marker=A for the first half of each ordered pair's games, B for "
                       "the rest",

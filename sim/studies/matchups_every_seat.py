@@ -37,18 +37,16 @@ pairs.csv, so any game can be replayed with ``simulate trace --game G --seat ...
 """
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from sim.core.csvfile import file_sha256
 from sim.core.errors import UserError
 from sim.core.game import Game
 from sim.core.inputs import parse_count
-from sim.studies.matchup_files import (common_manifest, journal_settings, play_journaled,
-                                       prepare, write_csv, write_outputs)
+from sim.studies.matchup_files import (common_manifest, inputs_manifest, journal_settings,
+                                       play_journaled, prepare, write_csv, write_outputs)
 
 CHUNK = 100_000
 FIELD = "field"
@@ -243,14 +241,10 @@ def play(game_obj: Game, strategies: str | Sequence[str], request: Any, executio
                                  pairs=pairs, matrix=matrix_rows(names, pairs, players, no_seat),
                                  wall_seconds=wall, game=game, title=game_obj.title,
                                  head_to_head=head_to_head_rows(names, pairs), no_seat=no_seat)
-        rules_file, cards = request.rules_file, request.cards
         result.manifest = {
             "kind": "matchups", "game": game, "players": players, "games_per_cell": games,
-            "seed": seed, "strategies": names, "rule_overrides": list(request.rule_overrides),
-            "rules_file": rules_file and os.path.abspath(rules_file),
-            "cards": cards and os.path.abspath(cards),
-            "cards_sha256": file_sha256(cards or game_obj.default_cards_path()),
-            "debug": request.debug, "threads": threads,
+            "seed": seed, "strategies": names, **inputs_manifest(game_obj, request),
+            "threads": threads,
             "win_rate": "the row strategy's wins / all games of the cell; Wilson 95 % interval",
             "seats": "the row strategy sits in each seat for an equal share of the cell's games; "
                      "the opponent (or the field of the other strategies) fills the other seats",

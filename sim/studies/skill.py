@@ -213,7 +213,7 @@ def run(game: str = DEFAULT_GAME, players: int | Sequence[int] | str | None = No
     ``blocks/``; after Ctrl-C, SIGTERM or a full disk, the same call with ``resume=True``
     (and that directory as ``out``) plays only what is missing, to the same ladder."""
     from sim.runs import backends as backends_pkg
-    from sim.runs.resumable import JOURNAL_NAME, Journal, output_dir, stoppable
+    from sim.runs.resumable import JOURNAL_NAME, Journal, file_identity, output_dir, stoppable
     from sim.runs.rundir import stamped_path
 
     game_obj = resolve_game(game)
@@ -234,7 +234,7 @@ def run(game: str = DEFAULT_GAME, players: int | Sequence[int] | str | None = No
         finished="skill.json")
     settings = {"game": game_obj.name, "players": counts, "games": games,
                 "search_games": search_games, "budgets": list(budgets), "seed": seed,
-                "cards": _file_identity(cards), "rules_file": _file_identity(rules_file),
+                "cards": file_identity(cards), "rules_file": file_identity(rules_file),
                 "rule_overrides": list(rule_overrides)}
     began = time.perf_counter()
     configure_args = {"cards": cards, "rules_file": rules_file,
@@ -264,19 +264,6 @@ def run(game: str = DEFAULT_GAME, players: int | Sequence[int] | str | None = No
         with writing("the skill ladder's files", run_dir):
             _write(result)
     return result
-
-
-def _file_identity(path: str | None) -> dict[str, Any] | None:
-    """A card or rules file as the journal records it: its path and its content's hash."""
-    import hashlib
-
-    if path is None:
-        return None
-    try:
-        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        digest = None      # the configuration reports the file's problem
-    return {"path": str(path), "sha256": digest}
 
 
 def _result(run_dir, game_obj, counts, ladders, pairings, summary, began, seed, games,

@@ -85,7 +85,7 @@ def test_swaps_do_not_apply_where_they_mean_nothing():
 
 def test_plai_rotation_moves_the_first_seat_and_its_cards():
     config = configure("plai", 3)
-    (swap,) = resolve_game("plai").swaps
+    (swap,) = [s for s in resolve_game("plai").swaps if s.cause == "turn_order"]
     variants = [v for _, v in swap.variants(config)]
     base = config.run_chunk(2, 0, 50, 1)
     for shift, variant in enumerate(variants, 1):
@@ -140,6 +140,36 @@ def test_default_deck_team_b_edge_is_the_starting_cards():
     assert start.kind == EXCHANGE and start.lo > 0 and start.fraction > 0.6
     assert marker.lo < 0 < marker.hi or abs(marker.share) < 0.01
     assert main_cause(list(causes.values())).cause == "start_cards"
+
+
+def test_an_edge_the_strategies_make_is_traced_to_them():
+    """Team A greedy against team B expert: the edge is the players', and the strategies
+    swap (each team plays the other's strategy on the same deals) says so; with one
+    strategy on both teams it does not apply."""
+    (swap,) = [s for s in SWAPS if s.cause == "strategies"]
+    assert swap.variants(configure("peer-to-peer", 4)) == []
+    config = configure("peer-to-peer", 4, strategies={"A": "greedy", "B": "expert"})
+    ((_, swapped),) = swap.variants(config)
+    assert swapped.strategies["A"][0] == "expert" and swapped.strategies["B"][0] == "greedy"
+    games = config.run_chunk(1, 0, 1500, 2)
+    causes = explain(config, 1, games, team_balance_measure(4), SWAPS, threads=2)
+    main = main_cause(causes)
+    assert main.cause == "strategies" and main.fraction > 0.7, [c.sentence() for c in causes]
+
+
+def test_a_seat_edge_the_strategies_make_is_traced_to_them():
+    """PLAI, seat 0 weighted against two expert seats: rotating the strategies through
+    the seats accounts for the seats' edge."""
+    plai = resolve_game("plai")
+    (swap,) = [s for s in plai.swaps if s.cause == "strategies"]
+    assert swap.variants(configure("plai", 3)) == []
+    config = configure("plai", 3, strategies={"seat0": "weighted"})
+    labels = [label for label, _ in swap.variants(config)]
+    assert labels == ["strategies moved 1 seat on", "strategies moved 2 seats on"]
+    games = config.run_chunk(1, 0, 1500, 2)
+    measure = seat_share(1, 3)   # seat 1 gains from the weak seat 0
+    causes = {c.cause: c for c in explain(config, 1, games, measure, plai.swaps, threads=2)}
+    assert causes["strategies"].lo > 0 and causes["strategies"].fraction > 0.7
 
 
 def copied_starts(path):

@@ -101,7 +101,7 @@ def test_a_run_and_a_trace_name_the_card_file_and_rules_they_played(runner, tmp_
     base = runner.invoke(main, ["--games", "300", "--no-progress", "--out", str(tmp_path / "b")])
     assert base.exit_code == 0 and "played with" not in base.output
     trace = runner.invoke(main, ["trace", "--game-index", "0", "--cards", cards])
-    assert f"cards: {cards} (sha256 {sha[:12]}…)" in trace.output.splitlines()[0]
+    assert trace.output.splitlines()[1] == f"cards: {cards} (sha256 {sha[:12]}…)"
     trace = runner.invoke(main, ["trace", "--game-index", "0"])
     assert "cards: the default card file (tech-deck-reconstruction.csv" in trace.output
 

@@ -143,3 +143,21 @@ def test_report_says_it_once_and_does_not_repeat_the_rows_as_findings(tmp_path):
     alone = api.report(runs[:1], tmp_path / "report3")
     assert [f for f in alone["findings"] if f["text"].startswith("3 players")]
     assert not [f for f in alone["findings"] if "exactly like" in f["text"]]
+
+
+def test_trace_says_a_short_refresh_a_spent_tiebreak_and_a_solo_games_one_team():
+    """Default games whose traces show these (seed 1, 4 players): game 13 refreshes with
+    fewer cards than due, game 7 has a contest decided by a tiebreak; a solo trace names
+    only team A."""
+    from sim import api
+
+    text = api.story(players=4, seed=1, game_index=13).text()
+    assert ("refreshes: draws 5 of 6 (hand_size 4 + extra 2; its group deck and discard "
+            "ran out)") in text
+    text = api.story(players=4, seed=1, game_index=0,
+                     rule_overrides=("reshuffle_discard=false",)).text()
+    assert "of 4 (hand_size 4; its group deck ran out, reshuffle_discard=false)" in text
+    text = api.story(players=4, seed=1, game_index=7).text()
+    assert "wins by its `tiebreak` venture, now spent for the round (P2P-R2c, E5)" in text
+    solo = api.story(players=1, seed=3, game_index=0).text().splitlines()[0]
+    assert solo == "Peer-to-Peer, 1 player, seed 3, game 0; team A: expert"

@@ -94,6 +94,9 @@ def test_search_spec_errors_are_user_errors():
         GAME.configure(players=4, strategies={"A": "search:base=nobody"})
     with pytest.raises(UserError, match="at least 1"):
         GAME.configure(players=4, strategies={"A": "search:k=0"})
+    # a fraction would be cut to a whole number while the output still named it
+    with pytest.raises(UserError, match="k must be a whole number .*got 2.5"):
+        GAME.configure(players=4, strategies={"A": "search:k=2.5,n=2"})
 
 
 # ---------------------------------------------------------------- it must not peek

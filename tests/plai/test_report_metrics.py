@@ -134,7 +134,7 @@ def test_outcomes_maintainers_and_stalemates():
     # the answer says why the maintainers win so seldom: the rules it follows from
     (answer,) = METRICS["plai_outcomes"].answers(t, CTX)
     (cause,) = answer.causes
-    assert "PLAI-T6" in cause["words"] and "maintainer_attack" in cause["words"]
+    assert "PLAI-T6" in cause["words"] and "same turn" in cause["words"]
 
 
 def test_a_rare_outcome_prints_an_interval_of_width_not_a_point():

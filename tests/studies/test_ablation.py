@@ -6,6 +6,7 @@ import polars as pl
 import pytest
 
 from sim import api
+from sim.core.errors import UserError
 from sim.core.game import EXTRA_GAMES_ENV
 from sim.studies.ablation import paired_table
 
@@ -133,6 +134,16 @@ def test_plai_ablation_leaves_out_cards_no_game_of_the_count_deals(tmp_path):
     assert set(result.table["card_id"]) == {"1"}
     assert any(s.startswith("not in the deck at 2 players") and "(21)" in s
                for s in result.skipped), result.skipped
+    assert result.meta["named_cards"] == ["1"]          # the one ablated, not card 21
+    # the same call with the API's two values (and a card reference as a plain string)
+    again = api.ablate(api.GameRequest(game="plai", players=2),
+                       api.Execution(games=200, seed=1, out=tmp_path / "again", threads=1,
+                                     progress=False),
+                       only="Daily Standups", changes="value-1")
+    assert again.table.equals(result.table)
+    with pytest.raises(UserError, match="no card to ablate: not in the deck at 2 players"):
+        api.ablate(game="plai", players=2, games=200, only=("21",), out=tmp_path / "none",
+                   threads=1)
 
 
 def test_plai_headlines_by_hand():

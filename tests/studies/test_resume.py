@@ -294,6 +294,29 @@ def test_matchups_stopped_twice_resume_to_the_same_matrix(tmp_path, monkeypatch)
     assert refused.exit_code == 2 and "already holds a finished matchups" in refused.stderr
 
 
+def test_every_seat_matchups_resume_to_the_same_matrix_and_need_their_out(tmp_path,
+                                                                          monkeypatch):
+    """PLAI's matchups (every strategy in every seat) stopped at their fourth block
+    continue to the uninterrupted files; --resume without --out says it needs it."""
+    from sim.studies import matchups_every_seat as study
+
+    args = ["matchups", "--game", "plai", "--players", "3", "--strategies", "weighted,expert",
+            "--games", "300", "--threads", "1", "--seed", "2"]
+    whole = invoke(args + ["--out", tmp_path / "whole"])
+    assert whole.exit_code == 0, whole.output
+    with monkeypatch.context() as patch:
+        StopAt(patch, study, "_count", 4)
+        stopped = invoke(args + ["--out", tmp_path / "cut"])
+    assert stopped.exit_code == 130, stopped.output
+    done = invoke(continue_command(stopped))
+    assert done.exit_code == 0, done.output
+    for name in ("matrix.csv", "pairs.csv", "head_to_head.csv"):
+        assert (tmp_path / "cut" / name).read_text() == (tmp_path / "whole" / name).read_text()
+    missing = invoke(args + ["--resume"])
+    assert missing.exit_code == 2 and "--resume continues the matchups in --out" in \
+        missing.stderr
+
+
 def test_an_edited_strategy_file_is_not_mixed_into_stopped_matchups_or_a_run(tmp_path,
                                                                             monkeypatch):
     """A strategy file changed between the stop and --resume: the matchups and the run

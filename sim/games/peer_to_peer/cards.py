@@ -58,12 +58,6 @@ class CardTable:
         return len(self.ids)
 
 
-# The effects that work only from a venture card in a team's seat (P2P-E); boost and
-# dual_domain work from the hand, whatever the card's kind.
-VENTURE_EFFECTS = (c.EFFECT_WILD_DOMAIN, c.EFFECT_SHIFT, c.EFFECT_DEVELOP, c.EFFECT_EXTRA_DRAW,
-                   c.EFFECT_TIEBREAK, c.EFFECT_PATIENCE)
-
-
 def default_cards_path() -> Path:
     return Path(__file__).resolve().parent / "data" / DEFAULT_CARDS_FILE
 
@@ -102,7 +96,7 @@ def _parse_card(row: CsvRow) -> tuple[int, int, int, int, int, int]:
     kind = c.KIND_NAMES.index(row.get_choice("kind", c.KIND_NAMES))
     start = _START_CODES[row.get_choice("start", tuple(_START_CODES))]
     effect, effect_arg = _parse_effect(row, card_id)
-    if kind != c.VENTURE and effect in VENTURE_EFFECTS:
+    if kind != c.VENTURE and effect in c.VENTURE_EFFECTS:
         raise row.error("effect", f"card '{card_id}': '{c.EFFECT_NAMES[effect]}' is a venture "
                                   "effect, which works only from a venture card in a seat "
                                   "(P2P-E), and this card is a group card; make it a venture "

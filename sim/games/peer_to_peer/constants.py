@@ -28,6 +28,8 @@ EFFECT_BOOST = 7         # E7, arg k >= 1 (group card)
 EFFECT_DUAL_DOMAIN = 8   # E8, arg = a domain id (group card)
 EFFECT_NAMES = ("", "wild_domain", "shift", "develop", "extra_draw", "tiebreak",
                 "patience", "boost", "dual_domain")
+# the effects that work only from a venture card in a team's seat (P2P-E): E1 .. E6
+VENTURE_EFFECTS = tuple(range(EFFECT_WILD_DOMAIN, EFFECT_PATIENCE + 1))
 DEVELOP_DECK, DEVELOP_HAND, DEVELOP_DISCARD = 0, 1, 2
 DEVELOP_TARGETS = ("deck", "hand", "discard")
 

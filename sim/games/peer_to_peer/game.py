@@ -249,7 +249,7 @@ class PeerToPeerConfig:
         teams = (f"team A: {self._strategy_text('A')}" if self.players == 1 else
                  f"team A: {self._strategy_text('A')}, team B: {self._strategy_text('B')}")
         header = (f"Peer-to-Peer, {self.players} player{'s' if self.players > 1 else ''}, "
-                  f"seed {seed}, game {game_index}; {teams}; cards: "
+                  f"seed {seed}, game {game_index}; {teams}\ncards: "
                   + cards_words(self.cards.path, self.cards.sha256, default_cards_path()))
         rules = "rules: " + ", ".join(f"{key}={OPTIONS.value_for(self.rules, key, self.players)}"
                                       for key in self.rules)
@@ -264,7 +264,8 @@ class PeerToPeerConfig:
         return build_story(events, self.cards, seats, header, rules, result,
                            (self._strategy_text("A"), self._strategy_text("B")),
                            (bool(searching[0]), bool(searching[1])),
-                           OPTIONS.value_for(self.rules, "hand_size", self.players))
+                           OPTIONS.value_for(self.rules, "hand_size", self.players),
+                           bool(OPTIONS.value_for(self.rules, "reshuffle_discard", self.players)))
 
     def _strategy_text(self, team: str) -> str:
         name, params = self.strategies[team]

@@ -7,6 +7,8 @@ exchange between the teams, keeping the rules and the random numbers.
   A's would have had (with S sets of equal size).
 - ``first_marker``: the same random draw decides the first team marker, but the other
   team receives it (a fixed first_marker=A plays B and the other way round).
+- ``strategies``: when the teams play different strategies, each plays the other's (its
+  weights and search budget), on the same deals: how much of the edge the players make.
 - ``compensation`` (3 and 5 players): the game under each other odd_team_compensation
   mode, shown beside the answer (not an exchange of sides: the smaller team's seats).
 """
@@ -40,6 +42,15 @@ def _first_marker(config):
              dataclasses.replace(config, marker_to_other=not config.marker_to_other))]
 
 
+def _strategies(config):
+    if config.players < 2 or config.strategies["A"] == config.strategies["B"]:
+        return []
+    search = None if config.search is None else config.search[::-1].copy()
+    return [("strategies exchanged", dataclasses.replace(
+        config, strategies={"A": config.strategies["B"], "B": config.strategies["A"]},
+        weights={"A": config.weights["B"], "B": config.weights["A"]}, search=search))]
+
+
 def _compensation(config):
     if config.players not in ODD_COUNTS:
         return []
@@ -55,6 +66,9 @@ SWAPS = (
                 "values and domains, or enter the real group decks"),
     Swap("first_marker", "the first team marker", ("team_balance",), _first_marker,
          advice="who starts with the first team marker (P2P-S6)"),
+    Swap("strategies", "the teams' strategies", ("team_balance",), _strategies,
+         advice="who plays which team: an edge the strategies make is about the players, "
+                "not the game; compare the teams with the same strategy"),
     Swap("compensation", "the smaller team's seats (odd_team_compensation)",
          ("team_balance",), _compensation, kind=COMPARE,
          advice="odd_team_compensation: what the smaller team's extra seat holds"),

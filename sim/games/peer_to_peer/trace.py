@@ -99,13 +99,15 @@ def card_infos(cards) -> list[CardInfo]:
 
 def build_story(events: np.ndarray, cards, seat_teams: list[str], header: str,
                 rules_summary: str, result: dict[str, Any], strategies: tuple[str, str],
-                search_teams: tuple[bool, bool] = (False, False), hand_size: int = 0) -> Story:
+                search_teams: tuple[bool, bool] = (False, False), hand_size: int = 0,
+                reshuffle: bool = True) -> Story:
     """The story of one game from its trace events; ``strategies``: each team's strategy
     in words (the options' scores are its), ``search_teams``: which teams search;
-    ``hand_size``: the rule's value, for a refresh that draws fewer (0: not said)."""
+    ``hand_size``, ``reshuffle``: the rules' values (hand_size, reshuffle_discard), for a
+    refresh that draws fewer than due (hand_size 0: not said)."""
     def build(card: Callable[[int], str]) -> Story:
         return _build(events.tolist(), card, seat_teams, header, rules_summary, result,
-                      strategies, search_teams, card_infos(cards), hand_size)
+                      strategies, search_teams, card_infos(cards), hand_size, reshuffle)
 
     return keyed(build, list(cards.names), list(cards.ids))
 
@@ -120,7 +122,8 @@ def format_trace(events: np.ndarray, names: tuple[str, ...], seat_teams: list[st
 
 def _build(rows: list, card: Callable[[int], str], seat_teams: list[str], header: str,
            rules_summary: str, result: dict, strategies: tuple[str, str],
-           search_teams: tuple[bool, bool], infos: list[CardInfo], hand_size: int = 0) -> Story:
+           search_teams: tuple[bool, bool], infos: list[CardInfo], hand_size: int = 0,
+           reshuffle: bool = True) -> Story:
     def team(t: int) -> str:
         return f"team {'AB'[t]}"
 
@@ -302,7 +305,8 @@ def _build(rows: list, card: Callable[[int], str], seat_teams: list[str], header
             e.EV_REFRESH: lambda: f"{team(a)} refreshes: draws {b}"
                                   + (f" of {hand_size + d} (hand_size {hand_size}"
                                      + (f" + extra {d}" if d else "")
-                                     + "; its group deck and discard ran out)"
+                                     + ("; its group deck and discard ran out)" if reshuffle
+                                        else "; its group deck ran out, reshuffle_discard=false)")
                                      if 0 < hand_size and b < hand_size + d else
                                      f" (extra {d})" if d else "")
                                   + (f", reshuffled its discard {c}x" if c else "")
@@ -338,7 +342,8 @@ def _build(rows: list, card: Callable[[int], str], seat_teams: list[str], header
             line.decision = decision
     flush_snapshot()
     footer = ["", "Scoring (P2P-W): " + ", ".join(f"{key} {value}" for key, value in result.items())]
-    return Story("Peer-to-Peer", "round", [header, rules_summary], steps, footer, infos, result)
+    return Story("Peer-to-Peer", "round", [*header.split("\n"), rules_summary], steps, footer,
+                 infos, result)
 
 
 

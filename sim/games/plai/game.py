@@ -238,10 +238,9 @@ class PlaiConfig:
             n = trace_game(seed, game_index, *self._args(), rows, out)
         row = out[0]
         header = (f"PLAI, {self.players} players, seed {seed}, game {game_index}, deck "
-                  f"{len(self.deck)} cards from "
-                  + cards_words(self.cards.path, self.cards.sha256, DEFAULT_CARDS) + "; "
-                  + ", ".join(
+                  f"{len(self.deck)} cards; " + ", ".join(
                       f"seat {s}: {self._strategy_text(s)}" for s in range(self.players))
+                  + "\ncards: " + cards_words(self.cards.path, self.cards.sha256, DEFAULT_CARDS)
                   + "\nrules: " + ", ".join(f"{k}={v}" for k, v in self.rules.items()))
         footer = [f"result: {self._outcome_text(row)} after {row['turns']} turns; final hands "
                   + ", ".join(f"seat {s}: {row['hand'][s]}" for s in range(self.players))

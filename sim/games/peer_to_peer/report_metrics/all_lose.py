@@ -7,7 +7,7 @@ from sim.games.peer_to_peer.report_metrics._common import ALL_LOSE, keys, sort_g
 from sim.core.plots import MAX_PANELS, category, grouped_points, new_figure
 from sim.core.report_metric import Answer, Context, Finding, Metric, distribution, rate_table
 from sim.core.stats import with_t_interval
-from sim.core.wording import count, pct
+from sim.core.wording import count, interval_text, pct
 from sim.games.peer_to_peer.measures import ALL_LOSE_RATE
 
 
@@ -27,9 +27,10 @@ def compute(games, ctx: Context) -> pl.DataFrame:
 def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
     out = []
     for row in table.iter_rows(named=True):
-        text = (f"{where(row)}: {pct(row['all_lose_rate'])} of games end with every player losing "
-                f"to unhappy customers (95 % Wilson interval {pct(row['all_lose_lo'])} to "
-                f"{pct(row['all_lose_hi'])}, n = {count(row['games'])})")
+        rate = interval_text(row["all_lose_rate"], row["all_lose_lo"], row["all_lose_hi"], 1,
+                             100, " %")
+        text = (f"{where(row)}: {rate} of games end with every player losing to unhappy "
+                f"customers (95 % Wilson interval, n = {count(row['games'])})")
         if row["all_lose"] > 0:
             m, lo, hi = row["end_round_mean"], row["end_round_lo"], row["end_round_hi"]
             ci = (f" (95 % t interval {lo:.2f} to {hi:.2f})" if lo == lo else "")

@@ -48,10 +48,9 @@ def answers(table: pl.DataFrame, ctx: Context) -> list[Answer]:
 RULES_CAUSE = {
     "cause": "rule:maintainers", "kind": "rule", "share": float("nan"), "lo": float("nan"),
     "hi": float("nan"),
-    "words": ("the rules: the maintainers win once every startup is bankrupt (PLAI-T6) but "
-              "start no fight of their own unless maintainer_attack is on (PLAI-T7), so by "
-              "default only when the last two startups go bankrupt in the same turn; a game "
-              "still running at max_turns is a stalemate")}
+    "words": ("the rules: the game ends as soon as one startup is left, and that one wins "
+              "(PLAI-T6), so the maintainers win only when the last startups all go "
+              "bankrupt in the same turn; a game still running at max_turns is a stalemate")}
 
 
 def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
