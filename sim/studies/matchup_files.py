@@ -94,19 +94,27 @@ def journal_settings(game_obj: Any, request: Any, names: list[str], games: int,
             "rule_overrides": list(request.rule_overrides), "debug": request.debug}
 
 
-def play_journaled(game_obj: Any, request: Any, blocks: Sequence[tuple], run_dir: Path,
-                   settings: dict[str, Any], resume: bool, finish: Callable[[list], Any],
-                   **play_args: Any) -> Any:
-    """``finish(play_blocks(...))`` as a long command: every finished block's counts go to
-    RUN_DIR/resume.jsonl (removed once ``finish`` has written the files), so Ctrl-C,
+def play_journaled(game_obj: Any, request: Any, blocks: Sequence[tuple],
+                   pairs: list[dict[str, Any]], run_dir: Path, names: list[str], games: int,
+                   resume: bool, finish: Callable[[float], Any], **play_args: Any) -> Any:
+    """Play the blocks as a long command, add each block's counts to its row of ``pairs``
+    and return ``finish(wall seconds)``, which writes the files. Every finished block's
+    counts go to RUN_DIR/resume.jsonl (removed once the files are written), so Ctrl-C,
     SIGTERM or a full disk keep them and ``resume`` plays only the blocks left, to the same
     counts."""
+    import time
+
     from sim.runs.resumable import JOURNAL_NAME, Journal, stoppable
 
+    settings = journal_settings(game_obj, request, names, games, play_args["seed"])
+    began = time.perf_counter()
     with stoppable("matchups", run_dir, out_option=run_dir), Journal.open(
             run_dir / JOURNAL_NAME, settings, what="matchups", resume=resume,
             out=run_dir) as journal:
-        result = finish(play_blocks(game_obj, request, blocks, journal=journal, **play_args))
+        counts = play_blocks(game_obj, request, blocks, journal=journal, **play_args)
+        for row, totals in zip(pairs, counts):
+            row.update(totals)
+        result = finish(time.perf_counter() - began)
         journal.remove()   # the files are written: nothing left to continue
         return result
 
@@ -178,15 +186,19 @@ def write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) ->
         writer.writerows(rows)
 
 
-def inputs_manifest(game_obj: Any, request: Any) -> dict[str, Any]:
-    """The manifest keys that say what every game of the matchups played: the card file
-    (its absolute path, or None for the default, and its SHA-256), the rules and debug."""
+def inputs_manifest(game_obj: Any, request: Any, names: list[str], seed: int,
+                    threads: int) -> dict[str, Any]:
+    """The manifest keys that say what the matchups played: the game, players, seed,
+    strategies, the card file (its absolute path, or None for the default, and its
+    SHA-256), the rules, debug and threads."""
     import os
 
     from sim.core.csvfile import file_sha256
 
     cards, rules_file = request.cards, request.rules_file
-    return {"rule_overrides": list(request.rule_overrides),
+    return {"kind": "matchups", "game": game_obj.name, "players": request.players,
+            "seed": seed, "strategies": names, "threads": threads,
+            "rule_overrides": list(request.rule_overrides),
             "rules_file": rules_file and os.path.abspath(rules_file),
             "cards": cards and os.path.abspath(cards),
             "cards_sha256": file_sha256(cards or game_obj.default_cards_path()),

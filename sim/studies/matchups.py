@@ -28,7 +28,6 @@ can be replayed with ``simulate trace``.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -40,7 +39,7 @@ from sim.core.game import DEFAULT_GAME, resolve_game
 from sim.core.inputs import parse_count
 from sim.core.request import Execution, GameRequest
 from sim.studies.matchup_files import (common_manifest, inputs_manifest,  # noqa: F401
-                                       journal_settings, play_journaled, prepare, split_specs,
+                                       play_journaled, prepare, split_specs,
                                        write_outputs)
 
 CHUNK = 100_000  # games per kernel call: bounds memory whatever --games is
@@ -182,7 +181,6 @@ def play(strategies: str | Sequence[str], request: GameRequest, execution: Execu
 def _run_team_pairs(game_obj: Any, strategies: str | Sequence[str], request: GameRequest,
                     execution: Execution, backend: Any, resume: bool) -> MatchupResult:
     """The "team_pairs" scheme (see the module)."""
-    game = game_obj.name
     games = parse_count(execution.games, field="--games")
     if games < 2:
         raise UserError("must be at least 2 so both markers get games", field="--games")
@@ -210,18 +208,11 @@ def _run_team_pairs(game_obj: Any, strategies: str | Sequence[str], request: Gam
                                start, halves[marker]))
                 pairs.append({"team_a": team_a, "team_b": team_b, "first_marker": marker,
                               "first_game_index": start, "games": halves[marker]})
-    began = time.perf_counter()
-
-    def finish(counts: list[dict[str, int]]):
-        for row, totals in zip(pairs, counts):
-            row.update(totals)
-        wall = time.perf_counter() - began
+    def finish(wall: float):
         result = MatchupResult(run_dir=run_dir, players=players, games=games, strategies=names,
                                pairs=pairs, matrix=matrix_rows(names, pairs), wall_seconds=wall)
         result.manifest = {
-            "kind": "matchups", "game": game, "players": players, "games_per_pair": games,
-            "seed": seed, "strategies": names, **inputs_manifest(game_obj, request),
-            "threads": threads,
+            **inputs_manifest(game_obj, request, names, seed, threads), "games_per_pair": games,
             "win_rate": "wins / (wins + losses) among games with a winner; Wilson 95 % interval",
             "marker": "first_marker=A for the first half of each ordered pair's games, B for "
                       "the rest",
@@ -230,8 +221,7 @@ def _run_team_pairs(game_obj: Any, strategies: str | Sequence[str], request: Gam
         write_outputs(result, PAIR_COLUMNS, MATRIX_COLUMNS)
         return result
 
-    return play_journaled(game_obj, request, blocks, run_dir,
-                          journal_settings(game_obj, request, names, games, seed), resume,
+    return play_journaled(game_obj, request, blocks, pairs, run_dir, names, games, resume,
                           finish, seed=seed, threads=threads, backend=backend,
                           play=lambda config, *chunk: config.play(*chunk)[0],
                           count=lambda out, _: _count(out, column, codes), chunk=CHUNK)

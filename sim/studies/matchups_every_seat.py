@@ -37,7 +37,6 @@ pairs.csv, so any game can be replayed with ``simulate trace --game G --seat ...
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -45,8 +44,8 @@ from typing import Any, Mapping, Sequence
 from sim.core.errors import UserError
 from sim.core.game import Game
 from sim.core.inputs import parse_count
-from sim.studies.matchup_files import (common_manifest, inputs_manifest, journal_settings,
-                                       play_journaled, prepare, write_csv, write_outputs)
+from sim.studies.matchup_files import (common_manifest, inputs_manifest, play_journaled,
+                                       prepare, write_csv, write_outputs)
 
 CHUNK = 100_000
 FIELD = "field"
@@ -231,20 +230,13 @@ def play(game_obj: Game, strategies: str | Sequence[str], request: Any, executio
                 pairs.append({"strategy": x, "opponent": y, "seat": seat,
                               "seats": " | ".join(specs), "first_game_index": start,
                               "games": per_seat[seat]})
-    began = time.perf_counter()
-
-    def finish(counts: list[dict[str, int]]):
-        for row, totals in zip(pairs, counts):
-            row.update(totals)
-        wall = time.perf_counter() - began
+    def finish(wall: float):
         result = EverySeatResult(run_dir=run_dir, players=players, games=games, strategies=names,
                                  pairs=pairs, matrix=matrix_rows(names, pairs, players, no_seat),
                                  wall_seconds=wall, game=game, title=game_obj.title,
                                  head_to_head=head_to_head_rows(names, pairs), no_seat=no_seat)
         result.manifest = {
-            "kind": "matchups", "game": game, "players": players, "games_per_cell": games,
-            "seed": seed, "strategies": names, **inputs_manifest(game_obj, request),
-            "threads": threads,
+            **inputs_manifest(game_obj, request, names, seed, threads), "games_per_cell": games,
             "win_rate": "the row strategy's wins / all games of the cell; Wilson 95 % interval",
             "seats": "the row strategy sits in each seat for an equal share of the cell's games; "
                      "the opponent (or the field of the other strategies) fills the other seats",
@@ -257,8 +249,7 @@ def play(game_obj: Game, strategies: str | Sequence[str], request: Any, executio
         write_csv(run_dir / "head_to_head.csv", HEAD_TO_HEAD_COLUMNS, result.head_to_head)
         return result
 
-    return play_journaled(game_obj, request, blocks, run_dir,
-                          journal_settings(game_obj, request, names, games, seed), resume,
+    return play_journaled(game_obj, request, blocks, pairs, run_dir, names, games, resume,
                           finish, seed=seed, threads=threads, backend=backend,
                           play=lambda config, *chunk: config.play(*chunk),
                           count=lambda out, i: _count(out, pairs[i]["seat"], column, codes),
