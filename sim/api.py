@@ -294,7 +294,7 @@ def ablate(request: GameRequest | str | None = None, execution: Execution | None
 
     progress_given = "progress" in fields or execution is not None
     request, execution = split(request, execution, fields, command="ablate()",
-                               allowed=REQUEST_FIELDS + tuple(
+                               allowed=tuple(f for f in REQUEST_FIELDS if f != "debug") + tuple(
                                    f for f in EXECUTION_FIELDS
                                    if f not in ("until_ci", "chunk_size", "command_line")))
     only = (only,) if isinstance(only, str) else tuple(only)

@@ -374,10 +374,11 @@ def identity(manifest: dict[str, Any]) -> dict[str, Any]:
 
 def identity_diff(old: dict[str, Any], new: dict[str, Any]) -> str:
     """'' if both manifests describe the same run, else a short list of what differs. A key
-    only one of them has (the game's manifest gained one since the run started) is not
-    compared."""
+    only the new one has (the game's manifest gained one since the run started) is not
+    compared; one the new manifest lacks is."""
     a, b = identity(old), identity(new)
-    differing = [key for key in sorted(set(a) & set(b)) if a[key] != b[key]]
+    differing = [key for key in sorted(set(a) | set(b))
+                 if key in a and a.get(key) != b.get(key)]
     parts = []
     for key in differing[:4]:
         va, vb = a.get(key), b.get(key)

@@ -36,6 +36,7 @@ SHOWN = 8               # game indices listed per kind of change in the text
 SHOWN_CARD_CHANGES = 12  # card changes listed in the text (all in the JSON)
 JSON_FORMAT = 1
 CONFIG_KEYS = ("cards", "rules", "strategies")   # the edit a designer makes
+WEIGHTS_KEY = "strategy_weights_sha256"   # told apart from the strategies' names below
 
 
 # ----------------------------------------------------------------------------- the runs
@@ -244,8 +245,14 @@ def configuration_changes(base: Mapping[str, Any], edit: Mapping[str, Any],
                   if _canon(strat_a.get(slot)) != _canon(strat_b.get(slot))]
     keys = dict.fromkeys([*base.get("game_manifest_keys", ()), *edit.get("game_manifest_keys", ())])
     other = [{"key": key, "baseline": base.get(key), "edit": edit.get(key)}
-             for key in keys if key not in CONFIG_KEYS
+             for key in keys if key not in (*CONFIG_KEYS, WEIGHTS_KEY)
              and _canon(base.get(key)) != _canon(edit.get(key))]
+    # the same strategy names playing other weights: a strategy file was edited between
+    # the runs (a run that predates the key says nothing)
+    weights_a, weights_b = base.get(WEIGHTS_KEY), edit.get(WEIGHTS_KEY)
+    if not strategies and weights_a and weights_b and weights_a != weights_b:
+        other.append({"key": "the strategies' weights (a strategy file was edited between "
+                             "the runs)", "baseline": weights_a[:12], "edit": weights_b[:12]})
     cards = card_changes(base.get("cards") or {}, edit.get("cards") or {}, game)
     engine = None
     if base.get("source_hash") != edit.get("source_hash"):

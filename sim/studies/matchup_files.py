@@ -51,10 +51,12 @@ def strategy_names(strategies: str | Sequence[str], game_pkg: str, example: str)
 
 
 def prepare(game_obj: Any, strategies: str | Sequence[str], request: Any, execution: Any,
-            players: int, example: str, resume: bool = False) -> tuple[list[str], int, int, Path]:
-    """What every scheme checks before the first game, a bad rule must not fail half way:
-    (strategy names, seed, threads, the run directory: new and empty, or with ``resume``
-    the one a stopped matchups left, resumable.output_dir's rules)."""
+            players: int, example: str, resume: bool = False
+            ) -> tuple[list[str], int, int, Path, dict[str, str]]:
+    """What every scheme checks before the first game, a bad rule or strategy file must
+    not fail half way: (strategy names, seed, threads, the run directory: new and empty,
+    or with ``resume`` the one a stopped matchups left, resumable.output_dir's rules, and
+    each strategy's strategy_fingerprints)."""
     from sim.core.inputs import parse_seed, parse_threads
     from sim.runs.resumable import output_dir
     from sim.runs.rundir import stamped_path
@@ -63,13 +65,13 @@ def prepare(game_obj: Any, strategies: str | Sequence[str], request: Any, execut
     seed = parse_seed(execution.seed)
     names = strategy_names(strategies, game_obj.strategy_package, example)
     request.replace(players=players, strategies=None).configure()
-    strategy_fingerprints(game_obj, request.replace(players=players), names)  # all before any game
+    fingerprints = strategy_fingerprints(game_obj, request.replace(players=players), names)
     if resume and execution.out is None:
         raise UserError("--resume continues the matchups in --out DIR; give it", field="--out")
     out = execution.out if execution.out is not None else stamped_path(
         f"matchups-{game_obj.name}-{players}p-seed{seed}")
     return names, seed, threads, output_dir(out, what="matchups", resume=resume,
-                                            finished="matrix.csv")
+                                            finished="matrix.csv"), fingerprints
 
 
 def strategy_fingerprints(game_obj: Any, request: Any, names: list[str]) -> dict[str, str]:
@@ -80,7 +82,7 @@ def strategy_fingerprints(game_obj: Any, request: Any, names: list[str]) -> dict
             .manifest().get("strategy_weights_sha256") for name in names}
 
 
-def journal_settings(game_obj: Any, request: Any, names: list[str], games: int,
+def journal_settings(game_obj: Any, request: Any, fingerprints: dict[str, str], games: int,
                      seed: int) -> dict[str, Any]:
     """What decides a matchups' counts, as its journal records them (a continued one must
     match): the game, players, games, seed, strategies with the weights they play, and
@@ -88,15 +90,16 @@ def journal_settings(game_obj: Any, request: Any, names: list[str], games: int,
     from sim.runs.resumable import file_identity
 
     return {"game": game_obj.name, "players": request.players, "games": games, "seed": seed,
-            "strategies": strategy_fingerprints(game_obj, request, names),
+            "strategies": fingerprints,
             "cards": file_identity(request.cards),
             "rules_file": file_identity(request.rules_file),
             "rule_overrides": list(request.rule_overrides), "debug": request.debug}
 
 
 def play_journaled(game_obj: Any, request: Any, blocks: Sequence[tuple],
-                   pairs: list[dict[str, Any]], run_dir: Path, names: list[str], games: int,
-                   resume: bool, finish: Callable[[float], Any], **play_args: Any) -> Any:
+                   pairs: list[dict[str, Any]], run_dir: Path, fingerprints: dict[str, str],
+                   games: int, resume: bool, finish: Callable[[float], Any],
+                   **play_args: Any) -> Any:
     """Play the blocks as a long command, add each block's counts to its row of ``pairs``
     and return ``finish(wall seconds)``, which writes the files. Every finished block's
     counts go to RUN_DIR/resume.jsonl (removed once the files are written), so Ctrl-C,
@@ -106,7 +109,7 @@ def play_journaled(game_obj: Any, request: Any, blocks: Sequence[tuple],
 
     from sim.runs.resumable import JOURNAL_NAME, Journal, stoppable
 
-    settings = journal_settings(game_obj, request, names, games, play_args["seed"])
+    settings = journal_settings(game_obj, request, fingerprints, games, play_args["seed"])
     began = time.perf_counter()
     with stoppable("matchups", run_dir, out_option=run_dir), Journal.open(
             run_dir / JOURNAL_NAME, settings, what="matchups", resume=resume,

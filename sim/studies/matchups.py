@@ -194,7 +194,7 @@ def _run_team_pairs(game_obj: Any, strategies: str | Sequence[str], request: Gam
                         field="--rule")
     request = request.replace(players=players)
     default = game_obj.default_strategy
-    names, seed, threads, run_dir = prepare(game_obj, strategies, request, execution, players,
+    names, seed, threads, run_dir, fingerprints = prepare(game_obj, strategies, request, execution, players,
                                             f"random,{default}", resume)
     column, codes = game_obj.outcome_column, game_obj.outcome_codes
 
@@ -221,7 +221,7 @@ def _run_team_pairs(game_obj: Any, strategies: str | Sequence[str], request: Gam
         write_outputs(result, PAIR_COLUMNS, MATRIX_COLUMNS)
         return result
 
-    return play_journaled(game_obj, request, blocks, pairs, run_dir, names, games, resume,
-                          finish, seed=seed, threads=threads, backend=backend,
+    return play_journaled(game_obj, request, blocks, pairs, run_dir, fingerprints, games,
+                          resume, finish, seed=seed, threads=threads, backend=backend,
                           play=lambda config, *chunk: config.play(*chunk)[0],
                           count=lambda out, _: _count(out, column, codes), chunk=CHUNK)

@@ -212,7 +212,7 @@ def play(game_obj: Game, strategies: str | Sequence[str], request: Any, executio
         raise UserError(f"must be at least {players} so every seat gets games", field="--games")
     request = request.replace(players=players)
     default = game_obj.default_strategy
-    names, seed, threads, run_dir = prepare(game_obj, strategies, request, execution, players,
+    names, seed, threads, run_dir, fingerprints = prepare(game_obj, strategies, request, execution, players,
                                             f"{default},...", resume)
     column, codes = game_obj.outcome_column, game_obj.outcome_codes
     no_seat = no_seat_outcomes(codes)
@@ -249,8 +249,8 @@ def play(game_obj: Game, strategies: str | Sequence[str], request: Any, executio
         write_csv(run_dir / "head_to_head.csv", HEAD_TO_HEAD_COLUMNS, result.head_to_head)
         return result
 
-    return play_journaled(game_obj, request, blocks, pairs, run_dir, names, games, resume,
-                          finish, seed=seed, threads=threads, backend=backend,
+    return play_journaled(game_obj, request, blocks, pairs, run_dir, fingerprints, games,
+                          resume, finish, seed=seed, threads=threads, backend=backend,
                           play=lambda config, *chunk: config.play(*chunk),
                           count=lambda out, i: _count(out, pairs[i]["seat"], column, codes),
                           chunk=CHUNK)

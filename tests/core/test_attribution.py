@@ -151,6 +151,9 @@ def test_an_edge_the_strategies_make_is_traced_to_them():
     config = configure("peer-to-peer", 4, strategies={"A": "greedy", "B": "expert"})
     ((_, swapped),) = swap.variants(config)
     assert swapped.strategies["A"][0] == "expert" and swapped.strategies["B"][0] == "greedy"
+    searching = configure("peer-to-peer", 4, strategies={"A": "search:k=2,n=2", "B": "expert"})
+    ((_, swapped),) = swap.variants(searching)   # the search budget moves with its strategy
+    assert swapped.search[:, 0].tolist() == [0, 1] and searching.search[:, 0].tolist() == [1, 0]
     games = config.run_chunk(1, 0, 1500, 2)
     causes = explain(config, 1, games, team_balance_measure(4), SWAPS, threads=2)
     main = main_cause(causes)

@@ -180,12 +180,31 @@ def test_bad_options_are_one_line_errors(runner, tmp_path, args, needle):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("slot", ["C", "a", "seat0", "all"])
+@pytest.mark.parametrize("slot", ["C", "seat0", "all"])
 def test_a_strategy_for_a_team_the_game_lacks_is_refused(slot):
-    """Peer-to-Peer's strategies are keyed A and B: any other key would silently play the
-    default, so it is refused (as PLAI refuses a seat it lacks)."""
+    """Peer-to-Peer's strategies are keyed A and B (either case): any other key would
+    silently play the default, so it is refused (as PLAI refuses a seat it lacks)."""
     from sim.core.errors import UserError
     from sim.core.game import configure
 
     with pytest.raises(UserError, match=f"no team '{slot}'.*keyed A and B"):
         configure("peer-to-peer", 4, strategies={slot: "greedy"})
+    assert configure("peer-to-peer", 4, strategies={"a": "greedy"}).strategies["A"][0] == \
+        "greedy"
+
+
+def test_compare_says_a_strategy_file_was_edited_between_two_runs(tmp_path):
+    """The same strategy name (@FILE) with other weights: compare names the change, which
+    the names alone would hide."""
+    from sim import api
+
+    strategy = tmp_path / "mine.yaml"
+    strategy.write_text("cardsim_strategy: 1\ngame: peer-to-peer\nname: mine\nbase: greedy\n"
+                        "weights:\n  early.commit.cards: -1.0\n")
+    for out in ("a", "b"):
+        api.run(games=300, strategies={"A": f"@{strategy}"}, out=tmp_path / out, threads=1,
+                progress=False)
+        strategy.write_text(strategy.read_text().replace("-1.0", "-2.0"))
+    result = api.compare(tmp_path / "a", tmp_path / "b")
+    assert not result.changes["same"]
+    assert "a strategy file was edited between the runs" in result.to_text()

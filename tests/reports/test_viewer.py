@@ -106,6 +106,23 @@ def test_the_same_configuration_twice_has_no_difference(tmp_path):
     assert data["divergence"] is None and data["changes"] == []
 
 
+def test_an_edit_of_the_starting_cards_is_named(tmp_path):
+    """SV1 (team A's) and IN1 (team B's) exchange their S marks: no value or effect
+    changes, yet the games do, and the page names the edit."""
+    lines = api.default_cards("peer-to-peer").splitlines()
+    swapped = {"SV1": "B", "IN1": "A"}
+    for i, line in enumerate(lines):
+        fields = line.split(",")
+        if fields[0] in swapped:
+            fields[5] = swapped[fields[0]]
+            lines[i] = ",".join(fields)
+    path = tmp_path / "starts.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    changes = _Page(api.viewer(seed=1, game_index=3, compare={"cards": str(path)})).data["changes"]
+    assert any(c.startswith("SV1:") and c.endswith("a starting card of team B")
+               for c in changes), changes
+
+
 def test_plai_turn_by_turn_and_a_rules_edit(tmp_path):
     """PLAI, 3 players, game 1 of seed 1: seat 0 holds 8 cards at turn 4. With
     takeover_threshold 7 (PLAI-T1) a hostile takeover is one of its options there; at the

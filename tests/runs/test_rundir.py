@@ -131,3 +131,18 @@ def test_out_of_space_keeps_finished_parts_then_resume_completes(tmp_path, monke
     expected = fake_game.GAME.configure(players=4).run_chunk(1, 0, 5000)
     assert pl.read_parquet(f"{out}/games/*.parquet").equals(expected)
     assert [s["status"] for s in result.manifest["sessions"]] == ["out-of-space", "complete"]
+
+
+def test_a_key_the_game_adds_later_does_not_block_an_older_runs_resume():
+    """A run started before its game's manifest gained a key (strategy_weights_sha256)
+    still resumes; a key the new manifest lacks, or a changed one, is still refused."""
+    from sim.runs.rundir import identity_diff
+
+    old = {"game_manifest_keys": ["rules"], "rules": {"hand_size": 4}}
+    new = {"game_manifest_keys": ["rules", "strategy_weights_sha256"],
+           "rules": {"hand_size": 4}, "strategy_weights_sha256": "ab12"}
+    assert identity_diff(old, new) == ""
+    assert identity_diff(old, {**new, "rules": {"hand_size": 5}}) == "rules differs"
+    assert identity_diff(old, {"game_manifest_keys": ["strategy_weights_sha256"],
+                               "strategy_weights_sha256": "ab12"}) == "rules differs"
+    assert identity_diff(new, {**new, "strategy_weights_sha256": "cd34"}) != ""

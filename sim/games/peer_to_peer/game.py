@@ -378,10 +378,14 @@ def configure(*, players: int, cards: str | None = None, rules_file: str | None 
     resolved = OPTIONS.resolve(rules_file, tuple(rule_overrides))
     table = load_cards(cards)
     validate_for_players(table, players, resolved)
-    unknown = [key for key in (strategies or {}) if key not in ("A", "B")]
-    if unknown:   # a mistyped slot would silently play the default
-        raise UserError(f"no team '{unknown[0]}' in Peer-to-Peer; the strategies are keyed "
-                        "A and B (--team-a, --team-b)", field="strategies")
+    given = {}
+    for key, spec in (strategies or {}).items():   # a mistyped slot would play the default
+        try:
+            given[description.strategy_key(key)] = spec
+        except ValueError:
+            raise UserError(f"no team '{key}' in Peer-to-Peer; the strategies are keyed A "
+                            "and B (--team-a, --team-b)", field="strategies") from None
+    strategies = given
     chosen, weights = {}, {}
     search = np.zeros((2, 3), dtype=np.int64)
     record = None

@@ -91,8 +91,10 @@ def card_infos(cards) -> list[CardInfo]:
         elif effect in ("shift", "boost", "extra_draw"):
             effect += f" {arg}"
         domain = k.DOMAIN_NAMES[cards.domain[i]]
+        start = int(cards.start[i])   # every field of the card, so an edit of any shows
         label = (f"{cards.names[i]}: {domain} {int(cards.value[i])}, "
-                 f"{k.KIND_NAMES[cards.kind[i]]}" + (f", {effect}" if effect else ""))
+                 f"{k.KIND_NAMES[cards.kind[i]]}" + (f", {effect}" if effect else "")
+                 + (f", a starting card of team {'AB'[start]}" if start != k.NO_TEAM else ""))
         infos.append(CardInfo(cards.ids[i], cards.names[i], label, domain))
     return infos
 

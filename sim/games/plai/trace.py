@@ -35,8 +35,13 @@ def _score(code: int) -> float:
 
 
 def card_infos(cards) -> list[CardInfo]:
-    """The viewer's card list of a CardTable."""
-    return [CardInfo(str(cards.ids[i]), cards.names[i], cards.describe(i),
+    """The viewer's card list of a CardTable; its labels hold every field of a card (the
+    numeral and copies too), so an edit of any of them shows."""
+    def label(i: int) -> str:
+        numeral = c.NUMERAL_NAMES[cards.numerals[i]] or "none"
+        return f"{cards.describe(i)}, numeral {numeral}, {int(cards.copies[i])} copies"
+
+    return [CardInfo(str(cards.ids[i]), cards.names[i], label(i),
                      c.TYPE_NAMES[cards.types[i]]) for i in range(len(cards.ids))]
 
 
