@@ -1,7 +1,7 @@
 """The rules documents (docs/rules/) hold together with the code that cites them: every
 rule id cited in the code, tests and docs is a heading or a list item of its game's
 document; every declared rule option is documented with its rule id, values and default;
-no tracked file points at the input folder beside the repository any more; and every line
+no tracked file points at the input folder beside the repository; and every line
 of a traced game that applies a rule cites ids of its game's document, so a designer
 stepping through a game can look each step up."""
 from __future__ import annotations
