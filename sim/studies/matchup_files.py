@@ -142,7 +142,11 @@ def play_blocks(game_obj: Any, request: Any, blocks: Sequence[tuple], *, seed: i
     done = {i for i, key in enumerate(keys) if journal is not None and key in journal}
     for index in done:
         totals[index] = {name: int(value) for name, value in journal.get(keys[index]).items()}
-    left = {i: -(-blocks[i][3] // chunk) for i in range(len(blocks)) if i not in done}
+
+    def pieces(games: int):
+        return [(lo, min(chunk, games - lo)) for lo in range(0, games, chunk)]
+
+    left = {i: len(pieces(blocks[i][3])) for i in range(len(blocks)) if i not in done}
 
     def add(index: int, counts: dict[str, int]) -> None:
         for key, value in counts.items():
@@ -150,9 +154,6 @@ def play_blocks(game_obj: Any, request: Any, blocks: Sequence[tuple], *, seed: i
         left[index] -= 1
         if left[index] == 0 and journal is not None:
             journal.record(keys[index], totals[index])
-
-    def pieces(games: int):
-        return [(lo, min(chunk, games - lo)) for lo in range(0, games, chunk)]
 
     if backend is None or backend.in_process:
         for index, (slots, overrides, start, games) in enumerate(blocks):
