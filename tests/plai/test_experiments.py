@@ -151,8 +151,9 @@ def test_until_ci_tally_for_plai():
     tally.add(pl.DataFrame({"winner": [0, 2, 2, -1, -1, 1], "outcome": [0, 0, 0, 1, 2, 0]}))
     got = tally.intervals()
     assert list(got) == ["seat 0 win rate", "seat 1 win rate", "seat 2 win rate",
-                         "maintainers win rate"]
-    assert [round(v["rate"], 4) for v in got.values()] == [round(x / 6, 4) for x in (1, 1, 2, 1)]
+                         "maintainers win rate", "stalemate rate"]
+    assert [round(v["rate"], 4) for v in got.values()] == [round(x / 6, 4)
+                                                           for x in (1, 1, 2, 1, 1)]
 
 
 def test_the_sweep_report_names_what_every_point_fixes(tmp_path):

@@ -309,3 +309,8 @@ def test_plai_changes_are_grouped_by_winning_seat_maintainers_and_stalemate(tmp_
     kinds = {k for pair in expected for k in pair}
     assert {"seat 0 win", "maintainers win", "stalemate"} <= kinds
     assert np.isfinite([r["difference"]["mean"] for r in result.rows()]).all()
+    # the stalemates are a headline too, so an edit of max_turns shows what it did to them
+    (stalemates,) = [r for r in result.rows() if r["headline"] == "stalemate rate"]
+    for side, run in (("baseline", base), ("edit", edit)):
+        counted = table(run).filter(pl.col("outcome") == 2).height
+        assert stalemates[side]["rate"] == pytest.approx(counted / 3000)

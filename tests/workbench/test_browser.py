@@ -377,7 +377,8 @@ def test_plai_has_its_own_columns_and_headlines(server, browser):
     labels = [tr.get_attribute("data-headline") for tr in browser.find_elements(
         "css selector", "table.point tr[data-headline]")]
     seats = int(api.resolve_game("plai").default_players)   # the page's player count
-    assert labels == [f"seat {s} win rate" for s in range(seats)] + ["maintainers win rate"]
+    assert labels == [f"seat {s} win rate" for s in range(seats)] + ["maintainers win rate",
+                                                                     "stalemate rate"]
 
 
 def test_a_closed_page_stops_its_comparison(server, browser):

@@ -77,10 +77,10 @@ def game_results(games: pl.DataFrame, players: int) -> tuple[np.ndarray, dict[st
 
 
 def headline_counts(games: pl.DataFrame, players: int) -> dict[str, int]:
-    """Each seat's and the maintainers' wins (a stalemate is no headline of --until-ci)."""
+    """Each seat's and the maintainers' wins and the stalemates: one count per game, so a
+    comparison shows what an edit of ``max_turns`` does to the stalemates."""
     codes, names = game_results(games, players)
-    return {f"{name} rate": int((codes == code).sum()) for name, code in names.items()
-            if code <= players}
+    return {f"{name} rate": int((codes == code).sum()) for name, code in names.items()}
 
 
 def default_sweep_metrics(players: tuple[int, ...]) -> tuple[str, ...]:
