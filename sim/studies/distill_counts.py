@@ -55,14 +55,9 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
     # a count's file made by another command beforehand (kept on --resume)
     own_command = [p for p in counts if p not in kept and command and (
         parts[p].get("tuned_on") or {}).get("command") not in (None, command)]
-    # the inputs every count shared (cards, rules, seed, settings) once; per count what differs
-    own_keys = ("command", "iterations", "seconds")
-    tuned = {key: value for key, value in (first.get("tuned_on") or {}).items()
-             if key not in own_keys}
+    tuned = shared_provenance({p: parts[p].get("tuned_on") or {} for p in counts})
     if command:
         tuned = {"command": command, **tuned}
-    tuned["per_count"] = {str(p): {key: (parts[p].get("tuned_on") or {}).get(key)
-                                   for key in own_keys} for p in counts}
     return {
         "cardsim_strategy": 1,
         "game": first["game"],
@@ -83,6 +78,27 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
         "tuned_on": tuned,
         "score": {str(p): dict(parts[p].get("score") or {}) for p in counts},
     }
+
+
+OWN_KEYS = ("command", "iterations", "seconds")   # every count's own, always under per_count
+
+
+def shared_provenance(tuned_on: Mapping[int, Mapping[str, Any]]) -> dict[str, Any]:
+    """The counts' ``tuned_on`` as one: what every count shares (cards, rules, seed,
+    settings) once, and under ``per_count`` each count's OWN_KEYS and every key where it
+    differs from another count (a count's file another command made has its own seed and
+    settings, whichever count it is)."""
+    keys = [key for doc in tuned_on.values() for key in doc if key not in OWN_KEYS]
+    keys = list(dict.fromkeys(keys))
+    docs = list(tuned_on.values())
+    shared = [key for key in keys
+              if all(key in doc and doc[key] == docs[0][key] for doc in docs)]
+    tuned = {key: docs[0][key] for key in shared}
+    tuned["per_count"] = {
+        str(p): {**{key: doc.get(key) for key in OWN_KEYS},
+                 **{key: doc[key] for key in keys if key not in shared and key in doc}}
+        for p, doc in tuned_on.items()}
+    return tuned
 
 
 def distill_each_count(counts: Sequence[int], main: int, out: Path, resume: bool,
