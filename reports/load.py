@@ -32,6 +32,7 @@ from typing import Any
 
 import polars as pl
 
+from sim.core.csvfile import content_sha256, file_sha256
 from sim.core.errors import UserError
 
 COMPARED_ON_PURPOSE = ("players",)   # and the game's Game.compared_rules
@@ -151,12 +152,28 @@ def compared_on_purpose(run: Run) -> set[str]:
     return set(COMPARED_ON_PURPOSE) | set(run.game.compared_rules)
 
 
+def same_cards(a: Run, b: Run) -> bool:
+    """Did both runs play the same cards? The same file bytes, or two files that still hold
+    what each run played and differ only in line endings, a byte-order mark or comments
+    (a card list re-saved by a spreadsheet), which the card reader reads alike."""
+    if a.sha256 == b.sha256:
+        return True
+    try:
+        paths = [run.manifest["cards"].get("path") for run in (a, b)]
+        if not all(paths) or any(file_sha256(path) != run.sha256
+                                 for path, run in zip(paths, (a, b))):
+            return False   # a file moved or edited since its run: nothing to compare
+        return content_sha256(paths[0]) == content_sha256(paths[1])
+    except UserError:
+        return False
+
+
 def _compare(runs: list[Run]) -> list[str]:
     """Differences that forbid a merge (card file, rule options other than those compared)."""
     diffs = []
     ref = runs[0]
     for run in runs[1:]:
-        if run.sha256 != ref.sha256:
+        if not same_cards(ref, run):
             diffs.append(f"card file differs: {ref.path} uses sha256 {ref.sha256[:12]}…, "
                          f"{run.path} uses {run.sha256[:12]}…")
         keys = (set(ref.rules) | set(run.rules)) - compared_on_purpose(ref)

@@ -134,6 +134,29 @@ def test_refuses_different_card_files_unless_allow_mixed(runs, tmp_path):
     assert "Mixed runs merged on request" in (tmp_path / "out" / "report.md").read_text()
 
 
+def test_merges_a_card_file_resaved_with_other_line_endings_and_comments(runs, tmp_path):
+    """Two runs whose card files differ only in line endings, a byte-order mark and a
+    comment played the same cards: they merge. Once a file no longer holds what its run
+    played, nothing says they are the same, and the report refuses."""
+    from sim.core.csvfile import file_sha256
+
+    text = "id,value\nTE1,1\nTE2,2\n"
+    lf, crlf = tmp_path / "lf.csv", tmp_path / "crlf.csv"
+    lf.write_text(text, encoding="utf-8", newline="")
+    crlf.write_bytes(b"\xef\xbb\xbf# saved by a spreadsheet\r\n"
+                     + text.replace("\n", "\r\n").encode())
+    cards = json.loads((runs["p4"] / "manifest.json").read_text())["cards"]
+    a = _copy_with(runs["p4"], tmp_path / "a", seed=97,
+                   cards={**cards, "path": str(lf), "sha256": file_sha256(lf)})
+    b = _copy_with(runs["p4"], tmp_path / "b", seed=96,
+                   cards={**cards, "path": str(crlf), "sha256": file_sha256(crlf)})
+    result = write_report([str(a), str(b)], str(tmp_path / "out"))
+    assert not result["mixed"]
+    crlf.write_bytes(crlf.read_bytes().replace(b"TE2,2", b"TE2,3"))
+    with pytest.raises(UserError, match="card file differs"):
+        write_report([str(a), str(b)], str(tmp_path / "out2"))
+
+
 def test_refuses_different_rule_options(runs, tmp_path):
     other = _copy_with(runs["p4"], tmp_path / "other", rules={"customer_patience": 3}, seed=98)
     with pytest.raises(UserError) as err:
