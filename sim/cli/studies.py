@@ -33,6 +33,8 @@ from sim.core.catalog import DEFAULT_GAME
 @click.option("--resume", is_flag=True,
               help="Continue the matchups that were stopped (Ctrl-C, SIGTERM, a full disk) in "
                    "--out; give the same options.")
+@click.option("--progress/--no-progress", default=True, show_default=True,
+              help="Progress bar on stderr (only when stderr is a terminal).")
 @backend_flags
 @click.pass_context
 def matchups(ctx: click.Context, **opts: Any) -> None:
@@ -264,6 +266,8 @@ def distill(ctx: click.Context, **opts: Any) -> None:
 @click.option("--resume", is_flag=True,
               help="Continue the ladder that was stopped (Ctrl-C, SIGTERM, a full disk) in "
                    "--out; give the same options.")
+@click.option("--progress/--no-progress", default=True, show_default=True,
+              help="A line on stderr as each pairing finishes.")
 def skill(**opts: Any) -> None:
     """Play the skill ladder and print each pairing's share of decided games.
 
@@ -301,7 +305,8 @@ def skill(**opts: Any) -> None:
                        out=opts["out"], threads=opts["threads"], cards=opts["cards"],
                        rules_file=opts["rules"], rule_overrides=tuple(opts["rule"]),
                        backend=opts["backend"], backend_options=options or None,
-                       progress=progress, command_line=command_line(drop_resume=True),
+                       progress=progress if opts["progress"] else None,
+                       command_line=command_line(drop_resume=True),
                        resume=opts["resume"])
     click.echo(result.table())
     click.echo(f"run dir: {result.run_dir}")

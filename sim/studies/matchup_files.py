@@ -124,16 +124,19 @@ def play_journaled(game_obj: Any, request: Any, blocks: Sequence[tuple],
 
 def play_blocks(game_obj: Any, request: Any, blocks: Sequence[tuple], *, seed: int,
                 threads: int, backend: Any, play: Callable, count: Callable,
-                chunk: int, journal: Any = None) -> list[dict[str, int]]:
+                chunk: int, journal: Any = None, progress: bool = False
+                ) -> list[dict[str, int]]:
     """The outcome counts of every block (slots, extra rule overrides, first game index,
     games): ``count(games, block index)`` of each ``chunk``-sized piece, summed. In this process
     (``backend`` None or in-process) with ``play(config, seed, start, count, threads)``
     (the game's raw results); on a cluster backend as chunk tasks whose tables come back
     (``sim.runs.tables``). Integer counts of the same games: the same on every backend.
     ``journal`` (a resumable.Journal): blocks it holds are answered from it, and each
-    block is recorded there once all its pieces are counted."""
+    block is recorded there once all its pieces are counted. ``progress``: a bar of the
+    games on stderr (a terminal only), the journal's blocks counted as played."""
     import tempfile
 
+    from sim.core.progress import bar_context, progress_bar
     from sim.runs.resumable import step_key
 
     totals: list[dict[str, int]] = [{} for _ in blocks]
@@ -147,39 +150,46 @@ def play_blocks(game_obj: Any, request: Any, blocks: Sequence[tuple], *, seed: i
         return [(lo, min(chunk, games - lo)) for lo in range(0, games, chunk)]
 
     left = {i: len(pieces(blocks[i][3])) for i in range(len(blocks)) if i not in done}
+    bar = progress_bar(progress, sum(block[3] for block in blocks), "matchups",
+                       done=sum(blocks[i][3] for i in done))
 
-    def add(index: int, counts: dict[str, int]) -> None:
+    def add(index: int, counts: dict[str, int], games: int) -> None:
         for key, value in counts.items():
             totals[index][key] = totals[index].get(key, 0) + int(value)
         left[index] -= 1
         if left[index] == 0 and journal is not None:
             journal.record(keys[index], totals[index])
+        if bar is not None:
+            bar.update(games)
 
-    if backend is None or backend.in_process:
+    with bar_context(bar):
+        if backend is None or backend.in_process:
+            for index, (slots, overrides, start, games) in enumerate(blocks):
+                if index in done:
+                    continue
+                config = game_obj.configure(
+                    players=request.players, strategies=dict(slots), cards=request.cards,
+                    rules_file=request.rules_file,
+                    rule_overrides=request.rule_overrides + tuple(overrides),
+                    debug=request.debug)
+                for lo, n in pieces(games):
+                    add(index, count(play(config, seed, start + lo, n, threads), index), n)
+            return totals
+
+        from sim.runs.backends import ConfigRequest
+        from sim.runs.tables import chunk_tables
+
+        items = []
         for index, (slots, overrides, start, games) in enumerate(blocks):
             if index in done:
                 continue
-            config = game_obj.configure(
-                players=request.players, strategies=dict(slots), cards=request.cards,
-                rules_file=request.rules_file,
-                rule_overrides=request.rule_overrides + tuple(overrides), debug=request.debug)
-            for lo, n in pieces(games):
-                add(index, count(play(config, seed, start + lo, n, threads), index))
-        return totals
-
-    from sim.runs.backends import ConfigRequest
-    from sim.runs.tables import chunk_tables
-
-    items = []
-    for index, (slots, overrides, start, games) in enumerate(blocks):
-        if index in done:
-            continue
-        config_request = ConfigRequest.of(request.replace(
-            strategies=dict(slots), rule_overrides=request.rule_overrides + tuple(overrides)))
-        items += [(config_request, seed, start + lo, n, index) for lo, n in pieces(games)]
-    with tempfile.TemporaryDirectory(prefix="cardsim-matchups-") as scratch:
-        for index, table in chunk_tables(backend, items, scratch=scratch):
-            add(index, count(table, index))
+            config_request = ConfigRequest.of(request.replace(
+                strategies=dict(slots),
+                rule_overrides=request.rule_overrides + tuple(overrides)))
+            items += [(config_request, seed, start + lo, n, index) for lo, n in pieces(games)]
+        with tempfile.TemporaryDirectory(prefix="cardsim-matchups-") as scratch:
+            for index, table in chunk_tables(backend, items, scratch=scratch):
+                add(index, count(table, index), table.height)
     return totals
 
 

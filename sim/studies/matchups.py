@@ -223,5 +223,6 @@ def _run_team_pairs(game_obj: Any, strategies: str | Sequence[str], request: Gam
 
     return play_journaled(game_obj, request, blocks, pairs, run_dir, fingerprints, games,
                           resume, finish, seed=seed, threads=threads, backend=backend,
+                          progress=bool(execution.progress),
                           play=lambda config, *chunk: config.play(*chunk)[0],
                           count=lambda out, _: _count(out, column, codes), chunk=CHUNK)

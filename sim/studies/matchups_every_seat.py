@@ -251,6 +251,7 @@ def play(game_obj: Game, strategies: str | Sequence[str], request: Any, executio
 
     return play_journaled(game_obj, request, blocks, pairs, run_dir, fingerprints, games,
                           resume, finish, seed=seed, threads=threads, backend=backend,
+                          progress=bool(execution.progress),
                           play=lambda config, *chunk: config.play(*chunk),
                           count=lambda out, i: _count(out, pairs[i]["seat"], column, codes),
                           chunk=CHUNK)

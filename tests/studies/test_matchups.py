@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
+import types
 
 import pytest
 from click.testing import CliRunner
@@ -76,6 +78,25 @@ def test_cli_prints_the_matrix(tmp_path):
     assert result.exit_code == 0, result.output
     assert "random" in result.stdout and "[" in result.stdout and "run dir:" in result.stdout
     assert (tmp_path / "m" / "matrix.csv").is_file()
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("flag, shown", [([], True), (["--no-progress"], False)])
+def test_matchups_show_their_progress_on_a_terminal(tmp_path, monkeypatch, flag, shown):
+    """A long matchups shows how far it is (a bar of the games on stderr, a terminal's
+    only); --no-progress leaves it out."""
+    from sim.core import progress
+
+    terminal = Terminal()
+    monkeypatch.setattr(progress, "sys", types.SimpleNamespace(stderr=terminal))
+    result = invoke("matchups", "--strategies", "random,greedy", "--players", "2", "--games",
+                    "400", "--threads", "1", *flag, "--out", str(tmp_path / "m"))
+    assert result.exit_code == 0, result.output
+    assert ("matchups" in terminal.getvalue() and "100%" in terminal.getvalue()) == shown
 
 
 @pytest.mark.parametrize("args, needle", [

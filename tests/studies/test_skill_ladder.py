@@ -115,6 +115,18 @@ def test_cli_skill_help_and_bad_players():
     assert result.exit_code == 2 and "--players" in result.output
 
 
+@pytest.mark.parametrize("flag, lines", [([], True), (["--no-progress"], False)])
+def test_cli_skill_says_each_pairing_as_it_finishes_unless_told_not(tmp_path, flag, lines):
+    from sim.cli import main
+
+    result = CliRunner().invoke(main, [
+        "skill", "--game", "plai", "--players", "2", "--games", "24", "--search-games", "8",
+        "--budgets", "k=2,n=1;k=2,n=2", "--threads", "1", "--out", str(tmp_path / "s"),
+        *flag])
+    assert result.exit_code == 0, result.output
+    assert ("2p random vs" in result.stderr) == lines
+
+
 def test_report_adds_the_skill_section_its_answers_and_a_warning(tiny_ladder, tmp_path):
     """`simulate report RUNS --skill DIR`: the section, one answers row per player count,
     and a warning when the skill run shows a strategy of the runs beaten by the rung above."""
