@@ -199,15 +199,17 @@ def document(result: SearchResult, *, game: str, players: int, base_spec: str,
              names: Sequence[str], command: str | None, cards: Mapping[str, Any],
              rules: Mapping[str, Any], rule_overrides: Sequence[str],
              rules_file: str | None, backend: str,
-             hold: Mapping[str, float | None] | None = None) -> dict[str, Any]:
+             hold: Mapping[str, float | None] | None = None, name: str = "expert"
+             ) -> dict[str, Any]:
     """The strategy file's content (sim/core/strategy_file.py reads it back); ``hold``:
-    the weights the search left alone, by name (held_settings)."""
+    the weights the search left alone, by name (held_settings); ``name``: the file's own
+    (its stem), so a candidate does not call itself the shipped expert."""
     import sim
 
     return {
         "cardsim_strategy": 1,
         "game": game,
-        "name": "expert",
+        "name": name,
         "summary": f"tuned by simulate tune for {players} players from {base_spec} "
                    + (f"({result.games:,} games against {', '.join(result.settings['against'])}"
                       ", for the best worst share)" if result.settings.get("against")
@@ -438,7 +440,7 @@ def tune(configure: Callable[[Mapping[str, str] | None], Any], *, game: str, pla
                                                "sha256": manifest["cards"]["sha256"]},
                        rules=manifest["rules"], rule_overrides=rule_overrides,
                        rules_file=rules_file, backend=backend_name,
-                       hold=held_settings(held, names))
+                       hold=held_settings(held, names), name=out_path.stem)
         path = write_strategy_file(doc, out_path)
         with writing("the convergence plot", path.with_suffix(".png")):
             plot = plot_convergence(result, path.with_suffix(".png"),

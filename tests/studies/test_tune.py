@@ -225,6 +225,7 @@ def test_strategy_file_records_how_it_was_made(p2p_tuned):
     first, _ = p2p_tuned
     doc = yaml.safe_load(first.out.read_text())
     assert doc["game"] == "peer-to-peer" and doc["players"] == [2] and doc["base"] == "weighted"
+    assert doc["name"] == "a"   # its own name, not the shipped expert's
     made = doc["tuned_on"]
     assert made["command"] == "simulate tune test" and made["seed"] == 11
     assert len(made["cards"]["sha256"]) == 64 and "odd_team_compensation" in made["rules"]
