@@ -78,7 +78,8 @@ def _without(table: pl.DataFrame, duplicates: dict) -> pl.DataFrame:
 def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
                  allow_mixed: bool = False, extra: Mapping[str, Any] | None = None,
                  replay_games: int | None = None, stronger_play: float | None = None,
-                 stronger_play_games: int | None = None, journal=None) -> dict:
+                 stronger_play_games: int | None = None, journal=None,
+                 about: str | None = None) -> dict:
     """Write ``report.html``, ``report.md``, one ``<metric>.csv`` per metric and
     ``plots/<metric>.png`` into ``out_dir``.
 
@@ -104,6 +105,8 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     ``extra`` names optional sections and their inputs (reports.sections), e.g.
     ``{"ablation": "runs/ablation-3p", "skill": "runs/skill-4p"}``; a new section plugs in
     the same way.
+
+    ``about`` is a sentence said under the title (what the runs are, in the caller's words).
 
     Memory: the games are a lazy scan of the runs' parquet parts, aggregated metric by
     metric on polars' streaming engine, so the peak does not grow with the number of games.
@@ -224,7 +227,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
                 "other.")))
     html_path, md_path = out / "report.html", out / "report.md"
     page = Page(answers=answers, extras=extras, panel=panel,
-                warnings=strategy_warnings(rs, extras))
+                warnings=strategy_warnings(rs, extras), about=about)
     html_path.write_text(render_html(rs, ctx, sections, skipped, page), encoding="utf-8")
     md_path.write_text(render_markdown(rs, ctx, sections, skipped, page), encoding="utf-8")
     all_findings = [f for s in sections for f in s.findings] + [f for x in extras for f in x.findings]

@@ -45,6 +45,7 @@ class Page:
     extras: list = field(default_factory=list)
     panel: bytes | None = None
     warnings: list[str] = field(default_factory=list)
+    about: str | None = None    # what the runs are, said under the title (a caller's words)
 
 
 def answer_rows(sections: list[Section], extras: list) -> list[tuple[Any, str]]:
@@ -335,6 +336,7 @@ def render_html(rs: RunSet, ctx: Context, sections: list[Section],
     p = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>",
          f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><style>{CSS}</style>"
          "</head><body>", f"<h1>{_e(title)}</h1>",
+         *([f'<p class="lede about">{_e(page.about)}</p>'] if page.about else []),
          f'<p class="lede">{rs.total_games:,} games in {len(rs.runs)} run'
          f'{"s" if len(rs.runs) != 1 else ""}; every number with its 95 % interval; '
          f'threshold ±{ctx.threshold_pp:g} pp. <a href="#configuration">Configuration</a></p>']
@@ -431,7 +433,7 @@ def render_html(rs: RunSet, ctx: Context, sections: list[Section],
 def render_markdown(rs: RunSet, ctx: Context, sections: list[Section],
                     skipped: list[tuple[str, str]], page: Page | None = None) -> str:
     page = page or Page()
-    p = [f"# Balance report: {rs.game}", "",
+    p = [f"# Balance report: {rs.game}", "", *([page.about, ""] if page.about else []),
          f"{rs.total_games:,} games in {len(rs.runs)} run(s); every number with its 95 % "
          f"interval; threshold ±{ctx.threshold_pp:g} pp.", "", "## Answers", ""]
     if page.answers:

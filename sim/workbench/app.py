@@ -11,14 +11,17 @@ Endpoints (all JSON unless said):
   POST /api/run/{id}/stop     stop it, keeping the finished chunks
   POST /api/save              write the edited card / rule file under the start directory
   POST /api/download          the edited card or rule file as an attachment
-  POST /api/report/{id}       the balance report of a finished comparison -> {url, markdown,
-                              answers_json, answers (its answers.json's), examples (the
-                              questions that have an example game)}
-  GET  /report/{id}/{file}    a file of that report (report.html)
+  POST /api/report/{id}       {[side]}: the balance report of one side's games of a finished
+                              comparison (the edit's unless side is "baseline"; never both
+                              pooled) -> {side, url, markdown, answers_json, answers (its
+                              answers.json's), examples (the questions that have an example)}
+  GET  /report/{id}/{side}/{file}
+                              a file of that report (report.html)
   GET  /api/run/{id}/changed?players=P&from=K&to=L
                               every game index whose outcome went from kind K to L
-  POST /api/example/{id}      {question, players[, variant]}: an example game of that answer
-                              of the report, from the edit's games -> {example, viewer}
+  POST /api/example/{id}      {question, players[, variant, side]}: an example game of that
+                              answer of that side's report, from that side's games
+                              -> {example, side, viewer}
   GET  /game/{id}/{players}/{game_index}
                               the game viewer (api.viewer): that game, baseline and edit
                               side by side, opened at their first difference (a
@@ -368,31 +371,53 @@ async def download(request: Request, bench: Workbench) -> Response:
                     headers={"Content-Disposition": f'attachment; filename="{filename}"'})
 
 
+SIDES = ("edit", "baseline")   # the sides a report or an example is of; the first by default
+SIDE_WORDS = {"edit": "the edited game", "baseline": "the baseline"}
+
+
+def _side_of(value: Any) -> str:
+    if value is None:
+        return SIDES[0]
+    if value not in SIDES:
+        raise BadInput("'side' must be 'edit' or 'baseline'")
+    return value
+
+
+def _report_dir(comparison: compare.Comparison, side: str) -> Path:
+    return comparison.home / "report" / side
+
+
 @handled
 async def report(request: Request, bench: Workbench) -> Response:
     comparison = _comparison(request, bench)
+    side = _side_of((await read_json(request)).get("side"))
     if comparison.running:
         raise BadInput("the comparison is still running; stop it or wait for its verdict")
     if comparison.looks == 0:
         raise BadInput("the comparison played no chunk; nothing to report")
-    out = comparison.home / "report"
+    out = _report_dir(comparison, side)
     if not (out / "report.html").exists():
-        dirs = [d for p in comparison.plan.players
-                for d in (comparison.run_dirs[p]["baseline"], comparison.run_dirs[p]["edit"])]
+        # one side's games only: a report of both would pool the baseline and the edit
+        # into answers that are neither's
+        dirs = [comparison.run_dirs[p][side] for p in comparison.plan.players]
         # the page waits for it: no stronger-play check (minutes of search per player
         # count; `simulate report` on these run directories adds it). Written directly,
         # without api.report's journal and signal handlers: a request inside the server
         # neither resumes nor stops like a command.
         from reports.build import write_report
 
-        write_report([str(d) for d in dirs], str(out), allow_mixed=True, stronger_play=0)
+        write_report([str(d) for d in dirs], str(out), stronger_play=0,
+                     about=f"The games of {SIDE_WORDS[side]} ({side} side) of a workbench "
+                           "comparison, not the other side's.")
     from reports.answers_file import read_answers
     from sim.studies.examples import example_questions
 
+    base = f"/report/{comparison.id}/{side}"
     return JSONResponse(_finite({
-        "url": f"/report/{comparison.id}/report.html",
-        "markdown": f"/report/{comparison.id}/report.md",
-        "answers_json": f"/report/{comparison.id}/answers.json",
+        "side": side,
+        "url": f"{base}/report.html",
+        "markdown": f"{base}/report.md",
+        "answers_json": f"{base}/answers.json",
         "answers": read_answers(out)["answers"],
         "examples": list(example_questions(resolve_game(comparison.plan.game)))}))
 
@@ -400,10 +425,11 @@ async def report(request: Request, bench: Workbench) -> Response:
 async def report_file(request: Request) -> Response:
     bench = request.app.state.bench
     comparison = bench.comparisons.get(request.path_params["ident"])
-    name = request.path_params["name"]
-    if comparison is None or name not in ("report.html", "report.md", "answers.json"):
+    name, side = request.path_params["name"], request.path_params["side"]
+    if comparison is None or side not in SIDES or \
+            name not in ("report.html", "report.md", "answers.json"):
         return error_response("not found", 404)
-    path = comparison.home / "report" / name
+    path = _report_dir(comparison, side) / name
     if not path.exists():
         return error_response("no report yet; make it first", 404)
     return FileResponse(path, headers={"Cache-Control": "no-store"})
@@ -443,11 +469,13 @@ async def example(request: Request, bench: Workbench) -> Response:
     body = await read_json(request)
     players = _players_of(body.get("players"), comparison)
     question, variant = body.get("question"), body.get("variant")
+    side = _side_of(body.get("side"))
     if not isinstance(question, str) or len(question) > 100:
         raise BadInput("'question' must be an answer's key (answers.json)")
-    path = comparison.home / "report" / "answers.json"
+    path = _report_dir(comparison, side) / "answers.json"
     if not path.exists():
-        raise BadInput("make the balance report first: its answers are what examples show")
+        raise BadInput(f"make the balance report of the {side} side first: its answers are "
+                       "what examples show")
     from reports.answers_file import read_answers
 
     answer = next((a for a in read_answers(path)["answers"] if a["question"] == question
@@ -456,17 +484,17 @@ async def example(request: Request, bench: Workbench) -> Response:
     if answer is None:
         raise NotFound(f"the report has no answer '{brief(question, 60)}' at {players} "
                        "players")
-    key = (question, players, answer.get("variant"))
+    key = (side, question, players, answer.get("variant"))
     found = comparison.examples.get(key)
     if found is None:
         found = await run_in_threadpool(find_example,
-                                        comparison.run_dirs[players]["edit"], answer)
+                                        comparison.run_dirs[players][side], answer)
         if found is None:
             raise NotFound(f"the game shows no example game of '{question}'")
         comparison.examples[key] = found
     viewer = (None if found.game_index is None else
               f"/game/{comparison.id}/{players}/{found.game_index}")
-    return JSONResponse(_finite({"example": found.as_json(), "side": "edit",
+    return JSONResponse(_finite({"example": found.as_json(), "side": side,
                                  "viewer": viewer}))
 
 
@@ -527,7 +555,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/save", save, methods=["POST"]),
         Route("/api/download", download, methods=["POST"]),
         Route("/api/report/{ident}", report, methods=["POST"]),
-        Route("/report/{ident}/{name}", report_file, methods=["GET"]),
+        Route("/report/{ident}/{side}/{name}", report_file, methods=["GET"]),
         Route("/api/run/{ident}/changed", changed, methods=["GET"]),
         Route("/api/example/{ident}", example, methods=["POST"]),
         Route("/game/{ident}/{players}/{index}", game_viewer, methods=["GET"]),

@@ -120,7 +120,7 @@ class Comparison:
         self.widths: list[float] = []    # the widest difference interval after each look
         self.pace: dict[int, Any] = {}     # players -> both sides' curves (workbench/pace.py)
         self.history: list[dict[str, Any]] = []   # every look's difference intervals
-        self.examples: dict[tuple, Any] = {}     # (question, players, variant) -> Example
+        self.examples: dict[tuple, Any] = {}  # (side, question, players, variant) -> Example
         self.started = time.monotonic()
         self.first_verdict_seconds: float | None = None
         self.last_seen = time.monotonic()

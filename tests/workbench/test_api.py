@@ -346,7 +346,7 @@ def test_an_example_game_of_each_answer_comes_from_the_edits_games(tmp_path):
         wrong = c.post(f"/api/example/{ident}", json={"question": "all_lose", "players": 5})
         edit = _played(c.app.state.bench.comparisons[ident].run_dirs[4]["edit"])
         viewer = c.get(found["all_lose"].json()["viewer"])
-    assert early.status_code == 400 and "make the balance report first" in early.json()["error"]
+    assert early.status_code == 400 and "make the balance report of the edit side first" in early.json()["error"]
     assert {"all_lose", "first_marker", "team_balance"} <= set(made["examples"])
     assert all(r.status_code == 200 for r in found.values()), {q: r.text for q, r in found.items()}
     lose = found["all_lose"].json()
@@ -372,6 +372,35 @@ def test_an_example_game_of_each_answer_comes_from_the_edits_games(tmp_path):
     assert len(data["stories"]) == 2                  # the baseline and the edit
     assert all(f"game {lose['example']['game_index']}" in " ".join(s["header"])
                for s in data["stories"])
+
+
+def test_the_balance_report_is_of_one_sides_games_never_both_pooled(tmp_path):
+    """The report of a comparison answers for the edit's games (the game being considered)
+    unless the baseline's are asked for, and says which; its example comes from that side."""
+    with client(tmp_path, game="peer-to-peer") as c:
+        state = c.get("/api/state").json()
+        body = edit_body(state, page=PAGE, games=2000, chunk=1000, width=0.001)
+        body["rules"]["customer_patience"] = "3"
+        ident = c.post("/api/run", json=body).json()["id"]
+        wait(c, ident, seconds=120)
+        made = {side: c.post(f"/api/report/{ident}", json=asked).json() for side, asked in
+                (("edit", None), ("baseline", {"side": "baseline"}))}
+        pages = {side: c.get(made[side]["url"]).text for side in made}
+        example = c.post(f"/api/example/{ident}", json={"question": "all_lose", "players": 4,
+                                                        "side": "baseline"}).json()
+        odd = c.post(f"/api/report/{ident}", json={"side": "both"})
+        dirs = c.app.state.bench.comparisons[ident].run_dirs[4]
+        tables = {side: _played(dirs[side]) for side in ("baseline", "edit")}
+    for side, table in tables.items():
+        answer = next(a for a in made[side]["answers"] if a["question"] == "all_lose")
+        assert answer["value"] == pytest.approx((table["winner"] == 3).mean())
+        assert made[side]["side"] == side
+        assert f"({side} side)" in pages[side]
+    assert made["edit"]["answers"] != made["baseline"]["answers"]
+    winner = tables["baseline"]["winner"].to_numpy()
+    assert example["side"] == "baseline"
+    assert example["example"]["game_index"] == int(np.flatnonzero(winner == 3)[0])
+    assert odd.status_code == 400 and "'side'" in odd.json()["error"]
 
 
 def test_each_side_shows_the_balance_answer_of_the_summary_and_the_report(tmp_path):

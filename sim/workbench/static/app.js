@@ -568,11 +568,13 @@ async function download(kind) {
 
 async function report() {
   if (!current) return;
-  $("report-status").textContent = "writing the report...";
-  const answer = await api("POST", `/api/report/${current}`);
+  const side = $("report-side").value;
+  $("report-status").textContent = `writing the report of the ${side}'s games...`;
+  const answer = await api("POST", `/api/report/${current}`, {side});
   if (!answer.ok) { $("report-status").textContent = answer.data.error; return; }
   $("report-status").textContent = "";
   $("report-link").href = answer.data.url;
+  $("report-link").textContent = `open the report of the ${answer.data.side}'s games`;
   $("report-link").hidden = false;
   showAnswers(answer.data, current);
 }
@@ -586,28 +588,30 @@ function showAnswers(data, ident) {
     if (data.examples.includes(a.question)) {
       const button = el("button", {type: "button", class: "show-example",
                                    text: "show an example"});
-      button.addEventListener("click", () => showExample(ident, a, words, button));
+      button.addEventListener("click", () => showExample(ident, data.side, a, words, button));
       actions.append(button);
     }
     return el("tr", {"data-question": a.question, "data-players": String(a.players)},
               el("td", {text: a.title}), el("td", {text: a.where}), words, actions);
   });
-  $("answers").replaceChildren(el("h3", {text: "The report's answers"}),
+  // one side's games, never both pooled: the heading says whose
+  $("answers").replaceChildren(el("h3", {"data-side": data.side,
+                                         text: `The report's answers: the ${data.side}'s games only`}),
                                el("table", {}, head, ...rows));
   $("answers").hidden = false;
 }
 
-async function showExample(ident, a, cell, button) {
+async function showExample(ident, side, a, cell, button) {
   button.disabled = true;
   for (const old of cell.querySelectorAll(".example")) old.remove();
   const line = el("div", {class: "example", text: "looking for an example game..."});
   cell.append(line);
   const answer = await api("POST", `/api/example/${ident}`,
-                           {question: a.question, players: a.players, variant: a.variant});
+                           {question: a.question, players: a.players, variant: a.variant, side});
   button.disabled = false;
   if (!answer.ok) { line.textContent = answer.data.error; return; }
   const found = answer.data.example;
-  line.replaceChildren(el("span", {text: `${found.shows}, from the edit's games: ${found.words}`}));
+  line.replaceChildren(el("span", {text: `${found.shows}, from the ${answer.data.side}'s games: ${found.words}`}));
   if (answer.data.viewer) {
     line.append(" ", el("a", {href: answer.data.viewer, target: "_blank", rel: "noopener",
                               class: "open-example", "data-game": String(found.game_index),
