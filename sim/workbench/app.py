@@ -229,7 +229,8 @@ async def run(request: Request, bench: Workbench) -> Response:
                        in (("cards", checked.cards_path), ("rules", checked.rules_path))},
             "sheet_changed": (edit.sheet.rows != edit.baseline.rows
                               or edit.sheet.columns != edit.baseline.columns),
-            "rules_changed": bool(edit.rules.text.strip())}
+            "rules": _rules_kind(edit, baseline.rules_file),
+            "chunk": plan.chunk if chunk else None}   # shown only when the page set it
         bench.comparisons[ident] = comparison
         history = bench.pages.setdefault(page_id, [])
         history.append(ident)
@@ -261,14 +262,27 @@ def commands(bench: Workbench, comparison: compare.Comparison) -> dict[str, str]
     played = info["played"]
     edit_cards = (_saved_as(bench, saved.get("cards"), played["cards"]) or "EDITED-CARDS.csv") \
         if info["sheet_changed"] else (base.cards and _shown(bench, base.cards))
-    edit_rules = (_saved_as(bench, saved.get("rules"), played["rules"])
-                  or "EDITED-RULES.yaml") if info["rules_changed"] else None
+    base_rules = base.rules_file and _shown(bench, base.rules_file)
+    edit_rules = {"baseline": base_rules, "defaults": None}.get(info["rules"]) if \
+        info["rules"] != "edited" else (_saved_as(bench, saved.get("rules"), played["rules"])
+                                        or "EDITED-RULES.yaml")
     flags = list(bench.settings.backend_flags)
-    strategies = info["strategies"].get(plan.players[0], {})
     return inputs.command_lines(plan.game, resolve_game(plan.game), plan.players, plan.seed,
-                                plan.max_games, plan.width_pp, strategies, edit_cards, edit_rules,
-                                base.cards and _shown(bench, base.cards),
-                                base.rules_file and _shown(bench, base.rules_file), flags)
+                                plan.max_games, plan.width_pp, info["strategies"], edit_cards,
+                                edit_rules, base.cards and _shown(bench, base.cards), base_rules,
+                                flags, chunk=info["chunk"])
+
+
+def _rules_kind(edit: Edit, baseline_rules: str | None) -> str:
+    """Which rules the edit side plays, for its command line: "baseline" (the form as the
+    baseline's rules file filled it), "defaults" (every option at its default) or "edited"."""
+    form = inputs.describe_options(edit.game, baseline_rules)
+    if form is not None:
+        as_baseline = inputs.rules_from_request({"rules": {o["key"]: o["value"] for o in form}},
+                                                edit.game)
+        if sorted(edit.rules.text.splitlines()) == sorted(as_baseline.text.splitlines()):
+            return "baseline" if baseline_rules else "defaults"
+    return "edited" if edit.rules.text.strip() else "defaults"
 
 
 def _saved_as(bench: Workbench, saved: str | None, played: str | None) -> str | None:

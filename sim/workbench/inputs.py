@@ -331,26 +331,32 @@ def safe_path(start_dir: Path, name: Any, suffixes: Sequence[str]) -> Path:
 
 # ----------------------------------------------------------------------------- commands
 def command_lines(game_name: str, game: Any, players: Sequence[int], seed: int, games: int,
-                  width: float, strategies: Mapping[str, str], edit_cards: str | None,
-                  edit_rules: str | None, base_cards: str | None,
-                  base_rules: str | None, backend: Sequence[str] = ()) -> dict[str, str]:
-    """The ``simulate`` runs equivalent to the two sides of a comparison (one per side;
-    ``--until-ci`` there stops on each side's own rates, not the paired difference)."""
+                  width: float, strategies: Mapping[int, Mapping[str, str]],
+                  edit_cards: str | None, edit_rules: str | None, base_cards: str | None,
+                  base_rules: str | None, backend: Sequence[str] = (),
+                  chunk: int | None = None) -> dict[str, str]:
+    """The ``simulate`` runs equivalent to the two sides of a comparison (one per side and
+    player count, each with that count's ``strategies``; ``--until-ci`` there stops on each
+    side's own rates, not the paired difference). ``chunk``: the chunk size the page set."""
     kind = game.strategy_kind
-    flags: list[str] = []
-    for slot, spec in strategies.items():
-        if kind == "teams":
-            flags += [f"--team-{slot.lower()}", spec]
-        else:
-            flags += ["--seat", f"{''.join(ch for ch in slot if ch.isdigit())}={spec}"]
+
+    def strategy_flags(count: int) -> list[str]:
+        flags: list[str] = []
+        for slot, spec in (strategies.get(count) or {}).items():
+            if kind == "teams":
+                flags += [f"--team-{slot.lower()}", spec]
+            else:
+                flags += ["--seat", f"{''.join(ch for ch in slot if ch.isdigit())}={spec}"]
+        return flags
 
     def line(cards: str | None, rules: str | None, count: int) -> str:
         words = ["simulate", "--game", game_name, "--players", str(count)]
         words += ["--cards", cards] if cards else []
         words += ["--rules", rules] if rules else []
-        words += flags + ["--games", str(games), "--seed", str(seed),
-                          "--until-ci", f"{width:g}", *backend]
-        return shlex.join(words)
+        words += strategy_flags(count) + ["--games", str(games), "--seed", str(seed),
+                                          "--until-ci", f"{width:g}"]
+        words += ["--chunk-size", str(chunk)] if chunk else []
+        return shlex.join(words + list(backend))
 
     return {"edit": "\n".join(line(edit_cards, edit_rules, p) for p in players),
             "baseline": "\n".join(line(base_cards, base_rules, p) for p in players)}

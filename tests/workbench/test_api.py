@@ -551,6 +551,38 @@ def test_the_command_names_a_saved_file_only_while_it_holds_the_edit_played(tmp_
     assert "--cards EDITED-CARDS.csv" in second["commands"]["edit"]
 
 
+def test_each_player_counts_command_line_has_its_own_seats_and_the_chunk_set(tmp_path):
+    with client(tmp_path, game="plai") as c:
+        state = c.get("/api/state").json()
+        body = edit_body(state, page=PAGE, games=1000, chunk=500, width=50, players=[3, 4],
+                         strategies={"seat0": "cautious", "seat3": "bluffer"})
+        snap = wait(c, c.post("/api/run", json=body).json()["id"], 120)
+        auto = wait(c, c.post("/api/run", json={**body, "chunk": ""}).json()["id"], 120)
+    for side in ("edit", "baseline"):
+        three, four = snap["commands"][side].splitlines()
+        assert "--players 3 " in three and "--seat 0=cautious" in three and "--seat 3" not in three
+        assert "--players 4 " in four and "--seat 0=cautious --seat 3=bluffer" in four
+        assert three.endswith("--chunk-size 500") and four.endswith("--chunk-size 500")
+        assert "--chunk-size" not in auto["commands"][side]      # the page left it to the rule
+
+
+def test_an_edit_that_left_the_rules_alone_names_the_baselines_rules_file(tmp_path):
+    start = tmp_path / "start"
+    start.mkdir()
+    (start / "base-rules.yaml").write_text("customer_patience: 3\n", encoding="utf-8")
+    with client(tmp_path, game="peer-to-peer", rules=str(start / "base-rules.yaml")) as c:
+        state = c.get("/api/state").json()
+        body = edit_body(state, page=PAGE, games=1000, chunk=1000, width=50)
+        body["cards"]["rows"][2][state["cards"]["columns"].index("value")] = "9"
+        alone = wait(c, c.post("/api/run", json=body).json()["id"], 120)
+        body["rules"]["customer_patience"] = "4"
+        edited = wait(c, c.post("/api/run", json=body).json()["id"], 120)
+    assert "--rules base-rules.yaml" in alone["commands"]["edit"]
+    assert "EDITED-RULES" not in alone["commands"]["edit"]
+    assert "--rules EDITED-RULES.yaml" in edited["commands"]["edit"]
+    assert "--rules base-rules.yaml" in edited["commands"]["baseline"]
+
+
 def test_a_player_count_that_plays_like_another_says_so(tmp_path):
     """3 players with the default compensation play exactly like 4 (the run manifest's
     plays_like_players): the page is told, so identical numbers are explained."""
@@ -627,7 +659,7 @@ def test_headline_indicators_follow_the_hook_and_refuse_a_non_row_wise_one():
 
 def test_command_lines_use_the_cli_flags_of_the_games_strategy_kind():
     lines = inputs.command_lines("plai", resolve_game("plai"), [3], 7, 20000, 1.0,
-                                 {"seat1": "cautious"}, "mine.csv", None, None, None,
+                                 {3: {"seat1": "cautious"}}, "mine.csv", None, None, None,
                                  ("--backend", "dask-local"))
     assert lines["edit"] == ("simulate --game plai --players 3 --cards mine.csv --seat "
                              "1=cautious --games 20000 --seed 7 --until-ci 1 --backend dask-local")
