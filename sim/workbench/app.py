@@ -7,7 +7,8 @@ Endpoints (all JSON unless said):
   GET  /api/state?game=G      cards, rule options, strategies, player counts, caps
   POST /api/validate          check an edit with the CLI's loaders -> {ok, problem}
   POST /api/run               start a comparison -> {id}; one at a time per page
-  GET  /api/run/{id}          its progress (polled; a page that stops polling stops it)
+  GET  /api/run/{id}          its progress (polled; a page that stops polling stops it); its
+                              verdict's notes say what the verdict is about
   POST /api/run/{id}/stop     stop it, keeping the finished chunks
   POST /api/save              write the edited card / rule file under the start directory
   POST /api/download          the edited card or rule file as an attachment
@@ -231,6 +232,10 @@ async def run(request: Request, bench: Workbench) -> Response:
                               or edit.sheet.columns != edit.baseline.columns),
             "rules": _rules_kind(edit, baseline.rules_file),
             "chunk": plan.chunk if chunk else None}   # shown only when the page set it
+        info = comparison.command_info
+        info["same_game"] = not info["sheet_changed"] and (
+            info["rules"] == "baseline" or (info["rules"] == "defaults"
+                                            and not baseline.rules_file))
         bench.comparisons[ident] = comparison
         history = bench.pages.setdefault(page_id, [])
         history.append(ident)
@@ -310,7 +315,27 @@ async def progress(request: Request, bench: Workbench) -> Response:
     comparison.seen()
     snap = comparison.snapshot()
     snap["commands"] = commands(bench, comparison)
+    if snap["verdict"] is not None:
+        snap["verdict"]["notes"] = verdict_notes(comparison)
     return JSONResponse(_finite(snap))
+
+
+def verdict_notes(comparison: compare.Comparison) -> list[str]:
+    """What the verdict is about, said before it: the strategies are the players of both
+    sides, so no verdict can be read as what a strategy does."""
+    info, plan = comparison.command_info, comparison.plan
+    notes = []
+    if info["same_game"]:
+        notes.append("The edit leaves the cards and rule options as the baseline's: both "
+                     "sides are the same game, so no game can end otherwise.")
+    chosen = {f"{p} players: " + ", ".join(f"{slot} {spec}" for slot, spec in s.items())
+              for p, s in plan.strategies.items() if s}
+    if chosen:
+        notes.append(f"Both sides played the strategies chosen ({'; '.join(sorted(chosen))}): "
+                     "they are the players of the baseline and the edit alike, so this verdict "
+                     "is about the card and rule edit under these players, not about what a "
+                     "strategy does.")
+    return notes
 
 
 def _finite(value: Any) -> Any:

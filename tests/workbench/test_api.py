@@ -423,6 +423,24 @@ def test_each_side_shows_the_balance_answer_of_the_summary_and_the_report(tmp_pa
         assert shown["value"] == pytest.approx(same["value"])
 
 
+def test_the_verdict_says_the_strategies_are_both_sides_players(tmp_path):
+    """A strategy box sets the players of both sides: a verdict "changed no game" must not
+    read as "the strategy did nothing"."""
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        body = edit_body(state, page=PAGE, games=2000, chunk=1000, width=50,
+                         strategies={"A": "greedy"})
+        same = wait(c, c.post("/api/run", json=body).json()["id"])
+        edited = wait(c, c.post("/api/run", json=renamed(body)).json()["id"])
+        page = c.get("/").text
+    notes = " ".join(same["verdict"]["notes"])
+    assert "both sides are the same game" in notes
+    assert "Both sides played the strategies chosen (4 players: A greedy)" in notes
+    assert "not about what a strategy does" in notes
+    assert not any("same game" in n for n in edited["verdict"]["notes"])
+    assert "players of <strong>both" in page
+
+
 def test_the_cap_ends_a_run_whose_intervals_stay_wide(tmp_path):
     with client(tmp_path) as c:
         state = c.get("/api/state").json()

@@ -356,6 +356,7 @@ function render(snap) {
     const box = $("verdict");
     box.className = snap.state;
     box.replaceChildren(el("strong", {text: `Verdict (${snap.reason}):`}),
+      ...(snap.verdict.notes || []).map((note) => el("p", {class: "verdict-note", text: note})),
       el("ul", {}, ...snap.verdict.lines.map((line) => el("li", {text: line}))));
     box.hidden = false;
   }
