@@ -395,3 +395,69 @@ def test_a_closed_page_stops_its_comparison(server, browser):
     assert comparison.state == "stopped"
     assert comparison.reason.startswith("stopped on the page")   # the page said so, no timeout
     assert comparison.looks < comparison.looks_planned
+
+
+def _start_long_run(browser, address, bench):
+    """A comparison that runs for minutes unless stopped, after one card edit."""
+    open_page(browser, address)
+    set_run_options(browser, games=200_000, width=0.01, chunk=2000)
+    type_into(cell(browser, card_row(browser, "SV1"), "value"), "2")
+    browser.find_element("id", "run").click()
+    ident = until(lambda: browser.execute_script("return document.body.dataset.comparison"), 30)
+    comparison = bench.comparisons[ident]
+    until(lambda: comparison.looks >= 1, 120)
+    return comparison
+
+
+def test_a_server_that_stops_answering_mid_run_is_an_error_and_the_edits_stay(server,
+                                                                              browser):
+    address, _, bench = server
+    comparison = _start_long_run(browser, address, bench)
+    # the server goes away: every request of the page fails as a stopped server's would
+    browser.execute_script("window.fetch = () => Promise.reject(new TypeError('Failed to fetch'))")
+    until(lambda: browser.execute_script("return document.body.dataset.state === 'error'"), 30)
+    assert "does not answer" in browser.find_element("id", "status").text
+    assert browser.find_element("id", "run").is_enabled()
+    assert not browser.find_element("id", "stop").is_enabled()
+    assert cell(browser, card_row(browser, "SV1"), "value").get_attribute("value") == "2"
+    comparison.stop()
+    until(lambda: not comparison.running, 30)
+
+
+def test_leaving_the_page_mid_run_or_with_unsaved_edits_asks_first(server, browser):
+    address, _, bench = server
+    leave = ("const e = new Event('beforeunload', {cancelable: true});"
+             "window.dispatchEvent(e); return e.defaultPrevented;")
+    open_page(browser, address)
+    assert browser.execute_script(leave) is False          # nothing to lose yet
+    type_into(cell(browser, card_row(browser, "SV1"), "value"), "2")
+    assert browser.execute_script(leave) is True           # an unsaved edit
+    type_into(browser.find_element("id", "cards-name"), "kept.csv")
+    browser.find_element("id", "save").click()
+    until(lambda: "saved" in browser.find_element("id", "save-status").text, 30)
+    assert browser.execute_script(leave) is False          # saved
+    comparison = _start_long_run(browser, address, bench)
+    type_into(browser.find_element("id", "cards-name"), "kept-while-running.csv")
+    browser.find_element("id", "save").click()             # saved, but still running
+    until(lambda: "saved" in browser.find_element("id", "save-status").text, 30)
+    assert browser.execute_script(leave) is True
+    browser.find_element("id", "stop").click()
+    until(lambda: not comparison.running, 30)
+
+
+def test_switching_the_game_mid_run_stops_the_run_and_clears_its_results(server, browser):
+    from selenium.webdriver.support.ui import Select
+
+    address, _, bench = server
+    comparison = _start_long_run(browser, address, bench)
+    until(lambda: browser.find_elements("css selector", "table.point"), 30)
+    browser.execute_script("document.body.dataset.ready = ''")
+    Select(browser.find_element("id", "game")).select_by_value("plai")
+    until(lambda: browser.execute_script("return document.body.dataset.ready === '1'"), 30)
+    until(lambda: not comparison.running, 30)
+    assert comparison.state == "stopped"
+    time.sleep(1)                                  # a poll in flight lands on nothing
+    assert browser.find_elements("css selector", "table.point") == []
+    assert browser.find_element("id", "run").is_enabled()
+    assert browser.find_element("id", "status").text == "idle"
+    assert browser.execute_script("return document.body.dataset.comparison") is None

@@ -11,6 +11,9 @@ let state = null;        // /api/state of the current game
 let current = null;      // id of the running or last comparison
 let pollTimer = null;
 let checkTimer = null;
+let edited = false;        // edits since the page loaded the game or saved them
+let pollFailures = 0;      // polls in a row the server did not answer
+const POLL_TRIES = 5;      // then the page says the server is gone (about 1.5 s)
 let lastSnap = null;       // the last snapshot drawn
 const openKinds = new Set();   // "players|from|to" of the kinds of change shown open
 const allGames = new Map();    // the same key -> every game index of that kind (fetched)
@@ -51,6 +54,7 @@ function showProblem(text) {
 
 // ------------------------------------------------------------------ loading a game
 async function load(game) {
+  await leaveComparison();
   const query = game ? "?game=" + encodeURIComponent(game) : "";
   const answer = await api("GET", "/api/state" + query);
   if (!answer.ok) { showProblem(answer.data.error); return; }
@@ -72,9 +76,34 @@ async function load(game) {
   buildStrategies();
   buildCards();
   buildRules();
-  $("results").replaceChildren();
-  $("verdict").hidden = true;
+  edited = false;
   document.body.dataset.ready = "1";
+}
+
+function running() {
+  return Boolean(current) && $("run").disabled;
+}
+
+async function leaveComparison() {
+  // another game: its comparison stops, and nothing of it stays on the page
+  clearTimeout(pollTimer);
+  if (running()) await stop();
+  current = null;
+  lastSnap = null;
+  delete document.body.dataset.comparison;
+  delete document.body.dataset.state;
+  openKinds.clear();
+  allGames.clear();
+  changedDrawn = looksDrawn = "";
+  for (const id of ["results", "looks", "changed", "pace"]) $(id).replaceChildren();
+  $("verdict").hidden = true;
+  $("answers").hidden = true;
+  $("report-link").hidden = true;
+  $("report-status").textContent = "";
+  $("progress").value = 0;
+  $("status").textContent = "idle";
+  $("command").textContent = "(run a comparison first)";
+  finish();
 }
 
 function buildPlayers() {
@@ -189,6 +218,7 @@ function edit() {
 
 // ------------------------------------------------------------------ checking
 function scheduleCheck() {
+  edited = true;
   clearTimeout(checkTimer);
   checkTimer = setTimeout(check, 250);
 }
@@ -264,14 +294,45 @@ async function run() {
   $("report-link").hidden = true;
   $("verdict").hidden = true;
   $("status").textContent = "starting (the first run of a session compiles the kernels)";
+  pollFailures = 0;
   poll();
+}
+
+function serverGone(words) {
+  // the server stopped or broke: the page says so and keeps the edits for another Run
+  clearTimeout(pollTimer);
+  document.body.dataset.state = "error";
+  $("status").textContent = `error: ${words}; the edits are kept`;
+  showProblem(`error: ${words}. The edits on this page are kept: restart the workbench ` +
+              "and Run again (or Save them first).");
+  finish();
 }
 
 async function poll() {
   clearTimeout(pollTimer);
   if (!current) return;
-  const answer = await api("GET", `/api/run/${current}`);
-  if (!answer.ok) { showProblem(answer.data.error); finish(); return; }
+  const ident = current;
+  let answer;
+  try {
+    answer = await api("GET", `/api/run/${ident}`);
+  } catch (err) {
+    if (ident !== current) return;
+    pollFailures += 1;
+    if (pollFailures < POLL_TRIES) { pollTimer = setTimeout(poll, 300); return; }
+    serverGone("the workbench server does not answer (stopped?)");
+    return;
+  }
+  if (ident !== current) return;   // another game or comparison since
+  pollFailures = 0;
+  if (!answer.ok) {
+    if (answer.status >= 500 || !answer.data.error) {
+      serverGone(answer.data.error || `the workbench server answered ${answer.status}`);
+    } else {
+      showProblem(answer.data.error);
+      finish();
+    }
+    return;
+  }
   render(answer.data);
   if (answer.data.state === "starting" || answer.data.state === "running") {
     pollTimer = setTimeout(poll, 300);
@@ -532,7 +593,15 @@ async function expand(snap, players, kind, key, box) {
 }
 
 async function stop() {
-  if (current) await api("POST", `/api/run/${current}/stop`);
+  if (!current) return;
+  let answer;
+  try {
+    answer = await api("POST", `/api/run/${current}/stop`);
+  } catch (err) {
+    serverGone("the workbench server does not answer (stopped?)");
+    return;
+  }
+  if (!answer.ok) showProblem(answer.data.error || `the server answered ${answer.status}`);
 }
 
 // ------------------------------------------------------------------ keeping
@@ -551,6 +620,7 @@ async function save() {
   status.className = "";
   status.textContent = "saved " + Object.values(answer.data.written).join(", ");
   state.saved = {...state.saved, ...answer.data.written};
+  edited = false;
   if (current) poll();
 }
 
@@ -752,6 +822,13 @@ window.addEventListener("DOMContentLoaded", () => {
   $("report").addEventListener("click", report);
   $("copy").addEventListener("click", copy);
   load(null);
+});
+// Leaving the page loses its edits and stops its comparison: the browser asks first.
+window.addEventListener("beforeunload", (event) => {
+  if (running() || edited) {
+    event.preventDefault();
+    event.returnValue = "";
+  }
 });
 // A closed page stops its work (the server also stops a comparison nobody polls).
 window.addEventListener("pagehide", () => {
