@@ -199,8 +199,9 @@ async def run(request: Request, bench: Workbench) -> Response:
         raise BadInput(f"at most {bench.settings.max_games:,} games per side (the workbench's "
                        f"--max-games), got {max_games:,}")
     chunk = _number(body, "chunk", 0) if body.get("chunk") else None
-    seed_value = body.get("seed", 1)
-    if isinstance(seed_value, bool) or not isinstance(seed_value, int):
+    seed_value = body.get("seed", 1)   # a number, or its digits (the page's: exact past 2**53)
+    if isinstance(seed_value, bool) or not isinstance(seed_value, (int, str)) or \
+            (isinstance(seed_value, str) and len(seed_value) > MAX_JSON_NUMBER):
         raise BadInput("'seed' must be a whole number 0 .. 2**63-1")
     seed_value = parse_seed(seed_value)
     width = parse_width(body.get("width", DEFAULT_WIDTH_PP))

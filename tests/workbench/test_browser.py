@@ -445,6 +445,23 @@ def test_leaving_the_page_mid_run_or_with_unsaved_edits_asks_first(server, brows
     until(lambda: not comparison.running, 30)
 
 
+def test_a_seed_beyond_two_to_the_53_is_played_as_typed(server, browser):
+    address, _, bench = server
+    open_page(browser, address)
+    set_run_options(browser, games=2000, width=50, chunk=2000)
+    type_into(browser.find_element("id", "seed"), "9007199254740993")
+    browser.find_element("id", "run").click()
+    ident = until(lambda: browser.execute_script("return document.body.dataset.comparison"), 30)
+    until(lambda: not bench.comparisons[ident].running, 120)
+    assert bench.comparisons[ident].plan.seed == 9007199254740993
+    until(lambda: "--seed 9007199254740993" in browser.find_element("id", "command").text, 30)
+    type_into(browser.find_element("id", "seed"), "9223372036854775808")   # 2**63
+    browser.find_element("id", "run").click()
+    problem = until(lambda: browser.find_element("id", "problem").is_displayed()
+                    and browser.find_element("id", "problem").text, 30)
+    assert "2**63-1" in problem and "9223372036854775808" in problem
+
+
 def test_switching_the_game_mid_run_stops_the_run_and_clears_its_results(server, browser):
     from selenium.webdriver.support.ui import Select
 

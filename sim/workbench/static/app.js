@@ -273,7 +273,7 @@ async function run() {
   clearTimeout(checkTimer);
   clearErrors();
   const body = {...edit(), page: pageId, games: $("games").value.trim(),
-                width: $("width").value.trim(), seed: Number($("seed").value.trim() || "1")};
+                width: $("width").value.trim(), seed: $("seed").value.trim() || "1"};
   if ($("chunk").value.trim()) body.chunk = $("chunk").value.trim();
   const answer = await api("POST", "/api/run", body);
   if (!answer.ok) {
