@@ -23,7 +23,7 @@ def _numbers(values: np.ndarray) -> list[float | None]:
 def pace(game: Any, players: int, run_dirs: Mapping[str, str]) -> dict[str, Any] | None:
     """{unit, panels: [{name, curves: [{name, words}]}], sides: {side: {games, running,
     curves: {name: {mean, lo, hi}}}}} up to the last index both sides can draw (at least
-    30 games still running); None for a game without curves or a side without sums."""
+    30 games, and 0.5 % of them, still running on each side); None for a game without curves or a side without sums."""
     from sim.runs import curve_files
 
     spec = game.curves
@@ -35,7 +35,8 @@ def pace(game: Any, players: int, run_dirs: Mapping[str, str]) -> dict[str, Any]
         if found is None:
             return None
         sums[side] = found
-    end = max(1, max(shown_end(s[:, RUNNING]) for s in sums.values()))
+    # the shorter side's end: past it one side's band rests on too few games to read
+    end = max(1, min(shown_end(s[:, RUNNING]) for s in sums.values()))
     series = spec.series(players)
     sides = {}
     for side, s in sums.items():

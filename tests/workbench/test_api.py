@@ -722,15 +722,47 @@ def test_a_comparison_shows_both_sides_curves_round_by_round(tmp_path):
     assert pace["unit"] == "round"
     assert [p["name"] for p in pace["panels"]] == ["progress"]
     assert set(pace["sides"]) == {"baseline", "edit"}
-    longest = max(int(games["rounds"].max()) for games in played.values())
+    def last_drawn(rounds):              # at least 30 games, and 0.5 % of them, reach it
+        floor = max(30, -(-len(rounds) * 5 // 1000))
+        return max(t for t in range(int(rounds.max()) + 1) if (rounds >= t).sum() >= floor)
+
+    shorter = min(last_drawn(games["rounds"].to_numpy()) for games in played.values())
     for name, games in played.items():   # each side's curves are its own run's games
         side = pace["sides"][name]
         assert side["games"] == snap["games_per_side"] == games.height == 8000
         rounds = games["rounds"].to_numpy()
         assert side["running"] == [int((rounds >= t).sum()) for t in range(len(side["running"]))]
         assert side["curves"]["progress"]["mean"][:3] == [0.0, 1.0, 2.0]   # the round number
-        # drawn while at least 30 games still run on one side (here: up to the longest game)
-        assert len(side["running"]) == longest + 1
+        # drawn while at least 30 games still run on each side: no band from a handful
+        assert len(side["running"]) == shorter + 1
+        assert side["running"][-1] >= 30
         assert len(side["curves"]["progress"]["lo"]) == len(side["running"])
     assert pace["sides"]["baseline"]["running"] != pace["sides"]["edit"]["running"]
-    assert max(pace["sides"][s]["running"][-1] for s in ("baseline", "edit")) >= 30
+    assert min(pace["sides"][s]["running"][-1] for s in ("baseline", "edit")) >= 30
+
+
+def test_the_pace_curves_stop_where_either_side_runs_out_of_games(monkeypatch):
+    """Both sides are drawn up to the last index each side still has 30 games at: the
+    baseline's last 2 games do not draw a band past it because the edit's games go on."""
+    from sim.core.curves import width
+    from sim.runs import curve_files
+    from sim.workbench.pace import pace
+
+    game = resolve_game("fake")
+    columns = 1 + 2 * len(game.curves.series(4))
+
+    def sums(running):
+        out = np.zeros((len(running), columns), dtype=np.int64)
+        out[:, 0] = running
+        t = np.arange(len(running))
+        w = width(out)
+        out[:, 1:1 + w] = (np.asarray(running) * t)[:, None]        # every game at t
+        out[:, 1 + w:] = (np.asarray(running) * t * t)[:, None]
+        return out
+
+    found = {"baseline": sums([1000] * 6 + [2] * 10), "edit": sums([1000] * 6 + [40] * 10)}
+    monkeypatch.setattr(curve_files, "read", lambda path: found[path])
+    drawn = pace(game, 4, {"baseline": "baseline", "edit": "edit"})
+    for side in drawn["sides"].values():
+        assert side["running"] == [1000] * 6
+        assert all(len(c["lo"]) == 6 for c in side["curves"].values())
