@@ -11,7 +11,7 @@ Endpoints (all JSON unless said):
                               verdict's notes say what the verdict is about
   POST /api/run/{id}/stop     stop it, keeping the finished chunks
   POST /api/save              write the edited card / rule file under the start directory
-  POST /api/download          the edited card or rule file as an attachment
+  POST /api/download          the edited card or rule file as an attachment (checked as Save)
   POST /api/report/{id}       {[side]}: the balance report of one side's games of a finished
                               comparison (the edit's unless side is "baseline"; never both
                               pooled) -> {side, url, markdown, answers_json, answers (its
@@ -400,12 +400,15 @@ async def download(request: Request, bench: Workbench) -> Response:
     kind = body.get("kind")
     if kind not in ("cards", "rules"):
         raise BadInput("'kind' must be 'cards' or 'rules'")
-    name, game = game_of(body, bench)
+    edit = edit_of(body, bench)
+    checked = edit.check_aside(bench.work)
+    if checked.problem is not None:  # as Save: a file the CLI would refuse is not given
+        return JSONResponse({"error": checked.problem.cli, "problem": checked.problem.as_json()},
+                            status_code=400)
     if kind == "cards":
-        sheet = inputs.sheet_from_request(body, bench.baseline_sheet(name))
-        text, filename, media = sheet.text(), inputs.CARDS_NAME, "text/csv"
+        text, filename, media = edit.sheet.text(), inputs.CARDS_NAME, "text/csv"
     else:
-        text = inputs.rules_from_request(body, game).text
+        text = edit.rules.text
         filename, media = inputs.RULES_NAME, "application/yaml"
     return Response(text, media_type=f"{media}; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{filename}"'})

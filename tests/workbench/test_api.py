@@ -639,6 +639,20 @@ def test_download_gives_the_edited_files(tmp_path):
     assert bad.status_code == 400
 
 
+def test_download_refuses_a_file_the_cli_would_refuse_as_save_does(tmp_path):
+    with client(tmp_path, game="peer-to-peer") as c:
+        state = c.get("/api/state").json()
+        body = edit_body(state)
+        body["cards"]["rows"][7][state["cards"]["columns"].index("value")] = "seven"
+        answers = {kind: c.post("/api/download", json={**body, "kind": kind})
+                   for kind in ("cards", "rules")}
+        saved = c.post("/api/save", json={**body, "cards_name": "bad.csv"})
+    for answer in answers.values():
+        assert answer.status_code == 400
+        assert answer.json()["problem"] == saved.json()["problem"]
+        assert (answer.json()["problem"]["row"], answer.json()["problem"]["field"]) == (7, "value")
+
+
 def test_report_of_the_last_comparison(tmp_path):
     with client(tmp_path) as c:
         state = c.get("/api/state").json()

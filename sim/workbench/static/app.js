@@ -627,7 +627,11 @@ async function save() {
 async function download(kind) {
   const response = await fetch("/api/download", {method: "POST",
     headers: {"Content-Type": "application/json"}, body: JSON.stringify({...edit(), kind})});
-  if (!response.ok) { showProblem((await response.json()).error); return; }
+  if (!response.ok) {
+    const refused = await response.json();
+    if (refused.problem) showError(refused.problem); else showProblem(refused.error);
+    return;
+  }
   const blob = await response.blob();
   const name = kind === "cards" ? ($("cards-name").value.trim() || "edited-cards.csv")
     : ($("rules-name").value.trim() || "edited-rules.yaml");
