@@ -297,10 +297,11 @@ def locate(exc: UserError, players: int, cards_path: Path, rules_path: Path | No
         shown = UserError(exc.message, file=RULES_NAME, line=exc.line, field=exc.field)
         key = exc.field or rules.lines.get(exc.line or 0)
         return Problem("rules", exc.message, str(shown), None, key, players)
+    slot = re.fullmatch(r"(?:strategy of )?(seat\d+|all)", exc.field or "")  # PLAI's words
     if exc.field and (exc.field.startswith("--team") or exc.field.startswith("--seat")
-                      or exc.field.startswith("--strategy") or exc.field in ("A", "B")
-                      or re.fullmatch(r"seat\d+|all", exc.field or "")):
-        return Problem("strategies", exc.message, str(exc), None, exc.field, players)
+                      or exc.field.startswith("--strategy") or exc.field in ("A", "B") or slot):
+        return Problem("strategies", exc.message, str(exc), None,
+                       slot.group(1) if slot else exc.field, players)
     if file is None and exc.field and "=" not in exc.field and rules.lines and \
             exc.field.split(".")[0] in rules.lines.values():
         return Problem("rules", exc.message, str(exc), None, exc.field.split(".")[0], players)

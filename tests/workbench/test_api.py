@@ -148,6 +148,16 @@ def test_a_bad_strategy_is_reported_for_the_strategies(tmp_path):
     assert problem["part"] == "strategies" and "nosuchstrategy" in problem["message"]
 
 
+@pytest.mark.parametrize("spec", ["nosuchstrategy", "cautious:nosuchweight=1"])
+def test_a_bad_plai_seat_strategy_is_reported_for_that_seat(tmp_path, spec):
+    with client(tmp_path, game="plai") as c:
+        state = c.get("/api/state").json()
+        problem = c.post("/api/validate", json=edit_body(
+            state, players=[3], strategies={"seat1": spec})).json()["problem"]
+    assert (problem["part"], problem["field"]) == ("strategies", "seat1"), problem
+    assert spec.split(":")[-1].split("=")[0] in problem["cli"]
+
+
 def test_malformed_requests_get_one_line_errors_and_the_server_keeps_serving(tmp_path):
     with client(tmp_path) as c:
         state = c.get("/api/state").json()

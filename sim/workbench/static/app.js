@@ -250,6 +250,8 @@ function showError(problem) {
   } else if (problem.part === "strategies") {
     $("strategy-error").textContent = problem.cli;
     $("strategy-error").hidden = false;
+    const box = problem.field && $("strategy-" + problem.field);
+    if (box) box.classList.add("bad");
   } else {
     showProblem(problem.cli);
   }
