@@ -478,3 +478,22 @@ def test_switching_the_game_mid_run_stops_the_run_and_clears_its_results(server,
     assert browser.find_element("id", "run").is_enabled()
     assert browser.find_element("id", "status").text == "idle"
     assert browser.execute_script("return document.body.dataset.comparison") is None
+
+
+def test_each_interval_says_its_level(server, browser):
+    """The table's intervals are at the stopping rule's z, the balance line's at 95 %."""
+    address, _, bench = server
+    open_page(browser, address)
+    set_run_options(browser, games=2000, width=50, chunk=1000)
+    type_into(cell(browser, card_row(browser, "SV1"), "value"), "2")
+    browser.find_element("id", "run").click()
+    ident = until(lambda: browser.execute_script("return document.body.dataset.comparison"), 30)
+    until(lambda: not bench.comparisons[ident].running, 120)
+    until(lambda: browser.execute_script(
+        "return ['capped', 'decided'].includes(document.body.dataset.state)"), 30)
+    z = f"{bench.comparisons[ident].z:.2f}"
+    heads = [th.text for th in browser.find_elements("css selector", "table.point th")]
+    assert f"baseline % [z = {z}]" in heads and f"edit % [z = {z}]" in heads
+    assert f"interval (pp, z = {z})" in heads
+    lines = [li.text for li in browser.find_elements("css selector", "ul.balance li")]
+    assert lines and all("at 95 %" in line and f"z = {z}" in line for line in lines)

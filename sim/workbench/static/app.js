@@ -380,10 +380,13 @@ function render(snap) {
   for (const point of snap.points) {
     const widths = point.rows.map((r) => Math.max(Math.abs(r.difference.lo || 0), Math.abs(r.difference.hi || 0)));
     const scale = Math.max(0.005, ...widths) * 1.2;
+    const z = snap.z.toFixed(2);
     const table = el("table", {class: "point", "data-players": String(point.players)},
       el("caption", {text: `${point.players} players, ${point.games.toLocaleString()} games per side`}),
-      el("tr", {}, ...["headline", "baseline %", "edit %", "difference (pp)", "interval (pp)",
-                       "width (pp)", ""].map((t) => el("th", {text: t}))));
+      // every interval of the table is at the stopping rule's z, not the plain 95 % one
+      el("tr", {}, ...["headline", `baseline % [z = ${z}]`, `edit % [z = ${z}]`,
+                       "difference (pp)", `interval (pp, z = ${z})`, "width (pp)", ""]
+        .map((t) => el("th", {text: t}))));
     for (const row of point.rows) {
       const d = row.difference;
       table.append(el("tr", {"data-headline": row.headline},
@@ -407,7 +410,8 @@ function render(snap) {
     if (balance.length) {
       blocks.push(el("ul", {class: "balance", "data-players": String(point.players)},
         ...balance.map(([side, b]) => el("li", {"data-side": side,
-          text: `${side}: ${b.words} (${pct(b.value)} [${pct(b.lo)}, ${pct(b.hi)}], even ${pct(b.even)})`}))));
+          text: `${side}: ${b.words} (${pct(b.value)} % [${pct(b.lo)}, ${pct(b.hi)}] at 95 % ` +
+                `as in the summary and the report, not the table's z = ${z}; even ${pct(b.even)} %)`}))));
     }
   }
   $("results").replaceChildren(...blocks);
