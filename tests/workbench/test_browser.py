@@ -497,3 +497,20 @@ def test_each_interval_says_its_level(server, browser):
     assert f"interval (pp, z = {z})" in heads
     lines = [li.text for li in browser.find_elements("css selector", "ul.balance li")]
     assert lines and all("at 95 %" in line and f"z = {z}" in line for line in lines)
+
+
+def test_the_looks_plot_spans_the_looks_so_far_not_every_planned_look(server, browser):
+    address, _, bench = server
+    comparison = _start_long_run(browser, address, bench)     # 100 looks planned
+    until(lambda: comparison.looks >= 3, 120)
+    comparison.stop()
+    until(lambda: browser.execute_script("return document.body.dataset.state === 'stopped'"), 30)
+    plot = browser.find_element("css selector", "svg.looks-plot")
+    last = int(plot.get_attribute("data-looks"))
+    assert comparison.looks_planned == 100 and last >= 3
+    marks = browser.execute_script(
+        "return Array.from(arguments[0].querySelectorAll('g[data-look] circle'))"
+        ".map((c) => Number(c.getAttribute('cx')));", plot)
+    left, right = 56, 640 - 12                                 # the plot's frame
+    assert (max(marks) - left) / (right - left) > 0.2          # not squeezed into 5 %
+    assert max(marks) < right

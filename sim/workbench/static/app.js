@@ -476,7 +476,10 @@ function lookFigure(players, looks, snap) {
   if (hi - lo < 1e-6) { lo -= 0.05; hi += 0.05; }
   const pad = 0.06 * (hi - lo);
   lo -= pad; hi += pad;
-  const planned = Math.max(snap.looks_planned, looks.length);
+  // the axis spans the looks so far with headroom, not every planned look: under a high
+  // cap the real looks would fill a sliver of it
+  const planned = Math.min(Math.max(snap.looks_planned, looks.length),
+                           Math.max(10, Math.ceil(looks.length * 1.25)));
   const slot = (W - left - right) / planned;
   const x = (look) => left + slot * (look - 0.5);
   const y = (value) => top + (H - top - bottom) * (hi - value) / (hi - lo);
