@@ -455,6 +455,8 @@ def test_a_seed_beyond_two_to_the_53_is_played_as_typed(server, browser):
     until(lambda: not bench.comparisons[ident].running, 120)
     assert bench.comparisons[ident].plan.seed == 9007199254740993
     until(lambda: "--seed 9007199254740993" in browser.find_element("id", "command").text, 30)
+    until(lambda: browser.execute_script("return document.body.dataset.state") in (
+        "decided", "capped", "stopped"), 60)     # the page has seen the run end: Run is back
     type_into(browser.find_element("id", "seed"), "9223372036854775808")   # 2**63
     browser.find_element("id", "run").click()
     problem = until(lambda: browser.find_element("id", "problem").is_displayed()
