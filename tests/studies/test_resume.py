@@ -438,3 +438,44 @@ def test_balance_report_resumes(tmp_path, monkeypatch):
         assert games[0].equals(games[1]), name
     assert (tmp_path / "c0t1" / "report.md").read_text().replace("c0t1", "X") == \
         (tmp_path / "wh0le" / "report.md").read_text().replace("wh0le", "X")
+
+
+def test_an_experiment_with_edited_strategies_is_not_continued_into_the_same_out(tmp_path,
+                                                                                monkeypatch):
+    """A team's strategy changed between the stop and --resume: refused, naming the team
+    and both strategies (the finished points played the old one); finished points too."""
+    path = tmp_path / "e.yaml"
+    text = textwrap.dedent(EXPERIMENT).lstrip() + "  strategies: {A: random, B: random}\n"
+    path.write_text(text)
+    args = ["experiment", "sweep", "--file", path, "--threads", "1", "--no-progress",
+            "--no-report"]
+    with monkeypatch.context() as patch:
+        stop_chunks_at(patch, 4, signal.SIGTERM)
+        stopped = invoke(args + ["--out", tmp_path / "cut"])
+    assert stopped.exit_code == 143
+    path.write_text(text.replace("B: random", "B: greedy"))
+    refused = invoke(continue_command(stopped))
+    assert refused.exit_code == 2, refused.output
+    assert "the strategies differ at 2p-bonus=0: B 'random' there, 'greedy' now" in \
+        refused.stderr
+    path.write_text(text)
+    assert invoke(continue_command(stopped)).exit_code == 0
+    path.write_text(text.replace("B: random", "B: greedy"))   # every point finished
+    refused = invoke(args + ["--out", tmp_path / "cut"])
+    assert refused.exit_code == 2 and "B 'random' there, 'greedy' now" in refused.stderr
+
+
+def test_check_reuses_the_points_an_experiment_finished_in_its_out(tmp_path, monkeypatch):
+    """simulate check into an experiment's OUT plays only the points it lacks: the
+    experiment's finished points are the check's."""
+    path = tmp_path / "e.yaml"
+    path.write_text(textwrap.dedent(EXPERIMENT).lstrip() + "  checks:\n"
+                    "    - {metric: a_win_rate, players: 4, max: 100}\n")
+    args = ["--file", path, "--threads", "1", "--no-progress", "--out", tmp_path / "o"]
+    assert invoke(["experiment", "sweep", "--no-report"] + args).exit_code == 0
+    played = stop_chunks_at(monkeypatch, 0)
+    checked = invoke(["check", "sweep"] + args)
+    assert checked.exit_code == 0, checked.output
+    assert played.calls == 0
+    record = json.loads((tmp_path / "o" / "experiment.json").read_text())
+    assert len(record["points"]) == 4    # the experiment's points stay recorded

@@ -142,7 +142,9 @@ def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any
     points.sort(key=lambda p: order[p.name])
     record = {"experiment": exp.name, "file": exp.file, "description": exp.description,
               "game": exp.game, "games": games, "seed": exp.seed, "fixed": fixed_settings(exp),
-              "axes": [a.key for a in exp.axes], "points": [p.name for p in points]}
+              "axes": [a.key for a in exp.axes], "points": [p.name for p in points],
+              "point_settings": {p.name: point_settings(p) for p in points},
+              "strategy_files": strategy_files(points)}
     _claim(out_path, record)
     result = ExperimentResult(exp, out_path)
     total = games * len(points)
@@ -264,24 +266,91 @@ def _play_on_cluster(backend: Any, waiting: list, bar: Any, command_line: str | 
         play(config, run, manifest, threads=1, command_line=command_line)
 
 
+def point_settings(point: Point) -> dict:
+    """What a point plays besides the experiment-wide settings: a point of the same name
+    in an existing OUT is reused only when these are the same."""
+    return {"players": point.players, "rules": list(point.rule_overrides),
+            "strategies": dict(point.strategies),
+            "cards": [f"{c.ref}.{c.field} = {c.value}" for c in point.card_changes]}
+
+
+def strategy_files(points: list[Point]) -> dict[str, str | None]:
+    """The SHA-256 of every strategy file ('@path') the points play: an edited file plays
+    other weights under the same name."""
+    from sim.core.csvfile import file_sha256
+
+    paths = sorted({spec[1:] for p in points for spec in p.strategies.values()
+                    if isinstance(spec, str) and spec.startswith("@")})
+    return {path: file_sha256(path) for path in paths}
+
+
+def _differences(old: dict, record: dict) -> list[str]:
+    """What the experiment in an existing OUT (its experiment.json) plays differently from
+    ``record``, in words; [] when every point both name plays the same."""
+    from sim.runs.resumable import settings_diff
+
+    same = ("experiment", "games", "seed")
+    diff = settings_diff({k: old.get(k) for k in same}, {k: record.get(k) for k in same})
+    found = [diff] if diff else []
+    # the fixed cards and rules too, where the marker records them
+    if "fixed" in old and old["fixed"] != record.get("fixed"):
+        found.append("the cards and rules every point plays differ")
+    if "point_settings" not in old:   # a marker without them: only the same points
+        if old.get("points") != record.get("points"):
+            found.append("points differs")
+        return found
+    words = {"players": "player count", "rules": "rule options", "cards": "card changes"}
+    for name, now in record["point_settings"].items():
+        there = old["point_settings"].get(name)
+        if there is None or there == now:
+            continue
+        old_teams, new_teams = there.get("strategies", {}), now["strategies"]
+        for team in sorted(set(old_teams) | set(new_teams)):
+            if old_teams.get(team) != new_teams.get(team):
+                found.append(f"the strategies differ at {name}: {team} "
+                             f"{_spec(old_teams.get(team))} there, "
+                             f"{_spec(new_teams.get(team))} now")
+        for key, label in words.items():
+            if there.get(key) != now[key]:
+                found.append(f"the {label} differ at {name}: {there.get(key)} there, "
+                             f"{now[key]} now")
+    for path, digest in record.get("strategy_files", {}).items():
+        before = old.get("strategy_files", {}).get(path, digest)
+        if before != digest:
+            found.append(f"the strategy file {path} was edited since the points played it")
+    return list(dict.fromkeys(found))
+
+
+def _spec(spec: str | None) -> str:
+    return "the game's default" if spec is None else repr(spec)
+
+
 def _claim(out: Path, record: dict) -> None:
+    """Take ``out`` for the experiment ``record`` describes: a new or empty directory, or
+    one holding the same experiment (its points of the same name play the same settings;
+    other points are added)."""
     marker = out / "experiment.json"
     if out.exists() and any(out.iterdir()):
         if not marker.is_file():
             raise UserError("is not empty and holds no experiment; choose a new --out",
                             file=str(out), field="--out")
-        from sim.runs.resumable import settings_diff
-
-        old = json.loads(marker.read_text(encoding="utf-8"))
-        same = ("experiment", "games", "seed", "points")
-        diff = settings_diff({k: old.get(k) for k in same}, {k: record.get(k) for k in same})
-        # the fixed cards and rules too, where the marker records them
-        if "fixed" in old and old["fixed"] != record.get("fixed"):
-            diff += ("; " if diff else "") + "the cards and rules every point plays differ"
-        if diff:
-            raise UserError(f"holds a different experiment ({diff}); continue it with the "
+        try:
+            old = json.loads(marker.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise UserError("holds an unreadable experiment.json; choose a new --out",
+                            file=str(out), field="--out") from None
+        found = _differences(old, record)
+        if found:
+            shown = "; ".join(found[:4]) + ("; ..." if len(found) > 4 else "")
+            raise UserError(f"holds a different experiment ({shown}); continue it with the "
                             "settings it started with, or choose a new --out",
                             file=str(out), field="--out")
+        if "point_settings" in old:   # the points an earlier call played stay recorded
+            kept = [name for name in old.get("points", []) if name not in record["points"]]
+            record = {**record, "points": kept + record["points"],
+                      "point_settings": {**{n: old["point_settings"][n] for n in kept
+                                            if n in old["point_settings"]},
+                                         **record["point_settings"]}}
     from sim.core.output import writing
 
     with writing("the experiment's directory", out):
