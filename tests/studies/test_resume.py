@@ -479,3 +479,18 @@ def test_check_reuses_the_points_an_experiment_finished_in_its_out(tmp_path, mon
     assert played.calls == 0
     record = json.loads((tmp_path / "o" / "experiment.json").read_text())
     assert len(record["points"]) == 4    # the experiment's points stay recorded
+
+
+@pytest.mark.parametrize("command", ["experiment", "check"])
+def test_an_out_that_is_a_file_is_one_line(tmp_path, command):
+    path = tmp_path / "e.yaml"
+    path.write_text(textwrap.dedent(EXPERIMENT).lstrip() + "  checks:\n"
+                    "    - {metric: a_win_rate, max: 100}\n")
+    existing = tmp_path / "existing.csv"
+    existing.write_text("id,name\n")
+    result = invoke([command, "sweep", "--file", path, "--threads", "1", "--no-progress",
+                     "--out", existing])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"error: {existing}, field '--out': is a file, not a directory; " \
+        "choose a new --out\n"
+    assert existing.read_text() == "id,name\n"

@@ -330,6 +330,9 @@ def _claim(out: Path, record: dict) -> None:
     one holding the same experiment (its points of the same name play the same settings;
     other points are added)."""
     marker = out / "experiment.json"
+    if out.exists() and not out.is_dir():
+        raise UserError("is a file, not a directory; choose a new --out", file=str(out),
+                        field="--out")
     if out.exists() and any(out.iterdir()):
         if not marker.is_file():
             raise UserError("is not empty and holds no experiment; choose a new --out",
