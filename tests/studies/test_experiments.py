@@ -69,6 +69,16 @@ def test_points_are_the_grid_of_players_and_axes(tmp_path):
     ("  checks:\n    - metric: imbalance\n      players: 3\n      max_abs: 3\n", 5,
      None, "does not play 3 players"),
     ("  checks:\n    - metric: wins\n      max: 3\n", 4, None, "unknown metric"),
+    # one setting in two places: only one would play, the report would name both
+    ("  sweep:\n    card.TE12.value: [10, 12]\n    card.Technology-12.value: [10, 12]\n", 5,
+     "bad.sweep.card.Technology-12.value",
+     "the value of card TE12 is also set at sweep.card.TE12.value (line 4)"),
+    ("  card_overrides: {TE12.value: 11}\n  sweep:\n    card.TE12.value: [10, 12]\n", 5,
+     "bad.sweep.card.TE12.value", "also set at card_overrides.TE12.value (line 3)"),
+    ("  rules: {hand_size: 5}\n  sweep:\n    rule.hand_size: [4, 6]\n", 5,
+     "bad.sweep.rule.hand_size", "rule option hand_size is also set at rules.hand_size (line 3)"),
+    ("  sweep:\n    rule.hand_size: [4, 6]\n    rules.hand_size: [5, 7]\n", 5,
+     "bad.sweep.rules.hand_size", "also set at sweep.rule.hand_size (line 4)"),
 ])
 def test_errors_name_file_line_and_key(tmp_path, body, line, field, words):
     path = _write(tmp_path, "# comment\nbad:\n" + body)

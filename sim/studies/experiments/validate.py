@@ -47,6 +47,7 @@ def validate_experiment(exp: Experiment) -> None:
     card value or held weight is reported at its line in the YAML file."""
     from sim.core.game import configure
 
+    _refuse_settings_given_twice(exp)
     base = exp.base_cards_path()
     renamed: dict[str, str] = {}   # written card file -> the file it was made from
     with tempfile.TemporaryDirectory(prefix="cardsim-exp-") as tmp:
@@ -116,3 +117,65 @@ def _check_hold(exp: Experiment) -> None:
         held_weights(exp.tune["hold"], arena_cls.weight_names())
     except UserError as exc:
         raise exp.tune_lines["hold"].error(exc.message) from None
+
+
+def _refuse_settings_given_twice(exp: Experiment) -> None:
+    """A card field or rule option set in two places (``card_overrides`` and a sweep axis,
+    a card by id and by name, ``rules`` and a rule axis) plays only one of them while the
+    report names both: refused at the second place, naming the first."""
+    from sim.studies.experiments.cardfile import CardCsv
+
+    try:
+        table = CardCsv(exp.base_cards_path(), exp.game)
+    except UserError:   # a bad card file is reported at the 'cards:' line by the checks below
+        return
+    places: list[tuple[str, frozenset, str, Located]] = []   # (kind, what, words, where)
+
+    def card(ref: str, field: str, node: Located) -> None:
+        try:
+            rows = table.find_all(ref)
+        except KeyError:   # an unknown card is reported at its line by the checks below
+            return
+        cells = frozenset((row, field) for row in rows)
+        ids = ", ".join(table.card_id(row) for row in rows)
+        places.append(("card", cells, f"the {field} of card {ids}", node))
+
+    def rule(option: str, count: int | None, node: Located) -> None:
+        scope = f" at {count} players" if count is not None else ""
+        places.append(("rule", frozenset([(option, count)]), f"rule option {option}{scope}",
+                       node))
+
+    for change in exp.card_overrides:
+        card(change.ref, change.field, change.loc)
+    for text, node in exp.rules:
+        option, _, count = text.split("=", 1)[0].partition(".")
+        rule(option, int(count) if count else None, node)
+    for axis in exp.axes:
+        if axis.kind == "card":
+            card(axis.target[0], axis.target[1], axis.loc)
+        elif axis.kind == "rule":
+            rule(axis.target[0], axis.target[1], axis.loc)
+    _refuse_clash(exp, places)
+    if exp.autobalance is not None:   # it starts from card_overrides: only the sweep clashes
+        overrides = {id(c.loc) for c in exp.card_overrides}
+        swept = [p for p in places if id(p[3]) not in overrides]
+        del places[:]
+        for vary in exp.autobalance.vary:
+            card(vary.ref, vary.field, vary.loc)
+        _refuse_clash(exp, swept + places)
+
+
+def _refuse_clash(exp: Experiment, places: list) -> None:
+    """The later of two places that set the same card field or rule option, refused."""
+    places = sorted(places, key=lambda p: p[3].line)
+    for i, (kind, what, words, node) in enumerate(places):
+        for other_kind, other, _, first in places[:i]:
+            if kind == other_kind and what & other:
+                raise node.error(f"{words} is also set at {_place(exp, first)}; set it in "
+                                 "one place (only one of them would play)")
+
+
+def _place(exp: Experiment, node: Located) -> str:
+    """Where a setting is in the file, as its key and line ("sweep.card.TE12.value, line 7")."""
+    key = node.key[len(exp.name) + 1:] if node.key.startswith(exp.name + ".") else node.key
+    return f"{key} (line {node.line})"
