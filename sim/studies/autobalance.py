@@ -75,22 +75,29 @@ class AutobalanceResult:
         lines.append(f"{self.evaluated} card sets evaluated in {self.rounds} rounds "
                      f"({self.dropped} dropped early by the stopping rule), "
                      f"{self.games:,} games per point")
-        lines.append(f"start loss {self.start.loss:.3f}, best loss {self.best.loss:.3f} "
-                     f"[{self.best.loss_lo:.3f}, {self.best.loss_hi:.3f}]")
+        lines.append(f"start loss {_loss_text(self.start)}, best loss {_loss_text(self.best)}")
         lines.append("")
         lines.append(self.diff.rstrip() if self.diff else "(the starting card file is already best)")
         lines.append("")
-        head = ["target", "point", "start", "best [interval]", "result"]
+        head = ["target", "point", "start [interval]", "best [interval]", "result"]
         start = {(m[0], m[1]): m for m in self.start.metrics}
         rows = []
         for m in self.best.metrics:
             s = start.get((m[0], m[1]))
-            rows.append([m[0], m[1], f"{s[2]:.2f}" if s else "", f"{m[2]:.2f} [{m[3]:.2f}, {m[4]:.2f}]",
-                         m[5]])
+            rows.append([m[0], m[1], _metric_text(s) if s else "", _metric_text(m), m[5]])
         lines.append(text_table(head, rows))
         if self.card_file is not None:
             lines.append(f"card file: {self.card_file}")
         return "\n".join(lines)
+
+
+def _loss_text(evaluation: Evaluation) -> str:
+    return f"{evaluation.loss:.3f} [{evaluation.loss_lo:.3f}, {evaluation.loss_hi:.3f}]"
+
+
+def _metric_text(metric: tuple) -> str:
+    """A target's estimate at a point with its interval ((text, point, est, lo, hi, ...))."""
+    return f"{metric[2]:.2f} [{metric[3]:.2f}, {metric[4]:.2f}]"
 
 
 def _distance(value: float, lo: float, hi: float) -> float:

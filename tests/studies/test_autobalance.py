@@ -103,3 +103,13 @@ def test_a_clearly_worse_candidate_is_dropped_early(tmp_path):
     assert result.evaluated == 2 and result.dropped == 1
     assert result.best.changes == () and result.card_file is None
     assert "already best" in result.report()
+
+
+def test_the_start_has_its_interval_as_the_best_has(searched):
+    """The start column and the start loss carry their intervals, as the best's do."""
+    import re
+
+    _, _, result = searched
+    assert re.search(r"start loss [\d.]+ \[[\d.]+, [\d.]+\], best loss", result.output)
+    row = next(line for line in result.output.splitlines() if line.startswith("a_share at 4p"))
+    assert len(re.findall(r"[\d.]+ \[[\d.]+, [\d.]+\]", row)) == 2, row
