@@ -26,6 +26,9 @@ set that brings its target metrics into their bands.
 * Every candidate plays the same seed and game indices (common random numbers), so
   the search is deterministic for a seed and candidates differ by card changes, not by
   luck.
+* **Confirmation**: the best set was picked on the search's games, so its estimates
+  there lean its way (winner's curse). It is played once more on game indices
+  games..2*games-1, which no candidate played, and that interval is the answer.
 """
 from __future__ import annotations
 
@@ -68,6 +71,7 @@ class AutobalanceResult:
     dropped: int
     rounds: int
     games: int
+    confirmed: Evaluation | None = None   # the best set on games the search did not play
     log: list = field(default_factory=list)
 
     def report(self) -> str:
@@ -75,20 +79,50 @@ class AutobalanceResult:
         lines.append(f"{self.evaluated} card sets evaluated in {self.rounds} rounds "
                      f"({self.dropped} dropped early by the stopping rule), "
                      f"{self.games:,} games per point")
-        lines.append(f"start loss {_loss_text(self.start)}, best loss {_loss_text(self.best)}")
+        lines.append(f"start loss {_loss_text(self.start)}, best loss {_loss_text(self.best)} "
+                     "(on the search's games)")
+        if self.confirmed is not None:
+            lines.append(f"confirmation: the best set replayed on {self.games:,} other games "
+                         f"per point (game indices {self.games:,} to {2 * self.games - 1:,}, "
+                         f"none played in the search): loss {_loss_text(self.confirmed)}")
+            lines.append(self.verdict())
         lines.append("")
         lines.append(self.diff.rstrip() if self.diff else "(the starting card file is already best)")
         lines.append("")
-        head = ["target", "point", "start [interval]", "best [interval]", "result"]
+        # the search picked the best on its own games, so its estimates lean its way
+        # (winner's curse): the confirmation on other games is the answer
+        head = ["target", "point", "start [interval]", "best, search [interval]"]
+        if self.confirmed is not None:
+            head.append("best, confirmed [interval]")
+        head.append("result")
         start = {(m[0], m[1]): m for m in self.start.metrics}
+        confirmed = {(m[0], m[1]): m for m in (self.confirmed.metrics
+                                                if self.confirmed is not None else [])}
         rows = []
         for m in self.best.metrics:
-            s = start.get((m[0], m[1]))
-            rows.append([m[0], m[1], _metric_text(s) if s else "", _metric_text(m), m[5]])
+            s, c = start.get((m[0], m[1])), confirmed.get((m[0], m[1]))
+            row = [m[0], m[1], _metric_text(s) if s else "", _metric_text(m)]
+            if self.confirmed is not None:
+                row.append(_metric_text(c) if c else "")
+            rows.append(row + [(c or m)[5]])
         lines.append(text_table(head, rows))
         if self.card_file is not None:
             lines.append(f"card file: {self.card_file}")
         return "\n".join(lines)
+
+
+    def verdict(self) -> str:
+        """Whether the confirmation games show the best set balanced within the targets."""
+        statuses = [m[5] for m in self.confirmed.metrics]
+        missed, undecided = statuses.count("missed"), statuses.count("undecided")
+        if not missed and not undecided:
+            return ("balanced within the tolerance: every target's confirmation interval "
+                    "lies within its band")
+        if missed:
+            return (f"not balanced within the tolerance: the confirmation misses {missed} of "
+                    f"{len(statuses)} targets")
+        return (f"not shown balanced within the tolerance: {undecided} of {len(statuses)} "
+                "confirmation intervals cross their band (more --games may settle them)")
 
 
 def _loss_text(evaluation: Evaluation) -> str:
@@ -146,7 +180,16 @@ class _Evaluator:
         return self.journal.step(asked, lambda: self._evaluate(changes, best),
                                  encode=dataclasses.asdict, decode=_evaluation)
 
-    def _evaluate(self, changes: tuple, best: Evaluation | None) -> Evaluation:
+    def confirm(self, changes: tuple) -> Evaluation:
+        """The set played on game indices games..2*games-1, which no candidate played:
+        its estimates are free of the search's choice (kept in the journal too)."""
+        if self.journal is None:
+            return self._evaluate(changes, None, first=self.games)
+        asked = ("confirm", changes, self.games, self.batches)
+        return self.journal.step(asked, lambda: self._evaluate(changes, None, first=self.games),
+                                 encode=dataclasses.asdict, decode=_evaluation)
+
+    def _evaluate(self, changes: tuple, best: Evaluation | None, first: int = 0) -> Evaluation:
         from reports.sweep import concat_games, frame_games, metric_columns
 
         from sim.runs.tables import chunk_tables
@@ -158,7 +201,7 @@ class _Evaluator:
         columns = metric_columns(self.exp.game)
         for b, (start, count) in enumerate(self.batches):
             # one batch of every point; a point's tables are kept in batch order
-            items = [(request, self.exp.seed, start, count, i)
+            items = [(request, self.exp.seed, first + start, count, i)
                      for i, request in enumerate(requests)]
             threads = self.threads if self.backend.in_process else None
             for i, table in chunk_tables(self.backend, items, scratch=self.workdir,
@@ -334,6 +377,9 @@ def _autobalance(exp: Experiment, *, games: Any, out: Any, threads: Any, progres
             current.update({(r, f): val for r, f, val in best.changes})
             log(f"round {rounds}: loss {best.loss:.3f} [{best.loss_lo:.3f}, {best.loss_hi:.3f}] "
                 f"with {_describe(best.changes) or 'no changes'}")
+        confirmed = evaluator.confirm(best.changes)
+        log(f"confirmation on games {games:,} to {2 * games - 1:,}: loss "
+            f"{_loss_text(confirmed)}")
 
     final = start_table.copy()
     for ref, fld, value in best.changes:
@@ -348,7 +394,7 @@ def _autobalance(exp: Experiment, *, games: Any, out: Any, threads: Any, progres
     return AutobalanceResult(start, best, start_text, best_text,
                              diff(start_text, best_text, f"a/{Path(exp.base_cards_path()).name}",
                                   f"b/{card_file.name if card_file else 'cards.csv'}"),
-                             card_file, evaluated, dropped, rounds, games)
+                             card_file, evaluated, dropped, rounds, games, confirmed)
 
 
 def _typed(text: str, choices: tuple) -> Any:

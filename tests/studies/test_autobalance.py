@@ -112,4 +112,41 @@ def test_the_start_has_its_interval_as_the_best_has(searched):
     _, _, result = searched
     assert re.search(r"start loss [\d.]+ \[[\d.]+, [\d.]+\], best loss", result.output)
     row = next(line for line in result.output.splitlines() if line.startswith("a_share at 4p"))
-    assert len(re.findall(r"[\d.]+ \[[\d.]+, [\d.]+\]", row)) == 2, row
+    assert len(re.findall(r"[\d.]+ \[[\d.]+, [\d.]+\]", row)) >= 2, row
+
+
+def test_the_best_set_is_confirmed_on_games_the_search_did_not_play(searched, monkeypatch):
+    """The search's estimate of its best set leans its way (it was picked on those games):
+    the answer is the best set replayed on game indices games..2*games-1."""
+    from sim.runs import tables
+
+    path, _, result = searched
+    assert "(on the search's games)" in result.output
+    assert "confirmation: the best set replayed on 2,000 other games per point (game " \
+        "indices 2,000 to 3,999, none played in the search)" in result.output
+    assert "balanced within the tolerance" in result.output
+    assert "best, confirmed [interval]" in result.output
+    starts = []
+    original = tables.chunk_tables
+
+    def recording(backend, items, **kwargs):
+        starts.extend(item[2] for item in items)
+        return original(backend, items, **kwargs)
+
+    monkeypatch.setattr(tables, "chunk_tables", recording)
+    exp = experiments.get("ab", path)
+    again = ab.autobalance(exp, out=path + ".again.csv", progress=False)
+    assert max(starts) >= 2000 and sorted(set(starts))[-4:] == [2000, 2500, 3000, 3500]
+    assert again.confirmed.changes == again.best.changes
+    assert again.confirmed.metrics != again.best.metrics     # other games, other estimates
+
+
+def test_a_confirmation_that_misses_says_not_balanced():
+    best = ab.Evaluation((("TE12", "value", 9),), 100, True, 0.0, 0.0, 0.0,
+                         [("a_share at 3p 50 ± 1", "3p", 50.9, 49.2, 50.99, "met")])
+    confirmed = ab.Evaluation(best.changes, 100, True, 3.1, 2.5, 3.8,
+                              [("a_share at 3p 50 ± 1", "3p", 54.1, 53.5, 54.8, "missed")])
+    result = ab.AutobalanceResult(best, best, "", "", "", None, 3, 0, 1, 100, confirmed)
+    text = result.report()
+    assert "not balanced within the tolerance: the confirmation misses 1 of 1 targets" in text
+    assert text.splitlines()[-1].split()[-1] == "missed"
