@@ -384,16 +384,15 @@ def sweep_tables(points: list[dict], metrics: Sequence[str | SweepMetric],
 
     by_name = {p["name"]: p for p in points}
     ms = [metric(m, game) for m in metrics]
-    names = [m.name for m in ms]
     rows, diffs = [], []
     for p in points:
         row = {"point": p["name"], "players": p["players"],
                **{k: _cell(v) for k, v in p["values"].items()}, "games": game_count(p["games"])}
         own = (streamed_estimates(ms, p["games"], z) if isinstance(p["games"], RunGames)
                else {m.name: estimate(m, p["games"], z) for m in ms})
-        for name in names:
-            e = own[name]
-            row.update({f"{name}": e["est"], f"{name}_lo": e["lo"], f"{name}_hi": e["hi"]})
+        for m in ms:
+            e = own[m.name] if p["players"] >= m.min_players else _NOT_APPLICABLE
+            row.update({f"{m.name}": e["est"], f"{m.name}_lo": e["lo"], f"{m.name}_hi": e["hi"]})
         rows.append(row)
         base = by_name.get(p.get("baseline"))
         if base is None or base is p:
@@ -401,13 +400,21 @@ def sweep_tables(points: list[dict], metrics: Sequence[str | SweepMetric],
         streamed = isinstance(p["games"], RunGames) or isinstance(base["games"], RunGames)
         pair = (streamed_paired(ms, p["games"], base["games"], z) if streamed
                 else {m.name: paired(m, p["games"], base["games"], z) for m in ms})
-        for name in names:
-            d = pair[name]
+        for m in ms:
+            name = m.name
+            d = pair[name] if p["players"] >= m.min_players else {
+                **pair[name], **{k: math.nan for k in ("diff", "lo", "hi", "unpaired_lo",
+                                                       "unpaired_hi")}}
             diffs.append({"point": p["name"], "baseline": base["name"], "metric": name,
                           "diff": d["diff"], "lo": d["lo"], "hi": d["hi"],
                           "unpaired_lo": d["unpaired_lo"], "unpaired_hi": d["unpaired_hi"],
                           "identical_games": d["identical_games"], "games": d["n"]})
     return pl.DataFrame(rows), pl.DataFrame(diffs)
+
+
+# a metric below its smallest player count (team B's win rate in a solo game): no game
+# can count toward it, so it is shown n/a rather than as a certain zero
+_NOT_APPLICABLE = {"est": math.nan, "lo": math.nan, "hi": math.nan}
 
 
 def _cell(value: Any) -> str:

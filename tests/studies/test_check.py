@@ -147,3 +147,27 @@ def test_check_without_checks_is_a_user_error(runner, tmp_path):
     path.write_text("plain:\n  players: [4]\n")
     result = runner.invoke(main, ["check", "plain", "--file", str(path)])
     assert result.exit_code == 2 and "declares no checks" in result.output
+
+
+def test_a_team_metric_at_one_player_is_not_applicable(tmp_path, runner):
+    """A solo game has no team B: the imbalance check there is n/a (not undecided), and
+    the sweep table shows team B's win rate as n/a, not as a certain 0 %."""
+    path = tmp_path / "solo.yaml"
+    path.write_text(textwrap.dedent("""
+        solo:
+          players: [1, 2]
+          games: 300
+          checks:
+            - {metric: imbalance, max_abs: 40}
+    """).lstrip())
+    args = ["--file", str(path), "--threads", "1", "--no-progress", "--out",
+            str(tmp_path / "out")]
+    checked = runner.invoke(main, ["check", "solo"] + args)
+    assert checked.exit_code == 0, checked.output
+    row = next(line for line in checked.output.splitlines() if "  1p  " in line)
+    assert row.split()[-1] == "N/A" and "UNDECIDED" not in checked.output
+    assert "1 not applicable" in checked.output
+    shown = runner.invoke(main, ["experiment", "solo", "--no-report"] + args)
+    assert shown.exit_code == 0, shown.output
+    solo = next(line for line in shown.output.splitlines() if line.startswith("1p "))
+    assert solo.count("n/a") == 2, solo    # team A's share of team wins and B's win rate

@@ -21,16 +21,16 @@ def _rate_of(*codes):
 SWEEP_METRICS = (
     SweepMetric("a_share", "Team A's share of team wins", "%", "rate", 100.0, 0.0, _team_share,
                 "Among games a team won, the share team A won (50 % is even; with 3 and 5 "
-                "players team A is the larger team).", WINNER, reference=50.0),
+                "players team A is the larger team).", WINNER, reference=50.0, min_players=2),
     SweepMetric("imbalance", "Imbalance: team A's share of team wins minus 50 %", "pp", "rate",
                 100.0, -0.5, _team_share,
                 "a_share - 50 %, in percentage points; positive favours team A (the larger "
-                "team at 3 and 5 players).", WINNER, reference=0.0),
+                "team at 3 and 5 players).", WINNER, reference=0.0, min_players=2),
     SweepMetric("a_win_rate", "Team A win rate", "%", "rate", 100.0, 0.0,
                 _rate_of(WIN_A, SOLO_WIN),
                 "Share of all games won by team A (solo wins count for A).", WINNER),
     SweepMetric("b_win_rate", "Team B win rate", "%", "rate", 100.0, 0.0, _rate_of(WIN_B),
-                "Share of all games won by team B.", WINNER),
+                "Share of all games won by team B.", WINNER, min_players=2),   # solo: no B
     SweepMetric("all_lose_rate", "All-lose rate", "%", "rate", 100.0, 0.0, _rate_of(ALL_LOSE),
                 "Share of games everyone loses to unhappy customers.", WINNER),
     SweepMetric("draw_rate", "Draw rate", "%", "rate", 100.0, 0.0, _rate_of(DRAW),

@@ -58,7 +58,7 @@ class CheckResult:
         skipped = sum(r.status == NOT_APPLICABLE for r in self.rows)
         total = len(self.rows) - skipped
         aside = (f"; {skipped} not applicable (below the metric's smallest player count, "
-                 "such as a seat the game lacks)" if skipped else "")
+                 "such as a seat or team the game lacks there)" if skipped else "")
         if self.passed:
             return "all checks hold" + aside
         failed = sum(r.status == "fail" for r in self.rows)
