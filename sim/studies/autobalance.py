@@ -268,6 +268,7 @@ def autobalance(exp: Experiment, *, games: Any = None, out: Any = None, threads:
     from sim.runs.resumable import journal_beside, refuse_finished_file, stoppable
 
     card_path = Path(out) if out is not None else Path(f"autobalance-{exp.name}.csv")
+    _refuse_unwritable_out(card_path, exp)
     refuse_finished_file(card_path, "autobalance")
     journal_path = journal_beside(card_path)
     with stoppable("autobalance", journal_path), _journal(exp, games, journal_path, resume,
@@ -281,6 +282,19 @@ def autobalance(exp: Experiment, *, games: Any = None, out: Any = None, threads:
                 chosen.close()
         journal.remove()
     return result
+
+
+def _refuse_unwritable_out(card_path: Path, exp: Experiment) -> None:
+    """--out names the card file to write: not a directory, and not the card file the
+    search starts from (it is read by every candidate and never overwritten)."""
+    if card_path.is_dir():
+        raise UserError("is a directory; --out names the card file to write, e.g. "
+                        f"{card_path / f'autobalance-{exp.name}.csv'}", file=str(card_path),
+                        field="--out")
+    if card_path.exists() and card_path.resolve() == Path(exp.base_cards_path()).resolve():
+        raise UserError("is the card file the search starts from; choose another --out "
+                        "(the starting file is never overwritten)", file=str(card_path),
+                        field="--out")
 
 
 def _journal(exp: Experiment, games: Any, path: Path, resume: bool, out: Path):

@@ -2,6 +2,7 @@
 answer follows from the deck's symmetry."""
 import math
 import textwrap
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -150,3 +151,24 @@ def test_a_confirmation_that_misses_says_not_balanced():
     text = result.report()
     assert "not balanced within the tolerance: the confirmation misses 1 of 1 targets" in text
     assert text.splitlines()[-1].split()[-1] == "missed"
+
+
+def test_an_out_that_is_the_starting_file_or_a_directory_says_so(tmp_path):
+    """--out naming the experiment's own card file or a directory: one line saying what
+    is wrong (not "already holds a finished autobalance")."""
+    from sim.games.peer_to_peer.cards import default_cards_path
+
+    start = tmp_path / "strong.csv"
+    start.write_text(Path(default_cards_path()).read_text())
+    path = _exp(tmp_path, "cards: strong.csv", 8)
+    runner = CliRunner()
+    own = runner.invoke(main, ["autobalance", "ab", "--file", path, "--out", str(start),
+                               "--no-progress"])
+    assert own.exit_code == 2 and own.stderr == (
+        f"error: {start}, field '--out': is the card file the search starts from; choose "
+        "another --out (the starting file is never overwritten)\n")
+    folder = runner.invoke(main, ["autobalance", "ab", "--file", path, "--out", str(tmp_path),
+                                  "--no-progress"])
+    assert folder.exit_code == 2 and folder.stderr.startswith(
+        f"error: {tmp_path}, field '--out': is a directory; --out names the card file to "
+        "write, e.g. ")
