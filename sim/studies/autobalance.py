@@ -72,6 +72,7 @@ class AutobalanceResult:
     rounds: int
     games: int
     confirmed: Evaluation | None = None   # the best set on games the search did not play
+    played: str = ""   # 'played with strategies ...; cards: ...' (experiments.run.played_line)
     log: list = field(default_factory=list)
 
     def report(self) -> str:
@@ -79,6 +80,8 @@ class AutobalanceResult:
         lines.append(f"{self.evaluated} card sets evaluated in {self.rounds} rounds "
                      f"({self.dropped} dropped early by the stopping rule), "
                      f"{self.games:,} games per point")
+        if self.played:
+            lines.append(self.played)
         lines.append(f"start loss {_loss_text(self.start)}, best loss {_loss_text(self.best)} "
                      "(on the search's games)")
         if self.confirmed is not None:
@@ -408,7 +411,23 @@ def _autobalance(exp: Experiment, *, games: Any, out: Any, threads: Any, progres
     return AutobalanceResult(start, best, start_text, best_text,
                              diff(start_text, best_text, f"a/{Path(exp.base_cards_path()).name}",
                                   f"b/{card_file.name if card_file else 'cards.csv'}"),
-                             card_file, evaluated, dropped, rounds, games, confirmed)
+                             card_file, evaluated, dropped, rounds, games, confirmed,
+                             _played(exp, points))
+
+
+def _played(exp: Experiment, points: list[Point]) -> str:
+    """The strategies (by player count), card file and rules the search played."""
+    from sim.core.game import configure, resolve_game
+    from sim.studies.experiments.run import played_line, strategies_line
+
+    label = resolve_game(exp.game).pairing
+    pairings = [] if label is None else [
+        {"players": p.players,
+         "strategies": label(configure(exp.game, p.players, cards=exp.cards,
+                                       rule_overrides=p.rule_overrides,
+                                       strategies=p.strategies or None).manifest())}
+        for p in points]
+    return played_line(exp, strategies_line(pairings))
 
 
 def _typed(text: str, choices: tuple) -> Any:

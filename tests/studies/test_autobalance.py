@@ -172,3 +172,11 @@ def test_an_out_that_is_the_starting_file_or_a_directory_says_so(tmp_path):
     assert folder.exit_code == 2 and folder.stderr.startswith(
         f"error: {tmp_path}, field '--out': is a directory; --out names the card file to "
         "write, e.g. ")
+
+
+def test_the_search_names_what_it_played(searched):
+    _, _, result = searched
+    assert "played with strategies cautious(risk=2.0,urgency=20.0) vs cautious(risk=2.0," \
+        "urgency=20.0) (4 players); cards: the default card " \
+        "file (tech-deck-reconstruction.csv, a reconstruction); card changes: OPA.value = 0" \
+        in result.output

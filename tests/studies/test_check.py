@@ -167,6 +167,9 @@ def test_a_team_metric_at_one_player_is_not_applicable(tmp_path, runner):
     row = next(line for line in checked.output.splitlines() if "  1p  " in line)
     assert row.split()[-1] == "N/A" and "UNDECIDED" not in checked.output
     assert "1 not applicable" in checked.output
+    assert checked.output.splitlines()[-1] == (
+        "played with strategies expert (solo) (1 player); expert vs expert (2 players); "
+        "cards: the default card file (tech-deck-reconstruction.csv, a reconstruction)")
     shown = runner.invoke(main, ["experiment", "solo", "--no-report"] + args)
     assert shown.exit_code == 0, shown.output
     solo = next(line for line in shown.output.splitlines() if line.startswith("1p "))

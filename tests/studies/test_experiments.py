@@ -257,6 +257,10 @@ def test_an_experiment_names_the_default_strategies_it_played(tmp_path):
                                        str(tmp_path / "out"), "--no-progress"])
     assert result.exit_code == 0, result.output
     assert "strategies: expert vs expert (2 players)" in result.output
+    # the default card file is named too, in experiment.json and the report
+    words = "the default card file (tech-deck-reconstruction.csv, a reconstruction)"
+    assert json.loads((tmp_path / "out" / "experiment.json").read_text())["cards"] == words
+    assert f"Card file: {words}." in (tmp_path / "out" / "report" / "sweep.md").read_text()
 
 
 def test_paired_interval_is_narrower_than_unpaired_on_a_real_sweep(swept):

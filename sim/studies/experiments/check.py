@@ -41,6 +41,7 @@ class CheckRow:
 class CheckResult:
     rows: list[CheckRow] = field(default_factory=list)
     games: int = 0
+    played: str = ""   # 'played with strategies ...; cards: ...' (run.played_line)
 
     @property
     def passed(self) -> bool:
@@ -52,7 +53,8 @@ class CheckResult:
         rows = [[r.check, r.point, "n/a" if r.status == NOT_APPLICABLE else
                  f"{interval_text(r.est, r.lo, r.hi, 2)} ({100 * r.confidence:g} %)",
                  r.bounds, r.status.upper() if r.status != "pass" else "pass"] for r in self.rows]
-        return text_table(head, rows) + f"\n{self.verdict()} ({self.games:,} games per point)"
+        return (text_table(head, rows) + f"\n{self.verdict()} ({self.games:,} games per point)"
+                + (f"\n{self.played}" if self.played else ""))
 
     def verdict(self) -> str:
         skipped = sum(r.status == NOT_APPLICABLE for r in self.rows)
@@ -142,7 +144,7 @@ def check_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                      backend_options: Any = None) -> CheckResult:
     """Run the points the checks select (into ``out``, or a temporary directory) on
     ``backend`` (as ``run_experiment``) and judge."""
-    from sim.studies.experiments.run import run_experiment
+    from sim.studies.experiments.run import played_line, run_experiment, strategies_line
 
     if not exp.checks:
         raise UserError("the experiment declares no checks (add a 'checks:' list)",
@@ -169,4 +171,5 @@ def check_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
             if out is None:   # the runs were in a temporary directory: nothing is kept
                 stop.out, stop.out_option = Path("(nothing: no --out)"), None
             raise
-        return CheckResult(evaluate(exp.checks, result.points, exp.game), games)
+        return CheckResult(evaluate(exp.checks, result.points, exp.game), games,
+                           played_line(exp, strategies_line(result.points)))

@@ -73,8 +73,32 @@ def strategies_line(points: list[dict]) -> str:
             counts.setdefault(p["strategies"], [])
             if p["players"] not in counts[p["strategies"]]:
                 counts[p["strategies"]].append(p["players"])
-    return "; ".join(f"{label} ({', '.join(map(str, sorted(ps)))} players)"
-                     for label, ps in counts.items())
+    return "; ".join(f"{label} ({', '.join(map(str, sorted(ps)))} "
+                     f"{'player' if ps == [1] else 'players'})" for label, ps in counts.items())
+
+
+def cards_in_words(exp: Experiment) -> str:
+    """The card file every point starts from, in the run summary's words (the default
+    file by name, any other by path and SHA-256)."""
+    from sim.core.csvfile import file_sha256
+    from sim.core.game import cards_words, resolve_game
+
+    path = exp.base_cards_path()
+    return cards_words(path, file_sha256(path), resolve_game(exp.game).default_cards_path())
+
+
+def played_line(exp: Experiment, strategies: str) -> str:
+    """'played with strategies ...; cards: ...; card changes ...; rules ...': what a check or
+    an autobalance played, as a run's summary names it (``strategies``: the pairings by
+    player count, '' when unknown)."""
+    parts = [f"strategies {strategies}"] if strategies else []
+    parts.append(f"cards: {cards_in_words(exp)}")
+    if exp.card_overrides:
+        parts.append("card changes: " + ", ".join(f"{c.ref}.{c.field} = {c.value}"
+                                                  for c in exp.card_overrides))
+    if exp.rules:
+        parts.append("rules: " + ", ".join(text for text, _ in exp.rules))
+    return "played with " + "; ".join(parts)
 
 
 def default_out(name: str) -> Path:
@@ -142,6 +166,7 @@ def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any
     points.sort(key=lambda p: order[p.name])
     record = {"experiment": exp.name, "file": exp.file, "description": exp.description,
               "game": exp.game, "games": games, "seed": exp.seed, "fixed": fixed_settings(exp),
+              "cards": cards_in_words(exp),
               "axes": [a.key for a in exp.axes], "points": [p.name for p in points],
               "point_settings": {p.name: point_settings(p) for p in points},
               "strategy_files": strategy_files(points)}
@@ -206,7 +231,7 @@ def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any
         notes = [exp.description] if exp.description else []
         if strategies_line(result.points):
             notes.append(f"Strategies: {strategies_line(result.points)}.")
-        notes += fixed_settings(exp)
+        notes += [f"Card file: {cards_in_words(exp)}."] + fixed_changes(exp)
         notes.append(f"{games:,} games per point, seed {exp.seed}; every point plays the same "
                      "game indices (common random numbers).")
         result.report = write_sweep_report(out_path / "report", f"Experiment {exp.name}",
@@ -217,11 +242,15 @@ def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any
 
 
 def fixed_settings(exp: Experiment) -> list[str]:
-    """What every point plays besides the axes: the card file, the card changes and the
-    rule options the experiment fixes (the report's reader must see the deck was changed)."""
+    """What every point plays besides the axes, as experiment.json records it to compare
+    on a rerun: the card file given, the card changes and the rule options."""
+    return ([f"Card file: {exp.cards}."] if exp.cards else []) + fixed_changes(exp)
+
+
+def fixed_changes(exp: Experiment) -> list[str]:
+    """The card changes and rule options every point plays (the report's reader must see
+    the deck was changed)."""
     lines = []
-    if exp.cards:
-        lines.append(f"Card file: {exp.cards}.")
     if exp.card_overrides:
         lines.append("Cards changed at every point: " + ", ".join(
             f"{c.ref}.{c.field} = {c.value}" for c in exp.card_overrides) + ".")
@@ -314,6 +343,8 @@ def _differences(old: dict, record: dict) -> list[str]:
             if there.get(key) != now[key]:
                 found.append(f"the {label} differ at {name}: {there.get(key)} there, "
                              f"{now[key]} now")
+    if "cards" in old and old["cards"] != record.get("cards"):
+        found.append(f"the card file differs: {old['cards']} there, {record.get('cards')} now")
     for path, digest in record.get("strategy_files", {}).items():
         before = old.get("strategy_files", {}).get(path, digest)
         if before != digest:
