@@ -305,18 +305,23 @@ def _journal(exp: Experiment, games: Any, path: Path, resume: bool, out: Path):
     import json
 
     from sim.runs.resumable import Journal
+    from sim.studies.experiments.run import strategy_files
 
     spec = exp.autobalance
     if spec is None:
         raise UserError("the experiment has no 'autobalance' section (vary + targets)",
                         file=exp.file, line=exp.loc.line, field=exp.name)
     games = parse_count(games, field="--games") if games is not None else (spec.games or exp.games)
-    text = json.dumps({"points": [repr(p) for p in exp.points()], "autobalance": repr(spec),
-                       "cards": repr(exp.card_overrides), "base": exp.base_cards_path()},
-                      sort_keys=True, default=str)
+    # in words: a refused resume names what was edited ("the autobalance section differs")
     settings = {"experiment": exp.name, "games": games, "seed": exp.seed,
-                "definition_sha256": _sha256(text),
-                "cards_sha256": _sha256(Path(exp.base_cards_path()).read_bytes())}
+                "the points (player counts, sweep, strategies, rules)":
+                    _sha256(json.dumps([repr(p) for p in exp.points()], default=str)),
+                "the autobalance section (vary, targets, rounds, batches)": _sha256(repr(spec)),
+                "the card changes": _sha256(repr(exp.card_overrides)),
+                "the starting card file": exp.base_cards_path(),
+                "the starting card file's contents":
+                    _sha256(Path(exp.base_cards_path()).read_bytes()),
+                "the strategy files' contents": strategy_files(exp.points())}
     return Journal.open(path, settings, what="autobalance", resume=resume, out=out,
                         discard_empty=True)
 

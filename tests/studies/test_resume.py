@@ -494,3 +494,19 @@ def test_an_out_that_is_a_file_is_one_line(tmp_path, command):
     assert result.stderr == f"error: {existing}, field '--out': is a file, not a directory; " \
         "choose a new --out\n"
     assert existing.read_text() == "id,name\n"
+
+
+def test_an_edited_autobalance_section_is_named_in_words(tmp_path, monkeypatch):
+    path = tmp_path / "ab.yaml"
+    path.write_text(textwrap.dedent(AUTOBALANCE).lstrip())
+    args = ["autobalance", "ab", "--file", path, "--threads", "1", "--no-progress", "--out",
+            tmp_path / "cut.csv"]
+    with monkeypatch.context() as patch:
+        stop_chunks_at(patch, 5)      # in the second candidate: the first is journalled
+        stopped = invoke(args)
+    assert stopped.exit_code == 130, stopped.output
+    path.write_text(path.read_text().replace("tolerance: 0.2", "tolerance: 0.5"))
+    refused = invoke(continue_command(stopped))
+    assert refused.exit_code == 2
+    assert "with other settings (the autobalance section (vary, targets, rounds, batches) " \
+        "differs)" in refused.stderr, refused.stderr
