@@ -79,6 +79,13 @@ def test_points_are_the_grid_of_players_and_axes(tmp_path):
      "bad.sweep.rule.hand_size", "rule option hand_size is also set at rules.hand_size (line 3)"),
     ("  sweep:\n    rule.hand_size: [4, 6]\n    rules.hand_size: [5, 7]\n", 5,
      "bad.sweep.rules.hand_size", "also set at sweep.rule.hand_size (line 4)"),
+    ("  games: 10\n  players: [9]\n", 4, "bad.players", "not 9"),
+    ("  sweep:\n    rule.hand_size: [4, 5]\n  checks:\n    - metric: a_share\n"
+     "      where: {rule.hand_size: 6}\n      max: 60\n", 7,
+     "bad.checks[0].where.rule.hand_size",
+     "6 is not one of the swept values of rule.hand_size (4, 5)"),
+    ("  sweep:\n    card.TE12.value: {from: 13, to: 9}\n", 4, "bad.sweep.card.TE12.value.to",
+     "'to' (9) is below 'from' (13)"),
 ])
 def test_errors_name_file_line_and_key(tmp_path, body, line, field, words):
     path = _write(tmp_path, "# comment\nbad:\n" + body)

@@ -284,9 +284,13 @@ def _values(node: Located) -> tuple:
         step = _number(entries["step"]) if "step" in entries else 1.0
         if step <= 0:
             raise entries["step"].error("step must be positive")
+        if stop < start:
+            raise entries["to"].error(f"'to' ({fmt_value(stop)}) is below 'from' "
+                                      f"({fmt_value(start)}); a range counts up from 'from' to "
+                                      "'to' (list the values for another order)")
         count = int(math.floor((stop - start) / step + 1e-9)) + 1
-        if count < 1 or count > 10_000:
-            raise node.error(f"the range gives {count} values; expected 1 to 10000")
+        if count > 10_000:
+            raise node.error(f"the range gives {count} values; expected at most 10000")
         whole = all(float(x).is_integer() for x in (start, stop, step))
         values = [start + i * step for i in range(count)]
         return tuple(int(v) if whole else round(v, 10) for v in values)
@@ -364,6 +368,9 @@ def _condition(node: Located, exp: Experiment, *, target: bool = False) -> Condi
         for key, value in entries["where"].mapping().items():
             if key not in axes:
                 raise value.error(f"'{key}' is not a sweep axis; axes: {', '.join(axes) or '(none)'}")
+            if not any(same_value(value.v, v) for v in axes[key].values):
+                raise value.error(f"{fmt_value(value.v)} is not one of the swept values of "
+                                  f"{key} ({', '.join(fmt_value(v) for v in axes[key].values)})")
             where.append((key, value.v))
     bounds = [name for name in ("max", "min", "max_abs", "target") if name in entries]
     if not bounds:

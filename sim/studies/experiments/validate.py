@@ -74,8 +74,9 @@ def validate_experiment(exp: Experiment) -> None:
                     node = cards_line   # the experiment's card file: at its 'cards:' line
                 raise _relocate(exc, node, renamed) from None
 
-        for count in exp.players:
-            attempt(exp.loc, players=count)
+        players_line = exp.loc.v.get("players") if isinstance(exp.loc.v, dict) else None
+        for count in exp.players:   # a count the game does not play: at the players line
+            attempt(players_line or exp.loc, players=count)
         for text, node in exp.rules:
             attempt(node, rule_overrides=(text,))
         if exp.retune and "base" in exp.tune and exp.strategies:   # at the base's own line
