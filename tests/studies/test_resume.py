@@ -510,3 +510,17 @@ def test_an_edited_autobalance_section_is_named_in_words(tmp_path, monkeypatch):
     assert refused.exit_code == 2
     assert "with other settings (the autobalance section (vary, targets, rounds, batches) " \
         "differs)" in refused.stderr, refused.stderr
+
+
+def test_a_stopped_check_says_check(tmp_path, monkeypatch):
+    path = tmp_path / "e.yaml"
+    path.write_text(textwrap.dedent(EXPERIMENT).lstrip() + "  checks:\n"
+                    "    - {metric: a_win_rate, max: 100}\n")
+    with monkeypatch.context() as patch:
+        stop_chunks_at(patch, 2, signal.SIGTERM)
+        stopped = invoke(["check", "sweep", "--file", path, "--threads", "1", "--no-progress",
+                          "--out", tmp_path / "c"])
+    assert stopped.exit_code == 143
+    assert stopped.stderr.startswith("simulate: check sweep interrupted by SIGTERM"), \
+        stopped.stderr
+    assert continue_command(stopped)[:2] == ["check", "sweep"]

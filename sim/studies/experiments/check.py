@@ -166,7 +166,7 @@ def check_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
             result = run_experiment(exp, games=games, out=target, threads=threads,
                                     progress=progress, only=needed, command_line=command_line,
                                     report=out is not None, backend=backend,
-                                    backend_options=backend_options)
+                                    backend_options=backend_options, command="check")
         except Stopped as stop:
             if out is None:   # the runs were in a temporary directory: nothing is kept
                 stop.out, stop.out_option = Path("(nothing: no --out)"), None

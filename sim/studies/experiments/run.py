@@ -124,7 +124,8 @@ def point_cards(exp: Experiment, point: Point, directory: Path) -> str | None:
 def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                    threads: Any = None, progress: bool = True, only=None,
                    command_line: str | None = None, report: bool = True,
-                   backend: Any = None, backend_options: Any = None) -> ExperimentResult:
+                   backend: Any = None, backend_options: Any = None,
+                   command: str = "experiment") -> ExperimentResult:
     """Run every point (or those ``only(point)`` keeps) and write the sweep report.
 
     An existing OUT from an earlier, interrupted call of the same experiment is continued:
@@ -132,11 +133,11 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
     stop it with ``sim.runs.resumable.Stopped`` naming OUT (the CLI prints the command to
     continue). With a cluster backend (``dask``, ``dask-local``) the chunks of every new
     point go out as one list of tasks (points x chunks), so the cluster works on all points
-    at once."""
+    at once. ``command`` names the command in the stop message (``check`` runs points too)."""
     from sim.runs.resumable import stoppable
 
     out_path = Path(out) if out is not None else default_out(exp.name)
-    with stoppable(f"experiment {exp.name}", out_path, out_option=out_path):
+    with stoppable(f"{command} {exp.name}", out_path, out_option=out_path):
         return _run_experiment(exp, games=games, out_path=out_path, threads=threads,
                                progress=progress, only=only, command_line=command_line,
                                report=report, backend=backend,
