@@ -73,6 +73,7 @@ class AutobalanceResult:
     games: int
     confirmed: Evaluation | None = None   # the best set on games the search did not play
     played: str = ""   # 'played with strategies ...; cards: ...' (experiments.run.played_line)
+    start_file: str = ""   # the card file the search started from
     log: list = field(default_factory=list)
 
     def report(self) -> str:
@@ -90,7 +91,13 @@ class AutobalanceResult:
                          f"none played in the search): loss {_loss_text(self.confirmed)}")
             lines.append(self.verdict())
         lines.append("")
-        lines.append(self.diff.rstrip() if self.diff else "(the starting card file is already best)")
+        if self.diff:
+            lines.append(self.diff.rstrip())
+        elif self.card_file is None:
+            lines.append(f"the starting card file is already best: no card file written; play "
+                         f"{self.start_file}")
+        else:
+            lines.append("the starting card file is already best")
         lines.append("")
         # the search picked the best on its own games, so its estimates lean its way
         # (winner's curse): the confirmation on other games is the answer
@@ -408,7 +415,8 @@ def _autobalance(exp: Experiment, *, games: Any, out: Any, threads: Any, progres
         final.set_all(final.find_all(ref), fld, value)
     start_text, best_text = start_table.text(), final.text()
     card_file = None
-    if out is not None or best.changes:
+    # the start with card_overrides is a file of its own: written even when it is best
+    if out is not None or best.changes or exp.card_overrides:
         card_file = Path(out) if out is not None else Path(f"autobalance-{exp.name}.csv")
         with writing("the card file", card_file):
             card_file.parent.mkdir(parents=True, exist_ok=True)
@@ -417,7 +425,7 @@ def _autobalance(exp: Experiment, *, games: Any, out: Any, threads: Any, progres
                              diff(start_text, best_text, f"a/{Path(exp.base_cards_path()).name}",
                                   f"b/{card_file.name if card_file else 'cards.csv'}"),
                              card_file, evaluated, dropped, rounds, games, confirmed,
-                             _played(exp, points))
+                             _played(exp, points), exp.base_cards_path())
 
 
 def _played(exp: Experiment, points: list[Point]) -> str:

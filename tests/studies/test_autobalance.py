@@ -103,7 +103,8 @@ def test_a_clearly_worse_candidate_is_dropped_early(tmp_path):
     result = ab.autobalance(exp, progress=False)
     assert result.evaluated == 2 and result.dropped == 1
     assert result.best.changes == () and result.card_file is None
-    assert "already best" in result.report()
+    assert "the starting card file is already best: no card file written; play " \
+        f"{exp.base_cards_path()}" in result.report()
 
 
 def test_the_start_has_its_interval_as_the_best_has(searched):
@@ -180,3 +181,14 @@ def test_the_search_names_what_it_played(searched):
         "urgency=20.0) (4 players); cards: the default card " \
         "file (tech-deck-reconstruction.csv, a reconstruction); card changes: OPA.value = 0" \
         in result.output
+
+
+def test_a_best_start_with_card_overrides_is_written(tmp_path, monkeypatch):
+    """The start with card_overrides exists in no file: when it is best, it is written."""
+    monkeypatch.chdir(tmp_path)
+    exp = experiments.get("ab", _exp(tmp_path, "card_overrides: {TE12.value: 11}", 20))
+    result = ab.autobalance(exp, progress=False)
+    assert result.best.changes == () and result.card_file == Path("autobalance-ab.csv")
+    cards = load_cards(tmp_path / "autobalance-ab.csv")
+    assert int(cards.value[cards.ids.index("TE12")]) == 11
+    assert "the starting card file is already best\n" in result.report()
