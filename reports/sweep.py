@@ -23,6 +23,7 @@ import base64
 import html
 import json
 import math
+import textwrap
 from pathlib import Path
 from statistics import NormalDist
 from typing import Any, Sequence
@@ -467,7 +468,9 @@ def plot_metric(table, which: str | SweepMetric, axes_keys: list[str], game: str
         ax.axhline(m.reference, color="black", linewidth=0.8, linestyle=":")
     ax.set_xlabel(x_key)
     ax.set_ylabel(f"{m.title} ({m.unit})")
-    ax.set_title(f"{m.title} against {x_key} ({'bands' if numeric else 'bars'}: 95 % intervals)")
+    # wrapped: a long metric title and axis key would run past the figure's edges
+    ax.set_title(textwrap.fill(f"{m.title} against {x_key} "
+                               f"({'bands' if numeric else 'bars'}: 95 % intervals)", 80))
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     return fig

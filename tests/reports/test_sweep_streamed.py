@@ -80,3 +80,15 @@ def test_a_run_is_never_read_whole(tmp_path, monkeypatch):
                        ("all_lose_rate", "mean_rounds"))
     assert sizes and max(sizes) == 1000
     assert pl.Series(sizes).sum() % 6000 == 0
+
+
+def test_a_long_plot_title_stays_inside_the_figure():
+    """A long metric title against a long axis key is wrapped, not cut at the edges."""
+    key = "card.Information-4.value"
+    table = pl.DataFrame({"point": ["a", "b"], "players": [3, 3], key: ["4", "6"],
+                          "imbalance": [1.0, 2.0], "imbalance_lo": [0.0, 1.0],
+                          "imbalance_hi": [2.0, 3.0]})
+    fig = sweep.plot_metric(table, "imbalance", [key], game="peer-to-peer")
+    fig.canvas.draw()
+    title = fig.axes[0].title.get_window_extent(fig.canvas.get_renderer())
+    assert title.x0 >= 0 and title.x1 <= fig.bbox.width, (title, fig.bbox)
