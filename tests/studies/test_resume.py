@@ -456,7 +456,7 @@ def test_an_experiment_with_edited_strategies_is_not_continued_into_the_same_out
     path.write_text(text.replace("B: random", "B: greedy"))
     refused = invoke(continue_command(stopped))
     assert refused.exit_code == 2, refused.output
-    assert "the strategies differ at 2p-bonus=0: B 'random' there, 'greedy' now" in \
+    assert "(the strategies differ: B 'random' there, 'greedy' now (at every point))" in \
         refused.stderr
     path.write_text(text)
     assert invoke(continue_command(stopped)).exit_code == 0
@@ -524,3 +524,24 @@ def test_a_stopped_check_says_check(tmp_path, monkeypatch):
     assert stopped.stderr.startswith("simulate: check sweep interrupted by SIGTERM"), \
         stopped.stderr
     assert continue_command(stopped)[:2] == ["check", "sweep"]
+
+
+def test_an_experiment_whose_strategy_file_was_edited_is_refused(tmp_path, monkeypatch):
+    """The same strategy file name with other weights: the finished points played the old
+    ones, so the OUT is not continued (from another working directory it is the same file)."""
+    strategy = tmp_path / "mine.yaml"
+    strategy.write_text("cardsim_strategy: 1\ngame: peer-to-peer\nname: mine\nbase: greedy\n"
+                        "weights:\n  early.commit.cards: -1.0\n")
+    path = tmp_path / "e.yaml"
+    path.write_text("e:\n  players: [4]\n  games: 300\n"
+                    "  strategies: {A: '@mine.yaml', B: greedy}\n")
+    args = ["experiment", "e", "--file", path, "--threads", "1", "--no-progress",
+            "--no-report", "--out", tmp_path / "o"]
+    assert invoke(args).exit_code == 0
+    monkeypatch.chdir(tmp_path)
+    assert invoke(args).exit_code == 0
+    strategy.write_text(strategy.read_text().replace("-1.0", "-2.0"))
+    refused = invoke(args)
+    assert refused.exit_code == 2
+    assert f"(the strategy file {strategy} was edited since the points played it)" in \
+        refused.stderr

@@ -300,7 +300,7 @@ def point_settings(point: Point) -> dict:
     """What a point plays besides the experiment-wide settings: a point of the same name
     in an existing OUT is reused only when these are the same."""
     return {"players": point.players, "rules": list(point.rule_overrides),
-            "strategies": dict(point.strategies),
+            "strategies": {team: _absolute(spec) for team, spec in point.strategies.items()},
             "cards": [f"{c.ref}.{c.field} = {c.value}" for c in point.card_changes]}
 
 
@@ -309,9 +309,17 @@ def strategy_files(points: list[Point]) -> dict[str, str | None]:
     other weights under the same name."""
     from sim.core.csvfile import file_sha256
 
-    paths = sorted({spec[1:] for p in points for spec in p.strategies.values()
+    paths = sorted({_absolute(spec)[1:] for p in points for spec in p.strategies.values()
                     if isinstance(spec, str) and spec.startswith("@")})
     return {path: file_sha256(path) for path in paths}
+
+
+def _absolute(spec: str) -> str:
+    """A strategy spec with its file ('@path') as an absolute path: the same file from
+    another working directory is the same strategy."""
+    if isinstance(spec, str) and spec.startswith("@"):
+        return "@" + str(Path(spec[1:]).resolve())
+    return spec
 
 
 def _differences(old: dict, record: dict) -> list[str]:
@@ -330,20 +338,22 @@ def _differences(old: dict, record: dict) -> list[str]:
             found.append("points differs")
         return found
     words = {"players": "player count", "rules": "rule options", "cards": "card changes"}
-    for name, now in record["point_settings"].items():
-        there = old["point_settings"].get(name)
-        if there is None or there == now:
-            continue
+    where: dict[str, list[str]] = {}   # a difference -> the points it is found at
+    shared = [name for name in record["point_settings"] if name in old["point_settings"]]
+    for name in shared:
+        there, now = old["point_settings"][name], record["point_settings"][name]
         old_teams, new_teams = there.get("strategies", {}), now["strategies"]
         for team in sorted(set(old_teams) | set(new_teams)):
             if old_teams.get(team) != new_teams.get(team):
-                found.append(f"the strategies differ at {name}: {team} "
-                             f"{_spec(old_teams.get(team))} there, "
-                             f"{_spec(new_teams.get(team))} now")
+                where.setdefault(f"the strategies differ: {team} {_spec(old_teams.get(team))} "
+                                 f"there, {_spec(new_teams.get(team))} now", []).append(name)
         for key, label in words.items():
             if there.get(key) != now[key]:
-                found.append(f"the {label} differ at {name}: {there.get(key)} there, "
-                             f"{now[key]} now")
+                where.setdefault(f"the {label} differ: {there.get(key)} there, {now[key]} now",
+                                 []).append(name)
+    for text, names in where.items():
+        scope = "every point" if len(names) == len(shared) else ", ".join(names)
+        found.append(f"{text} (at {scope})")
     if "cards" in old and old["cards"] != record.get("cards"):
         found.append(f"the card file differs: {old['cards']} there, {record.get('cards')} now")
     for path, digest in record.get("strategy_files", {}).items():
