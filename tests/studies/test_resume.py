@@ -472,13 +472,15 @@ def test_check_reuses_the_points_an_experiment_finished_in_its_out(tmp_path, mon
     path.write_text(textwrap.dedent(EXPERIMENT).lstrip() + "  checks:\n"
                     "    - {metric: a_win_rate, players: 4, max: 100}\n")
     args = ["--file", path, "--threads", "1", "--no-progress", "--out", tmp_path / "o"]
-    assert invoke(["experiment", "sweep", "--no-report"] + args).exit_code == 0
+    assert invoke(["experiment", "sweep"] + args).exit_code == 0
+    report = (tmp_path / "o" / "report" / "sweep.md").read_text()
     played = stop_chunks_at(monkeypatch, 0)
     checked = invoke(["check", "sweep"] + args)
     assert checked.exit_code == 0, checked.output
     assert played.calls == 0
     record = json.loads((tmp_path / "o" / "experiment.json").read_text())
     assert len(record["points"]) == 4    # the experiment's points stay recorded
+    assert (tmp_path / "o" / "report" / "sweep.md").read_text() == report   # and reported
 
 
 @pytest.mark.parametrize("command", ["experiment", "check"])
