@@ -335,7 +335,7 @@ def _differences(old: dict, record: dict) -> list[str]:
         found.append("the cards and rules every point plays differ")
     if "point_settings" not in old:   # a marker without them: only the same points
         if old.get("points") != record.get("points"):
-            found.append("points differs")
+            found.append("the points differ")
         return found
     words = {"players": "player count", "rules": "rule options", "cards": "card changes"}
     where: dict[str, list[str]] = {}   # a difference -> the points it is found at
@@ -395,7 +395,9 @@ def _claim(out: Path, record: dict) -> None:
             record = {**record, "points": kept + record["points"],
                       "point_settings": {**{n: old["point_settings"][n] for n in kept
                                             if n in old["point_settings"]},
-                                         **record["point_settings"]}}
+                                         **record["point_settings"]},
+                      "strategy_files": {**old.get("strategy_files", {}),
+                                         **record["strategy_files"]}}
     from sim.core.output import writing
 
     with writing("the experiment's directory", out):
