@@ -94,8 +94,8 @@ class AutobalanceResult:
         if self.diff:
             lines.append(self.diff.rstrip())
         elif self.card_file is None:
-            lines.append(f"the starting card file is already best: no card file written; play "
-                         f"{self.start_file}")
+            lines.append("the starting card file is already best: no card file written "
+                         f"(the answer is {self.start_file})")
         else:
             lines.append("the starting card file is already best")
         lines.append("")

@@ -103,8 +103,8 @@ def test_a_clearly_worse_candidate_is_dropped_early(tmp_path):
     result = ab.autobalance(exp, progress=False)
     assert result.evaluated == 2 and result.dropped == 1
     assert result.best.changes == () and result.card_file is None
-    assert "the starting card file is already best: no card file written; play " \
-        f"{exp.base_cards_path()}" in result.report()
+    assert "the starting card file is already best: no card file written (the answer is " \
+        f"{exp.base_cards_path()})" in result.report()
 
 
 def test_the_start_has_its_interval_as_the_best_has(searched):
