@@ -364,3 +364,31 @@ def test_an_old_run_without_card_columns_is_replayed_and_merged_with_a_new_one(r
                                                            card_names=rs.card_names))
     by_players = dict(t.group_by("players").agg(pl.col("games_counted").max()).rows())
     assert by_players == {2: 40, 3: 150}
+
+
+def test_card_fight_findings_and_panels_for_every_player_count():
+    # the same games at 2 to 5 players: each count gets its own best card per side and its
+    # own panel, not only the count whose card ranks highest over the whole table
+    games = pl.concat([table([dict(regional_attacked=2, regional_attack_won=1, **_cards(1, 1, 2, 1)),
+                              dict(regional_attacked=2, regional_attack_won=0, **_cards(0, 0, 0, 0))]
+                             * (10 * p), players=p, pairing=f"weighted x{p}")
+                       for p in (2, 3, 4, 5)])
+    t = run("plai_card_fights", games)
+    texts = [f.text for f in METRICS["plai_card_fights"].findings(t, CTX)]
+    for p in (2, 3, 4, 5):
+        assert sum(x.startswith(f"{p} players,") for x in texts) == 2    # attack and defense
+    fig = METRICS["plai_card_fights"].plot(t, games, CTX)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert [t_.split(" players")[0] for t_ in titles] == ["2", "3", "4", "5"]
+
+
+def test_card_fight_figure_names_the_groups_it_leaves_out():
+    from sim.games.plai.report_metrics.plai_card_fights import MAX_PLOT_PANELS
+    games = pl.concat([table([dict(regional_attacked=2, regional_attack_won=1, **_cards(1, 1, 2, 1))],
+                             players=3, pairing=f"pairing {i}")
+                       for i in range(MAX_PLOT_PANELS + 1)])
+    t = run("plai_card_fights", games)
+    fig = METRICS["plai_card_fights"].plot(t, games, CTX)
+    assert len(fig.axes) == MAX_PLOT_PANELS
+    note = fig._suptitle.get_text()
+    assert f"3 players, pairing {MAX_PLOT_PANELS}" in note and "plai_card_fights.csv" in note

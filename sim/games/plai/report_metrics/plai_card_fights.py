@@ -19,7 +19,7 @@ ATT_WON = pl.col("regional_attack_won") + pl.col("venture_attack_won") + pl.col(
 SIDES = {"attack": ("card_att", ATT_WON), "defense": ("card_def", FIGHTS - ATT_WON)}
 NEEDED = ("regional_attacked", "venture_attacked", "takeovers", "regional_attack_won",
           "venture_attack_won", "takeovers_won")
-MAX_PLOT_PANELS = 3
+MAX_PLOT_PANELS = 8   # beyond this the figure is too tall to read; a note names the rest
 CARDS_PER_PASS = 2   # cards aggregated per pass over the games (see compute)
 
 
@@ -108,20 +108,25 @@ def findings(table: pl.DataFrame, ctx: Context) -> list[Finding]:
     if table.height == 0:
         return []
     out = []
-    for side in SIDES:
-        sub = table.filter((pl.col("side") == side) & pl.col("contribution_lo").is_not_nan())
-        if sub.height == 0:
-            continue
-        # ranked by the interval's lower end: the card that surely adds the most, not a
-        # card whose large estimate comes from a handful of fights
-        best = sub.sort("contribution_lo", "contribution_diff", descending=True).row(0, named=True)
-        out.append(Finding("plai_card_fights", "info", (
-            f"{best['players']} players, {best['pairing']}: on the {side}, {best['name']} "
-            f"(card {best['card']}) adds the most: its side wins {pp(best['contribution_diff'])} "
-            f"more often with it than without it (95 % interval {pp(best['contribution_lo'])} to "
-            f"{pp(best['contribution_hi'])}; {best['played']:,} fights in "
-            f"{_games_text(best['games_counted'], best['games'])}). This is an association: "
-            "strategies choose when to play a card.")))
+    # one best card per group and side: each player count (and pairing) has its own cards
+    # that matter, and the best over the whole table would speak for one count only
+    for group in table.select("players", "pairing", "variant").unique(maintain_order=True).rows():
+        rows = table.filter((pl.col("players") == group[0]) & (pl.col("pairing") == group[1])
+                            & (pl.col("variant") == group[2]))
+        for side in SIDES:
+            sub = rows.filter((pl.col("side") == side) & pl.col("contribution_lo").is_not_nan())
+            if sub.height == 0:
+                continue
+            # ranked by the interval's lower end: the card that surely adds the most, not a
+            # card whose large estimate comes from a handful of fights
+            best = sub.sort("contribution_lo", "contribution_diff", descending=True).row(0, named=True)
+            out.append(Finding("plai_card_fights", "info", (
+                f"{best['players']} players, {best['pairing']}: on the {side}, {best['name']} "
+                f"(card {best['card']}) adds the most: its side wins {pp(best['contribution_diff'])} "
+                f"more often with it than without it (95 % interval {pp(best['contribution_lo'])} to "
+                f"{pp(best['contribution_hi'])}; {best['played']:,} fights in "
+                f"{_games_text(best['games_counted'], best['games'])}). This is an association: "
+                "strategies choose when to play a card.")))
     return out
 
 
@@ -135,7 +140,7 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
     if table.height == 0:
         return None
     groups = table.select("players", "pairing", "variant").unique(maintain_order=True).rows()
-    groups = groups[:MAX_PLOT_PANELS]
+    groups, left_out = groups[:MAX_PLOT_PANELS], groups[MAX_PLOT_PANELS:]
     labels = table.select("card", "name").unique(maintain_order=True).rows()
     fig, axes = new_figure(len(groups), panel_height=max(3.0, 0.22 * len(labels) + 1.2))
     y = np.arange(len(labels), dtype=float)
@@ -162,6 +167,9 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
                      f"(n = {n_text})", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
         ax.legend(fontsize=8)
+    if left_out:
+        fig.suptitle("Not drawn (too many panels; their rows are in plai_card_fights.csv): "
+                     + "; ".join(f"{p} players, {pair}" for p, pair, _ in left_out), fontsize=9)
     return fig
 
 
@@ -179,8 +187,10 @@ METRIC = Metric(
                  "for the attack), the share its side won (with), the share the same side won "
                  "in fights without it (without), and the difference (contribution). Rates are "
                  "ratios of sums over games with delta-method 95 % intervals (games as the "
-                 "unit; never narrower than Wilson's over the pooled fights); the finding "
-                 "names the card whose contribution has the highest lower bound; the difference's interval combines the two (MOVER, as Newcombe's). "
+                 "unit; never narrower than Wilson's over the pooled fights); for each "
+                 "player count (and pairing) and side the finding names the card whose "
+                 "contribution has the highest lower bound, and the figure draws every group "
+                 f"(beyond {MAX_PLOT_PANELS} panels a note names the groups left out); the difference's interval combines the two (MOVER, as Newcombe's). "
                  "The engine counts every game (games_counted = games); only runs made before it "
                  "did are covered by replaying their first 2,000 games (reports/card_fights.py). A "
                  "contribution is an association, not a causal effect: strategies choose when "
