@@ -111,9 +111,12 @@ class Cause:
 
     def sentence(self) -> str:
         if self.kind == COMPARE:
-            return (f"under {self.variant}: {100 * self.value:.1f} % (a change of "
-                    f"{100 * self.share:+.1f} points [{100 * self.lo:+.1f}, "
-                    f"{100 * self.hi:+.1f}])")
+            # the replayed games are a sample of the run's: the rate under another mode
+            # and the run's own on them can differ from the pooled rows by sampling alone
+            return (f"under {self.variant}: {100 * self.value:.1f} % on the {self.games:,} "
+                    f"replayed games (a change of {100 * self.share:+.1f} points "
+                    f"[{100 * self.lo:+.1f}, {100 * self.hi:+.1f}] against the same games "
+                    "as played)")
         frac = fraction_text(self.fraction, self.fraction_lo, self.fraction_hi)
         frac = f" ({frac})" if frac else ""
         return (f"{self.words}: {100 * self.share:.1f} points [{100 * self.lo:.1f}, "

@@ -220,3 +220,15 @@ def test_a_fraction_with_an_interval_is_printed_with_it():
     assert fraction_text(0.84, 0.61, 1.07) == "84 % [61, 107]"
     assert fraction_text(1.0, 1.0, 1.0).startswith("all of it in every game")
     assert fraction_text(float("nan"), float("nan"), float("nan")) == ""
+
+
+def test_a_compare_cause_names_the_replayed_games_it_is_measured_on():
+    # the rate under another mode comes from the replayed games, not from the pooled
+    # rows: the words say how many, so a different number reads as a sample difference
+    from sim.core.attribution import COMPARE, Cause
+
+    cause = Cause("compensation", "the mode", COMPARE, -0.21, -0.23, -0.19, value=0.473,
+                  variant="extra_venture", games=5000)
+    words = cause.sentence()
+    assert words.startswith("under extra_venture: 47.3 % on the 5,000 replayed games")
+    assert "-21.0 points" in words
