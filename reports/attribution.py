@@ -178,7 +178,8 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
                          "under": c.variant, "share_diff": c.share, "share_lo": c.lo,
                          "share_hi": c.hi, "fraction_rate": c.fraction,
                          "fraction_lo": c.fraction_lo, "fraction_hi": c.fraction_hi,
-                         "replayed_edge": c.edge, "games": c.games,
+                         "replayed_edge": c.edge, "replayed_edge_lo": c.edge_lo,
+                         "replayed_edge_hi": c.edge_hi, "games": c.games,
                          "seconds": round(c.seconds, 2), "words": c.sentence()})
         out.append((dataclasses.replace(answer, causes=tuple(c.as_dict() for c in causes)),
                     anchor))

@@ -90,6 +90,8 @@ class Cause:
     value: float = float("nan")         # compare: the answer under the variant
     variant: str = ""
     edge: float = float("nan")          # the edge on the replayed games (its size)
+    edge_lo: float = float("nan")       # its 95 % interval, in the edge's direction
+    edge_hi: float = float("nan")
     games: int = 0                      # games replayed (all variants)
     seconds: float = 0.0
     advice: str = ""
@@ -102,7 +104,8 @@ class Cause:
                "seconds": round(self.seconds, 3)}
         if self.kind == EXCHANGE:
             out.update(fraction=self.fraction, fraction_lo=self.fraction_lo,
-                       fraction_hi=self.fraction_hi, edge=abs(self.edge))
+                       fraction_hi=self.fraction_hi, edge=abs(self.edge),
+                       edge_lo=self.edge_lo, edge_hi=self.edge_hi)
         else:
             out.update(value=self.value, variant=self.variant)
         if self.advice:
@@ -117,20 +120,27 @@ class Cause:
                     f"replayed games (a change of {100 * self.share:+.1f} points "
                     f"[{100 * self.lo:+.1f}, {100 * self.hi:+.1f}] against the same games "
                     "as played)")
-        frac = fraction_text(self.fraction, self.fraction_lo, self.fraction_hi)
+        frac = fraction_text(self.fraction, self.fraction_lo, self.fraction_hi,
+                             self.edge_lo, self.edge_hi)
         frac = f" ({frac})" if frac else ""
         return (f"{self.words}: {100 * self.share:.1f} points [{100 * self.lo:.1f}, "
                 f"{100 * self.hi:.1f}] of the {100 * abs(self.edge):.1f}-point edge of the "
                 f"replayed games{frac}")
 
 
-def fraction_text(fraction: float, lo: float, hi: float) -> str:
+def fraction_text(fraction: float, lo: float, hi: float, edge_lo: float = float("nan"),
+                  edge_hi: float = float("nan")) -> str:
     """An exchange's fraction of the edge, "84 % [61, 107]"; "" when unknown. When the
     exchange evens the sides in every replayed game (the interval has no width: e.g. the
     turn order rotated through every seat when every seat plays the same strategy), it is
-    the only difference between them, which the words say instead of "100 % [100, 100]"."""
+    the only difference between them, which the words say instead of "100 % [100, 100]".
+    When the replayed games' edge (``edge_lo`` .. ``edge_hi``) is within noise, a share of
+    it is a ratio over almost nothing ("159 % [-129, 447]"): the words say so instead."""
     if not np.isfinite(fraction):
         return ""
+    if edge_lo <= 0 <= edge_hi:
+        return ("no share: the edge of the replayed games is within noise "
+                f"[{100 * edge_lo:.1f}, {100 * edge_hi:.1f}] points")
     if hi - lo < 1e-9 and abs(fraction - 1) < 1e-9:
         return ("all of it in every game: exchanging it evens the sides game by game, so it "
                 "is the only difference between them here")
@@ -160,6 +170,8 @@ def contrast(parts: Sequence[tuple[np.ndarray, np.ndarray]], coefs: Sequence[flo
     out = {"est": est, "lo": est - z * se, "hi": est + z * se}
     if even is not None:
         edge = ratios[0] - even
+        se_e = float(np.std(influences[0], ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+        out.update(edge_lo=edge - z * se_e, edge_hi=edge + z * se_e)
         if edge != 0 and np.isfinite(edge):
             frac = est / edge
             psi_f = (psi - frac * influences[0]) / edge
@@ -217,11 +229,13 @@ def explain(config, seed: int, original, measure: Measure, swaps: Sequence[Swap]
             c = contrast([base, *parts], [1 - 1 / k] + [-1 / k] * len(parts), measure.even, z)
             edge = ratio_influence(*base)[0] - measure.even
             if edge < 0:   # points counted in the edge's direction
-                c.update(est=-c["est"], lo=-c["hi"], hi=-c["lo"])
+                c.update(est=-c["est"], lo=-c["hi"], hi=-c["lo"],
+                         edge_lo=-c["edge_hi"], edge_hi=-c["edge_lo"])
             causes.append(Cause(swap.cause, swap.words, EXCHANGE, c["est"], c["lo"], c["hi"],
                                 c.get("fraction", float("nan")),
                                 c.get("fraction_lo", float("nan")),
                                 c.get("fraction_hi", float("nan")), edge=edge,
+                                edge_lo=c["edge_lo"], edge_hi=c["edge_hi"],
                                 games=games, seconds=seconds, advice=swap.advice))
         else:
             for (label, _), part in zip(tables, parts):

@@ -182,7 +182,8 @@ def balance_line(balance: dict, label: str, quantity: str) -> str:
     if main:
         share = fraction_text(main.get("fraction", float("nan")),
                               main.get("fraction_lo", float("nan")),
-                              main.get("fraction_hi", float("nan")))
+                              main.get("fraction_hi", float("nan")),
+                              main.get("edge_lo", float("nan")), main.get("edge_hi", float("nan")))
         share = f", {share}" if share else ""
         return (f"{line}\n  main cause: {main['label']}, "
                 f"{100 * main['share']:.1f} points [{100 * main['lo']:.1f}, "

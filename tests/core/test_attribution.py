@@ -232,3 +232,17 @@ def test_a_compare_cause_names_the_replayed_games_it_is_measured_on():
     words = cause.sentence()
     assert words.startswith("under extra_venture: 47.3 % on the 5,000 replayed games")
     assert "-21.0 points" in words
+
+
+def test_the_share_of_an_edge_within_noise_is_not_given():
+    # one side wins 51 of 100 games: the edge's interval holds 0, and a share of it would
+    # be a ratio over almost nothing
+    win = np.array([1.0] * 51 + [0.0] * 49)
+    base = (win, np.ones(100))
+    swapped = (win[::-1].copy(), np.ones(100))
+    c = contrast([base, swapped], [0.5, -0.5], even=0.5)
+    assert c["edge_lo"] < 0 < c["edge_hi"]
+    words = fraction_text(c["fraction"], c["fraction_lo"], c["fraction_hi"], c["edge_lo"],
+                          c["edge_hi"])
+    assert words.startswith("no share: the edge of the replayed games is within noise")
+    assert "%" not in words
