@@ -53,6 +53,18 @@ def _runs_of(rs, group: dict[str, Any]) -> list[int]:
             and run.variant == group.get("variant")]
 
 
+def _source_words(rs, run, pooled: int) -> str:
+    """Which games the reasons of an answer pooled from several runs come from ("" for
+    one run): the replays play its first run only, and mixed runs play different games."""
+    if pooled < 2:
+        return ""
+    others = pooled - 1
+    differ = (", which differ in card file or rules (merged with allow_mixed)"
+              if rs.mixed else "")
+    return (f" - from the replayed games of {run.path} only, not of the other {others} "
+            f"run{'s' if others > 1 else ''} pooled in this answer{differ}")
+
+
 def _stored(rs, k: int, count: int) -> pl.DataFrame:
     frame = rs.games.filter((pl.col("run") == k) & (pl.col("game_index") < count))
     return frame.sort("game_index").collect(engine="streaming")
@@ -140,8 +152,9 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
         if not runs:
             out.append((answer, anchor))
             continue
-        k = runs[0]   # a group of several runs (seeds): its first run is replayed
+        k = runs[0]   # a group of several runs (seeds, card files): its first run is replayed
         run = rs.runs[k]
+        source = _source_words(rs, run, len(runs))
         try:
             config = configure_from_manifest(run.manifest)
         except (UserError, KeyError) as exc:
@@ -172,7 +185,8 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
         run_seconds += float(run.manifest.get("wall_seconds") or 0.0)
         replayed_games += count * variants
         for c in causes:
-            rows.append({"question": answer.key, "players": run.players,
+            rows.append({"question": answer.key, "run": run.path, "runs_pooled": len(runs),
+                         "players": run.players,
                          "pairing": run.pairing, "variant": run.variant,
                          "edge_rate": answer.estimate, "cause": c.cause, "kind": c.kind,
                          "under": c.variant, "share_diff": c.share, "share_lo": c.lo,
@@ -180,9 +194,10 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
                          "fraction_lo": c.fraction_lo, "fraction_hi": c.fraction_hi,
                          "replayed_edge": c.edge, "replayed_edge_lo": c.edge_lo,
                          "replayed_edge_hi": c.edge_hi, "games": c.games,
-                         "seconds": round(c.seconds, 2), "words": c.sentence()})
-        out.append((dataclasses.replace(answer, causes=tuple(c.as_dict() for c in causes)),
-                    anchor))
+                         "seconds": round(c.seconds, 2), "words": c.sentence() + source})
+        out.append((dataclasses.replace(answer, causes=tuple(
+            {**c.as_dict(), "words": c.sentence() + source, "run": run.path}
+            for c in causes)), anchor))
     if not rows and not notes:
         return out, None
     description = (
@@ -195,7 +210,9 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
         "it turns the edge around, none if the edge stays. Points are counted in the edge's "
         "direction, on the replayed games, with paired delta-method 95 % intervals (the game "
         "as the unit); the share of the edge likewise. 'compare' rows show the answer under "
-        f"another rule mode instead. {replayed_games:,} games replayed in {seconds:.0f} s "
+        f"another rule mode instead. Where an answer pools several runs, the replays are "
+        "its first run's games only, and its reasons name that run. "
+        f"{replayed_games:,} games replayed in {seconds:.0f} s "
         f"(the runs explained took {run_seconds:.0f} s).")
     if notes:
         description += " " + " ".join(notes)

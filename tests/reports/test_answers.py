@@ -158,3 +158,41 @@ def test_two_compensation_modes_that_play_the_same_games_are_said_to(tmp_path):
     said = [f["text"] for f in written["findings"] if "game for game" in f["text"]]
     assert len(said) == 1 and "under none and under extra_venture_empty" in said[0]
     assert "800 games" in said[0]
+
+
+def test_mixed_runs_say_which_runs_games_their_reasons_come_from(tmp_path, monkeypatch):
+    """Two runs with different card files pooled with allow_mixed: the replays play the
+    first run's games only, and each reason names that run (and that the runs differ)."""
+    import sim.core.attribution as core
+    from reports import attribution
+    from reports.load import load_runs
+    from sim.core.attribution import EXCHANGE, Cause
+    from sim.core.report_metric import Answer
+    from sim.games.peer_to_peer.cards import default_cards_path
+    from sim.games.peer_to_peer.measures import team_balance_measure
+
+    edited = tmp_path / "edited.csv"   # one card's name changed: another card file
+    edited.write_text(default_cards_path().read_text().replace("SV1,Service 1,", "SV1,Edited,"))
+    dirs = [api.run(game="peer-to-peer", players=4, games=20, seed=1, out=tmp_path / "a",
+                    threads=1, progress=False).run_dir,
+            api.run(game="peer-to-peer", players=4, games=20, seed=1, out=tmp_path / "b",
+                    threads=1, progress=False, cards=str(edited)).run_dir]
+    rs = load_runs([str(d) for d in dirs], allow_mixed=True)
+    assert rs.mixed
+    # the replays themselves are not what is tested: a fixed cause, a check that passes
+    monkeypatch.setattr(attribution, "_check", lambda *a: True)
+    monkeypatch.setattr(core, "explain", lambda *a, **k: [Cause(
+        "start_cards", "the starting cards", EXCHANGE, 0.03, 0.01, 0.05, edge=0.04,
+        edge_lo=0.02, edge_hi=0.06, games=20)])
+    answer = Answer("Is it fair between the teams?", "4 players", "an edge", "above", 0.45,
+                    0.42, 0.48, even=0.5, measure=team_balance_measure(4), key="team_balance",
+                    group={"players": 4, "pairing": rs.runs[0].pairing, "variant": "n/a"})
+    out, section = attribution.explain_answers([(answer, "team_balance")], rs, replay_games=10,
+                                               threads=1)
+    (explained, _), = out
+    (cause,) = explained.causes
+    assert cause["run"] == rs.runs[0].path
+    assert f"from the replayed games of {rs.runs[0].path} only" in cause["words"]
+    assert "other 1 run pooled in this answer, which differ in card file" in cause["words"]
+    assert section.table["run"].to_list() == [rs.runs[0].path]
+    assert "its first run's games only" in section.description
