@@ -91,8 +91,23 @@ def intro(title: str) -> str:
     return (f"{title}: a ladder of players from random play to a search player, each rung "
             "against the rung below and against expert, every seat in turn on the same deals. "
             "A share of 50 % means the two are as strong per seat; the bars are 95 % "
-            "intervals. The luck share is how much of the decided games the weaker side of "
-            "the top pairing (the strongest search player against expert) still wins.")
+            "intervals. The luck share is the weaker side's per-seat share of the decided "
+            "games in the top pairing (the strongest search player against expert): 50 % "
+            "if skill made no difference. Per seat: one seat against the others' seats, so "
+            "it is not the share of the games that side won.")
+
+
+def _luck_words(pairings: list[dict[str, Any]], players: int, summary: dict[str, Any]) -> str:
+    """The luck share in words: a per-seat share (fair: 50 %), beside the games the weaker
+    side won in all, which differ from it when the sides hold different numbers of seats."""
+    top = next((r for r in pairings if r["players"] == players
+                and r["pairing"] == summary["top_pairing"]), None)
+    weaker = f" ({_short(top['weaker'])})" if top else ""
+    words = (f"per seat, the weaker side{weaker} still has {100 * summary['luck_share']:.0f} % "
+             "of the decided games (50 % if skill made no difference")
+    if top and "weaker_wins" in top:
+        words += f"; in all it won {top['weaker_wins']:,} of {top['decided']:,} decided games"
+    return words + ")"
 
 
 def build(path, rs, ctx) -> ExtraSection:
@@ -112,7 +127,7 @@ def build(path, rs, ctx) -> ExtraSection:
             "How much does skill decide the game? (luck share of the top pairing)",
             f"{p} players, {s['top_pairing']}",
             f"{s['rungs_beaten']} of {s['steps']} steps up the ladder win beyond their "
-            f"interval; the weaker side still wins {100 * s['luck_share']:.0f} % of decided games",
+            f"interval; {_luck_words(data['pairings'], p, s)}",
             "info", s["luck_share"], s["luck_low"], s["luck_high"], kind="rate", players=p,
             order=60, key="skill"))
     # a run's label carries its parameters, "weighted(act.pass=-5.0,...)": match by name

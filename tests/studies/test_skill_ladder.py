@@ -151,3 +151,30 @@ def test_report_adds_the_skill_section_its_answers_and_a_warning(tiny_ladder, tm
     bad = CliRunner().invoke(main, ["report", str(run.run_dir), "--out", str(tmp_path / "rep2"),
                                     "--skill", str(tmp_path / "run")])
     assert bad.exit_code == 2 and "skill.json" in bad.output and "Traceback" not in bad.output
+
+
+def test_the_skill_answer_says_its_share_is_per_seat(tmp_path, monkeypatch):
+    """At 3 players expert holds two seats against the search player's one: it won 56 of
+    99 decided games, a per-seat share of 39 %. The answer says per seat, what fair is,
+    and the games won in all, not "wins 39 % of decided games"."""
+    from types import SimpleNamespace
+
+    from reports import skill_section
+
+    top = "search:k=8,n=16,base=expert vs expert"
+    data = {"game": "plai", "title": "PLAI", "players": [3], "ladders": {"3": []},
+            "summary": {"3": {"sentence": "", "luck_share": 28 / 71, "luck_low": 0.3,
+                              "luck_high": 0.5, "top_pairing": top, "rungs_beaten": 2,
+                              "steps": 3}},
+            "pairings": [{"players": 3, "pairing": top, "stronger": "search:k=8,n=16,base=expert",
+                          "weaker": "expert", "kind": "expert", "games": 100, "decided": 99,
+                          "stronger_wins": 43, "weaker_wins": 56, "share": 43 / 71,
+                          "ci_low": 0.5, "ci_high": 0.7}]}
+    (tmp_path / "skill.json").write_text(json.dumps(data))
+    monkeypatch.setattr(skill_section, "ladders_png", lambda data: None)
+    section = skill_section.build(tmp_path, SimpleNamespace(game="plai", runs=[]), None)
+    (answer,) = section.answers
+    assert "per seat, the weaker side (expert) still has 39 % of the decided games" in answer.answer
+    assert "50 % if skill made no difference" in answer.answer
+    assert "in all it won 56 of 99 decided games" in answer.answer
+    assert "per-seat share" in section.description
