@@ -214,9 +214,16 @@ def compare(answers: list, frame: pl.DataFrame | None, seconds: dict[tuple, floa
     for answer, anchor in answers:
         got = recomputed(answer, frame) if frame is not None else None
         if got is None or not all(x == x for x in (*got, answer.lo, answer.hi)):
-            why = ("no search games of it (none of its kind in the sample)"
-                   if answer.key and (answer.measure or answer.recompute) else
-                   "not an answer of the runs' games (its own section's study)")
+            if not (answer.key and (answer.measure or answer.recompute)):
+                why = "not an answer of the runs' games (its own section's study)"
+            elif got is None:
+                why = "no search games of it (none of its kind in the sample)"
+            elif not all(x == x for x in got):
+                # a game or two of its kind give an estimate but no interval to compare
+                why = (f"too few search games of its kind to give an interval (estimate "
+                       f"{100 * got[0]:.1f}{_unit(answer)} without one)")
+            else:
+                why = "the runs' own answer has no interval to compare with"
             out.append((dataclasses.replace(answer, stronger={
                 "checked": False, "words": f"{NOT_CHECKED}: {why}"}), anchor))
             continue

@@ -196,3 +196,27 @@ def test_mixed_runs_say_which_runs_games_their_reasons_come_from(tmp_path, monke
     assert "other 1 run pooled in this answer, which differ in card file" in cause["words"]
     assert section.table["run"].to_list() == [rs.runs[0].path]
     assert "its first run's games only" in section.description
+
+
+def test_an_answer_with_too_few_search_games_of_its_kind_says_so():
+    """One all-lose game among the search games gives the cause split an estimate but no
+    interval: the check says too few, not that there were none."""
+    import dataclasses
+
+    import polars as pl
+
+    from reports.stronger import compare
+    from sim.core.report_metric import Answer
+
+    nan = float("nan")
+    answer = Answer("Why does everyone lose?", "4 players", "mostly deck", "info", 0.45, 0.4,
+                    0.5, key="why_all_lose", group={"players": 4},
+                    recompute=lambda frame: (0.5, nan, nan))
+    (checked, _), = compare([(answer, "why_lose")], pl.DataFrame({"players": [4]}), {})
+    words = checked.stronger["words"]
+    assert not checked.stronger["checked"]
+    assert "too few search games of its kind to give an interval" in words
+    assert "none of its kind" not in words
+    none = dataclasses.replace(answer, recompute=lambda frame: None)
+    (checked, _), = compare([(none, "why_lose")], pl.DataFrame({"players": [4]}), {})
+    assert "none of its kind" in checked.stronger["words"]
