@@ -21,6 +21,7 @@ RESUME_CONFLICTS = ("game", "players", "games", "seed", "cards", "rules", "rule"
 
 
 _RAW_ARGS: list[str] = []  # the arguments of the current invocation, for the manifest
+_RESUME_ARGS: list[str] = []  # options the continue line adds (see resume_keeps)
 
 
 def command_line(*, drop_resume: bool = False) -> str:
@@ -41,7 +42,14 @@ def _resume_command(out: Any = None) -> str:
     args = [a for a in _RAW_ARGS if a != "--resume"]
     if out is not None and not any(a == "--out" or a.startswith("--out=") for a in args):
         args += ["--out", os.fspath(out)]
-    return shlex.join(["simulate", *args, "--resume"])
+    return shlex.join(["simulate", *args, *_RESUME_ARGS, "--resume"])
+
+
+def resume_keeps(*args: str) -> None:
+    """Options the printed continue line adds to this invocation's: a setting the command
+    resolved from the environment, which a continuation in another shell would resolve
+    differently (and so be refused as another command)."""
+    _RESUME_ARGS.extend(args)
 
 
 def flag(name: str) -> str:
@@ -149,6 +157,7 @@ class SimulateGroup(click.Group):
 
         global _RAW_ARGS
         _RAW_ARGS = list(sys.argv[1:] if args is None else args)
+        _RESUME_ARGS.clear()
         try:
             rv = super().main(args, prog_name or "simulate", complete_var,
                               standalone_mode=False, **extra)

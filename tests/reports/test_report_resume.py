@@ -177,15 +177,19 @@ def test_report_cli_stops_with_the_command_that_continues_it(run_dir, whole, tmp
 
 
 def test_a_runs_report_is_continued_by_simulate_report(tmp_path, monkeypatch):
-    """Stopped in its --report, a run is finished: 'simulate report' continues the report."""
+    """Stopped in its --report, a run is finished: 'simulate report' continues the report.
+    The stronger-play budget came from $CARDSIM_STRONGER_PLAY: the line names it, so it
+    continues in a shell without the variable."""
     run = tmp_path / "r"
     with monkeypatch.context() as patch:
+        patch.setenv("CARDSIM_STRONGER_PLAY", "0.5")
         Blocks(patch, 2, KeyboardInterrupt())
         stopped = invoke(["--players", "2", "--games", "2000", "--seed", "3", "--out", run,
                           "--report", "--no-progress"])
     assert stopped.exit_code == 130, stopped.output
     command = continue_command(stopped)
-    assert command == ["report", str(run), "--out", str(run / "report"), "--resume"]
+    assert command == ["report", str(run), "--out", str(run / "report"), "--stronger-play",
+                       "0.5", "--resume"]
     again = invoke(command)
     assert again.exit_code == 0, again.output
     assert (run / "report" / "answers.json").exists()
@@ -221,3 +225,16 @@ def test_an_output_that_cannot_be_made_is_one_line(run_dir, tmp_path):
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith(f"error: {tmp_path / 'a-file' / 'rep'}")
     assert "cannot write" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_report_cli_without_a_budget_continues_with_the_one_it_took(run_dir, tmp_path,
+                                                                   monkeypatch):
+    out = tmp_path / "rep"
+    args = ["report", run_dir, "--out", out, "--replay-games", "600"]
+    with monkeypatch.context() as patch:
+        patch.setenv("CARDSIM_STRONGER_PLAY", "0.5")
+        Blocks(patch, 2, KeyboardInterrupt())
+        stopped = invoke(args)
+    assert stopped.exit_code == 130, stopped.output
+    assert continue_command(stopped) == [str(a) for a in args] + ["--stronger-play", "0.5",
+                                                                  "--resume"]
