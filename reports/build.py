@@ -44,8 +44,8 @@ def _group_key(group: Mapping[str, Any] | None) -> tuple[Any, Any]:
     return group.get("players"), group.get("variant")
 
 
-def _same_games(rs) -> list[tuple[int, str, str, int]]:
-    """(players, variant, variant, games) for two runs of one player count, pairing and seed
+def _same_games(rs) -> list[tuple[int, str, str, int, str]]:
+    """(players, variant, variant, games, pairing) for two runs of one player count, pairing and seed
     whose variants (Peer-to-Peer's compensation modes) ended every game the same way, game
     for game: what differs between them never changed a game under these strategies."""
     columns = ["game_index", *resolve_game(rs.game).headline_columns]
@@ -60,7 +60,7 @@ def _same_games(rs) -> list[tuple[int, str, str, int]]:
             if ((a.players, a.pairing, a.manifest.get("seed")) == (b.players, b.pairing,
                                                                    b.manifest.get("seed"))
                     and a.variant != b.variant and prints.get(i) == prints.get(j)):
-                found.append((a.players, a.variant, b.variant, prints[i][1]))
+                found.append((a.players, a.variant, b.variant, prints[i][1], a.pairing))
     return found
 
 
@@ -129,6 +129,11 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     metrics, skipped = select_metrics(rs.game, rs.columns)
 
     duplicates = _duplicate_groups(rs)
+    same_games = _same_games(rs)
+    # the second of two modes that ended every game alike repeats the first's rows: its
+    # findings are left out (said once below), so an edge is not called twice for it
+    repeats = {**duplicates, **{(p, second, pairing): p
+                                for p, _, second, _, pairing in same_games}}
     out = Path(out_dir)
     (out / "plots").mkdir(parents=True, exist_ok=True)
     sections: list[Section] = []
@@ -147,7 +152,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
         csv_path = out / f"{metric.name}.csv"
         table.write_csv(csv_path)
         tables[metric.name] = str(csv_path)
-        findings = metric.findings(_without(table, duplicates), ctx) if metric.findings else []
+        findings = metric.findings(_without(table, repeats), ctx) if metric.findings else []
         png = plot_name = None
         if metric.plot is not None:
             fig = metric.plot(table, games, ctx)
@@ -219,12 +224,12 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
             f"{like}-player rows and are not listed again as findings."
             for players, mode, like in sorted({(p, m, like) for (p, m, _), like in duplicates.items()}))))
     if sections:
-        for players, first, second, games in _same_games(rs):
+        for players, first, second, games, _ in same_games:
             sections[0].findings.insert(0, Finding(sections[0].metric.name, "info", (
                 f"{players} players under {first} and under {second} ended every one of their "
                 f"{games:,} games the same way, game for game: with these strategies what "
                 "differs between the two never changed a game, so their rows repeat each "
-                "other.")))
+                f"other and only those under {first} are listed as findings.")))
     html_path, md_path = out / "report.html", out / "report.md"
     page = Page(answers=answers, extras=extras, panel=panel,
                 warnings=strategy_warnings(rs, extras), about=about)

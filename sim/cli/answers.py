@@ -90,8 +90,11 @@ def answer_options(func):
 
 def _print_report(written: dict[str, Any], shown: int = 8) -> None:
     called = [f["text"] for f in written.get("findings", []) if f.get("level") == "imbalance"]
-    click.echo(f"{len(called)} imbalance(s) called at ±{written.get('threshold_pp', 2):g} pp"
-               + (":" if called else "."))
+    # what is counted: findings, not distinct facts (one edge, e.g. a seat's at 2 players,
+    # is called by each section and row that measures it)
+    click.echo(f"{len(called)} imbalance finding(s) called at ±{written.get('threshold_pp', 2):g} "
+               "pp (one per section and row: an edge measured in several sections counts in "
+               "each; rows that repeat another's games count once)" + (":" if called else "."))
     for text in called[:shown]:
         click.echo(f"- {text}")
     if len(called) > shown:

@@ -157,7 +157,10 @@ def test_two_compensation_modes_that_play_the_same_games_are_said_to(tmp_path):
     written = api.report(dirs, tmp_path / "rep", replay_games=0, stronger_play=0)
     said = [f["text"] for f in written["findings"] if "game for game" in f["text"]]
     assert len(said) == 1 and "under none and under extra_venture_empty" in said[0]
-    assert "800 games" in said[0]
+    assert "800 games" in said[0] and "only those under none are listed" in said[0]
+    # the repeated rows are not judged a second time: no finding of their own
+    judged = [f["text"] for f in written["findings"] if f["level"] != "info"]
+    assert judged and not any(", extra_venture_empty" in t for t in judged), judged
 
 
 def test_mixed_runs_say_which_runs_games_their_reasons_come_from(tmp_path, monkeypatch):
