@@ -31,9 +31,18 @@ def read(directory: str | Path) -> tuple[pl.DataFrame, dict]:
 
 
 def forest_png(table: pl.DataFrame, threshold_pp: float) -> bytes | None:
+    from sim.core.plots import to_png
+
+    fig = forest_figure(table, threshold_pp)
+    return None if fig is None else to_png(fig)
+
+
+def forest_figure(table: pl.DataFrame, threshold_pp: float):
     """One panel per headline: every card change's paired effect (pp) with its 95 %
-    interval, sorted by size; red = called (differs from the typical card, Holm)."""
-    from sim.core.plots import new_figure, threshold_band, to_png
+    interval, sorted by size; red = called (differs from the typical card, Holm). The
+    threshold band of each row is drawn around its typical card's change, what the call is
+    made against, not around 0."""
+    from sim.core.plots import new_figure
 
     if table.height == 0:
         return None
@@ -47,10 +56,12 @@ def forest_png(table: pl.DataFrame, threshold_pp: float) -> bytes | None:
     for ax, t, h in zip(axes, parts, headlines):
         d, lo, hi = (t[c].to_numpy() * 100 for c in ("diff", "lo", "hi"))
         y = np.arange(t.height)
-        threshold_band(ax, 0.0, threshold_pp, horizontal=False)
+        ref = t["ref_diff"].to_numpy() * 100
         # each change (value -1, +1, effect removed) has its own typical card
-        ax.plot(t["ref_diff"].to_numpy() * 100, y, "|", color="#555", ms=9,
-                label="typical card (median), same change")
+        ax.barh(y, 2 * threshold_pp, left=ref - threshold_pp, height=0.9, color="#2ca02c",
+                alpha=0.15, label=f"±{threshold_pp:g} pp around the typical card: not called")
+        ax.axvline(0, color="#999", lw=0.8)
+        ax.plot(ref, y, "|", color="#555", ms=9, label="typical card (median), same change")
         called = t["called"].to_numpy().astype(bool)
         err = np.vstack([np.nan_to_num(d - lo), np.nan_to_num(hi - d)])
         for mask, color, label in ((~called, "#1f77b4", "not called"),
@@ -66,7 +77,7 @@ def forest_png(table: pl.DataFrame, threshold_pp: float) -> bytes | None:
                      fontsize=10)
         ax.grid(axis="x", alpha=0.3)
         ax.legend(fontsize=7, loc="lower right")
-    return to_png(fig)
+    return fig
 
 
 def build(path, rs, ctx) -> ExtraSection:
@@ -93,10 +104,13 @@ def build(path, rs, ctx) -> ExtraSection:
         top = (t.filter(pl.col("called")).sort("p_holm") if n_called else t.with_columns(
             pl.col("vs_ref_diff").abs().fill_nan(-1).fill_null(-1).alias("_a")).sort(
             "_a", descending=True)).row(0, named=True)
+        # the value shown is what is judged: the card's change minus the typical card's
+        value = (top["vs_ref_diff"], top["vs_ref_lo"], top["vs_ref_hi"])
         if n_called:
             words = (f"{top['card_name']} ({CHANGE_WORDS.get(top['change'], top['change'])}) moves "
                      f"it {100 * top['diff']:+.1f} points, the typical card "
-                     f"{100 * top['ref_diff']:+.1f} ({n_called} called of {m} tested, Holm)")
+                     f"{100 * top['ref_diff']:+.1f}: {_from_typical(top)} ({n_called} called of "
+                     f"{m} tested, Holm)")
             code = "above"
         elif m == 0:   # one card ablated: nothing to compare it with
             top = t.with_columns(pl.col("diff").abs().alias("_a")).sort(
@@ -105,15 +119,16 @@ def build(path, rs, ctx) -> ExtraSection:
                      f"({CHANGE_WORDS.get(top['change'], top['change'])}) moves it "
                      f"{100 * top['diff']:+.1f} points")
             code = "info"
+            value = (top["diff"], top["lo"], top["hi"])
         else:
             words = (f"no card stands out ({m} tested, Holm); furthest from the typical card "
                      f"({top['ref_card']}, {100 * top['ref_diff']:+.1f} points): "
                      f"{top['card_name']} ({CHANGE_WORDS.get(top['change'], top['change'])}) "
-                     f"{100 * top['diff']:+.1f} points")
+                     f"{100 * top['diff']:+.1f} points, {_from_typical(top)}")
             code = "within"
         answers.append(Answer(f"What is a card worth? ({h}, ablation)",
                               f"{meta.get('players')} players, {games:,} games per configuration",
-                              words, code, top["diff"], top["lo"], top["hi"], kind="diff",
+                              words, code, *value, kind="diff",
                               players=meta.get("players"), order=45, key="card_worth"))
     description = (
         f"Card ablation on common random numbers: the same seed ({meta.get('seed')}) and games "
@@ -123,7 +138,8 @@ def build(path, rs, ctx) -> ExtraSection:
         "the paired change of a headline rate (variant minus baseline, game as the unit, normal "
         "95 % interval): what the card does, not what it goes with. A card is called when its "
         f"change differs from the typical card's (the median) by more than ±{meta.get('threshold_pp')} "
-        f"pp, over {m} tests with {CONTROL_WORDS}.")
+        f"pp, over {m} tests with {CONTROL_WORDS}: the plot's band is drawn around the typical "
+        "card's change, and an answer's value is the difference from it.")
     shown = table.select("card_id", "card_name", "change", "headline", "games", "base_rate",
                          "variant_rate", "diff", "lo", "hi", "ref_card", "vs_ref_diff",
                          "vs_ref_lo", "vs_ref_hi", "p_holm", "called", "tested").rename(
@@ -132,6 +148,11 @@ def build(path, rs, ctx) -> ExtraSection:
                         description=description, table=shown,
                         png=forest_png(table, float(meta.get("threshold_pp", 2.0))),
                         findings=findings, answers=answers, order=100)
+
+
+def _from_typical(row) -> str:
+    return (f"{100 * row['vs_ref_diff']:+.1f} [{100 * row['vs_ref_lo']:+.1f}, "
+            f"{100 * row['vs_ref_hi']:+.1f}] from the typical card")
 
 
 register("ablation", build)

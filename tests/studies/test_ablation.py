@@ -169,3 +169,31 @@ def test_plai_headlines_by_hand():
     assert diff["seat 0 win rate"] == pytest.approx(0.2)
     assert diff["seat 2 win rate"] == pytest.approx(-0.2)
     assert diff["seat 1 win rate"] == 0.0
+
+
+def test_the_ablation_band_and_answer_are_about_the_typical_card(tmp_path):
+    """Calls are made against the typical card's change: the plot's band is centred there,
+    and the answer's value is the difference from it, so a card far from 0 but near the
+    typical card sits inside the band beside its 'no card stands out'."""
+    from matplotlib.patches import Rectangle
+
+    from reports.ablation import forest_figure
+
+    result = api.ablate(game="cardduel", games=400, seed=1, cards=_cards(tmp_path, EQUAL),
+                        out=tmp_path / "abl", threads=1, changes=("no_effect",))
+    written = api.report([result.out / "baseline"], tmp_path / "rep",
+                         extra={"ablation": str(result.out)})
+    table = pl.read_csv(result.out / "ablation.csv")
+    answers = [a for a in written["answers"] if "ablation" in a["question"]]
+    for a in answers:
+        h = a["question"].split("(")[1].split(",")[0]
+        t = table.filter(pl.col("headline") == h)
+        assert any(a["estimate"] == pytest.approx(v) for v in t["vs_ref_diff"]), a
+        assert "from the typical card" in a["answer"]
+    fig = forest_figure(table, 2.0)
+    ax = fig.axes[0]
+    h = table["headline"][0]
+    refs = sorted(100 * table.filter(pl.col("headline") == h)["ref_diff"].to_numpy())
+    bands = sorted(r.get_x() + r.get_width() / 2 for r in ax.patches if isinstance(r, Rectangle)
+                   and r.get_width() == pytest.approx(4.0))
+    assert bands and bands == pytest.approx(refs)
