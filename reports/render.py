@@ -179,9 +179,20 @@ def header_facts(rs: RunSet, ctx: Context) -> list[tuple[str, str]]:
         ("Seed" + ("s" if len(seeds) > 1 else ""), ", ".join(str(s) for s in seeds)),
         ("Card file", ", ".join(paths)),
         ("Card file sha256", ", ".join(shas)),
+        *card_edit_facts(rs),
         ("Package version", ", ".join(versions)),
         ("Imbalance threshold", f"±{ctx.threshold_pp:g} percentage points"),
     ]
+
+
+def card_edit_facts(rs: RunSet) -> list[tuple[str, str]]:
+    """A header line per edited card file: what it changes from the game's default."""
+    from reports.card_edits import card_file_edits
+
+    edits = card_file_edits(rs)
+    if len(edits) == 1:
+        return [("Card edits", edits[0][1])]
+    return [(f"Card edits ({path})", words) for path, words in edits]
 
 
 def runs_table(rs: RunSet) -> tuple[list[str], list[list[str]]]:

@@ -283,3 +283,24 @@ def test_interval_digits(lo, hi, digits, scale, expected):
     from sim.core.wording import interval_digits
 
     assert interval_digits(lo, hi, digits, scale) == expected
+
+
+def test_a_report_of_an_edited_card_file_lists_its_changes_from_the_default(tmp_path):
+    """The header names what the card file changes (card, field, default -> this file),
+    not only its path and sha256; a report of the default cards has no such line."""
+    from sim import api
+    from sim.games.peer_to_peer.cards import default_cards_path
+
+    edited = tmp_path / "edited.csv"
+    edited.write_text(default_cards_path().read_text().replace("SV2,Service 2,Service,2,",
+                                                               "SV2,Service 2,Service,3,"))
+    run = api.run(game="peer-to-peer", players=4, games=20, seed=1, out=tmp_path / "run",
+                  threads=1, progress=False, cards=str(edited)).run_dir
+    api.report([run], tmp_path / "rep", replay_games=0, stronger_play=0)
+    text = (tmp_path / "rep" / "report.md").read_text()
+    assert ("**Card edits:** 1 change from the default card file (card field: default -> this "
+            "file): SV2 value: 2 -> 3") in text
+    plain = api.run(game="peer-to-peer", players=4, games=20, seed=1, out=tmp_path / "plain",
+                    threads=1, progress=False).run_dir
+    api.report([plain], tmp_path / "plain-rep", replay_games=0, stronger_play=0)
+    assert "Card edits" not in (tmp_path / "plain-rep" / "report.md").read_text()
