@@ -65,10 +65,19 @@ def label(players: int, variant: str, pairing: str, games: int) -> str:
 
 
 def plot(spec, groups) -> bytes | None:
+    from sim.core.plots import to_png
+
+    fig = figure(spec, groups)
+    return None if fig is None else to_png(fig)
+
+
+def figure(spec, groups):
     """Small multiples: one column per group, one row per panel of the game's curves
     (curves sharing a panel in their colours) and a last row with the share of games
     still running; each mean with its 95 % band."""
-    from sim.core.plots import COLORS, Figure, FigureCanvasAgg, to_png
+    from matplotlib.ticker import MaxNLocator
+
+    from sim.core.plots import COLORS, Figure, FigureCanvasAgg
 
     keys = list(groups)[:MAX_GROUPS]
     if not keys:
@@ -111,7 +120,8 @@ def plot(spec, groups) -> bytes | None:
     for ax in axes.ravel():
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
-    return to_png(fig)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))   # rounds and turns are whole
+    return fig
 
 
 def display_table(spec, table: pl.DataFrame) -> pl.DataFrame:

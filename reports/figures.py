@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 
@@ -11,7 +12,19 @@ VERDICT_COLORS = {"within": "#2ca02c", "small": "#bcbd22", "above": "#d62728", "
                   "undecided": "#ff7f0e", "no_data": "#7f7f7f", "info": "#1f77b4"}
 
 
+def tick_label(players: int, variant: str | None) -> str:
+    """"3p", or "3p" over its mode with its words on lines of their own ("extra\nventure")."""
+    if variant in (None, "", "n/a"):
+        return f"{players}p"
+    return f"{players}p\n" + variant.replace("_", "\n")
+
+
 def small_multiples(answers) -> bytes | None:
+    fig = answers_figure(answers)
+    return None if fig is None else to_png(fig)
+
+
+def answers_figure(answers):
     """One small panel per question: its estimate and 95 % interval (percent, or points for
     a difference) at each player count, coloured by the answer's verdict; the same layout
     for every question so they read side by side."""
@@ -34,6 +47,7 @@ def small_multiples(answers) -> bytes | None:
     for ax, (question, items) in zip(axes, by_q.items()):
         labels = sorted({(a.players, a.where) for a in items})
         x = {key: i for i, key in enumerate(labels)}
+        variants = {(a.players, a.where): (a.group or {}).get("variant") for a in items}
         for a in items:
             scale = 100.0
             est, lo, hi = (v * scale for v in (a.estimate, a.lo, a.hi))
@@ -46,10 +60,13 @@ def small_multiples(answers) -> bytes | None:
         elif any(a.verdict in ("within", "small", "above", "below", "undecided") for a in items):
             ax.axhline(50, color="black", lw=0.7)       # a share: 50 % is even
         ax.set_xticks(range(len(labels)))
-        ax.set_xticklabels([f"{p}p" for p, _ in labels], fontsize=8)
+        # two answers at one player count differ in their mode (Peer-to-Peer's
+        # compensation at 3 and 5 players): the label names it
+        ax.set_xticklabels([tick_label(p, variants[(p, where)]) for p, where in labels],
+                           fontsize=7)
         ax.set_xlim(-0.6, len(labels) - 0.4)
-        ax.set_title(question if len(question) < 48 else question[:46] + "…", fontsize=8.5)
+        ax.set_title(textwrap.fill(question, 40), fontsize=8)
         ax.set_ylabel("points" if any(a.kind == "diff" for a in items) else "%", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.grid(axis="y", alpha=0.3)
-    return to_png(fig)
+    return fig

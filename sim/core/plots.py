@@ -45,6 +45,35 @@ def _err(est, lo, hi):
     return np.vstack([lower, upper])
 
 
+CHAR_INCHES = 0.075   # a character of an 8-point tick label, about
+
+
+def fit_labels(labels: list[str], ax) -> list[str]:
+    """Tick labels that fit side by side on ``ax``: a line longer than its share of the
+    axis width is broken after its underscores ("extra_venture_empty" -> "extra_venture_"
+    over "empty"), so neighbouring modes do not run into each other."""
+    if not labels:
+        return labels
+    inches = ax.get_position().width * ax.figure.get_figwidth()
+    room = max(4, int(inches / len(labels) / CHAR_INCHES) - 1)
+
+    def fit(line: str) -> list[str]:
+        if len(line) <= room or "_" not in line:
+            return [line]
+        out, current = [], ""
+        for part in line.split("_"):
+            piece = part if not current else "_" + part
+            if current and len(current) + len(piece) > room:
+                out.append(current + "_")
+                current = part
+            else:
+                current += piece
+        return out + [current]
+
+    return ["\n".join(piece for line in label.split("\n") for piece in fit(line))
+            for label in labels]
+
+
 def grouped_points(ax, labels: list[str], series: list[tuple[str, list, list, list]],
                    percent: bool = True, ylabel: str = "", xlabel: str = ""):
     """Per category, one marker with an error bar per series, side by side."""
@@ -60,7 +89,7 @@ def grouped_points(ax, labels: list[str], series: list[tuple[str, list, list, li
         ax.errorbar(xs, est, yerr=_err(est, lo, hi), fmt="o", capsize=3, ms=5,
                     color=COLORS[j % len(COLORS)], label=name)
     ax.set_xticks(x)
-    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_xticklabels(fit_labels(labels, ax), fontsize=8)
     ax.set_xlim(-0.6, len(labels) - 0.4)
     if percent:
         top = max([float(np.nanmax(np.asarray(h, dtype=float))) for _, _, _, h in series

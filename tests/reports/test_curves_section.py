@@ -92,3 +92,17 @@ def test_the_games_curve_series_need_no_compiled_code():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_the_figure_ticks_whole_rounds(runs):
+    """Rounds are whole numbers: no tick at 2.5 or 7.5."""
+    from reports.curves import figure
+    from sim.core.game import resolve_game
+
+    rs = load_runs([str(r) for r in runs])
+    groups, _ = group_sums(rs)
+    fig = figure(resolve_game(rs.game).curves, groups)
+    fig.canvas.draw()
+    for ax in fig.axes:
+        ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+        assert ticks and all(float(t).is_integer() for t in ticks), ticks

@@ -397,3 +397,32 @@ def test_contest_steps_share_each_step_and_who_wins_there():
     assert by["longer list"]["decided_here"] == 0      # the rest of contests_won
     assert sum(r["decided_here"] for r in by.values()) == 6
 
+
+
+def test_answers_panel_names_the_mode_and_keeps_the_whole_title():
+    """Two answers at 3 players under two compensation modes get two labels naming the
+    mode, not "3p 3p"; a long question is wrapped, not cut."""
+    from reports.figures import answers_figure
+    from sim.core.report_metric import Answer
+
+    question = "Is it fair between the teams? (team A's share of the games won by a team)"
+    answers = [Answer(question, f"3 players, {mode}", "balanced", "within", 0.5, 0.48, 0.52,
+                      players=3, group={"players": 3, "variant": mode})
+               for mode in ("none", "extra_venture")]
+    fig = answers_figure(answers)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == ["3p\nextra\nventure", "3p\nnone"]
+    assert ax.get_title().replace("\n", " ") == question
+
+
+def test_grouped_points_labels_of_long_modes_do_not_run_together():
+    from sim.core.plots import fit_labels, new_figure
+
+    fig, (ax,) = new_figure(1)
+    labels = [f"{p}p\n{mode}\nn=1,000" for p in (3, 5)
+              for mode in ("none", "extra_venture", "extra_venture_empty")]
+    fitted = fit_labels(labels, ax)
+    room = ax.get_position().width * fig.get_figwidth() / len(labels)
+    assert "extra_venture_empty" not in "".join(fitted)
+    assert all(len(line) * 0.075 <= room for label in fitted for line in label.split("\n"))
