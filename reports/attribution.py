@@ -41,6 +41,10 @@ DIRECT = {"first_marker": ("first_marker", "the first team marker itself: it is 
           "first_player": ("turn_order", "moving first itself: the winner's place in the turn "
                            "order is what is measured")}
 
+REPLAYS_OFF = {"cause": "replays_off", "kind": "off", "share": None, "lo": None, "hi": None,
+               "words": "not explained: the counterfactual replays were turned off "
+                        "(--replay-games 0)"}
+
 
 def _edge_excluded(a) -> bool:
     return (a.even is not None and a.lo == a.lo and a.hi == a.hi
@@ -144,9 +148,12 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
             out.append((answer, anchor))
             continue
         measure = answer.measure
-        if (measure is None or not _edge_excluded(answer) or replay_games == 0
+        if (measure is None or not _edge_excluded(answer)
                 or not any(answer.key in s.explains for s in swaps)):
             out.append((answer, anchor))
+            continue
+        if replay_games == 0:   # an edge replays would explain: its "Why" says they are off
+            out.append((dataclasses.replace(answer, causes=(REPLAYS_OFF,)), anchor))
             continue
         runs = _runs_of(rs, answer.group)
         if not runs:

@@ -15,6 +15,7 @@ from reports.render import (Page, Section, answer_rows, render_html, render_mark
                             strategies_used, strategy_warnings)
 from sim.core.errors import UserError
 from sim.core.game import resolve_game
+from sim.core.wording import plural
 
 
 def _duplicate_groups(rs) -> dict[tuple[int, str, str], int]:
@@ -249,7 +250,8 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
         "games": rs.total_games,
         "mixed": list(rs.mixed),
         "threshold_pp": threshold_pp,
-        "strategies": [f"{pairing} ({players} players)" for pairing, players in strategies_used(rs)],
+        "strategies": [f"{pairing} ({plural(players, 'player')})"
+                       for pairing, players in strategies_used(rs)],
         "answers": [{"question": a.question, "where": a.where, "answer": a.answer,
                      "verdict": a.verdict, "estimate": a.estimate, "lo": a.lo, "hi": a.hi,
                      "section": anchor, "key": a.key,

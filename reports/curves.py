@@ -17,6 +17,7 @@ import polars as pl
 
 from reports.sections import ALWAYS, ExtraSection
 from sim.core.curves import RUNNING, add_sums, curve_rows, mean_band, panels, shown_end, width
+from sim.core.wording import plural
 
 MIN_GAMES = 30        # the figure's last round: at least this many games still running
 MIN_SHARE = 0.005     # ... and this share of the group's games
@@ -58,7 +59,7 @@ def curves_table(spec, groups) -> pl.DataFrame:
 
 
 def label(players: int, variant: str, pairing: str, games: int) -> str:
-    text = f"{players} players"
+    text = plural(players, "player")
     if variant != "n/a":
         text += f", {variant}"
     return f"{text}\n{pairing}, n={games:,}"

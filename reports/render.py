@@ -17,7 +17,7 @@ import polars as pl
 from reports.load import RunSet, compared_on_purpose
 from reports.registry import Context, Finding, Metric
 from reports.tables import html_table, markdown_table
-from sim.core.wording import interval_digits
+from sim.core.wording import interval_digits, plural
 
 MAX_ROWS = 80
 LEVEL_ORDER = {"imbalance": 0, "undecided": 1, "small": 2, "within": 3, "info": 4}
@@ -362,7 +362,8 @@ def render_html(rs: RunSet, ctx: Context, sections: list[Section],
              '<span class="a-open"><span class="dot"></span>not decided</span> '
              '<span class="a-info"><span class="dot"></span>a rate, no verdict</span></p></section>')
     p.append('<section id="strategies"><h2>Strategies used</h2><ul>')
-    p += [f"<li>{_e(pairing)} ({players} players)</li>" for pairing, players in strategies_used(rs)]
+    p += [f"<li>{_e(pairing)} ({plural(players, 'player')})</li>"
+          for pairing, players in strategies_used(rs)]
     p.append("</ul>")
     if page.warnings:
         p.append('<div class="box warn"><ul>' + "".join(f"<li>{_e(w)}</li>" for w in page.warnings)
@@ -457,7 +458,7 @@ def render_markdown(rs: RunSet, ctx: Context, sections: list[Section],
     else:
         p.append("_No metric of these runs answers a designer question._")
     p += ["", "## Strategies used", ""]
-    p += [f"- {pairing} ({players} players)" for pairing, players in strategies_used(rs)]
+    p += [f"- {pairing} ({plural(players, 'player')})" for pairing, players in strategies_used(rs)]
     p += [f"> **Warning:** {w}" for w in page.warnings]
     p.append("")
     if rs.mixed:

@@ -84,7 +84,7 @@ def answers(table: pl.DataFrame, why, outcome: str,
             pairings: dict | None = None) -> list[Answer]:
     """One answer per player count and variant; ``pairings``: (players, variant) -> the
     pairings of its runs, named where there is one (the table pools the pairings)."""
-    from sim.core.wording import group_label
+    from sim.core.wording import group_label, plural
 
     out = []
     for r in table.iter_rows(named=True):
@@ -93,7 +93,7 @@ def answers(table: pl.DataFrame, why, outcome: str,
         found = (pairings or {}).get((r["players"], r["variant"]), set())
         pairing = next(iter(found)) if len(found) == 1 else None
         where = (group_label(r["players"], pairing, r["variant"]) if pairing else
-                 f"{r['players']} players" + (f", {r['variant']}" if r["variant"] != "n/a"
+                 plural(r["players"], "player") + (f", {r['variant']}" if r["variant"] != "n/a"
                                               else ""))
         causes = tuple({"cause": c.name, "share": r[f"{c.name}_rate"],
                         "lo": r[f"{c.name}_lo"], "hi": r[f"{c.name}_hi"],
@@ -103,7 +103,9 @@ def answers(table: pl.DataFrame, why, outcome: str,
                        for c in why.causes)
         main = max(causes, key=lambda c: c["share"] if c["share"] == c["share"] else -1)
         split = ", ".join(f"{c['cause']} {100 * c['share']:.0f} %" for c in causes)
-        words = (f"mostly {main['cause']} ({split}; {r['unhappy_customers']:,} unhappy "
+        # "mostly" only for a majority: the largest of four shares can be well under half
+        most = "mostly" if main["share"] > 0.5 else "most often"
+        words = (f"{most} {main['cause']} ({split}; {r['unhappy_customers']:,} unhappy "
                  f"customers of {r['all_lose_games']:,} all-lose games); to change it: "
                  f"{main['advice']}")
         group = {"players": r["players"], "variant": r["variant"],

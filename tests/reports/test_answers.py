@@ -223,3 +223,37 @@ def test_an_answer_with_too_few_search_games_of_its_kind_says_so():
     none = dataclasses.replace(answer, recompute=lambda frame: None)
     (checked, _), = compare([(none, "why_lose")], pl.DataFrame({"players": [4]}), {})
     assert "none of its kind" in checked.stronger["words"]
+
+
+def test_wording_of_shares_counts_and_replays_off():
+    """"mostly" only for a majority; one player is "1 player"; an edge with the replays
+    turned off says so in its "Why"."""
+    from types import SimpleNamespace
+
+    import polars as pl
+
+    from reports import attribution
+    from reports.render import why_words
+    from reports.why_lose import answers as why_answers
+    from sim.core.game import resolve_game
+    from sim.core.report_metric import Answer
+    from sim.games.peer_to_peer.measures import team_balance_measure
+
+    why = resolve_game("peer-to-peer").why_lose
+    shares = {"deck": 0.45, "draw": 0.25, "capacity": 0.2, "choice": 0.1}
+    row = {"players": 1, "variant": "n/a", "all_lose_games": 10, "unhappy_customers": 40}
+    for cause in why.causes:
+        for team in ("", "_a", "_b"):
+            row.update({f"{cause.name}{team}_rate": shares[cause.name],
+                        f"{cause.name}{team}_lo": 0.0, f"{cause.name}{team}_hi": 1.0})
+    (answer,) = why_answers(pl.DataFrame([row]), why, "outcome")
+    assert answer.answer.startswith("most often deck (deck 45 %")
+    assert answer.where == "1 player"
+    edge = Answer("Is it fair between the teams?", "4 players", "an edge", "above", 0.45, 0.42,
+                  0.48, even=0.5, measure=team_balance_measure(4), key="team_balance",
+                  group={"players": 4})
+    runs = SimpleNamespace(runs=[SimpleNamespace(game=resolve_game("peer-to-peer"))])
+    (explained, _), = attribution.explain_answers([(edge, "team_balance")], runs,
+                                                  replay_games=0)[0]
+    assert why_words(explained) == [
+        "not explained: the counterfactual replays were turned off (--replay-games 0)"]
