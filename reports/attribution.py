@@ -203,7 +203,8 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
                          "replayed_edge_hi": c.edge_hi, "games": c.games,
                          "seconds": round(c.seconds, 2), "words": c.sentence() + source})
         out.append((dataclasses.replace(answer, causes=tuple(
-            {**c.as_dict(), "words": c.sentence() + source, "run": run.path}
+            {**c.as_dict(), "words": c.sentence() + source,
+             **({"run": run.path} if source else {})}
             for c in causes)), anchor))
     if not rows and not notes:
         return out, None

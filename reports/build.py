@@ -50,6 +50,8 @@ def _same_games(rs) -> list[tuple[int, str, str, int, str]]:
     whose variants (Peer-to-Peer's compensation modes) ended every game the same way, game
     for game: what differs between them never changed a game under these strategies."""
     columns = ["game_index", *resolve_game(rs.game).headline_columns]
+    if not set(columns) <= set(rs.columns):   # not the game's table: nothing to compare
+        return []
     prints = {row["run"]: (row["print"], row["games"]) for row in rs.games.select(
         "run", pl.struct(columns).hash(seed=0).alias("h")).group_by("run").agg(
         pl.col("h").sum().alias("print"), pl.len().alias("games")).collect().iter_rows(
