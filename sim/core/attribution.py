@@ -135,7 +135,9 @@ def fraction_text(fraction: float, lo: float, hi: float, edge_lo: float = float(
     turn order rotated through every seat when every seat plays the same strategy), it is
     the only difference between them, which the words say instead of "100 % [100, 100]".
     When the replayed games' edge (``edge_lo`` .. ``edge_hi``) is within noise, a share of
-    it is a ratio over almost nothing ("159 % [-129, 447]"): the words say so instead."""
+    it is a ratio over almost nothing ("159 % [-129, 447]"): the words say so instead. An
+    exchange worth clearly more than the whole edge ("1282 % [181, 2382]") means other
+    differences pull the other way: the words say that, with how many times the edge."""
     if not np.isfinite(fraction):
         return ""
     if edge_lo <= 0 <= edge_hi:
@@ -144,6 +146,9 @@ def fraction_text(fraction: float, lo: float, hi: float, edge_lo: float = float(
     if hi - lo < 1e-9 and abs(fraction - 1) < 1e-9:
         return ("all of it in every game: exchanging it evens the sides game by game, so it "
                 "is the only difference between them here")
+    if lo > 1:
+        return (f"more than the whole edge ({fraction:.1f} times it, [{lo:.1f}, {hi:.1f}]): "
+                "other differences between the sides pull the other way")
     return f"{100 * fraction:.0f} % [{100 * lo:.0f}, {100 * hi:.0f}]"
 
 

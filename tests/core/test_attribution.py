@@ -220,6 +220,10 @@ def test_a_fraction_with_an_interval_is_printed_with_it():
     assert fraction_text(0.84, 0.61, 1.07) == "84 % [61, 107]"
     assert fraction_text(1.0, 1.0, 1.0).startswith("all of it in every game")
     assert fraction_text(float("nan"), float("nan"), float("nan")) == ""
+    # clearly more than the whole edge: said so, not as "1282 % [181, 2382]"
+    assert fraction_text(12.82, 1.81, 23.82) == (
+        "more than the whole edge (12.8 times it, [1.8, 23.8]): other differences between "
+        "the sides pull the other way")
 
 
 def test_a_compare_cause_names_the_replayed_games_it_is_measured_on():
