@@ -338,15 +338,21 @@ def test_each_look_keeps_its_difference_intervals(tmp_path):
     assert [round(200 * w / 2, 9) for w in widths] == [round(w, 9) for w in snap["widths"]]
 
 
+def finished_patience_edit(c) -> str:
+    """A finished comparison of customer_patience 3 against the default, 2,000 games."""
+    state = c.get("/api/state").json()
+    body = edit_body(state, page=PAGE, games=2000, chunk=1000, width=0.001)
+    body["rules"]["customer_patience"] = "3"
+    ident = c.post("/api/run", json=body).json()["id"]
+    wait(c, ident, seconds=120)
+    return ident
+
+
 def test_an_example_game_of_each_answer_comes_from_the_edits_games(tmp_path):
     """After the report, "show an example" of an answer: the game the game's query picks
     from the edit's games table (here checked against that table), opened in the viewer."""
     with client(tmp_path, game="peer-to-peer") as c:
-        state = c.get("/api/state").json()
-        body = edit_body(state, page=PAGE, games=2000, chunk=1000, width=0.001)
-        body["rules"]["customer_patience"] = "3"
-        ident = c.post("/api/run", json=body).json()["id"]
-        wait(c, ident, seconds=120)
+        ident = finished_patience_edit(c)
         early = c.post(f"/api/example/{ident}", json={"question": "all_lose", "players": 4})
         made = c.post(f"/api/report/{ident}").json()
         found = {q: c.post(f"/api/example/{ident}", json={"question": q, "players": 4})
@@ -388,11 +394,7 @@ def test_the_balance_report_is_of_one_sides_games_never_both_pooled(tmp_path):
     """The report of a comparison answers for the edit's games (the game being considered)
     unless the baseline's are asked for, and says which; its example comes from that side."""
     with client(tmp_path, game="peer-to-peer") as c:
-        state = c.get("/api/state").json()
-        body = edit_body(state, page=PAGE, games=2000, chunk=1000, width=0.001)
-        body["rules"]["customer_patience"] = "3"
-        ident = c.post("/api/run", json=body).json()["id"]
-        wait(c, ident, seconds=120)
+        ident = finished_patience_edit(c)
         made = {side: c.post(f"/api/report/{ident}", json=asked).json() for side, asked in
                 (("edit", None), ("baseline", {"side": "baseline"}))}
         pages = {side: c.get(made[side]["url"]).text for side in made}

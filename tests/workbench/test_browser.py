@@ -381,13 +381,18 @@ def test_plai_has_its_own_columns_and_headlines(server, browser):
                                                                      "stalemate rate"]
 
 
-def test_a_closed_page_stops_its_comparison(server, browser):
-    address, _, bench = server
+def start_sv1_edit(browser, address, games, width, chunk) -> str:
+    """Open the page, set Service 1's value to 2 and start the comparison: its id."""
     open_page(browser, address)
-    set_run_options(browser, games=200_000, width=0.01, chunk=2000)
+    set_run_options(browser, games=games, width=width, chunk=chunk)
     type_into(cell(browser, card_row(browser, "SV1"), "value"), "2")
     browser.find_element("id", "run").click()
-    ident = until(lambda: browser.execute_script("return document.body.dataset.comparison"), 30)
+    return until(lambda: browser.execute_script("return document.body.dataset.comparison"), 30)
+
+
+def test_a_closed_page_stops_its_comparison(server, browser):
+    address, _, bench = server
+    ident = start_sv1_edit(browser, address, games=200_000, width=0.01, chunk=2000)
     comparison = bench.comparisons[ident]
     until(lambda: comparison.looks >= 1, 120)
     browser.get("about:blank")                   # the page goes away
@@ -399,11 +404,7 @@ def test_a_closed_page_stops_its_comparison(server, browser):
 
 def _start_long_run(browser, address, bench):
     """A comparison that runs for minutes unless stopped, after one card edit."""
-    open_page(browser, address)
-    set_run_options(browser, games=200_000, width=0.01, chunk=2000)
-    type_into(cell(browser, card_row(browser, "SV1"), "value"), "2")
-    browser.find_element("id", "run").click()
-    ident = until(lambda: browser.execute_script("return document.body.dataset.comparison"), 30)
+    ident = start_sv1_edit(browser, address, games=200_000, width=0.01, chunk=2000)
     comparison = bench.comparisons[ident]
     until(lambda: comparison.looks >= 1, 120)
     return comparison
@@ -485,11 +486,7 @@ def test_switching_the_game_mid_run_stops_the_run_and_clears_its_results(server,
 def test_each_interval_says_its_level(server, browser):
     """The table's intervals are at the stopping rule's z, the balance line's at 95 %."""
     address, _, bench = server
-    open_page(browser, address)
-    set_run_options(browser, games=2000, width=50, chunk=1000)
-    type_into(cell(browser, card_row(browser, "SV1"), "value"), "2")
-    browser.find_element("id", "run").click()
-    ident = until(lambda: browser.execute_script("return document.body.dataset.comparison"), 30)
+    ident = start_sv1_edit(browser, address, games=2000, width=50, chunk=1000)
     until(lambda: not bench.comparisons[ident].running, 120)
     until(lambda: browser.execute_script(
         "return ['capped', 'decided'].includes(document.body.dataset.state)"), 30)
