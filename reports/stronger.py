@@ -216,7 +216,8 @@ def compare(answers: list, frame: pl.DataFrame | None, seconds: dict[tuple, floa
         if got is None or not all(x == x for x in (*got, answer.lo, answer.hi)):
             if not (answer.key and (answer.measure or answer.recompute)):
                 why = "not an answer of the runs' games (its own section's study)"
-            elif got is None:
+            elif got is None or not math.isfinite(got[0]):
+                # a value of NaN means no game of its kind either (e.g. a card never opened)
                 why = "no search games of it (none of its kind in the sample)"
             elif not all(x == x for x in got):
                 # a game or two of its kind give an estimate but no interval to compare

@@ -223,6 +223,11 @@ def test_an_answer_with_too_few_search_games_of_its_kind_says_so():
     none = dataclasses.replace(answer, recompute=lambda frame: None)
     (checked, _), = compare([(none, "why_lose")], pl.DataFrame({"players": [4]}), {})
     assert "none of its kind" in checked.stronger["words"]
+    # a NaN estimate (a card that never opened a venture in the search games) is none too
+    unknown = dataclasses.replace(answer, recompute=lambda frame: (nan, nan, nan))
+    (checked, _), = compare([(unknown, "why_lose")], pl.DataFrame({"players": [4]}), {})
+    assert "none of its kind" in checked.stronger["words"]
+    assert "estimate nan" not in checked.stronger["words"]
 
 
 def test_wording_of_shares_counts_and_replays_off():
