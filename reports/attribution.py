@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from reports.load import differences
 from reports.sections import ExtraSection
 from sim.core.errors import UserError
 
@@ -57,14 +58,15 @@ def _runs_of(rs, group: dict[str, Any]) -> list[int]:
             and run.variant == group.get("variant")]
 
 
-def _source_words(rs, run, pooled: int) -> str:
-    """Which games the reasons of an answer pooled from several runs come from ("" for
-    one run): the replays play its first run only, and mixed runs play different games."""
-    if pooled < 2:
+def _source_words(pooled: list) -> str:
+    """Which games the reasons of an answer pooled from several runs (``pooled``, its
+    first one replayed) come from ("" for one run): the replays play its first run only,
+    and mixed runs play different games."""
+    if len(pooled) < 2:
         return ""
-    others = pooled - 1
+    run, others = pooled[0], len(pooled) - 1
     differ = (", which differ in card file or rules (merged with allow_mixed)"
-              if rs.mixed else "")
+              if differences(pooled) else "")
     return (f" - from the replayed games of {run.path} only, not of the other {others} "
             f"run{'s' if others > 1 else ''} pooled in this answer{differ}")
 
@@ -161,7 +163,7 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
             continue
         k = runs[0]   # a group of several runs (seeds, card files): its first run is replayed
         run = rs.runs[k]
-        source = _source_words(rs, run, len(runs))
+        source = _source_words([rs.runs[j] for j in runs])
         try:
             config = configure_from_manifest(run.manifest)
         except (UserError, KeyError) as exc:

@@ -168,7 +168,7 @@ def same_cards(a: Run, b: Run) -> bool:
         return False
 
 
-def _compare(runs: list[Run]) -> list[str]:
+def differences(runs: list[Run]) -> list[str]:
     """Differences that forbid a merge (card file, rule options other than those compared)."""
     diffs = []
     ref = runs[0]
@@ -227,7 +227,7 @@ def load_runs(run_dirs: list[str], allow_mixed: bool = False) -> RunSet:
                         field="game")
     game = runs[0].manifest["game"]
 
-    diffs = _compare(runs)
+    diffs = differences(runs)
     if diffs and not allow_mixed:
         raise UserError("refusing to merge runs with different card files or rule options "
                         "(--allow-mixed, or allow_mixed=True in Python, merges them anyway): "

@@ -201,6 +201,41 @@ def test_mixed_runs_say_which_runs_games_their_reasons_come_from(tmp_path, monke
     assert "its first run's games only" in section.description
 
 
+def test_reasons_say_runs_differ_only_when_the_runs_of_their_answer_do(tmp_path, monkeypatch):
+    """Two 4-player runs of one card file and a 3-player run of another, merged with
+    allow_mixed: the 4-player reasons name their run but not a difference the 4-player
+    runs do not have."""
+    import sim.core.attribution as core
+    from reports import attribution
+    from reports.load import load_runs
+    from sim.core.attribution import EXCHANGE, Cause
+    from sim.core.report_metric import Answer
+    from sim.games.peer_to_peer.cards import default_cards_path
+    from sim.games.peer_to_peer.measures import team_balance_measure
+
+    edited = tmp_path / "edited.csv"
+    edited.write_text(default_cards_path().read_text().replace("SV1,Service 1,", "SV1,Edited,"))
+    dirs = [api.run(game="peer-to-peer", players=4, games=20, seed=seed, out=tmp_path / name,
+                    threads=1, progress=False).run_dir for seed, name in ((1, "a"), (2, "b"))]
+    dirs.append(api.run(game="peer-to-peer", players=3, games=20, seed=1, out=tmp_path / "c",
+                        threads=1, progress=False, cards=str(edited)).run_dir)
+    rs = load_runs([str(d) for d in dirs], allow_mixed=True)
+    assert rs.mixed
+    monkeypatch.setattr(attribution, "_check", lambda *a: True)
+    monkeypatch.setattr(core, "explain", lambda *a, **k: [Cause(
+        "start_cards", "the starting cards", EXCHANGE, 0.03, 0.01, 0.05, edge=0.04,
+        edge_lo=0.02, edge_hi=0.06, games=20)])
+    answer = Answer("Is it fair between the teams?", "4 players", "an edge", "above", 0.45,
+                    0.42, 0.48, even=0.5, measure=team_balance_measure(4), key="team_balance",
+                    group={"players": 4, "pairing": rs.runs[0].pairing, "variant": "n/a"})
+    out, _ = attribution.explain_answers([(answer, "team_balance")], rs, replay_games=10,
+                                         threads=1)
+    (explained, _), = out
+    (cause,) = explained.causes
+    assert "other 1 run pooled in this answer" in cause["words"]
+    assert "differ in card file" not in cause["words"]
+
+
 def test_an_answer_with_too_few_search_games_of_its_kind_says_so():
     """One all-lose game among the search games gives the cause split an estimate but no
     interval: the check says too few, not that there were none."""
