@@ -94,6 +94,17 @@ class Edit(NamedTuple):
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
+    def file_problem(self, kind: str, work: Path) -> Any:
+        """The problem (inputs.Problem) of the edit's ``kind`` file, "cards" or "rules", or
+        None: a problem of the other file is not this one's, so this file is then checked
+        again beside the other one at the default (rule options) or baseline (cards)."""
+        problem = self.check_aside(work).problem
+        if problem is None or problem.part == kind:
+            return problem
+        alone = (self._replace(rules=inputs.RulesEdit("")) if kind == "cards"
+                 else self._replace(sheet=self.baseline))
+        return alone.check_aside(work).problem
+
 
 def edit_of(body: Mapping[str, Any], bench: Workbench) -> Edit:
     """The request's edit (Edit)."""
@@ -105,6 +116,17 @@ def edit_of(body: Mapping[str, Any], bench: Workbench) -> Edit:
     strategies = {p: inputs.strategies_from_request(body, game, p, bench.start_dir)
                   for p in players}
     return Edit(name, game, players, sheet, rules, strategies, baseline)
+
+
+def files_of(body: Mapping[str, Any], bench: Workbench) -> Edit:
+    """The request's card and rule edit without its strategies (an Edit): what a download
+    needs, checked at the player counts ticked, or at the game's default count when none is."""
+    name, game = game_of(body, bench)
+    players = (inputs.players_from_request(body, game) if body.get("players")
+               else [int(game.default_players)])
+    baseline = bench.baseline_sheet(name)
+    return Edit(name, game, players, inputs.sheet_from_request(body, baseline),
+                inputs.rules_from_request(body, game), {}, baseline)
 
 
 def handled(func):
@@ -400,10 +422,10 @@ async def download(request: Request, bench: Workbench) -> Response:
     kind = body.get("kind")
     if kind not in ("cards", "rules"):
         raise BadInput("'kind' must be 'cards' or 'rules'")
-    edit = edit_of(body, bench)
-    checked = edit.check_aside(bench.work)
-    if checked.problem is not None:  # as Save: a file the CLI would refuse is not given
-        return JSONResponse({"error": checked.problem.cli, "problem": checked.problem.as_json()},
+    edit = files_of(body, bench)
+    problem = edit.file_problem(kind, bench.work)
+    if problem is not None:  # as Save: a file the CLI would refuse is not given
+        return JSONResponse({"error": problem.cli, "problem": problem.as_json()},
                             status_code=400)
     if kind == "cards":
         text, filename, media = edit.sheet.text(), inputs.CARDS_NAME, "text/csv"

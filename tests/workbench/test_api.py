@@ -651,18 +651,31 @@ def test_download_gives_the_edited_files(tmp_path):
     assert bad.status_code == 400
 
 
-def test_download_refuses_a_file_the_cli_would_refuse_as_save_does(tmp_path):
+def test_download_refuses_only_a_file_the_cli_would_refuse_itself(tmp_path):
+    """A bad card cell refuses the card file as Save does, not the valid rule file; a
+    strategy typo or no player count ticked refuses neither."""
     with client(tmp_path, game="peer-to-peer") as c:
         state = c.get("/api/state").json()
         body = edit_body(state)
+        body["rules"]["customer_patience"] = "3"
         body["cards"]["rows"][7][state["cards"]["columns"].index("value")] = "seven"
         answers = {kind: c.post("/api/download", json={**body, "kind": kind})
                    for kind in ("cards", "rules")}
         saved = c.post("/api/save", json={**body, "cards_name": "bad.csv"})
-    for answer in answers.values():
-        assert answer.status_code == 400
-        assert answer.json()["problem"] == saved.json()["problem"]
-        assert (answer.json()["problem"]["row"], answer.json()["problem"]["field"]) == (7, "value")
+        body["rules"]["customer_patience"] = "many"
+        bad_rules = c.post("/api/download", json={**body, "kind": "rules"})
+        good = edit_body(state, players=[], strategies={"A": "nosuchstrategy"})
+        good["rules"]["customer_patience"] = "3"
+        loose = {kind: c.post("/api/download", json={**good, "kind": kind})
+                 for kind in ("cards", "rules")}
+    cards = answers["cards"]
+    assert cards.status_code == 400
+    assert cards.json()["problem"] == saved.json()["problem"]
+    assert (cards.json()["problem"]["row"], cards.json()["problem"]["field"]) == (7, "value")
+    assert answers["rules"].status_code == 200 and answers["rules"].text == "customer_patience: 3\n"
+    assert bad_rules.status_code == 400 and bad_rules.json()["problem"]["part"] == "rules"
+    assert [loose[kind].status_code for kind in ("cards", "rules")] == [200, 200], loose
+    assert loose["rules"].text == "customer_patience: 3\n"
 
 
 def test_report_of_the_last_comparison(tmp_path):
