@@ -49,6 +49,7 @@ from sim.core.game import resolve_game
 from sim.core.inputs import parse_count, parse_seed
 from sim.core.output import is_no_space
 from sim.core.request import GameRequest
+from sim.core.wording import plural
 from sim.workbench import compare, inputs
 from sim.workbench.bench import (
     DEFAULT_MAX_GAMES, KEEP_COMPARISONS, KEEP_TOTAL, Settings, Workbench,
@@ -351,7 +352,7 @@ def verdict_notes(comparison: compare.Comparison) -> list[str]:
     if info["same_game"]:
         notes.append("The edit leaves the cards and rule options as the baseline's: both "
                      "sides are the same game, so no game can end otherwise.")
-    chosen = {f"{p} players: " + ", ".join(f"{slot} {spec}" for slot, spec in s.items())
+    chosen = {f"{plural(p, 'player')}: " + ", ".join(f"{slot} {spec}" for slot, spec in s.items())
               for p, s in plan.strategies.items() if s}
     if chosen:
         notes.append(f"Both sides played the strategies chosen ({'; '.join(sorted(chosen))}): "

@@ -435,6 +435,17 @@ def test_each_side_shows_the_balance_answer_of_the_summary_and_the_report(tmp_pa
         assert shown["value"] == pytest.approx(same["value"])
 
 
+def test_the_verdict_names_a_solo_game_as_one_player():
+    from types import SimpleNamespace
+
+    from sim.workbench.app import verdict_notes
+
+    comparison = SimpleNamespace(command_info={"same_game": False}, plan=SimpleNamespace(
+        strategies={1: {"A": "greedy"}, 4: {"A": "greedy"}}))
+    (note,) = verdict_notes(comparison)
+    assert "(1 player: A greedy; 4 players: A greedy)" in note
+
+
 def test_the_verdict_says_the_strategies_are_both_sides_players(tmp_path):
     """A strategy box sets the players of both sides: a verdict "changed no game" must not
     read as "the strategy did nothing"."""
