@@ -425,6 +425,44 @@ def test_a_server_that_stops_answering_mid_run_is_an_error_and_the_edits_stay(se
     until(lambda: not comparison.running, 30)
 
 
+def test_a_server_gone_before_a_report_an_example_a_download_or_a_run_is_said(server,
+                                                                              browser):
+    """Each button's request fails as a stopped server's would: the page says the server
+    is gone instead of waiting for an answer forever."""
+    address, _, _ = server
+    open_page(browser, address)
+    browser.execute_script(
+        "current = 'gone';"
+        "showAnswers({answers: [{question: 'all_lose', players: 4, title: 'Why all lose',"
+        "             where: '4 players', words: 'mostly the deck'}],"
+        "             examples: ['all_lose'], side: 'edit'}, 'gone');"
+        "window.fetch = () => Promise.reject(new TypeError('Failed to fetch'));")
+
+    def gone():
+        """the page's state is error"""
+        return browser.execute_script("return document.body.dataset.state === 'error'")
+
+    def again():
+        browser.execute_script("document.body.dataset.state = '';"
+                               "document.getElementById('status').textContent = ''")
+
+    browser.execute_script("report()")
+    until(lambda: "does not answer" in browser.find_element("id", "report-status").text, 30)
+    assert gone()
+    again()
+    button = browser.find_element("css selector", "#answers button.show-example")
+    button.click()
+    until(lambda: "does not answer" in browser.find_element(
+        "css selector", "#answers .example").text, 30)
+    assert gone() and button.is_enabled()
+    for name in ("download-cards", "download-rules", "run"):
+        again()
+        browser.find_element("id", name).click()
+        until(gone, 30)
+        assert "does not answer" in browser.find_element("id", "status").text, name
+    assert browser.find_element("id", "run").is_enabled()
+
+
 def test_leaving_the_page_mid_run_or_with_unsaved_edits_asks_first(server, browser):
     address, _, bench = server
     leave = ("const e = new Event('beforeunload', {cancelable: true});"

@@ -46,6 +46,20 @@ async function api(method, path, body) {
   return {ok: response.ok, status: response.status, data};
 }
 
+const NO_ANSWER = "the workbench server does not answer (stopped?)";
+
+async function answered(method, path, body, status) {
+  // api(), or null when the server is gone: the page says so, and so does ``status``
+  // (the line that was waiting for this answer) when given
+  try {
+    return await api(method, path, body);
+  } catch (err) {
+    if (status) status.textContent = `error: ${NO_ANSWER}`;
+    serverGone(NO_ANSWER);
+    return null;
+  }
+}
+
 function showProblem(text) {
   const p = $("problem");
   p.textContent = text || "";
@@ -56,7 +70,8 @@ function showProblem(text) {
 async function load(game) {
   await leaveComparison();
   const query = game ? "?game=" + encodeURIComponent(game) : "";
-  const answer = await api("GET", "/api/state" + query);
+  const answer = await answered("GET", "/api/state" + query);
+  if (!answer) return;
   if (!answer.ok) { showProblem(answer.data.error); return; }
   state = answer.data;
   const select = $("game");
@@ -263,7 +278,8 @@ function showError(problem) {
 
 async function check() {
   if (!state) return false;
-  const answer = await api("POST", "/api/validate", edit());
+  const answer = await answered("POST", "/api/validate", edit());
+  if (!answer) return false;
   clearErrors();
   if (!answer.ok) { showProblem(answer.data.error); return false; }
   if (!answer.data.ok) { showError(answer.data.problem); return false; }
@@ -277,7 +293,8 @@ async function run() {
   const body = {...edit(), page: pageId, games: $("games").value.trim(),
                 width: $("width").value.trim(), seed: $("seed").value.trim() || "1"};
   if ($("chunk").value.trim()) body.chunk = $("chunk").value.trim();
-  const answer = await api("POST", "/api/run", body);
+  const answer = await answered("POST", "/api/run", body);
+  if (!answer) return;
   if (!answer.ok) {
     if (answer.data.problem) showError(answer.data.problem);
     else showProblem(answer.data.error);
@@ -321,7 +338,7 @@ async function poll() {
     if (ident !== current) return;
     pollFailures += 1;
     if (pollFailures < POLL_TRIES) { pollTimer = setTimeout(poll, 300); return; }
-    serverGone("the workbench server does not answer (stopped?)");
+    serverGone(NO_ANSWER);
     return;
   }
   if (ident !== current) return;   // another game or comparison since
@@ -595,7 +612,8 @@ function gamesBox(snap, players, kind, key) {
 
 async function expand(snap, players, kind, key, box) {
   const query = new URLSearchParams({players, from: kind.from, to: kind.to});
-  const answer = await api("GET", `/api/run/${snap.id}/changed?${query}`);
+  const answer = await answered("GET", `/api/run/${snap.id}/changed?${query}`);
+  if (!answer) return;
   if (!answer.ok) { showProblem(answer.data.error); return; }
   allGames.set(key, answer.data);
   box.replaceWith(gamesBox(snap, players, {...kind, count: answer.data.count}, key));
@@ -607,7 +625,7 @@ async function stop() {
   try {
     answer = await api("POST", `/api/run/${current}/stop`);
   } catch (err) {
-    serverGone("the workbench server does not answer (stopped?)");
+    serverGone(NO_ANSWER);
     return;
   }
   if (!answer.ok) showProblem(answer.data.error || `the server answered ${answer.status}`);
@@ -618,8 +636,9 @@ async function save() {
   const body = {...edit(), overwrite: $("overwrite").checked};
   if ($("cards-name").value.trim()) body.cards_name = $("cards-name").value.trim();
   if ($("rules-name").value.trim()) body.rules_name = $("rules-name").value.trim();
-  const answer = await api("POST", "/api/save", body);
   const status = $("save-status");
+  const answer = await answered("POST", "/api/save", body, status);
+  if (!answer) return;
   if (!answer.ok) {
     status.className = "cell-error";
     status.textContent = answer.data.error;
@@ -634,8 +653,14 @@ async function save() {
 }
 
 async function download(kind) {
-  const response = await fetch("/api/download", {method: "POST",
-    headers: {"Content-Type": "application/json"}, body: JSON.stringify({...edit(), kind})});
+  let response;
+  try {
+    response = await fetch("/api/download", {method: "POST",
+      headers: {"Content-Type": "application/json"}, body: JSON.stringify({...edit(), kind})});
+  } catch (err) {
+    serverGone(NO_ANSWER);
+    return;
+  }
   if (!response.ok) {
     const refused = await response.json();
     if (refused.problem) showError(refused.problem); else showProblem(refused.error);
@@ -654,7 +679,8 @@ async function report() {
   if (!current) return;
   const side = $("report-side").value;
   $("report-status").textContent = `writing the report of the ${side}'s games...`;
-  const answer = await api("POST", `/api/report/${current}`, {side});
+  const answer = await answered("POST", `/api/report/${current}`, {side}, $("report-status"));
+  if (!answer) return;
   if (!answer.ok) { $("report-status").textContent = answer.data.error; return; }
   $("report-status").textContent = "";
   $("report-link").href = answer.data.url;
@@ -690,9 +716,11 @@ async function showExample(ident, side, a, cell, button) {
   for (const old of cell.querySelectorAll(".example")) old.remove();
   const line = el("div", {class: "example", text: "looking for an example game..."});
   cell.append(line);
-  const answer = await api("POST", `/api/example/${ident}`,
-                           {question: a.question, players: a.players, variant: a.variant, side});
+  const answer = await answered("POST", `/api/example/${ident}`,
+                                {question: a.question, players: a.players, variant: a.variant,
+                                 side}, line);
   button.disabled = false;
+  if (!answer) return;
   if (!answer.ok) { line.textContent = answer.data.error; return; }
   const found = answer.data.example;
   line.replaceChildren(el("span", {text: `${found.shows}, from the ${answer.data.side}'s games: ${found.words}`}));
