@@ -6,17 +6,10 @@ import textwrap
 
 import numpy as np
 
-from sim.core.plots import COLORS, Figure, FigureCanvasAgg, to_png
+from sim.core.plots import COLORS, Figure, FigureCanvasAgg, category, fit_labels, to_png
 
 VERDICT_COLORS = {"within": "#2ca02c", "small": "#bcbd22", "above": "#d62728", "below": "#d62728",
                   "undecided": "#ff7f0e", "no_data": "#7f7f7f", "info": "#1f77b4"}
-
-
-def tick_label(players: int, variant: str | None) -> str:
-    """"3p", or "3p" over its mode with its words on lines of their own ("extra\nventure")."""
-    if variant in (None, "", "n/a"):
-        return f"{players}p"
-    return f"{players}p\n" + variant.replace("_", "\n")
 
 
 def small_multiples(answers) -> bytes | None:
@@ -61,9 +54,9 @@ def answers_figure(answers):
             ax.axhline(50, color="black", lw=0.7)       # a share: 50 % is even
         ax.set_xticks(range(len(labels)))
         # two answers at one player count differ in their mode (Peer-to-Peer's
-        # compensation at 3 and 5 players): the label names it
-        ax.set_xticklabels([tick_label(p, variants[(p, where)]) for p, where in labels],
-                           fontsize=7)
+        # compensation at 3 and 5 players): the label names it, as the report's other plots do
+        ax.set_xticklabels(fit_labels([category(p, variants[(p, where)]) for p, where in labels],
+                                      ax), fontsize=7)
         ax.set_xlim(-0.6, len(labels) - 0.4)
         ax.set_title(textwrap.fill(question, 40), fontsize=8)
         ax.set_ylabel("points" if any(a.kind == "diff" for a in items) else "%", fontsize=8)

@@ -401,18 +401,23 @@ def test_contest_steps_share_each_step_and_who_wins_there():
 
 def test_answers_panel_names_the_mode_and_keeps_the_whole_title():
     """Two answers at 3 players under two compensation modes get two labels naming the
-    mode, not "3p 3p"; a long question is wrapped, not cut."""
+    mode, not "3p 3p", as the report's other plots name it (fit_labels); a long question
+    is wrapped, not cut."""
     from reports.figures import answers_figure
+    from sim.core.plots import category, fit_labels
     from sim.core.report_metric import Answer
 
     question = "Is it fair between the teams? (team A's share of the games won by a team)"
+    modes = ("none", "extra_venture", "extra_venture_empty")
     answers = [Answer(question, f"3 players, {mode}", "balanced", "within", 0.5, 0.48, 0.52,
-                      players=3, group={"players": 3, "variant": mode})
-               for mode in ("none", "extra_venture")]
+                      players=3, group={"players": 3, "variant": mode}) for mode in modes]
     fig = answers_figure(answers)
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_xticklabels()]
-    assert labels == ["3p\nextra\nventure", "3p\nnone"]
+    assert labels == fit_labels([category(3, mode) for mode in sorted(modes)], ax)
+    # broken by width after an underscore, which stays: the mode reads as written
+    assert [label.replace("_\n", "_") for label in labels] == [
+        "3p\nextra_venture", "3p\nextra_venture_empty", "3p\nnone"]
     assert ax.get_title().replace("\n", " ") == question
 
 
