@@ -392,3 +392,18 @@ def test_card_fight_figure_names_the_groups_it_leaves_out():
     assert len(fig.axes) == MAX_PLOT_PANELS
     note = fig._suptitle.get_text()
     assert f"3 players, pairing {MAX_PLOT_PANELS}" in note and "plai_card_fights.csv" in note
+
+
+def test_card_fight_figure_wraps_a_long_list_of_groups_left_out():
+    from sim.games.plai.report_metrics.plai_card_fights import MAX_PLOT_PANELS
+    count = MAX_PLOT_PANELS + 12
+    games = pl.concat([table([dict(regional_attacked=2, regional_attack_won=1, **_cards(1, 1, 2, 1))],
+                             players=3, pairing=f"pairing {i}")
+                       for i in range(count)])
+    t = run("plai_card_fights", games)
+    fig = METRICS["plai_card_fights"].plot(t, games, CTX)
+    fig.canvas.draw()
+    note = fig._suptitle
+    assert note.get_window_extent().width <= fig.bbox.width
+    words = note.get_text().replace("\n", " ")
+    assert words.count("3 players, pairing") == count - MAX_PLOT_PANELS   # every one named

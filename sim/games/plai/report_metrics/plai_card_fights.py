@@ -4,6 +4,7 @@ reports/card_fights.py)."""
 from __future__ import annotations
 
 import re
+import textwrap
 
 import numpy as np
 import polars as pl
@@ -167,9 +168,10 @@ def plot(table: pl.DataFrame, games: pl.DataFrame, ctx: Context):
                      f"(n = {n_text})", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
         ax.legend(fontsize=8)
-    if left_out:
-        fig.suptitle("Not drawn (too many panels; their rows are in plai_card_fights.csv): "
-                     + "; ".join(f"{p} players, {pair}" for p, pair, _ in left_out), fontsize=9)
+    if left_out:   # wrapped: many groups left out would run past the figure's edges
+        fig.suptitle(textwrap.fill(
+            "Not drawn (too many panels; their rows are in plai_card_fights.csv): "
+            + "; ".join(f"{p} players, {pair}" for p, pair, _ in left_out), 110), fontsize=9)
     return fig
 
 
