@@ -308,3 +308,53 @@ def test_rerun_into_the_same_directory_reuses_finished_points(swept):
                                       str(out), "--games", "600", "--no-progress"])
     assert other.exit_code == 2 and "holds a different experiment (games" in other.output
     assert "there, 600 now" in other.output    # names what differs
+
+
+_MINE = ("cardsim_strategy: 1\ngame: peer-to-peer\nname: mine\nbase: greedy\n"
+         "weights:\n  early.commit.cards: -1.0\n")
+
+
+def test_switching_retune_or_editing_a_tuned_expert_is_not_continued(tmp_path, monkeypatch):
+    """The spec 'expert' plays the shipped or a tuned player: switching retune, editing
+    tune: or the point's expert.yaml refuses the OUT (its finished point played another)."""
+    from sim.studies import tune
+
+    def fake_tune(*, out, **_):   # a tuned expert without the minutes of tuning
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(_MINE)
+    monkeypatch.setattr(tune, "tune_strategy", fake_tune)
+    body = "e:\n  players: 2\n  games: 100\n  strategies: {A: expert, B: greedy}\n"
+    retuned = body + "  retune: true\n  tune: {budget: 50}\n"
+    out = tmp_path / "o"
+
+    def run(text):
+        path = tmp_path / "e.yaml"
+        path.write_text(text)
+        return experiments.run_experiment(experiments.get("e", str(path)), out=out,
+                                          progress=False, report=False, threads=1)
+
+    run(retuned)
+    run(retuned)    # the same experiment continues
+    for text, words in [(body, "the tuning of 'expert' differs: retune with tune "
+                               "{budget: 50} there, the shipped expert (no retune) now"),
+                        (retuned.replace("50", "60"), "{budget: 50} there, retune with tune "
+                                                      "{budget: 60} now")]:
+        with pytest.raises(UserError, match="holds a different experiment") as caught:
+            run(text)
+        assert words in str(caught.value)
+    (out / "2p" / "expert.yaml").write_text(_MINE.replace("-1.0", "-2.0"))
+    with pytest.raises(UserError, match="the tuned expert.yaml was edited"):
+        run(retuned)
+
+
+def test_a_strategy_file_given_as_a_parameter_is_hashed_and_absolute(tmp_path, monkeypatch):
+    from sim.studies.experiments.run import absolute_spec, strategy_files
+
+    (tmp_path / "mine.yaml").write_text(_MINE)
+    monkeypatch.chdir(tmp_path)
+    assert absolute_spec("search:k=2,base=@mine.yaml") == \
+        f"search:k=2,base=@{tmp_path / 'mine.yaml'}"
+    path = tmp_path / "e.yaml"
+    path.write_text("e:\n  players: 2\n  strategies: {A: 'search:k=2,base=@mine.yaml'}\n")
+    files = strategy_files(experiments.get("e", str(path)).points())
+    assert list(files) == [str(tmp_path / "mine.yaml")] and files[str(tmp_path / "mine.yaml")]

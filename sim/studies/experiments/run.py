@@ -169,8 +169,9 @@ def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any
               "game": exp.game, "games": games, "seed": exp.seed, "fixed": fixed_settings(exp),
               "cards": cards_in_words(exp),
               "axes": [a.key for a in exp.axes], "points": [p.name for p in points],
-              "point_settings": {p.name: point_settings(p) for p in points},
-              "strategy_files": strategy_files(points)}
+              "point_settings": {p.name: point_settings(p, out_path / p.name) for p in points},
+              "strategy_files": strategy_files(points),
+              "tuning": tuning_settings(exp)}
     _claim(out_path, record)
     result = ExperimentResult(exp, out_path)
     total = games * len(points)
@@ -196,6 +197,8 @@ def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any
                 strategies = (retuned(exp, point, directory, cards, threads, command_line,
                                       backend=chosen)
                               if exp.retune else point.strategies)
+                if exp.retune:
+                    _record_tuned_expert(out_path, point.name, tuned_expert_sha256(directory))
                 request = GameRequest(game=exp.game, players=point.players, cards=cards,
                                       rule_overrides=point.rule_overrides,
                                       strategies=strategies or None)
@@ -296,30 +299,83 @@ def _play_on_cluster(backend: Any, waiting: list, bar: Any, command_line: str | 
         play(config, run, manifest, threads=1, command_line=command_line)
 
 
-def point_settings(point: Point) -> dict:
+def point_settings(point: Point, directory: Path) -> dict:
     """What a point plays besides the experiment-wide settings: a point of the same name
-    in an existing OUT is reused only when these are the same."""
+    in an existing OUT is reused only when these are the same. ``directory`` is the
+    point's directory in OUT, where a retuned point keeps its expert.yaml."""
     return {"players": point.players, "rules": list(point.rule_overrides),
-            "strategies": {team: _absolute(spec) for team, spec in point.strategies.items()},
-            "cards": [f"{c.ref}.{c.field} = {c.value}" for c in point.card_changes]}
+            "strategies": {team: absolute_spec(spec) for team, spec in point.strategies.items()},
+            "cards": [f"{c.ref}.{c.field} = {c.value}" for c in point.card_changes],
+            "tuned_expert": tuned_expert_sha256(directory)}
+
+
+def tuning_settings(exp: Experiment) -> dict:
+    """Whether 'expert' is tuned at every point, and with which ``tune:`` settings: the
+    same spec 'expert' plays the shipped or a tuned player."""
+    return {"retune": exp.retune, "tune": dict(exp.tune) if exp.retune else {}}
+
+
+def tuned_expert_sha256(directory: Path) -> str | None:
+    """The SHA-256 of the point's tuned ``expert.yaml``; None when it has none (yet)."""
+    from sim.core.csvfile import file_sha256
+
+    target = Path(directory) / "expert.yaml"
+    return file_sha256(str(target)) if target.is_file() else None
+
+
+def _record_tuned_expert(out: Path, name: str, digest: str | None) -> None:
+    """Record the digest of the expert a point was just tuned to in experiment.json, so a
+    later continue sees an edited or replaced expert.yaml."""
+    marker = out / "experiment.json"
+    record = json.loads(marker.read_text(encoding="utf-8"))
+    if record.get("point_settings", {}).get(name, {}).get("tuned_expert") == digest:
+        return
+    record["point_settings"][name]["tuned_expert"] = digest
+    marker.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
+
+
+def spec_files(spec: str) -> list[str]:
+    """The strategy files ('@path') a spec plays: the spec itself ('@policy.yaml') or a
+    parameter of it ('search:base=@policy.yaml')."""
+    if not isinstance(spec, str):
+        return []
+    text = spec.strip()
+    if text.startswith("@"):
+        return [text[1:]]
+    _, _, rest = text.partition(":")
+    return [value.strip()[1:] for _, eq, value in
+            (item.partition("=") for item in rest.split(","))
+            if eq and value.strip().startswith("@")]
+
+
+def absolute_spec(spec: str) -> str:
+    """A strategy spec with every file ('@path', also as a parameter) as an absolute path:
+    the same file from another working directory is the same strategy."""
+    if not isinstance(spec, str):
+        return spec
+    text = spec.strip()
+    if text.startswith("@"):
+        return "@" + str(Path(text[1:]).resolve())
+    name, colon, rest = text.partition(":")
+    if not colon:
+        return spec
+    items = []
+    for item in rest.split(","):
+        key, eq, value = item.partition("=")
+        if eq and value.strip().startswith("@"):
+            item = f"{key}=@{Path(value.strip()[1:]).resolve()}"
+        items.append(item)
+    return f"{name}:{','.join(items)}"
 
 
 def strategy_files(points: list[Point]) -> dict[str, str | None]:
-    """The SHA-256 of every strategy file ('@path') the points play: an edited file plays
-    other weights under the same name."""
+    """The SHA-256 of every strategy file ('@path', also as a parameter) the points play:
+    an edited file plays other weights under the same name."""
     from sim.core.csvfile import file_sha256
 
-    paths = sorted({_absolute(spec)[1:] for p in points for spec in p.strategies.values()
-                    if isinstance(spec, str) and spec.startswith("@")})
+    paths = sorted({path for p in points for spec in p.strategies.values()
+                    for path in spec_files(absolute_spec(spec))})
     return {path: file_sha256(path) for path in paths}
-
-
-def _absolute(spec: str) -> str:
-    """A strategy spec with its file ('@path') as an absolute path: the same file from
-    another working directory is the same strategy."""
-    if isinstance(spec, str) and spec.startswith("@"):
-        return "@" + str(Path(spec[1:]).resolve())
-    return spec
 
 
 def _differences(old: dict, record: dict) -> list[str]:
@@ -333,6 +389,9 @@ def _differences(old: dict, record: dict) -> list[str]:
     # the fixed cards and rules too, where the marker records them
     if "fixed" in old and old["fixed"] != record.get("fixed"):
         found.append("the cards and rules every point plays differ")
+    if "tuning" in old and old["tuning"] != record.get("tuning"):
+        found.append(f"the tuning of 'expert' differs: {_tuning_words(old['tuning'])} there, "
+                     f"{_tuning_words(record.get('tuning'))} now")
     if "point_settings" not in old:   # a marker without them: only the same points
         if old.get("points") != record.get("points"):
             found.append("the points differ")
@@ -347,6 +406,11 @@ def _differences(old: dict, record: dict) -> list[str]:
             if old_teams.get(team) != new_teams.get(team):
                 where.setdefault(f"the strategies differ: {team} {_spec(old_teams.get(team))} "
                                  f"there, {_spec(new_teams.get(team))} now", []).append(name)
+        # a tuned expert.yaml not yet recorded there (stopped as it was written) is kept
+        if there.get("tuned_expert") and now.get("tuned_expert") \
+                and there["tuned_expert"] != now["tuned_expert"]:
+            where.setdefault("the tuned expert.yaml was edited since the point played it",
+                             []).append(name)
         for key, label in words.items():
             if there.get(key) != now[key]:
                 where.setdefault(f"the {label} differ: {there.get(key)} there, {now[key]} now",
@@ -361,6 +425,13 @@ def _differences(old: dict, record: dict) -> list[str]:
         if before != digest:
             found.append(f"the strategy file {path} was edited since the points played it")
     return list(dict.fromkeys(found))
+
+
+def _tuning_words(tuning: dict | None) -> str:
+    if not tuning or not tuning.get("retune"):
+        return "the shipped expert (no retune)"
+    settings = ", ".join(f"{k}: {v}" for k, v in sorted(tuning.get("tune", {}).items()))
+    return f"retune with tune {{{settings}}}" if settings else "retune"
 
 
 def _spec(spec: str | None) -> str:
