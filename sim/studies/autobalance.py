@@ -45,6 +45,7 @@ from sim.core.errors import UserError
 from sim.core.inputs import parse_count, parse_threads
 from sim.core.output import writing
 from sim.studies.experiments.cardfile import CardCsv, diff
+from sim.studies.experiments.check import refuse_conditions_that_never_apply, smallest_players
 from sim.studies.experiments.schema import CardChange, Experiment, Point, apply_card_changes
 
 
@@ -230,8 +231,10 @@ class _Evaluator:
         metrics = []
         for target in self.spec.targets:
             z = z_for(self.spec.confidence)
+            smallest = smallest_players(target.metric, self.exp.game)
             for point, g in zip(self.points, games):
-                if not target.selects(point):
+                # below the metric's smallest player count no game counts toward it: n/a
+                if not target.selects(point) or point.players < smallest:
                     continue
                 e = estimate(target.metric, g, z, game=self.exp.game)
                 d = _distance(e["est"], target.lo, target.hi)
@@ -352,6 +355,7 @@ def _autobalance(exp: Experiment, *, games: Any, out: Any, threads: Any, progres
     if not points:
         raise UserError("no point of the experiment matches any target (players / where)",
                         file=exp.file, line=exp.loc.line, field=f"{exp.name}.autobalance.targets")
+    refuse_conditions_that_never_apply(exp, spec.targets, kind="target")
     log = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None)
 
     start_table = apply_card_changes(exp.base_cards_path(), exp.card_overrides, game=exp.game)

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from sim.studies import autobalance as ab
 from sim.studies import experiments
 from sim.cli import main
+from sim.core.errors import UserError
 from sim.games.peer_to_peer.cards import load_cards
 
 
@@ -192,3 +193,23 @@ def test_a_best_start_with_card_overrides_is_written(tmp_path, monkeypatch):
     cards = load_cards(tmp_path / "autobalance-ab.csv")
     assert int(cards.value[cards.ids.index("TE12")]) == 11
     assert "the starting card file is already best\n" in result.report()
+
+
+def test_a_target_is_scored_only_where_its_metric_applies(tmp_path):
+    """a_share has no team B at 1 player: the 1-player point is not scored (it could never
+    be met), and a target selecting only 1 player is refused at its line."""
+    text = textwrap.dedent(SEARCH).lstrip("\n").replace("{overrides}", "").replace(
+        "players: [4]", "players: [1, 4]").replace("players: 4, ", "").replace(
+        "{tolerance}", "8").replace("games: 2000", "games: 200").replace(
+        "batches: 4", "batches: 1").replace("rounds: 3", "rounds: 1")
+    path = tmp_path / "ab.yaml"
+    path.write_text(text)
+    result = ab.autobalance(experiments.get("ab", str(path)), out=tmp_path / "b.csv",
+                            progress=False)
+    assert {m[1] for m in result.start.metrics} == {"4p"}
+    path.write_text(text.replace("{metric: a_share, ", "{metric: a_share, players: 1, "))
+    with pytest.raises(UserError) as caught:
+        ab.autobalance(experiments.get("ab", str(path)), out=tmp_path / "c.csv",
+                       progress=False)
+    assert f"{path}:10" in str(caught.value)
+    assert "a_share applies from 2 players; this target selects only 1" in str(caught.value)

@@ -112,17 +112,22 @@ def evaluate(conditions, points: list[dict], game: str | None = None) -> list[Ch
     return rows
 
 
-def _refuse_checks_that_never_apply(exp: Experiment) -> None:
-    """A check whose metric applies at none of the points it selects (seat 4's win rate at
-    2 and 3 players) can never hold: refused at its line."""
+def refuse_conditions_that_never_apply(exp: Experiment, conditions, kind: str = "check") -> None:
+    """A check or autobalance target (``kind``) whose metric applies at none of the points
+    it selects (seat 4's win rate at 2 and 3 players) can never hold: refused at its line."""
+    for cond in conditions:
+        counts = sorted({p.players for p in exp.points() if cond.selects(p)})
+        smallest = smallest_players(cond.metric, exp.game)
+        if counts and all(players < smallest for players in counts):
+            raise cond.loc.error(f"{cond.metric} applies from {smallest} players; this {kind} "
+                                 f"selects only {', '.join(map(str, counts))}")
+
+
+def smallest_players(metric_name: str, game: str | None) -> int:
+    """The smallest player count at which the metric has games to count (below it: n/a)."""
     from reports.sweep import metric
 
-    for cond in exp.checks:
-        counts = sorted({p.players for p in exp.points() if cond.selects(p)})
-        smallest = metric(cond.metric, exp.game).min_players
-        if counts and all(players < smallest for players in counts):
-            raise cond.loc.error(f"{cond.metric} applies from {smallest} players; this check "
-                                 f"selects only {', '.join(map(str, counts))}")
+    return metric(metric_name, game).min_players
 
 
 @dataclass
@@ -157,7 +162,7 @@ def check_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
     if not any(needed(p) for p in exp.points()):
         raise UserError("no point of the experiment matches any check (players / where)",
                         file=exp.file, line=exp.loc.line, field=f"{exp.name}.checks")
-    _refuse_checks_that_never_apply(exp)
+    refuse_conditions_that_never_apply(exp, exp.checks)
     from sim.runs.resumable import Stopped
 
     with tempfile.TemporaryDirectory(prefix="cardsim-check-") as tmp:
