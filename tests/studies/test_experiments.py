@@ -77,6 +77,10 @@ def test_points_are_the_grid_of_players_and_axes(tmp_path):
      "bad.sweep.card.TE12.value", "also set at card_overrides.TE12.value (line 3)"),
     ("  rules: {hand_size: 5}\n  sweep:\n    rule.hand_size: [4, 6]\n", 5,
      "bad.sweep.rule.hand_size", "rule option hand_size is also set at rules.hand_size (line 3)"),
+    # for one player count and for every count: the count's setting overlaps the sweep
+    ("  rules: {venture_limit.3: 2}\n  sweep:\n    rule.venture_limit: [2, 3]\n", 5,
+     "bad.sweep.rule.venture_limit",
+     "rule option venture_limit is also set at rules.venture_limit.3 (line 3)"),
     ("  sweep:\n    rule.hand_size: [4, 6]\n    rules.hand_size: [5, 7]\n", 5,
      "bad.sweep.rules.hand_size", "also set at sweep.rule.hand_size (line 4)"),
     ("  games: 10\n  players: [9]\n", 4, "bad.players", "not 9"),

@@ -171,9 +171,18 @@ def _refuse_clash(exp: Experiment, places: list) -> None:
     places = sorted(places, key=lambda p: p[3].line)
     for i, (kind, what, words, node) in enumerate(places):
         for other_kind, other, _, first in places[:i]:
-            if kind == other_kind and what & other:
+            if kind == other_kind and _overlap(kind, what, other):
                 raise node.error(f"{words} is also set at {_place(exp, first)}; set it in "
                                  "one place (only one of them would play)")
+
+
+def _overlap(kind: str, what: frozenset, other: frozenset) -> bool:
+    """Two places set a common card cell or rule option; a rule option set for every player
+    count (count None) overlaps the same option set for one count."""
+    if kind != "rule":
+        return bool(what & other)
+    return any(option == option2 and (count is None or count2 is None or count == count2)
+               for option, count in what for option2, count2 in other)
 
 
 def _place(exp: Experiment, node: Located) -> str:
