@@ -174,3 +174,23 @@ def test_a_team_metric_at_one_player_is_not_applicable(tmp_path, runner):
     assert shown.exit_code == 0, shown.output
     solo = next(line for line in shown.output.splitlines() if line.startswith("1p "))
     assert solo.count("n/a") == 2, solo    # team A's share of team wins and B's win rate
+
+
+def test_a_check_of_other_points_rewrites_a_report_that_lacks_them(runner, tmp_path):
+    """The report in OUT names the points it covers (experiment.json): a check playing
+    points outside them rewrites it; one playing only covered points leaves it."""
+    import json
+
+    out = tmp_path / "o"
+    args = ["--out", str(out), "--games", "100", "--no-progress"]
+    four = _gate(tmp_path, "- {metric: all_lose_rate, players: 4, max: 100}")
+    assert runner.invoke(main, ["check", "gate", "--file", four] + args).exit_code == 0
+    report = (out / "report" / "sweep.md").read_text()
+    assert "4p-hand_size=4" in report and "2p-hand_size=4" not in report
+    both = _gate(tmp_path, "- {metric: all_lose_rate, max: 100}")
+    assert runner.invoke(main, ["check", "gate", "--file", both] + args).exit_code == 0
+    report = (out / "report" / "sweep.md").read_text()
+    assert "2p-hand_size=4" in report and "4p-hand_size=5" in report
+    assert len(json.loads((out / "experiment.json").read_text())["report_points"]) == 4
+    assert runner.invoke(main, ["check", "gate", "--file", four] + args).exit_code == 0
+    assert (out / "report" / "sweep.md").read_text() == report

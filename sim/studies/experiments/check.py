@@ -167,14 +167,14 @@ def check_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
 
     with tempfile.TemporaryDirectory(prefix="cardsim-check-") as tmp:
         target = Path(out) if out is not None else Path(tmp) / exp.name
-        # an experiment's report in OUT covers all its points: the check's, of the points it
-        # selects, does not replace it
-        report = out is not None and not (target / "report" / "sweep.md").exists()
+        # a report in OUT that covers every point the check plays (the experiment's, of all
+        # its points) is kept; one that lacks some of them is rewritten
         try:
             result = run_experiment(exp, games=games, out=target, threads=threads,
                                     progress=progress, only=needed, command_line=command_line,
-                                    report=report, backend=backend,
-                                    backend_options=backend_options, command="check")
+                                    report=out is not None, backend=backend,
+                                    backend_options=backend_options, command="check",
+                                    keep_covering_report=True)
         except Stopped as stop:
             if out is None:   # the runs were in a temporary directory: nothing is kept
                 stop.out, stop.out_option = Path("(nothing: no --out)"), None

@@ -125,7 +125,8 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                    threads: Any = None, progress: bool = True, only=None,
                    command_line: str | None = None, report: bool = True,
                    backend: Any = None, backend_options: Any = None,
-                   command: str = "experiment") -> ExperimentResult:
+                   command: str = "experiment",
+                   keep_covering_report: bool = False) -> ExperimentResult:
     """Run every point (or those ``only(point)`` keeps) and write the sweep report.
 
     An existing OUT from an earlier, interrupted call of the same experiment is continued:
@@ -133,7 +134,9 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
     stop it with ``sim.runs.resumable.Stopped`` naming OUT (the CLI prints the command to
     continue). With a cluster backend (``dask``, ``dask-local``) the chunks of every new
     point go out as one list of tasks (points x chunks), so the cluster works on all points
-    at once. ``command`` names the command in the stop message (``check`` runs points too)."""
+    at once. ``command`` names the command in the stop message (``check`` runs points too).
+    With ``keep_covering_report`` an existing report that covers every point played now
+    (experiment.json's ``report_points``) is left as it is, and any other rewritten."""
     from sim.runs.resumable import stoppable
 
     out_path = Path(out) if out is not None else default_out(exp.name)
@@ -141,12 +144,14 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
         return _run_experiment(exp, games=games, out_path=out_path, threads=threads,
                                progress=progress, only=only, command_line=command_line,
                                report=report, backend=backend,
-                               backend_options=backend_options)
+                               backend_options=backend_options,
+                               keep_covering_report=keep_covering_report)
 
 
 def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any,
                     progress: bool, only, command_line: str | None, report: bool,
-                    backend: Any, backend_options: Any) -> ExperimentResult:
+                    backend: Any, backend_options: Any,
+                    keep_covering_report: bool) -> ExperimentResult:
     chosen, owned = backends.resolve(backend, backend_options)
     if chosen.in_process:
         if owned:
@@ -172,7 +177,10 @@ def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any
               "point_settings": {p.name: point_settings(p, out_path / p.name) for p in points},
               "strategy_files": strategy_files(points),
               "tuning": tuning_settings(exp)}
+    covered = _report_points(out_path)
     _claim(out_path, record)
+    if keep_covering_report and {p.name for p in points} <= covered:
+        report = False
     result = ExperimentResult(exp, out_path)
     total = games * len(points)
     bar = progress_bar(progress, total, f"{exp.name}: {len(points)} points", show_pos=True)
@@ -242,7 +250,27 @@ def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any
                                            result.points, [a.key for a in exp.axes],
                                            exp.metrics or default_metrics(exp.game, exp.players),
                                            notes, game=exp.game)
+        _record_report_points(out_path, [p["name"] for p in result.points])
     return result
+
+
+def _report_points(out: Path) -> set[str]:
+    """The points the report in ``out`` covers (experiment.json's ``report_points``); empty
+    when there is no report or its points are not recorded."""
+    try:
+        record = json.loads((out / "experiment.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    if not (out / "report" / "sweep.md").is_file():
+        return set()
+    return set(record.get("report_points", []))
+
+
+def _record_report_points(out: Path, names: list[str]) -> None:
+    marker = out / "experiment.json"
+    record = json.loads(marker.read_text(encoding="utf-8"))
+    record["report_points"] = names
+    marker.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
 
 
 def fixed_settings(exp: Experiment) -> list[str]:
@@ -469,6 +497,8 @@ def _claim(out: Path, record: dict) -> None:
                                          **record["point_settings"]},
                       "strategy_files": {**old.get("strategy_files", {}),
                                          **record["strategy_files"]}}
+        if "report_points" in old:   # the report stays until a run rewrites it
+            record = {**record, "report_points": old["report_points"]}
     from sim.core.output import writing
 
     with writing("the experiment's directory", out):
