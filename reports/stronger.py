@@ -57,6 +57,13 @@ def default_seconds() -> float:
         raise UserError(f"must be a number of seconds, got '{raw}'", field=ENV) from None
 
 
+def seconds_text(seconds: float) -> str:
+    """Seconds exactly, as an option value (1234567, 0.5): a continue line must give the
+    budget the journal recorded, not a rounded one."""
+    value = float(seconds)
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
 def search_request(run) -> dict[str, Any]:
     """The run's request with every strategy slot played by search over its strategy."""
     game = run.game

@@ -147,20 +147,21 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
     from sim import api
 
     extra = {k: v for k, v in (("ablation", ablation), ("skill", skill)) if v} or None
-    _keep_stronger_play(stronger_play, stronger_play_games)
+    _keep_stronger_play(stronger_play)
     _print_report(api.report(list(run_dirs), out, threshold_pp=threshold,
                              allow_mixed=allow_mixed, extra=extra, replay_games=replay_games,
                              stronger_play=stronger_play,
                              stronger_play_games=stronger_play_games, resume=resume))
 
 
-def _keep_stronger_play(seconds: float | None, games: int | None) -> None:
-    """Without a budget on the command line the report takes $CARDSIM_STRONGER_PLAY's (or
-    the default): the continue line names it, so it continues where the variable is unset."""
-    if seconds is None and games is None:
-        from reports.stronger import default_seconds
+def _keep_stronger_play(seconds: float | None) -> None:
+    """Without seconds on the command line the report records $CARDSIM_STRONGER_PLAY's (or
+    the default), also beside --stronger-play-games: the continue line names them, so it
+    continues where the variable is unset."""
+    if seconds is None:
+        from reports.stronger import default_seconds, seconds_text
 
-        resume_keeps("--stronger-play", f"{default_seconds():g}")
+        resume_keeps("--stronger-play", seconds_text(default_seconds()))
 
 
 @main.command(short_help="What an edit changed: two runs of the same seed, game by game.")
@@ -285,7 +286,7 @@ def balance_report(ctx: click.Context, **opts: Any) -> None:
 
     if opts["players"] is not None:
         raise click.UsageError("balance-report plays every player count; drop --players")
-    _keep_stronger_play(opts["stronger_play"], opts["stronger_play_games"])
+    _keep_stronger_play(opts["stronger_play"])
     written = api.balance_report(game_request(opts), execution_of(ctx, opts),
                                  threshold_pp=opts["threshold"], resume=opts["resume"],
                                  replay_games=opts["replay_games"],

@@ -149,11 +149,11 @@ def _run_report(run_dir: Any, opts: dict[str, Any]) -> dict[str, Any]:
     try:
         return api.report([run_dir], out, resume=opts["resume_dir"] is not None)
     except Stopped as exc:
-        from reports.stronger import default_seconds
+        from reports.stronger import default_seconds, seconds_text
 
         # the budget it resolved ($CARDSIM_STRONGER_PLAY), so the line continues anywhere
         exc.continue_with = shlex.join(["simulate", "report", os.fspath(run_dir), "--out",
-                                        out, "--stronger-play", f"{default_seconds():g}",
+                                        out, "--stronger-play", seconds_text(default_seconds()),
                                         "--resume"])
         raise
 

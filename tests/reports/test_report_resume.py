@@ -158,7 +158,8 @@ def test_report_cli_stops_with_the_command_that_continues_it(run_dir, whole, tmp
     assert stopped.stderr.startswith(f"simulate: report interrupted by SIGTERM; finished work "
                                      f"is kept in {out}; continue with: simulate report")
     command = continue_command(stopped)
-    assert command == [str(a) for a in args] + ["--resume"]
+    # the seconds recorded beside --stronger-play-games: $CARDSIM_STRONGER_PLAY's (tests: 0)
+    assert command == [str(a) for a in args] + ["--stronger-play", "0", "--resume"]
     # other options would give other numbers: refused on one line, naming what differs
     other = invoke(["report", run_dir, "--out", out, "--replay-games", "400",
                     "--stronger-play-games", "5", "--resume"])
@@ -238,3 +239,26 @@ def test_report_cli_without_a_budget_continues_with_the_one_it_took(run_dir, tmp
     assert stopped.exit_code == 130, stopped.output
     assert continue_command(stopped) == [str(a) for a in args] + ["--stronger-play", "0.5",
                                                                   "--resume"]
+
+
+def test_a_budget_in_games_continues_with_the_exact_seconds_it_recorded(run_dir, tmp_path,
+                                                                       monkeypatch):
+    """--stronger-play-games N: the journal still records $CARDSIM_STRONGER_PLAY's seconds,
+    so the continue line names them, whole and unrounded (1234567, not 1.23457e+06)."""
+    from reports.stronger import seconds_text
+
+    assert [seconds_text(s) for s in (1234567.0, 0.5, 0.1 + 0.2)] == \
+        ["1234567", "0.5", "0.30000000000000004"]
+    out = tmp_path / "rep"
+    args = ["report", run_dir, "--out", out, "--replay-games", "600",
+            "--stronger-play-games", "5"]
+    with monkeypatch.context() as patch:
+        patch.setenv("CARDSIM_STRONGER_PLAY", "1234567")
+        Blocks(patch, 2, KeyboardInterrupt())
+        stopped = invoke(args)
+    assert stopped.exit_code == 130, stopped.output
+    command = continue_command(stopped)
+    assert command == [str(a) for a in args] + ["--stronger-play", "1234567", "--resume"]
+    monkeypatch.delenv("CARDSIM_STRONGER_PLAY", raising=False)
+    Blocks(monkeypatch, 1, KeyboardInterrupt())   # accepted: it plays on (and is stopped)
+    assert invoke(command).exit_code == 130
