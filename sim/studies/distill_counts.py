@@ -36,7 +36,8 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
     """One strategy file from per-count strategy files' documents (count -> document):
     ``weights`` are count ``main``'s, ``by_players`` every other count's weights that
     differ from them, and the base's weights at each count no part covers (``uncovered``:
-    count -> weights); ``tuned_on`` and ``score`` keep each count's."""
+    count -> weights); ``tuned_on`` describes count ``main`` with each count's own where
+    they differ (shared_provenance), and ``score`` keeps each count's."""
     if main not in parts:
         raise ValueError(f"no strategy for the main player count {main}")
     first = parts[main]
@@ -55,7 +56,7 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
     # a count's file made by another command beforehand (kept on --resume)
     own_command = [p for p in counts if p not in kept and command and (
         parts[p].get("tuned_on") or {}).get("command") not in (None, command)]
-    tuned = shared_provenance({p: parts[p].get("tuned_on") or {} for p in counts})
+    tuned = shared_provenance({p: parts[p].get("tuned_on") or {} for p in counts}, main)
     if command:
         tuned = {"command": command, **tuned}
     return {
@@ -83,20 +84,21 @@ def combine(parts: Mapping[int, Mapping[str, Any]], main: int, name: str,
 OWN_KEYS = ("command", "iterations", "seconds")   # every count's own, always under per_count
 
 
-def shared_provenance(tuned_on: Mapping[int, Mapping[str, Any]]) -> dict[str, Any]:
-    """The counts' ``tuned_on`` as one: what every count shares (cards, rules, seed,
-    settings) once, and under ``per_count`` each count's OWN_KEYS and every key where it
-    differs from another count (a count's file another command made has its own seed and
-    settings, whichever count it is)."""
+def shared_provenance(tuned_on: Mapping[int, Mapping[str, Any]], main: int) -> dict[str, Any]:
+    """The counts' ``tuned_on`` as one: at the top level count ``main``'s value of every key
+    (cards, rules, seed, settings; the file's ``weights`` are that count's, so readers of
+    ``hold`` or ``cards`` find them there), and under ``per_count`` each count's OWN_KEYS
+    and its own value of every key where the counts differ (a count's file another command
+    made has its own seed and settings, whichever count it is)."""
     keys = [key for doc in tuned_on.values() for key in doc if key not in OWN_KEYS]
     keys = list(dict.fromkeys(keys))
     docs = list(tuned_on.values())
-    shared = [key for key in keys
-              if all(key in doc and doc[key] == docs[0][key] for doc in docs)]
-    tuned = {key: docs[0][key] for key in shared}
+    differ = [key for key in keys
+              if not all(key in doc and doc[key] == docs[0][key] for doc in docs)]
+    tuned = {key: value for key, value in tuned_on[main].items() if key not in OWN_KEYS}
     tuned["per_count"] = {
         str(p): {**{key: doc.get(key) for key in OWN_KEYS},
-                 **{key: doc[key] for key in keys if key not in shared and key in doc}}
+                 **{key: doc[key] for key in differ if key in doc}}
         for p, doc in tuned_on.items()}
     return tuned
 

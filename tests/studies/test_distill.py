@@ -308,15 +308,16 @@ def test_per_count_resumed_over_a_count_made_by_its_own_command(tmp_path):
 
 def test_per_count_provenance_is_each_counts_own_where_they_differ(tmp_path):
     """The main count's file (4 players) made by another command with another seed: the
-    combined file's tuned_on names the seed each count was made with, not the main
-    count's for both."""
+    combined file's tuned_on describes the main count's weights at the top level (its
+    seed, and settings such as hold and cards stay there) and names under per_count the
+    seed each count was made with."""
     each = {**SMALL, "iterations": 1, "games": 12, "check_games": 0}
     distill_strategy(out=tmp_path / "each.4p.yaml", threads=1, command_line="first",
                      **{**each, "players": 4, "seed": 8})
     result = distill_strategy(out=tmp_path / "each.yaml", threads=1, per_count=True,
                               resume=True, command_line="second", **{**each, "players": "3,4"})
     tuned = yaml.safe_load(result.out.read_text())["tuned_on"]
-    assert "seed" not in tuned
+    assert tuned["seed"] == 8       # the main count's: the file's weights are its
     assert tuned["per_count"]["4"]["seed"] == 8 and tuned["per_count"]["3"]["seed"] == 5
     assert tuned["per_count"]["4"]["command"] == "first"
     assert tuned["settings"]["games"] == 12 and tuned["settings"]["k"] == 2   # shared
