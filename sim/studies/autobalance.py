@@ -121,9 +121,11 @@ class AutobalanceResult:
             lines.append(f"card file: {self.card_file}")
         return "\n".join(lines)
 
-
     def verdict(self) -> str:
         """Whether the confirmation games show the best set balanced within the targets."""
+        if self.confirmed is None:
+            return ("not confirmed: the best set was not replayed on other games, so its "
+                    "estimates lean its way")
         statuses = [m[5] for m in self.confirmed.metrics]
         missed, undecided = statuses.count("missed"), statuses.count("undecided")
         if not missed and not undecided:

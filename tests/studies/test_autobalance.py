@@ -213,3 +213,10 @@ def test_a_target_is_scored_only_where_its_metric_applies(tmp_path):
                        progress=False)
     assert f"{path}:10" in str(caught.value)
     assert "a_share applies from 2 players; this target selects only 1" in str(caught.value)
+
+
+def test_a_result_without_a_confirmation_says_so_in_its_verdict():
+    best = ab.Evaluation((), 100, True, 0.0, 0.0, 0.0,
+                         [("a_share at 3p 50 ± 1", "3p", 50.2, 49.5, 50.9, "met")])
+    result = ab.AutobalanceResult(best, best, "", "", "", None, 1, 0, 1, 100)
+    assert result.verdict().startswith("not confirmed: the best set was not replayed")
