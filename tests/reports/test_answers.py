@@ -163,26 +163,28 @@ def test_two_compensation_modes_that_play_the_same_games_are_said_to(tmp_path):
     assert judged and not any(", extra_venture_empty" in t for t in judged), judged
 
 
-def test_mixed_runs_say_which_runs_games_their_reasons_come_from(tmp_path, monkeypatch):
-    """Two runs with different card files pooled with allow_mixed: the replays play the
-    first run's games only, and each reason names that run (and that the runs differ)."""
+def edited_cards(tmp_path):
+    """The default Peer-to-Peer card file with one card's name changed: another file."""
+    from sim.games.peer_to_peer.cards import default_cards_path
+
+    edited = tmp_path / "edited.csv"
+    edited.write_text(default_cards_path().read_text().replace("SV1,Service 1,", "SV1,Edited,"))
+    return edited
+
+
+def explained_four_player_cause(dirs, monkeypatch):
+    """The 4-player team-balance answer of the runs ``dirs`` (merged with allow_mixed)
+    explained under a fixed cause (the replays themselves are not what is tested): its
+    one cause, the answers' section and the runs."""
     import sim.core.attribution as core
     from reports import attribution
     from reports.load import load_runs
     from sim.core.attribution import EXCHANGE, Cause
     from sim.core.report_metric import Answer
-    from sim.games.peer_to_peer.cards import default_cards_path
     from sim.games.peer_to_peer.measures import team_balance_measure
 
-    edited = tmp_path / "edited.csv"   # one card's name changed: another card file
-    edited.write_text(default_cards_path().read_text().replace("SV1,Service 1,", "SV1,Edited,"))
-    dirs = [api.run(game="peer-to-peer", players=4, games=20, seed=1, out=tmp_path / "a",
-                    threads=1, progress=False).run_dir,
-            api.run(game="peer-to-peer", players=4, games=20, seed=1, out=tmp_path / "b",
-                    threads=1, progress=False, cards=str(edited)).run_dir]
     rs = load_runs([str(d) for d in dirs], allow_mixed=True)
     assert rs.mixed
-    # the replays themselves are not what is tested: a fixed cause, a check that passes
     monkeypatch.setattr(attribution, "_check", lambda *a: True)
     monkeypatch.setattr(core, "explain", lambda *a, **k: [Cause(
         "start_cards", "the starting cards", EXCHANGE, 0.03, 0.01, 0.05, edge=0.04,
@@ -194,6 +196,17 @@ def test_mixed_runs_say_which_runs_games_their_reasons_come_from(tmp_path, monke
                                                threads=1)
     (explained, _), = out
     (cause,) = explained.causes
+    return cause, section, rs
+
+
+def test_mixed_runs_say_which_runs_games_their_reasons_come_from(tmp_path, monkeypatch):
+    """Two runs with different card files pooled with allow_mixed: the replays play the
+    first run's games only, and each reason names that run (and that the runs differ)."""
+    dirs = [api.run(game="peer-to-peer", players=4, games=20, seed=1, out=tmp_path / "a",
+                    threads=1, progress=False).run_dir,
+            api.run(game="peer-to-peer", players=4, games=20, seed=1, out=tmp_path / "b",
+                    threads=1, progress=False, cards=str(edited_cards(tmp_path))).run_dir]
+    cause, section, rs = explained_four_player_cause(dirs, monkeypatch)
     assert cause["run"] == rs.runs[0].path
     assert f"from the replayed games of {rs.runs[0].path} only" in cause["words"]
     assert "other 1 run pooled in this answer, which differ in card file" in cause["words"]
@@ -205,33 +218,11 @@ def test_reasons_say_runs_differ_only_when_the_runs_of_their_answer_do(tmp_path,
     """Two 4-player runs of one card file and a 3-player run of another, merged with
     allow_mixed: the 4-player reasons name their run but not a difference the 4-player
     runs do not have."""
-    import sim.core.attribution as core
-    from reports import attribution
-    from reports.load import load_runs
-    from sim.core.attribution import EXCHANGE, Cause
-    from sim.core.report_metric import Answer
-    from sim.games.peer_to_peer.cards import default_cards_path
-    from sim.games.peer_to_peer.measures import team_balance_measure
-
-    edited = tmp_path / "edited.csv"
-    edited.write_text(default_cards_path().read_text().replace("SV1,Service 1,", "SV1,Edited,"))
     dirs = [api.run(game="peer-to-peer", players=4, games=20, seed=seed, out=tmp_path / name,
                     threads=1, progress=False).run_dir for seed, name in ((1, "a"), (2, "b"))]
     dirs.append(api.run(game="peer-to-peer", players=3, games=20, seed=1, out=tmp_path / "c",
-                        threads=1, progress=False, cards=str(edited)).run_dir)
-    rs = load_runs([str(d) for d in dirs], allow_mixed=True)
-    assert rs.mixed
-    monkeypatch.setattr(attribution, "_check", lambda *a: True)
-    monkeypatch.setattr(core, "explain", lambda *a, **k: [Cause(
-        "start_cards", "the starting cards", EXCHANGE, 0.03, 0.01, 0.05, edge=0.04,
-        edge_lo=0.02, edge_hi=0.06, games=20)])
-    answer = Answer("Is it fair between the teams?", "4 players", "an edge", "above", 0.45,
-                    0.42, 0.48, even=0.5, measure=team_balance_measure(4), key="team_balance",
-                    group={"players": 4, "pairing": rs.runs[0].pairing, "variant": "n/a"})
-    out, _ = attribution.explain_answers([(answer, "team_balance")], rs, replay_games=10,
-                                         threads=1)
-    (explained, _), = out
-    (cause,) = explained.causes
+                        threads=1, progress=False, cards=str(edited_cards(tmp_path))).run_dir)
+    cause, _, _ = explained_four_player_cause(dirs, monkeypatch)
     assert "other 1 run pooled in this answer" in cause["words"]
     assert "differ in card file" not in cause["words"]
 
