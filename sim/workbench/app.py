@@ -296,10 +296,20 @@ def commands(bench: Workbench, comparison: compare.Comparison) -> dict[str, str]
         info["rules"] != "edited" else (_saved_as(bench, saved.get("rules"), played["rules"])
                                         or "EDITED-RULES.yaml")
     flags = list(bench.settings.backend_flags)
-    return inputs.command_lines(plan.game, resolve_game(plan.game), plan.players, plan.seed,
-                                plan.max_games, plan.width_pp, info["strategies"], edit_cards,
-                                edit_rules, base.cards and _shown(bench, base.cards), base_rules,
-                                flags, chunk=info["chunk"])
+    ended = not comparison.running
+    games_played = ({p: comparison.played(p) for p in plan.players} if ended else None)
+    lines = inputs.command_lines(plan.game, resolve_game(plan.game), plan.players, plan.seed,
+                                 plan.max_games, plan.width_pp, info["strategies"], edit_cards,
+                                 edit_rules, base.cards and _shown(bench, base.cards),
+                                 base_rules, flags, chunk=info["chunk"],
+                                 games_played=games_played)
+    lines["note"] = (
+        "the games the comparison played, no --until-ci: these print the page's numbers"
+        if ended else
+        "while it runs: the cap, with --until-ci; --until-ci stops on each side's own "
+        "rates, not on the paired difference the page decides on, so these need not stop "
+        "where the page does (once the comparison ends they name the games it played)")
+    return lines
 
 
 def _rules_kind(edit: Edit, baseline_rules: str | None) -> str:

@@ -335,10 +335,15 @@ def command_lines(game_name: str, game: Any, players: Sequence[int], seed: int, 
                   width: float, strategies: Mapping[int, Mapping[str, str]],
                   edit_cards: str | None, edit_rules: str | None, base_cards: str | None,
                   base_rules: str | None, backend: Sequence[str] = (),
-                  chunk: int | None = None) -> dict[str, str]:
+                  chunk: int | None = None,
+                  games_played: Mapping[int, int] | None = None) -> dict[str, str]:
     """The ``simulate`` runs equivalent to the two sides of a comparison (one per side and
-    player count, each with that count's ``strategies``; ``--until-ci`` there stops on each
-    side's own rates, not the paired difference). ``chunk``: the chunk size the page set."""
+    player count, each with that count's ``strategies``). ``chunk``: the chunk size the page
+    set. ``games_played`` (per player count), once the comparison has ended: each line
+    plays exactly those games (``--games N``, no ``--until-ci``), so it prints the page's
+    numbers. Without it the lines show the cap with ``--until-ci``, which stops on each
+    side's own rates, not on the paired difference the page decides on, so they need not
+    stop where the page does."""
     kind = game.strategy_kind
 
     def strategy_flags(count: int) -> list[str]:
@@ -354,8 +359,12 @@ def command_lines(game_name: str, game: Any, players: Sequence[int], seed: int, 
         words = ["simulate", "--game", game_name, "--players", str(count)]
         words += ["--cards", cards] if cards else []
         words += ["--rules", rules] if rules else []
-        words += strategy_flags(count) + ["--games", str(games), "--seed", str(seed),
-                                          "--until-ci", f"{width:g}"]
+        if games_played is None:
+            words += strategy_flags(count) + ["--games", str(games), "--seed", str(seed),
+                                              "--until-ci", f"{width:g}"]
+        else:
+            words += strategy_flags(count) + ["--games", str(games_played[count]),
+                                              "--seed", str(seed)]
         words += ["--chunk-size", str(chunk)] if chunk else []
         return shlex.join(words + list(backend))
 

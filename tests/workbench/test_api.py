@@ -262,7 +262,32 @@ def test_run_pairs_the_sides_game_by_game_and_decides_by_the_until_ci_rule(tmp_p
     assert snap["widths"] == sorted(snap["widths"], reverse=True)  # it narrows look by look
     assert snap["z"] == pytest.approx(compare.z_for_looks(10))
     assert snap["points"][0]["balance"] == {"baseline": None, "edit": None}   # no measure
-    assert "--team-a greedy" in snap["commands"]["edit"] and "--until-ci 3" in snap["commands"]["edit"]
+    assert "--team-a greedy" in snap["commands"]["edit"]
+    assert f"--games {n} " in snap["commands"]["edit"]      # the games played, not the cap
+
+
+def test_an_ended_comparisons_command_lines_play_the_games_it_played(tmp_path, monkeypatch):
+    """--until-ci stops on each side's own rates, the page on the paired difference: once
+    the comparison has ended, its command lines name the games it played instead."""
+    monkeypatch.setenv("FAKE_GAME_DELAY", "0.05")
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        body = renamed(edit_body(state, page=PAGE, games=100000, chunk=1000, width=0.01))
+        ident = c.post("/api/run", json=body).json()["id"]
+        running = c.get(f"/api/run/{ident}").json()
+        while c.get(f"/api/run/{ident}").json()["looks"] < 2:
+            time.sleep(0.05)
+        c.post(f"/api/run/{ident}/stop")
+        snap = wait(c, ident)
+    assert "--games 100000 " in running["commands"]["edit"]
+    assert "--until-ci" in running["commands"]["edit"]
+    assert "need not stop where the page does" in running["commands"]["note"]
+    played = snap["games_per_side"]
+    assert snap["state"] == "stopped" and played < 100000
+    for side in ("edit", "baseline"):
+        assert f"--games {played} --seed 1" in snap["commands"][side]
+        assert "--until-ci" not in snap["commands"][side]
+    assert "print the page's numbers" in snap["commands"]["note"]
 
 
 def test_the_workbench_and_simulate_compare_agree(tmp_path, runner):

@@ -445,7 +445,8 @@ function render(snap) {
     box.hidden = false;
   }
   if (snap.commands) {
-    $("command").textContent = "# the edit\n" + snap.commands.edit +
+    $("command").textContent = (snap.commands.note ? `# ${snap.commands.note}\n` : "") +
+      "# the edit\n" + snap.commands.edit +
       "\n# the baseline\n" + snap.commands.baseline;
   }
 }
