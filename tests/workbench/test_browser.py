@@ -484,6 +484,28 @@ def test_leaving_the_page_mid_run_or_with_unsaved_edits_asks_first(server, brows
     until(lambda: not comparison.running, 30)
 
 
+def test_switching_the_game_with_unsaved_edits_asks_first_and_keeps_them_on_no(server,
+                                                                               browser):
+    from selenium.webdriver.support.ui import Select
+
+    address, _, _ = server
+    open_page(browser, address)
+    row = card_row(browser, "TE13")
+    type_into(cell(browser, row, "value"), "10")
+    browser.execute_script("window.asked = []; window.confirm = (words) => "
+                           "{ window.asked.push(words); return false; }")
+    Select(browser.find_element("id", "game")).select_by_value("plai")
+    time.sleep(0.5)
+    assert len(browser.execute_script("return window.asked")) == 1
+    assert "unsaved edits" in browser.execute_script("return window.asked[0]")
+    assert browser.find_element("id", "game").get_attribute("value") == "peer-to-peer"
+    assert cell(browser, row, "value").get_attribute("value") == "10"   # kept
+    browser.execute_script("document.body.dataset.ready = ''; window.confirm = () => true")
+    Select(browser.find_element("id", "game")).select_by_value("plai")
+    until(lambda: browser.execute_script("return document.body.dataset.ready === '1'"), 30)
+    assert browser.find_element("id", "game").get_attribute("value") == "plai"
+
+
 def test_a_seed_beyond_two_to_the_53_is_played_as_typed(server, browser):
     address, _, bench = server
     open_page(browser, address)
@@ -509,7 +531,7 @@ def test_switching_the_game_mid_run_stops_the_run_and_clears_its_results(server,
     address, _, bench = server
     comparison = _start_long_run(browser, address, bench)
     until(lambda: browser.find_elements("css selector", "table.point"), 30)
-    browser.execute_script("document.body.dataset.ready = ''")
+    browser.execute_script("document.body.dataset.ready = ''; window.confirm = () => true")
     Select(browser.find_element("id", "game")).select_by_value("plai")
     until(lambda: browser.execute_script("return document.body.dataset.ready === '1'"), 30)
     until(lambda: not comparison.running, 30)

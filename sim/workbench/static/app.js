@@ -68,6 +68,14 @@ function showProblem(text) {
 
 // ------------------------------------------------------------------ loading a game
 async function load(game) {
+  // another game discards the edits of this one: the designer is asked first, as on
+  // leaving the page, and keeps them (and this game) on declining
+  if (game && state && game !== state.game && edited &&
+      !window.confirm(`Switching to ${game} discards the unsaved edits of ${state.game}. ` +
+                      "Switch anyway?")) {
+    $("game").value = state.game;
+    return;
+  }
   await leaveComparison();
   const query = game ? "?game=" + encodeURIComponent(game) : "";
   const answer = await answered("GET", "/api/state" + query);
