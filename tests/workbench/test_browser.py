@@ -425,6 +425,24 @@ def test_a_server_that_stops_answering_mid_run_is_an_error_and_the_edits_stay(se
     until(lambda: not comparison.running, 30)
 
 
+def test_a_hung_server_mid_run_is_an_error_after_the_polls_timeout(server, browser):
+    address, _, bench = server
+    comparison = _start_long_run(browser, address, bench)
+    # the server hangs (as under SIGSTOP): a request is never answered, only abandoned
+    browser.execute_script(
+        "pollTimeoutSeconds = 1;"
+        "window.fetch = (path, options) => new Promise((resolve, reject) => {"
+        "  if (options && options.signal) options.signal.addEventListener('abort',"
+        "    () => reject(new DOMException('aborted', 'AbortError')));"
+        "});")
+    until(lambda: browser.execute_script("return document.body.dataset.state === 'error'"), 30)
+    assert "did not answer for 1 s" in browser.find_element("id", "status").text
+    assert browser.find_element("id", "run").is_enabled()
+    assert cell(browser, card_row(browser, "SV1"), "value").get_attribute("value") == "2"
+    comparison.stop()
+    until(lambda: not comparison.running, 30)
+
+
 def test_a_server_gone_before_a_report_an_example_a_download_or_a_run_is_said(server,
                                                                               browser):
     """Each button's request fails as a stopped server's would: the page says the server

@@ -14,6 +14,7 @@ let checkTimer = null;
 let edited = false;        // edits since the page loaded the game or saved them
 let pollFailures = 0;      // polls in a row the server did not answer
 const POLL_TRIES = 5;      // then the page says the server is gone (about 1.5 s)
+let pollTimeoutSeconds = 15;   // a poll unanswered this long: the server is hung, gone
 let lastSnap = null;       // the last snapshot drawn
 const openKinds = new Set();   // "players|from|to" of the kinds of change shown open
 const allGames = new Map();    // the same key -> every game index of that kind (fetched)
@@ -34,16 +35,27 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-async function api(method, path, body) {
+async function api(method, path, body, timeoutSeconds) {
+  // ``timeoutSeconds``: the request is abandoned (an AbortError) when unanswered that long
   const options = {method, headers: {}};
   if (body !== undefined) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);
   }
-  const response = await fetch(path, options);
-  const type = response.headers.get("Content-Type") || "";
-  const data = type.includes("json") ? await response.json() : await response.text();
-  return {ok: response.ok, status: response.status, data};
+  let timer = null;
+  if (timeoutSeconds) {
+    const controller = new AbortController();
+    options.signal = controller.signal;
+    timer = setTimeout(() => controller.abort(), timeoutSeconds * 1000);
+  }
+  try {
+    const response = await fetch(path, options);
+    const type = response.headers.get("Content-Type") || "";
+    const data = type.includes("json") ? await response.json() : await response.text();
+    return {ok: response.ok, status: response.status, data};
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const NO_ANSWER = "the workbench server does not answer (stopped?)";
@@ -341,9 +353,14 @@ async function poll() {
   const ident = current;
   let answer;
   try {
-    answer = await api("GET", `/api/run/${ident}`);
+    answer = await api("GET", `/api/run/${ident}`, undefined, pollTimeoutSeconds);
   } catch (err) {
     if (ident !== current) return;
+    if (err.name === "AbortError") {   // a hung server: waiting longer would not help
+      serverGone(`the workbench server did not answer for ${pollTimeoutSeconds} s ` +
+                 "(stopped or hung?)");
+      return;
+    }
     pollFailures += 1;
     if (pollFailures < POLL_TRIES) { pollTimer = setTimeout(poll, 300); return; }
     serverGone(NO_ANSWER);
