@@ -273,6 +273,14 @@ class Comparison:
         return sides.pop() if len(sides) == 1 else None
 
     # -- what the page sees
+    def _verdict_line(self, row: Mapping[str, Any]) -> str:
+        """One headline's verdict, its interval labelled with its level: the stopping
+        rule's z, as the table's intervals are (a line without an interval says none)."""
+        words = verdict_line(row, self.plan.width_pp)
+        if row["discordant"] == 0:
+            return words
+        return f"{words} (interval at the stopping rule's z = {self.z:.2f})"
+
     def snapshot(self) -> dict[str, Any]:
         with self.lock:
             points = []
@@ -289,7 +297,7 @@ class Comparison:
             verdict = None
             if done:
                 verdict = {"reason": self.reason, "lines": [
-                    f"{p['players']} players: " + verdict_line(row, self.plan.width_pp)
+                    f"{p['players']} players: " + self._verdict_line(row)
                     for p in points for row in p["rows"]]}
             return {"id": self.id, "state": self.state, "reason": self.reason,
                     "error": self.error, "looks": self.looks,

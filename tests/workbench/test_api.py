@@ -489,6 +489,19 @@ def test_the_verdict_says_the_strategies_are_both_sides_players(tmp_path):
     assert "players of <strong>both" in page
 
 
+def test_the_verdict_lines_say_their_intervals_are_at_the_stopping_rules_z(tmp_path):
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        ident = c.post("/api/run", json=renamed(edit_body(state, page=PAGE, games=3000,
+                                                          chunk=1000, width=0.01))).json()["id"]
+        snap = wait(c, ident)
+    lines = [line for line, row in zip(snap["verdict"]["lines"], snap["points"][0]["rows"])
+             if row["discordant"] > 0]
+    assert lines
+    assert all(line.endswith(f"(interval at the stopping rule's z = {snap['z']:.2f})")
+               for line in lines)
+
+
 def test_the_cap_ends_a_run_whose_intervals_stay_wide(tmp_path):
     with client(tmp_path) as c:
         state = c.get("/api/state").json()
