@@ -589,12 +589,14 @@ async def game_viewer(request: Request, bench: Workbench) -> Response:
     if not (players_text.isdigit() and index_text.isdigit() and len(index_text) < 19):
         raise BadInput("the address is /game/ID/PLAYERS/GAME-INDEX, whole numbers")
     players, index = int(players_text), int(index_text)
-    if index >= plan.max_games:
-        raise BadInput(f"game index {index} is beyond this comparison's {plan.max_games:,} "
-                       "games")
     if players not in plan.players:
         raise BadInput(f"this comparison played {', '.join(map(str, plan.players))} players, "
                        f"not {players}")
+    games_played = comparison.played(players)
+    if index >= games_played:
+        raise BadInput(f"game index {index} is beyond the {games_played:,} games this "
+                       f"comparison played at {players} players (of at most "
+                       f"{plan.max_games:,})")
     request_of = {"game": plan.game, "players": players,
                   "strategies": plan.strategies.get(players) or None}
     base = GameRequest(cards=plan.baseline.cards, rules_file=plan.baseline.rules_file,

@@ -534,6 +534,24 @@ def test_stop_keeps_the_finished_chunks_and_one_run_at_a_time_per_page(tmp_path,
     assert again.status_code == 200   # the page may run again once stopped
 
 
+def test_the_game_viewer_serves_only_the_games_the_comparison_played(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_GAME_DELAY", "0.05")
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        body = renamed(edit_body(state, page=PAGE, games=100000, chunk=1000, width=0.01))
+        ident = c.post("/api/run", json=body).json()["id"]
+        while c.get(f"/api/run/{ident}").json()["looks"] < 2:
+            time.sleep(0.05)
+        c.post(f"/api/run/{ident}/stop")
+        played = wait(c, ident)["games_per_side"]
+        beyond = c.get(f"/game/{ident}/4/{played}")
+        last_of_cap = c.get(f"/game/{ident}/4/99999")
+    assert played < 100000
+    for answer in (beyond, last_of_cap):
+        assert answer.status_code == 400
+        assert f"beyond the {played:,} games this comparison played" in answer.json()["error"]
+
+
 def test_a_page_keeps_its_last_comparisons_only(tmp_path):
     """Older comparisons of a page go with their folders (runs, files, report), so 30
     comparisons hold the disk (and memory) of two."""
