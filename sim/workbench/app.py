@@ -420,8 +420,7 @@ async def save(request: Request, bench: Workbench) -> Response:
         targets["cards"].write_text(edit.sheet.text(), encoding="utf-8")
         written["cards"] = _shown(bench, str(targets["cards"]))
     if "rules" in targets:
-        targets["rules"].write_text(edit.rules.text or "# every rule option at its default\n",
-                                    encoding="utf-8")
+        targets["rules"].write_text(edit.rules.file_text(), encoding="utf-8")
         written["rules"] = _shown(bench, str(targets["rules"]))
     bench.saved.setdefault(edit.name, {}).update(written)
     return JSONResponse({"written": written, "start_dir": str(bench.start_dir)})
@@ -441,7 +440,7 @@ async def download(request: Request, bench: Workbench) -> Response:
     if kind == "cards":
         text, filename, media = edit.sheet.text(), inputs.CARDS_NAME, "text/csv"
     else:
-        text = edit.rules.text
+        text = edit.rules.file_text()
         filename, media = inputs.RULES_NAME, "application/yaml"
     return Response(text, media_type=f"{media}; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{filename}"'})

@@ -152,6 +152,11 @@ class RulesEdit:
     text: str
     lines: dict[int, str] = field(default_factory=dict)
 
+    def file_text(self) -> str:
+        """The rule file as Save writes and Download gives it: the edited options, or a
+        comment saying every option is at its default when none is edited."""
+        return self.text or "# every rule option at its default\n"
+
 
 def rules_from_request(body: Mapping[str, Any], game: Any) -> RulesEdit:
     """``rules: {option: YAML value text}`` (options equal to their default are left out)

@@ -718,6 +718,17 @@ def test_download_gives_the_edited_files(tmp_path):
     assert bad.status_code == 400
 
 
+def test_download_of_unedited_rules_gives_the_file_save_writes(tmp_path):
+    with client(tmp_path, game="peer-to-peer") as c:
+        state = c.get("/api/state").json()
+        body = edit_body(state)
+        downloaded = c.post("/api/download", json={**body, "kind": "rules"})
+        saved = c.post("/api/save", json={**body, "rules_name": "unedited.yaml"})
+    assert saved.status_code == 200, saved.text
+    written = (tmp_path / "start" / "unedited.yaml").read_text(encoding="utf-8")
+    assert downloaded.text == written == "# every rule option at its default\n"
+
+
 def test_download_refuses_only_a_file_the_cli_would_refuse_itself(tmp_path):
     """A bad card cell refuses the card file as Save does, not the valid rule file; a
     strategy typo or no player count ticked refuses neither."""
