@@ -471,7 +471,28 @@ async def report(request: Request, bench: Workbench) -> Response:
     if comparison.looks == 0:
         raise BadInput("the comparison played no chunk; nothing to report")
     out = _report_dir(comparison, side)
-    if not (out / "report.html").exists():
+    # written in a worker thread: the server goes on answering other requests (every
+    # page's polls) while the page awaits this one
+    await run_in_threadpool(_write_side_report, comparison, side, out)
+    from reports.answers_file import read_answers
+    from sim.studies.examples import example_questions
+
+    base = f"/report/{comparison.id}/{side}"
+    return JSONResponse(_finite({
+        "side": side,
+        "url": f"{base}/report.html",
+        "markdown": f"{base}/report.md",
+        "answers_json": f"{base}/answers.json",
+        "answers": read_answers(out)["answers"],
+        "examples": list(example_questions(resolve_game(comparison.plan.game)))}))
+
+
+def _write_side_report(comparison: compare.Comparison, side: str, out: Path) -> None:
+    """The balance report of one side's games into ``out``, unless written already (one
+    writer at a time per comparison: a second request waits and finds it written)."""
+    with comparison.report_lock:
+        if (out / "report.html").exists():
+            return
         # one side's games only: a report of both would pool the baseline and the edit
         # into answers that are neither's
         dirs = [comparison.run_dirs[p][side] for p in comparison.plan.players]
@@ -484,17 +505,6 @@ async def report(request: Request, bench: Workbench) -> Response:
         write_report([str(d) for d in dirs], str(out), stronger_play=0,
                      about=f"The games of {SIDE_WORDS[side]} ({side} side) of a workbench "
                            "comparison, not the other side's.")
-    from reports.answers_file import read_answers
-    from sim.studies.examples import example_questions
-
-    base = f"/report/{comparison.id}/{side}"
-    return JSONResponse(_finite({
-        "side": side,
-        "url": f"{base}/report.html",
-        "markdown": f"{base}/report.md",
-        "answers_json": f"{base}/answers.json",
-        "answers": read_answers(out)["answers"],
-        "examples": list(example_questions(resolve_game(comparison.plan.game)))}))
 
 
 async def report_file(request: Request) -> Response:

@@ -126,6 +126,7 @@ class Comparison:
         self.last_seen = time.monotonic()
         self.stop_event = threading.Event()
         self.lock = threading.Lock()
+        self.report_lock = threading.Lock()   # one balance report written at a time
         self.thread = threading.Thread(target=self._main, name=f"workbench-{ident}", daemon=True)
 
     # -- control

@@ -440,6 +440,40 @@ def test_the_balance_report_is_of_one_sides_games_never_both_pooled(tmp_path):
     assert odd.status_code == 400 and "'side'" in odd.json()["error"]
 
 
+def test_writing_a_report_leaves_the_server_answering_other_requests(tmp_path,
+                                                                     monkeypatch):
+    import threading
+
+    import reports.build
+
+    writing, release = threading.Event(), threading.Event()
+    write_report = reports.build.write_report
+
+    def slow_write_report(*args, **kwargs):
+        writing.set()
+        release.wait(30)
+        return write_report(*args, **kwargs)
+
+    monkeypatch.setattr(reports.build, "write_report", slow_write_report)
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        ident = c.post("/api/run", json=renamed(edit_body(
+            state, page=PAGE, games=2000, chunk=1000, width=0.01))).json()["id"]
+        wait(c, ident)
+        made = {}
+        writer = threading.Thread(target=lambda: made.update(
+            answer=c.post(f"/api/report/{ident}", json={})))
+        writer.start()
+        assert writing.wait(30)
+        started = time.monotonic()
+        polled = c.get(f"/api/run/{ident}")          # answered while the report is written
+        answered_in = time.monotonic() - started
+        release.set()
+        writer.join(60)
+    assert polled.status_code == 200 and answered_in < 5
+    assert made["answer"].status_code == 200, made["answer"].text
+
+
 def test_each_side_shows_the_balance_answer_of_the_summary_and_the_report(tmp_path):
     from sim.games.peer_to_peer.measures import team_balance
 
