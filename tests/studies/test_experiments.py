@@ -362,3 +362,42 @@ def test_a_strategy_file_given_as_a_parameter_is_hashed_and_absolute(tmp_path, m
     path.write_text("e:\n  players: 2\n  strategies: {A: 'search:k=2,base=@mine.yaml'}\n")
     files = strategy_files(experiments.get("e", str(path)).points())
     assert list(files) == [str(tmp_path / "mine.yaml")] and files[str(tmp_path / "mine.yaml")]
+
+
+def test_strategy_files_in_parameters_and_sweep_values_are_next_to_the_experiments_file(
+        tmp_path, monkeypatch):
+    """'@path' in a spec's parameters, a strategy sweep value or tune's base is found in
+    the experiments file's folder, not the working directory (which holds another file
+    of the same name here)."""
+    import os
+
+    folder = tmp_path / "studies"
+    folder.mkdir()
+    (folder / "pol.yaml").write_text(_MINE)
+    (tmp_path / "pol.yaml").write_text(_MINE.replace("-1.0", "-2.0"))
+    path = _write(folder, """
+        e:
+          players: 2
+          strategies: {A: expert}
+          retune: true
+          tune: {base: "@pol.yaml"}
+          sweep:
+            strategy.B: ["@pol.yaml", greedy]
+          baseline: {strategy.B: "@pol.yaml"}
+    """)
+    monkeypatch.chdir(tmp_path)
+    exp = experiments.load(path, validate=False)["e"]
+    mine = str(folder / "pol.yaml")
+    assert os.path.abspath(exp.tune["base"][1:]) == mine
+    first, second = exp.points()
+    assert os.path.abspath(first.strategies["B"][1:]) == mine and first.is_baseline
+    assert first.name == "2p-team_B=pol.yaml" and second.strategies["B"] == "greedy"
+    path = _write(folder, """
+        e:
+          players: 2
+          strategies: {A: "search:k=2,n=2,base=@pol.yaml", B: "@pol.yaml"}
+    """)
+    point, = experiments.load(path, validate=False)["e"].points()
+    name, _, base = point.strategies["A"].rpartition("base=@")
+    assert name == "search:k=2,n=2," and os.path.abspath(base) == mine
+    assert os.path.abspath(point.strategies["B"][1:]) == mine

@@ -6,6 +6,7 @@ it came from, so later errors can name its line. Parsing is ``parse.py``, checki
 from __future__ import annotations
 
 import itertools
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -149,8 +150,8 @@ class Experiment:
                 cards.append(CardChange(axis.target[0], axis.target[1], value, axis.loc))
             else:
                 team, param = axis.target
-                if param is None:
-                    teams[team] = split_spec(str(value))
+                if param is None:   # a file in it is next to the experiments file
+                    teams[team] = split_spec(spec_files_next_to(str(value), axis.loc.file))
                 else:
                     default = resolve_game(self.game).default_strategy
                     name, params = teams.get(team, teams.get("all", (default, {})))
@@ -191,6 +192,34 @@ def rule_override(option: str, count: int | None, value: Any) -> str:
     if text.endswith("\n...") or text.endswith("..."):
         text = text.rsplit("...", 1)[0].strip()
     return f"{option}{'.' + str(count) if count is not None else ''}={text}"
+
+
+def _file_next_to(given: str, experiments_file: str) -> str:
+    """A strategy file path as written in the experiments file: a relative one is relative
+    to that file's folder (absolute paths stay)."""
+    given = given.strip()
+    if os.path.isabs(given):
+        return given
+    return os.path.relpath(os.path.join(os.path.dirname(os.path.abspath(experiments_file)),
+                                        given))
+
+
+def spec_files_next_to(spec: str, experiments_file: str) -> str:
+    """A strategy spec with every strategy file in it ('@path', also as a parameter such as
+    'search:base=@policy.yaml') found relative to the experiments file."""
+    text = spec.strip()
+    if text.startswith("@"):
+        return "@" + _file_next_to(text[1:], experiments_file)
+    name, colon, rest = text.partition(":")
+    if not colon:
+        return spec
+    items = []
+    for item in rest.split(","):
+        key, eq, value = item.partition("=")
+        if eq and value.strip().startswith("@"):
+            item = f"{key}=@{_file_next_to(value.strip()[1:], experiments_file)}"
+        items.append(item)
+    return f"{name}:{','.join(items)}"
 
 
 def split_spec(spec: str) -> tuple[str, dict[str, float]]:

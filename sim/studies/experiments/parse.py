@@ -14,7 +14,8 @@ from sim.core.game import DEFAULT_GAME, resolve_game
 from sim.core.yaml_lines import Located, compose, kind_of, located
 from sim.studies.experiments.model import (EXPERT, AutobalanceSpec, Axis, CardChange,
                                            Condition, Experiment, Vary, fmt_value,
-                                           rule_override, same_value, split_spec)
+                                           rule_override, same_value, spec_files_next_to,
+                                           split_spec)
 from sim.studies.experiments.validate import validate_experiment
 
 DEFAULT_FILE = "experiments.yaml"
@@ -199,7 +200,7 @@ def _retune(entries: dict, exp: Experiment) -> None:
             if key == "base":
                 if not isinstance(node.v, str) or not node.v.strip():
                     raise node.error("expected a strategy spec")
-                exp.tune[key] = node.v.strip()
+                exp.tune[key] = spec_files_next_to(node.v.strip(), node.file)
             elif key == "seed":
                 exp.tune[key] = _int(node, 0, 2**63 - 1)
             elif key == "hold":   # the names are checked against the game's in validate.py
@@ -240,14 +241,10 @@ def _strategy_key(key: str, game: str, node: Located) -> str:
 
 def _strategy(node: Located) -> tuple[str, dict]:
     if isinstance(node.v, str):
-        if node.v.strip().startswith("@"):  # a strategy file, relative to this file
-            import os
-
-            given = node.v.strip()[1:]
-            path = given if os.path.isabs(given) else os.path.relpath(
-                os.path.join(os.path.dirname(os.path.abspath(node.file)), given))
-            return "@" + path, {}
-        return split_spec(node.v)
+        spec = spec_files_next_to(node.v, node.file)
+        if spec.startswith("@"):
+            return spec, {}
+        return split_spec(spec)
     entries = node.mapping("a strategy: 'name:param=value' or a mapping with 'name'")
     if "name" not in entries:
         raise node.error("a strategy mapping needs 'name' (its other keys are parameters)")
