@@ -282,6 +282,10 @@ def autobalance(exp: Experiment, *, games: Any = None, out: Any = None, threads:
     from sim.runs import backends
     from sim.runs.resumable import journal_beside, refuse_finished_file, stoppable
 
+    if exp.retune:
+        raise (exp.loc.v.get("retune") or exp.loc).error(
+            "autobalance plays the experiment's strategies as given; retune is for "
+            "experiment and check")
     card_path = Path(out) if out is not None else Path(f"autobalance-{exp.name}.csv")
     _refuse_unwritable_out(card_path, exp)
     refuse_finished_file(card_path, "autobalance")

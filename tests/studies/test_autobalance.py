@@ -220,3 +220,16 @@ def test_a_result_without_a_confirmation_says_so_in_its_verdict():
                          [("a_share at 3p 50 ± 1", "3p", 50.2, 49.5, 50.9, "met")])
     result = ab.AutobalanceResult(best, best, "", "", "", None, 1, 0, 1, 100)
     assert result.verdict().startswith("not confirmed: the best set was not replayed")
+
+
+def test_retune_is_refused_at_its_line(tmp_path):
+    """autobalance does not tune 'expert' at each candidate: retune: true is one line at
+    its key, not a search that quietly plays the untuned expert."""
+    path = Path(_exp(tmp_path, "retune: true", 8))
+    path.write_text(path.read_text().replace("{A: cautious,", "{A: expert,"))
+    result = CliRunner().invoke(main, ["autobalance", "ab", "--file", str(path), "--out",
+                                       str(tmp_path / "best.csv"), "--no-progress"])
+    assert result.exit_code == 2 and result.stderr == (
+        f"error: {path}:5, field 'ab.retune': autobalance plays the experiment's "
+        "strategies as given; retune is for experiment and check\n")
+    assert not (tmp_path / "best.csv").exists()
