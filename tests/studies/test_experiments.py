@@ -81,6 +81,10 @@ def test_points_are_the_grid_of_players_and_axes(tmp_path):
     ("  rules: {venture_limit.3: 2}\n  sweep:\n    rule.venture_limit: [2, 3]\n", 5,
      "bad.sweep.rule.venture_limit",
      "rule option venture_limit is also set at rules.venture_limit.3 (line 3)"),
+    # a mapping sets the counts it names: 5 players in both places
+    ("  players: [4, 5]\n  rules: {unhappy_limit: {4-5: 3}, unhappy_limit.5: 2}\n", 4,
+     "bad.rules.unhappy_limit.5",
+     "rule option unhappy_limit at 5 players is also set at rules.unhappy_limit (line 4)"),
     ("  sweep:\n    rule.hand_size: [4, 6]\n    rules.hand_size: [5, 7]\n", 5,
      "bad.sweep.rules.hand_size", "also set at sweep.rule.hand_size (line 4)"),
     ("  games: 10\n  players: [9]\n", 4, "bad.players", "not 9"),
@@ -401,3 +405,17 @@ def test_strategy_files_in_parameters_and_sweep_values_are_next_to_the_experimen
     name, _, base = point.strategies["A"].rpartition("base=@")
     assert name == "search:k=2,n=2," and os.path.abspath(base) == mine
     assert os.path.abspath(point.strategies["B"][1:]) == mine
+
+
+def test_a_mapping_of_counts_sets_only_the_counts_it_names(tmp_path):
+    """rules: {unhappy_limit: {3-4: 3}, unhappy_limit.5: 2} sets 3, 4 and 5 players once
+    each (docs/rules.md: only the counts named change), as simulate --rules does."""
+    path = _write(tmp_path, """
+        e:
+          players: [3, 4, 5]
+          rules: {unhappy_limit: {3-4: 3}, unhappy_limit.5: 2}
+          sweep:
+            rule.unhappy_limit.2: [1, 2]
+    """)
+    point = experiments.get("e", path).points()[0]
+    assert point.rule_overrides[:2] == ("unhappy_limit={3-4: 3}", "unhappy_limit.5=2")

@@ -3,6 +3,7 @@ games), and a bad rule value, strategy, card reference or card value is reported
 line in the YAML file; ``apply_card_changes`` writes a point's card changes."""
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from sim.core.errors import UserError
 from sim.core.game import DEFAULT_GAME
 from sim.core.yaml_lines import Located
 from sim.studies.experiments.model import EXPERT, CardChange, Experiment, join_spec
+
 
 def _relocate(exc: UserError, node: Located, renamed: dict | None = None) -> UserError:
     """``exc`` (from configuring a point) at ``node``'s line of the YAML file, with where
@@ -141,21 +143,22 @@ def _refuse_settings_given_twice(exp: Experiment) -> None:
         ids = ", ".join(table.card_id(row) for row in rows)
         places.append(("card", cells, f"the {field} of card {ids}", node))
 
-    def rule(option: str, count: int | None, node: Located) -> None:
-        scope = f" at {count} players" if count is not None else ""
-        places.append(("rule", frozenset([(option, count)]), f"rule option {option}{scope}",
-                       node))
+    def rule(option: str, count: int | None, values: list, node: Located) -> None:
+        counts = [count] if count is not None else _counts_set(values)
+        scope = (f" at {', '.join(map(str, counts))} players" if None not in counts else "")
+        places.append(("rule", frozenset((option, c) for c in counts),
+                       f"rule option {option}{scope}", node))
 
     for change in exp.card_overrides:
         card(change.ref, change.field, change.loc)
     for text, node in exp.rules:
         option, _, count = text.split("=", 1)[0].partition(".")
-        rule(option, int(count) if count else None, node)
+        rule(option, int(count) if count else None, [node.plain()], node)
     for axis in exp.axes:
         if axis.kind == "card":
             card(axis.target[0], axis.target[1], axis.loc)
         elif axis.kind == "rule":
-            rule(axis.target[0], axis.target[1], axis.loc)
+            rule(axis.target[0], axis.target[1], list(axis.values), axis.loc)
     _refuse_clash(exp, places)
     if exp.autobalance is not None:   # it starts from card_overrides: only the sweep clashes
         overrides = {id(c.loc) for c in exp.card_overrides}
@@ -164,6 +167,22 @@ def _refuse_settings_given_twice(exp: Experiment) -> None:
         for vary in exp.autobalance.vary:
             card(vary.ref, vary.field, vary.loc)
         _refuse_clash(exp, swept + places)
+
+
+def _counts_set(values: list) -> list:
+    """The player counts rule values set: a mapping of counts or ranges ({3-4: 3, 5: 2})
+    sets only the counts it names; any other value sets every count (None)."""
+    counts: set = set()
+    for value in values:
+        if not isinstance(value, dict):
+            return [None]
+        for key in value:
+            match = re.fullmatch(r"\s*(\d+)(?:\s*-\s*(\d+))?\s*", str(key))
+            if match is None:   # not a count: reported at its line when the rule is checked
+                return [None]
+            first = int(match.group(1))
+            counts.update(range(first, int(match.group(2) or first) + 1))
+    return sorted(counts)
 
 
 def _refuse_clash(exp: Experiment, places: list) -> None:
