@@ -547,3 +547,22 @@ def test_an_experiment_whose_strategy_file_was_edited_is_refused(tmp_path, monke
     assert refused.exit_code == 2
     assert f"(the strategy file {strategy} was edited since the points played it)" in \
         refused.stderr
+
+
+@pytest.mark.parametrize("command", ["experiment", "check"])
+@pytest.mark.parametrize("text", ["[]", '{"experiment": "sw', "3"])
+def test_an_experiment_json_that_is_no_object_is_one_line(tmp_path, command, text):
+    """An OUT whose experiment.json is cut off or is not a JSON object (with a report
+    beside it): one line, not a traceback."""
+    path = tmp_path / "e.yaml"
+    path.write_text(textwrap.dedent(EXPERIMENT).lstrip() + "  checks:\n"
+                    "    - {metric: a_win_rate, max: 100}\n")
+    out = tmp_path / "o"
+    (out / "report").mkdir(parents=True)
+    (out / "report" / "sweep.md").write_text("# sweep\n")
+    (out / "experiment.json").write_text(text)
+    result = invoke([command, "sweep", "--file", path, "--threads", "1", "--no-progress",
+                     "--out", out])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"error: {out}, field '--out': holds an unreadable " \
+        "experiment.json; choose a new --out\n"

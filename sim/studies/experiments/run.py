@@ -261,8 +261,8 @@ def _report_points(out: Path) -> set[str]:
         record = json.loads((out / "experiment.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return set()
-    if not (out / "report" / "sweep.md").is_file():
-        return set()
+    if not isinstance(record, dict) or not (out / "report" / "sweep.md").is_file():
+        return set()   # an experiment.json that is not an object is refused by _claim
     return set(record.get("report_points", []))
 
 
@@ -481,8 +481,10 @@ def _claim(out: Path, record: dict) -> None:
         try:
             old = json.loads(marker.read_text(encoding="utf-8"))
         except (OSError, ValueError):
+            old = None
+        if not isinstance(old, dict):
             raise UserError("holds an unreadable experiment.json; choose a new --out",
-                            file=str(out), field="--out") from None
+                            file=str(out), field="--out")
         found = _differences(old, record)
         if found:
             shown = "; ".join(found[:4]) + ("; ..." if len(found) > 4 else "")
