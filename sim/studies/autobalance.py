@@ -425,8 +425,9 @@ def _autobalance(exp: Experiment, *, games: Any, out: Any, threads: Any, progres
         final.set_all(final.find_all(ref), fld, value)
     start_text, best_text = start_table.text(), final.text()
     card_file = None
-    # the start with card_overrides is a file of its own: written even when it is best
-    if out is not None or best.changes or exp.card_overrides:
+    # the start with card_overrides is a file of its own: written even when it is best;
+    # a best start without them is the starting file itself, and nothing is written
+    if best.changes or exp.card_overrides:
         card_file = Path(out) if out is not None else Path(f"autobalance-{exp.name}.csv")
         with writing("the card file", card_file):
             card_file.parent.mkdir(parents=True, exist_ok=True)

@@ -233,3 +233,15 @@ def test_retune_is_refused_at_its_line(tmp_path):
         f"error: {path}:5, field 'ab.retune': autobalance plays the experiment's "
         "strategies as given; retune is for experiment and check\n")
     assert not (tmp_path / "best.csv").exists()
+
+
+def test_a_best_start_without_card_overrides_writes_no_out(tmp_path):
+    """The starting file already best: --out is not written (the answer is the starting
+    file, as the output says)."""
+    out = tmp_path / "best.csv"
+    result = CliRunner().invoke(main, ["autobalance", "ab", "--file",
+                                       _exp(tmp_path, "", 20), "--out", str(out),
+                                       "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "the starting card file is already best: no card file written" in result.output
+    assert not out.exists()
