@@ -482,12 +482,18 @@ def file_identity(path: str | os.PathLike | None) -> dict[str, Any] | None:
     return {"path": str(path), "sha256": digest}
 
 
-def refuse_finished_file(path: str | os.PathLike, what: str) -> None:
+def refuse_finished_file(path: str | os.PathLike, what: str,
+                         is_result: Callable[[Path], bool] | None = None) -> None:
     """A command that writes one file (a strategy or card file) and keeps its journal
     beside it until then: ``path`` already there without a journal holds a finished
-    result, refused as a finished run directory is (it is never overwritten)."""
+    result, refused as a finished run directory is (it is never overwritten). With
+    ``is_result``, a file it does not accept as the command's result is refused as
+    another file."""
     path = Path(path)
     if path.exists() and not journal_beside(path).exists():
+        if is_result is not None and not is_result(path):
+            raise UserError(f"holds another file, not a finished {what}; choose a new --out "
+                            "(it is never overwritten)", file=str(path), field="--out")
         raise UserError(f"already holds a finished {what}; choose a new --out, or remove the "
                         "file first", file=str(path), field="--out")
 

@@ -32,6 +32,7 @@ set that brings its target metrics into their bands.
 """
 from __future__ import annotations
 
+import csv
 import dataclasses
 import math
 import sys
@@ -288,7 +289,8 @@ def autobalance(exp: Experiment, *, games: Any = None, out: Any = None, threads:
             "experiment and check")
     card_path = Path(out) if out is not None else Path(f"autobalance-{exp.name}.csv")
     _refuse_unwritable_out(card_path, exp)
-    refuse_finished_file(card_path, "autobalance")
+    refuse_finished_file(card_path, "autobalance",
+                         is_result=lambda path: _is_card_file_like_start(path, exp))
     journal_path = journal_beside(card_path)
     with stoppable("autobalance", journal_path), _journal(exp, games, journal_path, resume,
                                                           card_path) as journal:
@@ -301,6 +303,15 @@ def autobalance(exp: Experiment, *, games: Any = None, out: Any = None, threads:
                 chosen.close()
         journal.remove()
     return result
+
+
+def _is_card_file_like_start(path: Path, exp: Experiment) -> bool:
+    """``path`` is a card file with the starting card file's columns (what autobalance
+    writes)."""
+    try:
+        return CardCsv(path, exp.game).header == CardCsv(exp.base_cards_path(), exp.game).header
+    except (UserError, ValueError, csv.Error):   # not text, or not a card file
+        return False
 
 
 def _refuse_unwritable_out(card_path: Path, exp: Experiment) -> None:

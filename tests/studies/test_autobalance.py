@@ -245,3 +245,24 @@ def test_a_best_start_without_card_overrides_writes_no_out(tmp_path):
     assert result.exit_code == 0, result.output
     assert "the starting card file is already best: no card file written" in result.output
     assert not out.exists()
+
+
+def test_an_out_holding_another_file_is_not_called_a_finished_autobalance(tmp_path):
+    """--out naming a file that is not a card file (no journal beside it): it holds another
+    file; a card file there is a finished autobalance. Neither is overwritten."""
+    from sim.games.peer_to_peer.cards import default_cards_path
+
+    path = _exp(tmp_path, "", 8)
+    other, finished = tmp_path / "other.csv", tmp_path / "finished.csv"
+    other.write_text("hello\n")
+    finished.write_text(Path(default_cards_path()).read_text())
+    runner = CliRunner()
+    result = runner.invoke(main, ["autobalance", "ab", "--file", path, "--out", str(other),
+                                  "--no-progress"])
+    assert result.exit_code == 2 and result.stderr == (
+        f"error: {other}, field '--out': holds another file, not a finished autobalance; "
+        "choose a new --out (it is never overwritten)\n")
+    result = runner.invoke(main, ["autobalance", "ab", "--file", path, "--out",
+                                  str(finished), "--no-progress"])
+    assert result.exit_code == 2 and "already holds a finished autobalance" in result.stderr
+    assert other.read_text() == "hello\n"
