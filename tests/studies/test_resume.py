@@ -358,7 +358,7 @@ AUTOBALANCE = """
         vary:
           1.power: [1, 2, 3, 4, 5, 6]
         targets:
-          - {metric: a_win_rate, players: 4, target: 47, tolerance: 0.2}
+          - {metric: a_win_rate, players: 4, target: 60, tolerance: 0.2}
         batches: 3
         rounds: 3
 """
