@@ -341,8 +341,7 @@ def _journal(exp: Experiment, games: Any, path: Path, resume: bool, out: Path):
     games = parse_count(games, field="--games") if games is not None else (spec.games or exp.games)
     # in words: a refused resume names what was edited ("the autobalance section differs")
     settings = {"experiment": exp.name, "games": games, "seed": exp.seed,
-                "the points (player counts, sweep, strategies, rules)":
-                    _sha256(json.dumps([repr(p) for p in exp.points()], default=str)),
+                **_points_in_words(exp),
                 "the autobalance section (vary, targets, rounds, batches)": _sha256(repr(spec)),
                 "the card changes": _sha256(repr(exp.card_overrides)),
                 "the starting card file": exp.base_cards_path(),
@@ -351,6 +350,24 @@ def _journal(exp: Experiment, games: Any, path: Path, resume: bool, out: Path):
                 "the strategy files' contents": strategy_files(exp.points())}
     return Journal.open(path, settings, what="autobalance", resume=resume, out=out,
                         discard_empty=True)
+
+
+def _points_in_words(exp: Experiment) -> dict[str, str]:
+    """What decides the points the search plays, one setting a key, so a refused resume
+    names the one edited ("rule unhappy_limit.5 '2' there, '3' now")."""
+    from sim.studies.experiments.model import join_spec
+    from sim.studies.experiments.run import absolute_spec
+
+    words = {"the game": exp.game, "the player counts": ", ".join(map(str, exp.players))}
+    for axis in exp.axes:
+        words[f"sweep {axis.key}"] = ", ".join(
+            absolute_spec(str(v)) if axis.kind == "strategy" else str(v) for v in axis.values)
+    for team, (name, params) in exp.strategies.items():
+        words[f"strategy {team}"] = absolute_spec(join_spec(name, params))
+    for text, _ in exp.rules:
+        option, _, value = text.partition("=")
+        words[f"rule {option}"] = value
+    return words
 
 
 def _sha256(data: str | bytes) -> str:

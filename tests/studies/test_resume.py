@@ -566,3 +566,20 @@ def test_an_experiment_json_that_is_no_object_is_one_line(tmp_path, command, tex
     assert result.exit_code == 2, result.output
     assert result.stderr == f"error: {out}, field '--out': holds an unreadable " \
         "experiment.json; choose a new --out\n"
+
+
+def test_an_autobalance_resumed_after_a_rule_edit_names_the_rule(tmp_path, monkeypatch):
+    path = tmp_path / "ab.yaml"
+    path.write_text(textwrap.dedent(AUTOBALANCE).lstrip())
+    args = ["autobalance", "ab", "--file", path, "--threads", "1", "--no-progress", "--out",
+            tmp_path / "cut.csv"]
+    with monkeypatch.context() as patch:
+        stop_chunks_at(patch, 5)
+        stopped = invoke(args)
+    assert stopped.exit_code == 130, stopped.output
+    path.write_text(path.read_text().replace("  games: 3000\n", "  games: 3000\n  rules: "
+                                                                 "{bonus: 1}\n"))
+    refused = invoke(continue_command(stopped))
+    assert refused.exit_code == 2
+    assert "with other settings (rule bonus not given there, '1' now)" in refused.stderr, \
+        refused.stderr
