@@ -419,3 +419,32 @@ def test_a_mapping_of_counts_sets_only_the_counts_it_names(tmp_path):
     """)
     point = experiments.get("e", path).points()[0]
     assert point.rule_overrides[:2] == ("unhappy_limit={3-4: 3}", "unhappy_limit.5=2")
+
+
+@pytest.mark.parametrize("case", ["card by name", "default strategies", "default tune"])
+def test_equivalent_settings_written_differently_continue_the_same_out(tmp_path, monkeypatch,
+                                                                      case):
+    """A card by id or by Domain-Value, no strategies or the game's default named for each
+    team, retune's tune: left out or given its defaults: the same experiment continues."""
+    from sim.core.game import resolve_game
+    from sim.studies import tune
+    from sim.studies.tune_search import DEFAULT_CHECK_GAMES, DEFAULT_GAMES_PER_EVAL
+
+    def fake_tune(*, out, **_):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(_MINE)
+    monkeypatch.setattr(tune, "tune_strategy", fake_tune)
+    budget = resolve_game("peer-to-peer").tune_arena.default_budget
+    body = "e:\n  players: 2\n  games: 100\n"
+    retuned = body + "  strategies: {A: expert, B: greedy}\n  retune: true\n"
+    cases = {"card by name": (body + "  card_overrides: {TE12.value: 11}\n",
+              body + "  card_overrides: {Technology-12.value: 11}\n"),
+             "default strategies": (body, body + "  strategies: {A: expert, B: expert}\n"),
+             "default tune": (retuned, retuned + f"  tune: {{budget: {budget}, games_per_eval: "
+                                 f"{DEFAULT_GAMES_PER_EVAL}, check_games: {DEFAULT_CHECK_GAMES}, "
+                                 "base: weighted, seed: 1}\n")}
+    path = tmp_path / "e.yaml"
+    for text in cases[case]:   # the second was refused: "holds a different experiment"
+        path.write_text(text)
+        experiments.run_experiment(experiments.get("e", str(path)), out=tmp_path / "o",
+                                   progress=False, report=False, threads=1)

@@ -27,7 +27,7 @@ from sim.core.request import GameRequest
 from sim.runs import backends
 from sim.runs.rundir import stamped_path
 from sim.runs.setup import new_run, play, resume
-from sim.studies.experiments.schema import Experiment, Point, apply_card_changes
+from sim.studies.experiments.schema import TEAMS, Experiment, Point, apply_card_changes
 
 
 @dataclass
@@ -178,7 +178,7 @@ def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any
               "strategy_files": strategy_files(points),
               "tuning": tuning_settings(exp)}
     covered = _report_points(out_path)
-    _claim(out_path, record)
+    _claim(out_path, record, exp)
     if keep_covering_report and {p.name for p in points} <= covered:
         report = False
     result = ExperimentResult(exp, out_path)
@@ -417,7 +417,8 @@ def _differences(old: dict, record: dict) -> list[str]:
     # the fixed cards and rules too, where the marker records them
     if "fixed" in old and old["fixed"] != record.get("fixed"):
         found.append("the cards and rules every point plays differ")
-    if "tuning" in old and old["tuning"] != record.get("tuning"):
+    if "tuning" in old and old.get("tuning_filled", old["tuning"]) != \
+            record.get("tuning_filled", record.get("tuning")):
         found.append(f"the tuning of 'expert' differs: {_tuning_words(old['tuning'])} there, "
                      f"{_tuning_words(record.get('tuning'))} now")
     if "point_settings" not in old:   # a marker without them: only the same points
@@ -455,6 +456,59 @@ def _differences(old: dict, record: dict) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def _resolved(record: dict, exp: Experiment) -> dict:
+    """``record`` (an experiment.json) with equivalent settings written alike, to compare:
+    card changes by card id (TE12, not Technology-12), a team without a strategy as the
+    game's default, ``tune:`` with its defaults filled in."""
+    from sim.core.game import resolve_game
+    from sim.studies.experiments.cardfile import CardCsv
+    from sim.studies.tune_search import DEFAULT_CHECK_GAMES, DEFAULT_GAMES_PER_EVAL
+
+    game = resolve_game(record.get("game") or exp.game)
+    try:
+        table = CardCsv(exp.base_cards_path(), game.name)
+    except (UserError, ValueError):
+        table = None
+
+    def card_change(text: str) -> str:   # "REF.FIELD = VALUE" with the card's id
+        where, equals, value = str(text).partition(" = ")
+        ref, dot, field_name = where.rpartition(".")
+        if table is None or not equals or not dot:
+            return text
+        try:
+            ids = ", ".join(table.card_id(row) for row in table.find_all(ref))
+        except KeyError:
+            return text
+        return f"{ids}.{field_name} = {value}"
+
+    cards_sentence = "Cards changed at every point: "
+    fixed = [cards_sentence + ", ".join(card_change(c) for c in line[len(cards_sentence):-1]
+                                        .split(", ")) + "."
+             if isinstance(line, str) and line.startswith(cards_sentence) else line
+             for line in record.get("fixed") or []]
+    default = absolute_spec(game.default_strategy)
+    points = {}
+    for name, settings in (record.get("point_settings") or {}).items():
+        strategies = dict(settings.get("strategies") or {})
+        if game.strategy_kind == "teams":
+            strategies = {**{team: default for team in TEAMS}, **strategies}
+        points[name] = {**settings, "strategies": strategies,
+                        "cards": [card_change(c) for c in settings.get("cards") or []]}
+    tuning = dict(record.get("tuning") or {})
+    if tuning.get("retune"):
+        arena = game.tune_arena
+        defaults = {"budget": arena.default_budget if arena else None,
+                    "games_per_eval": DEFAULT_GAMES_PER_EVAL, "check_games": DEFAULT_CHECK_GAMES,
+                    "base": "weighted", "seed": record.get("seed")}
+        tuning["tune"] = {**defaults, **(tuning.get("tune") or {})}
+    resolved = {**record, "tuning_filled": tuning}   # compared; "tuning" stays for words
+    if "fixed" in record:
+        resolved["fixed"] = fixed
+    if "point_settings" in record:
+        resolved["point_settings"] = points
+    return resolved
+
+
 def _tuning_words(tuning: dict | None) -> str:
     if not tuning or not tuning.get("retune"):
         return "the shipped expert (no retune)"
@@ -466,7 +520,7 @@ def _spec(spec: str | None) -> str:
     return "the game's default" if spec is None else repr(spec)
 
 
-def _claim(out: Path, record: dict) -> None:
+def _claim(out: Path, record: dict, exp: Experiment) -> None:
     """Take ``out`` for the experiment ``record`` describes: a new or empty directory, or
     one holding the same experiment (its points of the same name play the same settings;
     other points are added)."""
@@ -485,7 +539,7 @@ def _claim(out: Path, record: dict) -> None:
         if not isinstance(old, dict):
             raise UserError("holds an unreadable experiment.json; choose a new --out",
                             file=str(out), field="--out")
-        found = _differences(old, record)
+        found = _differences(_resolved(old, exp), _resolved(record, exp))
         if found:
             shown = "; ".join(found[:4]) + ("; ..." if len(found) > 4 else "")
             raise UserError(f"holds a different experiment ({shown}); continue it with the "
