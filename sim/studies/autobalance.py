@@ -329,8 +329,6 @@ def _refuse_unwritable_out(card_path: Path, exp: Experiment) -> None:
 
 def _journal(exp: Experiment, games: Any, path: Path, resume: bool, out: Path):
     """The search's journal; its settings are what decides the search's result."""
-    import json
-
     from sim.runs.resumable import Journal
     from sim.studies.experiments.run import strategy_files
 

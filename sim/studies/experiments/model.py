@@ -204,12 +204,12 @@ def _file_next_to(given: str, experiments_file: str) -> str:
                                         given))
 
 
-def spec_files_next_to(spec: str, experiments_file: str) -> str:
-    """A strategy spec with every strategy file in it ('@path', also as a parameter such as
-    'search:base=@policy.yaml') found relative to the experiments file."""
+def with_spec_files(spec: str, place) -> str:
+    """``spec`` with every strategy file in it ('@path', also as a parameter such as
+    'search:base=@policy.yaml') replaced by ``place(path)``."""
     text = spec.strip()
     if text.startswith("@"):
-        return "@" + _file_next_to(text[1:], experiments_file)
+        return "@" + place(text[1:])
     name, colon, rest = text.partition(":")
     if not colon:
         return spec
@@ -217,9 +217,15 @@ def spec_files_next_to(spec: str, experiments_file: str) -> str:
     for item in rest.split(","):
         key, eq, value = item.partition("=")
         if eq and value.strip().startswith("@"):
-            item = f"{key}=@{_file_next_to(value.strip()[1:], experiments_file)}"
+            item = f"{key}=@{place(value.strip()[1:])}"
         items.append(item)
     return f"{name}:{','.join(items)}"
+
+
+def spec_files_next_to(spec: str, experiments_file: str) -> str:
+    """A strategy spec with every strategy file in it found relative to the experiments
+    file."""
+    return with_spec_files(spec, lambda path: _file_next_to(path, experiments_file))
 
 
 def split_spec(spec: str) -> tuple[str, dict[str, float]]:

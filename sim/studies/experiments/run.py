@@ -379,21 +379,11 @@ def spec_files(spec: str) -> list[str]:
 def absolute_spec(spec: str) -> str:
     """A strategy spec with every file ('@path', also as a parameter) as an absolute path:
     the same file from another working directory is the same strategy."""
+    from sim.studies.experiments.model import with_spec_files
+
     if not isinstance(spec, str):
         return spec
-    text = spec.strip()
-    if text.startswith("@"):
-        return "@" + str(Path(text[1:]).resolve())
-    name, colon, rest = text.partition(":")
-    if not colon:
-        return spec
-    items = []
-    for item in rest.split(","):
-        key, eq, value = item.partition("=")
-        if eq and value.strip().startswith("@"):
-            item = f"{key}=@{Path(value.strip()[1:]).resolve()}"
-        items.append(item)
-    return f"{name}:{','.join(items)}"
+    return with_spec_files(spec, lambda path: str(Path(path).resolve()))
 
 
 def strategy_files(points: list[Point]) -> dict[str, str | None]:
