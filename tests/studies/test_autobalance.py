@@ -155,6 +155,12 @@ def test_a_confirmation_that_misses_says_not_balanced():
     assert text.splitlines()[-1].split()[-1] == "missed"
 
 
+def autobalance_into(path, out):
+    """`simulate autobalance ab --file PATH --out OUT`'s result."""
+    return CliRunner().invoke(main, ["autobalance", "ab", "--file", path, "--out", str(out),
+                                     "--no-progress"])
+
+
 def test_an_out_that_is_the_starting_file_or_a_directory_says_so(tmp_path):
     """--out naming the experiment's own card file or a directory: one line saying what
     is wrong (not "already holds a finished autobalance")."""
@@ -163,14 +169,11 @@ def test_an_out_that_is_the_starting_file_or_a_directory_says_so(tmp_path):
     start = tmp_path / "strong.csv"
     start.write_text(Path(default_cards_path()).read_text())
     path = _exp(tmp_path, "cards: strong.csv", 8)
-    runner = CliRunner()
-    own = runner.invoke(main, ["autobalance", "ab", "--file", path, "--out", str(start),
-                               "--no-progress"])
+    own = autobalance_into(path, start)
     assert own.exit_code == 2 and own.stderr == (
         f"error: {start}, field '--out': is the card file the search starts from; choose "
         "another --out (the starting file is never overwritten)\n")
-    folder = runner.invoke(main, ["autobalance", "ab", "--file", path, "--out", str(tmp_path),
-                                  "--no-progress"])
+    folder = autobalance_into(path, tmp_path)
     assert folder.exit_code == 2 and folder.stderr.startswith(
         f"error: {tmp_path}, field '--out': is a directory; --out names the card file to "
         "write, e.g. ")
@@ -256,13 +259,10 @@ def test_an_out_holding_another_file_is_not_called_a_finished_autobalance(tmp_pa
     other, finished = tmp_path / "other.csv", tmp_path / "finished.csv"
     other.write_text("hello\n")
     finished.write_text(Path(default_cards_path()).read_text())
-    runner = CliRunner()
-    result = runner.invoke(main, ["autobalance", "ab", "--file", path, "--out", str(other),
-                                  "--no-progress"])
+    result = autobalance_into(path, other)
     assert result.exit_code == 2 and result.stderr == (
         f"error: {other}, field '--out': holds another file, not a finished autobalance; "
         "choose a new --out (it is never overwritten)\n")
-    result = runner.invoke(main, ["autobalance", "ab", "--file", path, "--out",
-                                  str(finished), "--no-progress"])
+    result = autobalance_into(path, finished)
     assert result.exit_code == 2 and "already holds a finished autobalance" in result.stderr
     assert other.read_text() == "hello\n"

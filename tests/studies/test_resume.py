@@ -498,15 +498,22 @@ def test_an_out_that_is_a_file_is_one_line(tmp_path, command):
     assert existing.read_text() == "id,name\n"
 
 
-def test_an_edited_autobalance_section_is_named_in_words(tmp_path, monkeypatch):
+def autobalance_stopped_in_its_second_candidate(tmp_path, monkeypatch):
+    """AUTOBALANCE written to TMP/ab.yaml and stopped in its second candidate (the first
+    is journalled): (the experiments file, the stopped command's result)."""
     path = tmp_path / "ab.yaml"
     path.write_text(textwrap.dedent(AUTOBALANCE).lstrip())
     args = ["autobalance", "ab", "--file", path, "--threads", "1", "--no-progress", "--out",
             tmp_path / "cut.csv"]
     with monkeypatch.context() as patch:
-        stop_chunks_at(patch, 5)      # in the second candidate: the first is journalled
+        stop_chunks_at(patch, 5)
         stopped = invoke(args)
     assert stopped.exit_code == 130, stopped.output
+    return path, stopped
+
+
+def test_an_edited_autobalance_section_is_named_in_words(tmp_path, monkeypatch):
+    path, stopped = autobalance_stopped_in_its_second_candidate(tmp_path, monkeypatch)
     path.write_text(path.read_text().replace("tolerance: 0.2", "tolerance: 0.5"))
     refused = invoke(continue_command(stopped))
     assert refused.exit_code == 2
@@ -569,14 +576,7 @@ def test_an_experiment_json_that_is_no_object_is_one_line(tmp_path, command, tex
 
 
 def test_an_autobalance_resumed_after_a_rule_edit_names_the_rule(tmp_path, monkeypatch):
-    path = tmp_path / "ab.yaml"
-    path.write_text(textwrap.dedent(AUTOBALANCE).lstrip())
-    args = ["autobalance", "ab", "--file", path, "--threads", "1", "--no-progress", "--out",
-            tmp_path / "cut.csv"]
-    with monkeypatch.context() as patch:
-        stop_chunks_at(patch, 5)
-        stopped = invoke(args)
-    assert stopped.exit_code == 130, stopped.output
+    path, stopped = autobalance_stopped_in_its_second_candidate(tmp_path, monkeypatch)
     path.write_text(path.read_text().replace("  games: 3000\n", "  games: 3000\n  rules: "
                                                                  "{bonus: 1}\n"))
     refused = invoke(continue_command(stopped))

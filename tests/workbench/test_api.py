@@ -523,12 +523,17 @@ def test_the_verdict_says_the_strategies_are_both_sides_players(tmp_path):
     assert "players of <strong>both" in page
 
 
-def test_the_verdict_lines_say_their_intervals_are_at_the_stopping_rules_z(tmp_path):
+def capped_renamed_edit(tmp_path):
+    """The last snapshot of a renamed-card edit run to its cap of 3,000 games."""
     with client(tmp_path) as c:
         state = c.get("/api/state").json()
         ident = c.post("/api/run", json=renamed(edit_body(state, page=PAGE, games=3000,
                                                           chunk=1000, width=0.01))).json()["id"]
-        snap = wait(c, ident)
+        return wait(c, ident)
+
+
+def test_the_verdict_lines_say_their_intervals_are_at_the_stopping_rules_z(tmp_path):
+    snap = capped_renamed_edit(tmp_path)
     lines = [line for line, row in zip(snap["verdict"]["lines"], snap["points"][0]["rows"])
              if row["discordant"] > 0]
     assert lines
@@ -537,25 +542,28 @@ def test_the_verdict_lines_say_their_intervals_are_at_the_stopping_rules_z(tmp_p
 
 
 def test_the_cap_ends_a_run_whose_intervals_stay_wide(tmp_path):
-    with client(tmp_path) as c:
-        state = c.get("/api/state").json()
-        ident = c.post("/api/run", json=renamed(edit_body(state, page=PAGE, games=3000,
-                                                          chunk=1000, width=0.01))).json()["id"]
-        snap = wait(c, ident)
+    snap = capped_renamed_edit(tmp_path)
     assert snap["state"] == "capped" and snap["looks"] == 3 and snap["progress"] == 1
     assert "reached the cap of 3,000 games" in snap["verdict"]["reason"]
+
+
+def long_renamed_edit_two_looks_in(c):
+    """A renamed-card edit of up to 100,000 games, started and two looks in: (its request
+    body, its id)."""
+    state = c.get("/api/state").json()
+    body = renamed(edit_body(state, page=PAGE, games=100000, chunk=1000, width=0.01))
+    ident = c.post("/api/run", json=body).json()["id"]
+    while c.get(f"/api/run/{ident}").json()["looks"] < 2:
+        time.sleep(0.05)
+    return body, ident
 
 
 def test_stop_keeps_the_finished_chunks_and_one_run_at_a_time_per_page(tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_GAME_DELAY", "0.05")
     with client(tmp_path) as c:
-        state = c.get("/api/state").json()
-        body = renamed(edit_body(state, page=PAGE, games=100000, chunk=1000, width=0.01))
-        ident = c.post("/api/run", json=body).json()["id"]
+        body, ident = long_renamed_edit_two_looks_in(c)
         second = c.post("/api/run", json=body)
         other_page = c.post("/api/run", json={**body, "page": "another-page-id"})
-        while c.get(f"/api/run/{ident}").json()["looks"] < 2:
-            time.sleep(0.05)
         assert c.post(f"/api/run/{ident}/stop").status_code == 200
         c.post(f"/api/run/{other_page.json()['id']}/stop")
         snap = wait(c, ident)
@@ -571,11 +579,7 @@ def test_stop_keeps_the_finished_chunks_and_one_run_at_a_time_per_page(tmp_path,
 def test_the_game_viewer_serves_only_the_games_the_comparison_played(tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_GAME_DELAY", "0.05")
     with client(tmp_path) as c:
-        state = c.get("/api/state").json()
-        body = renamed(edit_body(state, page=PAGE, games=100000, chunk=1000, width=0.01))
-        ident = c.post("/api/run", json=body).json()["id"]
-        while c.get(f"/api/run/{ident}").json()["looks"] < 2:
-            time.sleep(0.05)
+        _, ident = long_renamed_edit_two_looks_in(c)
         c.post(f"/api/run/{ident}/stop")
         played = wait(c, ident)["games_per_side"]
         beyond = c.get(f"/game/{ident}/4/{played}")
