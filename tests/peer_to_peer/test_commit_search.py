@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from sim.games.peer_to_peer.commit_kernel import (
-    SUBSET_BITS, prepare_commit, search_commit, search_general,
+    LANES_CARDS, SUBSET_BITS, prepare_commit, search_commit, search_general,
 )
 from sim.games.peer_to_peer.seats import seat_layout
 
@@ -36,8 +36,10 @@ def both_searches(cards, rules, seats, w, state, team):
         got = search(cards, w, rng, pile, state.arrival, state.used, vals, fscr, *prep)
         results += [tuple(got), rng]
     h, _, total, boost_slots, _ = hand
-    if h > SUBSET_BITS or total >= 1 << 15:
+    if h > LANES_CARDS or total >= 1 << 15:
         kind = "general"
+    elif h > SUBSET_BITS:
+        kind = "lanes, 7 cards"
     elif scoring[5]:
         kind = "sums+boost" if boost_slots else "sums"
     else:
@@ -62,6 +64,6 @@ def test_fast_searches_choose_as_the_general_search(players):
             commits += fast[0] != 0
     # every search was compared, and on many commits (not only passes)
     assert min(kinds.get(x, 0) for x in ("sums", "lanes", "lanes+high", "lanes+boost",
-                                         "general")) > 200, kinds
+                                         "lanes, 7 cards", "general")) > 200, kinds
     assert kinds.get("sums+boost", 0) > 50, kinds
     assert commits > 1000

@@ -46,7 +46,7 @@ from sim.games.peer_to_peer.state_kernel import (
     LOW_BITS, LOW_CAND, LOW_CAND_SUM, LOW_SUM, P_HAND, P_ROW, SCR_HBOOST, SCR_HDUAL, SCR_HNAT,
     SCR_HV, SCR_LOW, SCR_ROWD, SCR_ROWV, SCR_ROW_BITS, SCR_ROW_EXACT, SCR_ROW_OK, SCR_ROW_WILD,
     SCR_SUBSET_SUMS, S_EFFECTS_KNOWN, S_MARKER, S_ROUND, S_SHIFT_CARD, S_SHIFT_K, S_WILD,
-    TARGET_KNOWN, TARGET_PREFIX, TARGET_REACH, game_phase, venture_effects,
+    TARGET_KNOWN, TARGET_PREFIX, TARGET_REACH, WORDS_UPPER, game_phase, venture_effects,
 )
 from sim.games.peer_to_peer.reach_kernel import (
     ALL_DOMAINS, LOWEST_SLOT, exact_sets, reach_left, reach_of, reach_served, served_by_sets,
@@ -72,7 +72,12 @@ SUBSET_SUM_MAX = 1 << 15  # subset sums are int16 lanes
 SUBMASKS = np.array([sum(1 << m for m in range(64) if m & ~r == 0) for r in range(64)],
                     dtype=np.uint64).view(np.int64)
 # SUBSET_SIZE[m]: the number of cards in hand subset m
-SUBSET_SIZE = np.array([bin(m).count("1") for m in range(LANES)], dtype=np.int64)
+SUBSET_SIZE = np.array([bin(m).count("1") for m in range(2 * LANES)], dtype=np.int64)
+# commit_by_lanes takes a hand of one card more in two halves: the subsets without its
+# last slot (lanes and words as above) and those with it (subset 64 + m: m and that slot).
+# HOLDS_SLOT[half, k]: the subsets of a half that hold slot k.
+LANES_CARDS = SUBSET_BITS + 1
+HOLDS_SLOT = np.array([list(CONTAINS) + [0], list(CONTAINS) + [-1]], dtype=np.int64)
 
 
 @njit(cache=True, _nrt=False, inline='always')
@@ -330,6 +335,20 @@ def _fill_lanes(h, h_val, lanes, w_high):
             lanes[LANES_HIGH + m] = max(high, x)
 
 
+@njit(cache=True, _nrt=False, inline='always')
+def _fill_upper_half(value, lanes, w_high):
+    """A 7-card hand's upper half (lanes LANES ..): lane m's subset with the last slot
+    (of ``value``) added, as _fill_lanes would add it as the last card."""
+    value = np.int16(value)
+    for m in range(LANES):
+        lanes[LANES_SUM + LANES + m] = lanes[LANES_SUM + m] + value
+    if w_high:
+        for m in range(LANES):
+            high = lanes[LANES_HIGH + m]
+            lanes[LANES_SECOND + LANES + m] = max(lanes[LANES_SECOND + m], min(high, value))
+            lanes[LANES_HIGH + LANES + m] = max(high, value)
+
+
 # forceinline: LLVM inlines it into choose_commit, hence into the round; called instead,
 # expert's games took 1.07 times as long
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -375,45 +394,60 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
     effect_part = fscr[F_CUST_EFFECT]
     kind_part = fscr[F_CUST_KIND]
     lanes = pile[SCR_SUBSET_SUMS].view(np.int16)
-    _fill_lanes(h, h_val, lanes, w_high)
-    subsets = ((2 << ((1 << h) - 1)) - 1) & ~1  # the non-empty subsets
-    legal_any = 0  # the subsets that can assist some customer
+    h_lo = min(h, SUBSET_BITS)  # the slots of the lower half
+    halves = 2 if h > SUBSET_BITS else 1
+    _fill_lanes(h_lo, h_val, lanes, w_high)
+    if halves == 2:
+        _fill_upper_half(h_val[SUBSET_BITS], lanes, w_high)
+    legal_lower = 0  # the subsets that can assist some customer, per half
+    legal_upper = 0
     for j in range(nrow):
         v = row_v[j]
-        matched = 0  # a natural or dual_domain match
-        for k in range(h):
-            matched |= CONTAINS[k] & -(((h_nat[k] | h_dual[k]) & row_bits[j]) != 0)
-        ok = 0
-        boosted = 0  # each combination of the boost cards, none first
-        while True:
-            boost = 0
-            with_boosted = -1  # the subsets that hold every card of the combination
-            if boosted:
-                for k in range(h):
-                    if boosted >> k & 1:
-                        boost += h_boost[k]
-                        with_boosted &= CONTAINS[k]
-            t = v - boost  # the sum that hits the value
-            ok |= (equal_lanes(lanes, t) if 0 <= t <= hand_total else 0) & with_boosted
-            for d in range(1, shift_k + 1):
-                if 0 <= t - d <= hand_total:
-                    ok |= equal_lanes(lanes, t - d) & with_boosted  # shifted up by d
-                if 0 <= t + d <= hand_total:
-                    high_enough = 0  # shifted down by d: the highest card stays >= 0
+        any_ok = 0
+        for half in range(halves):
+            half_lanes = lanes[LANES * half:]
+            # the non-empty subsets (in the upper half every subset holds the last slot)
+            subsets = -1 if half else ((2 << ((1 << h_lo) - 1)) - 1) & ~1
+            matched = 0  # a natural or dual_domain match
+            for k in range(h):
+                matched |= HOLDS_SLOT[half, k] & -(((h_nat[k] | h_dual[k]) & row_bits[j]) != 0)
+            ok = 0
+            boosted = 0  # each combination of the boost cards, none first
+            while True:
+                boost = 0
+                with_boosted = -1  # the subsets that hold every card of the combination
+                if boosted:
                     for k in range(h):
-                        high_enough |= CONTAINS[k] & -(
-                            h_val[k] + (h_boost[k] if boosted >> k & 1 else 0) >= d)
-                    ok |= equal_lanes(lanes, t + d) & with_boosted & high_enough
-            if boosted == boost_slots:
-                break
-            boosted = ((boosted | ~boost_slots) + 1) & boost_slots
-        if w_reach != 0.0:   # the subsets serving it exactly by printed values (C_REACH)
-            exact_words[j] = (equal_lanes(lanes, v) if v <= hand_total else 0) & matched & subsets
-        ok &= (subsets if has_wild else matched) & subsets
-        ok_words[j] = ok
-        wild_words[j] = ~matched
-        legal_any |= ok
-        if ok:
+                        if boosted >> k & 1:
+                            boost += h_boost[k]
+                            with_boosted &= HOLDS_SLOT[half, k]
+                t = v - boost  # the sum that hits the value
+                ok |= (equal_lanes(half_lanes, t) if 0 <= t <= hand_total else 0) & with_boosted
+                for d in range(1, shift_k + 1):
+                    if 0 <= t - d <= hand_total:
+                        ok |= equal_lanes(half_lanes, t - d) & with_boosted  # shifted up by d
+                    if 0 <= t + d <= hand_total:
+                        high_enough = 0  # shifted down by d: the highest card stays >= 0
+                        for k in range(h):
+                            high_enough |= HOLDS_SLOT[half, k] & -(
+                                h_val[k] + (h_boost[k] if boosted >> k & 1 else 0) >= d)
+                        ok |= equal_lanes(half_lanes, t + d) & with_boosted & high_enough
+                if boosted == boost_slots:
+                    break
+                boosted = ((boosted | ~boost_slots) + 1) & boost_slots
+            at = WORDS_UPPER * half + j
+            if w_reach != 0.0:   # the subsets serving it exactly by printed values (C_REACH)
+                exact_words[at] = ((equal_lanes(half_lanes, v) if v <= hand_total else 0)
+                                   & matched & subsets)
+            ok &= (subsets if has_wild else matched) & subsets
+            ok_words[at] = ok
+            wild_words[at] = ~matched
+            if half:
+                legal_upper |= ok
+            else:
+                legal_lower |= ok
+            any_ok |= ok
+        if any_ok:
             # assist_score's first three terms (value, waited, urgent), its top and
             # customer-effect terms
             cust = pile[P_ROW, j]
@@ -430,45 +464,49 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
     best_j = 0
     if w_noise:
         # the noise draws follow the search order: (subset mask, row position)
-        rest = legal_any
-        while rest:
-            m = lowest_slot(rest)
-            rest &= rest - 1
-            rows = 0  # the row positions subset m can assist
-            for j in range(nrow):
-                rows |= (ok_words[j] >> m & 1) << j
-            while rows:
-                j = lowest_slot(rows)
-                rows &= rows - 1
-                sc, _, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row,
-                                        hand, team_effects, lanes, m, j, True)
-                if sc > best_score:
-                    best_score = sc
-                    best_mask = m
-                    best_j = j
+        for half in range(halves):
+            rest = legal_upper if half else legal_lower
+            while rest:
+                m = lowest_slot(rest)
+                rest &= rest - 1
+                rows = 0  # the row positions subset m can assist
+                for j in range(nrow):
+                    rows |= (ok_words[WORDS_UPPER * half + j] >> m & 1) << j
+                mask = LANES * half + m
+                while rows:
+                    j = lowest_slot(rows)
+                    rows &= rows - 1
+                    sc, _, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring,
+                                            row, hand, team_effects, lanes, mask, j, True)
+                    if sc > best_score:
+                        best_score = sc
+                        best_mask = mask
+                        best_j = j
     else:
         # Without noise the scores do not depend on the visiting order, so each row
         # position's subsets are scored in turn, and a tie goes to the option first in the
         # search order: here, the one with the lower mask (a tie with the pass keeps it).
         for j in range(nrow):
-            rest = ok_words[j]
-            while rest:
-                m = lowest_slot(rest)
-                rest &= rest - 1
-                sc, _, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row,
-                                        hand, team_effects, lanes, m, j, True)
-                if sc > best_score or (sc == best_score and m < best_mask):
-                    best_score = sc
-                    best_mask = m
-                    best_j = j
+            for half in range(halves):
+                rest = ok_words[WORDS_UPPER * half + j]
+                while rest:
+                    mask = LANES * half + lowest_slot(rest)
+                    rest &= rest - 1
+                    sc, _, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring,
+                                            row, hand, team_effects, lanes, mask, j, True)
+                    if sc > best_score or (sc == best_score and mask < best_mask):
+                        best_score = sc
+                        best_mask = mask
+                        best_j = j
     team = hp - P_HAND
     if best_mask and for_d3:
         # for D3: the chosen subset's score with each row position, without noise
+        at = WORDS_UPPER * (best_mask >> 6)
         for j in range(nrow):
             sc = -np.inf
             reach = 0.0
             prefix = -np.inf
-            if ok_words[j] >> best_mask & 1:
+            if ok_words[at + j] >> (best_mask & 63) & 1:
                 sc, reach, prefix = _lanes_score(cards, w, rng, pile, used, vals, fscr,
                                                  scoring, row, hand, team_effects, lanes,
                                                  best_mask, j, False)
@@ -476,7 +514,7 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
             fscr[F_TARGET + team, TARGET_REACH + j] = reach
             fscr[F_TARGET + team, TARGET_PREFIX + j] = prefix
         fscr[F_TARGET + team, TARGET_KNOWN] = 1.0
-    return best_mask, best_j, legal_any != 0
+    return best_mask, best_j, (legal_lower | legal_upper) != 0
 
 
 @njit(cache=True, _nrt=False, inline='always')
@@ -499,7 +537,7 @@ def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team
     else:
         delta = pile[SCR_ROWV, j] - total  # 0 unless the shift is used
         effects = (0.0 if delta == 0 else 1.0) + (
-            1.0 if pile[SCR_ROW_WILD, j] >> m & 1 else 0.0)
+            1.0 if pile[SCR_ROW_WILD, WORDS_UPPER * (m >> 6) + j] >> (m & 63) & 1 else 0.0)
         high_f = 0
         if w_high:
             high = np.int64(lanes[LANES_HIGH + m])
@@ -519,10 +557,15 @@ def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team
     sc += fscr[F_CUST_KIND, j]
     reach = 0.0
     if w_reach != 0.0:
-        left = SUBMASKS[((1 << h) - 1) & ~m]  # subsets of the cards left in hand
+        # subsets of the cards left in hand: in the lower half, and (where a 7-card hand
+        # keeps its last slot) in the upper half
+        rest = ((1 << h) - 1) & ~m
+        left = SUBMASKS[rest & 63]
+        left_upper = left if rest >> 6 & 1 else 0
         count = 0
         for jj in range(nrow):
-            count += (jj != j) & ((pile[SCR_ROW_EXACT, jj] & left) != 0)
+            count += (jj != j) & (((pile[SCR_ROW_EXACT, jj] & left)
+                                   | (pile[SCR_ROW_EXACT, WORDS_UPPER + jj] & left_upper)) != 0)
         reach = float(count)
         sc += w_reach * reach
     sc += w[b + C_NOISE] * uniform(rng) if w_noise and draw else 0.0
@@ -799,8 +842,8 @@ def search_commit(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, 
     and a hand without a usable boost, commit_by_lanes for any other weights or hand; the
     rest to search_general."""
     h, _, hand_total, boost_slots, _ = hand
-    if h <= SUBSET_BITS and hand_total < SUBSET_SUM_MAX:
-        if scoring[5] and boost_slots == 0:  # separable, no boost card to play out
+    if h <= LANES_CARDS and hand_total < SUBSET_SUM_MAX:
+        if h <= SUBSET_BITS and scoring[5] and boost_slots == 0:  # separable, no boost
             return _best_by_sums(cards, w, pile, arrival, fscr, scoring, row, hand,
                                  team_effects, best_score)
         return commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring,

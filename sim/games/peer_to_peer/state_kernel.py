@@ -65,10 +65,12 @@ LOW_SUM, LOW_CAND, LOW_CAND_SUM = range(3)
 LOW_N = 3
 LOW_BITS = 8
 # _best_by_sums / commit_by_lanes: per hand subset its sum, highest card and second highest
-# card (int16 lanes: 64 each); per row position the subsets that can assist it and those
-# that need the team's wild_domain (one word each).
+# card (int16 lanes: 128 each, 64 per half of a 7-card hand); per row position j the
+# subsets that can assist it and those that need the team's wild_domain (one word each, at
+# j and, for the subsets holding a 7-card hand's last slot, at WORDS_UPPER + j).
 SCR_SUBSET_SUMS = SCR_LOW + LOW_N
-LANES_SUM, LANES_HIGH, LANES_SECOND = 0, 64, 128  # int16 offsets in that row
+LANES_SUM, LANES_HIGH, LANES_SECOND = 0, 128, 256  # int16 offsets in that row
+WORDS_UPPER = 64
 SCR_ROW_OK, SCR_ROW_WILD = SCR_SUBSET_SUMS + 1, SCR_SUBSET_SUMS + 2
 # commit_by_lanes with the reach feature: per row position the subsets that serve it
 # exactly by printed values (features.C_REACH).
