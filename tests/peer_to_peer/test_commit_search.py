@@ -2,7 +2,8 @@
 
 choose_commit (commit_kernel.py) hands a hand of up to SUBSET_BITS cards to a subset-bitset
 search (_best_by_sums for separable scores without a usable boost card, commit_by_lanes
-for any other weights or a hand with a usable boost), everything else to the general search
+for any other weights or a hand with a usable boost; a 7-card hand to commit_by_lanes in
+two halves), everything else to the general search
 (commit_by_passes), which visits the options one by one. Here both run on the same prepared scratch rows for many
 random hands, rows, venture effects, used marks and weight vectors (the shipped strategies
 and random ones: noise, high card and effects features on and off, small integer weights

@@ -9,8 +9,8 @@ For a hand of up to SUBSET_BITS cards (nearly every call), subset bitsets and ve
 compares find each customer's legal subsets at once: _best_by_sums for separable scores
 (no noise, high card, effects or reach feature: greedy, cautious) and a hand without a
 usable boost then takes the first maximum per customer and card count; commit_by_lanes,
-for any other weights (expert) or a hand with a usable boost, scores the legal options
-only, in order. Both leave the chosen subset's scores for the marker holder's D3.
+for any other weights (expert), a hand with a usable boost or a hand of LANES_CARDS
+cards (as two halves of subsets), scores the legal options only, in order. Both leave the chosen subset's scores for the marker holder's D3.
 commit_by_passes (the general search, which visits the options one by one) takes the
 rest; the others choose exactly as it would (tested against it on random hands, rows,
 effects and weights).
@@ -355,7 +355,7 @@ def _fill_upper_half(value, lanes, w_high):
 def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
                     team_effects, best_score):
     """D2 for any weights (noise, high card and effects features included) and a hand of
-    up to SUBSET_BITS cards: returns (best mask, its row position, any option legal), the
+    up to LANES_CARDS cards: returns (best mask, its row position, any option legal), the
     pass option (``best_score``) kept unless beaten.
 
     As in _best_by_sums, bit m of a word stands for hand subset m and lane m holds its
@@ -374,7 +374,12 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
     by d, the highest played card is the larger of that card less d and the second). A
     subset with a boost card is played out by eval_assist (which boosts it uses), as
     commit_by_passes does. Where the team's D3 may read them (``for_d3``) it leaves the
-    chosen subset's score without noise with each row position (state_kernel.F_TARGET)."""
+    chosen subset's score without noise with each row position (state_kernel.F_TARGET).
+
+    A hand of LANES_CARDS cards takes two halves of 64 subsets, each with its lanes and
+    words: those without its last slot, then those with it (mask 64 + m), which keeps
+    the search order (the general search takes 2.2 us a call on such a hand: 4 % of a
+    4-player expert game, benchmarks/p2p_profile.py)."""
     b, rnd, patience, w_noise, w_high, _, for_d3 = scoring
     nrow, top_value = row[0], row[1]
     h, hp, hand_total, boost_slots, _ = hand
@@ -557,15 +562,16 @@ def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team
     sc += fscr[F_CUST_KIND, j]
     reach = 0.0
     if w_reach != 0.0:
-        # subsets of the cards left in hand: in the lower half, and (where a 7-card hand
-        # keeps its last slot) in the upper half
         rest = ((1 << h) - 1) & ~m
-        left = SUBMASKS[rest & 63]
-        left_upper = left if rest >> 6 & 1 else 0
+        left = SUBMASKS[rest & 63]  # subsets of the cards left in hand (the lower half)
         count = 0
-        for jj in range(nrow):
-            count += (jj != j) & (((pile[SCR_ROW_EXACT, jj] & left)
-                                   | (pile[SCR_ROW_EXACT, WORDS_UPPER + jj] & left_upper)) != 0)
+        if rest >> SUBSET_BITS & 1:   # a 7-card hand keeps its last slot: both halves
+            for jj in range(nrow):
+                count += (jj != j) & (((pile[SCR_ROW_EXACT, jj] & left)
+                                       | (pile[SCR_ROW_EXACT, WORDS_UPPER + jj] & left)) != 0)
+        else:
+            for jj in range(nrow):
+                count += (jj != j) & ((pile[SCR_ROW_EXACT, jj] & left) != 0)
         reach = float(count)
         sc += w_reach * reach
     sc += w[b + C_NOISE] * uniform(rng) if w_noise and draw else 0.0
@@ -577,7 +583,7 @@ def commit_by_passes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, ro
                       team_effects, best_score):
     """D2 for any hand and weights, the options one by one: returns (best mask, its row
     position, any option legal). The engine calls it where the subset bitsets do not
-    apply (more than SUBSET_BITS cards or sums beyond int16); the others must choose as
+    apply (more than LANES_CARDS cards or sums beyond int16); the others must choose as
     it does.
 
     Only subsets whose sum is within reach of some customer's value can be legal; a cheap
@@ -839,8 +845,8 @@ def search_commit(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, 
     """D2's search after prepare_commit: (best mask, its row position, any option legal).
     A hand of up to SUBSET_BITS cards (nearly every call) goes to the subset bitsets:
     _best_by_sums (the first maximum per customer and card count) for separable scores
-    and a hand without a usable boost, commit_by_lanes for any other weights or hand; the
-    rest to search_general."""
+    and a hand without a usable boost, commit_by_lanes for any other weights or hand, and
+    for a hand of LANES_CARDS cards; the rest to search_general."""
     h, _, hand_total, boost_slots, _ = hand
     if h <= LANES_CARDS and hand_total < SUBSET_SUM_MAX:
         if h <= SUBSET_BITS and scoring[5] and boost_slots == 0:  # separable, no boost
