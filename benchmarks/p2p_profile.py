@@ -70,12 +70,15 @@ POINTS = [
     ("unhappy (R4, D6)", "engine_kernel.py", "end_round", "unhappy", "state.fscr", None),
     ("D2 by subset sums", "commit_kernel.py", SEARCH, "_best_by_sums", "fscr", HAND_KEY),
     ("D2 by subset lanes", "commit_kernel.py", SEARCH, "commit_by_lanes", "fscr", HAND_KEY),
+    ("D2 by subset lanes, 7 cards", "commit_kernel.py", SEARCH, "commit_by_lanes_seven", "fscr",
+     HAND_KEY),
     ("D2 general search", "commit_kernel.py", SEARCH, "commit_by_passes", "fscr", HAND_KEY),
 ]
 # The parts of a round that add up (the rest are inside them).
 TOP = ("game setup (D1)", "result row", "round start (R1)", "assist loop (R2)",
        "round end (R3-R5)")
-D2_PARTS = ("D2 by subset sums", "D2 by subset lanes", "D2 general search")
+D2_PARTS = ("D2 by subset sums", "D2 by subset lanes", "D2 by subset lanes, 7 cards",
+            "D2 general search")
 
 
 # ---------------------------------------------------------------- the patched copy

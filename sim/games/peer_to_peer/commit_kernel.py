@@ -10,7 +10,8 @@ compares find each customer's legal subsets at once: _best_by_sums for separable
 (no noise, high card, effects or reach feature: greedy, cautious) and a hand without a
 usable boost then takes the first maximum per customer and card count; commit_by_lanes,
 for any other weights (expert), a hand with a usable boost or a hand of LANES_CARDS
-cards (as two halves of subsets), scores the legal options only, in order. Both leave the chosen subset's scores for the marker holder's D3.
+cards (as two halves of subsets), scores the legal options only, in order. Both leave
+the chosen subset's scores for the marker holder's D3.
 commit_by_passes (the general search, which visits the options one by one) takes the
 rest; the others choose exactly as it would (tested against it on random hands, rows,
 effects and weights).
@@ -353,7 +354,7 @@ def _fill_upper_half(value, lanes, w_high):
 # expert's games took 1.07 times as long
 @njit(cache=True, _nrt=False, forceinline=True)
 def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
-                    team_effects, best_score):
+                    team_effects, best_score, seven):
     """D2 for any weights (noise, high card and effects features included) and a hand of
     up to LANES_CARDS cards: returns (best mask, its row position, any option legal), the
     pass option (``best_score``) kept unless beaten.
@@ -376,10 +377,12 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
     commit_by_passes does. Where the team's D3 may read them (``for_d3``) it leaves the
     chosen subset's score without noise with each row position (state_kernel.F_TARGET).
 
-    A hand of LANES_CARDS cards takes two halves of 64 subsets, each with its lanes and
-    words: those without its last slot, then those with it (mask 64 + m), which keeps
-    the search order (the general search takes 2.2 us a call on such a hand: 4 % of a
-    4-player expert game, benchmarks/p2p_profile.py)."""
+    ``seven``: None for a hand of up to SUBSET_BITS cards; True for a hand of LANES_CARDS
+    cards (commit_by_lanes_seven), which takes two halves of 64 subsets, each with its
+    lanes and words: those without its last slot, then those with it (mask 64 + m), which
+    keeps the search order. An argument rather than a hand-size test, so that numba
+    compiles the two apart: the halves cost the smaller hands nothing (handled with a
+    test, 6-player expert games took about 1.04 times as long)."""
     b, rnd, patience, w_noise, w_high, _, for_d3 = scoring
     nrow, top_value = row[0], row[1]
     h, hp, hand_total, boost_slots, _ = hand
@@ -399,10 +402,13 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
     effect_part = fscr[F_CUST_EFFECT]
     kind_part = fscr[F_CUST_KIND]
     lanes = pile[SCR_SUBSET_SUMS].view(np.int16)
-    h_lo = min(h, SUBSET_BITS)  # the slots of the lower half
-    halves = 2 if h > SUBSET_BITS else 1
+    h_lo = h  # the slots of the lower half
+    halves = 1
+    if seven is not None:
+        h_lo = SUBSET_BITS
+        halves = 2
     _fill_lanes(h_lo, h_val, lanes, w_high)
-    if halves == 2:
+    if seven is not None:
         _fill_upper_half(h_val[SUBSET_BITS], lanes, w_high)
     legal_lower = 0  # the subsets that can assist some customer, per half
     legal_upper = 0
@@ -482,7 +488,8 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
                     j = lowest_slot(rows)
                     rows &= rows - 1
                     sc, _, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring,
-                                            row, hand, team_effects, lanes, mask, j, True)
+                                            row, hand, team_effects, lanes, mask, j, True,
+                                            seven)
                     if sc > best_score:
                         best_score = sc
                         best_mask = mask
@@ -498,7 +505,8 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
                     mask = LANES * half + lowest_slot(rest)
                     rest &= rest - 1
                     sc, _, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring,
-                                            row, hand, team_effects, lanes, mask, j, True)
+                                            row, hand, team_effects, lanes, mask, j, True,
+                                            seven)
                     if sc > best_score or (sc == best_score and mask < best_mask):
                         best_score = sc
                         best_mask = mask
@@ -514,7 +522,7 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
             if ok_words[at + j] >> (best_mask & 63) & 1:
                 sc, reach, prefix = _lanes_score(cards, w, rng, pile, used, vals, fscr,
                                                  scoring, row, hand, team_effects, lanes,
-                                                 best_mask, j, False)
+                                                 best_mask, j, False, seven)
             fscr[F_TARGET + team, j] = sc
             fscr[F_TARGET + team, TARGET_REACH + j] = reach
             fscr[F_TARGET + team, TARGET_PREFIX + j] = prefix
@@ -522,9 +530,20 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
     return best_mask, best_j, (legal_lower | legal_upper) != 0
 
 
+# Called (forceinline=False), so the round's code keeps one copy of the lanes search
+@njit(cache=True, _nrt=False, forceinline=False)
+def commit_by_lanes_seven(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
+                          team_effects, best_score):
+    """commit_by_lanes for a hand of LANES_CARDS cards, in two halves (the general search
+    takes 2.2 us a call on such a hand: 4 % of a 4-player expert game,
+    benchmarks/p2p_profile.py)."""
+    return commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
+                           team_effects, best_score, True)
+
+
 @njit(cache=True, _nrt=False, inline='always')
 def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team_effects,
-                 lanes, m, j, draw):
+                 lanes, m, j, draw, seven):
     """commit_by_lanes: (score, reach feature, the score's sum before the contest
     features) of the legal option (hand subset ``m``, row position ``j``), assist_score's
     sum in its order, its noise drawn (``draw``; else without noise)."""
@@ -541,8 +560,9 @@ def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team
         high_f = highest_played(vals, m) if w_high else 0
     else:
         delta = pile[SCR_ROWV, j] - total  # 0 unless the shift is used
-        effects = (0.0 if delta == 0 else 1.0) + (
-            1.0 if pile[SCR_ROW_WILD, WORDS_UPPER * (m >> 6) + j] >> (m & 63) & 1 else 0.0)
+        wild = (pile[SCR_ROW_WILD, j] >> m if seven is None
+                else pile[SCR_ROW_WILD, WORDS_UPPER * (m >> 6) + j] >> (m & 63))
+        effects = (0.0 if delta == 0 else 1.0) + (1.0 if wild & 1 else 0.0)
         high_f = 0
         if w_high:
             high = np.int64(lanes[LANES_HIGH + m])
@@ -565,7 +585,8 @@ def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team
         rest = ((1 << h) - 1) & ~m
         left = SUBMASKS[rest & 63]  # subsets of the cards left in hand (the lower half)
         count = 0
-        if rest >> SUBSET_BITS & 1:   # a 7-card hand keeps its last slot: both halves
+        if seven is not None and rest >> SUBSET_BITS & 1:   # both halves: a 7-card hand
+            # keeps its last slot
             for jj in range(nrow):
                 count += (jj != j) & (((pile[SCR_ROW_EXACT, jj] & left)
                                        | (pile[SCR_ROW_EXACT, WORDS_UPPER + jj] & left)) != 0)
@@ -852,8 +873,11 @@ def search_commit(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, 
         if h <= SUBSET_BITS and scoring[5] and boost_slots == 0:  # separable, no boost
             return _best_by_sums(cards, w, pile, arrival, fscr, scoring, row, hand,
                                  team_effects, best_score)
-        return commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring,
-                               row, hand, team_effects, best_score)
+        if h <= SUBSET_BITS:
+            return commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring,
+                                   row, hand, team_effects, best_score, None)
+        return commit_by_lanes_seven(cards, w, rng, pile, arrival, used, vals, fscr, scoring,
+                                     row, hand, team_effects, best_score)
     return search_general(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row, hand,
                           team_effects, best_score)
 
