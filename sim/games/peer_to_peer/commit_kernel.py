@@ -402,6 +402,7 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
     effect_part = fscr[F_CUST_EFFECT]
     kind_part = fscr[F_CUST_KIND]
     lanes = pile[SCR_SUBSET_SUMS].view(np.int16)
+    contest_zero = w[b + C_CONTEST_WIN] * 0.0 + w[b + C_CONTEST_LOSE] * 0.0
     h_lo = h  # the slots of the lower half
     halves = 1
     if seven is not None:
@@ -489,7 +490,7 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
                     rows &= rows - 1
                     sc, _, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring,
                                             row, hand, team_effects, lanes, mask, j, True,
-                                            seven)
+                                            seven, contest_zero)
                     if sc > best_score:
                         best_score = sc
                         best_mask = mask
@@ -506,7 +507,7 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
                     rest &= rest - 1
                     sc, _, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring,
                                             row, hand, team_effects, lanes, mask, j, True,
-                                            seven)
+                                            seven, contest_zero)
                     if sc > best_score or (sc == best_score and mask < best_mask):
                         best_score = sc
                         best_mask = mask
@@ -522,7 +523,8 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
             if ok_words[at + j] >> (best_mask & 63) & 1:
                 sc, reach, prefix = _lanes_score(cards, w, rng, pile, used, vals, fscr,
                                                  scoring, row, hand, team_effects, lanes,
-                                                 best_mask, j, False, seven)
+                                                 best_mask, j, False, seven,
+                                                 contest_zero)
             fscr[F_TARGET + team, j] = sc
             fscr[F_TARGET + team, TARGET_REACH + j] = reach
             fscr[F_TARGET + team, TARGET_PREFIX + j] = prefix
@@ -543,10 +545,13 @@ def commit_by_lanes_seven(cards, w, rng, pile, arrival, used, vals, fscr, scorin
 
 @njit(cache=True, _nrt=False, inline='always')
 def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team_effects,
-                 lanes, m, j, draw, seven):
+                 lanes, m, j, draw, seven, contest_zero):
     """commit_by_lanes: (score, reach feature, the score's sum before the contest
     features) of the legal option (hand subset ``m``, row position ``j``), assist_score's
-    sum in its order, its noise drawn (``draw``; else without noise)."""
+    sum in its order, its noise drawn (``draw``; else without noise). ``contest_zero``:
+    the two contest features' terms (0.0 times their weights: no contest in D2), summed:
+    each ±0.0, or NaN for a non-finite weight, so adding their sum gives the score that
+    adding them one after the other gives, with fewer steps in each option's sum."""
     b, _, _, w_noise, w_high, _, _ = scoring
     nrow = row[0]
     h, hp, _, boost_slots, _ = hand
@@ -576,8 +581,7 @@ def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team
     prefix = sc
     # score_from_contest's steps, the reach term added only with its weight (adding 0.0
     # leaves the value as it is; the extra add cost about 5 ns a call)
-    sc += w[b + C_CONTEST_WIN] * 0.0  # (no contest in D2; a non-finite weight counts)
-    sc += w[b + C_CONTEST_LOSE] * 0.0
+    sc += contest_zero
     sc += fscr[F_CUST_EFFECT, j]
     sc += fscr[F_CUST_KIND, j]
     reach = 0.0
