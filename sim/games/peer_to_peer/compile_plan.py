@@ -20,9 +20,10 @@ from sim.core.compile_cache import plan_by_names
 
 SCALARS = ("team", "mask", "cust", "declared", "rival_cust", "n_rival", "phase", "s")
 FLAGS = ("none_legal", "need_keys")
-# choose_commit's bundles for commit_by_passes and commit_by_lanes_seven (commit_kernel.py): scoring = (b, round,
-# patience, noise, high, separable, for D3), row = (n, top value, lowest value, value
-# bits), hand = (n, pile, total, boost slots, boosts), team_effects = (shift, any wild)
+# choose_commit's bundles for commit_by_passes and commit_by_lanes_seven (commit_kernel.py):
+# scoring = (b, round, patience, noise, high, separable, for D3), row = (n, top value,
+# lowest value, value bits), hand = (n, pile, total, boost slots, boosts), team_effects =
+# (shift, any wild)
 COMMIT_BUNDLES = {"scoring": (0, 0, 0, True, True, True, True), "row": (0, 0, 0, 0),
                   "hand": (0, 0, 0, 0, 0), "team_effects": (0, True), "best_score": 0.0}
 
@@ -50,6 +51,7 @@ def run_games_plan(tables, debug) -> list:
                   vals=row, keys=row, rival_keys=row, used_before=row,
                   **{name: 0 for name in SCALARS}, **{name: True for name in FLAGS},
                   **COMMIT_BUNDLES)
-    order = (commit_by_passes, commit_by_lanes_seven, setup_game, unhappy, refresh, check_invariants, win_customer,
-             unmark_assist, reveal, target_by_scan, choose_commit)
+    order = (commit_by_passes, commit_by_lanes_seven, setup_game, unhappy, refresh,
+             check_invariants, win_customer, unmark_assist, reveal, target_by_scan,
+             choose_commit)
     return plan_by_names(order, values)
