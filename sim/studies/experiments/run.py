@@ -267,10 +267,15 @@ def _report_points(out: Path) -> set[str]:
 
 
 def _record_report_points(out: Path, names: list[str]) -> None:
-    marker = out / "experiment.json"
-    record = json.loads(marker.read_text(encoding="utf-8"))
+    record = json.loads((out / "experiment.json").read_text(encoding="utf-8"))
     record["report_points"] = names
-    marker.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
+    _write_record(out, record)
+
+
+def _write_record(out: Path, record: dict) -> None:
+    """experiment.json in ``out``: what the experiment plays (``_claim``), kept up to date."""
+    (out / "experiment.json").write_text(json.dumps(record, indent=2, default=str) + "\n",
+                                         encoding="utf-8")
 
 
 def fixed_settings(exp: Experiment) -> list[str]:
@@ -354,12 +359,11 @@ def tuned_expert_sha256(directory: Path) -> str | None:
 def _record_tuned_expert(out: Path, name: str, digest: str | None) -> None:
     """Record the digest of the expert a point was just tuned to in experiment.json, so a
     later continue sees an edited or replaced expert.yaml."""
-    marker = out / "experiment.json"
-    record = json.loads(marker.read_text(encoding="utf-8"))
+    record = json.loads((out / "experiment.json").read_text(encoding="utf-8"))
     if record.get("point_settings", {}).get(name, {}).get("tuned_expert") == digest:
         return
     record["point_settings"][name]["tuned_expert"] = digest
-    marker.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
+    _write_record(out, record)
 
 
 def spec_files(spec: str) -> list[str]:
@@ -549,7 +553,7 @@ def _claim(out: Path, record: dict, exp: Experiment) -> None:
 
     with writing("the experiment's directory", out):
         out.mkdir(parents=True, exist_ok=True)
-        marker.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
+        _write_record(out, record)
 
 
 def _existing(run_dir: Path) -> str:
