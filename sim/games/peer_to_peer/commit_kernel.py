@@ -402,7 +402,12 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
     effect_part = fscr[F_CUST_EFFECT]
     kind_part = fscr[F_CUST_KIND]
     lanes = pile[SCR_SUBSET_SUMS].view(np.int16)
-    contest_zero = w[b + C_CONTEST_WIN] * 0.0 + w[b + C_CONTEST_LOSE] * 0.0
+    # the weights each customer and option reads, loaded once (the stores into pile and
+    # fscr may alias w for all numba knows, so it reloads them in the loops otherwise)
+    w_value, w_waited, w_urgent = w[b + C_VALUE], w[b + C_WAITED], w[b + C_URGENT]
+    w_top, w_cust_effect = w[b + C_TOP], w[b + C_CUST_EFFECT]
+    option_w = (w[b + C_CARDS], w[b + C_HIGH], w[b + C_EFFECTS], w_reach,
+                w[b + C_CONTEST_WIN] * 0.0 + w[b + C_CONTEST_LOSE] * 0.0)
     h_lo = h  # the slots of the lower half
     halves = 1
     if seven is not None:
@@ -423,6 +428,9 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
             matched = 0  # a natural or dual_domain match
             for k in range(h):
                 matched |= HOLDS_SLOT[half, k] & -(((h_nat[k] | h_dual[k]) & row_bits[j]) != 0)
+            # the subsets whose sum hits the value: without a boost (the first
+            # combination) and for the reach feature, compared once
+            hits_v = equal_lanes(half_lanes, v) if v <= hand_total else 0
             ok = 0
             boosted = 0  # each combination of the boost cards, none first
             while True:
@@ -434,7 +442,10 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
                             boost += h_boost[k]
                             with_boosted &= HOLDS_SLOT[half, k]
                 t = v - boost  # the sum that hits the value
-                ok |= (equal_lanes(half_lanes, t) if 0 <= t <= hand_total else 0) & with_boosted
+                if boosted == 0:
+                    ok |= hits_v if 0 <= v else 0
+                elif 0 <= t <= hand_total:
+                    ok |= equal_lanes(half_lanes, t) & with_boosted
                 for d in range(1, shift_k + 1):
                     if 0 <= t - d <= hand_total:
                         ok |= equal_lanes(half_lanes, t - d) & with_boosted  # shifted up by d
@@ -449,8 +460,7 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
                 boosted = ((boosted | ~boost_slots) + 1) & boost_slots
             at = WORDS_UPPER * half + j
             if w_reach != 0.0:   # the subsets serving it exactly by printed values (C_REACH)
-                exact_words[at] = ((equal_lanes(half_lanes, v) if v <= hand_total else 0)
-                                   & matched & subsets)
+                exact_words[at] = hits_v & matched & subsets
             ok &= (subsets if has_wild else matched) & subsets
             ok_words[at] = ok
             wild_words[at] = ~matched
@@ -465,12 +475,12 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
             cust = pile[P_ROW, j]
             waited = rnd - arrival[cust]
             part = 0.0
-            part += w[b + C_VALUE] * v
-            part += w[b + C_WAITED] * waited
-            part += w[b + C_URGENT] * (1.0 if waited + 1 >= patience else 0.0)
+            part += w_value * v
+            part += w_waited * waited
+            part += w_urgent * (1.0 if waited + 1 >= patience else 0.0)
             cust_part[j] = part
-            top_part[j] = w[b + C_TOP] * (1.0 if v >= top_value else 0.0)
-            effect_part[j] = w[b + C_CUST_EFFECT] * customer_has_effect(cards, cust)
+            top_part[j] = w_top * (1.0 if v >= top_value else 0.0)
+            effect_part[j] = w_cust_effect * customer_has_effect(cards, cust)
             kind_part[j] = customer_kind_part(cards, w, b, cust)
     best_mask = 0
     best_j = 0
@@ -490,7 +500,7 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
                     rows &= rows - 1
                     sc, _, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring,
                                             row, hand, team_effects, lanes, mask, j, True,
-                                            seven, contest_zero)
+                                            seven, option_w)
                     if sc > best_score:
                         best_score = sc
                         best_mask = mask
@@ -507,7 +517,7 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
                     rest &= rest - 1
                     sc, _, _ = _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring,
                                             row, hand, team_effects, lanes, mask, j, True,
-                                            seven, contest_zero)
+                                            seven, option_w)
                     if sc > best_score or (sc == best_score and mask < best_mask):
                         best_score = sc
                         best_mask = mask
@@ -524,7 +534,7 @@ def commit_by_lanes(cards, w, rng, pile, arrival, used, vals, fscr, scoring, row
                 sc, reach, prefix = _lanes_score(cards, w, rng, pile, used, vals, fscr,
                                                  scoring, row, hand, team_effects, lanes,
                                                  best_mask, j, False, seven,
-                                                 contest_zero)
+                                                 option_w)
             fscr[F_TARGET + team, j] = sc
             fscr[F_TARGET + team, TARGET_REACH + j] = reach
             fscr[F_TARGET + team, TARGET_PREFIX + j] = prefix
@@ -545,18 +555,19 @@ def commit_by_lanes_seven(cards, w, rng, pile, arrival, used, vals, fscr, scorin
 
 @njit(cache=True, _nrt=False, inline='always')
 def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team_effects,
-                 lanes, m, j, draw, seven, contest_zero):
+                 lanes, m, j, draw, seven, option_w):
     """commit_by_lanes: (score, reach feature, the score's sum before the contest
     features) of the legal option (hand subset ``m``, row position ``j``), assist_score's
-    sum in its order, its noise drawn (``draw``; else without noise). ``contest_zero``:
-    the two contest features' terms (0.0 times their weights: no contest in D2), summed:
-    each ±0.0, or NaN for a non-finite weight, so adding their sum gives the score that
-    adding them one after the other gives, with fewer steps in each option's sum."""
+    sum in its order, its noise drawn (``draw``; else without noise). ``option_w``: the
+    cards, high card, effects and reach weights and ``contest_zero``, the two contest
+    features' terms (0.0 times their weights: no contest in D2), summed: each ±0.0, or
+    NaN for a non-finite weight, so adding their sum gives the score that adding them
+    one after the other gives, with fewer steps in each option's sum."""
     b, _, _, w_noise, w_high, _, _ = scoring
     nrow = row[0]
     h, hp, _, boost_slots, _ = hand
     shift_k, has_wild = team_effects
-    w_reach = w[b + C_REACH]
+    w_cards, w_high_card, w_effects, w_reach, contest_zero = option_w
     total = np.int64(lanes[LANES_SUM + m])
     if m & boost_slots:
         _, sh_slot, _, use_wild, _, _ = eval_assist(
@@ -574,9 +585,9 @@ def _lanes_score(cards, w, rng, pile, used, vals, fscr, scoring, row, hand, team
             second = np.int64(lanes[LANES_SECOND + m])
             high_f = high + delta if delta >= 0 else max(high + delta, second)
     sc = fscr[F_CUST, j]
-    sc += w[b + C_CARDS] * SUBSET_SIZE[m]
-    sc += w[b + C_HIGH] * high_f
-    sc += w[b + C_EFFECTS] * effects
+    sc += w_cards * SUBSET_SIZE[m]
+    sc += w_high_card * high_f
+    sc += w_effects * effects
     sc += fscr[F_TOP, j]
     prefix = sc
     # score_from_contest's steps, the reach term added only with its weight (adding 0.0
