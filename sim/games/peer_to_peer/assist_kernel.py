@@ -7,27 +7,22 @@ a natural domain match before `dual_domain` before `wild_domain`; boosts off bef
 on the highest card (first slot on ties). A team uses at most one instance of each venture
 effect per assist: its strongest unused `shift` and any unused `wild_domain`.
 """
-import numpy as np
 from numba import njit
 
+from sim.core.bits_kernel import lowest_bit
 from sim.games.peer_to_peer.constants import (
     ANY, CD_ARG, CD_DOMAIN, CD_EFFECT, CD_VALUE, EFFECT_BOOST, EFFECT_DUAL_DOMAIN,
     R_DOMAIN_RANK, WHY_DOMAIN, WHY_HIGHER_CARD, WHY_LONGER, WHY_MARKER, WHY_TIEBREAK,
 )
 
 # Set bits of a mask are visited lowest first with lowest_slot, without a branch per bit
-# (a branch on each bit of a hand mask mispredicts): a de Bruijn sequence maps the lowest
-# set bit to its index.
-_DE_BRUIJN = 0x03F79D71B4CB0A89
-_DE_BRUIJN_SLOT = np.zeros(64, np.int64)
-for _k in range(64):
-    _DE_BRUIJN_SLOT[((_DE_BRUIJN << _k) & (2**64 - 1)) >> 58] = _k
+# (a branch on each bit of a hand mask mispredicts).
 
 
 @njit(cache=True, _nrt=False, inline='always')
 def lowest_slot(m):
     """The index of the lowest set bit of ``m`` (m > 0)."""
-    return _DE_BRUIJN_SLOT[((m & -m) * _DE_BRUIJN >> 58) & 63]
+    return lowest_bit(m)
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
