@@ -194,3 +194,32 @@ def test_a_check_of_other_points_rewrites_a_report_that_lacks_them(runner, tmp_p
     assert len(json.loads((out / "experiment.json").read_text())["report_points"]) == 4
     assert runner.invoke(main, ["check", "gate", "--file", four] + args).exit_code == 0
     assert (out / "report" / "sweep.md").read_text() == report
+
+
+def test_a_retuned_expert_is_named_as_such_not_by_a_file_the_check_removed(runner, tmp_path,
+                                                                          monkeypatch):
+    """check without --out tunes 'expert' in a temporary directory: its played line names
+    the retuned expert once for every point, not a deleted expert.yaml per point."""
+    from sim.studies import tune
+
+    def fake_tune(*, out, **_):   # a tuned expert without the minutes of tuning
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("cardsim_strategy: 1\ngame: peer-to-peer\nname: mine\nbase: greedy\n"
+                       "weights:\n  early.commit.cards: -1.0\n")
+    monkeypatch.setattr(tune, "tune_strategy", fake_tune)
+    path = tmp_path / "gate.yaml"
+    path.write_text(textwrap.dedent("""
+        gate:
+          players: 2
+          games: 200
+          strategies: {A: expert, B: greedy}
+          retune: true
+          sweep:
+            rule.hand_size: [4, 5]
+          checks:
+            - {metric: all_lose_rate, max: 100}
+    """).lstrip("\n"))
+    result = runner.invoke(main, ["check", "gate", "--file", str(path), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "expert.yaml" not in result.output
+    assert "strategies expert (retuned at each point) vs greedy (2 players)" in result.output

@@ -53,8 +53,15 @@ class ExperimentResult:
         return text + (f"\nstrategies: {used}" if used else "")
 
 
-def point_strategies(run_dir: str | Path) -> str | None:
-    """The game's label of the strategies a point's run played (its ``Game.pairing``)."""
+# A retuned point's expert in the strategies line: one name for every point (its file is
+# the point's own, and a check without --out does not keep it)
+RETUNED = "expert (retuned at each point)"
+
+
+def point_strategies(run_dir: str | Path, retune: bool = False) -> str | None:
+    """The game's label of the strategies a point's run played (its ``Game.pairing``);
+    with ``retune``, the point's tuned expert (``expert.yaml`` beside ``run_dir``) as
+    RETUNED."""
     from sim.core.game import resolve_game
 
     try:
@@ -62,7 +69,10 @@ def point_strategies(run_dir: str | Path) -> str | None:
     except (OSError, ValueError):
         return None
     label = resolve_game(manifest["game"]).pairing
-    return label(manifest) if label is not None else None
+    if label is None:
+        return None
+    text = label(manifest)
+    return text.replace(f"@{Path(run_dir).parent / 'expert.yaml'}", RETUNED) if retune else text
 
 
 def strategies_line(points: list[dict]) -> str:
@@ -238,11 +248,13 @@ def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any
 
     for p in result.points:
         p["games"] = RunGames(p["run_dir"])   # read block by block: memory flat in games
-        p["strategies"] = point_strategies(p["run_dir"])
+        p["strategies"] = point_strategies(p["run_dir"], exp.retune)
     if report:
         notes = [exp.description] if exp.description else []
         if strategies_line(result.points):
             notes.append(f"Strategies: {strategies_line(result.points)}.")
+        if exp.retune:
+            notes.append("Each point's retuned expert is the expert.yaml in its directory.")
         notes += [f"Card file: {cards_in_words(exp)}."] + fixed_changes(exp)
         notes.append(f"{games:,} games per point, seed {exp.seed}; every point plays the same "
                      "game indices (common random numbers).")
