@@ -51,6 +51,7 @@ class Measure:
     even: float
     above: str = ""
     below: str = ""
+    label: str = ""      # what it measures, in words ("team A's share of ...")
 
     def arrays(self, games) -> tuple[np.ndarray, np.ndarray]:
         """(num, den) per game of a polars DataFrame, in its row order."""

@@ -23,6 +23,9 @@ is far below that of two independent runs. Its interval is mean(d) +- z * sd(d) 
 (the sample sd; d is -1, 0 or 1, so the sum of d and the number of games where the sides
 differ, the discordant games, are all it needs).
 
+Balance measures (``PairedRatio``): a ratio of per-game sums such as team A's share of the
+games won by a team, on both sides, and its paired difference by the delta method.
+
 Changed games: the games whose outcome kind differs between the sides, grouped by how they
 changed ("team A win -> all-lose"), with their game indices (``PairedTally.changed``,
 ``PairedTally.changed_indices``).
@@ -210,6 +213,52 @@ class PairedTally:
         labels = self.outcomes.kinds
         return {side: {labels[k]: counts[k] for k in sorted(counts)}
                 for side, counts in self.kind_counts.items()}
+
+
+class PairedRatio:
+    """A balance measure (sim.core.attribution.Measure: R = sum(num) / sum(den), e.g. team
+    A's share of the games won by a team) on both sides of the same games, and its paired
+    difference R_edit - R_baseline with a delta-method interval, the game as the unit, as
+    attribution's ``contrast`` gives it: game i's influence psi_i = (num_e,i - R_e den_e,i)
+    / mean(den_e) - (num_b,i - R_b den_b,i) / mean(den_b), a fixed combination of the
+    game's four values, so the sums of those values and of their pairwise products are all
+    it needs (memory flat in games)."""
+
+    def __init__(self, measure: Any):
+        self.measure = measure
+        roots = [*measure.num.meta.root_names(), *measure.den.meta.root_names()]
+        self.columns = tuple(dict.fromkeys(roots))
+        self.n = 0
+        self.sums = np.zeros(4)            # num_b, den_b, num_e, den_e
+        self.products = np.zeros((4, 4))   # their pairwise products, summed
+
+    def add(self, base, edit) -> None:
+        """Tally the games both tables hold (polars, ``game_index`` and ``columns``)."""
+        b, e = _aligned(base.select("game_index", *self.columns),
+                        edit.select("game_index", *self.columns))
+        x = np.stack([*self.measure.arrays(b), *self.measure.arrays(e)])
+        self.n += x.shape[1]
+        self.sums += x.sum(axis=1)
+        self.products += x @ x.T
+
+    def row(self, z: float) -> dict[str, Any]:
+        """Both sides' values (Wilson intervals, as the summary's) and the paired
+        difference with its interval at ``z``."""
+        num_b, den_b, num_e, den_e = self.sums
+        out = {"measure": self.measure.key, "label": self.measure.label or self.measure.key,
+               "even": self.measure.even,
+               "baseline": _rate(int(round(num_b)), int(round(den_b)), z),
+               "edit": _rate(int(round(num_e)), int(round(den_e)), z),
+               "difference": {"mean": math.nan, "lo": math.nan, "hi": math.nan}}
+        if self.n < 2 or den_b <= 0 or den_e <= 0:
+            return out
+        r_b, r_e = num_b / den_b, num_e / den_e
+        m_b, m_e = den_b / self.n, den_e / self.n
+        psi = np.array([-1 / m_b, r_b / m_b, 1 / m_e, -r_e / m_e])   # psi_i = psi . x_i
+        variance = max(0.0, float(psi @ self.products @ psi)) / (self.n - 1)
+        half = z * math.sqrt(variance / self.n)
+        out["difference"] = {"mean": r_e - r_b, "lo": r_e - r_b - half, "hi": r_e - r_b + half}
+        return out
 
 
 def _aligned(base, edit):

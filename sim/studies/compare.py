@@ -4,9 +4,10 @@ Two run directories of the same game, player count and seed hold the same games 
 common random numbers: game i of both drew from the same random stream, so a game whose
 outcome differs between them was changed by the edit (the cards, rules or strategies that
 differ between the manifests, listed first). The comparison gives every headline's paired
-difference with its 95 % interval and the games whose outcome changed, grouped by how they
-changed ("team A win -> all-lose"), with their game indices; the tally is
-``sim.core.paired``'s, the same as the workbench's live comparison.
+difference with its 95 % interval, the same for the game's balance measures (team A's share
+of the games won by a team), and the games whose outcome changed, grouped by how they
+changed ("team A win -> all-lose"), with their game indices; the tallies are
+``sim.core.paired``'s (the headlines' the same as the workbench's live comparison).
 
 Runs that are not paired are refused with one line: different games, player counts or
 seeds, or no game index in common. Runs of different sizes (or an unfinished one) are
@@ -28,7 +29,7 @@ import numpy as np
 
 from sim.core.errors import UserError
 from sim.core.game import resolve_game
-from sim.core.paired import GameOutcomes, PairedTally, verdict_line
+from sim.core.paired import GameOutcomes, PairedRatio, PairedTally, verdict_line
 from sim.core.stats import Z95
 
 WINDOW = 100_000        # game indices read at a time from each run
@@ -312,6 +313,7 @@ class RunComparison:
     tally: PairedTally
     z: float = Z95
     notes: list[str] = field(default_factory=list)
+    ratios: list[PairedRatio] = field(default_factory=list)   # the balance measures
 
     @property
     def games(self) -> int:
@@ -322,6 +324,12 @@ class RunComparison:
         """Per headline: both rates, the paired difference (intervals at ``z``), the games
         where the sides differ for it, and a verdict in words."""
         return [{**row, "verdict": verdict_line(row)} for row in self.tally.rows(self.z)]
+
+    def balance_rows(self) -> list[dict[str, Any]]:
+        """Per balance measure of the game (team A's share of the games won by a team;
+        each seat's share of the games a startup won): both sides' values and the paired
+        difference (sim.core.paired.PairedRatio)."""
+        return [ratio.row(self.z) for ratio in self.ratios]
 
     def changed_games(self) -> dict[tuple[str, str], np.ndarray]:
         """{(baseline outcome, edit outcome): sorted game indices}, most games first."""
@@ -335,7 +343,8 @@ class RunComparison:
             "edit": self.edit.describe(), "games": self.games,
             "paired_ranges": [[lo, hi] for lo, hi in self.paired], "z": self.z,
             "configuration": self.changes, "notes": list(self.notes),
-            "headlines": self.rows(), "outcomes": self.tally.outcome_counts(),
+            "headlines": self.rows(), "balance": self.balance_rows(),
+            "outcomes": self.tally.outcome_counts(),
             "changed_games": self.tally.changed_count(),
             "changed": self.tally.changed(shown=shown)})
 
@@ -373,6 +382,17 @@ class RunComparison:
                 lines.append(f"{r['headline']:<{width}}  {_rate_text(r['baseline']):<24}  "
                              f"{_rate_text(r['edit']):<24}  {diff:<26}  {r['discordant']:,}")
             lines += ["", *(f"- {r['verdict']}" for r in rows)]
+        balance = self.balance_rows()
+        if balance:
+            width = max(len("balance"), *(len(r["label"]) for r in balance))
+            lines += ["", f"{'balance':<{width}}  {'baseline':<24}  {'edit':<24}  "
+                          f"edit - baseline (paired)"]
+            for r in balance:
+                d = r["difference"]
+                diff = (f"{_pp_text(d['mean'])} pp [{_pp_text(d['lo'])}, {_pp_text(d['hi'])}]"
+                        if not math.isnan(d["mean"]) else "n/a")
+                lines.append(f"{r['label']:<{width}}  {_rate_text(r['baseline']):<24}  "
+                             f"{_rate_text(r['edit']):<24}  {diff}")
         changed = self.tally.changed(shown=shown)
         total = self.tally.changed_count()
         lines.append("")
@@ -445,14 +465,18 @@ def compare_runs(base_dir: str | Path, edit_dir: str | Path, *,
     name, players = str(base.manifest["game"]), int(base.manifest["players"])
     game = resolve_game(name)
     tally = PairedTally(GameOutcomes(game, players))
+    ratios = [PairedRatio(measure) for measure in game.balance_measures(players)]
     paired = common_spans(base.spans, edit.spans)
-    columns = ["game_index", *tally.outcomes.columns]
+    columns = list(dict.fromkeys(["game_index", *tally.outcomes.columns,
+                                  *(c for ratio in ratios for c in ratio.columns)]))
     for lo, hi in paired:
         for start in range(lo, hi, window):
             stop = min(hi, start + window)
             b, e = _read(base, start, stop, columns), _read(edit, start, stop, columns)
             if b is not None and e is not None:
                 tally.add(b, e)
+                for ratio in ratios:
+                    ratio.add(b, e)
     notes = []
     if base.games != tally.n or edit.games != tally.n:
         notes.append(f"the runs hold {base.games:,} and {edit.games:,} games; compared on the "
@@ -467,7 +491,7 @@ def compare_runs(base_dir: str | Path, edit_dir: str | Path, *,
                      f"{changes['engine']['baseline']} vs {changes['engine']['edit']}): a "
                      f"changed game may come from the code as well as from the edit")
     return RunComparison(name, players, int(base.manifest["seed"]), base, edit, paired,
-                         changes, tally, notes=notes)
+                         changes, tally, notes=notes, ratios=ratios)
 
 
 def changed_games(base_dir: str | Path, edit_dir: str | Path) -> dict[tuple[str, str], np.ndarray]:

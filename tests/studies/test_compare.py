@@ -154,7 +154,7 @@ def test_json_has_a_stable_schema_and_every_changed_index(runs, runner):
     data = json.loads(out.output)
     assert set(data) == {"format", "game", "players", "seed", "baseline", "edit", "games",
                          "paired_ranges", "z", "configuration", "notes", "headlines",
-                         "outcomes", "changed_games", "changed"}
+                         "balance", "outcomes", "changed_games", "changed"}
     assert (data["format"], data["game"], data["players"], data["seed"]) == (1, "fake", 4, 5)
     assert data["games"] == 3000 and data["paired_ranges"] == [[0, 3000]]
     assert set(data["baseline"]) == {"run_dir", "games", "complete", "command_line",
@@ -191,6 +191,7 @@ def test_windows_and_chunks_do_not_change_the_answer(runs):
     for window in (1, 333, 1000, 10_000):
         part = study.compare_runs(runs["base"], runs["cards"], window=window)
         assert part.rows() == whole.rows()
+        assert part.balance_rows() == whole.balance_rows()
         assert as_lists(part.changed_games()) == as_lists(whole.changed_games())
 
 
@@ -286,6 +287,24 @@ def test_a_technology_13_edit_of_peer_to_peer(tmp_path, runner):
                                                           "all-lose rate"}
     out = invoke(runner, tmp_path / "base", tmp_path / "edit")
     assert "card TE13 (Technology 13) value: 13 -> 10" in out.output
+    # team A's share of the games won by a team: each side as its run's summary gives it,
+    # the paired difference as attribution's delta method gives it from both tables
+    from sim.core.attribution import contrast
+    from sim.games.peer_to_peer.measures import team_balance_measure
+
+    row, = result.balance_rows()
+    for side, name in (("baseline", "base"), ("edit", "edit")):
+        summary = json.loads((tmp_path / name / "summary.json").read_text())["team_balance"]
+        assert row[side]["rate"] == pytest.approx(summary["value"], abs=1e-12)
+        assert (row[side]["lo"], row[side]["hi"]) == pytest.approx((summary["lo"],
+                                                                    summary["hi"]), abs=1e-12)
+    measure = team_balance_measure(4)
+    direct = contrast([measure.arrays(table(tmp_path / "base")),
+                       measure.arrays(table(tmp_path / "edit"))], [-1.0, 1.0])
+    d = row["difference"]
+    assert (d["mean"], d["lo"], d["hi"]) == pytest.approx(
+        (direct["est"], direct["lo"], direct["hi"]), abs=1e-12)
+    assert "team A's share of the games won by a team" in out.output
 
 
 def test_plai_changes_are_grouped_by_winning_seat_maintainers_and_stalemate(tmp_path):
@@ -314,3 +333,27 @@ def test_plai_changes_are_grouped_by_winning_seat_maintainers_and_stalemate(tmp_
     for side, run in (("baseline", base), ("edit", edit)):
         counted = table(run).filter(pl.col("outcome") == 2).height
         assert stalemates[side]["rate"] == pytest.approx(counted / 3000)
+
+
+def test_a_balance_measure_fed_window_by_window_matches_the_delta_method_on_all_games():
+    """PairedRatio keeps sums only; its paired difference is attribution's contrast of the
+    whole tables, also when a window's tables hold their games in another order."""
+    from sim.core.attribution import Measure, contrast
+    from sim.core.paired import PairedRatio
+
+    measure = Measure("share", num=pl.col("winner") == 0, den=pl.col("winner") <= 1, even=0.5)
+    rng = np.random.default_rng(3)
+    n = 5000
+    base = pl.DataFrame({"game_index": np.arange(n), "winner": rng.integers(0, 3, n)})
+    moved = rng.random(n) < 0.2    # the edit changes a fifth of the games
+    edit = base.with_columns(winner=pl.Series(np.where(moved, rng.integers(0, 3, n),
+                                                       base["winner"].to_numpy())))
+    ratio = PairedRatio(measure)
+    for start in range(0, n, 1200):
+        window = slice(start, start + 1200)
+        ratio.add(base[window], edit[window].sample(fraction=1.0, shuffle=True, seed=start))
+    direct = contrast([measure.arrays(base), measure.arrays(edit)], [-1.0, 1.0])
+    d = ratio.row(Z95)["difference"]
+    assert ratio.n == n
+    assert (d["mean"], d["lo"], d["hi"]) == pytest.approx(
+        (direct["est"], direct["lo"], direct["hi"]), abs=1e-12)

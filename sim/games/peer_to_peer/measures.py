@@ -33,7 +33,7 @@ def team_balance_measure(players: int) -> Measure:
     above, below = team_sides(players)
     return Measure("team_balance", num=pl.col("winner") == WIN_A,
                    den=pl.col("winner").is_in([WIN_A, WIN_B]), even=0.5, above=above,
-                   below=below)
+                   below=below, label="team A's share of the games won by a team")
 
 
 def balance_measures(players: int) -> list[Measure]:

@@ -15,7 +15,8 @@ WON = pl.col("outcome") == OUT_SEAT
 
 def seat_share(seat: int, players: int) -> Measure:
     return Measure("seat_balance", num=WON & (pl.col("winner") == seat), den=WON,
-                   even=1.0 / players, above=f"to seat {seat}", below=f"against seat {seat}")
+                   even=1.0 / players, above=f"to seat {seat}", below=f"against seat {seat}",
+                   label=f"seat {seat}'s share of the games a startup won")
 
 
 def first_player_share(players: int) -> Measure:
