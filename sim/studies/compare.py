@@ -373,26 +373,14 @@ class RunComparison:
         lines += [f"note: {note}" for note in self.notes]
         rows = self.rows()
         if rows:
-            width = max(len("headline"), *(len(r["headline"]) for r in rows))
-            lines += ["", f"{'headline':<{width}}  {'baseline':<24}  {'edit':<24}  "
-                          f"{'edit - baseline':<26}  games that differ"]
-            for r in rows:
-                d = r["difference"]
-                diff = f"{_pp_text(d['mean'])} pp [{_pp_text(d['lo'])}, {_pp_text(d['hi'])}]"
-                lines.append(f"{r['headline']:<{width}}  {_rate_text(r['baseline']):<24}  "
-                             f"{_rate_text(r['edit']):<24}  {diff:<26}  {r['discordant']:,}")
+            lines += _side_table("headline", [(r["headline"], r) for r in rows],
+                                 "edit - baseline", "games that differ",
+                                 lambda r: f"{r['discordant']:,}")
             lines += ["", *(f"- {r['verdict']}" for r in rows)]
         balance = self.balance_rows()
         if balance:
-            width = max(len("balance"), *(len(r["label"]) for r in balance))
-            lines += ["", f"{'balance':<{width}}  {'baseline':<24}  {'edit':<24}  "
-                          f"edit - baseline (paired)"]
-            for r in balance:
-                d = r["difference"]
-                diff = (f"{_pp_text(d['mean'])} pp [{_pp_text(d['lo'])}, {_pp_text(d['hi'])}]"
-                        if not math.isnan(d["mean"]) else "n/a")
-                lines.append(f"{r['label']:<{width}}  {_rate_text(r['baseline']):<24}  "
-                             f"{_rate_text(r['edit']):<24}  {diff}")
+            lines += _side_table("balance", [(r["label"], r) for r in balance],
+                                 "edit - baseline (paired)")
         changed = self.tally.changed(shown=shown)
         total = self.tally.changed_count()
         lines.append("")
@@ -411,6 +399,22 @@ class RunComparison:
         lines.append(f"every index: add --json; replay one: simulate trace --seed {self.seed} "
                      f"--game-index {first} with each run's options")
         return "\n".join(lines)
+
+
+def _side_table(first: str, named: list[tuple[str, Mapping[str, Any]]], difference: str,
+                last: str = "", last_of: Any = None) -> list[str]:
+    """A blank line, then a table of rows (name, row): both sides' rates, the paired
+    difference and, with ``last_of``, one more column."""
+    width = max(len(first), *(len(name) for name, _ in named))
+    out = ["", f"{first:<{width}}  {'baseline':<24}  {'edit':<24}  "
+               + (f"{difference:<26}  {last}" if last_of else difference)]
+    for name, r in named:
+        d = r["difference"]
+        diff = (f"{_pp_text(d['mean'])} pp [{_pp_text(d['lo'])}, {_pp_text(d['hi'])}]"
+                if not math.isnan(d["mean"]) else "n/a")
+        text = f"{name:<{width}}  {_rate_text(r['baseline']):<24}  {_rate_text(r['edit']):<24}  "
+        out.append(text + (f"{diff:<26}  {last_of(r)}" if last_of else diff))
+    return out
 
 
 def _rate_text(rate: Mapping[str, float]) -> str:
