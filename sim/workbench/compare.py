@@ -27,7 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 from sim.core.request import GameRequest
 from sim.core.errors import UserError
 from sim.core.game import resolve_game
-from sim.core.paired import GameOutcomes, PairedTally, verdict_line
+from sim.core.paired import GameOutcomes, PairedRatio, PairedTally, verdict_line
 from sim.core.stats import wilson
 from sim.studies.sequential import ALPHA, default_chunk, z_for_looks
 
@@ -109,6 +109,9 @@ class Comparison:
         self.tallies = {p: PairedTally(GameOutcomes(game, p)) for p in plan.players}
         self.balance = {p: {"baseline": BalanceTally(), "edit": BalanceTally()}
                         for p in plan.players}
+        # players -> the balance measures' paired differences (as simulate compare's)
+        self.balance_change = {p: [PairedRatio(m) for m in game.balance_measures(p)]
+                               for p in plan.players}
         self.run_dirs: dict[int, dict[str, str]] = {}
         # players -> side -> the player count its games play exactly like (the manifest's
         # plays_like_players), so the page can say why two counts' numbers repeat
@@ -216,6 +219,8 @@ class Comparison:
                             self.balance[players][side_name].add(config, part)
                     with self.lock:
                         self.tallies[players].add(drawn["baseline"], drawn["edit"])
+                        for ratio in self.balance_change[players]:
+                            ratio.add(drawn["baseline"], drawn["edit"])
                 self._read_pace()
                 with self.lock:
                     self.looks = look
@@ -292,6 +297,8 @@ class Comparison:
                                "changed": tally.changed(shown=SHOWN_INDICES),
                                "balance": {side: b.answer() for side, b in
                                            self.balance[players].items()},
+                               "balance_change": [r.row(self.z) for r in
+                                                  self.balance_change[players]],
                                "plays_like": self._plays_like(players)})
             played = sum(t.n for t in self.tallies.values())
             done = self.state in ("decided", "capped")

@@ -492,6 +492,18 @@ def test_each_side_shows_the_balance_answer_of_the_summary_and_the_report(tmp_pa
         shown = snap["points"][0]["balance"][side]
         assert shown["question"] == "team_balance" and shown["words"] == same["words"]
         assert shown["value"] == pytest.approx(same["value"])
+    # and its paired difference, at the table's z, as the delta method gives it from both
+    from sim.core.attribution import contrast
+    from sim.games.peer_to_peer.measures import team_balance_measure
+
+    measure = team_balance_measure(4)
+    direct = contrast([measure.arrays(tables[side].sort("game_index"))
+                       for side in ("baseline", "edit")], [-1.0, 1.0], z=snap["z"])
+    change, = snap["points"][0]["balance_change"]
+    assert change["label"] == "team A's share of the games won by a team"
+    assert (change["difference"]["mean"], change["difference"]["lo"],
+            change["difference"]["hi"]) == pytest.approx((direct["est"], direct["lo"],
+                                                          direct["hi"]), abs=1e-12)
 
 
 def test_the_verdict_names_a_solo_game_as_one_player():

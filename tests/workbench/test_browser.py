@@ -574,6 +574,8 @@ def test_each_interval_says_its_level(server, browser):
     assert f"interval (pp, z = {z})" in heads
     lines = [li.text for li in browser.find_elements("css selector", "ul.balance li")]
     assert lines and all("at 95 %" in line and f"z = {z}" in line for line in lines)
+    change = [li.text for li in browser.find_elements("css selector", "ul.balance-change li")]
+    assert change and all("(paired, at the table's z = " + z + ")" in line for line in change)
 
 
 def test_the_looks_plot_spans_the_looks_so_far_not_every_planned_look(server, browser):

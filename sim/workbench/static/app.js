@@ -455,6 +455,15 @@ function render(snap) {
           text: `${side}: ${b.words} (${pct(b.value)} % [${pct(b.lo)}, ${pct(b.hi)}] at 95 % ` +
                 `as in the summary and the report, not the table's z = ${z}; even ${pct(b.even)} %)`}))));
     }
+    // the balance answer's paired difference, edit - baseline, at the table's z
+    const changes = (point.balance_change || []).filter((c) => c.difference.mean !== null);
+    if (changes.length) {
+      blocks.push(el("ul", {class: "balance-change", "data-players": String(point.players)},
+        ...changes.map((c) => el("li", {"data-measure": c.measure,
+          text: `${c.label}: edit - baseline ${(100 * c.difference.mean).toFixed(2)} pp ` +
+                `[${(100 * c.difference.lo).toFixed(2)}, ${(100 * c.difference.hi).toFixed(2)}] ` +
+                `(paired, at the table's z = ${z})`}))));
+    }
   }
   $("results").replaceChildren(...blocks);
   renderPace(snap.pace);
