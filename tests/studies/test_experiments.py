@@ -412,7 +412,7 @@ def test_a_mapping_of_counts_sets_only_the_counts_it_names(tmp_path):
     each (docs/rules.md: only the counts named change), as simulate --rules does."""
     path = _write(tmp_path, """
         e:
-          players: [3, 4, 5]
+          players: [2, 3, 4, 5]
           rules: {unhappy_limit: {3-4: 3}, unhappy_limit.5: 2}
           sweep:
             rule.unhappy_limit.2: [1, 2]
@@ -448,3 +448,24 @@ def test_equivalent_settings_written_differently_continue_the_same_out(tmp_path,
         path.write_text(text)
         experiments.run_experiment(experiments.get("e", str(path)), out=tmp_path / "o",
                                    progress=False, report=False, threads=1)
+
+
+def test_a_sweep_of_one_count_the_experiment_does_not_play_is_refused_at_its_line(tmp_path):
+    """rule.unhappy_limit.5 at 4 players only: every point would play the same games."""
+    path = _write(tmp_path, """
+        e:
+          players: [3, 4]
+          sweep:
+            rule.unhappy_limit.5: [2, 6]
+    """)
+    with pytest.raises(UserError, match="sets unhappy_limit at 5 players only, and this "
+                                        "experiment plays 3, 4 players") as caught:
+        experiments.get("e", path)
+    assert caught.value.line == 4
+    played = _write(tmp_path, """
+        e:
+          players: [4, 5]
+          sweep:
+            rule.unhappy_limit.5: [2, 6]
+    """)
+    assert experiments.get("e", played).axes[0].target == ("unhappy_limit", 5)

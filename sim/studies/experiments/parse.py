@@ -161,6 +161,7 @@ def _experiment(name: str, node: Located, path: Path) -> Experiment:
     if "sweep" in entries:
         exp.axes = tuple(_axis(key, value, exp.game)
                          for key, value in entries["sweep"].mapping().items())
+        _refuse_unplayed_count_axes(exp)
     if "baseline" in entries:
         baseline = {}
         axes = {axis.key: axis for axis in exp.axes}
@@ -299,6 +300,21 @@ def _values(node: Located) -> tuple:
         if value in values[:i]:
             raise items[i].error(f"value {value!r} is listed twice")
     return values
+
+
+def _refuse_unplayed_count_axes(exp: Experiment) -> None:
+    """A sweep of rule.OPTION.N where the experiment plays no N-player game would make
+    every point play the same games: refused at its line."""
+    for axis in exp.axes:
+        if axis.kind == "rule" and axis.target[1] is not None \
+                and axis.target[1] not in exp.players:
+            option, count = axis.target
+            played = ", ".join(map(str, exp.players))
+            raise axis.loc.error(
+                f"{axis.key} sets {option} at {count} players only, and this experiment plays "
+                f"{played} player{'' if list(exp.players) == [1] else 's'}: every point would "
+                f"play the same games; sweep rule.{option} (every count) or add {count} to "
+                "players")
 
 
 def _axis(key: str, node: Located, game: str = DEFAULT_GAME) -> Axis:
