@@ -32,3 +32,11 @@ def test_random_words_match_python():
     out = np.empty_like(words)
     _lowest_bits(words, out)
     assert out.tolist() == [_expected(w) for w in words]
+
+
+def test_python_gives_the_same_answer_with_the_jit_off():
+    """NUMBA_DISABLE_JIT=1 runs the kernels as Python, where lowest_bit is plain Python."""
+    rng = np.random.default_rng(12)
+    words = [0, 1, -1, np.iinfo(np.int64).min,
+             *rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, 500, dtype=np.int64)]
+    assert [lowest_bit(w) for w in words] == [_expected(w) for w in words]
