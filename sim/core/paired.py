@@ -24,7 +24,9 @@ is far below that of two independent runs. Its interval is mean(d) +- z * sd(d) 
 differ, the discordant games, are all it needs).
 
 Balance measures (``PairedRatio``): a ratio of per-game sums such as team A's share of the
-games won by a team, on both sides, and its paired difference by the delta method.
+games won by a team, on both sides, and its paired difference by the delta method; a
+``PairedTally`` given the game's measures tallies them on the games it aligns for its
+headlines.
 
 Changed games: the games whose outcome kind differs between the sides, grouped by how they
 changed ("team A win -> all-lose"), with their game indices (``PairedTally.changed``,
@@ -140,8 +142,12 @@ class PairedTally:
     the paired differences, both sides' outcome kinds and the games that changed kind.
     Memory: a few numbers per headline and kind, plus the indices of the changed games."""
 
-    def __init__(self, outcomes: GameOutcomes):
+    def __init__(self, outcomes: GameOutcomes, measures: Sequence[Any] = ()):
         self.outcomes = outcomes
+        # the balance measures, tallied on the same aligned games (``balance_rows``)
+        self.ratios = [PairedRatio(measure) for measure in measures]
+        self.columns = tuple(dict.fromkeys(
+            (*outcomes.columns, *(c for ratio in self.ratios for c in ratio.columns))))
         self.n = 0
         self.base: dict[str, int] = {}
         self.edit: dict[str, int] = {}
@@ -154,8 +160,10 @@ class PairedTally:
         """Tally the games of ``base`` and ``edit`` (polars tables with ``game_index`` and
         the game's outcome columns, in any order); a game on one side only is left out.
         Returns the number of games paired."""
-        b, e = _aligned(base.select("game_index", *self.outcomes.columns),
-                        edit.select("game_index", *self.outcomes.columns))
+        b, e = _aligned(base.select("game_index", *self.columns),
+                        edit.select("game_index", *self.columns))
+        for ratio in self.ratios:
+            ratio.add_aligned(b, e)
         base_hits, base_kinds = self.outcomes.read(b)
         edit_hits, edit_kinds = self.outcomes.read(e)
         self.n += b.height
@@ -189,6 +197,11 @@ class PairedTally:
                  "difference": paired_interval(self.sum_d[name], self.discordant[name],
                                                self.n, z),
                  "discordant": self.discordant[name]} for name in self.base]
+
+    def balance_rows(self, z: float) -> list[dict[str, Any]]:
+        """Per balance measure: both sides' values and the paired difference at ``z``
+        (``PairedRatio.row``)."""
+        return [ratio.row(z) for ratio in self.ratios]
 
     def changed_indices(self) -> dict[tuple[str, str], np.ndarray]:
         """{(baseline kind, edit kind): the sorted game indices that changed so}, most
@@ -233,22 +246,48 @@ class PairedRatio:
         self.products = np.zeros((4, 4))   # their pairwise products, summed
 
     def add(self, base, edit) -> None:
-        """Tally the games both tables hold (polars, ``game_index`` and ``columns``)."""
-        b, e = _aligned(base.select("game_index", *self.columns),
-                        edit.select("game_index", *self.columns))
-        x = np.stack([*self.measure.arrays(b), *self.measure.arrays(e)])
+        """Tally the games both tables hold (polars, ``game_index`` and ``columns``, in
+        any order)."""
+        self.add_aligned(*_aligned(base.select("game_index", *self.columns),
+                                   edit.select("game_index", *self.columns)))
+
+    def add_aligned(self, base, edit) -> None:
+        """Tally two tables that hold the same games in the same order (``PairedTally``
+        aligns them once for all its measures)."""
+        x = np.stack([*self.measure.arrays(base), *self.measure.arrays(edit)])
         self.n += x.shape[1]
         self.sums += x.sum(axis=1)
         self.products += x @ x.T
 
+    def side(self, name: str) -> tuple[float, float]:
+        """(summed numerator, summed denominator) of side "baseline" or "edit"."""
+        at = {"baseline": 0, "edit": 2}[name]
+        return float(self.sums[at]), float(self.sums[at + 1])
+
+    def side_value(self, name: str, z: float) -> dict[str, float]:
+        """One side's value with its interval at ``z``: Wilson's, as the run's summary
+        gives it, when the measure counts games (whole sums); else the delta method on the
+        game's two values (a measure that counts a draw as half a game, say)."""
+        num, den = self.side(name)
+        if num.is_integer() and den.is_integer():
+            return _rate(int(num), int(den), z)
+        nan = {"rate": math.nan, "lo": math.nan, "hi": math.nan}
+        if self.n < 2 or den <= 0:
+            return nan
+        at = {"baseline": 0, "edit": 2}[name]
+        r, m = num / den, den / self.n
+        psi = np.array([1 / m, -r / m])        # game i's influence on R: psi . (num_i, den_i)
+        block = self.products[at:at + 2, at:at + 2]
+        half = z * math.sqrt(max(0.0, float(psi @ block @ psi)) / (self.n - 1) / self.n)
+        return {"rate": r, "lo": r - half, "hi": r + half}
+
     def row(self, z: float) -> dict[str, Any]:
-        """Both sides' values (Wilson intervals, as the summary's) and the paired
-        difference with its interval at ``z``."""
+        """Both sides' values (``side_value``) and the paired difference with its
+        interval at ``z``."""
         num_b, den_b, num_e, den_e = self.sums
         out = {"measure": self.measure.key, "label": self.measure.label or self.measure.key,
                "even": self.measure.even,
-               "baseline": _rate(int(round(num_b)), int(round(den_b)), z),
-               "edit": _rate(int(round(num_e)), int(round(den_e)), z),
+               "baseline": self.side_value("baseline", z), "edit": self.side_value("edit", z),
                "difference": {"mean": math.nan, "lo": math.nan, "hi": math.nan}}
         if self.n < 2 or den_b <= 0 or den_e <= 0:
             return out

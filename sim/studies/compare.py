@@ -29,7 +29,7 @@ import numpy as np
 
 from sim.core.errors import UserError
 from sim.core.game import resolve_game
-from sim.core.paired import GameOutcomes, PairedRatio, PairedTally, verdict_line
+from sim.core.paired import GameOutcomes, PairedTally, verdict_line
 from sim.core.stats import Z95
 
 WINDOW = 100_000        # game indices read at a time from each run
@@ -313,7 +313,6 @@ class RunComparison:
     tally: PairedTally
     z: float = Z95
     notes: list[str] = field(default_factory=list)
-    ratios: list[PairedRatio] = field(default_factory=list)   # the balance measures
 
     @property
     def games(self) -> int:
@@ -329,7 +328,7 @@ class RunComparison:
         """Per balance measure of the game (team A's share of the games won by a team;
         each seat's share of the games a startup won): both sides' values and the paired
         difference (sim.core.paired.PairedRatio)."""
-        return [ratio.row(self.z) for ratio in self.ratios]
+        return self.tally.balance_rows(self.z)
 
     def changed_games(self) -> dict[tuple[str, str], np.ndarray]:
         """{(baseline outcome, edit outcome): sorted game indices}, most games first."""
@@ -468,19 +467,15 @@ def compare_runs(base_dir: str | Path, edit_dir: str | Path, *,
         raise UserError(problem)
     name, players = str(base.manifest["game"]), int(base.manifest["players"])
     game = resolve_game(name)
-    tally = PairedTally(GameOutcomes(game, players))
-    ratios = [PairedRatio(measure) for measure in game.balance_measures(players)]
+    tally = PairedTally(GameOutcomes(game, players), game.balance_measures(players))
     paired = common_spans(base.spans, edit.spans)
-    columns = list(dict.fromkeys(["game_index", *tally.outcomes.columns,
-                                  *(c for ratio in ratios for c in ratio.columns)]))
+    columns = ["game_index", *tally.columns]
     for lo, hi in paired:
         for start in range(lo, hi, window):
             stop = min(hi, start + window)
             b, e = _read(base, start, stop, columns), _read(edit, start, stop, columns)
             if b is not None and e is not None:
                 tally.add(b, e)
-                for ratio in ratios:
-                    ratio.add(b, e)
     notes = []
     if base.games != tally.n or edit.games != tally.n:
         notes.append(f"the runs hold {base.games:,} and {edit.games:,} games; compared on the "
@@ -495,7 +490,7 @@ def compare_runs(base_dir: str | Path, edit_dir: str | Path, *,
                      f"{changes['engine']['baseline']} vs {changes['engine']['edit']}): a "
                      f"changed game may come from the code as well as from the edit")
     return RunComparison(name, players, int(base.manifest["seed"]), base, edit, paired,
-                         changes, tally, notes=notes, ratios=ratios)
+                         changes, tally, notes=notes)
 
 
 def changed_games(base_dir: str | Path, edit_dir: str | Path) -> dict[tuple[str, str], np.ndarray]:

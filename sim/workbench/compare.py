@@ -27,8 +27,8 @@ from typing import Any, Callable, Mapping, Sequence
 from sim.core.request import GameRequest
 from sim.core.errors import UserError
 from sim.core.game import resolve_game
-from sim.core.paired import GameOutcomes, PairedRatio, PairedTally, verdict_line
-from sim.core.stats import wilson
+from sim.core.paired import GameOutcomes, PairedTally, verdict_line
+from sim.core.stats import Z95
 from sim.studies.sequential import ALPHA, default_chunk, z_for_looks
 
 
@@ -57,38 +57,23 @@ class Plan:
     threads: int | None = None
 
 
-class BalanceTally:
-    """One side's balance answer as the games come in: per measure of the game's
-    ``balance_measures`` (the summary's and the report's), its summed numerator and
-    denominator; shown as the measure furthest from its even point, in the words of
-    sim.core.wording.edge_answer."""
+def balance_answer(tally: PairedTally, side: str) -> dict[str, Any] | None:
+    """One side's balance answer so far: of the game's ``balance_measures`` (the summary's
+    and the report's, tallied by ``tally``), the one furthest from its even point, in the
+    words of sim.core.wording.edge_answer."""
+    from sim.core.wording import DEFAULT_THRESHOLD_PP, edge_answer
 
-    def __init__(self) -> None:
-        self.measures: list = []
-        self.sums: list[list[float]] = []
-
-    def add(self, config: Any, games) -> None:
-        measures = resolve_game(config.game).balance_measures(config.players)
-        if not self.measures:
-            self.measures = measures
-            self.sums = [[0.0, 0.0] for _ in measures]
-        for measure, sums in zip(self.measures, self.sums):
-            num, den = measure.arrays(games)
-            sums[0] += float(num.sum())
-            sums[1] += float(den.sum())
-
-    def answer(self) -> dict[str, Any] | None:
-        from sim.core.wording import DEFAULT_THRESHOLD_PP, edge_answer
-
-        rows = [(m, n, d) for m, (n, d) in zip(self.measures, self.sums) if d > 0]
-        if not rows:
-            return None
-        measure, num, den = max(rows, key=lambda r: abs(r[1] / r[2] - r[0].even))
-        value, lo, hi = wilson(int(num), int(den))
-        code, words = edge_answer(value, lo, hi, measure.even, DEFAULT_THRESHOLD_PP,
-                                  measure.above, measure.below)
-        return {"question": measure.key, "value": float(value), "lo": float(lo),
-                "hi": float(hi), "even": measure.even, "verdict": code, "words": words}
+    shares = [(ratio, num / den) for ratio in tally.ratios
+              for num, den in [ratio.side(side)] if den > 0]
+    if not shares:
+        return None
+    ratio, _ = max(shares, key=lambda r: abs(r[1] - r[0].measure.even))
+    measure, found = ratio.measure, ratio.side_value(side, Z95)
+    value, lo, hi = found["rate"], found["lo"], found["hi"]
+    code, words = edge_answer(value, lo, hi, measure.even, DEFAULT_THRESHOLD_PP,
+                              measure.above, measure.below)
+    return {"question": measure.key, "value": float(value), "lo": float(lo),
+            "hi": float(hi), "even": measure.even, "verdict": code, "words": words}
 
 
 class Comparison:
@@ -106,12 +91,10 @@ class Comparison:
         self.looks_planned = len(range(0, plan.max_games, plan.chunk))
         self.z = z_for_looks(self.looks_planned)
         game = resolve_game(plan.game)
-        self.tallies = {p: PairedTally(GameOutcomes(game, p)) for p in plan.players}
-        self.balance = {p: {"baseline": BalanceTally(), "edit": BalanceTally()}
+        # players -> the headlines' and the balance measures' paired tallies (as simulate
+        # compare's)
+        self.tallies = {p: PairedTally(GameOutcomes(game, p), game.balance_measures(p))
                         for p in plan.players}
-        # players -> the balance measures' paired differences (as simulate compare's)
-        self.balance_change = {p: [PairedRatio(m) for m in game.balance_measures(p)]
-                               for p in plan.players}
         self.run_dirs: dict[int, dict[str, str]] = {}
         # players -> side -> the player count its games play exactly like (the manifest's
         # plays_like_players), so the page can say why two counts' numbers repeat
@@ -215,12 +198,8 @@ class Comparison:
                         runs[(players, side_name)][2] = result.manifest
                         part = pl.read_parquet(run.part_path(result.manifest["seed"], start))
                         drawn[side_name] = part
-                        with self.lock:
-                            self.balance[players][side_name].add(config, part)
                     with self.lock:
                         self.tallies[players].add(drawn["baseline"], drawn["edit"])
-                        for ratio in self.balance_change[players]:
-                            ratio.add(drawn["baseline"], drawn["edit"])
                 self._read_pace()
                 with self.lock:
                     self.looks = look
@@ -295,10 +274,9 @@ class Comparison:
                 points.append({"players": players, "games": tally.n, "rows": rows,
                                "changed_games": tally.changed_count(),
                                "changed": tally.changed(shown=SHOWN_INDICES),
-                               "balance": {side: b.answer() for side, b in
-                                           self.balance[players].items()},
-                               "balance_change": [r.row(self.z) for r in
-                                                  self.balance_change[players]],
+                               "balance": {side: balance_answer(tally, side)
+                                           for side in ("baseline", "edit")},
+                               "balance_change": tally.balance_rows(self.z),
                                "plays_like": self._plays_like(players)})
             played = sum(t.n for t in self.tallies.values())
             done = self.state in ("decided", "capped")

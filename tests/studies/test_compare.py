@@ -357,3 +357,54 @@ def test_a_balance_measure_fed_window_by_window_matches_the_delta_method_on_all_
     assert ratio.n == n
     assert (d["mean"], d["lo"], d["hi"]) == pytest.approx(
         (direct["est"], direct["lo"], direct["hi"]), abs=1e-12)
+
+
+def test_a_tally_with_measures_aligns_once_and_matches_a_ratio_fed_alone(runs):
+    """PairedTally feeds its balance measures the games it aligned for its headlines: the
+    same sums as a PairedRatio fed the same windows on its own, games in another order."""
+    from sim.core.attribution import Measure
+    from sim.core.game import resolve_game
+    from sim.core.paired import GameOutcomes, PairedRatio, PairedTally
+
+    measure = Measure("team_balance", num=pl.col("winner") == 0,
+                      den=pl.col("winner") <= 1, even=0.5)
+    base, edit = table(runs["base"]), table(runs["cards"])
+    tally = PairedTally(GameOutcomes(resolve_game("fake"), 4), [measure])
+    alone = PairedRatio(measure)
+    for start in range(0, base.height, 700):
+        window = slice(start, start + 700)
+        shuffled = edit[window].sample(fraction=1.0, shuffle=True, seed=start)
+        tally.add(base[window], shuffled)
+        alone.add(base[window], shuffled)
+    assert tally.n == alone.n == base.height
+    assert tally.balance_rows(Z95) == [alone.row(Z95)]
+    assert tally.ratios[0].side("edit") == (float((edit["winner"] == 0).sum()),
+                                            float((edit["winner"] <= 1).sum()))
+
+
+def test_a_measure_of_half_games_gets_the_delta_method_interval_not_a_rounded_wilson():
+    """A side's interval is Wilson's on whole counts (as the summary's) and the delta
+    method's when the measure counts a draw as half a game: rounding its sums to whole
+    games for Wilson would give another value."""
+    from sim.core.attribution import Measure, contrast
+    from sim.core.paired import PairedRatio
+    from sim.core.stats import wilson
+
+    half = Measure("share", num=(pl.col("winner") == 0) + 0.5 * (pl.col("winner") == 2),
+                   den=pl.lit(1.0), even=0.5)
+    whole = Measure("share", num=pl.col("winner") == 0, den=pl.col("winner") <= 1, even=0.5)
+    rng = np.random.default_rng(7)
+    n = 4001
+    base = pl.DataFrame({"game_index": np.arange(n), "winner": rng.integers(0, 3, n)})
+    edit = base.with_columns(winner=pl.Series(rng.integers(0, 3, n)))
+    halves, wholes = PairedRatio(half), PairedRatio(whole)
+    halves.add(base, edit)
+    wholes.add(base, edit)
+    for side, table in (("baseline", base), ("edit", edit)):
+        got = halves.side_value(side, Z95)
+        direct = contrast([half.arrays(table)], [1.0])
+        assert (got["rate"], got["lo"], got["hi"]) == pytest.approx(
+            (direct["est"], direct["lo"], direct["hi"]), abs=1e-12)
+        wins, decided = (table["winner"] == 0).sum(), (table["winner"] <= 1).sum()
+        assert tuple(wholes.side_value(side, Z95).values()) == pytest.approx(
+            tuple(float(x) for x in wilson(int(wins), int(decided))), abs=1e-12)
