@@ -66,13 +66,18 @@ def seconds_text(seconds: float) -> str:
 
 def search_request(run) -> dict[str, Any]:
     """The run's request with every strategy slot played by search over its strategy."""
-    game = run.game
+    return searched(run.game, run.players, run.manifest)
+
+
+def searched(game, players: int, manifest: dict[str, Any]) -> dict[str, Any]:
+    """The request of a run's ``manifest`` (a ``game`` at ``players``) with every strategy
+    slot played by search over the slot's strategy."""
     specs = {}
-    for slot in game.strategy_slots(run.players):
-        entry = (run.manifest.get("strategies") or {}).get(slot) or {}
+    for slot in game.strategy_slots(players):
+        entry = (manifest.get("strategies") or {}).get(slot) or {}
         name = str(entry.get("name") or game.default_strategy)
         specs[slot] = name if name == "search" else f"{SEARCH}:base={name}"
-    return {**run.manifest["request"], "strategies": specs}
+    return {**manifest["request"], "strategies": specs}
 
 
 RUN_COLUMNS = ("run", "pairing", "strategy_a", "strategy_b", "variant", "seats_a", "seats_b")
@@ -196,12 +201,13 @@ def recomputed(answer, frame: pl.DataFrame):
     return value - shift, lo - shift, hi - shift
 
 
-def _difference(a, est, lo, hi) -> tuple[float, float, float]:
-    """(est - a) with the half-widths of both intervals combined (independent samples)."""
-    d = est - a.estimate
-    below = math.hypot(a.hi - a.estimate, est - lo)
-    above = math.hypot(a.estimate - a.lo, hi - est)
-    return d, d - below, d + above
+def independent_difference(first: tuple[float, float, float],
+                           second: tuple[float, float, float]) -> tuple[float, float, float]:
+    """second - first, each (estimate, lo, hi), with the two intervals' half-widths on
+    each side combined (independent samples, as Newcombe's for two rates)."""
+    (a, a_lo, a_hi), (b, b_lo, b_hi) = first, second
+    d = b - a
+    return d, d - math.hypot(a_hi - a, b - b_lo), d + math.hypot(a - a_lo, b_hi - b)
 
 
 def _where(answer) -> tuple:
@@ -239,7 +245,8 @@ def compare(answers: list, frame: pl.DataFrame | None, seconds: dict[tuple, floa
         from sim.core.report_metric import in_group
 
         games = in_group(frame, answer.group).select(pl.len()).collect().item()
-        d, d_lo, d_hi = _difference(answer, est, lo, hi)
+        d, d_lo, d_hi = independent_difference((answer.estimate, answer.lo, answer.hi),
+                                                (est, lo, hi))
         holds = d_lo <= 0 <= d_hi
         shown = interval_text(est, lo, hi, 1, 100.0, _unit(answer))
         words = (f"holds under stronger play ({shown})" if holds else

@@ -127,16 +127,25 @@ def load(run_dir: str | os.PathLike):
     return load_games(run_dir)
 
 
-def compare(base: str | os.PathLike, edit: str | os.PathLike):
+def compare(base: str | os.PathLike, edit: str | os.PathLike, *,
+            stronger_play: float | None = None, stronger_play_games: int | None = None,
+            threads: int | None = None):
     """What an edit did, game by game: two runs of the same game, player count and seed
     (``base`` and ``edit`` run directories) compared on the game indices both hold. Returns
     a ``sim.studies.compare.RunComparison``: ``.rows()`` every headline's paired difference
-    with its 95 % interval, ``.changed_games()`` {(baseline outcome, edit outcome): game
+    with its 95 % interval, ``.balance_rows()`` the balance measures' (team A's share of
+    the games won by a team), ``.stronger`` whether that balance change holds under
+    stronger play (``stronger_play`` seconds of search games on both runs' lowest common
+    game indices, default 300 or $CARDSIM_STRONGER_PLAY, 0: off; or
+    ``stronger_play_games``), ``.changed_games()`` {(baseline outcome, edit outcome): game
     indices}, ``.changes`` what differs between the configurations, ``.to_text()``,
     ``.to_dict()`` (``simulate compare --json``). Runs that are not paired raise UserError."""
     from sim.studies.compare import compare_runs
+    from sim.studies.compare_stronger import check_change
 
-    return compare_runs(base, edit)
+    result = compare_runs(base, edit)
+    result.stronger = check_change(result, stronger_play, stronger_play_games, threads)
+    return result
 
 
 def trace(request: GameRequest | str | None = None, /, *, seed: int = 1, game_index: int = 0,

@@ -171,12 +171,22 @@ def _keep_stronger_play(seconds: float | None) -> None:
               help="Print everything as JSON, with every changed game's index.")
 @click.option("--shown", type=Count(10_000), default=8, show_default=True,
               help="Game indices listed per kind of change in the text.")
-def compare(base_run: str, edit_run: str, as_json: bool, shown: int) -> None:
+@click.option("--stronger-play", type=click.FloatRange(min=0), default=None,
+              metavar="SECONDS",
+              help="Seconds of search games for checking the balance change under stronger "
+                   "play (default 300, or $CARDSIM_STRONGER_PLAY; 0: off).")
+@click.option("--stronger-play-games", type=Count(), default=None,
+              help="Check under stronger play on this many game indices instead of a time "
+                   "budget.")
+def compare(base_run: str, edit_run: str, as_json: bool, shown: int,
+            stronger_play: float | None, stronger_play_games: int | None) -> None:
     """Compare two runs of the same game, player count and seed game by game: what differs
-    between their configurations, every headline's paired difference with its 95 %
-    interval, and the games whose outcome changed, grouped by how they changed, with their
-    game indices (replay any with 'simulate trace'). Runs of different sizes are compared
-    on the games both hold; runs that are not paired are refused.
+    between their configurations, every headline's and balance measure's paired difference
+    with its 95 % interval, whether the balance change holds under stronger play (both
+    runs' lowest common game indices replayed with search on every side), and the games
+    whose outcome changed, grouped by how they changed, with their game indices (replay
+    any with 'simulate trace'). Runs of different sizes are compared on the games both
+    hold; runs that are not paired are refused.
 
     \b
     Examples:
@@ -184,10 +194,17 @@ def compare(base_run: str, edit_run: str, as_json: bool, shown: int) -> None:
       simulate --players 3 --games 1e5 --seed 7 --cards mine.csv --out runs/edit
       simulate compare runs/base runs/edit
       simulate compare runs/base runs/edit --json > changed.json
+      simulate compare runs/base runs/edit --stronger-play 0      (no search games)
     """
     from sim import api
+    from reports.stronger import default_seconds
 
-    result = api.compare(base_run, edit_run)
+    budget = default_seconds() if stronger_play is None else stronger_play
+    if budget and not stronger_play_games:
+        click.echo(f"checking the changes under stronger play: about {budget:g} s of "
+                   "search games (--stronger-play 0 turns it off)", err=True)
+    result = api.compare(base_run, edit_run, stronger_play=stronger_play,
+                         stronger_play_games=stronger_play_games)
     if as_json:
         click.echo(json.dumps(result.to_dict(), allow_nan=False))
     else:

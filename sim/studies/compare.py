@@ -313,6 +313,8 @@ class RunComparison:
     tally: PairedTally
     z: float = Z95
     notes: list[str] = field(default_factory=list)
+    # the balance change under stronger play (sim.studies.compare_stronger.check_change)
+    stronger: dict[str, Any] | None = None
 
     @property
     def games(self) -> int:
@@ -343,6 +345,7 @@ class RunComparison:
             "paired_ranges": [[lo, hi] for lo, hi in self.paired], "z": self.z,
             "configuration": self.changes, "notes": list(self.notes),
             "headlines": self.rows(), "balance": self.balance_rows(),
+            "stronger_play": self.stronger,
             "outcomes": self.tally.outcome_counts(),
             "changed_games": self.tally.changed_count(),
             "changed": self.tally.changed(shown=shown)})
@@ -353,6 +356,20 @@ class RunComparison:
             return resolve_game(self.game).pairing(run.manifest)
         except (KeyError, TypeError, ValueError, UserError):
             return "strategies not recorded"
+
+    def _stronger_lines(self) -> list[str]:
+        """The changes under stronger play, when they were checked (or why not)."""
+        found = self.stronger
+        if found is None:
+            return []
+        if not found["checked"]:
+            return ["", f"- {found['words']}"]
+        rows = [(r["headline"], r) for r in found["headlines"]] + [
+            (r["label"], r) for r in found["balance"]]
+        return [*_side_table(f"under stronger play ({found['games']:,} games, "
+                             f"{found['seconds']:g} s, search on every side)", rows,
+                             "edit - baseline (paired)"),
+                "", *(f"- {name}: {r['words']}" for name, r in rows)]
 
     def to_text(self, shown: int = SHOWN) -> str:
         n = self.games
@@ -380,6 +397,7 @@ class RunComparison:
         if balance:
             lines += _side_table("balance", [(r["label"], r) for r in balance],
                                  "edit - baseline (paired)")
+        lines += self._stronger_lines()
         changed = self.tally.changed(shown=shown)
         total = self.tally.changed_count()
         lines.append("")

@@ -154,7 +154,11 @@ def test_json_has_a_stable_schema_and_every_changed_index(runs, runner):
     data = json.loads(out.output)
     assert set(data) == {"format", "game", "players", "seed", "baseline", "edit", "games",
                          "paired_ranges", "z", "configuration", "notes", "headlines",
-                         "balance", "outcomes", "changed_games", "changed"}
+                         "balance", "stronger_play", "outcomes", "changed_games",
+                         "changed"}
+    # the suite turns the stronger-play check off (tests/conftest.py)
+    assert data["stronger_play"] == {"checked": False,
+                                     "words": "not checked under stronger play (turned off)"}
     assert (data["format"], data["game"], data["players"], data["seed"]) == (1, "fake", 4, 5)
     assert data["games"] == 3000 and data["paired_ranges"] == [[0, 3000]]
     assert set(data["baseline"]) == {"run_dir", "games", "complete", "command_line",

@@ -1,0 +1,118 @@
+"""Whether an edit's changes (the headlines, the balance answer) hold under stronger play.
+
+``simulate compare`` measures what an edit did on the games both runs played, with the
+runs' strategies. This check replays the lowest game indices both runs hold with the
+search player on every side of both runs (search over each slot's strategy,
+reports.stronger's request: what "stronger play" means in every report), tallies those
+games paired as the runs' (sim.core.paired.PairedTally with the game's balance measures)
+and sets every headline's and balance measure's paired difference under stronger play
+beside the runs'.
+
+A change "holds under stronger play" when the difference between the two paired
+differences has an interval holding 0, else it "changes". The search games are another,
+far smaller sample of other play, so the two differences are treated as independent and
+their half-widths combined (reports.stronger.independent_difference, as the report's
+check does).
+
+Budget: ``seconds`` of search play shared by both runs (default 300, $CARDSIM_STRONGER_PLAY;
+0 turns it off), or ``games`` game indices. Both runs play the same indices, a chunk of
+2 x threads games each in turn; the first game compiles the search player when its
+kernels are not cached yet, which the budget does not count. The search games are not
+kept: a stopped compare plays them again.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from sim.core.errors import UserError
+from sim.core.game import configure_request, resolve_game
+from sim.core.paired import GameOutcomes, PairedTally
+
+SIDES = ("baseline", "edit")
+
+
+def _chunks(paired: list[tuple[int, int]], limit: int, chunk: int):
+    """The lowest ``limit`` game indices of the paired spans as (first, count): the first
+    game alone (it compiles the search player), then ``chunk`` games at a time."""
+    left, size = limit, 1
+    for lo, hi in paired:
+        first = lo
+        while first < hi and left > 0:
+            count = min(size, hi - first, left)
+            yield first, count
+            first, left, size = first + count, left - count, chunk
+
+
+def _not_checked(why: str) -> dict[str, Any]:
+    from reports.stronger import NOT_CHECKED
+
+    return {"checked": False, "words": f"{NOT_CHECKED} ({why})"}
+
+
+def check_change(comparison, seconds: float | None = None, games: int | None = None,
+                 threads: int | None = None) -> dict[str, Any]:
+    """The balance change of ``comparison`` (a sim.studies.compare.RunComparison) under
+    stronger play: {"checked", "games", "seconds", "strategies" per side, "headlines" and
+    "balance": the search games' paired rows as ``RunComparison.rows`` and
+    ``balance_rows`` give the runs', each with "holds", "change" (the difference of the two
+    differences, with its interval) and "words"} or {"checked": False, "words"} (module
+    docstring)."""
+    from reports.stronger import default_seconds, searched
+    from sim.core.inputs import default_threads
+
+    seconds = default_seconds() if seconds is None else float(seconds)
+    if not games and not seconds:
+        return _not_checked("turned off")
+    game = resolve_game(comparison.game)
+    players, seed = comparison.players, comparison.seed
+    threads = threads or default_threads()
+    configs, strategies = {}, {}
+    for side, run in zip(SIDES, (comparison.baseline, comparison.edit)):
+        request = searched(game, players, run.manifest)
+        try:
+            configs[side] = configure_request(game, players, request)
+        except (UserError, KeyError) as exc:
+            return _not_checked(f"the {side} run cannot be played by search: {exc}")
+        strategies[side] = ", ".join(f"{s}={v}" for s, v in request["strategies"].items())
+    tally = PairedTally(GameOutcomes(game, players), game.balance_measures(players))
+    limit = comparison.games if games is None else min(int(games), comparison.games)
+    spent = 0.0
+    for k, (first, count) in enumerate(_chunks(comparison.paired, limit, 2 * threads)):
+        if k and games is None and spent >= seconds:
+            break
+        began = time.perf_counter()
+        drawn = {side: configs[side].run_chunk(seed, first, count, threads) for side in SIDES}
+        tally.add(drawn["baseline"], drawn["edit"])
+        if k:   # the first game compiles the search player: not counted
+            spent += time.perf_counter() - began
+    z = comparison.z
+    return {"checked": True, "games": tally.n, "seconds": round(spent, 1),
+            "strategies": strategies,
+            "headlines": [_held(ours, row, tally.n) for ours, row in
+                          zip(comparison.tally.rows(z), tally.rows(z))],
+            "balance": [_held(ours, row, tally.n) for ours, row in
+                        zip(comparison.balance_rows(), tally.balance_rows(z))]}
+
+
+def _held(ours: dict[str, Any], row: dict[str, Any], games: int) -> dict[str, Any]:
+    """``row`` (a paired row of the search games) with whether the runs' paired difference
+    ``ours`` holds under stronger play: "holds" (None without an interval), "change" (the
+    difference of the two differences) and "words"."""
+    from reports.stronger import independent_difference
+
+    a, b = ours["difference"], row["difference"]
+    change = independent_difference((a["mean"], a["lo"], a["hi"]),
+                                    (b["mean"], b["lo"], b["hi"]))
+    shown = f"{100 * b['mean']:+.2f} pp [{100 * b['lo']:+.2f}, {100 * b['hi']:+.2f}]"
+    if not all(x == x for x in change):    # NaN: a side without an interval
+        holds, words = None, (f"not checked under stronger play: too few search games for "
+                              f"an interval ({games:,} played)")
+    elif change[1] <= 0 <= change[2]:
+        holds, words = True, f"the edit's change holds under stronger play ({shown})"
+    else:
+        holds, words = False, (f"the edit's change differs under stronger play: {shown}, "
+                               f"{100 * change[0]:+.2f} pp [{100 * change[1]:+.2f}, "
+                               f"{100 * change[2]:+.2f}] from the runs' own")
+    return {**row, "holds": holds, "change": dict(zip(("mean", "lo", "hi"), change)),
+            "words": words}

@@ -1,0 +1,93 @@
+"""simulate compare under stronger play (sim/studies/compare_stronger.py): the lowest game
+indices both runs hold, replayed with search on every side of both runs, tallied paired, and
+every change set beside the runs' own."""
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+
+from sim import api
+from sim.cli import main
+from sim.core.attribution import contrast
+from sim.core.game import resolve_game
+from sim.core.paired import headline_indicators, paired_interval
+from sim.core.stats import Z95
+from sim.games.peer_to_peer.measures import team_balance_measure
+
+GAMES, SEARCHED = 300, 24
+
+
+@pytest.fixture(scope="module")
+def edited(tmp_path_factory):
+    """4-player Peer-to-Peer, seed 3: the default cards and Technology 13's value 13 -> 10."""
+    root = tmp_path_factory.mktemp("compare-stronger")
+    cards = root / "te13.csv"
+    cards.write_text(api.default_cards("peer-to-peer").replace(
+        "TE13,Technology 13,Technology,13,", "TE13,Technology 13,Technology,10,"))
+    for name, extra in (("base", {}), ("edit", {"cards": str(cards)})):
+        api.run(game="peer-to-peer", players=4, games=GAMES, seed=3, out=root / name,
+                progress=False, **extra)
+    return root, cards
+
+
+def test_the_search_games_are_both_runs_lowest_indices_played_by_search_and_paired(edited):
+    root, cards = edited
+    result = api.compare(root / "base", root / "edit", stronger_play_games=SEARCHED,
+                         threads=1)
+    found = result.stronger
+    assert found["checked"] and found["games"] == SEARCHED
+    assert found["strategies"]["baseline"] == "A=search:base=expert, B=search:base=expert"
+    # the same games played directly by search on both configurations
+    searched = {"A": "search:base=expert", "B": "search:base=expert"}
+    tables = {side: api.run(game="peer-to-peer", players=4, games=SEARCHED, seed=3,
+                            out=root / f"search-{side}", progress=False, strategies=searched,
+                            **extra)
+              for side, extra in (("baseline", {}), ("edit", {"cards": str(cards)}))}
+    games = {side: pl.read_parquet(root / f"search-{side}" / "games" / "*.parquet")
+             .sort("game_index") for side in tables}
+    measure = team_balance_measure(4)
+    direct = contrast([measure.arrays(games["baseline"]), measure.arrays(games["edit"])],
+                      [-1.0, 1.0])
+    row, = found["balance"]
+    d = row["difference"]
+    assert (d["mean"], d["lo"], d["hi"]) == pytest.approx(
+        (direct["est"], direct["lo"], direct["hi"]), abs=1e-12)
+    game = resolve_game("peer-to-peer")
+    base_hits = headline_indicators(game, games["baseline"], 4)
+    edit_hits = headline_indicators(game, games["edit"], 4)
+    for headline in found["headlines"]:
+        diff = (edit_hits[headline["headline"]].astype(int)
+                - base_hits[headline["headline"]].astype(int))
+        expect = paired_interval(int(diff.sum()), int((diff != 0).sum()), SEARCHED, Z95)
+        assert headline["difference"]["mean"] == pytest.approx(expect["mean"], abs=1e-12)
+    # each change set beside the runs' own: the difference of the two differences, and
+    # "holds" exactly when its interval holds 0
+    ours = {r["headline"]: r["difference"] for r in result.rows()}
+    ours.update({r["label"]: r["difference"] for r in result.balance_rows()})
+    for name, r in [(h["headline"], h) for h in found["headlines"]] + [
+            (b["label"], b) for b in found["balance"]]:
+        change = r["change"]
+        assert change["mean"] == pytest.approx(r["difference"]["mean"] - ours[name]["mean"])
+        if r["holds"] is None:
+            assert "too few search games" in r["words"]
+        else:
+            assert r["holds"] == (change["lo"] <= 0 <= change["hi"])
+            assert r["words"].startswith("the edit's change holds" if r["holds"] else
+                                         "the edit's change differs")
+        assert math.isfinite(change["mean"])
+
+
+def test_the_command_prints_the_changes_under_stronger_play_or_that_it_is_off(edited, runner):
+    root, _ = edited
+    out = runner.invoke(main, ["compare", str(root / "base"), str(root / "edit"),
+                               "--stronger-play-games", "8"])
+    assert out.exit_code == 0, out.output
+    assert "under stronger play (8 games" in out.output
+    assert "- team A's share of the games won by a team: " in out.output
+    off = runner.invoke(main, ["compare", str(root / "base"), str(root / "edit"),
+                               "--stronger-play", "0"])
+    assert off.exit_code == 0, off.output
+    assert "\n- not checked under stronger play (turned off)\n" in off.output
+    assert "search on every side" not in off.output
