@@ -12,13 +12,14 @@ MAX_LISTED = 20   # changes named per card file (the rest are counted)
 
 
 def read_cards(path) -> dict[str, dict[str, str]]:
-    """id (lower case) -> {column: text} of a card file, comments and blank rows skipped."""
+    """id (lower case) -> {column: text} of a card file, comments and blank rows skipped;
+    UserError when it has no header with an 'id' column."""
     lines = [line for line in read_text(str(path), what="card file").splitlines()
              if line.strip() and not line.lstrip().startswith("#")]
     rows = list(csv.reader(lines))
-    if not rows:
-        return {}
-    header = [cell.strip().lower() for cell in rows[0]]
+    header = [cell.strip().lower() for cell in rows[0]] if rows else []
+    if "id" not in header:
+        raise UserError("the card file has no header with an 'id' column", file=str(path))
     cards: dict[str, dict[str, str]] = {}
     for row in rows[1:]:
         values = dict(zip(header, (cell.strip() for cell in row)))
@@ -27,22 +28,34 @@ def read_cards(path) -> dict[str, dict[str, str]]:
     return cards
 
 
-def changes(default_path, edited_path) -> list[str]:
-    """'card field: default -> this file' lines, then the cards only one file has."""
-    before, after = read_cards(default_path), read_cards(edited_path)
-    out = []
+def field_changes(before_path, after_path) -> dict[str, list]:
+    """What a card file changes from another, card by card (matched by id, any case) and
+    field by field: {"changes": [{"card", "name", "field", "baseline", "edit"}], "added":
+    ids only the second file has, "removed": ids only the first has}."""
+    before, after = read_cards(before_path), read_cards(after_path)
+    out: dict[str, list] = {"changes": [], "added": [], "removed": []}
     for key, old in before.items():
+        cid = old.get("id") or key
         new = after.get(key)
         if new is None:
-            out.append(f"{old.get('id', key)}: not in this file")
+            out["removed"].append(cid)
             continue
         for field in dict.fromkeys([*old, *new]):
             if field != "id" and old.get(field, "") != new.get(field, ""):
-                out.append(f"{old.get('id', key)} {field}: {old.get(field, '') or '(empty)'} "
-                           f"-> {new.get(field, '') or '(empty)'}")
-    out += [f"{new.get('id', key)}: only in this file" for key, new in after.items()
-            if key not in before]
+                out["changes"].append({"card": cid, "name": old.get("name") or cid,
+                                       "field": field, "baseline": old.get(field, ""),
+                                       "edit": new.get(field, "")})
+    out["added"] = [new.get("id") or key for key, new in after.items() if key not in before]
     return out
+
+
+def changes(default_path, edited_path) -> list[str]:
+    """'card field: default -> this file' lines, then the cards only one file has."""
+    found = field_changes(default_path, edited_path)
+    return ([f"{c['card']} {c['field']}: {c['baseline'] or '(empty)'} -> "
+             f"{c['edit'] or '(empty)'}" for c in found["changes"]]
+            + [f"{cid}: not in this file" for cid in found["removed"]]
+            + [f"{cid}: only in this file" for cid in found["added"]])
 
 
 def card_file_edits(rs) -> list[tuple[str, str]]:

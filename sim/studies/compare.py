@@ -174,10 +174,11 @@ def _spec(value: Any) -> str:
     return str(value)
 
 
-def card_changes(base_cards: Mapping[str, Any], edit_cards: Mapping[str, Any],
-                 game: str) -> dict[str, Any]:
+def card_changes(base_cards: Mapping[str, Any], edit_cards: Mapping[str, Any]
+                 ) -> dict[str, Any]:
     """What differs between two runs' card files (the manifests' ``cards``): by card id
-    and field when both files are still the ones the runs played (their sha256)."""
+    and field (reports.card_edits.field_changes) when both files are still the ones the
+    runs played (their sha256)."""
     from sim.core.csvfile import file_sha256
 
     a, b = base_cards.get("sha256"), edit_cards.get("sha256")
@@ -199,40 +200,20 @@ def card_changes(base_cards: Mapping[str, Any], edit_cards: Mapping[str, Any],
                            f"{str(b)[:12]}...)")
             return out
         paths.append(path)
-    from sim.studies.experiments.cardfile import CardCsv
+    from reports.card_edits import field_changes
 
     try:
-        before, after = CardCsv(paths[0], game), CardCsv(paths[1], game)
+        out.update(field_changes(paths[0], paths[1]))
     except UserError as exc:
         out["note"] = f"the card files differ but cannot be read as card tables ({exc})"
         return out
-
-    def by_id(table: CardCsv) -> dict[str, int]:
-        found: dict[str, int] = {}
-        for index in table.rows:
-            found.setdefault(table.card_id(index), index)
-        return found
-
-    old, new = by_id(before), by_id(after)
-    fields = [c for c in dict.fromkeys([*before.header, *after.header]) if c != "id"]
-    for cid, i in old.items():
-        if cid not in new:
-            out["removed"].append(cid)
-            continue
-        j = new[cid]
-        for name in fields:
-            x, y = before.get(i, name), after.get(j, name)
-            if x != y:
-                out["changes"].append({"card": cid, "name": before.get(i, "name") or cid,
-                                       "field": name, "baseline": x, "edit": y})
-    out["added"] = [cid for cid in new if cid not in old]
     if not (out["changes"] or out["added"] or out["removed"]):
         out["note"] = "the card files differ only outside the cards (comments or layout)"
     return out
 
 
-def configuration_changes(base: Mapping[str, Any], edit: Mapping[str, Any],
-                          game: str) -> dict[str, Any]:
+def configuration_changes(base: Mapping[str, Any], edit: Mapping[str, Any]
+                          ) -> dict[str, Any]:
     """What the edit was: the card fields, rule options, strategies and any other setting
     of the game (its ``game_manifest_keys``) that differ between two manifests, and the
     engine's source when it differs."""
@@ -254,7 +235,7 @@ def configuration_changes(base: Mapping[str, Any], edit: Mapping[str, Any],
     if not strategies and weights_a and weights_b and weights_a != weights_b:
         other.append({"key": "the strategies' weights (a strategy file was edited between "
                              "the runs)", "baseline": weights_a[:12], "edit": weights_b[:12]})
-    cards = card_changes(base.get("cards") or {}, edit.get("cards") or {}, game)
+    cards = card_changes(base.get("cards") or {}, edit.get("cards") or {})
     engine = None
     if base.get("source_hash") != edit.get("source_hash"):
         engine = {"baseline": base.get("source_hash"), "edit": edit.get("source_hash")}
@@ -502,7 +483,7 @@ def compare_runs(base_dir: str | Path, edit_dir: str | Path, *,
         if not run.manifest.get("complete", True):
             notes.append(f"the {role} run is unfinished ({run.games:,} of "
                          f"{int(run.manifest.get('games', run.games)):,} games)")
-    changes = configuration_changes(base.manifest, edit.manifest, name)
+    changes = configuration_changes(base.manifest, edit.manifest)
     if changes["engine"]:
         notes.append(f"the runs were played by different engine sources (source_hash "
                      f"{changes['engine']['baseline']} vs {changes['engine']['edit']}): a "
