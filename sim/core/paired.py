@@ -288,7 +288,8 @@ class PairedRatio:
         out = {"measure": self.measure.key, "label": self.measure.label or self.measure.key,
                "even": self.measure.even,
                "baseline": self.side_value("baseline", z), "edit": self.side_value("edit", z),
-               "difference": {"mean": math.nan, "lo": math.nan, "hi": math.nan}}
+               "difference": {"mean": math.nan, "lo": math.nan, "hi": math.nan,
+                              "width_pp": math.inf}}
         if self.n < 2 or den_b <= 0 or den_e <= 0:
             return out
         r_b, r_e = num_b / den_b, num_e / den_e
@@ -296,7 +297,8 @@ class PairedRatio:
         psi = np.array([-1 / m_b, r_b / m_b, 1 / m_e, -r_e / m_e])   # psi_i = psi . x_i
         variance = max(0.0, float(psi @ self.products @ psi)) / (self.n - 1)
         half = z * math.sqrt(variance / self.n)
-        out["difference"] = {"mean": r_e - r_b, "lo": r_e - r_b - half, "hi": r_e - r_b + half}
+        out["difference"] = {"mean": r_e - r_b, "lo": r_e - r_b - half, "hi": r_e - r_b + half,
+                             "width_pp": 200 * half}
         return out
 
 

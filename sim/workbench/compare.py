@@ -11,7 +11,8 @@ Stopping (``sim.studies.sequential``, the rule of ``simulate --until-ci W``): on
 chunk, K looks planned (the cap over the chunk size), every look's intervals at
 z = Phi^-1(1 - 0.05 / 2K) (Bonferroni over the looks, so the intervals at the stopping
 look keep 95 % coverage); the comparison stops once every difference interval of every
-player count is narrower than W percentage points, or at the cap.
+player count, the headlines' and the balance measures', is narrower than W percentage
+points, or at the cap.
 """
 from __future__ import annotations
 
@@ -248,8 +249,10 @@ class Comparison:
         return {"look": self.looks, "games": games, "intervals": intervals}
 
     def widest(self) -> float:
+        """The widest difference interval of every player count: each headline's and each
+        balance measure's (the balance answer's change is a verdict of its own)."""
         widths = [row["difference"]["width_pp"] for tally in self.tallies.values()
-                  for row in tally.rows(self.z)]
+                  for row in [*tally.rows(self.z), *tally.balance_rows(self.z)]]
         return max(widths) if widths else math.inf
 
     def _plays_like(self, players: int) -> int | None:

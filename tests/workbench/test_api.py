@@ -933,3 +933,25 @@ def test_the_pace_curves_stop_where_either_side_runs_out_of_games(monkeypatch):
     for side in drawn["sides"].values():
         assert side["running"] == [1000] * 6
         assert all(len(c["lo"]) == 6 for c in side["curves"].values())
+
+
+def test_the_stopping_width_counts_the_balance_answers_change_too(tmp_path):
+    """Half the games all-lose on both sides and a tenth of the decided ones flipped between
+    the teams: team A's share of the decided games moves about twice as much as the win
+    rates, so its interval is the widest and decides when the comparison stops."""
+    plan = compare.plan_from("peer-to-peer", [4], 1, 4000, 1.0, 1000,
+                             compare.Side(None, None), compare.Side(None, None), {}, 1)
+    comparison = compare.Comparison("t", plan, tmp_path, backend=None)
+    rng = np.random.default_rng(11)
+    n = 4000
+    winner = np.where(rng.random(n) < 0.5, 3, rng.integers(0, 2, n))
+    flipped = (winner < 2) & (rng.random(n) < 0.1)
+    base = pl.DataFrame({"game_index": np.arange(n), "winner": winner})
+    edit = pl.DataFrame({"game_index": np.arange(n), "winner": np.where(flipped, 1 - winner,
+                                                                        winner)})
+    comparison.tallies[4].add(base, edit)
+    tally = comparison.tallies[4]
+    headline = max(r["difference"]["width_pp"] for r in tally.rows(comparison.z))
+    balance, = [r["difference"]["width_pp"] for r in tally.balance_rows(comparison.z)]
+    assert balance > 1.5 * headline
+    assert comparison.widest() == balance
