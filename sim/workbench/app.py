@@ -16,6 +16,9 @@ Endpoints (all JSON unless said):
                               comparison (the edit's unless side is "baseline"; never both
                               pooled) -> {side, url, markdown, answers_json, answers (its
                               answers.json's), examples (the questions that have an example)}
+  POST /api/stronger/{id}     {[seconds] or [games]}: whether a finished comparison's changes
+                              hold under stronger play, per player count (search on every
+                              side of both, as simulate compare) -> {points}
   GET  /report/{id}/{side}/{file}
                               a file of that report (report.html)
   GET  /api/run/{id}/changed?players=P&from=K&to=L
@@ -507,6 +510,35 @@ def _write_side_report(comparison: compare.Comparison, side: str, out: Path) -> 
                            "comparison, not the other side's.")
 
 
+STRONGER_SECONDS = 60.0    # the page's default: search games per player count
+MAX_STRONGER_SECONDS = 3600.0
+
+
+def _optional_number(value: Any, name: str, top: float, whole: bool = False) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not \
+            0 < value <= top or (whole and value != int(value)):
+        kind = "a whole number" if whole else "a number"
+        raise BadInput(f"'{name}' must be {kind} above 0 and at most {top:g}")
+    return int(value) if whole else float(value)
+
+
+@handled
+async def stronger(request: Request, bench: Workbench) -> Response:
+    comparison = _comparison(request, bench)
+    body = await read_json(request)
+    seconds = _optional_number(body.get("seconds"), "seconds", MAX_STRONGER_SECONDS)
+    games = _optional_number(body.get("games"), "games", 1e6, whole=True)
+    if comparison.running:
+        raise BadInput("the comparison is still running; stop it or wait for its verdict")
+    if comparison.looks == 0:
+        raise BadInput("the comparison played no chunk; nothing to check")
+    found = await run_in_threadpool(comparison.check_stronger,
+                                    STRONGER_SECONDS if seconds is None else seconds, games)
+    return JSONResponse(_finite({"points": found}))
+
+
 async def report_file(request: Request) -> Response:
     bench = request.app.state.bench
     comparison = bench.comparisons.get(request.path_params["ident"])
@@ -642,6 +674,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/save", save, methods=["POST"]),
         Route("/api/download", download, methods=["POST"]),
         Route("/api/report/{ident}", report, methods=["POST"]),
+        Route("/api/stronger/{ident}", stronger, methods=["POST"]),
         Route("/report/{ident}/{side}/{name}", report_file, methods=["GET"]),
         Route("/api/run/{ident}/changed", changed, methods=["GET"]),
         Route("/api/example/{ident}", example, methods=["POST"]),

@@ -114,6 +114,8 @@ class Comparison:
         self.stop_event = threading.Event()
         self.lock = threading.Lock()
         self.report_lock = threading.Lock()   # one balance report written at a time
+        self.stronger_lock = threading.Lock()   # one stronger-play check at a time
+        self.stronger: list[dict[str, Any]] | None = None   # its answer, per player count
         self.thread = threading.Thread(target=self._main, name=f"workbench-{ident}", daemon=True)
 
     # -- control
@@ -298,7 +300,7 @@ class Comparison:
                     "history": list(self.history),
                     "seconds": round(time.monotonic() - self.started, 3),
                     "first_verdict_seconds": self.first_verdict_seconds,
-                    "seed": self.plan.seed,
+                    "seed": self.plan.seed, "stronger": self.stronger,
                     "pace": {str(p): found for p, found in self.pace.items() if found}}
 
     def changed_games(self, players: int, before: str, after: str) -> list[int]:
@@ -314,6 +316,26 @@ class Comparison:
         with self.lock:
             tally = self.tallies.get(players)
             return tally.n if tally else 0
+
+    def check_stronger(self, seconds: float | None, games: int | None) -> list[dict[str, Any]]:
+        """Whether the finished comparison's changes hold under stronger play, per player
+        count: both sides' run directories compared as ``simulate compare`` compares two
+        runs, and their lowest game indices replayed with search on every side
+        (sim.studies.compare_stronger; ``seconds`` of search games per player count, or
+        ``games``). The answer is kept for the snapshot; one check at a time."""
+        from sim.studies.compare import compare_runs
+        from sim.studies.compare_stronger import check_change
+
+        with self.stronger_lock:
+            found = []
+            for players in self.plan.players:
+                dirs = self.run_dirs[players]
+                runs = compare_runs(dirs["baseline"], dirs["edit"])
+                found.append({"players": players, **check_change(
+                    runs, seconds, games, self.plan.threads)})
+            with self.lock:
+                self.stronger = found
+            return found
 
     def remove(self) -> None:
         """Drop the comparison's folder (an older comparison of the page)."""

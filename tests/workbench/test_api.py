@@ -955,3 +955,40 @@ def test_the_stopping_width_counts_the_balance_answers_change_too(tmp_path):
     balance, = [r["difference"]["width_pp"] for r in tally.balance_rows(comparison.z)]
     assert balance > 1.5 * headline
     assert comparison.widest() == balance
+
+
+def test_a_finished_comparisons_changes_are_checked_under_stronger_play(tmp_path):
+    """POST /api/stronger/ID: per player count, simulate compare's stronger-play check of
+    the comparison's two runs (the same numbers), kept in the snapshot; refused while the
+    comparison runs or with a bad budget."""
+    from sim.studies.compare_stronger import check_change
+
+    with client(tmp_path, game="peer-to-peer") as c:
+        ident = finished_patience_edit(c)
+        for bad in ({"seconds": -1}, {"seconds": "60"}, {"games": 2.5}, {"games": True}):
+            refused = c.post(f"/api/stronger/{ident}", json=bad)
+            assert refused.status_code == 400 and "must be" in refused.json()["error"]
+        answer = c.post(f"/api/stronger/{ident}", json={"games": 6})
+        assert answer.status_code == 200, answer.text
+        point, = answer.json()["points"]
+        snap = c.get(f"/api/run/{ident}").json()
+        dirs = c.app.state.bench.comparisons[ident].run_dirs[4]
+        direct = check_change(api.compare(dirs["baseline"], dirs["edit"], stronger_play=0),
+                              games=6, threads=1)
+    assert point["players"] == 4 and point["checked"] and point["games"] == 6
+    for key in ("headlines", "balance"):
+        assert [(r["difference"], r["holds"], r["words"]) for r in point[key]] == [
+            (r["difference"], r["holds"], r["words"]) for r in direct[key]]
+    assert snap["stronger"] == answer.json()["points"]
+
+
+def test_a_game_without_a_search_player_says_it_is_not_checked(tmp_path):
+    with client(tmp_path) as c:
+        state = c.get("/api/state").json()
+        ident = c.post("/api/run", json=renamed(edit_body(
+            state, page=PAGE, games=2000, chunk=1000, width=0.01))).json()["id"]
+        wait(c, ident)
+        point, = c.post(f"/api/stronger/{ident}", json={"games": 4}).json()["points"]
+    assert not point["checked"]
+    assert point["words"].startswith("not checked under stronger play (the baseline run "
+                                     "cannot be played by search")

@@ -576,6 +576,17 @@ def test_each_interval_says_its_level(server, browser):
     assert lines and all("at 95 %" in line and f"z = {z}" in line for line in lines)
     change = [li.text for li in browser.find_elements("css selector", "ul.balance-change li")]
     assert change and all("(paired, at the table's z = " + z + ")" in line for line in change)
+    # the finished comparison's changes under stronger play, at 95 % as simulate compare's
+    seconds = browser.find_element("id", "stronger-seconds")
+    seconds.clear()
+    seconds.send_keys("1")
+    browser.find_element("id", "stronger").click()
+    until(lambda: browser.find_elements("css selector", "div.stronger li"), 600)
+    head = browser.find_element("css selector", "div.stronger h4").text
+    assert "with search on every side" in head and "at 95 %" in head
+    stronger = [li.text for li in browser.find_elements("css selector", "div.stronger li")]
+    assert any(line.startswith("team A's share of the games won by a team: the edit's change ")
+               for line in stronger)
 
 
 def test_the_looks_plot_spans_the_looks_so_far_not_every_planned_look(server, browser):

@@ -330,6 +330,8 @@ async function run() {
   $("run").disabled = true;
   $("stop").disabled = false;
   $("report").disabled = true;
+  $("stronger").disabled = true;
+  $("stronger-lines").hidden = true;
   $("report-link").hidden = true;
   $("verdict").hidden = true;
   $("status").textContent = "starting (the first run of a session compiles the kernels)";
@@ -389,6 +391,7 @@ function finish() {
   $("run").disabled = false;
   $("stop").disabled = true;
   $("report").disabled = !current;
+  $("stronger").disabled = !current;
 }
 
 function pct(x) { return x === null || x === undefined ? "–" : (100 * x).toFixed(2); }
@@ -724,6 +727,39 @@ async function report() {
   showAnswers(answer.data, current);
 }
 
+// ------------------------------------------------------------ the changes under stronger play
+async function stronger() {
+  if (!current) return;
+  const ident = current;
+  const seconds = Number($("stronger-seconds").value) || 60;
+  $("stronger").disabled = true;
+  $("stronger-status").textContent =
+    `playing both sides' games with search on every side (about ${seconds} s per player count)...`;
+  const answer = await answered("POST", `/api/stronger/${ident}`, {seconds}, $("stronger-status"));
+  $("stronger").disabled = !current;
+  if (!answer || ident !== current) return;
+  if (!answer.ok) { $("stronger-status").textContent = answer.data.error; return; }
+  $("stronger-status").textContent = "";
+  showStronger(answer.data.points);
+}
+
+function showStronger(points) {
+  // per player count: each change beside its paired difference under search (95 %)
+  const blocks = points.map((point) => {
+    const head = el("h4", {text: point.checked
+      ? `${point.players} players: ${point.games.toLocaleString("en")} games with search on ` +
+        `every side (${point.seconds} s); each change at 95 %, as simulate compare gives it`
+      : `${point.players} players: ${point.words}`});
+    const rows = point.checked ? [...point.headlines.map((r) => [r.headline, r]),
+                                  ...point.balance.map((r) => [r.label, r])] : [];
+    return el("div", {class: "stronger", "data-players": String(point.players)}, head,
+      el("ul", {}, ...rows.map(([name, r]) => el("li", {
+        "data-holds": String(r.holds), text: `${name}: ${r.words}`}))));
+  });
+  $("stronger-lines").replaceChildren(...blocks);
+  $("stronger-lines").hidden = false;
+}
+
 // ------------------------------------------------------------------ the report's answers
 function showAnswers(data, ident) {
   const head = el("tr", {}, ...["question", "where", "answer", ""].map((t) => el("th", {text: t})));
@@ -896,6 +932,7 @@ window.addEventListener("DOMContentLoaded", () => {
   $("download-cards").addEventListener("click", () => download("cards"));
   $("download-rules").addEventListener("click", () => download("rules"));
   $("report").addEventListener("click", report);
+  $("stronger").addEventListener("click", stronger);
   $("copy").addEventListener("click", copy);
   load(null);
 });
