@@ -124,6 +124,9 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
         from sim.studies.sequential import describe
 
         click.echo(describe(result.summary["until_ci"]))
+    if not opts["with_report"]:
+        # a search game costs about a thousand of these: the report's check, not the summary's
+        click.echo(STRONGER_PLAY_LINE)
     changed = inputs_line(manifest["request"], manifest["cards"]["sha256"])
     if changed:
         click.echo(f"played with {changed}")
@@ -134,6 +137,10 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
         written = _run_report(result.run_dir, opts)
         click.echo(f"report: {written['html']}")
 
+
+
+STRONGER_PLAY_LINE = ("under stronger play: not checked here; --report checks every answer "
+                      "with search on every side")
 
 
 def _run_report(run_dir: Any, opts: dict[str, Any]) -> dict[str, Any]:

@@ -55,6 +55,11 @@ def test_run_with_report_flag(runner, tmp_path):
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert Path(payload["report"]).exists() and payload["report"].startswith(str(out))
+    text = runner.invoke(main, ["--games", "300", "--report", "--out", str(tmp_path / "run2"),
+                                "--no-progress"])
+    assert text.exit_code == 0, text.output
+    # the report checks the answers under stronger play: no "not checked here" line
+    assert "report: " in text.stdout and "under stronger play: not checked" not in text.stdout
 
 
 def test_balance_report_has_no_players_option_and_says_why(runner):

@@ -102,6 +102,9 @@ def test_human_output(tmp_path):
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("Team A wins ")
     assert f"run dir: {tmp_path / 'r'}" in result.stdout
+    # the summary's answers are the strategies'; it says where they are checked under
+    # stronger play (--report's check), not that they hold
+    assert "\nunder stronger play: not checked here; --report checks every answer" in result.stdout
     assert "3,000 games in" in result.stdout and "games/s" in result.stdout
     assert "compiling" not in result.stdout
 
