@@ -26,7 +26,7 @@ import math
 import textwrap
 from pathlib import Path
 from statistics import NormalDist
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -504,8 +504,11 @@ def display_tables(table, diffs, metrics, axes_keys, game: str | None = None):
 
 def write_sweep_report(out_dir: str | Path, title: str, points: list[dict],
                        axes_keys: list[str], metrics: Sequence[str | SweepMetric],
-                       notes: Sequence[str] = (), game: str | None = None) -> dict[str, Any]:
-    """sweep.csv, paired.csv, one PNG per metric, sweep.md and a self-contained sweep.html."""
+                       notes: Sequence[str] = (), game: str | None = None,
+                       sections: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """sweep.csv, paired.csv, one PNG per metric, sweep.md and a self-contained sweep.html.
+    ``sections``: more tables after the paired differences, each {"title", "description",
+    "head", "rows"} (an experiment's stronger-play check)."""
     from reports.plots import to_png
 
     out = Path(out_dir)
@@ -530,6 +533,9 @@ def write_sweep_report(out_dir: str | Path, title: str, points: list[dict],
                "Every point plays the same (seed, game index) games, so differences are paired "
                "(common random numbers); the unpaired interval is shown for comparison.", "",
                markdown_table(dhead, drows), ""]
+    for section in sections:
+        md += [f"## {section['title']}", "", section["description"], "",
+               markdown_table(section["head"], section["rows"]), ""]
     md += [f"![{m}](sweep-{m}.png)" for m in metrics]
     (out / "sweep.md").write_text("\n".join(md) + "\n", encoding="utf-8")
     figs = "".join(f"<h3>{html.escape(ms[m].title)}</h3><img alt='{m}' "
@@ -543,6 +549,9 @@ def write_sweep_report(out_dir: str | Path, title: str, points: list[dict],
             + html_table(head, rows)
             + ("<h2>Paired differences against the baseline point</h2>" + html_table(dhead, drows)
                if drows else "")
+            + "".join(f"<h2>{html.escape(section['title'])}</h2>"
+                      f"<p>{html.escape(section['description'])}</p>"
+                      + html_table(section["head"], section["rows"]) for section in sections)
             + figs + "</body></html>")
     (out / "sweep.html").write_text(page, encoding="utf-8")
     return {"table": table, "diffs": diffs, "html": out / "sweep.html", "markdown": out / "sweep.md",

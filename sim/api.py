@@ -522,16 +522,22 @@ def _experiment(name: str, path: str | os.PathLike, execution: Execution | None,
 
 
 def experiment(name: str, path: str | os.PathLike = "experiments.yaml",
-               execution: Execution | None = None, /, *, report: bool = True, **fields: Any):
+               execution: Execution | None = None, /, *, report: bool = True,
+               stronger_play: float = 0.0, stronger_play_games: int | None = None,
+               **fields: Any):
     """Run every point of experiment ``name`` of ``path`` into ``execution.out`` and write
     the sweep report; ``execution.games`` overrides the file's games per point (the seed is
-    the file's). Returns a ``sim.studies.experiments.ExperimentResult``."""
+    the file's). With ``stronger_play`` seconds (or ``stronger_play_games`` game indices)
+    per point, the report checks each point's changes against its baseline with search on
+    every side. Returns a ``sim.studies.experiments.ExperimentResult``."""
     from sim.studies import experiments
 
     exp, execution = _experiment(name, path, execution, fields, "experiment()")
     return experiments.run_experiment(exp, games=execution.games, out=execution.out,
                                       threads=execution.threads, progress=execution.progress,
                                       command_line=execution.command_line, report=report,
+                                      stronger_play=stronger_play,
+                                      stronger_play_games=stronger_play_games,
                                       **execution.backend_args())
 
 

@@ -36,9 +36,14 @@ def _experiment_options(func):
 @click.option("--resume", is_flag=True,
               help="Continue the experiment that was stopped in --out (an unfinished --out is "
                    "continued with or without this flag).")
+@click.option("--stronger-play", type=click.FloatRange(min=0), default=0.0, metavar="SECONDS",
+              help="Seconds of search games per point for checking its changes against its "
+                   "baseline under stronger play in the report (default 0: not checked).")
+@click.option("--stronger-play-games", type=Count(), default=None,
+              help="Check under stronger play on this many game indices per point instead.")
 @click.pass_context
 def experiment(ctx: click.Context, name: str, path: str, with_report: bool, resume: bool,
-               **opts: Any) -> None:
+               stronger_play: float, stronger_play_games: int | None, **opts: Any) -> None:
     """Run every point of EXPERIMENT (player counts x sweep values) into one directory, one
     sub-directory per point, and write the sweep report (OUT/report/sweep.html). Every
     point plays the same games (same seed and game indices), so the differences against
@@ -49,10 +54,13 @@ def experiment(ctx: click.Context, name: str, path: str, with_report: bool, resu
       simulate experiment card_value_sweep
       simulate experiment three_vs_five --games 2000 --out runs/quick
       simulate experiment all_lose_pressure --backend dask --scheduler tcp://HOST:8786
+      simulate experiment card_value_sweep --stronger-play 120
     """
     from sim import api
 
-    result = api.experiment(name, path, execution_of(ctx, opts), report=with_report)
+    result = api.experiment(name, path, execution_of(ctx, opts), report=with_report,
+                            stronger_play=stronger_play,
+                            stronger_play_games=stronger_play_games)
     click.echo(result.table_text())
     click.echo(f"experiment dir: {result.out}")
     if with_report:

@@ -116,3 +116,50 @@ def _held(ours: dict[str, Any], row: dict[str, Any], games: int) -> dict[str, An
                                f"{100 * change[2]:+.2f}] from the runs' own")
     return {**row, "holds": holds, "change": dict(zip(("mean", "lo", "hi"), change)),
             "words": words}
+
+
+def _pp(d: dict[str, Any]) -> str:
+    if d["mean"] is None or d["mean"] != d["mean"]:
+        return "n/a"
+    return f"{100 * d['mean']:+.2f} pp [{100 * d['lo']:+.2f}, {100 * d['hi']:+.2f}]"
+
+
+def points_section(points: list[dict[str, Any]], seconds: float | None,
+                   games: int | None, threads: int | None) -> dict[str, Any]:
+    """An experiment's points checked under stronger play, as a sweep-report section
+    (reports.sweep.write_sweep_report's ``sections``): every point that is not a baseline
+    compared with its baseline's run (``point["baseline_run_dir"]``) as ``simulate
+    compare`` compares two runs, ``seconds`` of search games (or ``games`` indices) per
+    point."""
+    from sim.studies.compare import compare_runs
+
+    rows, searched, spent = [], 0, 0.0
+    for point in points:
+        runs = compare_runs(point["baseline_run_dir"], point["run_dir"])
+        found = check_change(runs, seconds, games, threads)
+        if not found["checked"]:
+            rows.append([point["name"], "", "", "", found["words"]])
+            continue
+        searched += found["games"]
+        spent += found["seconds"]
+        ours = [(r["headline"], r) for r in runs.rows()] + [
+            (r["label"], r) for r in runs.balance_rows()]
+        theirs = [(r["headline"], r) for r in found["headlines"]] + [
+            (r["label"], r) for r in found["balance"]]
+        for (name, a), (_, b) in zip(ours, theirs):
+            verdict = ("holds" if b["holds"] else "differs" if b["holds"] is False
+                       else "not checked")
+            rows.append([point["name"], name, _pp(a["difference"]), _pp(b["difference"]),
+                         verdict])
+    budget = (f"{games:,} game indices per point" if games is not None else
+              f"about {seconds:g} s of search games per point")
+    return {"title": "Checked under stronger play",
+            "description": (
+                f"Each point's change against its baseline point (edit - baseline, paired) "
+                f"with the experiment's strategies and with the search player on every side "
+                f"of both runs, on their lowest game indices ({budget}; {searched:,} in all, "
+                f"{spent:.0f} s). 'holds' when the difference between the two has an "
+                "interval holding 0 (the search games treated as a separate sample), "
+                "'differs' otherwise; the same check as simulate compare of the two runs."),
+            "head": ["point", "change", "with the strategies", "with search", "under stronger play"],
+            "rows": rows}

@@ -469,3 +469,42 @@ def test_a_sweep_of_one_count_the_experiment_does_not_play_is_refused_at_its_lin
             rule.unhappy_limit.5: [2, 6]
     """)
     assert experiments.get("e", played).axes[0].target == ("unhappy_limit", 5)
+
+
+def test_the_report_checks_each_points_changes_under_stronger_play(tmp_path):
+    """--stronger-play-games: each point that is not a baseline against its baseline, as
+    simulate compare's check of the two runs gives it; without it the report says how."""
+    from sim import api
+    from sim.studies.compare_stronger import check_change
+
+    path = _write(tmp_path, """
+    patience:
+      players: [4]
+      games: 300
+      sweep:
+        rule.customer_patience: [2, 3]
+    """)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["experiment", "patience", "--file", path, "--out",
+                                       str(out), "--no-progress", "--threads", "1",
+                                       "--stronger-play-games", "6"])
+    assert result.exit_code == 0, result.output
+    report = (out / "report" / "sweep.md").read_text()
+    assert "## Checked under stronger play" in report
+    assert "not checked under stronger play here" not in report
+    base, edit = (str(out / name / "run") for name in
+                  ("4p-customer_patience=2", "4p-customer_patience=3"))
+    found = check_change(api.compare(base, edit, stronger_play=0), games=6, threads=1)
+    section = report.split("## Checked under stronger play", 1)[1].split("![", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| 4p-customer_patience=3")]
+    verdicts = ["holds" if r["holds"] else "differs" if r["holds"] is False else "not checked"
+                for r in [*found["headlines"], *found["balance"]]]
+    assert [line.rstrip(" |").rsplit("| ", 1)[1] for line in rows] == verdicts
+    assert len(rows) == 4 and "with search" in report
+    # without the option: one line says how to check
+    plain = CliRunner().invoke(main, ["experiment", "patience", "--file", path, "--out",
+                                      str(tmp_path / "plain"), "--no-progress"])
+    assert plain.exit_code == 0, plain.output
+    text = (tmp_path / "plain" / "report" / "sweep.md").read_text()
+    assert "not checked under stronger play here: simulate experiment NAME --stronger-play" in text
+    assert "## Checked under stronger play" not in text

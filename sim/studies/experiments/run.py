@@ -136,7 +136,8 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                    command_line: str | None = None, report: bool = True,
                    backend: Any = None, backend_options: Any = None,
                    command: str = "experiment",
-                   keep_covering_report: bool = False) -> ExperimentResult:
+                   keep_covering_report: bool = False, stronger_play: float = 0.0,
+                   stronger_play_games: int | None = None) -> ExperimentResult:
     """Run every point (or those ``only(point)`` keeps) and write the sweep report.
 
     An existing OUT from an earlier, interrupted call of the same experiment is continued:
@@ -146,7 +147,10 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
     point go out as one list of tasks (points x chunks), so the cluster works on all points
     at once. ``command`` names the command in the stop message (``check`` runs points too).
     With ``keep_covering_report`` an existing report that covers every point played now
-    (experiment.json's ``report_points``) is left as it is, and any other rewritten."""
+    (experiment.json's ``report_points``) is left as it is, and any other rewritten. With
+    ``stronger_play`` seconds (or ``stronger_play_games`` game indices) per point, the
+    report checks each point's changes against its baseline under stronger play
+    (sim.studies.compare_stronger.points_section)."""
     from sim.runs.resumable import stoppable
 
     out_path = Path(out) if out is not None else default_out(exp.name)
@@ -155,13 +159,15 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                                progress=progress, only=only, command_line=command_line,
                                report=report, backend=backend,
                                backend_options=backend_options,
-                               keep_covering_report=keep_covering_report)
+                               keep_covering_report=keep_covering_report,
+                               stronger=(stronger_play, stronger_play_games))
 
 
 def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any,
                     progress: bool, only, command_line: str | None, report: bool,
                     backend: Any, backend_options: Any,
-                    keep_covering_report: bool) -> ExperimentResult:
+                    keep_covering_report: bool,
+                    stronger: tuple[float, int | None] = (0.0, None)) -> ExperimentResult:
     chosen, owned = backends.resolve(backend, backend_options)
     if chosen.in_process:
         if owned:
@@ -258,12 +264,28 @@ def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any
         notes += [f"Card file: {cards_in_words(exp)}."] + fixed_changes(exp)
         notes.append(f"{games:,} games per point, seed {exp.seed}; every point plays the same "
                      "game indices (common random numbers).")
+        sections = []
+        seconds, searched = stronger
+        if seconds or searched:
+            from sim.studies.compare_stronger import points_section
+
+            edits = [{**p, "baseline_run_dir": str(out_path / p["baseline"] / "run")}
+                     for p in result.points if not p["is_baseline"]]
+            sections.append(points_section(edits, seconds, searched, threads))
+        elif any(not p["is_baseline"] for p in result.points):
+            notes.append(NOT_CHECKED_NOTE)
         result.report = write_sweep_report(out_path / "report", f"Experiment {exp.name}",
                                            result.points, [a.key for a in exp.axes],
                                            exp.metrics or default_metrics(exp.game, exp.players),
-                                           notes, game=exp.game)
+                                           notes, game=exp.game, sections=sections)
         _record_report_points(out_path, [p["name"] for p in result.points])
     return result
+
+
+NOT_CHECKED_NOTE = ("The points' changes are not checked under stronger play here: "
+                    "simulate experiment NAME --stronger-play SECONDS checks each against its "
+                    "baseline with the search player on every side (or simulate compare "
+                    "BASELINE/run POINT/run for one point).")
 
 
 def _report_points(out: Path) -> set[str]:
