@@ -102,8 +102,19 @@ class AblationResult:
                          f"{r['headline']:<{width}} {100 * r['diff']:+7.2f} pp "
                          f"[{100 * r['lo']:+.2f}, {100 * r['hi']:+.2f}]")
         lines += [f"  skipped: {s}" for s in self.skipped]
+        if top.height:   # every variant is a run paired with the baseline
+            first = top.row(0, named=True)
+            lines.append(f"Under stronger play: not checked here; simulate compare "
+                         f"{self.out / 'baseline'} "
+                         f"{self.out / variant_directory(first['card_id'], first['change'])} "
+                         "checks a change (here the largest) with search on every side.")
         lines.append(f"Written: {self.out / RESULT_FILE}")
         return "\n".join(lines)
+
+
+def variant_directory(card_id: str, change: str) -> str:
+    """The run directory's name of one card's change ("te13-valueminus1")."""
+    return f"{_slug(card_id)}-{change.replace('+', 'plus').replace('-', 'minus')}"
 
 
 def _slug(text: str) -> str:
@@ -316,7 +327,7 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
         players = int(baseline.manifest["players"])
         base, codes = _outcomes(out / "baseline", game_obj, players)
         for cid, name, change, table in variants:
-            slug = f"{_slug(cid)}-{change.replace('+', 'plus').replace('-', 'minus')}"
+            slug = variant_directory(cid, change)
             directory = out / slug
             cards_file = out / "cards" / f"{slug}.csv"
             with writing("a changed card file", cards_file):

@@ -8,6 +8,7 @@ import pytest
 from sim import api
 from sim.core.errors import UserError
 from sim.core.game import EXTRA_GAMES_ENV
+from sim.studies import ablation
 from sim.studies.ablation import paired_table
 
 EQUAL = "id,name,power,effect\n" + "".join(
@@ -111,6 +112,13 @@ def test_plai_ablation_measures_each_seats_win_rate(tmp_path):
                         changes=("value-1",), out=tmp_path / "abl", threads=1)
     assert "the calls compare them with each other" in result.to_text()   # --card named
     assert "seed 1; expert x3; cards: the default card file" in result.to_text()
+    # the largest change's run, to check under stronger play with simulate compare
+    first = result.table.with_columns(pl.col("diff").abs().alias("_a")).sort(
+        "_a", descending=True).row(0, named=True)
+    variant = result.out / ablation.variant_directory(first["card_id"], first["change"])
+    assert (variant / "manifest.json").is_file()
+    assert (f"Under stronger play: not checked here; simulate compare {result.out / 'baseline'} "
+            f"{variant} checks a change") in result.to_text()
     headlines = set(result.table["headline"])
     assert {"seat 0 win rate", "seat 1 win rate", "seat 2 win rate"} <= headlines
     assert headlines <= {"seat 0 win rate", "seat 1 win rate", "seat 2 win rate",
