@@ -481,8 +481,8 @@ def test_the_report_checks_each_points_changes_under_stronger_play(tmp_path):
     patience:
       players: [4]
       games: 300
-      sweep:
-        rule.customer_patience: [2, 3]
+      seed: 1
+      sweep: {rule.customer_patience: [2, 3]}
     """)
     out = tmp_path / "out"
     result = CliRunner().invoke(main, ["experiment", "patience", "--file", path, "--out",
