@@ -9,7 +9,7 @@ and sets every headline's and balance measure's paired difference under stronger
 beside the runs'.
 
 A change "holds under stronger play" when the difference between the two paired
-differences has an interval holding 0, else it "changes". The search games are another,
+differences has an interval holding 0, else it "differs". The search games are another,
 far smaller sample of other play, so the two differences are treated as independent and
 their half-widths combined (reports.stronger.independent_difference, as the report's
 check does).
@@ -19,6 +19,9 @@ Budget: ``seconds`` of search play shared by both runs (default 300, $CARDSIM_ST
 2 x threads games each in turn; the first game compiles the search player when its
 kernels are not cached yet, which the budget does not count. The search games are not
 kept: a stopped compare plays them again.
+
+An experiment's report checks each point against its baseline point the same way, on
+request (``points_section``: a section of the sweep report).
 """
 from __future__ import annotations
 
@@ -52,8 +55,8 @@ def _not_checked(why: str) -> dict[str, Any]:
 
 def check_change(comparison, seconds: float | None = None, games: int | None = None,
                  threads: int | None = None) -> dict[str, Any]:
-    """The balance change of ``comparison`` (a sim.studies.compare.RunComparison) under
-    stronger play: {"checked", "games", "seconds", "strategies" per side, "headlines" and
+    """The changes of ``comparison`` (a sim.studies.compare.RunComparison) under stronger
+    play: {"checked", "games", "seconds", "strategies" per side, "headlines" and
     "balance": the search games' paired rows as ``RunComparison.rows`` and
     ``balance_rows`` give the runs', each with "holds", "change" (the difference of the two
     differences, with its interval) and "words"} or {"checked": False, "words"} (module
@@ -104,7 +107,7 @@ def _held(ours: dict[str, Any], row: dict[str, Any], games: int) -> dict[str, An
     a, b = ours["difference"], row["difference"]
     change = independent_difference((a["mean"], a["lo"], a["hi"]),
                                     (b["mean"], b["lo"], b["hi"]))
-    shown = f"{100 * b['mean']:+.2f} pp [{100 * b['lo']:+.2f}, {100 * b['hi']:+.2f}]"
+    shown = _pp(b)
     if not all(x == x for x in change):    # NaN: a side without an interval
         holds, words = None, (f"not checked under stronger play: too few search games for "
                               f"an interval ({games:,} played)")
@@ -119,6 +122,7 @@ def _held(ours: dict[str, Any], row: dict[str, Any], games: int) -> dict[str, An
 
 
 def _pp(d: dict[str, Any]) -> str:
+    """A paired difference in points with its interval ("+1.20 pp [+0.04, +2.36]")."""
     if d["mean"] is None or d["mean"] != d["mean"]:
         return "n/a"
     return f"{100 * d['mean']:+.2f} pp [{100 * d['lo']:+.2f}, {100 * d['hi']:+.2f}]"
