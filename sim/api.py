@@ -134,7 +134,7 @@ def compare(base: str | os.PathLike, edit: str | os.PathLike, *,
     (``base`` and ``edit`` run directories) compared on the game indices both hold. Returns
     a ``sim.studies.compare.RunComparison``: ``.rows()`` every headline's paired difference
     with its 95 % interval, ``.balance_rows()`` the balance measures' (team A's share of
-    the games won by a team), ``.stronger`` whether that balance change holds under
+    the games won by a team), ``.stronger`` whether each of those changes holds under
     stronger play (``stronger_play`` seconds of search games on both runs' lowest common
     game indices, default 300 or $CARDSIM_STRONGER_PLAY, 0: off; or
     ``stronger_play_games``), ``.changed_games()`` {(baseline outcome, edit outcome): game

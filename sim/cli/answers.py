@@ -173,8 +173,8 @@ def _keep_stronger_play(seconds: float | None) -> None:
               help="Game indices listed per kind of change in the text.")
 @click.option("--stronger-play", type=click.FloatRange(min=0), default=None,
               metavar="SECONDS",
-              help="Seconds of search games for checking the balance change under stronger "
-                   "play (default 300, or $CARDSIM_STRONGER_PLAY; 0: off).")
+              help="Seconds of search games for checking the changes under stronger play "
+                   "(default 300, or $CARDSIM_STRONGER_PLAY; 0: off).")
 @click.option("--stronger-play-games", type=Count(), default=None,
               help="Check under stronger play on this many game indices instead of a time "
                    "budget.")
@@ -182,7 +182,7 @@ def compare(base_run: str, edit_run: str, as_json: bool, shown: int,
             stronger_play: float | None, stronger_play_games: int | None) -> None:
     """Compare two runs of the same game, player count and seed game by game: what differs
     between their configurations, every headline's and balance measure's paired difference
-    with its 95 % interval, whether the balance change holds under stronger play (both
+    with its 95 % interval, whether each change holds under stronger play (both
     runs' lowest common game indices replayed with search on every side), and the games
     whose outcome changed, grouped by how they changed, with their game indices (replay
     any with 'simulate trace'). Runs of different sizes are compared on the games both

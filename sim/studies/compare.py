@@ -294,7 +294,7 @@ class RunComparison:
     tally: PairedTally
     z: float = Z95
     notes: list[str] = field(default_factory=list)
-    # the balance change under stronger play (sim.studies.compare_stronger.check_change)
+    # the changes under stronger play (sim.studies.compare_stronger.check_change)
     stronger: dict[str, Any] | None = None
 
     @property
@@ -407,9 +407,7 @@ def _side_table(first: str, named: list[tuple[str, Mapping[str, Any]]], differen
     out = ["", f"{first:<{width}}  {'baseline':<24}  {'edit':<24}  "
                + (f"{difference:<26}  {last}" if last_of else difference)]
     for name, r in named:
-        d = r["difference"]
-        diff = (f"{_pp_text(d['mean'])} pp [{_pp_text(d['lo'])}, {_pp_text(d['hi'])}]"
-                if not math.isnan(d["mean"]) else "n/a")
+        diff = difference_text(r["difference"])
         text = f"{name:<{width}}  {_rate_text(r['baseline']):<24}  {_rate_text(r['edit']):<24}  "
         out.append(text + (f"{diff:<26}  {last_of(r)}" if last_of else diff))
     return out
@@ -419,6 +417,14 @@ def _rate_text(rate: Mapping[str, float]) -> str:
     if rate["rate"] is None or math.isnan(rate["rate"]):
         return "n/a"
     return f"{100 * rate['rate']:.2f} % [{100 * rate['lo']:.2f}, {100 * rate['hi']:.2f}]"
+
+
+def difference_text(d: Mapping[str, Any]) -> str:
+    """A paired difference in points with its interval ("+1.20 pp [+0.04, +2.36]"), or
+    "n/a" without one."""
+    if d["mean"] is None or math.isnan(d["mean"]):
+        return "n/a"
+    return f"{_pp_text(d['mean'])} pp [{_pp_text(d['lo'])}, {_pp_text(d['hi'])}]"
 
 
 def _pp_text(value: float) -> str:

@@ -31,6 +31,7 @@ from typing import Any
 from sim.core.errors import UserError
 from sim.core.game import configure_request, resolve_game
 from sim.core.paired import GameOutcomes, PairedTally
+from sim.studies.compare import difference_text
 
 SIDES = ("baseline", "edit")
 
@@ -107,7 +108,7 @@ def _held(ours: dict[str, Any], row: dict[str, Any], games: int) -> dict[str, An
     a, b = ours["difference"], row["difference"]
     change = independent_difference((a["mean"], a["lo"], a["hi"]),
                                     (b["mean"], b["lo"], b["hi"]))
-    shown = _pp(b)
+    shown = difference_text(b)
     if not all(x == x for x in change):    # NaN: a side without an interval
         holds, words = None, (f"not checked under stronger play: too few search games for "
                               f"an interval ({games:,} played)")
@@ -119,13 +120,6 @@ def _held(ours: dict[str, Any], row: dict[str, Any], games: int) -> dict[str, An
                                f"{100 * change[2]:+.2f}] from the runs' own")
     return {**row, "holds": holds, "change": dict(zip(("mean", "lo", "hi"), change)),
             "words": words}
-
-
-def _pp(d: dict[str, Any]) -> str:
-    """A paired difference in points with its interval ("+1.20 pp [+0.04, +2.36]")."""
-    if d["mean"] is None or d["mean"] != d["mean"]:
-        return "n/a"
-    return f"{100 * d['mean']:+.2f} pp [{100 * d['lo']:+.2f}, {100 * d['hi']:+.2f}]"
 
 
 def points_section(points: list[dict[str, Any]], seconds: float | None,
@@ -153,7 +147,8 @@ def points_section(points: list[dict[str, Any]], seconds: float | None,
         for (name, a), (_, b) in zip(ours, theirs):
             verdict = ("holds" if b["holds"] else "differs" if b["holds"] is False
                        else "not checked")
-            rows.append([point["name"], name, _pp(a["difference"]), _pp(b["difference"]),
+            rows.append([point["name"], name, difference_text(a["difference"]),
+                         difference_text(b["difference"]),
                          verdict])
     budget = (f"{games:,} game indices per point" if games is not None else
               f"about {seconds:g} s of search games per point")

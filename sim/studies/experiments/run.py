@@ -160,14 +160,15 @@ def run_experiment(exp: Experiment, *, games: Any = None, out: Any = None,
                                report=report, backend=backend,
                                backend_options=backend_options,
                                keep_covering_report=keep_covering_report,
-                               stronger=(stronger_play, stronger_play_games))
+                               stronger_play=stronger_play,
+                               stronger_play_games=stronger_play_games)
 
 
 def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any,
                     progress: bool, only, command_line: str | None, report: bool,
                     backend: Any, backend_options: Any,
-                    keep_covering_report: bool,
-                    stronger: tuple[float, int | None] = (0.0, None)) -> ExperimentResult:
+                    keep_covering_report: bool, stronger_play: float,
+                    stronger_play_games: int | None) -> ExperimentResult:
     chosen, owned = backends.resolve(backend, backend_options)
     if chosen.in_process:
         if owned:
@@ -265,13 +266,13 @@ def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any
         notes.append(f"{games:,} games per point, seed {exp.seed}; every point plays the same "
                      "game indices (common random numbers).")
         sections = []
-        seconds, searched = stronger
-        if seconds or searched:
+        if stronger_play or stronger_play_games:
             from sim.studies.compare_stronger import points_section
 
             edits = [{**p, "baseline_run_dir": str(out_path / p["baseline"] / "run")}
                      for p in result.points if not p["is_baseline"]]
-            sections.append(points_section(edits, seconds, searched, threads))
+            sections.append(points_section(edits, stronger_play, stronger_play_games,
+                                            threads))
         elif any(not p["is_baseline"] for p in result.points):
             notes.append(NOT_CHECKED_NOTE)
         result.report = write_sweep_report(out_path / "report", f"Experiment {exp.name}",

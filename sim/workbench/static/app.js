@@ -332,6 +332,7 @@ async function run() {
   $("report").disabled = true;
   $("stronger").disabled = true;
   $("stronger-lines").hidden = true;
+  $("stronger-status").textContent = "";
   $("report-link").hidden = true;
   $("verdict").hidden = true;
   $("status").textContent = "starting (the first run of a session compiles the kernels)";
