@@ -21,7 +21,9 @@ kernels are not cached yet, which the budget does not count. The search games ar
 kept: a stopped compare plays them again.
 
 An experiment's report checks each point against its baseline point the same way, on
-request (``points_section``: a section of the sweep report).
+request (``points_section``: a section of the sweep report). Its points share their
+baseline's search games: a run's chunk, played once, is read back for every later point
+(``played``), and only the games a check plays count against its seconds.
 """
 from __future__ import annotations
 
@@ -55,13 +57,15 @@ def _not_checked(why: str) -> dict[str, Any]:
 
 
 def check_change(comparison, seconds: float | None = None, games: int | None = None,
-                 threads: int | None = None) -> dict[str, Any]:
+                 threads: int | None = None,
+                 played: dict[tuple[str, int, int], Any] | None = None) -> dict[str, Any]:
     """The changes of ``comparison`` (a sim.studies.compare.RunComparison) under stronger
     play: {"checked", "games", "seconds", "strategies" per side, "headlines" and
     "balance": the search games' paired rows as ``RunComparison.rows`` and
     ``balance_rows`` give the runs', each with "holds", "change" (the difference of the two
     differences, with its interval) and "words"} or {"checked": False, "words"} (module
-    docstring)."""
+    docstring). ``played``: search chunks already played, by (run directory, first index,
+    count); the check reads them from it and adds the ones it plays."""
     from reports.stronger import default_seconds, searched
     from sim.core.inputs import default_threads
 
@@ -85,11 +89,19 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
     for k, (first, count) in enumerate(_chunks(comparison.paired, limit, 2 * threads)):
         if k and games is None and spent >= seconds:
             break
-        began = time.perf_counter()
-        drawn = {side: configs[side].run_chunk(seed, first, count, threads) for side in SIDES}
+        drawn = {}
+        for side, run in zip(SIDES, (comparison.baseline, comparison.edit)):
+            key = (str(run.path.resolve()), first, count)
+            if played is not None and key in played:
+                drawn[side] = played[key]
+                continue
+            began = time.perf_counter()
+            drawn[side] = configs[side].run_chunk(seed, first, count, threads)
+            if k:   # the first game compiles the search player: not counted
+                spent += time.perf_counter() - began
+            if played is not None:
+                played[key] = drawn[side]
         tally.add(drawn["baseline"], drawn["edit"])
-        if k:   # the first game compiles the search player: not counted
-            spent += time.perf_counter() - began
     z = comparison.z
     return {"checked": True, "games": tally.n, "seconds": round(spent, 1),
             "strategies": strategies,
@@ -128,13 +140,13 @@ def points_section(points: list[dict[str, Any]], seconds: float | None,
     (reports.sweep.write_sweep_report's ``sections``): every point that is not a baseline
     compared with its baseline's run (``point["baseline_run_dir"]``) as ``simulate
     compare`` compares two runs, ``seconds`` of search games (or ``games`` indices) per
-    point."""
+    point; the points share their baseline's search games (module docstring)."""
     from sim.studies.compare import compare_runs
 
-    rows, searched, spent = [], 0, 0.0
+    rows, searched, spent, played = [], 0, 0.0, {}
     for point in points:
         runs = compare_runs(point["baseline_run_dir"], point["run_dir"])
-        found = check_change(runs, seconds, games, threads)
+        found = check_change(runs, seconds, games, threads, played)
         if not found["checked"]:
             rows.append([point["name"], "", "", "", found["words"]])
             continue

@@ -91,3 +91,37 @@ def test_the_command_prints_the_changes_under_stronger_play_or_that_it_is_off(ed
     assert off.exit_code == 0, off.output
     assert "\n- not checked under stronger play (turned off)\n" in off.output
     assert "search on every side" not in off.output
+
+
+def test_an_experiments_points_play_their_shared_baselines_search_games_once(edited,
+                                                                            monkeypatch):
+    """Two points against one baseline: the baseline's search games are played for the
+    first point and read back for the second, and each point's rows are those of its own
+    check."""
+    import sim.studies.compare_stronger as module
+
+    root, _ = edited
+    base, edit = str(root / "base"), str(root / "edit")
+    direct = module.check_change(api.compare(base, edit, stronger_play=0), games=6, threads=1)
+    played = []
+    configure = module.configure_request
+
+    def counted(game, players, request):
+        config = configure(game, players, request)
+        chunk = config.run_chunk
+
+        def run_chunk(seed, first, count, threads=1):
+            played.append((request.get("cards"), first, count))
+            return chunk(seed, first, count, threads)
+        config.run_chunk = run_chunk
+        return config
+    monkeypatch.setattr(module, "configure_request", counted)
+    points = [{"name": name, "run_dir": edit, "baseline_run_dir": base} for name in "xy"]
+    section = module.points_section(points, None, 6, 1)
+    baseline_chunks = [p for p in played if not p[0]]
+    assert baseline_chunks and len(baseline_chunks) == len(set(baseline_chunks))
+    rows = {name: [r[1:] for r in section["rows"] if r[0] == name] for name in "xy"}
+    assert rows["x"] == rows["y"]
+    assert [r[-1] for r in rows["x"]] == [
+        "holds" if r["holds"] else "differs" if r["holds"] is False else "not checked"
+        for r in [*direct["headlines"], *direct["balance"]]]
