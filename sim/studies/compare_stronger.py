@@ -22,13 +22,16 @@ kept: a stopped compare plays them again.
 
 An experiment's report checks each point against its baseline point the same way, on
 request (``points_section``: a section of the sweep report). Its points share their
-baseline's search games: a run's chunk, played once, is read back for every later point
-(``played``), and only the games a check plays count against its seconds.
+baseline's search games: a run's search games, played once, are read back for every
+later point (``played``), and only the games a check plays count against its seconds. The
+workbench keeps them the same way between two checks of one comparison.
 """
 from __future__ import annotations
 
 import time
 from typing import Any
+
+import polars as pl
 
 from sim.core.errors import UserError
 from sim.core.game import configure_request, resolve_game
@@ -58,14 +61,14 @@ def _not_checked(why: str) -> dict[str, Any]:
 
 def check_change(comparison, seconds: float | None = None, games: int | None = None,
                  threads: int | None = None,
-                 played: dict[tuple[str, int, int], Any] | None = None) -> dict[str, Any]:
+                 played: dict[str, pl.DataFrame] | None = None) -> dict[str, Any]:
     """The changes of ``comparison`` (a sim.studies.compare.RunComparison) under stronger
     play: {"checked", "games", "seconds", "strategies" per side, "headlines" and
     "balance": the search games' paired rows as ``RunComparison.rows`` and
     ``balance_rows`` give the runs', each with "holds", "change" (the difference of the two
     differences, with its interval) and "words"} or {"checked": False, "words"} (module
-    docstring). ``played``: search chunks already played, by (run directory, first index,
-    count); the check reads them from it and adds the ones it plays."""
+    docstring). ``played``: the search games already played, per run directory; the check
+    reads its games from it where it holds them and adds the ones it plays."""
     from reports.stronger import default_seconds, searched
     from sim.core.inputs import default_threads
 
@@ -91,16 +94,11 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
             break
         drawn = {}
         for side, run in zip(SIDES, (comparison.baseline, comparison.edit)):
-            key = (str(run.path.resolve()), first, count)
-            if played is not None and key in played:
-                drawn[side] = played[key]
-                continue
             began = time.perf_counter()
-            drawn[side] = configs[side].run_chunk(seed, first, count, threads)
+            drawn[side] = _searched_games(configs[side], played, str(run.path.resolve()),
+                                          seed, first, count, threads)
             if k:   # the first game compiles the search player: not counted
                 spent += time.perf_counter() - began
-            if played is not None:
-                played[key] = drawn[side]
         tally.add(drawn["baseline"], drawn["edit"])
     z = comparison.z
     return {"checked": True, "games": tally.n, "seconds": round(spent, 1),
@@ -109,6 +107,27 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
                           zip(comparison.tally.rows(z), tally.rows(z))],
             "balance": [_held(ours, row, tally.n) for ours, row in
                         zip(comparison.balance_rows(), tally.balance_rows(z))]}
+
+
+def _searched_games(config, played: dict[str, pl.DataFrame] | None, run: str, seed: int,
+                    first: int, count: int, threads: int) -> pl.DataFrame:
+    """Search games first .. first+count-1 of ``run``: those ``played`` holds read back,
+    the others played (a game depends on its index only, not on the chunk it is in) and
+    added to it."""
+    if played is None:
+        return config.run_chunk(seed, first, count, threads)
+    index = pl.col("game_index")
+    held = played.get(run)
+    have = (held.filter(index.is_between(first, first + count - 1))
+            if held is not None else None)
+    if have is None or have.height < count:
+        known = set() if have is None else set(have["game_index"].to_list())
+        missing = [i for i in range(first, first + count) if i not in known]
+        lo, hi = missing[0], missing[-1] + 1
+        new = config.run_chunk(seed, lo, hi - lo, threads).filter(~index.is_in(known))
+        played[run] = new if held is None else pl.concat([held, new])
+        have = new if have is None else pl.concat([have, new])
+    return have.sort("game_index")
 
 
 def _held(ours: dict[str, Any], row: dict[str, Any], games: int) -> dict[str, Any]:
