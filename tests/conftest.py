@@ -52,6 +52,28 @@ def runner():
     return CliRunner()
 
 
+@pytest.fixture
+def search_chunks_played(monkeypatch):
+    """The search games a stronger-play check plays (sim.studies.compare_stronger), one
+    (card file of the request, first game index, count) per chunk played."""
+    import sim.studies.compare_stronger as module
+
+    played = []
+    configure = module.configure_request
+
+    def counted(game, players, request):
+        config = configure(game, players, request)
+        chunk = config.run_chunk
+
+        def run_chunk(seed, first, count, threads=1):
+            played.append((request.get("cards"), first, count))
+            return chunk(seed, first, count, threads)
+        config.run_chunk = run_chunk
+        return config
+    monkeypatch.setattr(module, "configure_request", counted)
+    return played
+
+
 def read_rules(name: str) -> str:
     path = RULES_DIR / name
     if not path.is_file():

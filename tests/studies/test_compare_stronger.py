@@ -93,33 +93,21 @@ def test_the_command_prints_the_changes_under_stronger_play_or_that_it_is_off(ed
     assert "search on every side" not in off.output
 
 
-def test_an_experiments_points_play_their_shared_baselines_search_games_once(edited,
-                                                                            monkeypatch):
+def test_an_experiments_points_play_their_shared_baselines_search_games_once(
+        edited, search_chunks_played):
     """Two points against one baseline: the baseline's search games are played for the
     first point and read back for the second, and each point's rows are those of its own
     check."""
-    import sim.studies.compare_stronger as module
+    from sim.studies.compare_stronger import check_change, points_section
 
     root, _ = edited
     base, edit = str(root / "base"), str(root / "edit")
-    direct = module.check_change(api.compare(base, edit, stronger_play=0), games=6, threads=1)
-    played = []
-    configure = module.configure_request
-
-    def counted(game, players, request):
-        config = configure(game, players, request)
-        chunk = config.run_chunk
-
-        def run_chunk(seed, first, count, threads=1):
-            played.append((request.get("cards"), first, count))
-            return chunk(seed, first, count, threads)
-        config.run_chunk = run_chunk
-        return config
-    monkeypatch.setattr(module, "configure_request", counted)
+    direct = check_change(api.compare(base, edit, stronger_play=0), games=6, threads=1)
+    search_chunks_played.clear()
     points = [{"name": name, "run_dir": edit, "baseline_run_dir": base} for name in "xy"]
-    section = module.points_section(points, None, 6, 1)
-    baseline_chunks = [p for p in played if not p[0]]
-    assert baseline_chunks and len(baseline_chunks) == len(set(baseline_chunks))
+    section = points_section(points, None, 6, 1)
+    baseline_chunks = [p for p in search_chunks_played if not p[0]]
+    assert sum(count for _, _, count in baseline_chunks) == 6
     rows = {name: [r[1:] for r in section["rows"] if r[0] == name] for name in "xy"}
     assert rows["x"] == rows["y"]
     assert [r[-1] for r in rows["x"]] == [

@@ -982,29 +982,15 @@ def test_a_finished_comparisons_changes_are_checked_under_stronger_play(tmp_path
     assert snap["stronger"] == answer.json()["points"]
 
 
-def test_a_second_stronger_play_check_reads_the_first_ones_games_back(tmp_path, monkeypatch):
+def test_a_second_stronger_play_check_reads_the_first_ones_games_back(tmp_path,
+                                                                      search_chunks_played):
     """Checked again, a comparison plays only the search games the first check did not:
     the same games give the same answer without playing, and more games add to them."""
-    import sim.studies.compare_stronger as module
-
-    played = []
-    configure = module.configure_request
-
-    def counted(game, players, request):
-        config = configure(game, players, request)
-        chunk = config.run_chunk
-
-        def run_chunk(seed, first, count, threads=1):
-            played.append(count)
-            return chunk(seed, first, count, threads)
-        config.run_chunk = run_chunk
-        return config
-    monkeypatch.setattr(module, "configure_request", counted)
     with client(tmp_path, game="peer-to-peer") as c:
         ident = finished_patience_edit(c)
         first, again, more = (c.post(f"/api/stronger/{ident}", json={"games": n}).json()
                               ["points"][0] for n in (6, 6, 10))
-        assert sum(played) == 2 * 6 + 2 * 4
+        assert sum(count for _, _, count in search_chunks_played) == 2 * 6 + 2 * 4
     assert again == {**first, "seconds": 0.0} and more["games"] == 10
 
 
