@@ -17,18 +17,27 @@ check does).
 Budget: ``seconds`` of search play shared by both runs (default 300, $CARDSIM_STRONGER_PLAY;
 0 turns it off), or ``games`` game indices. Both runs play the same indices, a chunk of
 2 x threads games each in turn; the first game compiles the search player when its
-kernels are not cached yet, which the budget does not count. The search games are not
-kept: a stopped compare plays them again.
+kernels are not cached yet, which the budget does not count.
+
+The search games are kept (``KeptSearchGames``): each run directory's ``stronger-play/``
+folder holds those played on it, one Parquet part per chunk, with the seconds each game
+took, under a key of everything that decides them (the searched configuration, the seed
+and the engine's source). A later check of the same run reads them back and counts their
+recorded seconds against its budget, so a stopped or repeated compare, another edit
+against the same baseline, an experiment's points against their baseline point and the
+workbench's second check play only the games not played yet, and with the same budget
+reach the same games. A folder that cannot be written keeps them for the command only.
 
 An experiment's report checks each point against its baseline point the same way, on
-request (``points_section``: a section of the sweep report). Its points share their
-baseline's search games: a run's search games, played once, are read back for every
-later point (``played``), and only the games a check plays count against its seconds. The
-workbench keeps them the same way between two checks of one comparison.
+request (``points_section``: a section of the sweep report).
 """
 from __future__ import annotations
 
+import hashlib
+import io
+import json
 import time
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -39,6 +48,8 @@ from sim.core.paired import GameOutcomes, PairedTally
 from sim.studies.compare import difference_text
 
 SIDES = ("baseline", "edit")
+KEPT_FOLDER = "stronger-play"   # in a run directory
+SECONDS_COLUMN = "search_seconds"   # a kept game's share of its chunk's play time
 
 
 def _chunks(paired: list[tuple[int, int]], limit: int, chunk: int):
@@ -61,14 +72,15 @@ def _not_checked(why: str) -> dict[str, Any]:
 
 def check_change(comparison, seconds: float | None = None, games: int | None = None,
                  threads: int | None = None,
-                 played: dict[str, pl.DataFrame] | None = None) -> dict[str, Any]:
+                 kept: KeptSearchGames | None = None) -> dict[str, Any]:
     """The changes of ``comparison`` (a sim.studies.compare.RunComparison) under stronger
-    play: {"checked", "games", "seconds", "strategies" per side, "headlines" and
+    play: {"checked", "games", "seconds", "read_back" (search games read back, of 2 x
+    games), "strategies" per side, "headlines" and
     "balance": the search games' paired rows as ``RunComparison.rows`` and
     ``balance_rows`` give the runs', each with "holds", "change" (the difference of the two
     differences, with its interval) and "words"} or {"checked": False, "words"} (module
-    docstring). ``played``: the search games already played, per run directory; the check
-    reads its games from it where it holds them and adds the ones it plays."""
+    docstring). ``kept``: the search games kept (default: read from and written to the
+    run directories)."""
     from reports.stronger import default_seconds, searched
     from sim.core.inputs import default_threads
 
@@ -78,7 +90,8 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
     game = resolve_game(comparison.game)
     players, seed = comparison.players, comparison.seed
     threads = threads or default_threads()
-    configs, strategies = {}, {}
+    kept = kept or KeptSearchGames()
+    configs, strategies, folders = {}, {}, {}
     for side, run in zip(SIDES, (comparison.baseline, comparison.edit)):
         request = searched(game, players, run.manifest)
         try:
@@ -86,22 +99,24 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
         except (UserError, KeyError) as exc:
             return _not_checked(f"the {side} run cannot be played by search: {exc}")
         strategies[side] = ", ".join(f"{s}={v}" for s, v in request["strategies"].items())
+        folders[side] = kept.folder(run.path, configs[side], seed)
     tally = PairedTally(GameOutcomes(game, players), game.balance_measures(players))
     limit = comparison.games if games is None else min(int(games), comparison.games)
-    spent = 0.0
+    spent, read_back = 0.0, 0
     for k, (first, count) in enumerate(_chunks(comparison.paired, limit, 2 * threads)):
         if k and games is None and spent >= seconds:
             break
         drawn = {}
-        for side, run in zip(SIDES, (comparison.baseline, comparison.edit)):
-            began = time.perf_counter()
-            drawn[side] = _searched_games(configs[side], played, str(run.path.resolve()),
-                                          seed, first, count, threads)
+        for side in SIDES:
+            drawn[side], new = kept.games(configs[side], folders[side], seed, first, count,
+                                          threads)
+            read_back += count - new
             if k:   # the first game compiles the search player: not counted
-                spent += time.perf_counter() - began
-        tally.add(drawn["baseline"], drawn["edit"])
+                spent += float(drawn[side][SECONDS_COLUMN].sum())
+        tally.add(*(drawn[side].drop(SECONDS_COLUMN) for side in SIDES))
     z = comparison.z
     return {"checked": True, "games": tally.n, "seconds": round(spent, 1),
+            "read_back": read_back,
             "strategies": strategies,
             "headlines": [_held(ours, row, tally.n) for ours, row in
                           zip(comparison.tally.rows(z), tally.rows(z))],
@@ -109,25 +124,76 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
                         zip(comparison.balance_rows(), tally.balance_rows(z))]}
 
 
-def _searched_games(config, played: dict[str, pl.DataFrame] | None, run: str, seed: int,
-                    first: int, count: int, threads: int) -> pl.DataFrame:
-    """Search games first .. first+count-1 of ``run``: those ``played`` holds read back,
-    the others played (a game depends on its index only, not on the chunk it is in) and
-    added to it."""
-    if played is None:
-        return config.run_chunk(seed, first, count, threads)
-    index = pl.col("game_index")
-    held = played.get(run)
-    have = (held.filter(index.is_between(first, first + count - 1))
-            if held is not None else None)
-    if have is None or have.height < count:
+class KeptSearchGames:
+    """The search games stronger-play checks played, by run and game index, with the
+    seconds each took: in memory, and in the run directory's ``stronger-play/<key>/``
+    folder where it can be written (module docstring)."""
+
+    def __init__(self) -> None:
+        self.tables: dict[Path, pl.DataFrame | None] = {}
+        self.writable: dict[Path, bool] = {}
+
+    @staticmethod
+    def folder(run: Path, config, seed: int) -> Path:
+        """The folder of ``run``'s search games played with ``config`` (the searched
+        configuration) from ``seed``."""
+        import sim
+
+        decides = {"configuration": config.manifest(), "seed": seed,
+                   "engine": sim.source_hash()}
+        key = hashlib.sha256(json.dumps(decides, sort_keys=True, default=str).encode())
+        return Path(run).resolve() / KEPT_FOLDER / key.hexdigest()[:16]
+
+    def _held(self, folder: Path) -> pl.DataFrame | None:
+        if folder not in self.tables:
+            parts = []
+            for path in sorted(folder.glob("part-*.parquet")):
+                try:
+                    parts.append(pl.read_parquet(path))
+                except (OSError, pl.exceptions.PolarsError):
+                    continue   # a damaged part is played again
+            self.tables[folder] = (pl.concat(parts).unique("game_index", keep="first")
+                                   if parts else None)
+        return self.tables[folder]
+
+    def games(self, config, folder: Path, seed: int, first: int, count: int,
+              threads: int) -> tuple[pl.DataFrame, int]:
+        """Search games first .. first+count-1 (with SECONDS_COLUMN) and how many of them
+        were played now: those kept are read back, the others played (a game depends on
+        its index only, not on the chunk it is in) and kept."""
+        index = pl.col("game_index")
+        held = self._held(folder)
+        have = (held.filter(index.is_between(first, first + count - 1))
+                if held is not None else None)
+        if have is not None and have.height == count:
+            return have.sort("game_index"), 0
         known = set() if have is None else set(have["game_index"].to_list())
         missing = [i for i in range(first, first + count) if i not in known]
         lo, hi = missing[0], missing[-1] + 1
-        new = config.run_chunk(seed, lo, hi - lo, threads).filter(~index.is_in(known))
-        played[run] = new if held is None else pl.concat([held, new])
-        have = new if have is None else pl.concat([have, new])
-    return have.sort("game_index")
+        began = time.perf_counter()
+        new = config.run_chunk(seed, lo, hi - lo, threads)
+        per_game = (time.perf_counter() - began) / new.height
+        new = new.with_columns(pl.lit(per_game).alias(SECONDS_COLUMN)).filter(
+            ~index.is_in(known))
+        self._keep(folder, new, lo, hi)
+        self.tables[folder] = new if held is None else pl.concat([held, new])
+        both = new if have is None else pl.concat([have, new])
+        return both.sort("game_index"), new.height
+
+    def _keep(self, folder: Path, table: pl.DataFrame, lo: int, hi: int) -> None:
+        """Write one part; a folder that cannot be written keeps its games in memory."""
+        from sim.runs.rundir import atomic_write_bytes
+
+        if not self.writable.get(folder, True):
+            return
+        buffer = io.BytesIO()
+        table.write_parquet(buffer)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(folder / f"part-{lo:012d}-{hi:012d}.parquet",
+                               buffer.getvalue())
+        except OSError:
+            self.writable[folder] = False
 
 
 def _held(ours: dict[str, Any], row: dict[str, Any], games: int) -> dict[str, Any]:
@@ -159,13 +225,13 @@ def points_section(points: list[dict[str, Any]], seconds: float | None,
     (reports.sweep.write_sweep_report's ``sections``): every point that is not a baseline
     compared with its baseline's run (``point["baseline_run_dir"]``) as ``simulate
     compare`` compares two runs, ``seconds`` of search games (or ``games`` indices) per
-    point; the points share their baseline's search games (module docstring)."""
+    point; each baseline's search games are played once (module docstring)."""
     from sim.studies.compare import compare_runs
 
-    rows, searched, spent, played = [], 0, 0.0, {}
+    rows, searched, spent, kept = [], 0, 0.0, KeptSearchGames()
     for point in points:
         runs = compare_runs(point["baseline_run_dir"], point["run_dir"])
-        found = check_change(runs, seconds, games, threads, played)
+        found = check_change(runs, seconds, games, threads, kept)
         if not found["checked"]:
             rows.append([point["name"], "", "", "", found["words"]])
             continue

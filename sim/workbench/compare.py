@@ -116,7 +116,6 @@ class Comparison:
         self.report_lock = threading.Lock()   # one balance report written at a time
         self.stronger_lock = threading.Lock()   # one stronger-play check at a time
         self.stronger: list[dict[str, Any]] | None = None   # its answer, per player count
-        self.stronger_played: dict[str, Any] = {}   # its search games, for the next check
         self.thread = threading.Thread(target=self._main, name=f"workbench-{ident}", daemon=True)
 
     # -- control
@@ -323,9 +322,8 @@ class Comparison:
         count: both sides' run directories compared as ``simulate compare`` compares two
         runs, and their lowest game indices replayed with search on every side
         (sim.studies.compare_stronger; ``seconds`` of search games per player count, or
-        ``games``). The answer is kept for the snapshot; one check at a time. A check
-        reads back the search games an earlier one played and plays only the others, so
-        checking again adds its seconds to the sample."""
+        ``games``). The answer is kept for the snapshot; one check at a time. The search
+        games are kept in the run directories: checking again reads them back."""
         from sim.studies.compare import compare_runs
         from sim.studies.compare_stronger import check_change
 
@@ -335,7 +333,7 @@ class Comparison:
                 dirs = self.run_dirs[players]
                 runs = compare_runs(dirs["baseline"], dirs["edit"])
                 found.append({"players": players, **check_change(
-                    runs, seconds, games, self.plan.threads, self.stronger_played)})
+                    runs, seconds, games, self.plan.threads)})
             with self.lock:
                 self.stronger = found
             return found

@@ -4,6 +4,8 @@ every change set beside the runs' own."""
 from __future__ import annotations
 
 import math
+import shutil
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -15,6 +17,8 @@ from sim.core.game import resolve_game
 from sim.core.paired import headline_indicators, paired_interval
 from sim.core.stats import Z95
 from sim.games.peer_to_peer.measures import team_balance_measure
+from sim.studies.compare_stronger import (KEPT_FOLDER, KeptSearchGames, check_change,
+                                          points_section)
 
 GAMES, SEARCHED = 300, 24
 
@@ -93,21 +97,69 @@ def test_the_command_prints_the_changes_under_stronger_play_or_that_it_is_off(ed
     assert "search on every side" not in off.output
 
 
-def test_an_experiments_points_play_their_shared_baselines_search_games_once(
-        edited, search_chunks_played):
-    """Two points against one baseline: the baseline's search games are played for the
-    first point and read back for the second, and each point's rows are those of its own
-    check."""
-    from sim.studies.compare_stronger import check_change, points_section
+def _copies(root, tmp_path):
+    """The fixture's two runs copied without the search games kept in them."""
+    import shutil
 
-    root, _ = edited
-    base, edit = str(root / "base"), str(root / "edit")
-    direct = check_change(api.compare(base, edit, stronger_play=0), games=6, threads=1)
-    search_chunks_played.clear()
+    for name in ("base", "edit"):
+        shutil.copytree(root / name, tmp_path / name,
+                        ignore=shutil.ignore_patterns(KEPT_FOLDER))
+    return str(tmp_path / "base"), str(tmp_path / "edit")
+
+
+def test_the_search_games_are_kept_in_the_runs_and_read_back(edited, tmp_path,
+                                                             search_chunks_played,
+                                                             monkeypatch):
+    """A check stopped after 6 games and run again with 10 plays games 6-9 only; run again
+    it plays nothing and gives the same answer; an engine of other source, or a damaged
+    part, plays again; a run directory that cannot hold them still answers."""
+    import sim
+
+    base, edit = _copies(edited[0], tmp_path)
+
+    def check(n):
+        search_chunks_played.clear()
+        found = api.compare(base, edit, stronger_play_games=n, threads=1).stronger
+        return found, sum(count for _, _, count in search_chunks_played)
+
+    (six, played6), (ten, played10), (again, played_again) = check(6), check(10), check(10)
+    assert (played6, played10, played_again) == (2 * 6, 2 * 4, 0)
+    assert (six["read_back"], ten["read_back"], again["read_back"]) == (0, 2 * 6, 2 * 10)
+    assert {**again, "read_back": 0} == {**ten, "read_back": 0}
+    # the games read back are the games: a check that keeps nothing gives the same rows
+    class Forgetful(KeptSearchGames):
+        def _held(self, folder):
+            return None
+
+        def _keep(self, folder, table, lo, hi):
+            pass
+    fresh = check_change(api.compare(base, edit, stronger_play=0), games=10, threads=1,
+                         kept=Forgetful())
+    assert [r["difference"] for r in fresh["headlines"] + fresh["balance"]] == [
+        r["difference"] for r in again["headlines"] + again["balance"]]
+    parts = sorted((Path(base) / KEPT_FOLDER).glob("*/part-*.parquet"))
+    parts[-1].write_bytes(b"not parquet")
+    assert check(10)[1] == 1          # the damaged last part: its one game played again
+    monkeypatch.setattr(sim, "source_hash", lambda package=None: "another engine")
+    assert check(10)[1] == 2 * 10
+    for run in (base, edit):
+        shutil.rmtree(Path(run) / KEPT_FOLDER)
+        (Path(run) / KEPT_FOLDER).write_text("a file where the folder would go")
+    found, played = check(4)
+    assert played == 2 * 4 and found["checked"] and found["read_back"] == 0
+
+
+def test_an_experiments_points_play_their_shared_baselines_search_games_once(
+        edited, tmp_path, search_chunks_played):
+    """Two points against one baseline: the baseline's search games are played for the
+    first point and read back for the second, and each point's rows are those of a check
+    of the two runs."""
+    base, edit = _copies(edited[0], tmp_path)
     points = [{"name": name, "run_dir": edit, "baseline_run_dir": base} for name in "xy"]
     section = points_section(points, None, 6, 1)
     baseline_chunks = [p for p in search_chunks_played if not p[0]]
     assert sum(count for _, _, count in baseline_chunks) == 6
+    direct = check_change(api.compare(base, edit, stronger_play=0), games=6, threads=1)
     rows = {name: [r[1:] for r in section["rows"] if r[0] == name] for name in "xy"}
     assert rows["x"] == rows["y"]
     assert [r[-1] for r in rows["x"]] == [
