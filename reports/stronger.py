@@ -18,6 +18,11 @@ each block's games and seconds are recorded as it finishes; ``--resume`` reads t
 counts their seconds against the budget and plays on from where it stopped (with a number
 of games instead of a time, the same games as an uninterrupted report).
 
+The search games themselves are kept in each run directory (sim.runs.kept_search) with
+the seconds they took: a report of the same run, with or without --resume, or a compare of
+it, reads them back and counts those seconds against its budget, so with the same budget
+it reaches the same games without playing them.
+
 The difference of an answer and its stronger-play value treats the two samples as
 independent (the search games are few and play differently from the same deal): its
 interval combines the two intervals' half-widths (as Newcombe's does for two rates).
@@ -37,6 +42,7 @@ import polars as pl
 from reports.sections import ExtraSection
 from sim.core.wording import interval_text
 from sim.core.errors import UserError
+from sim.runs.kept_search import SECONDS_COLUMN
 
 ENV = "CARDSIM_STRONGER_PLAY"
 DEFAULT_SECONDS = 300.0
@@ -101,13 +107,14 @@ def _unpack(text: str) -> pl.DataFrame:
     return pl.read_parquet(io.BytesIO(base64.b64decode(text)))
 
 
-def _blocks(config, key_of, seed: int, limit: int, budget: float | None, threads: int,
+def _blocks(play, key_of, seed: int, limit: int, budget: float | None, threads: int,
             journal=None) -> tuple[list[pl.DataFrame], int, float]:
-    """Games 1 .. of one run under search, chunk after chunk (2 x threads games each), until
-    ``limit`` games or, with a ``budget``, that many seconds of play; in blocks of about
-    BLOCK_SECONDS, each answered from ``journal`` when recorded there (keyed by ``key_of``:
-    the run and its search request). Returns (tables, games played including game 0,
-    seconds)."""
+    """Games 1 .. of one run under search (``play(first, count)``: the games with the
+    seconds they took, sim.runs.kept_search), chunk after chunk (2 x threads games each),
+    until ``limit`` games or, with a ``budget``, that many seconds of play; in blocks of
+    about BLOCK_SECONDS, each answered from ``journal`` when recorded there (keyed by
+    ``key_of``: the run and its search request). Returns (tables, games played including
+    game 0, seconds)."""
     from sim.runs.resumable import step_key
 
     tables, n, spent = [], 1, 0.0
@@ -120,15 +127,15 @@ def _blocks(config, key_of, seed: int, limit: int, budget: float | None, threads
             tables.append(_unpack(recorded["table"]))
             n, spent = recorded["end"], spent + recorded["seconds"]
             continue
-        start, block, started = n, [], time.perf_counter()
+        start, block, seconds = n, [], 0.0
         while n < limit:
             count = min(chunk, limit - n)
-            block.append(config.run_chunk(seed, n, count, threads))
+            games = play(n, count)
+            seconds += float(games[SECONDS_COLUMN].sum())
+            block.append(games.drop(SECONDS_COLUMN))
             n += count
-            elapsed = time.perf_counter() - started
-            if elapsed >= BLOCK_SECONDS or (budget is not None and spent + elapsed >= budget):
+            if seconds >= BLOCK_SECONDS or (budget is not None and spent + seconds >= budget):
                 break
-        seconds = time.perf_counter() - started
         table = pl.concat(block)
         if journal is not None:
             journal.record(key, {"start": start, "end": n, "seconds": seconds,
@@ -146,8 +153,10 @@ def play_search(rs, seconds: float | None = None, games: int | None = None,
     sim.runs.resumable.Journal keeping finished blocks of search games."""
     from sim.core.game import configure_request
     from sim.core.inputs import default_threads
+    from sim.runs.kept_search import KeptSearchGames
 
     threads = threads or default_threads()
+    kept = KeptSearchGames()
     per_count: dict[int, int] = {}
     for run in rs.runs:
         per_count[run.players] = per_count.get(run.players, 0) + 1
@@ -161,12 +170,16 @@ def play_search(rs, seconds: float | None = None, games: int | None = None,
                            "seconds": 0.0, "note": f"not played: {exc}"})
             continue
         seed = int(run.manifest["seed"])
+        folder = kept.folder(run.path, config, seed)
+
+        def play(first, count, config=config, folder=folder, seed=seed):
+            return kept.games(config, folder, seed, first, count, threads)[0]
         started = time.perf_counter()
-        first = config.run_chunk(seed, 0, 1, 1)           # compiles the search player once
+        first = play(0, 1).drop(SECONDS_COLUMN)      # compiles the search player once
         compile_seconds = time.perf_counter() - started
         limit = min(games if games is not None else run.games_found, run.games_found)
         budget = None if games is not None else (seconds or 0.0) / per_count[run.players]
-        tables, n, spent = _blocks(config, {**run.identity, "search": request}, seed, limit,
+        tables, n, spent = _blocks(play, {**run.identity, "search": request}, seed, limit,
                                    budget, threads, journal)
         table = pl.concat([first, *tables])
         table = table.with_columns(_constant_columns(rs, k, table.columns))

@@ -53,24 +53,19 @@ def runner():
 
 
 @pytest.fixture
-def search_chunks_played(monkeypatch):
-    """The search games a stronger-play check plays (sim.studies.compare_stronger), one
-    (card file of the request, first game index, count) per chunk played."""
-    import sim.studies.compare_stronger as module
+def search_games_played(monkeypatch):
+    """The search games stronger-play checks play rather than read back
+    (sim.runs.kept_search): one (run directory's name, games played) per chunk asked."""
+    from sim.runs.kept_search import KeptSearchGames
 
     played = []
-    configure = module.configure_request
+    games = KeptSearchGames.games
 
-    def counted(game, players, request):
-        config = configure(game, players, request)
-        chunk = config.run_chunk
-
-        def run_chunk(seed, first, count, threads=1):
-            played.append((request.get("cards"), first, count))
-            return chunk(seed, first, count, threads)
-        config.run_chunk = run_chunk
-        return config
-    monkeypatch.setattr(module, "configure_request", counted)
+    def counted(self, config, folder, seed, first, count, threads):
+        table, new = games(self, config, folder, seed, first, count, threads)
+        played.append((folder.parent.parent.name, new))
+        return table, new
+    monkeypatch.setattr(KeptSearchGames, "games", counted)
     return played
 
 

@@ -19,37 +19,26 @@ Budget: ``seconds`` of search play shared by both runs (default 300, $CARDSIM_ST
 2 x threads games each in turn; the first game compiles the search player when its
 kernels are not cached yet, which the budget does not count.
 
-The search games are kept (``KeptSearchGames``): each run directory's ``stronger-play/``
-folder holds those played on it, one Parquet part per chunk, with the seconds each game
-took, under a key of everything that decides them (the searched configuration, the seed
-and the engine's source). A later check of the same run reads them back and counts their
-recorded seconds against its budget, so a stopped or repeated compare, another edit
-against the same baseline, an experiment's points against their baseline point and the
-workbench's second check play only the games not played yet, and with the same budget
-reach the same games. A folder that cannot be written keeps them for the command only.
+The search games are kept in the run directories (sim.runs.kept_search), with the seconds
+each took, which count against a later check's budget: a stopped or repeated compare,
+another edit against the same baseline, an experiment's points against their baseline
+point, the workbench's next check and a report of either run play only the games not
+played yet, and with the same budget reach the same games.
 
 An experiment's report checks each point against its baseline point the same way, on
 request (``points_section``: a section of the sweep report).
 """
 from __future__ import annotations
 
-import hashlib
-import io
-import json
-import time
-from pathlib import Path
 from typing import Any
-
-import polars as pl
 
 from sim.core.errors import UserError
 from sim.core.game import configure_request, resolve_game
 from sim.core.paired import GameOutcomes, PairedTally
+from sim.runs.kept_search import SECONDS_COLUMN, KeptSearchGames
 from sim.studies.compare import difference_text
 
 SIDES = ("baseline", "edit")
-KEPT_FOLDER = "stronger-play"   # in a run directory
-SECONDS_COLUMN = "search_seconds"   # a kept game's share of its chunk's play time
 
 
 def _chunks(paired: list[tuple[int, int]], limit: int, chunk: int):
@@ -122,78 +111,6 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
                           zip(comparison.tally.rows(z), tally.rows(z))],
             "balance": [_held(ours, row, tally.n) for ours, row in
                         zip(comparison.balance_rows(), tally.balance_rows(z))]}
-
-
-class KeptSearchGames:
-    """The search games stronger-play checks played, by run and game index, with the
-    seconds each took: in memory, and in the run directory's ``stronger-play/<key>/``
-    folder where it can be written (module docstring)."""
-
-    def __init__(self) -> None:
-        self.tables: dict[Path, pl.DataFrame | None] = {}
-        self.writable: dict[Path, bool] = {}
-
-    @staticmethod
-    def folder(run: Path, config, seed: int) -> Path:
-        """The folder of ``run``'s search games played with ``config`` (the searched
-        configuration) from ``seed``."""
-        import sim
-
-        decides = {"configuration": config.manifest(), "seed": seed,
-                   "engine": sim.source_hash()}
-        key = hashlib.sha256(json.dumps(decides, sort_keys=True, default=str).encode())
-        return Path(run).resolve() / KEPT_FOLDER / key.hexdigest()[:16]
-
-    def _held(self, folder: Path) -> pl.DataFrame | None:
-        if folder not in self.tables:
-            parts = []
-            for path in sorted(folder.glob("part-*.parquet")):
-                try:
-                    parts.append(pl.read_parquet(path))
-                except (OSError, pl.exceptions.PolarsError):
-                    continue   # a damaged part is played again
-            self.tables[folder] = (pl.concat(parts).unique("game_index", keep="first")
-                                   if parts else None)
-        return self.tables[folder]
-
-    def games(self, config, folder: Path, seed: int, first: int, count: int,
-              threads: int) -> tuple[pl.DataFrame, int]:
-        """Search games first .. first+count-1 (with SECONDS_COLUMN) and how many of them
-        were played now: those kept are read back, the others played (a game depends on
-        its index only, not on the chunk it is in) and kept."""
-        index = pl.col("game_index")
-        held = self._held(folder)
-        have = (held.filter(index.is_between(first, first + count - 1))
-                if held is not None else None)
-        if have is not None and have.height == count:
-            return have.sort("game_index"), 0
-        known = set() if have is None else set(have["game_index"].to_list())
-        missing = [i for i in range(first, first + count) if i not in known]
-        lo, hi = missing[0], missing[-1] + 1
-        began = time.perf_counter()
-        new = config.run_chunk(seed, lo, hi - lo, threads)
-        per_game = (time.perf_counter() - began) / new.height
-        new = new.with_columns(pl.lit(per_game).alias(SECONDS_COLUMN)).filter(
-            ~index.is_in(known))
-        self._keep(folder, new, lo, hi)
-        self.tables[folder] = new if held is None else pl.concat([held, new])
-        both = new if have is None else pl.concat([have, new])
-        return both.sort("game_index"), new.height
-
-    def _keep(self, folder: Path, table: pl.DataFrame, lo: int, hi: int) -> None:
-        """Write one part; a folder that cannot be written keeps its games in memory."""
-        from sim.runs.rundir import atomic_write_bytes
-
-        if not self.writable.get(folder, True):
-            return
-        buffer = io.BytesIO()
-        table.write_parquet(buffer)
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(folder / f"part-{lo:012d}-{hi:012d}.parquet",
-                               buffer.getvalue())
-        except OSError:
-            self.writable[folder] = False
 
 
 def _held(ours: dict[str, Any], row: dict[str, Any], games: int) -> dict[str, Any]:

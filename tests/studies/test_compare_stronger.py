@@ -17,8 +17,8 @@ from sim.core.game import resolve_game
 from sim.core.paired import headline_indicators, paired_interval
 from sim.core.stats import Z95
 from sim.games.peer_to_peer.measures import team_balance_measure
-from sim.studies.compare_stronger import (KEPT_FOLDER, KeptSearchGames, check_change,
-                                          points_section)
+from sim.runs.kept_search import KEPT_FOLDER, KeptSearchGames
+from sim.studies.compare_stronger import check_change, points_section
 
 GAMES, SEARCHED = 300, 24
 
@@ -108,7 +108,7 @@ def _copies(root, tmp_path):
 
 
 def test_the_search_games_are_kept_in_the_runs_and_read_back(edited, tmp_path,
-                                                             search_chunks_played,
+                                                             search_games_played,
                                                              monkeypatch):
     """A check stopped after 6 games and run again with 10 plays games 6-9 only; run again
     it plays nothing and gives the same answer; an engine of other source, or a damaged
@@ -118,9 +118,9 @@ def test_the_search_games_are_kept_in_the_runs_and_read_back(edited, tmp_path,
     base, edit = _copies(edited[0], tmp_path)
 
     def check(n):
-        search_chunks_played.clear()
+        search_games_played.clear()
         found = api.compare(base, edit, stronger_play_games=n, threads=1).stronger
-        return found, sum(count for _, _, count in search_chunks_played)
+        return found, sum(new for _, new in search_games_played)
 
     (six, played6), (ten, played10), (again, played_again) = check(6), check(10), check(10)
     assert (played6, played10, played_again) == (2 * 6, 2 * 4, 0)
@@ -150,18 +150,37 @@ def test_the_search_games_are_kept_in_the_runs_and_read_back(edited, tmp_path,
 
 
 def test_an_experiments_points_play_their_shared_baselines_search_games_once(
-        edited, tmp_path, search_chunks_played):
+        edited, tmp_path, search_games_played):
     """Two points against one baseline: the baseline's search games are played for the
     first point and read back for the second, and each point's rows are those of a check
     of the two runs."""
     base, edit = _copies(edited[0], tmp_path)
     points = [{"name": name, "run_dir": edit, "baseline_run_dir": base} for name in "xy"]
     section = points_section(points, None, 6, 1)
-    baseline_chunks = [p for p in search_chunks_played if not p[0]]
-    assert sum(count for _, _, count in baseline_chunks) == 6
+    assert sum(new for run, new in search_games_played if run == "base") == 6
     direct = check_change(api.compare(base, edit, stronger_play=0), games=6, threads=1)
     rows = {name: [r[1:] for r in section["rows"] if r[0] == name] for name in "xy"}
     assert rows["x"] == rows["y"]
     assert [r[-1] for r in rows["x"]] == [
         "holds" if r["holds"] else "differs" if r["holds"] is False else "not checked"
         for r in [*direct["headlines"], *direct["balance"]]]
+
+
+def test_a_report_reads_back_the_search_games_a_compare_kept(edited, tmp_path,
+                                                            search_games_played):
+    """One run's search games serve every check: a report after a compare plays none of
+    the games the compare played, and its stronger-play table is a fresh report's."""
+    base, edit = _copies(edited[0], tmp_path)
+    api.compare(base, edit, stronger_play_games=6, threads=1)
+    search_games_played.clear()
+    api.report([base], tmp_path / "after", replay_games=0, stronger_play_games=6)
+    assert search_games_played and sum(new for _, new in search_games_played) == 0
+    fresh = tmp_path / "fresh"
+    shutil.copytree(edited[0] / "base", fresh, ignore=shutil.ignore_patterns(KEPT_FOLDER))
+    api.report([fresh], tmp_path / "fresh-report", replay_games=0, stronger_play_games=6)
+    assert sum(new for _, new in search_games_played) == 6
+
+    def table(out):
+        frame = pl.read_csv(out / "stronger_play.csv")
+        return frame.drop([c for c in frame.columns if "seconds" in c or c == "run"])
+    assert table(tmp_path / "after").equals(table(tmp_path / "fresh-report"))

@@ -983,7 +983,7 @@ def test_a_finished_comparisons_changes_are_checked_under_stronger_play(tmp_path
 
 
 def test_a_second_stronger_play_check_reads_the_first_ones_games_back(tmp_path,
-                                                                      search_chunks_played):
+                                                                      search_games_played):
     """Checked again, a comparison plays only the search games no check played yet (they
     are kept in its run directories): the same games give the same answer without
     playing, and more games add to them."""
@@ -991,7 +991,7 @@ def test_a_second_stronger_play_check_reads_the_first_ones_games_back(tmp_path,
         ident = finished_patience_edit(c)
         first, again, more = (c.post(f"/api/stronger/{ident}", json={"games": n}).json()
                               ["points"][0] for n in (6, 6, 10))
-        assert sum(count for _, _, count in search_chunks_played) == 2 * 6 + 2 * 4
+        assert sum(new for _, new in search_games_played) == 2 * 6 + 2 * 4
     assert again == {**first, "read_back": 2 * 6}
     assert more["games"] == 10 and more["read_back"] == 2 * 6
 

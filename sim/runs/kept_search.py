@@ -1,0 +1,97 @@
+"""The search games played on a run, kept in its directory: ``RUN/stronger-play/<key>/``,
+one Parquet part per chunk played, each game with the seconds its chunk took
+(SECONDS_COLUMN, its share). The key is everything that decides the games: the searched
+configuration (cards, rules, strategies and their weights), the seed and the engine's
+source, so a changed engine or strategy file plays them again.
+
+Every check under stronger play reads its search games through here: simulate compare's,
+an experiment's and the workbench's (sim.studies.compare_stronger) and a report's
+(reports.stronger). A game depends on its index only, not on the chunk it was played in,
+so any check reads back the games any other played, and counts their recorded seconds
+against its budget: with the same budget it reaches the same games. A part is written
+whole or not at all; a damaged part is played again; a run directory that cannot be
+written keeps its games for the command only.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import time
+from pathlib import Path
+
+import polars as pl
+
+from sim.runs.rundir import atomic_write_bytes
+
+KEPT_FOLDER = "stronger-play"   # in a run directory
+SECONDS_COLUMN = "search_seconds"   # a kept game's share of its chunk's play time
+
+
+class KeptSearchGames:
+    """The search games of runs, by folder (``folder``) and game index, with the seconds
+    each took: in memory, and in the folder where it can be written."""
+
+    def __init__(self) -> None:
+        self.tables: dict[Path, pl.DataFrame | None] = {}
+        self.writable: dict[Path, bool] = {}
+
+    @staticmethod
+    def folder(run: Path, config, seed: int) -> Path:
+        """The folder of ``run``'s search games played with ``config`` (the searched
+        configuration) from ``seed``."""
+        import sim
+
+        decides = {"configuration": config.manifest(), "seed": seed,
+                   "engine": sim.source_hash()}
+        key = hashlib.sha256(json.dumps(decides, sort_keys=True, default=str).encode())
+        return Path(run).resolve() / KEPT_FOLDER / key.hexdigest()[:16]
+
+    def _held(self, folder: Path) -> pl.DataFrame | None:
+        if folder not in self.tables:
+            parts = []
+            for path in sorted(folder.glob("part-*.parquet")):
+                try:
+                    parts.append(pl.read_parquet(path))
+                except (OSError, pl.exceptions.PolarsError):
+                    continue   # a damaged part is played again
+            self.tables[folder] = (pl.concat(parts).unique("game_index", keep="first")
+                                   if parts else None)
+        return self.tables[folder]
+
+    def games(self, config, folder: Path, seed: int, first: int, count: int,
+              threads: int) -> tuple[pl.DataFrame, int]:
+        """Search games first .. first+count-1 (with SECONDS_COLUMN) and how many of them
+        were played now: those kept are read back, the others played (a game depends on
+        its index only, not on the chunk it is in) and kept."""
+        index = pl.col("game_index")
+        held = self._held(folder)
+        have = (held.filter(index.is_between(first, first + count - 1))
+                if held is not None else None)
+        if have is not None and have.height == count:
+            return have.sort("game_index"), 0
+        known = set() if have is None else set(have["game_index"].to_list())
+        missing = [i for i in range(first, first + count) if i not in known]
+        lo, hi = missing[0], missing[-1] + 1
+        began = time.perf_counter()
+        new = config.run_chunk(seed, lo, hi - lo, threads)
+        per_game = (time.perf_counter() - began) / new.height
+        new = new.with_columns(pl.lit(per_game).alias(SECONDS_COLUMN)).filter(
+            ~index.is_in(known))
+        self._keep(folder, new, lo, hi)
+        self.tables[folder] = new if held is None else pl.concat([held, new])
+        both = new if have is None else pl.concat([have, new])
+        return both.sort("game_index"), new.height
+
+    def _keep(self, folder: Path, table: pl.DataFrame, lo: int, hi: int) -> None:
+        """Write one part; a folder that cannot be written keeps its games in memory."""
+        if not self.writable.get(folder, True):
+            return
+        buffer = io.BytesIO()
+        table.write_parquet(buffer)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(folder / f"part-{lo:012d}-{hi:012d}.parquet",
+                               buffer.getvalue())
+        except OSError:
+            self.writable[folder] = False
