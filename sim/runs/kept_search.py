@@ -33,7 +33,8 @@ class KeptSearchGames:
     each took: in memory, and in the folder where it can be written."""
 
     def __init__(self) -> None:
-        self.tables: dict[Path, pl.DataFrame | None] = {}
+        self.parts: dict[Path, list[pl.DataFrame]] = {}
+        self.where: dict[Path, dict[int, tuple[int, int]]] = {}   # index -> (part, row)
         self.writable: dict[Path, bool] = {}
 
     @staticmethod
@@ -47,42 +48,50 @@ class KeptSearchGames:
         key = hashlib.sha256(json.dumps(decides, sort_keys=True, default=str).encode())
         return Path(run).resolve() / KEPT_FOLDER / key.hexdigest()[:16]
 
-    def _held(self, folder: Path) -> pl.DataFrame | None:
-        if folder not in self.tables:
-            parts = []
+    def _held(self, folder: Path) -> dict[int, tuple[int, int]]:
+        """Where each game of ``folder`` is, its parts read from disk at the first ask."""
+        if folder not in self.where:
+            self.parts[folder], self.where[folder] = [], {}
             for path in sorted(folder.glob("part-*.parquet")):
                 try:
-                    parts.append(pl.read_parquet(path))
+                    self._add(folder, pl.read_parquet(path))
                 except (OSError, pl.exceptions.PolarsError):
                     continue   # a damaged part is played again
-            self.tables[folder] = (pl.concat(parts).unique("game_index", keep="first")
-                                   if parts else None)
-        return self.tables[folder]
+        return self.where[folder]
+
+    def _add(self, folder: Path, table: pl.DataFrame) -> None:
+        where, part = self.where[folder], len(self.parts[folder])
+        self.parts[folder].append(table)
+        for row, game in enumerate(table["game_index"].to_list()):
+            where.setdefault(game, (part, row))
 
     def games(self, config, folder: Path, seed: int, first: int, count: int,
               threads: int) -> tuple[pl.DataFrame, int]:
         """Search games first .. first+count-1 (with SECONDS_COLUMN) and how many of them
         were played now: those kept are read back, the others played (a game depends on
         its index only, not on the chunk it is in) and kept."""
-        index = pl.col("game_index")
-        held = self._held(folder)
-        have = (held.filter(index.is_between(first, first + count - 1))
-                if held is not None else None)
-        if have is not None and have.height == count:
-            return have.sort("game_index"), 0
-        known = set() if have is None else set(have["game_index"].to_list())
-        missing = [i for i in range(first, first + count) if i not in known]
-        lo, hi = missing[0], missing[-1] + 1
-        began = time.perf_counter()
-        new = config.run_chunk(seed, lo, hi - lo, threads)
-        per_game = (time.perf_counter() - began) / new.height
-        new = new.with_columns(pl.lit(per_game).alias(SECONDS_COLUMN)).filter(
-            ~index.is_in(known))
-        self._keep(folder, new, lo, hi)
-        self.tables[folder] = new if held is None else pl.concat([held, new])
-        both = new if have is None else pl.concat([have, new])
-        return both.sort("game_index"), new.height
-
+        where = self._held(folder)
+        wanted = range(first, first + count)
+        missing = [i for i in wanted if i not in where]
+        if missing:
+            lo, hi = missing[0], missing[-1] + 1
+            began = time.perf_counter()
+            new = config.run_chunk(seed, lo, hi - lo, threads)
+            per_game = (time.perf_counter() - began) / new.height
+            new = new.with_columns(pl.lit(per_game).alias(SECONDS_COLUMN)).filter(
+                pl.col("game_index").is_in(missing))
+            self._keep(folder, new, lo, hi)
+            self._add(folder, new)
+        # consecutive rows of one part are read as one slice
+        slices, parts = [], self.parts[folder]
+        for i in wanted:
+            part, row = where[i]
+            if slices and slices[-1][0] == part and slices[-1][1] + slices[-1][2] == row:
+                slices[-1][2] += 1
+            else:
+                slices.append([part, row, 1])
+        table = pl.concat([parts[part].slice(row, n) for part, row, n in slices])
+        return table, len(missing)
     def _keep(self, folder: Path, table: pl.DataFrame, lo: int, hi: int) -> None:
         """Write one part; a folder that cannot be written keeps its games in memory."""
         if not self.writable.get(folder, True):

@@ -128,8 +128,8 @@ def test_the_search_games_are_kept_in_the_runs_and_read_back(edited, tmp_path,
     assert {**again, "read_back": 0} == {**ten, "read_back": 0}
     # the games read back are the games: a check that keeps nothing gives the same rows
     class Forgetful(KeptSearchGames):
-        def _held(self, folder):
-            return None
+        def folder(self, run, config, seed):
+            return Path(run) / "nothing-kept-here"
 
         def _keep(self, folder, table, lo, hi):
             pass
