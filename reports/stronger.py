@@ -12,16 +12,17 @@ says how many games each run used and how long they took. ``seconds`` 0 turns th
 off (the environment variable CARDSIM_STRONGER_PLAY sets the default: the test suite's
 conftest sets 0); ``games`` fixes the sample instead of the time.
 
-Stopped part-way (Ctrl-C, SIGTERM, a full disk), a report keeps its finished search games:
-they are played in blocks of about BLOCK_SECONDS, and with a journal (sim.runs.resumable)
-each block's games and seconds are recorded as it finishes; ``--resume`` reads them back,
-counts their seconds against the budget and plays on from where it stopped (with a number
-of games instead of a time, the same games as an uninterrupted report).
+The search games are kept in each run directory (sim.runs.kept_search) with the seconds
+they took: a report of the same run, with or without --resume, or a compare of it, reads
+them back and counts those seconds against its budget, so with the same budget it reaches
+the same games without playing them.
 
-The search games themselves are kept in each run directory (sim.runs.kept_search) with
-the seconds they took: a report of the same run, with or without --resume, or a compare of
-it, reads them back and counts those seconds against its budget, so with the same budget
-it reaches the same games without playing them.
+Stopped part-way (Ctrl-C, SIGTERM, a full disk), a report keeps its finished search games
+so: they are played in blocks of about BLOCK_SECONDS, and with a journal
+(sim.runs.resumable) each block's end and seconds are recorded as it finishes; ``--resume``
+reads the blocks' games back, counts their recorded seconds against the budget and plays
+on from where it stopped (with a number of games instead of a time, the same games as an
+uninterrupted report).
 
 The difference of an answer and its stronger-play value treats the two samples as
 independent (the search games are few and play differently from the same deal): its
@@ -29,9 +30,7 @@ interval combines the two intervals' half-widths (as Newcombe's does for two rat
 """
 from __future__ import annotations
 
-import base64
 import dataclasses
-import io
 import math
 import os
 import time
@@ -97,24 +96,15 @@ def _constant_columns(rs, k: int, have: list[str]) -> list[pl.Expr]:
             if c not in have and (c in RUN_COLUMNS or c.startswith("seat_team_"))]
 
 
-def _pack(table: pl.DataFrame) -> str:
-    buffer = io.BytesIO()
-    table.write_parquet(buffer)
-    return base64.b64encode(buffer.getvalue()).decode()
-
-
-def _unpack(text: str) -> pl.DataFrame:
-    return pl.read_parquet(io.BytesIO(base64.b64decode(text)))
-
-
 def _blocks(play, key_of, seed: int, limit: int, budget: float | None, threads: int,
             journal=None) -> tuple[list[pl.DataFrame], int, float]:
     """Games 1 .. of one run under search (``play(first, count)``: the games with the
     seconds they took, sim.runs.kept_search), chunk after chunk (2 x threads games each),
     until ``limit`` games or, with a ``budget``, that many seconds of play; in blocks of
     about BLOCK_SECONDS, each answered from ``journal`` when recorded there (keyed by
-    ``key_of``: the run and its search request). Returns (tables, games played including
-    game 0, seconds)."""
+    ``key_of``: the run and its search request; the journal records where the block ends
+    and its seconds, its games being kept). Returns (tables, games played including game
+    0, seconds)."""
     from sim.runs.resumable import step_key
 
     tables, n, spent = [], 1, 0.0
@@ -123,8 +113,10 @@ def _blocks(play, key_of, seed: int, limit: int, budget: float | None, threads: 
         key = step_key(("stronger_play", key_of, seed, n))
         recorded = journal.get(key) if journal is not None and key in journal else None
         if recorded is not None and recorded["end"] <= limit:
+            # the block's games are kept in the run directory; the journal holds its end
+            # and seconds (a run directory that could not keep them plays them again)
             journal.replayed += 1
-            tables.append(_unpack(recorded["table"]))
+            tables.append(play(n, recorded["end"] - n).drop(SECONDS_COLUMN))
             n, spent = recorded["end"], spent + recorded["seconds"]
             continue
         start, block, seconds = n, [], 0.0
@@ -138,8 +130,7 @@ def _blocks(play, key_of, seed: int, limit: int, budget: float | None, threads: 
                 break
         table = pl.concat(block)
         if journal is not None:
-            journal.record(key, {"start": start, "end": n, "seconds": seconds,
-                                 "table": _pack(table)})
+            journal.record(key, {"start": start, "end": n, "seconds": seconds})
         tables.append(table)
         spent += seconds
     return tables, n, spent

@@ -125,6 +125,11 @@ def test_a_stopped_report_resumes_to_the_same_answers(run_dir, whole, tmp_path, 
     assert not (out / "answers.json").exists()
     journal = out / JOURNAL_NAME
     assert len(journal.read_text().splitlines()) == stop_at     # the header + finished blocks
+    # a search block records where it ends and its seconds: its games are kept in the run
+    # directory (sim.runs.kept_search), not copied into the journal
+    searched = [line for line in journal.read_text().splitlines() if '"seconds"' in line
+                and '"num"' not in line]
+    assert all('"table"' not in line for line in searched)
     with pytest.raises(ResumeRequired, match=rf"holds an unfinished report \({stop_at - 1} "):
         api.report([run_dir], out, **OPTIONS)
     again = Blocks(monkeypatch)
