@@ -259,9 +259,11 @@ class PairedRatio:
         self.sums += x.sum(axis=1)
         self.products += x @ x.T
 
+    SIDE_AT = {"baseline": 0, "edit": 2}   # a side's numerator in sums and products
+
     def side(self, name: str) -> tuple[float, float]:
         """(summed numerator, summed denominator) of side "baseline" or "edit"."""
-        at = {"baseline": 0, "edit": 2}[name]
+        at = self.SIDE_AT[name]
         return float(self.sums[at]), float(self.sums[at + 1])
 
     def side_value(self, name: str, z: float) -> dict[str, float]:
@@ -274,7 +276,7 @@ class PairedRatio:
         nan = {"rate": math.nan, "lo": math.nan, "hi": math.nan}
         if self.n < 2 or den <= 0:
             return nan
-        at = {"baseline": 0, "edit": 2}[name]
+        at = self.SIDE_AT[name]
         r, m = num / den, den / self.n
         psi = np.array([1 / m, -r / m])        # game i's influence on R: psi . (num_i, den_i)
         block = self.products[at:at + 2, at:at + 2]
