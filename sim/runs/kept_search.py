@@ -10,7 +10,10 @@ an experiment's and the workbench's (sim.studies.compare_stronger) and a report'
 so any check reads back the games any other played, and counts their recorded seconds
 against its budget: with the same budget it reaches the same games. A part is written
 whole or not at all; a damaged part is played again; a run directory that cannot be
-written keeps its games for the command only.
+written keeps its games for the command only. A folder holds at most MOST_PARTS parts: past
+that the keeper writes the parts it holds as one (a long check plays thousands of chunks,
+and a later check reads one file faster than thousands). The folder is a cache: a part lost
+to two commands merging it at once costs only its games' replay.
 """
 from __future__ import annotations
 
@@ -32,8 +35,11 @@ class KeptSearchGames:
     """The search games of runs, by folder (``folder``) and game index, with the seconds
     each took: in memory, and in the folder where it can be written."""
 
+    MOST_PARTS = 64   # parts in a folder before the keeper merges them into one
+
     def __init__(self) -> None:
         self.parts: dict[Path, list[pl.DataFrame]] = {}
+        self.files: dict[Path, list[Path]] = {}   # the part files whose games it holds
         self.where: dict[Path, dict[int, tuple[int, int]]] = {}   # index -> (part, row)
         self.writable: dict[Path, bool] = {}
 
@@ -51,12 +57,14 @@ class KeptSearchGames:
     def _held(self, folder: Path) -> dict[int, tuple[int, int]]:
         """Where each game of ``folder`` is, its parts read from disk at the first ask."""
         if folder not in self.where:
-            self.parts[folder], self.where[folder] = [], {}
+            self.parts[folder], self.where[folder], self.files[folder] = [], {}, []
             for path in sorted(folder.glob("part-*.parquet")):
                 try:
                     self._add(folder, pl.read_parquet(path))
                 except (OSError, pl.exceptions.PolarsError):
                     continue   # a damaged part is played again
+                self.files[folder].append(path)
+            self._merge_if_many(folder)
         return self.where[folder]
 
     def _add(self, folder: Path, table: pl.DataFrame) -> None:
@@ -80,8 +88,12 @@ class KeptSearchGames:
             per_game = (time.perf_counter() - began) / new.height
             new = new.with_columns(pl.lit(per_game).alias(SECONDS_COLUMN)).filter(
                 pl.col("game_index").is_in(missing))
-            self._keep(folder, new, lo, hi)
             self._add(folder, new)
+            written = self._keep(folder, new, lo, hi)
+            if written is not None:
+                self.files[folder].append(written)
+                self._merge_if_many(folder)
+            where = self.where[folder]   # a merge renumbers the parts
         # consecutive rows of one part are read as one slice
         slices, parts = [], self.parts[folder]
         for i in wanted:
@@ -92,15 +104,40 @@ class KeptSearchGames:
                 slices.append([part, row, 1])
         table = pl.concat([parts[part].slice(row, n) for part, row, n in slices])
         return table, len(missing)
-    def _keep(self, folder: Path, table: pl.DataFrame, lo: int, hi: int) -> None:
-        """Write one part; a folder that cannot be written keeps its games in memory."""
+
+    def _keep(self, folder: Path, table: pl.DataFrame, lo: int, hi: int) -> Path | None:
+        """Write one part and return its path; a folder that cannot be written keeps its
+        games in memory (None)."""
         if not self.writable.get(folder, True):
-            return
+            return None
         buffer = io.BytesIO()
         table.write_parquet(buffer)
+        path = folder / f"part-{lo:012d}-{hi:012d}.parquet"
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(folder / f"part-{lo:012d}-{hi:012d}.parquet",
-                               buffer.getvalue())
+            atomic_write_bytes(path, buffer.getvalue())
         except OSError:
             self.writable[folder] = False
+            return None
+        return path
+
+    def _merge_if_many(self, folder: Path) -> None:
+        """Past MOST_PARTS part files, write the games they hold as one part, then remove
+        them: the merged part is whole on disk before any of them goes."""
+        files = self.files[folder]
+        if len(files) <= self.MOST_PARTS:
+            return
+        games = pl.concat(self.parts[folder], how="diagonal_relaxed").unique(
+            "game_index", keep="first", maintain_order=True).sort("game_index")
+        first, end = games["game_index"].min(), games["game_index"].max() + 1
+        merged = self._keep(folder, games, first, end)
+        if merged is None:
+            return
+        for path in files:
+            if path != merged:
+                try:
+                    path.unlink(missing_ok=True)
+                except OSError:
+                    pass   # left in place: it holds only games the merged part holds
+        self.parts[folder], self.where[folder], self.files[folder] = [], {}, [merged]
+        self._add(folder, games)
