@@ -179,7 +179,10 @@ def play_search(rs, seconds: float | None = None, games: int | None = None,
                        "games": n, "seconds": round(spent, 1),
                        "first_game_seconds": round(compile_seconds, 1),
                        "strategies": ", ".join(f"{s}={v}" for s, v in
-                                               request["strategies"].items())})
+                                               request["strategies"].items()),
+                       **({} if kept.kept_on_disk(folder) else {
+                           "note": "search games not kept: the run directory cannot be "
+                                   "written, so a later check plays them again"})})
     if not parts:
         return None, played
     return pl.concat(parts, how="diagonal_relaxed"), played

@@ -54,6 +54,11 @@ class KeptSearchGames:
         key = hashlib.sha256(json.dumps(decides, sort_keys=True, default=str).encode())
         return Path(run).resolve() / KEPT_FOLDER / key.hexdigest()[:16]
 
+    def kept_on_disk(self, folder: Path) -> bool:
+        """Whether the games of ``folder`` asked so far are kept there (False: its run
+        directory cannot be written, and a later command plays them again)."""
+        return self.writable.get(folder, True)
+
     def _held(self, folder: Path) -> dict[int, tuple[int, int]]:
         """Where each game of ``folder`` is, its parts read from disk at the first ask."""
         if folder not in self.where:

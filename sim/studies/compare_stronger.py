@@ -64,7 +64,8 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
                  kept: KeptSearchGames | None = None) -> dict[str, Any]:
     """The changes of ``comparison`` (a sim.studies.compare.RunComparison) under stronger
     play: {"checked", "games", "seconds", "read_back" (search games read back, of 2 x
-    games), "strategies" per side, "headlines" and
+    games), "not_kept" (the run directories that could not keep the games played now: a
+    later check plays them again), "strategies" per side, "headlines" and
     "balance": the search games' paired rows as ``RunComparison.rows`` and
     ``balance_rows`` give the runs', each with "holds", "change" (the difference of the two
     differences, with its interval) and "words"} or {"checked": False, "words"} (module
@@ -106,6 +107,9 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
     z = comparison.z
     return {"checked": True, "games": tally.n, "seconds": round(spent, 1),
             "read_back": read_back,
+            "not_kept": [str(run.path) for side, run in
+                         zip(SIDES, (comparison.baseline, comparison.edit))
+                         if not kept.kept_on_disk(folders[side])],
             "strategies": strategies,
             "headlines": [_held(ours, row, tally.n) for ours, row in
                           zip(comparison.tally.rows(z), tally.rows(z))],

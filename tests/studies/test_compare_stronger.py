@@ -125,6 +125,7 @@ def test_the_search_games_are_kept_in_the_runs_and_read_back(edited, tmp_path,
     (six, played6), (ten, played10), (again, played_again) = check(6), check(10), check(10)
     assert (played6, played10, played_again) == (2 * 6, 2 * 4, 0)
     assert (six["read_back"], ten["read_back"], again["read_back"]) == (0, 2 * 6, 2 * 10)
+    assert six["not_kept"] == ten["not_kept"] == []
     assert {**again, "read_back": 0} == {**ten, "read_back": 0}
     # the games read back are the games: a check that keeps nothing gives the same rows
     class Forgetful(KeptSearchGames):
@@ -147,6 +148,9 @@ def test_the_search_games_are_kept_in_the_runs_and_read_back(edited, tmp_path,
         (Path(run) / KEPT_FOLDER).write_text("a file where the folder would go")
     found, played = check(4)
     assert played == 2 * 4 and found["checked"] and found["read_back"] == 0
+    assert found["not_kept"] == [str(Path(base).resolve()), str(Path(edit).resolve())]
+    text = api.compare(base, edit, stronger_play_games=2, threads=1).to_text()
+    assert f"(the search games of {Path(edit).resolve()} could not be kept there" in text
 
 
 def test_an_experiments_points_play_their_shared_baselines_search_games_once(
@@ -184,3 +188,10 @@ def test_a_report_reads_back_the_search_games_a_compare_kept(edited, tmp_path,
         frame = pl.read_csv(out / "stronger_play.csv")
         return frame.drop([c for c in frame.columns if "seconds" in c or c == "run"])
     assert table(tmp_path / "after").equals(table(tmp_path / "fresh-report"))
+    # a run directory that cannot keep them: the report says so beside its games
+    blocked = tmp_path / "blocked"
+    shutil.copytree(edited[0] / "base", blocked, ignore=shutil.ignore_patterns(KEPT_FOLDER))
+    (blocked / KEPT_FOLDER).write_text("a file where the folder would go")
+    api.report([blocked], tmp_path / "blocked-report", replay_games=0, stronger_play_games=2)
+    note, = pl.read_csv(tmp_path / "blocked-report" / "stronger_play.csv")["note"]
+    assert note.startswith("search games not kept: the run directory cannot be written")
