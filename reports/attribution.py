@@ -1,14 +1,17 @@
 """The report's reasons for its edges: counterfactual replays (sim.core.attribution).
 
-For every answer whose interval excludes its even point (called or not) and whose
-question a swap of the game explains (the game's ``Game.swaps``: Peer-to-Peer's team
-balance, PLAI's seat balance), the run's lowest game indices are replayed under each
-variant of each swap, from the run's manifest, on the same seed and game indices; each
-swap's share of the edge comes with its paired delta-method interval. The replays of a
-run take about as long as the run itself did (its games over the number of variants,
-unless ``replay_games`` fixes the count), and the section says how many games they used
-and how long they took. First a few hundred games are replayed as stored: a run the
-current simulator no longer plays the same way is left out, and the report says so.
+For every answer whose interval excludes its even point (called or not) and whose question
+a swap of the game explains (the game's ``Game.swaps``: Peer-to-Peer's team balance,
+PLAI's seat balance), the run's lowest game indices are replayed under each variant of
+each swap, from the run's manifest, on the same seed and game indices; each swap's share
+of the edge comes with its paired delta-method interval. An answer pooled from several
+runs (seeds, or card files merged on purpose) replays each of them, its share of the
+replays in proportion to its games, and pools the pairs. The replays of a run take about
+as long as the run itself did (its games over the number of variants, unless
+``replay_games`` fixes the count; of a pooled answer, as one of its runs on average), and
+the section says how many games they used and how long they took. First a few hundred
+games are replayed as stored: a run the current simulator no longer plays the same way is
+left out, and the report says so.
 
 Stopped part-way (Ctrl-C, SIGTERM, a full disk), a report keeps its finished replays: each
 variant is replayed in blocks of BLOCK games, and with a journal (sim.runs.resumable) each
@@ -58,17 +61,32 @@ def _runs_of(rs, group: dict[str, Any]) -> list[int]:
             and run.variant == group.get("variant")]
 
 
-def _source_words(pooled: list) -> str:
-    """Which games the reasons of an answer pooled from several runs (``pooled``, its
-    first one replayed) come from ("" for one run): the replays play its first run only,
-    and mixed runs play different games."""
+def _source_words(pooled: list, replayed: list) -> str:
+    """Which games the reasons of an answer pooled from several runs (``pooled``; those
+    replayed: ``replayed``) come from ("" for one run)."""
     if len(pooled) < 2:
         return ""
-    run, others = pooled[0], len(pooled) - 1
     differ = (", which differ in card file or rules (merged with allow_mixed)"
               if differences(pooled) else "")
-    return (f" - from the replayed games of {run.path} only, not of the other {others} "
-            f"run{'s' if others > 1 else ''} pooled in this answer{differ}")
+    if len(replayed) == len(pooled):
+        return f" - from the replayed games of all {len(pooled)} runs pooled in this answer{differ}"
+    return (f" - from the replayed games of {len(replayed)} of the {len(pooled)} runs pooled "
+            f"in this answer ({', '.join(run.path for run in replayed)}; the section says "
+            f"why not the others){differ}")
+
+
+def _split(total: int, runs: list) -> list[int]:
+    """``total`` games per variant shared among ``runs`` in proportion to their games
+    (each at most its own), largest remainders first: one run takes them all."""
+    found = [run.games_found for run in runs]
+    whole = sum(found)
+    if not whole:
+        return [0] * len(runs)
+    exact = [total * f / whole for f in found]
+    counts = [int(x) for x in exact]
+    for k in sorted(range(len(runs)), key=lambda k: counts[k] - exact[k])[:total - sum(counts)]:
+        counts[k] += 1
+    return [min(c, f) for c, f in zip(counts, found)]
 
 
 def _stored(rs, k: int, count: int) -> pl.DataFrame:
@@ -128,7 +146,8 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
                     journal=None) -> tuple[list, ExtraSection | None]:
     """``answers`` [(Answer, anchor)] with their causes (Answer.causes) and the section.
     ``journal``: a sim.runs.resumable.Journal keeping finished blocks of replays."""
-    from sim.core.attribution import explain, sample_size, variant_count
+    from sim.core.attribution import (Source, explain_pooled, sample_size, variant_count,
+                                      variant_labels)
     from sim.core.inputs import default_threads
     from sim.runs.setup import configure_from_manifest
 
@@ -161,42 +180,66 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
         if not runs:
             out.append((answer, anchor))
             continue
-        k = runs[0]   # a group of several runs (seeds, card files): its first run is replayed
-        run = rs.runs[k]
-        source = _source_words([rs.runs[j] for j in runs])
-        try:
-            config = configure_from_manifest(run.manifest)
-        except (UserError, KeyError) as exc:
-            notes.append(f"{run.path}: not replayed (cannot rebuild its configuration: {exc})")
+        configs = {}
+        for k in runs:
+            try:
+                configs[k] = configure_from_manifest(rs.runs[k].manifest)
+            except (UserError, KeyError) as exc:
+                notes.append(f"{rs.runs[k].path}: not replayed (cannot rebuild its "
+                             f"configuration: {exc})")
+        if not configs:
             out.append((answer, anchor))
             continue
-        variants = variant_count(swaps, measure.key, config)
-        count = replay_games if replay_games is not None else sample_size(
-            run.games_found, variants)
-        count = min(count, run.games_found)
-        seed = int(run.manifest["seed"])
-        stored = _stored(rs, k, count)
-        if stored.height != count:
-            notes.append(f"{run.path}: not replayed (it lacks games 0 .. {count - 1})")
+        first_k, first_config = next(iter(configs.items()))
+        labels = variant_labels(swaps, measure.key, first_config)
+        variants = variant_count(swaps, measure.key, first_config)
+        group = [rs.runs[k] for k in runs]
+        # as many games as one of its runs holds (their mean), so pooling adds no time
+        total = replay_games if replay_games is not None else sample_size(
+            round(sum(run.games_found for run in group) / len(group)), variants)
+        sources, replayed = [], []
+        for k, count in zip(runs, _split(total, group)):
+            run, config = rs.runs[k], configs.get(k)
+            if config is None:
+                continue
+            if variant_labels(swaps, measure.key, config) != labels:
+                notes.append(f"{run.path}: not replayed (its swaps differ from those of "
+                             f"{rs.runs[first_k].path}, so its replays cannot be pooled "
+                             "with them)")
+                continue
+            if count < 1:
+                notes.append(f"{run.path}: not replayed (too few games for a share of the "
+                             "replays)")
+                continue
+            seed = int(run.manifest["seed"])
+            stored = _stored(rs, k, count)
+            if stored.height != count:
+                notes.append(f"{run.path}: not replayed (it lacks games 0 .. {count - 1})")
+                continue
+            started = time.perf_counter()
+            if not _check(config, seed, stored, outcome, threads):
+                notes.append(f"{run.path}: not replayed: the simulator no longer plays its "
+                             "games as stored (was it changed since the run?)")
+                continue
+            seconds += time.perf_counter() - started   # this session's check
+            sources.append(Source(config, seed, stored, replays_in_blocks(
+                run, seed, measure, threads, journal)))
+            replayed.append(run)
+        if not sources:
             out.append((answer, anchor))
             continue
-        started = time.perf_counter()
-        if not _check(config, seed, stored, outcome, threads):
-            notes.append(f"{run.path}: not replayed: the simulator no longer plays its games "
-                         "as stored (was it changed since the run?)")
-            out.append((answer, anchor))
-            continue
-        checked = time.perf_counter() - started
-        causes = explain(config, seed, stored, measure, swaps, threads,
-                         play=replays_in_blocks(run, seed, measure, threads, journal))
-        # the replays' own seconds (recorded ones included), and this session's check
-        seconds += sum(c.seconds for c in causes) + checked
-        run_seconds += float(run.manifest.get("wall_seconds") or 0.0)
+        source = _source_words([rs.runs[j] for j in runs], replayed)
+        causes = explain_pooled(sources, measure, swaps, threads)
+        # the replays' own seconds (recorded ones included)
+        seconds += sum(c.seconds for c in causes)
+        run_seconds += sum(float(run.manifest.get("wall_seconds") or 0.0) for run in replayed)
+        count = sum(s.original.height for s in sources)
         replayed_games += count * variants
+        where = "; ".join(run.path for run in replayed)
         for c in causes:
-            rows.append({"question": answer.key, "run": run.path, "runs_pooled": len(runs),
-                         "players": run.players,
-                         "pairing": run.pairing, "variant": run.variant,
+            rows.append({"question": answer.key, "run": where, "runs_pooled": len(runs),
+                         "runs_replayed": len(replayed), "players": replayed[0].players,
+                         "pairing": replayed[0].pairing, "variant": replayed[0].variant,
                          "edge_rate": answer.estimate, "cause": c.cause, "kind": c.kind,
                          "under": c.variant, "share_diff": c.share, "share_lo": c.lo,
                          "share_hi": c.hi, "fraction_rate": c.fraction,
@@ -206,7 +249,7 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
                          "seconds": round(c.seconds, 2), "words": c.sentence() + source})
         out.append((dataclasses.replace(answer, causes=tuple(
             {**c.as_dict(), "words": c.sentence() + source,
-             **({"run": run.path} if source else {})}
+             **({"runs": [run.path for run in replayed]} if source else {})}
             for c in causes)), anchor))
     if not rows and not notes:
         return out, None
@@ -220,8 +263,9 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
         "it turns the edge around, none if the edge stays. Points are counted in the edge's "
         "direction, on the replayed games, with paired delta-method 95 % intervals (the game "
         "as the unit); the share of the edge likewise. 'compare' rows show the answer under "
-        f"another rule mode instead. Where an answer pools several runs, the replays are "
-        "its first run's games only, and its reasons name that run. "
+        f"another rule mode instead. Where an answer pools several runs, each run's games "
+        "are replayed under its own variants and the pairs of all of them pooled, its share "
+        "of the replays in proportion to its games. "
         f"{replayed_games:,} games replayed in {seconds:.0f} s "
         f"(the runs explained took {run_seconds:.0f} s).")
     if notes:

@@ -206,27 +206,68 @@ def applicable(swaps: Sequence[Swap], key: str, config) -> list[tuple[Swap, list
 Replayed = Callable[[Swap, str, Any, int], tuple[np.ndarray, np.ndarray, float]]
 
 
+@dataclass(frozen=True)
+class Source:
+    """One run's games to replay: ``original`` holds games 0 .. len(original)-1 of
+    ``config`` from ``seed`` (a polars DataFrame by game index, e.g. read from the run);
+    ``play(swap, label, variant, count)`` -> (num, den, seconds) of the measure on games
+    0 .. count-1 of the variant and the seconds they took (None: replayed here at once; a
+    report plays them in blocks it can keep when stopped)."""
+
+    config: Any
+    seed: int
+    original: Any
+    play: Replayed | None = None
+
+
+def variant_labels(swaps: Sequence[Swap], key: str, config) -> tuple:
+    """The swaps and variant labels explaining ``key`` for ``config``: sources whose
+    labels are equal can be pooled."""
+    return tuple((swap.cause, tuple(label for label, _ in variants))
+                 for swap, variants in applicable(swaps, key, config))
+
+
 def explain(config, seed: int, original, measure: Measure, swaps: Sequence[Swap],
             threads: int = 1, z: float = Z95, play: Replayed | None = None) -> list[Cause]:
     """What each applicable swap says about ``measure`` on games 0 .. len(original)-1 of
-    ``seed`` (``original``: those games of ``config``, a polars DataFrame by game index,
-    e.g. read from the run). Every variant replays the same games.
+    ``seed`` (one Source: see there). Every variant replays the same games."""
+    return explain_pooled([Source(config, seed, original, play)], measure, swaps, threads, z)
 
-    ``play(swap, label, variant, count)`` -> (num, den, seconds) of ``measure`` on games
-    0 .. count-1 of the variant, and the seconds they took (default: replayed here at
-    once; a report plays them in blocks it can keep when stopped)."""
-    count = original.height
-    base = measure.arrays(original)
 
-    def replayed(swap, label, variant, n):
-        started = time.perf_counter()
-        num, den = measure.arrays(replay(variant, seed, n, threads))
-        return num, den, time.perf_counter() - started
+def explain_pooled(sources: Sequence[Source], measure: Measure, swaps: Sequence[Swap],
+                   threads: int = 1, z: float = Z95) -> list[Cause]:
+    """What each applicable swap says about ``measure`` on the games of every source, as
+    one sample (an answer pooled from several runs: other seeds, or other card files
+    merged on purpose): each source's games are replayed under its own variants of the
+    swap, paired game by game with its own games, and the pairs of all sources are
+    pooled, the game the unit. The sources must have equal ``variant_labels``."""
+    labels = {variant_labels(swaps, measure.key, s.config) for s in sources}
+    if len(labels) != 1:
+        raise ValueError(f"sources with different swap variants cannot be pooled: {labels}")
 
-    play = play or replayed
+    def default_play(seed):
+        def replayed(swap, label, variant, n):
+            started = time.perf_counter()
+            num, den = measure.arrays(replay(variant, seed, n, threads))
+            return num, den, time.perf_counter() - started
+        return replayed
+
+    def joined(parts):
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+    count = sum(s.original.height for s in sources)
+    base = joined([measure.arrays(s.original) for s in sources])
+    # per source: each swap's variants, in the first source's order
+    orbits = [dict((swap.cause, variants) for swap, variants in
+                   applicable(swaps, measure.key, s.config)) for s in sources]
     causes = []
-    for swap, variants in applicable(swaps, measure.key, config):
-        tables = [(label, play(swap, label, variant, count)) for label, variant in variants]
+    for swap, variants in applicable(swaps, measure.key, sources[0].config):
+        tables = []
+        for k, (label, _) in enumerate(variants):
+            played = [(s.play or default_play(s.seed))(
+                swap, label, orbit[swap.cause][k][1], s.original.height)
+                for s, orbit in zip(sources, orbits)]
+            tables.append((label, (*joined(played), sum(p[2] for p in played))))
         seconds = sum(played[2] for _, played in tables)
         parts = [played[:2] for _, played in tables]
         games = count * len(tables)

@@ -250,3 +250,35 @@ def test_the_share_of_an_edge_within_noise_is_not_given():
                           c["edge_hi"])
     assert words.startswith("no share: the edge of the replayed games is within noise")
     assert "%" not in words
+
+
+def test_pooled_sources_replay_each_with_its_own_games_and_pool_the_pairs():
+    """Two runs of seeds 1 and 2 pooled: the starting cards' share is the contrast of both
+    runs' games against both runs' replays, each paired with its own (computed here from
+    replay(), the games the unit); a copy of one source pooled with itself keeps its
+    estimate and narrows its interval by about the square root of 2."""
+    from sim.core.attribution import Source, explain_pooled, replay
+
+    config = configure("peer-to-peer", 2)
+    measure = team_balance_measure(2)
+    (start,) = [s for s in SWAPS if s.cause == "start_cards"]
+    ((_, swapped),) = start.variants(config)
+    games = {seed: config.run_chunk(seed, 0, n, 1) for seed, n in ((1, 3000), (2, 2000))}
+    pooled = {c.cause: c for c in explain_pooled(
+        [Source(config, seed, games[seed]) for seed in (1, 2)], measure, SWAPS)}
+    joined = [measure.arrays(pl.concat(tables)) for tables in (
+        [games[1], games[2]], [replay(swapped, 1, 3000, 1), replay(swapped, 2, 2000, 1)])]
+    expect = contrast(joined, [0.5, -0.5], measure.even)
+    sign = 1 if joined[0][0].sum() / joined[0][1].sum() > measure.even else -1
+    got = pooled["start_cards"]
+    assert got.games == 5000   # games replayed: one variant
+    lo, hi = (expect["lo"], expect["hi"]) if sign > 0 else (-expect["hi"], -expect["lo"])
+    assert (got.share, got.lo, got.hi) == pytest.approx((sign * expect["est"], lo, hi),
+                                                        abs=1e-12)
+    single = {c.cause: c for c in explain(config, 1, games[1], measure, SWAPS)}
+    twice = {c.cause: c for c in explain_pooled(
+        [Source(config, 1, games[1]), Source(config, 1, games[1])], measure, SWAPS)}
+    for cause, c in single.items():
+        assert twice[cause].share == pytest.approx(c.share, abs=1e-12)
+        assert (c.hi - c.lo) / (twice[cause].hi - twice[cause].lo) == pytest.approx(
+            2 ** 0.5, rel=1e-3)

@@ -175,7 +175,8 @@ def edited_cards(tmp_path):
 def explained_four_player_cause(dirs, monkeypatch):
     """The 4-player team-balance answer of the runs ``dirs`` (merged with allow_mixed)
     explained under a fixed cause (the replays themselves are not what is tested): its
-    one cause, the answers' section and the runs."""
+    one cause, the answers' section, the runs and the games given to the replays (seed,
+    games per run)."""
     import sim.core.attribution as core
     from reports import attribution
     from reports.load import load_runs
@@ -186,9 +187,13 @@ def explained_four_player_cause(dirs, monkeypatch):
     rs = load_runs([str(d) for d in dirs], allow_mixed=True)
     assert rs.mixed
     monkeypatch.setattr(attribution, "_check", lambda *a: True)
-    monkeypatch.setattr(core, "explain", lambda *a, **k: [Cause(
-        "start_cards", "the starting cards", EXCHANGE, 0.03, 0.01, 0.05, edge=0.04,
-        edge_lo=0.02, edge_hi=0.06, games=20)])
+    given = []
+
+    def explain_pooled(sources, *a, **k):
+        given.extend((source.seed, source.original.height) for source in sources)
+        return [Cause("start_cards", "the starting cards", EXCHANGE, 0.03, 0.01, 0.05,
+                      edge=0.04, edge_lo=0.02, edge_hi=0.06, games=20)]
+    monkeypatch.setattr(core, "explain_pooled", explain_pooled)
     answer = Answer("Is it fair between the teams?", "4 players", "an edge", "above", 0.45,
                     0.42, 0.48, even=0.5, measure=team_balance_measure(4), key="team_balance",
                     group={"players": 4, "pairing": rs.runs[0].pairing, "variant": "n/a"})
@@ -196,34 +201,38 @@ def explained_four_player_cause(dirs, monkeypatch):
                                                threads=1)
     (explained, _), = out
     (cause,) = explained.causes
-    return cause, section, rs
+    return cause, section, rs, given
 
 
-def test_mixed_runs_say_which_runs_games_their_reasons_come_from(tmp_path, monkeypatch):
-    """Two runs with different card files pooled with allow_mixed: the replays play the
-    first run's games only, and each reason names that run (and that the runs differ)."""
+def test_mixed_runs_replay_every_run_and_their_reasons_say_so(tmp_path, monkeypatch):
+    """Two runs with different card files pooled with allow_mixed, of 20 and 40 games: the
+    replays play both runs' lowest games, 10 games per variant shared 3 and 7 in proportion
+    to their games (largest remainder), and each reason says it comes from both runs and
+    that they differ."""
     dirs = [api.run(game="peer-to-peer", players=4, games=20, seed=1, out=tmp_path / "a",
                     threads=1, progress=False).run_dir,
-            api.run(game="peer-to-peer", players=4, games=20, seed=1, out=tmp_path / "b",
+            api.run(game="peer-to-peer", players=4, games=40, seed=2, out=tmp_path / "b",
                     threads=1, progress=False, cards=str(edited_cards(tmp_path))).run_dir]
-    cause, section, rs = explained_four_player_cause(dirs, monkeypatch)
-    assert cause["run"] == rs.runs[0].path
-    assert f"from the replayed games of {rs.runs[0].path} only" in cause["words"]
-    assert "other 1 run pooled in this answer, which differ in card file" in cause["words"]
-    assert section.table["run"].to_list() == [rs.runs[0].path]
-    assert "its first run's games only" in section.description
+    cause, section, rs, given = explained_four_player_cause(dirs, monkeypatch)
+    assert given == [(1, 3), (2, 7)]
+    assert cause["runs"] == [run.path for run in rs.runs]
+    assert ("from the replayed games of all 2 runs pooled in this answer, which differ in "
+            "card file") in cause["words"]
+    assert section.table["run"].to_list() == ["; ".join(run.path for run in rs.runs)]
+    assert "each run's games are replayed under its own variants" in section.description
 
 
 def test_reasons_say_runs_differ_only_when_the_runs_of_their_answer_do(tmp_path, monkeypatch):
     """Two 4-player runs of one card file and a 3-player run of another, merged with
-    allow_mixed: the 4-player reasons name their run but not a difference the 4-player
-    runs do not have."""
+    allow_mixed: the 4-player reasons come from both 4-player runs and do not claim a
+    difference those runs do not have."""
     dirs = [api.run(game="peer-to-peer", players=4, games=20, seed=seed, out=tmp_path / name,
                     threads=1, progress=False).run_dir for seed, name in ((1, "a"), (2, "b"))]
     dirs.append(api.run(game="peer-to-peer", players=3, games=20, seed=1, out=tmp_path / "c",
                         threads=1, progress=False, cards=str(edited_cards(tmp_path))).run_dir)
-    cause, _, _ = explained_four_player_cause(dirs, monkeypatch)
-    assert "other 1 run pooled in this answer" in cause["words"]
+    cause, _, _, given = explained_four_player_cause(dirs, monkeypatch)
+    assert given == [(1, 5), (2, 5)]
+    assert "from the replayed games of all 2 runs pooled in this answer" in cause["words"]
     assert "differ in card file" not in cause["words"]
 
 
