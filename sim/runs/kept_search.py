@@ -115,15 +115,9 @@ class KeptSearchGames:
         games in memory (None)."""
         if not self.writable.get(folder, True):
             return None
-        buffer = io.BytesIO()
-        table.write_parquet(buffer)
-        path = folder / f"part-{lo:012d}-{hi:012d}.parquet"
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(path, buffer.getvalue())
-        except OSError:
+        path = _write_part(folder, table, lo, hi)
+        if path is None:
             self.writable[folder] = False
-            return None
         return path
 
     def _merge_if_many(self, folder: Path) -> None:
@@ -135,9 +129,9 @@ class KeptSearchGames:
         games = pl.concat(self.parts[folder], how="diagonal_relaxed").unique(
             "game_index", keep="first", maintain_order=True).sort("game_index")
         first, end = games["game_index"].min(), games["game_index"].max() + 1
-        merged = self._keep(folder, games, first, end)
+        merged = _write_part(folder, games, first, end)
         if merged is None:
-            return
+            return   # a folder read but not written (read-only): its games stay as they are
         for path in files:
             if path != merged:
                 try:
@@ -146,3 +140,17 @@ class KeptSearchGames:
                     pass   # left in place: it holds only games the merged part holds
         self.parts[folder], self.where[folder], self.files[folder] = [], {}, [merged]
         self._add(folder, games)
+
+
+def _write_part(folder: Path, table: pl.DataFrame, lo: int, hi: int) -> Path | None:
+    """Write ``table`` as the part of games lo .. hi-1 (whole or not at all); None when
+    the folder cannot be written."""
+    buffer = io.BytesIO()
+    table.write_parquet(buffer)
+    path = folder / f"part-{lo:012d}-{hi:012d}.parquet"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(path, buffer.getvalue())
+    except OSError:
+        return None
+    return path

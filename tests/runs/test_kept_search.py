@@ -57,3 +57,27 @@ def test_a_long_check_leaves_few_part_files_and_every_game_reads_back(tmp_path):
     # games beyond the merged part are played and kept beside it
     table, played = play(reader, config, many, 290, 20)
     assert played == 10 and len(list(many.glob("part-*.parquet"))) == 2
+
+
+def test_a_folder_that_cannot_be_written_is_read_and_says_what_it_could_not_keep(
+        tmp_path, monkeypatch):
+    """A folder of many parts on a disk that refuses writes: a keeper reads every game
+    back and leaves the parts as they are (the merge is skipped, not a fault), and only
+    games it had to play itself are reported as not kept."""
+    import sim.runs.kept_search as kept_search
+
+    class Unmerging(KeptSearchGames):
+        MOST_PARTS = 10_000
+    folder, config = tmp_path / "key", DoubledGames()
+    for first in range(0, 300, 3):
+        play(Unmerging(), config, folder, first, 3)
+
+    def refuse(path, data):
+        raise OSError("read-only file system")
+    monkeypatch.setattr(kept_search, "atomic_write_bytes", refuse)
+    reader = KeptSearchGames()
+    assert play(reader, config, folder, 0, 300)[1] == 0
+    assert reader.kept_on_disk(folder) and len(list(folder.glob("part-*"))) == 100
+    assert play(reader, config, folder, 300, 3)[1] == 3
+    assert not reader.kept_on_disk(folder)
+    assert play(reader, config, folder, 300, 3)[1] == 0   # kept for the command
