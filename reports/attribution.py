@@ -193,6 +193,9 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
         first_k, first_config = next(iter(configs.items()))
         labels = variant_labels(swaps, measure.key, first_config)
         variants = variant_count(swaps, measure.key, first_config)
+        if not variants:   # no swap applies to these runs (one strategy on every side)
+            out.append((answer, anchor))
+            continue
         group = [rs.runs[k] for k in runs]
         # as many games as one of its runs holds (their mean), so pooling adds no time
         total = replay_games if replay_games is not None else sample_size(
