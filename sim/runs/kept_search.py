@@ -2,7 +2,8 @@
 one Parquet part per chunk played, each game with the seconds its chunk took
 (SECONDS_COLUMN, its share). The key is everything that decides the games: the searched
 configuration (cards, rules, strategies and their weights), the seed and the engine's
-source, so a changed engine or strategy file plays them again.
+source (KEY_FILE in the folder holds them), so a changed engine or strategy file plays them
+again.
 
 Every check under stronger play reads its search games through here: simulate compare's,
 an experiment's and the workbench's (sim.studies.compare_stronger) and a report's
@@ -29,6 +30,7 @@ from sim.runs.rundir import atomic_write_bytes
 
 KEPT_FOLDER = "stronger-play"   # in a run directory
 SECONDS_COLUMN = "search_seconds"   # a kept game's share of its chunk's play time
+KEY_FILE = "key.json"   # in each folder: the configuration, seed and engine of its games
 
 
 class KeptSearchGames:
@@ -42,17 +44,20 @@ class KeptSearchGames:
         self.files: dict[Path, list[Path]] = {}   # the part files whose games it holds
         self.where: dict[Path, dict[int, tuple[int, int]]] = {}   # index -> (part, row)
         self.writable: dict[Path, bool] = {}
+        self.keys: dict[Path, str] = {}   # folder -> what decides its games (JSON)
 
-    @staticmethod
-    def folder(run: Path, config, seed: int) -> Path:
+    def folder(self, run: Path, config, seed: int) -> Path:
         """The folder of ``run``'s search games played with ``config`` (the searched
-        configuration) from ``seed``."""
+        configuration) from ``seed``: named by the hash of what decides them, which its
+        KEY_FILE holds once a game is kept there."""
         import sim
 
-        decides = {"configuration": config.manifest(), "seed": seed,
-                   "engine": sim.source_hash()}
-        key = hashlib.sha256(json.dumps(decides, sort_keys=True, default=str).encode())
-        return Path(run).resolve() / KEPT_FOLDER / key.hexdigest()[:16]
+        decides = json.dumps({"configuration": config.manifest(), "seed": seed,
+                              "engine": sim.source_hash()}, sort_keys=True, default=str)
+        key = hashlib.sha256(decides.encode()).hexdigest()[:16]
+        folder = Path(run).resolve() / KEPT_FOLDER / key
+        self.keys[folder] = decides
+        return folder
 
     def kept_on_disk(self, folder: Path) -> bool:
         """Whether the games of ``folder`` asked so far are kept there (False: its run
@@ -118,6 +123,11 @@ class KeptSearchGames:
         path = _write_part(folder, table, lo, hi)
         if path is None:
             self.writable[folder] = False
+        elif folder in self.keys and not (folder / KEY_FILE).exists():
+            try:   # says what the folder holds; its sha256 is the folder's name
+                atomic_write_bytes(folder / KEY_FILE, self.keys[folder].encode())
+            except OSError:
+                pass
         return path
 
     def _merge_if_many(self, folder: Path) -> None:

@@ -3,6 +3,8 @@ indices both runs hold, replayed with search on every side of both runs, tallied
 every change set beside the runs' own."""
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import shutil
 from pathlib import Path
@@ -126,6 +128,12 @@ def test_the_search_games_are_kept_in_the_runs_and_read_back(edited, tmp_path,
     assert (played6, played10, played_again) == (2 * 6, 2 * 4, 0)
     assert (six["read_back"], ten["read_back"], again["read_back"]) == (0, 2 * 6, 2 * 10)
     assert six["not_kept"] == ten["not_kept"] == []
+    # each folder says what decides its games, and is named by that text's hash
+    keys = list((Path(base) / KEPT_FOLDER).glob("*/key.json"))
+    assert len(keys) == 1
+    for key in keys:
+        assert hashlib.sha256(key.read_bytes()).hexdigest()[:16] == key.parent.name
+        assert json.loads(key.read_text())["seed"] == 3
     assert {**again, "read_back": 0} == {**ten, "read_back": 0}
     # the games read back are the games: a check that keeps nothing gives the same rows
     class Forgetful(KeptSearchGames):
