@@ -69,7 +69,8 @@ def _source_words(pooled: list, replayed: list) -> str:
     differ = (", which differ in card file or rules (merged with allow_mixed)"
               if differences(pooled) else "")
     if len(replayed) == len(pooled):
-        return f" - from the replayed games of all {len(pooled)} runs pooled in this answer{differ}"
+        return (f" - from the replayed games of all {len(pooled)} runs pooled in this "
+                f"answer{differ}")
     return (f" - from the replayed games of {len(replayed)} of the {len(pooled)} runs pooled "
             f"in this answer ({', '.join(run.path for run in replayed)}; the section says "
             f"why not the others){differ}")
@@ -84,7 +85,8 @@ def _split(total: int, runs: list) -> list[int]:
         return [0] * len(runs)
     exact = [total * f / whole for f in found]
     counts = [int(x) for x in exact]
-    for k in sorted(range(len(runs)), key=lambda k: counts[k] - exact[k])[:total - sum(counts)]:
+    largest_remainders = sorted(range(len(runs)), key=lambda k: counts[k] - exact[k])
+    for k in largest_remainders[:total - sum(counts)]:
         counts[k] += 1
     return [min(c, f) for c, f in zip(counts, found)]
 

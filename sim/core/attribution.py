@@ -223,8 +223,13 @@ class Source:
 def variant_labels(swaps: Sequence[Swap], key: str, config) -> tuple:
     """The swaps and variant labels explaining ``key`` for ``config``: sources whose
     labels are equal can be pooled."""
+    return _orbit_labels(applicable(swaps, key, config))
+
+
+def _orbit_labels(orbit: list) -> tuple:
+    """(cause, variant labels) of each (swap, variants) of ``orbit`` (``applicable``)."""
     return tuple((swap.cause, tuple(label for label, _ in variants))
-                 for swap, variants in applicable(swaps, key, config))
+                 for swap, variants in orbit)
 
 
 def explain(config, seed: int, original, measure: Measure, swaps: Sequence[Swap],
@@ -241,7 +246,9 @@ def explain_pooled(sources: Sequence[Source], measure: Measure, swaps: Sequence[
     merged on purpose): each source's games are replayed under its own variants of the
     swap, paired game by game with its own games, and the pairs of all sources are
     pooled, the game the unit. The sources must have equal ``variant_labels``."""
-    labels = {variant_labels(swaps, measure.key, s.config) for s in sources}
+    # per source: the swaps that apply and their variants, built once
+    orbits = [applicable(swaps, measure.key, s.config) for s in sources]
+    labels = {_orbit_labels(orbit) for orbit in orbits}
     if len(labels) != 1:
         raise ValueError(f"sources with different swap variants cannot be pooled: {labels}")
 
@@ -257,16 +264,13 @@ def explain_pooled(sources: Sequence[Source], measure: Measure, swaps: Sequence[
 
     count = sum(s.original.height for s in sources)
     base = joined([measure.arrays(s.original) for s in sources])
-    # per source: each swap's variants, in the first source's order
-    orbits = [dict((swap.cause, variants) for swap, variants in
-                   applicable(swaps, measure.key, s.config)) for s in sources]
     causes = []
-    for swap, variants in applicable(swaps, measure.key, sources[0].config):
+    for i, (swap, variants) in enumerate(orbits[0]):
         tables = []
         for k, (label, _) in enumerate(variants):
             played = [(s.play or default_play(s.seed))(
-                swap, label, orbit[swap.cause][k][1], s.original.height)
-                for s, orbit in zip(sources, orbits)]
+                swap, label, their_variants[k][1], s.original.height)
+                for s, (_, their_variants) in zip(sources, (orbit[i] for orbit in orbits))]
             tables.append((label, (*joined(played), sum(p[2] for p in played))))
         seconds = sum(played[2] for _, played in tables)
         parts = [played[:2] for _, played in tables]

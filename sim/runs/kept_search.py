@@ -44,7 +44,7 @@ class KeptSearchGames:
         self.files: dict[Path, list[Path]] = {}   # the part files whose games it holds
         self.where: dict[Path, dict[int, tuple[int, int]]] = {}   # index -> (part, row)
         self.writable: dict[Path, bool] = {}
-        self.keys: dict[Path, str] = {}   # folder -> what decides its games (JSON)
+        self.keys: dict[Path, str] = {}   # folder -> what decides its games, until written
 
     def folder(self, run: Path, config, seed: int) -> Path:
         """The folder of ``run``'s search games played with ``config`` (the searched
@@ -123,11 +123,13 @@ class KeptSearchGames:
         path = _write_part(folder, table, lo, hi)
         if path is None:
             self.writable[folder] = False
-        elif folder in self.keys and not (folder / KEY_FILE).exists():
-            try:   # says what the folder holds; its sha256 is the folder's name
-                atomic_write_bytes(folder / KEY_FILE, self.keys[folder].encode())
-            except OSError:
-                pass
+        elif folder in self.keys:   # once per folder: what it holds (its sha256 names it)
+            decides = self.keys.pop(folder)
+            if not (folder / KEY_FILE).exists():
+                try:
+                    atomic_write_bytes(folder / KEY_FILE, decides.encode())
+                except OSError:
+                    pass
         return path
 
     def _merge_if_many(self, folder: Path) -> None:

@@ -347,16 +347,16 @@ class RunComparison:
             return ["", f"- {found['words']}"]
         rows = [(r["headline"], r) for r in found["headlines"]] + [
             (r["label"], r) for r in found["balance"]]
-        read_back = ([f"({found['read_back']:,} of the {2 * found['games']:,} search games "
-                      "read back from the run directories, where earlier checks kept them)"]
-                     if found.get("read_back") else [])
-        read_back += [f"(the search games of {run} could not be kept there: it cannot be "
-                      "written, and a later check plays them again)"
-                      for run in found.get("not_kept", [])]
+        kept = ([f"({found['read_back']:,} of the {2 * found['games']:,} search games "
+                 "read back from the run directories, where earlier checks kept them)"]
+                if found.get("read_back") else [])
+        kept += [f"(the search games of {run} could not be kept there: it cannot be "
+                 "written, and a later check plays them again)"
+                 for run in found.get("not_kept", [])]
         return [*_side_table(f"under stronger play ({found['games']:,} games, "
                              f"{found['seconds']:g} s, search on every side)", rows,
                              "edit - baseline (paired)"),
-                *read_back, "", *(f"- {name}: {r['words']}" for name, r in rows)]
+                *kept, "", *(f"- {name}: {r['words']}" for name, r in rows)]
 
     def to_text(self, shown: int = SHOWN) -> str:
         n = self.games
