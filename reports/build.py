@@ -82,7 +82,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
                  allow_mixed: bool = False, extra: Mapping[str, Any] | None = None,
                  replay_games: int | None = None, stronger_play: float | None = None,
                  stronger_play_games: int | None = None, journal=None,
-                 about: str | None = None) -> dict:
+                 about: str | None = None, progress: bool = False) -> dict:
     """Write ``report.html``, ``report.md``, one ``<metric>.csv`` per metric and
     ``plots/<metric>.png`` into ``out_dir``.
 
@@ -110,6 +110,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     the same way.
 
     ``about`` is a sentence said under the title (what the runs are, in the caller's words).
+    ``progress`` draws a bar on stderr while the search games play (only on a terminal).
 
     Memory: the games are a lazy scan of the runs' parquet parts, aggregated metric by
     metric on polars' streaming engine, so the peak does not grow with the number of games.
@@ -202,7 +203,8 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     answers, explained = attribution.explain_answers(answers, rs, replay_games,
                                                      journal=journal)
     answers, checked = stronger.check_answers(answers, rs, ctx, stronger_play,
-                                              stronger_play_games, journal=journal)
+                                              stronger_play_games, journal=journal,
+                                              progress=progress)
     for section in (explained, checked):
         if section is not None:
             extras.append(section)

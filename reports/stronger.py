@@ -97,14 +97,14 @@ def _constant_columns(rs, k: int, have: list[str]) -> list[pl.Expr]:
 
 
 def _blocks(play, key_of, seed: int, limit: int, budget: float | None, threads: int,
-            journal=None) -> tuple[list[pl.DataFrame], int, float]:
+            journal=None, done=None) -> tuple[list[pl.DataFrame], int, float]:
     """Games 1 .. of one run under search (``play(first, count)``: the games with the
     seconds they took, sim.runs.kept_search), chunk after chunk (2 x threads games each),
     until ``limit`` games or, with a ``budget``, that many seconds of play; in blocks of
     about BLOCK_SECONDS, each answered from ``journal`` when recorded there (keyed by
     ``key_of``: the run and its search request; the journal records where the block ends
-    and its seconds, its games being kept). Returns (tables, games played including game
-    0, seconds)."""
+    and its seconds, its games being kept). ``done(games, seconds)`` hears of each chunk or
+    recorded block. Returns (tables, games played including game 0, seconds)."""
     from sim.runs.resumable import step_key
 
     tables, n, spent = [], 1, 0.0
@@ -117,13 +117,18 @@ def _blocks(play, key_of, seed: int, limit: int, budget: float | None, threads: 
             # and seconds (a run directory that could not keep them plays them again)
             journal.replayed += 1
             tables.append(play(n, recorded["end"] - n).drop(SECONDS_COLUMN))
+            if done is not None:
+                done(recorded["end"] - n, recorded["seconds"])
             n, spent = recorded["end"], spent + recorded["seconds"]
             continue
         start, block, seconds = n, [], 0.0
         while n < limit:
             count = min(chunk, limit - n)
             games = play(n, count)
-            seconds += float(games[SECONDS_COLUMN].sum())
+            took = float(games[SECONDS_COLUMN].sum())
+            seconds += took
+            if done is not None:
+                done(count, took)
             block.append(games.drop(SECONDS_COLUMN))
             n += count
             if seconds >= BLOCK_SECONDS or (budget is not None and spent + seconds >= budget):
@@ -137,13 +142,15 @@ def _blocks(play, key_of, seed: int, limit: int, budget: float | None, threads: 
 
 
 def play_search(rs, seconds: float | None = None, games: int | None = None,
-                threads: int | None = None,
-                journal=None) -> tuple[pl.DataFrame | None, list[dict]]:
+                threads: int | None = None, journal=None,
+                progress: bool = False) -> tuple[pl.DataFrame | None, list[dict]]:
     """The search games of every run (the runs' columns, their group keys kept, so the
     metrics group them as the runs), and per run what was played. ``journal``: a
-    sim.runs.resumable.Journal keeping finished blocks of search games."""
+    sim.runs.resumable.Journal keeping finished blocks of search games; ``progress``: a
+    bar on stderr over the budget (seconds, or games with ``games``)."""
     from sim.core.game import configure_request
     from sim.core.inputs import default_threads
+    from sim.core.progress import AmountBar
     from sim.runs.kept_search import KeptSearchGames
 
     threads = threads or default_threads()
@@ -151,6 +158,13 @@ def play_search(rs, seconds: float | None = None, games: int | None = None,
     per_count: dict[int, int] = {}
     for run in rs.runs:
         per_count[run.players] = per_count.get(run.players, 0) + 1
+    # a game budget counts the games after each run's first, a time budget its seconds
+    total = (sum(max(0, min(games, run.games_found) - 1) for run in rs.runs)
+             if games is not None else (seconds or 0.0) * len(per_count))
+    bar = AmountBar(progress, total, "search games for the stronger-play check")
+
+    def done(count: int, took: float) -> None:
+        bar.add(count if games is not None else took)
     parts, played = [], []
     for k, run in enumerate(rs.runs):
         request = search_request(run)
@@ -171,7 +185,7 @@ def play_search(rs, seconds: float | None = None, games: int | None = None,
         limit = min(games if games is not None else run.games_found, run.games_found)
         budget = None if games is not None else (seconds or 0.0) / per_count[run.players]
         tables, n, spent = _blocks(play, {**run.identity, "search": request}, seed, limit,
-                                   budget, threads, journal)
+                                   budget, threads, journal, done)
         table = pl.concat([first, *tables])
         table = table.with_columns(_constant_columns(rs, k, table.columns))
         parts.append(table)
@@ -183,6 +197,7 @@ def play_search(rs, seconds: float | None = None, games: int | None = None,
                        **({} if kept.kept_on_disk(folder) else {
                            "note": "search games not kept: the run directory cannot be "
                                    "written, so a later check plays them again"})})
+    bar.finish()
     if not parts:
         return None, played
     return pl.concat(parts, how="diagonal_relaxed"), played
@@ -275,15 +290,15 @@ def compare(answers: list, frame: pl.DataFrame | None, seconds: dict[tuple, floa
 
 def check_answers(answers: list, rs, ctx, seconds: float | None = None,
                   games: int | None = None, threads: int | None = None,
-                  journal=None) -> tuple[list, ExtraSection | None]:
+                  journal=None, progress: bool = False) -> tuple[list, ExtraSection | None]:
     """``answers`` [(Answer, anchor)] with their stronger-play checks, and the section
-    (``journal``: see ``play_search``)."""
+    (``journal`` and ``progress``: see ``play_search``)."""
     seconds = default_seconds() if seconds is None else seconds
     if not seconds and not games:
         return [(dataclasses.replace(a, stronger={
             "checked": False, "words": f"{NOT_CHECKED} (turned off)"}), anchor)
             for a, anchor in answers], None
-    frame, played = play_search(rs, seconds, games, threads, journal)
+    frame, played = play_search(rs, seconds, games, threads, journal, progress)
     n = sum(p["games"] for p in played)
     spent = sum(p["seconds"] for p in played)
     seconds_of = {(p["players"], p.get("variant")): p["seconds"] for p in played}

@@ -11,8 +11,13 @@ import click
 from sim.cli.common import (
     GAME_OPTIONS, SEED, Count, GameIndex, Threshold, backend_flags, checked_rules,
     chosen_strategies, execution_of, game_options, game_request, inherit, resume_keeps,
+    say_search_budget,
 )
-from sim.cli.run import main
+from sim.cli.run import REPORT_CHECKS, main
+
+PER_REPORT = " per player count"
+PROGRESS = click.option("--progress/--no-progress", default=True, show_default=True,
+                        help="Progress bar on stderr while the search games play.")
 
 
 @main.command()
@@ -125,10 +130,11 @@ def _print_report(written: dict[str, Any], shown: int = 8) -> None:
               help="Continue the report that was stopped (Ctrl-C, SIGTERM, a full disk) in "
                    "--out: its finished replays and stronger-play games are kept; give the "
                    "same runs and options.")
+@PROGRESS
 def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: bool,
            ablation: str | None, skill: str | None, replay_games: int | None,
            stronger_play: float | None, stronger_play_games: int | None,
-           resume: bool) -> None:
+           resume: bool, progress: bool) -> None:
     """Write report.html (self-contained), report.md and CSV tables for RUN_DIRs.
 
     \b
@@ -148,10 +154,12 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
 
     extra = {k: v for k, v in (("ablation", ablation), ("skill", skill)) if v} or None
     _keep_stronger_play(stronger_play)
+    say_search_budget(REPORT_CHECKS, stronger_play, stronger_play_games, PER_REPORT)
     _print_report(api.report(list(run_dirs), out, threshold_pp=threshold,
                              allow_mixed=allow_mixed, extra=extra, replay_games=replay_games,
                              stronger_play=stronger_play,
-                             stronger_play_games=stronger_play_games, resume=resume))
+                             stronger_play_games=stronger_play_games, resume=resume,
+                             progress=progress))
 
 
 def _keep_stronger_play(seconds: float | None) -> None:
@@ -178,8 +186,10 @@ def _keep_stronger_play(seconds: float | None) -> None:
 @click.option("--stronger-play-games", type=Count(), default=None,
               help="Check under stronger play on this many game indices instead of a time "
                    "budget.")
+@PROGRESS
 def compare(base_run: str, edit_run: str, as_json: bool, shown: int,
-            stronger_play: float | None, stronger_play_games: int | None) -> None:
+            stronger_play: float | None, stronger_play_games: int | None,
+            progress: bool) -> None:
     """Compare two runs of the same game, player count and seed game by game: what differs
     between their configurations, every headline's and balance measure's paired difference
     with its 95 % interval, whether each change holds under stronger play (both
@@ -197,14 +207,10 @@ def compare(base_run: str, edit_run: str, as_json: bool, shown: int,
       simulate compare runs/base runs/edit --stronger-play 0      (no search games)
     """
     from sim import api
-    from reports.stronger import default_seconds
 
-    budget = default_seconds() if stronger_play is None else stronger_play
-    if budget and not stronger_play_games:
-        click.echo(f"checking the changes under stronger play: about {budget:g} s of "
-                   "search games (--stronger-play 0 turns it off)", err=True)
+    say_search_budget("checking the changes", stronger_play, stronger_play_games)
     result = api.compare(base_run, edit_run, stronger_play=stronger_play,
-                         stronger_play_games=stronger_play_games)
+                         stronger_play_games=stronger_play_games, progress=progress)
     if as_json:
         click.echo(json.dumps(result.to_dict(), allow_nan=False))
     else:
@@ -304,6 +310,8 @@ def balance_report(ctx: click.Context, **opts: Any) -> None:
     if opts["players"] is not None:
         raise click.UsageError("balance-report plays every player count; drop --players")
     _keep_stronger_play(opts["stronger_play"])
+    say_search_budget(REPORT_CHECKS, opts["stronger_play"], opts["stronger_play_games"],
+                      PER_REPORT)
     written = api.balance_report(game_request(opts), execution_of(ctx, opts),
                                  threshold_pp=opts["threshold"], resume=opts["resume"],
                                  replay_games=opts["replay_games"],

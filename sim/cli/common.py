@@ -379,3 +379,20 @@ def games_line(games: int, wall: float, rate: float | None, compile_seconds: flo
     if rate is None:
         return line + ")"
     return line + f"; {games / (wall - compile_seconds):,.0f} games/s without it)"
+
+
+def say_search_budget(what: str, seconds: float | None, games: int | None,
+                      per: str = "") -> None:
+    """Say on stderr, before it starts, what a command's stronger-play check will play:
+    minutes of search games that nothing else on the screen announces."""
+    from reports.stronger import default_seconds
+
+    budget = default_seconds() if seconds is None else seconds
+    if games:
+        amount = f"the lowest {games:,} game indices of each run, played by search"
+    elif budget:
+        amount = f"about {budget:g} s of search games{per}"
+    else:
+        return
+    click.echo(f"{what} under stronger play: {amount} (--stronger-play 0 turns it off)",
+               err=True)

@@ -9,7 +9,7 @@ import click
 from sim import __version__
 from sim.cli.common import (
     RESUME_CONFLICTS, RUN_ONLY_OPTIONS, SEED, Count, SimulateGroup, execution_of, flag,
-    game_options, game_request, games_line, given,
+    game_options, game_request, games_line, given, say_search_budget,
 )
 
 
@@ -139,6 +139,8 @@ def _run(ctx: click.Context, opts: dict[str, Any]) -> None:
 
 
 
+# said before a report's search games, which take minutes
+REPORT_CHECKS = "the report checks every answer"
 STRONGER_PLAY_LINE = ("under stronger play: not checked here; --report checks every answer "
                       "with search on every side")
 
@@ -153,8 +155,10 @@ def _run_report(run_dir: Any, opts: dict[str, Any]) -> dict[str, Any]:
     from sim.runs.resumable import Stopped
 
     out = os.path.join(os.fspath(run_dir), "report")
+    say_search_budget(REPORT_CHECKS, None, None)
     try:
-        return api.report([run_dir], out, resume=opts["resume_dir"] is not None)
+        return api.report([run_dir], out, resume=opts["resume_dir"] is not None,
+                          progress=opts["progress"])
     except Stopped as exc:
         from reports.stronger import default_seconds, seconds_text
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 
 
@@ -24,3 +25,27 @@ def progress_bar(enabled: bool, total: int, label: str, *, done: int = 0,
 def bar_context(bar):
     """``with bar_context(bar) as bar:`` works for a bar and for None alike."""
     return contextlib.nullcontext(None) if bar is None else bar
+
+
+class AmountBar:
+    """A bar over an amount that grows in fractions (seconds of search games): it draws the
+    whole steps of ``total`` done so far. Does nothing when disabled or when stderr is not a
+    terminal, so callers need not ask."""
+
+    def __init__(self, enabled: bool, total: float, label: str):
+        self.bar = progress_bar(enabled, max(1, math.ceil(total)), label)
+        self.done, self.drawn = 0.0, 0
+
+    def add(self, amount: float) -> None:
+        self.done += amount
+        if self.bar is None:
+            return
+        step = min(int(self.done), self.bar.length) - self.drawn
+        if step > 0:
+            self.bar.update(step)
+            self.drawn += step
+
+    def finish(self) -> None:
+        if self.bar is not None:
+            self.bar.update(self.bar.length - self.drawn)   # a budget ends where it ends
+            self.bar.render_finish()

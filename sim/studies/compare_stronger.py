@@ -60,8 +60,8 @@ def _not_checked(why: str) -> dict[str, Any]:
 
 
 def check_change(comparison, seconds: float | None = None, games: int | None = None,
-                 threads: int | None = None,
-                 kept: KeptSearchGames | None = None) -> dict[str, Any]:
+                 threads: int | None = None, kept: KeptSearchGames | None = None,
+                 progress: bool = False) -> dict[str, Any]:
     """The changes of ``comparison`` (a sim.studies.compare.RunComparison) under stronger
     play: {"checked", "games", "seconds", "read_back" (search games read back, of 2 x
     games), "not_kept" (the run directories that could not keep the games played now: a
@@ -70,9 +70,10 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
     ``balance_rows`` give the runs', each with "holds", "change" (the difference of the two
     differences, with its interval) and "words"} or {"checked": False, "words"} (module
     docstring). ``kept``: the search games kept (default: read from and written to the
-    run directories)."""
+    run directories). ``progress``: a bar on stderr over the budget (on a terminal)."""
     from reports.stronger import default_seconds, searched
     from sim.core.inputs import default_threads
+    from sim.core.progress import AmountBar
 
     seconds = default_seconds() if seconds is None else float(seconds)
     if not games and not seconds:
@@ -93,17 +94,21 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
     tally = PairedTally(GameOutcomes(game, players), game.balance_measures(players))
     limit = comparison.games if games is None else min(int(games), comparison.games)
     spent, read_back = 0.0, 0
+    bar = AmountBar(progress, limit if games is not None else seconds,
+                    "search games for the stronger-play check")
     for k, (first, count) in enumerate(_chunks(comparison.paired, limit, 2 * threads)):
         if k and games is None and spent >= seconds:
             break
-        drawn = {}
+        drawn, before = {}, spent
         for side in SIDES:
             drawn[side], new = kept.games(configs[side], folders[side], seed, first, count,
                                           threads)
             read_back += count - new
             if k:   # the first game compiles the search player: not counted
                 spent += float(drawn[side][SECONDS_COLUMN].sum())
+        bar.add(count if games is not None else spent - before)
         tally.add(*(drawn[side].drop(SECONDS_COLUMN) for side in SIDES))
+    bar.finish()
     z = comparison.z
     return {"checked": True, "games": tally.n, "seconds": round(spent, 1),
             "read_back": read_back,
@@ -141,18 +146,20 @@ def _held(ours: dict[str, Any], row: dict[str, Any], games: int) -> dict[str, An
 
 
 def points_section(points: list[dict[str, Any]], seconds: float | None,
-                   games: int | None, threads: int | None) -> dict[str, Any]:
+                   games: int | None, threads: int | None,
+                   progress: bool = False) -> dict[str, Any]:
     """An experiment's points checked under stronger play, as a sweep-report section
     (reports.sweep.write_sweep_report's ``sections``): every point that is not a baseline
     compared with its baseline's run (``point["baseline_run_dir"]``) as ``simulate
     compare`` compares two runs, ``seconds`` of search games (or ``games`` indices) per
-    point; each baseline's search games are played once (module docstring)."""
+    point; each baseline's search games are played once (module docstring). ``progress``:
+    a bar per point while its search games play (on a terminal)."""
     from sim.studies.compare import compare_runs
 
     rows, searched, spent, kept = [], 0, 0.0, KeptSearchGames()
     for point in points:
         runs = compare_runs(point["baseline_run_dir"], point["run_dir"])
-        found = check_change(runs, seconds, games, threads, kept)
+        found = check_change(runs, seconds, games, threads, kept, progress)
         if not found["checked"]:
             rows.append([point["name"], "", "", "", found["words"]])
             continue

@@ -143,10 +143,20 @@ def invoke(args):
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
+NOTICE = "the report checks every answer under stronger play: "
+
+
+def stop_line(result) -> str:
+    """The one-line stop message, after at most the line that says what the stronger-play
+    check plays."""
+    *said, line = result.stderr.strip().splitlines()
+    assert all(s.startswith(NOTICE) for s in said) and len(said) <= 1, result.stderr
+    return line
+
+
 def continue_command(result) -> list[str]:
     """The command the one-line stop message says to type, as CLI arguments."""
-    line = result.stderr.strip()
-    assert len(line.splitlines()) == 1, line
+    line = stop_line(result)
     command = shlex.split(line.split("continue with: ", 1)[1])
     assert command[0] == "simulate" and command[-1] == "--resume", line
     return command[1:]
@@ -160,15 +170,16 @@ def test_report_cli_stops_with_the_command_that_continues_it(run_dir, whole, tmp
         Blocks(patch, 3, StopSignal(signal.SIGTERM))
         stopped = invoke(args)
     assert stopped.exit_code == 143
-    assert stopped.stderr.startswith(f"simulate: report interrupted by SIGTERM; finished work "
-                                     f"is kept in {out}; continue with: simulate report")
+    assert stop_line(stopped).startswith(f"simulate: report interrupted by SIGTERM; finished "
+                                         f"work is kept in {out}; continue with: simulate "
+                                         "report")
     command = continue_command(stopped)
     # the seconds recorded beside --stronger-play-games: $CARDSIM_STRONGER_PLAY's (tests: 0)
     assert command == [str(a) for a in args] + ["--stronger-play", "0", "--resume"]
     # other options would give other numbers: refused on one line, naming what differs
     other = invoke(["report", run_dir, "--out", out, "--replay-games", "400",
                     "--stronger-play-games", "5", "--resume"])
-    assert other.exit_code == 2 and len(other.stderr.strip().splitlines()) == 1
+    assert other.exit_code == 2 and stop_line(other)
     assert "holds an unfinished report with other settings (replay_games 600 there, 400 " \
            "now)" in other.stderr
     # without --resume the unfinished report is not overwritten

@@ -7,6 +7,7 @@ import hashlib
 import json
 import math
 import shutil
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -203,3 +204,36 @@ def test_a_report_reads_back_the_search_games_a_compare_kept(edited, tmp_path,
     api.report([blocked], tmp_path / "blocked-report", replay_games=0, stronger_play_games=2)
     note, = pl.read_csv(tmp_path / "blocked-report" / "stronger_play.csv")["note"]
     assert note.startswith("search games not kept: the run directory cannot be written")
+
+
+def test_the_search_games_draw_a_bar_on_a_terminal_and_the_commands_say_what_they_play(
+        edited, tmp_path, runner, monkeypatch, capsys):
+    """The stronger-play check takes minutes by default: compare and report draw a bar over
+    its budget while it plays (a terminal only), and the commands say beforehand what it
+    will play."""
+    base, edit = _copies(edited[0], tmp_path)
+    label = "search games for the stronger-play check"
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    # 6 game indices: the first alone (it compiles the search player), then 2 at a time
+    api.compare(base, edit, stronger_play_games=6, threads=1, progress=True)
+    drawn = capsys.readouterr().err
+    assert label in drawn and all(f"{pct}%" in drawn for pct in (16, 50, 83, 100))
+    # a report counts the 5 after each run's first game, in 2 x threads at a time
+    monkeypatch.setattr("sim.core.inputs.default_threads", lambda: 1)
+    api.report([base], tmp_path / "bar", replay_games=0, stronger_play_games=6, progress=True)
+    drawn = capsys.readouterr().err
+    assert label in drawn and all(f"{pct}%" in drawn for pct in (40, 80, 100))
+    api.report([base], tmp_path / "quiet", replay_games=0, stronger_play_games=6)
+    assert label not in capsys.readouterr().err
+    out = runner.invoke(main, ["report", str(base), "--out", str(tmp_path / "said"),
+                               "--replay-games", "0", "--stronger-play-games", "2"])
+    assert out.exit_code == 0, out.output
+    assert ("the report checks every answer under stronger play: the lowest 2 game indices "
+            "of each run, played by search (--stronger-play 0 turns it off)") in out.output
+    monkeypatch.setenv("CARDSIM_STRONGER_PLAY", "7")
+    out = runner.invoke(main, ["compare", str(base), str(edit), "--stronger-play-games",
+                               "2"])
+    assert "checking the changes under stronger play: the lowest 2 game indices" in out.output
+    out = runner.invoke(main, ["report", str(base), "--out", str(tmp_path / "off"),
+                               "--replay-games", "0", "--stronger-play", "0"])
+    assert out.exit_code == 0 and "under stronger play:" not in out.output

@@ -272,7 +272,7 @@ def _run_experiment(exp: Experiment, *, games: Any, out_path: Path, threads: Any
             edits = [{**p, "baseline_run_dir": str(out_path / p["baseline"] / "run")}
                      for p in result.points if not p["is_baseline"]]
             sections.append(points_section(edits, stronger_play, stronger_play_games,
-                                            threads))
+                                            threads, progress))
         elif any(not p["is_baseline"] for p in result.points):
             notes.append(NOT_CHECKED_NOTE)
         result.report = write_sweep_report(out_path / "report", f"Experiment {exp.name}",
