@@ -311,7 +311,8 @@ def balance_report(ctx: click.Context, **opts: Any) -> None:
         raise click.UsageError("balance-report plays every player count; drop --players")
     _keep_stronger_play(opts["stronger_play"])
     say_search_budget(REPORT_CHECKS, opts["stronger_play"], opts["stronger_play_games"],
-                      PER_REPORT)
+                      PER_REPORT, len({players for players, _ in
+                                       api.balance_points(opts["game"])}))
     written = api.balance_report(game_request(opts), execution_of(ctx, opts),
                                  threshold_pp=opts["threshold"], resume=opts["resume"],
                                  replay_games=opts["replay_games"],

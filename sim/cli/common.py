@@ -382,9 +382,10 @@ def games_line(games: int, wall: float, rate: float | None, compile_seconds: flo
 
 
 def say_search_budget(what: str, seconds: float | None, games: int | None,
-                      per: str = "") -> None:
+                      per: str = "", counts: int = 1) -> None:
     """Say on stderr, before it starts, what a command's stronger-play check will play:
-    minutes of search games that nothing else on the screen announces."""
+    minutes of search games that nothing else on the screen announces (``counts``: the
+    player counts a budget ``per`` player count is spent on, when known)."""
     from reports.stronger import default_seconds
 
     budget = default_seconds() if seconds is None else seconds
@@ -392,6 +393,10 @@ def say_search_budget(what: str, seconds: float | None, games: int | None,
         amount = f"the lowest {games:,} game indices of each run, played by search"
     elif budget:
         amount = f"about {budget:g} s of search games{per}"
+        if counts > 1:
+            total = counts * budget
+            amount += f", {counts} player counts: about " + (
+                f"{total / 60:.0f} min" if total >= 120 else f"{total:g} s")
     else:
         return
     click.echo(f"{what} under stronger play: {amount} (--stronger-play 0 turns it off)",

@@ -1,5 +1,6 @@
-"""The bar over an amount that grows in fractions (sim/core/progress.py): seconds of search
-games, drawn in whole steps on a terminal and not at all elsewhere."""
+"""How a long stronger-play check shows its progress: the bar over an amount that grows in
+fractions (sim/core/progress.py: seconds of search games, drawn in whole steps on a terminal
+and not at all elsewhere), and the line said before it starts (sim/cli/common.py)."""
 from __future__ import annotations
 
 import sys
@@ -27,4 +28,21 @@ def test_no_terminal_or_not_asked_draws_nothing(monkeypatch, capsys):
         bar.add(4.0)
         bar.finish()
         assert bar.bar is None and bar.done == 4.0
+    assert capsys.readouterr().err == ""
+
+
+def test_a_balance_report_says_its_whole_search_budget_before_it_starts(capsys):
+    from sim import api
+    from sim.cli.common import say_search_budget
+
+    counts = len({players for players, _ in api.balance_points("peer-to-peer")})
+    say_search_budget("the report checks every answer", 300, None, " per player count",
+                      counts)
+    assert capsys.readouterr().err == (
+        "the report checks every answer under stronger play: about 300 s of search games "
+        "per player count, 6 player counts: about 30 min (--stronger-play 0 turns it off)\n")
+    say_search_budget("the report checks every answer", 5, None, " per player count", 4)
+    assert "about 5 s of search games per player count, 4 player counts: about 20 s (" in (
+        capsys.readouterr().err)
+    say_search_budget("checking the changes", 0, None)
     assert capsys.readouterr().err == ""
