@@ -29,23 +29,28 @@ def bar_context(bar):
 
 class AmountBar:
     """A bar over an amount that grows in fractions (seconds of search games): it draws the
-    whole steps of ``total`` done so far. Does nothing when disabled or when stderr is not a
-    terminal, so callers need not ask."""
+    whole steps of ``total`` done so far. It appears at the first amount added, so time
+    spent before (compiling the search player) does not enter its rate. Does nothing when
+    disabled or when stderr is not a terminal, so callers need not ask."""
 
     def __init__(self, enabled: bool, total: float, label: str):
-        self.bar = progress_bar(enabled, max(1, math.ceil(total)), label)
+        self.enabled, self.length, self.label = enabled, max(1, math.ceil(total)), label
+        self.bar = None
         self.done, self.drawn = 0.0, 0
 
     def add(self, amount: float) -> None:
         self.done += amount
+        if self.bar is None and self.enabled:
+            self.bar = progress_bar(True, self.length, self.label)
+            self.enabled = self.bar is not None
         if self.bar is None:
             return
-        step = min(int(self.done), self.bar.length) - self.drawn
+        step = min(int(self.done), self.length) - self.drawn
         if step > 0:
             self.bar.update(step)
             self.drawn += step
 
     def finish(self) -> None:
         if self.bar is not None:
-            self.bar.update(self.bar.length - self.drawn)   # a budget ends where it ends
+            self.bar.update(self.length - self.drawn)   # a budget ends where it ends
             self.bar.render_finish()

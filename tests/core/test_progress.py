@@ -11,9 +11,10 @@ from sim.core.progress import AmountBar
 def test_fractions_add_up_to_whole_steps_and_finishing_fills_the_bar(monkeypatch, capsys):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     bar = AmountBar(True, 2.5, "search games")
-    assert bar.bar.length == 3          # a fraction of a second is a step of its own
+    assert bar.bar is None              # nothing drawn before the first amount
     for _ in range(5):
         bar.add(0.4)
+    assert bar.bar.length == 3          # a fraction of a second is a step of its own
     assert bar.bar.pos == 2             # 2.0 of 2.5 seconds
     bar.add(5.0)
     assert bar.bar.pos == 3             # a chunk past the budget stops at the end
