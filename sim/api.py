@@ -562,16 +562,21 @@ def check(name: str, path: str | os.PathLike = "experiments.yaml",
 
 def autobalance(name: str, path: str | os.PathLike = "experiments.yaml",
                 execution: Execution | None = None, /, *, resume: bool = False,
+                stronger_play: float = 0.0, stronger_play_games: int | None = None,
                 **fields: Any):
     """Search the card changes experiment ``name``'s autobalance section allows; the best
     card file goes to ``execution.out``. See ``sim.studies.autobalance``. ``resume=True``
-    continues a stopped search from its journal beside that file."""
+    continues a stopped search from its journal beside that file. ``stronger_play``
+    seconds (default 0: not checked) or ``stronger_play_games`` per point: whether the best
+    set still meets the targets with the search player on every side."""
     from sim.studies import autobalance as search
 
     exp, execution = _experiment(name, path, execution, fields, "autobalance()")
     return search.autobalance(exp, games=execution.games, out=execution.out,
                               threads=execution.threads, progress=execution.progress,
-                              resume=resume, **execution.backend_args())
+                              resume=resume, stronger_play=stronger_play,
+                              stronger_play_games=stronger_play_games,
+                              **execution.backend_args())
 
 
 # ---------------------------------------------------------------- warm

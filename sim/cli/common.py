@@ -382,7 +382,7 @@ def games_line(games: int, wall: float, rate: float | None, compile_seconds: flo
 
 
 def say_search_budget(what: str, seconds: float | None, games: int | None,
-                      per: str = "", counts: int = 1) -> None:
+                      per: str = "", counts: int = 1, each: str = "run") -> None:
     """Say on stderr, before it starts, what a command's stronger-play check will play:
     minutes of search games that nothing else on the screen announces (``counts``: the
     player counts a budget ``per`` player count is spent on, when known)."""
@@ -390,7 +390,7 @@ def say_search_budget(what: str, seconds: float | None, games: int | None,
 
     budget = default_seconds() if seconds is None else seconds
     if games:
-        amount = f"the lowest {games:,} game indices of each run, played by search"
+        amount = f"the lowest {games:,} game indices of each {each}, played by search"
     elif budget:
         amount = f"about {budget:g} s of search games{per}"
         if counts > 1:

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from sim.cli.common import Count, backend_flags, execution_of
+from sim.cli.common import Count, backend_flags, execution_of, say_search_budget
 from sim.cli.run import main
 
 
@@ -101,8 +101,14 @@ def check(ctx: click.Context, name: str, path: str, resume: bool, **opts: Any) -
 @click.option("--resume", is_flag=True,
               help="Continue the search that was stopped (Ctrl-C, SIGTERM, a full disk), from "
                    "its journal beside the card file; give the same options.")
+@click.option("--stronger-play", type=click.FloatRange(min=0), default=0.0, metavar="SECONDS",
+              help="Seconds of search games, shared by the points, for checking that the best "
+                   "set still meets the targets under stronger play (default 0: not checked).")
+@click.option("--stronger-play-games", type=Count(), default=None,
+              help="Check under stronger play on this many games per point instead.")
 @click.pass_context
-def autobalance(ctx: click.Context, name: str, path: str, resume: bool, **opts: Any) -> None:
+def autobalance(ctx: click.Context, name: str, path: str, resume: bool,
+                stronger_play: float, stronger_play_games: int | None, **opts: Any) -> None:
     """Search the card changes EXPERIMENT's 'autobalance' section allows (cards, fields,
     ranges) for the set that brings its target metrics into their bands. Deterministic for
     the experiment's seed. Prints the best set as a diff against the starting card file,
@@ -113,10 +119,14 @@ def autobalance(ctx: click.Context, name: str, path: str, resume: bool, **opts: 
       simulate autobalance three_player_balance
       simulate autobalance three_player_balance --games 5000 --out balanced.csv
       simulate autobalance three_player_balance --backend dask-local --workers 2
+      simulate autobalance three_player_balance --stronger-play 300
     """
     from sim import api
 
     execution = execution_of(ctx, opts)
+    say_search_budget("checking the best set", stronger_play, stronger_play_games,
+                      " shared by the points", each="point")
     result = api.autobalance(name, path, execution.replace(
-        progress=execution.progress and sys.stderr.isatty()), resume=resume)
+        progress=execution.progress and sys.stderr.isatty()), resume=resume,
+        stronger_play=stronger_play, stronger_play_games=stronger_play_games)
     click.echo(result.report())

@@ -77,6 +77,8 @@ class AutobalanceResult:
     played: str = ""   # 'played with strategies ...; cards: ...' (experiments.run.played_line)
     start_file: str = ""   # the card file the search started from
     log: list = field(default_factory=list)
+    stronger: Evaluation | None = None   # the best set with search on every side
+    stronger_seconds: float = 0.0        # its search games' seconds (first games not counted)
 
     def report(self) -> str:
         lines = []
@@ -92,6 +94,7 @@ class AutobalanceResult:
                          f"per point (game indices {self.games:,} to {2 * self.games - 1:,}, "
                          f"none played in the search): loss {_loss_text(self.confirmed)}")
             lines.append(self.verdict())
+        lines.append(self.stronger_verdict())
         lines.append("")
         if self.diff:
             lines.append(self.diff.rstrip())
@@ -106,6 +109,10 @@ class AutobalanceResult:
         head = ["target", "point", "start [interval]", "best, search [interval]"]
         if self.confirmed is not None:
             head.append("best, confirmed [interval]")
+        stronger = {(m[0], m[1]): m for m in (self.stronger.metrics
+                                               if self.stronger is not None else [])}
+        if self.stronger is not None:
+            head.append("best, stronger play [interval]")
         head.append("result")
         start = {(m[0], m[1]): m for m in self.start.metrics}
         confirmed = {(m[0], m[1]): m for m in (self.confirmed.metrics
@@ -116,11 +123,33 @@ class AutobalanceResult:
             row = [m[0], m[1], _metric_text(s) if s else "", _metric_text(m)]
             if self.confirmed is not None:
                 row.append(_metric_text(c) if c else "")
+            if self.stronger is not None:
+                t = stronger.get((m[0], m[1]))
+                row.append(f"{_metric_text(t)} {t[5]}" if t else "")
             rows.append(row + [(c or m)[5]])
         lines.append(text_table(head, rows))
         if self.card_file is not None:
             lines.append(f"card file: {self.card_file}")
         return "\n".join(lines)
+
+    def stronger_verdict(self) -> str:
+        """Whether the best set still meets the targets when every side plays the search
+        player over its strategy."""
+        if self.stronger is None:
+            return ("under stronger play: not checked here; --stronger-play SECONDS plays the "
+                    "best set with search on every side")
+        statuses = [m[5] for m in self.stronger.metrics]
+        missed, undecided = statuses.count("missed"), statuses.count("undecided")
+        played = (f"the best set with search on every side, at least "
+                  f"{self.stronger.games:,} games per point, {self.stronger_seconds:.0f} s")
+        if not missed and not undecided:
+            found = "every target's interval lies within its band"
+        elif missed:
+            found = f"it misses {missed} of {len(statuses)} targets"
+        else:
+            found = (f"{undecided} of {len(statuses)} intervals cross their band (more "
+                     "search games may settle them)")
+        return f"under stronger play ({played}): {found}"
 
     def verdict(self) -> str:
         """Whether the confirmation games show the best set balanced within the targets."""
@@ -203,6 +232,53 @@ class _Evaluator:
         return self.journal.step(asked, lambda: self._evaluate(changes, None, first=self.games),
                                  encode=dataclasses.asdict, decode=_evaluation)
 
+    def under_search(self, changes: tuple, seconds: float,
+                     games: int | None) -> tuple[Evaluation, float]:
+        """The set played with the search player on every side over the point's strategy
+        (reports.stronger.searched), on game indices 0.. of every point: ``games`` each, or
+        chunk after chunk until ``seconds`` shared by the points are spent (the first game
+        of a point compiles the search player and is not counted). Returns the evaluation
+        (its ``games``: the fewest any point played) and the seconds (kept in the journal)."""
+        if self.journal is None:
+            return self._under_search(changes, seconds, games)
+        asked = ("under search", changes, seconds, games)
+        return self.journal.step(
+            asked, lambda: self._under_search(changes, seconds, games),
+            encode=lambda found: [dataclasses.asdict(found[0]), found[1]],
+            decode=lambda data: (_evaluation(data[0]), data[1]))
+
+    def _under_search(self, changes: tuple, seconds: float,
+                      games: int | None) -> tuple[Evaluation, float]:
+        import time
+
+        from reports.stronger import searched
+        from reports.sweep import concat_games, frame_games, metric_columns
+        from sim.core.game import configure_request, resolve_game
+
+        game = resolve_game(self.exp.game)
+        columns = metric_columns(self.exp.game)
+        budget = None if games else seconds / len(self.points)
+        limit = games or self.games
+        frames, played, spent = [], [], 0.0
+        for point in self.points:
+            request, config = self._config(point, changes)
+            manifest = {**config.manifest(), "request": request.as_request()}
+            search = configure_request(game, point.players,
+                                       searched(game, point.players, manifest))
+            parts, n, used = [], 0, 0.0
+            while n < limit and (budget is None or used < budget):
+                count = 1 if n == 0 else min(2 * self.threads, limit - n)
+                began = time.perf_counter()
+                parts.append(frame_games(search.run_chunk(self.exp.seed, n, count,
+                                                          self.threads), columns))
+                if n:
+                    used += time.perf_counter() - began
+                n += count
+            frames.append(concat_games(parts))
+            played.append(n)
+            spent += used
+        return self._score(changes, frames, min(played), True), spent
+
     def _evaluate(self, changes: tuple, best: Evaluation | None, first: int = 0) -> Evaluation:
         from reports.sweep import concat_games, frame_games, metric_columns
 
@@ -273,9 +349,16 @@ def _better(a: Evaluation, b: Evaluation) -> bool:
 
 def autobalance(exp: Experiment, *, games: Any = None, out: Any = None, threads: Any = None,
                 progress: bool = True, backend: Any = None,
-                backend_options: Any = None, resume: bool = False) -> AutobalanceResult:
+                backend_options: Any = None, resume: bool = False,
+                stronger_play: float = 0.0,
+                stronger_play_games: int | None = None) -> AutobalanceResult:
     """The search (see the module); every candidate's games play on ``backend`` (a name
     with ``backend_options``, or a Backend object; the same search on every backend).
+
+    ``stronger_play`` seconds (shared by the points; 0: not checked) or
+    ``stronger_play_games`` per point: the best set is played once more with the search
+    player on every side, in this process, and the result says whether it still meets the
+    targets (``_Evaluator.under_search``).
 
     Every evaluated card set is kept in ``NAME.resume.jsonl`` beside the card file as it
     finishes; after Ctrl-C, SIGTERM or a full disk the same call with ``resume=True``
@@ -297,7 +380,9 @@ def autobalance(exp: Experiment, *, games: Any = None, out: Any = None, threads:
         chosen, owned = backends.resolve(backend, backend_options)
         try:
             result = _autobalance(exp, games=games, out=out, threads=threads,
-                                  progress=progress, backend=chosen, journal=journal)
+                                  progress=progress, backend=chosen, journal=journal,
+                                  stronger_play=stronger_play,
+                                  stronger_play_games=stronger_play_games)
         finally:
             if owned:
                 chosen.close()
@@ -375,7 +460,8 @@ def _sha256(data: str | bytes) -> str:
 
 
 def _autobalance(exp: Experiment, *, games: Any, out: Any, threads: Any, progress: bool,
-                 backend: Any, journal: Any = None) -> AutobalanceResult:
+                 backend: Any, journal: Any = None, stronger_play: float = 0.0,
+                 stronger_play_games: int | None = None) -> AutobalanceResult:
 
     spec = exp.autobalance
     if spec is None:
@@ -445,6 +531,11 @@ def _autobalance(exp: Experiment, *, games: Any, out: Any, threads: Any, progres
         confirmed = evaluator.confirm(best.changes)
         log(f"confirmation on games {games:,} to {2 * games - 1:,}: loss "
             f"{_loss_text(confirmed)}")
+        stronger, stronger_seconds = None, 0.0
+        if stronger_play or stronger_play_games:
+            log("the best set under stronger play: search on every side")
+            stronger, stronger_seconds = evaluator.under_search(
+                best.changes, float(stronger_play or 0.0), stronger_play_games)
 
     final = start_table.copy()
     for ref, fld, value in best.changes:
@@ -462,7 +553,8 @@ def _autobalance(exp: Experiment, *, games: Any, out: Any, threads: Any, progres
                              diff(start_text, best_text, f"a/{Path(exp.base_cards_path()).name}",
                                   f"b/{card_file.name if card_file else 'cards.csv'}"),
                              card_file, evaluated, dropped, rounds, games, confirmed,
-                             _played(exp, points), exp.base_cards_path())
+                             _played(exp, points), exp.base_cards_path(),
+                             stronger=stronger, stronger_seconds=stronger_seconds)
 
 
 def _played(exp: Experiment, points: list[Point]) -> str:

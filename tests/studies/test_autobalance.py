@@ -4,9 +4,11 @@ import math
 import textwrap
 from pathlib import Path
 
+import polars as pl
 import pytest
 from click.testing import CliRunner
 
+from sim import api
 from sim.studies import autobalance as ab
 from sim.studies import experiments
 from sim.cli import main
@@ -266,3 +268,32 @@ def test_an_out_holding_another_file_is_not_called_a_finished_autobalance(tmp_pa
     result = autobalance_into(path, finished)
     assert result.exit_code == 2 and "already holds a finished autobalance" in result.stderr
     assert other.read_text() == "hello\n"
+
+
+def test_the_best_set_is_checked_under_stronger_play_when_asked(searched, tmp_path):
+    """With --stronger-play-games N the best set plays N more games per point with the
+    search player on every side over the point's strategy; its targets are scored on them
+    exactly as on the runs' games. Without it the result says it was not checked."""
+    from reports.sweep import estimate, frame_games, metric_columns, z_for
+
+    path, out, plain = searched
+    assert ("under stronger play: not checked here; --stronger-play SECONDS plays the best "
+            "set with search on every side") in plain.output
+    result = CliRunner().invoke(main, ["autobalance", "ab", "--file", path, "--out",
+                                       str(tmp_path / "best.csv"), "--no-progress",
+                                       "--stronger-play-games", "6", "--threads", "1"])
+    assert result.exit_code == 0, result.output
+    assert ("checking the best set under stronger play: the lowest 6 game indices of each "
+            "point, played by search") in result.output
+    assert "under stronger play (the best set with search on every side, at least 6 games " \
+           "per point" in result.output
+    assert "best, stronger play [interval]" in result.output
+    # the same games played directly: search over cautious on both teams, the best cards
+    direct = api.run(game="peer-to-peer", players=4, games=6, seed=1, progress=False,
+                     out=tmp_path / "direct", cards=str(out),
+                     strategies={"A": "search:base=cautious", "B": "search:base=cautious"})
+    games = frame_games(pl.read_parquet(direct.run_dir / "games" / "*.parquet"),
+                        metric_columns("peer-to-peer"))
+    e = estimate("a_share", games, z_for(0.95), game="peer-to-peer")
+    assert f"{e['est']:.2f} [{e['lo']:.2f}, {e['hi']:.2f}]" in result.output.split(
+        "best, stronger play")[1]
