@@ -79,6 +79,7 @@ class AutobalanceResult:
     log: list = field(default_factory=list)
     stronger: Evaluation | None = None   # the best set with search on every side
     stronger_seconds: float = 0.0        # its search games' seconds (first games not counted)
+    stronger_note: str = ""              # why it was asked for and not played
 
     def report(self) -> str:
         lines = []
@@ -135,6 +136,8 @@ class AutobalanceResult:
     def stronger_verdict(self) -> str:
         """Whether the best set still meets the targets when every side plays the search
         player over its strategy."""
+        if self.stronger_note:
+            return f"under stronger play: not checked ({self.stronger_note})"
         if self.stronger is None:
             return ("under stronger play: not checked here; --stronger-play SECONDS plays the "
                     "best set with search on every side")
@@ -531,11 +534,14 @@ def _autobalance(exp: Experiment, *, games: Any, out: Any, threads: Any, progres
         confirmed = evaluator.confirm(best.changes)
         log(f"confirmation on games {games:,} to {2 * games - 1:,}: loss "
             f"{_loss_text(confirmed)}")
-        stronger, stronger_seconds = None, 0.0
+        stronger, stronger_seconds, stronger_note = None, 0.0, ""
         if stronger_play or stronger_play_games:
             log("the best set under stronger play: search on every side")
-            stronger, stronger_seconds = evaluator.under_search(
-                best.changes, float(stronger_play or 0.0), stronger_play_games)
+            try:
+                stronger, stronger_seconds = evaluator.under_search(
+                    best.changes, float(stronger_play or 0.0), stronger_play_games)
+            except (UserError, KeyError) as exc:   # no search player for these strategies
+                stronger_note = f"the search player cannot play these points: {exc}"
 
     final = start_table.copy()
     for ref, fld, value in best.changes:
@@ -554,7 +560,8 @@ def _autobalance(exp: Experiment, *, games: Any, out: Any, threads: Any, progres
                                   f"b/{card_file.name if card_file else 'cards.csv'}"),
                              card_file, evaluated, dropped, rounds, games, confirmed,
                              _played(exp, points), exp.base_cards_path(),
-                             stronger=stronger, stronger_seconds=stronger_seconds)
+                             stronger=stronger, stronger_seconds=stronger_seconds,
+                             stronger_note=stronger_note)
 
 
 def _played(exp: Experiment, points: list[Point]) -> str:

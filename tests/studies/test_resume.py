@@ -583,3 +583,16 @@ def test_an_autobalance_resumed_after_a_rule_edit_names_the_rule(tmp_path, monke
     assert refused.exit_code == 2
     assert "with other settings (rule bonus not given there, '1' now)" in refused.stderr, \
         refused.stderr
+
+
+def test_an_autobalance_whose_game_has_no_search_player_says_it_was_not_checked(tmp_path):
+    """The check under stronger play comes after the whole search: a game without a search
+    player keeps the search's answer and says why it was not checked."""
+    path = tmp_path / "ab.yaml"
+    path.write_text(textwrap.dedent(AUTOBALANCE).lstrip().replace("games: 3000", "games: 300"))
+    result = invoke(["autobalance", "ab", "--file", path, "--threads", "1", "--no-progress",
+                     "--out", tmp_path / "best.csv", "--stronger-play-games", "2"])
+    assert result.exit_code == 0, result.output
+    assert "under stronger play: not checked (the search player cannot play these " \
+           "points: " in result.output
+    assert (tmp_path / "best.csv").exists()
