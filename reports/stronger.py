@@ -76,12 +76,15 @@ def search_request(run) -> dict[str, Any]:
 
 def searched(game, players: int, manifest: dict[str, Any]) -> dict[str, Any]:
     """The request of a run's ``manifest`` (a ``game`` at ``players``) with every strategy
-    slot played by search over the slot's strategy."""
+    slot played by search over the slot's strategy, its parameters included
+    (``builder:threshold=6`` -> ``search:base=builder,threshold=6``)."""
     specs = {}
     for slot in game.strategy_slots(players):
         entry = (manifest.get("strategies") or {}).get(slot) or {}
         name = str(entry.get("name") or game.default_strategy)
-        specs[slot] = name if name == "search" else f"{SEARCH}:base={name}"
+        given = "".join(f",{key}={float(value)!r}"
+                        for key, value in (entry.get("params") or {}).items())
+        specs[slot] = name if name == "search" else f"{SEARCH}:base={name}{given}"
     return {**manifest["request"], "strategies": specs}
 
 

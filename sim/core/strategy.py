@@ -124,7 +124,9 @@ def parse_spec(spec: str, game_pkg: str, field_name: str = "strategy") -> tuple[
         if eq and (key in strategy.text_params or key in strategy.optional_params):
             params[key] = value.strip()   # a name (search:base=expert), checked by the strategy
             continue
-        if not eq or key not in strategy.params:
+        # a search player passes other numbers to its base (search:base=builder,threshold=6),
+        # which checks them when the weights are built
+        if not eq or (key not in strategy.params and not strategy.search):
             valid = ", ".join(sorted([*strategy.params, *strategy.text_params,
                                       *strategy.optional_params])) or "(none)"
             raise UserError(f"strategy '{name}' has no parameter '{key}'; valid: {valid}",
@@ -261,9 +263,11 @@ def search_player(game_pkg: str, *, summary: str, k: int, n: int, default_base: 
     """A game's ``search`` strategy: its compiled player plays the weights of
     its base strategy (``base=``, any registered strategy but a search player, or a
     strategy file ``base=@FILE``), keeping the ``k`` best options and ``n`` samples of the
-    hidden cards. ``record=E`` (``simulate distill``) has its games carry its decisions,
-    with up to E options it did not play out per decision (``record_extra``). ``module``
-    is the strategy's own file, where its weights are said to come from."""
+    hidden cards. Its other parameters are the base's (``search:base=builder,threshold=6``
+    searches over ``builder:threshold=6``). ``record=E`` (``simulate distill``) has its
+    games carry its decisions, with up to E options it did not play out per decision
+    (``record_extra``). ``module`` is the strategy's own file, where its weights are said
+    to come from."""
 
     def base_strategy(params) -> Strategy:
         name = str(params.get("base") or default_base)
@@ -277,17 +281,32 @@ def search_player(game_pkg: str, *, summary: str, k: int, n: int, default_base: 
                             f"{', '.join(sorted(known))}", field="strategy")
         return known[name]
 
+    def base_params(base: Strategy, params) -> dict:
+        """The base's parameters: its defaults, with the numbers the spec gave it."""
+        given = {key: value for key, value in params.items()
+                 if key not in ("k", "n", "base", "record")}
+        for key, value in given.items():
+            if key not in base.params:
+                valid = ", ".join(sorted(["k", "n", "base", "record", *base.params]))
+                raise UserError(f"strategy 'search' has no parameter '{key}', nor has its "
+                                f"base '{base.name}'; valid: {valid}", field="strategy")
+            lo, hi = base.param_bounds.get(key, (-math.inf, math.inf))
+            if not lo <= value <= hi:
+                raise UserError(f"parameter '{key}' of strategy '{base.name}' must be "
+                                f"between {lo:g} and {hi:g}, got {value:g}", field="strategy")
+        return {**base.params, **given}
+
     def weights(params):
         base = base_strategy(params)
         for key in ("k", "n"):   # counts: a fraction would be cut and still named as given
             if params[key] != int(params[key]) or params[key] < 1:
                 raise UserError(f"search: {key} must be a whole number of at least 1, got "
                                 f"{params[key]:g}", field="strategy")
-        return dict(base.weights(dict(base.params)))
+        return dict(base.weights(base_params(base, params)))
 
     def by_players(params, players):
         base = base_strategy(params)
-        return dict(base.count_weights(dict(base.params), players))
+        return dict(base.count_weights(base_params(base, params), players))
 
     weights.__module__ = module
     return Strategy(name="search", summary=summary, weights=weights, by_players=by_players,

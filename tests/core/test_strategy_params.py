@@ -2,6 +2,7 @@
 (``Strategy.param_bounds``); a value out of range is refused where it is given."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from sim.core.errors import UserError
@@ -36,3 +37,40 @@ def test_every_declared_range_is_of_a_parameter_and_holds_its_default(game_pkg):
         for key, (lo, hi) in strategy.param_bounds.items():
             assert key in strategy.params, (strategy.name, key)
             assert lo <= strategy.params[key] <= hi, (strategy.name, key)
+
+
+def _vector(game: str, strategy, params) -> np.ndarray:
+    """The weights a game plays for a strategy and its spec's parameters (game.py's call)."""
+    if game == "plai":
+        from sim.games.plai import features
+        return strategy.vector(features.FEATURE_NAMES, features.DEFAULT_WEIGHTS, params,
+                               players=3)
+    from sim.games.peer_to_peer import features
+    return strategy.vector(features.WEIGHT_NAMES, features.DEFAULT_WEIGHTS, params,
+                           expand=features.expand_weight_key, players=4)
+
+
+@pytest.mark.parametrize("game, base, given", [
+    ("peer_to_peer", "builder", {"threshold": 6.0}),
+    ("plai", "bluffer", {"rate": 0.3}),
+])
+def test_a_search_players_other_parameters_are_its_bases(game, base, given):
+    """search:base=builder,threshold=6 searches over builder:threshold=6: the weights it
+    plays are that spec's, not builder's defaults; a number the base does not take, or out
+    of its range, is refused when the weights are built."""
+    text = ",".join(f"{key}={value}" for key, value in given.items())
+    search, params = parse_spec(f"search:base={base},{text}", game)
+    plain, plain_params = parse_spec(f"{base}:{text}", game)
+    assert params == {"base": base, **given}
+    searched = _vector(game, search, params)
+    assert np.array_equal(searched, _vector(game, plain, plain_params))
+    assert not np.array_equal(searched, _vector(game, plain, {}))
+    strange, strange_params = parse_spec(f"search:base={base},nonsense=1", game)
+    with pytest.raises(UserError, match=f"has no parameter 'nonsense', nor has its base "
+                                        f"'{base}'"):
+        _vector(game, strange, strange_params)
+    key = next(iter(given))
+    if key in plain.param_bounds:
+        far, far_params = parse_spec(f"search:base={base},{key}=1e9", game)
+        with pytest.raises(UserError, match=f"parameter '{key}' of strategy '{base}' must be"):
+            _vector(game, far, far_params)

@@ -237,3 +237,20 @@ def test_the_search_games_draw_a_bar_on_a_terminal_and_the_commands_say_what_the
     out = runner.invoke(main, ["report", str(base), "--out", str(tmp_path / "off"),
                                "--replay-games", "0", "--stronger-play", "0"])
     assert out.exit_code == 0 and "under stronger play:" not in out.output
+
+
+def test_the_search_plays_over_each_side_with_the_parameters_it_was_given(tmp_path):
+    """A run of builder:threshold=6 is checked by search over builder:threshold=6, not over
+    builder's default threshold (reports.stronger.searched, shared by report, compare and
+    autobalance)."""
+    from reports.stronger import searched
+    from sim.core.game import configure_request
+
+    run = api.run(game="peer-to-peer", players=4, games=4, seed=3, out=tmp_path / "b6",
+                  progress=False, strategies={"A": "builder:threshold=6"})
+    game = resolve_game("peer-to-peer")
+    request = searched(game, 4, json.loads((run.run_dir / "manifest.json").read_text()))
+    assert request["strategies"] == {"A": "search:base=builder,threshold=6.0",
+                                     "B": "search:base=expert"}
+    played = configure_request(game, 4, request).manifest()["strategies"]["A"]
+    assert played["params"]["threshold"] == 6.0 and played["params"]["base"] == "builder"
