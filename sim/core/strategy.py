@@ -282,18 +282,18 @@ def search_player(game_pkg: str, *, summary: str, k: int, n: int, default_base: 
         return known[name]
 
     def base_params(base: Strategy, params) -> dict:
-        """The base's parameters: its defaults, with the numbers the spec gave it."""
+        """The base's parameters: its defaults, with the numbers the spec gave it, checked
+        as the base's own spec checks them (parse_spec)."""
         given = {key: value for key, value in params.items()
                  if key not in ("k", "n", "base", "record")}
-        for key, value in given.items():
+        for key in given:
             if key not in base.params:
                 valid = ", ".join(sorted(["k", "n", "base", "record", *base.params]))
                 raise UserError(f"strategy 'search' has no parameter '{key}', nor has its "
                                 f"base '{base.name}'; valid: {valid}", field="strategy")
-            lo, hi = base.param_bounds.get(key, (-math.inf, math.inf))
-            if not lo <= value <= hi:
-                raise UserError(f"parameter '{key}' of strategy '{base.name}' must be "
-                                f"between {lo:g} and {hi:g}, got {value:g}", field="strategy")
+        if given:
+            _, given = parse_spec(f"{base.name}:" + ",".join(
+                f"{key}={value!r}" for key, value in given.items()), game_pkg)
         return {**base.params, **given}
 
     def weights(params):
