@@ -50,6 +50,7 @@ DEFAULT_SECONDS = 300.0
 SEARCH = "search"
 NOT_CHECKED = "not checked under stronger play"
 BLOCK_SECONDS = 10.0      # search games recorded together (a journal step)
+BAR_LABEL = "search games for the stronger-play check"   # the bar while they play
 
 
 def default_seconds() -> float:
@@ -99,8 +100,9 @@ def _constant_columns(rs, k: int, have: list[str]) -> list[pl.Expr]:
             if c not in have and (c in RUN_COLUMNS or c.startswith("seat_team_"))]
 
 
-def _blocks(play, key_of, seed: int, limit: int, budget: float | None, threads: int,
-            journal=None, done=None) -> tuple[list[pl.DataFrame], int, float]:
+def search_in_blocks(play, key_of, seed: int, limit: int, budget: float | None,
+                     threads: int, journal=None,
+                     done=None) -> tuple[list[pl.DataFrame], int, float]:
     """Games 1 .. of one run under search (``play(first, count)``: the games with the
     seconds they took, sim.runs.kept_search), chunk after chunk (2 x threads games each),
     until ``limit`` games or, with a ``budget``, that many seconds of play; in blocks of
@@ -164,7 +166,7 @@ def play_search(rs, seconds: float | None = None, games: int | None = None,
     # a game budget counts the games after each run's first, a time budget its seconds
     total = (sum(max(0, min(games, run.games_found) - 1) for run in rs.runs)
              if games is not None else (seconds or 0.0) * len(per_count))
-    bar = AmountBar(progress, total, "search games for the stronger-play check")
+    bar = AmountBar(progress, total, BAR_LABEL)
 
     def done(count: int, took: float) -> None:
         bar.add(count if games is not None else took)
@@ -187,8 +189,8 @@ def play_search(rs, seconds: float | None = None, games: int | None = None,
         compile_seconds = time.perf_counter() - started
         limit = min(games if games is not None else run.games_found, run.games_found)
         budget = None if games is not None else (seconds or 0.0) / per_count[run.players]
-        tables, n, spent = _blocks(play, {**run.identity, "search": request}, seed, limit,
-                                   budget, threads, journal, done)
+        tables, n, spent = search_in_blocks(play, {**run.identity, "search": request}, seed,
+                                            limit, budget, threads, journal, done)
         table = pl.concat([first, *tables])
         table = table.with_columns(_constant_columns(rs, k, table.columns))
         parts.append(table)

@@ -254,30 +254,32 @@ class _Evaluator:
                       games: int | None) -> tuple[Evaluation, float]:
         import time
 
-        from reports.stronger import searched
+        import polars as pl
+
+        from reports.stronger import search_in_blocks, searched
         from reports.sweep import concat_games, frame_games, metric_columns
         from sim.core.game import configure_request, resolve_game
+        from sim.runs.kept_search import SECONDS_COLUMN
 
         game = resolve_game(self.exp.game)
         columns = metric_columns(self.exp.game)
         budget = None if games else seconds / len(self.points)
-        limit = games or self.games
         frames, played, spent = [], [], 0.0
         for point in self.points:
             request, config = self._config(point, changes)
             manifest = {**config.manifest(), "request": request.as_request()}
             search = configure_request(game, point.players,
                                        searched(game, point.players, manifest))
-            parts, n, used = [], 0, 0.0
-            while n < limit and (budget is None or used < budget):
-                count = 1 if n == 0 else min(2 * self.threads, limit - n)
+
+            def play(first, count, search=search):
                 began = time.perf_counter()
-                parts.append(frame_games(search.run_chunk(self.exp.seed, n, count,
-                                                          self.threads), columns))
-                if n:
-                    used += time.perf_counter() - began
-                n += count
-            frames.append(concat_games(parts))
+                table = search.run_chunk(self.exp.seed, first, count, self.threads)
+                return table.with_columns(pl.lit(
+                    (time.perf_counter() - began) / table.height).alias(SECONDS_COLUMN))
+            first = play(0, 1)   # compiles the search player: not counted
+            tables, n, used = search_in_blocks(play, None, self.exp.seed, games or self.games,
+                                               budget, self.threads)
+            frames.append(concat_games([frame_games(t, columns) for t in (first, *tables)]))
             played.append(n)
             spent += used
         return self._score(changes, frames, min(played), True), spent

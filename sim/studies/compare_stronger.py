@@ -71,7 +71,7 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
     differences, with its interval) and "words"} or {"checked": False, "words"} (module
     docstring). ``kept``: the search games kept (default: read from and written to the
     run directories). ``progress``: a bar on stderr over the budget (on a terminal)."""
-    from reports.stronger import default_seconds, searched
+    from reports.stronger import BAR_LABEL, default_seconds, searched
     from sim.core.inputs import default_threads
     from sim.core.progress import AmountBar
 
@@ -94,8 +94,7 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
     tally = PairedTally(GameOutcomes(game, players), game.balance_measures(players))
     limit = comparison.games if games is None else min(int(games), comparison.games)
     spent, read_back = 0.0, 0
-    bar = AmountBar(progress, limit if games is not None else seconds,
-                    "search games for the stronger-play check")
+    bar = AmountBar(progress, limit if games is not None else seconds, BAR_LABEL)
     for k, (first, count) in enumerate(_chunks(comparison.paired, limit, 2 * threads)):
         if k and games is None and spent >= seconds:
             break
