@@ -148,8 +148,7 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
                     journal=None) -> tuple[list, ExtraSection | None]:
     """``answers`` [(Answer, anchor)] with their causes (Answer.causes) and the section.
     ``journal``: a sim.runs.resumable.Journal keeping finished blocks of replays."""
-    from sim.core.attribution import (Source, explain_pooled, sample_size, variant_count,
-                                      variant_labels)
+    from sim.core.attribution import Source, explain_pooled, sample_size, variant_labels
     from sim.core.inputs import default_threads
     from sim.runs.setup import configure_from_manifest
 
@@ -192,9 +191,10 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
         if not configs:
             out.append((answer, anchor))
             continue
-        first_k, first_config = next(iter(configs.items()))
-        labels = variant_labels(swaps, measure.key, first_config)
-        variants = variant_count(swaps, measure.key, first_config)
+        labels = {k: variant_labels(swaps, measure.key, config)
+                  for k, config in configs.items()}
+        first_k = next(iter(configs))
+        variants = sum(len(names) for _, names in labels[first_k])
         if not variants:   # no swap applies to these runs (one strategy on every side)
             out.append((answer, anchor))
             continue
@@ -207,7 +207,7 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
             run, config = rs.runs[k], configs.get(k)
             if config is None:
                 continue
-            if variant_labels(swaps, measure.key, config) != labels:
+            if labels[k] != labels[first_k]:
                 notes.append(f"{run.path}: not replayed (its swaps differ from those of "
                              f"{rs.runs[first_k].path}, so its replays cannot be pooled "
                              "with them)")

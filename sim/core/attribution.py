@@ -252,7 +252,7 @@ def explain_pooled(sources: Sequence[Source], measure: Measure, swaps: Sequence[
     if len(labels) != 1:
         raise ValueError(f"sources with different swap variants cannot be pooled: {labels}")
 
-    def default_play(seed):
+    def replayed_here(seed):
         def replayed(swap, label, variant, n):
             started = time.perf_counter()
             num, den = measure.arrays(replay(variant, seed, n, threads))
@@ -262,15 +262,16 @@ def explain_pooled(sources: Sequence[Source], measure: Measure, swaps: Sequence[
     def joined(parts):
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
+    plays = [s.play or replayed_here(s.seed) for s in sources]
     count = sum(s.original.height for s in sources)
     base = joined([measure.arrays(s.original) for s in sources])
     causes = []
     for i, (swap, variants) in enumerate(orbits[0]):
         tables = []
         for k, (label, _) in enumerate(variants):
-            played = [(s.play or default_play(s.seed))(
-                swap, label, their_variants[k][1], s.original.height)
-                for s, (_, their_variants) in zip(sources, (orbit[i] for orbit in orbits))]
+            # variant k of swap i, each source's own, on that source's games
+            played = [play(swap, label, orbit[i][1][k][1], s.original.height)
+                      for s, play, orbit in zip(sources, plays, orbits)]
             tables.append((label, (*joined(played), sum(p[2] for p in played))))
         seconds = sum(played[2] for _, played in tables)
         parts = [played[:2] for _, played in tables]
