@@ -1,7 +1,9 @@
 """Each answer checked under stronger play: the same seeds and game indices played with the
 search player (``search:k=K,n=N,base=<the run's strategy>``) on every side, the report's
 metrics recomputed on those games, and every answer shown beside its stronger-play value:
-"holds under stronger play" when the difference's interval holds 0, else "changes".
+"holds under stronger play" when the difference's interval lies within the report's band
+(±threshold_pp points), "changes" when it excludes 0, else "not decided"
+(sim.core.wording.under_stronger_play).
 
 Search games cost about a thousand plain ones, so the check runs on a sample: the lowest
 game indices of each run, played chunk after chunk until the time budget of its player
@@ -39,7 +41,8 @@ from typing import Any
 import polars as pl
 
 from reports.sections import ExtraSection
-from sim.core.wording import interval_text
+from sim.core.wording import (CHANGES, HOLDS, NOT_DECIDED, interval_text,
+                              under_stronger_play)
 from sim.core.errors import UserError
 from sim.runs.kept_search import SECONDS_COLUMN
 
@@ -274,12 +277,16 @@ def compare(answers: list, frame: pl.DataFrame | None, seconds: dict[tuple, floa
         games = in_group(frame, answer.group).select(pl.len()).collect().item()
         d, d_lo, d_hi = independent_difference((answer.estimate, answer.lo, answer.hi),
                                                 (est, lo, hi))
-        holds = d_lo <= 0 <= d_hi
+        status = under_stronger_play(d_lo, d_hi, threshold_pp)
         shown = interval_text(est, lo, hi, 1, 100.0, _unit(answer))
-        words = (f"holds under stronger play ({shown})" if holds else
-                 f"changes: {shown} under stronger play ({100 * d:+.1f} points "
-                 f"[{100 * d_lo:+.1f}, {100 * d_hi:+.1f}])")
-        stronger = {"checked": True, "holds": holds, "value": est, "lo": lo, "hi": hi,
+        moved = f"{100 * d:+.1f} points [{100 * d_lo:+.1f}, {100 * d_hi:+.1f}]"
+        words = {HOLDS: f"holds under stronger play ({shown})",
+                 CHANGES: f"changes: {shown} under stronger play ({moved})",
+                 NOT_DECIDED: (f"not decided under stronger play: {shown}, {moved} from the "
+                               f"runs' answer, an interval reaching past ±{threshold_pp:g} "
+                               "points (more search games would narrow it)")}[status]
+        stronger = {"checked": True, "status": status, "holds": status == HOLDS,
+                    "value": est, "lo": lo, "hi": hi,
                     "difference": d, "difference_lo": d_lo, "difference_hi": d_hi,
                     "words": words, "games": games,
                     "seconds": round(seconds.get(_where(answer), 0.0), 1)}
@@ -311,16 +318,18 @@ def check_answers(answers: list, rs, ctx, seconds: float | None = None,
     if frame is None:
         return checked, None
     table = pl.DataFrame([{k: v for k, v in p.items()} for p in played])
-    changed = [a for a, _ in checked if a.stronger and a.stronger.get("checked")
-               and not a.stronger["holds"]]
+    status = [a.stronger["status"] for a, _ in checked
+              if a.stronger and a.stronger.get("checked")]
     description = (
         f"Every answer recomputed on {n:,} games played with the search player on every "
         f"side ({spent:.0f} s, not counting the search player's first game, which compiles "
         "it when it is not cached), the runs' lowest game indices: the same deals, played "
         "better. 'holds under stronger play' when the difference from the runs' answer has "
-        "an interval holding 0 (the two samples treated as independent), else 'changes'. "
-        f"{len(changed)} of {sum(1 for a, _ in checked if a.stronger.get('checked'))} "
-        "answers checked changed. " + (
+        f"an interval within ±{ctx.threshold_pp:g} points (the two samples treated as "
+        "independent), 'changes' when its interval excludes 0, else 'not decided' (too few "
+        f"search games to tell). Of {len(status)} answers checked, {status.count(HOLDS)} "
+        f"hold, {status.count(CHANGES)} change and {status.count(NOT_DECIDED)} are not "
+        "decided. " + (
             f"Each run played up to {games:,} games under search (simulate report "
             "--stronger-play-games N)." if games is not None else
             f"The budget is about {seconds:g} s per player count (simulate report "

@@ -166,6 +166,21 @@ def edge_answer(est: float, lo: float, hi: float, even: float, threshold_pp: flo
 
 DEFAULT_THRESHOLD_PP = 2.0   # the reports' default imbalance threshold (--threshold)
 
+HOLDS, CHANGES, NOT_DECIDED = "holds", "changes", "not decided"   # under stronger play
+
+
+def under_stronger_play(lo: float, hi: float,
+                        threshold_pp: float = DEFAULT_THRESHOLD_PP) -> str:
+    """Whether an answer holds under stronger play, from the 95 % interval [lo, hi]
+    (fractions) of its difference from the runs' own: HOLDS when the whole interval lies
+    within ±threshold_pp points (stronger play moves it by less than the band), CHANGES when
+    it excludes 0, else NOT_DECIDED: the interval holds 0 but reaches past the band, so the
+    search games are too few to tell a change that matters from none."""
+    band = threshold_pp / 100
+    if lo > 0 or hi < 0:
+        return CHANGES
+    return HOLDS if -band <= lo and hi <= band else NOT_DECIDED
+
 
 def balance_line(balance: dict, label: str, quantity: str) -> str:
     """A run summary's balance line: its verdict words and the quantity with its interval;

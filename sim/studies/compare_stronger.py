@@ -9,10 +9,11 @@ and sets every headline's and balance measure's paired difference under stronger
 beside the runs'.
 
 A change "holds under stronger play" when the difference between the two paired
-differences has an interval holding 0, else it "differs". The search games are another,
-far smaller sample of other play, so the two differences are treated as independent and
-their half-widths combined (reports.stronger.independent_difference, as the report's
-check does).
+differences has an interval within the reports' band (±2 pp), "differs" when its interval
+excludes 0, and is "not decided" otherwise (sim.core.wording.under_stronger_play). The
+search games are another, far smaller sample of other play, so the two differences are
+treated as independent and their half-widths combined
+(reports.stronger.independent_difference, as the report's check does).
 
 Budget: ``seconds`` of search play shared by both runs (default 300, $CARDSIM_STRONGER_PLAY;
 0 turns it off), or ``games`` game indices. Both runs play the same indices, a chunk of
@@ -35,10 +36,14 @@ from typing import Any
 from sim.core.errors import UserError
 from sim.core.game import configure_request, resolve_game
 from sim.core.paired import GameOutcomes, PairedTally
+from sim.core.wording import (CHANGES, DEFAULT_THRESHOLD_PP, HOLDS, NOT_DECIDED,
+                              under_stronger_play)
 from sim.runs.kept_search import SECONDS_COLUMN, KeptSearchGames
 from sim.studies.compare import difference_text
 
 SIDES = ("baseline", "edit")
+SWEEP_WORDS = {HOLDS: "holds", CHANGES: "differs", NOT_DECIDED: "not decided",
+               None: "not checked"}   # a status in the sweep report's table
 
 
 def _chunks(paired: list[tuple[int, int]], limit: int, chunk: int):
@@ -123,25 +128,28 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
 
 def _held(ours: dict[str, Any], row: dict[str, Any], games: int) -> dict[str, Any]:
     """``row`` (a paired row of the search games) with whether the runs' paired difference
-    ``ours`` holds under stronger play: "holds" (None without an interval), "change" (the
-    difference of the two differences) and "words"."""
+    ``ours`` holds under stronger play: "status" (sim.core.wording.under_stronger_play at
+    the reports' band; None without an interval), "holds" (the status is HOLDS), "change"
+    (the difference of the two differences) and "words"."""
     from reports.stronger import independent_difference
 
     a, b = ours["difference"], row["difference"]
     change = independent_difference((a["mean"], a["lo"], a["hi"]),
                                     (b["mean"], b["lo"], b["hi"]))
     shown = difference_text(b)
-    if not all(x == x for x in change):    # NaN: a side without an interval
-        holds, words = None, (f"not checked under stronger play: too few search games for "
-                              f"an interval ({games:,} played)")
-    elif change[1] <= 0 <= change[2]:
-        holds, words = True, f"the edit's change holds under stronger play ({shown})"
-    else:
-        holds, words = False, (f"the edit's change differs under stronger play: {shown}, "
-                               f"{100 * change[0]:+.2f} pp [{100 * change[1]:+.2f}, "
-                               f"{100 * change[2]:+.2f}] from the runs' own")
-    return {**row, "holds": holds, "change": dict(zip(("mean", "lo", "hi"), change)),
-            "words": words}
+    moved = (f"{100 * change[0]:+.2f} pp [{100 * change[1]:+.2f}, {100 * change[2]:+.2f}] "
+             "from the runs' own")
+    status = (under_stronger_play(change[1], change[2])
+              if all(x == x for x in change) else None)   # NaN: a side without an interval
+    words = {None: (f"not checked under stronger play: too few search games for an "
+                    f"interval ({games:,} played)"),
+             HOLDS: f"the edit's change holds under stronger play ({shown})",
+             CHANGES: f"the edit's change differs under stronger play: {shown}, {moved}",
+             NOT_DECIDED: (f"the edit's change is not decided under stronger play: {shown}, "
+                           f"{moved}, an interval reaching past ±{DEFAULT_THRESHOLD_PP:g} pp "
+                           "(more search games would narrow it)")}[status]
+    return {**row, "status": status, "holds": status == HOLDS,
+            "change": dict(zip(("mean", "lo", "hi"), change)), "words": words}
 
 
 def points_section(points: list[dict[str, Any]], seconds: float | None,
@@ -169,8 +177,7 @@ def points_section(points: list[dict[str, Any]], seconds: float | None,
         theirs = [(r["headline"], r) for r in found["headlines"]] + [
             (r["label"], r) for r in found["balance"]]
         for (name, a), (_, b) in zip(ours, theirs):
-            verdict = ("holds" if b["holds"] else "differs" if b["holds"] is False
-                       else "not checked")
+            verdict = SWEEP_WORDS[b["status"]]
             rows.append([point["name"], name, difference_text(a["difference"]),
                          difference_text(b["difference"]),
                          verdict])
@@ -182,7 +189,9 @@ def points_section(points: list[dict[str, Any]], seconds: float | None,
                 f"with the experiment's strategies and with the search player on every side "
                 f"of both runs, on their lowest game indices ({budget}; {searched:,} in all, "
                 f"{spent:.0f} s). 'holds' when the difference between the two has an "
-                "interval holding 0 (the search games treated as a separate sample), "
-                "'differs' otherwise; the same check as simulate compare of the two runs."),
+                f"interval within ±{DEFAULT_THRESHOLD_PP:g} pp (the search games treated as "
+                "a separate sample), 'differs' when its interval excludes 0, 'not decided' "
+                "otherwise (too few search games to tell); the same check as simulate "
+                "compare of the two runs."),
             "head": ["point", "change", "with the strategies", "with search", "under stronger play"],
             "rows": rows}

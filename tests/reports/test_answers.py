@@ -63,7 +63,8 @@ def test_answers_json_lists_every_answer_with_its_reasons(report):
         if a["stronger_play"]["checked"]:
             sp = a["stronger_play"]
             assert sp["games"] > 0 and sp["lo"] <= sp["value"] <= sp["hi"]
-            assert sp["words"].startswith(("holds", "changes"))
+            assert sp["words"].startswith(("holds", "changes", "not decided"))
+            assert sp["holds"] == (sp["status"] == "holds")
     edges = [a for a in doc["answers"] if a["question"] == "team_balance"
              and a["lo"] is not None and (a["hi"] < 0.5 or a["lo"] > 0.5)]
     for a in edges:   # an edge: explained by the swaps, each cause with its interval

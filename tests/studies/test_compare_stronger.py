@@ -23,6 +23,9 @@ from sim.games.peer_to_peer.measures import team_balance_measure
 from sim.runs.kept_search import KEPT_FOLDER, KeptSearchGames
 from sim.studies.compare_stronger import check_change, points_section
 
+SWEEP_VERDICT = {"holds": "holds", "changes": "differs", "not decided": "not decided",
+                 None: "not checked"}   # a change's status, as the sweep report's table says it
+
 GAMES, SEARCHED = 300, 24
 
 
@@ -69,20 +72,24 @@ def test_the_search_games_are_both_runs_lowest_indices_played_by_search_and_pair
                 - base_hits[headline["headline"]].astype(int))
         expect = paired_interval(int(diff.sum()), int((diff != 0).sum()), SEARCHED, Z95)
         assert headline["difference"]["mean"] == pytest.approx(expect["mean"], abs=1e-12)
-    # each change set beside the runs' own: the difference of the two differences, and
-    # "holds" exactly when its interval holds 0
+    # each change set beside the runs' own: the difference of the two differences; "holds"
+    # exactly when its interval lies within ±2 pp, "differs" when it excludes 0, else "not
+    # decided"
     ours = {r["headline"]: r["difference"] for r in result.rows()}
     ours.update({r["label"]: r["difference"] for r in result.balance_rows()})
     for name, r in [(h["headline"], h) for h in found["headlines"]] + [
             (b["label"], b) for b in found["balance"]]:
         change = r["change"]
         assert change["mean"] == pytest.approx(r["difference"]["mean"] - ours[name]["mean"])
-        if r["holds"] is None:
-            assert "too few search games" in r["words"]
-        else:
-            assert r["holds"] == (change["lo"] <= 0 <= change["hi"])
-            assert r["words"].startswith("the edit's change holds" if r["holds"] else
-                                         "the edit's change differs")
+        if r["status"] is None:
+            assert "too few search games" in r["words"] and r["holds"] is False
+            continue
+        status = ("changes" if change["lo"] > 0 or change["hi"] < 0 else
+                  "holds" if -0.02 <= change["lo"] and change["hi"] <= 0.02 else "not decided")
+        assert (r["status"], r["holds"]) == (status, status == "holds")
+        assert r["words"].startswith({"holds": "the edit's change holds",
+                                      "changes": "the edit's change differs",
+                                      "not decided": "the edit's change is not decided"}[status])
         assert math.isfinite(change["mean"])
 
 
@@ -175,8 +182,7 @@ def test_an_experiments_points_play_their_shared_baselines_search_games_once(
     rows = {name: [r[1:] for r in section["rows"] if r[0] == name] for name in "xy"}
     assert rows["x"] == rows["y"]
     assert [r[-1] for r in rows["x"]] == [
-        "holds" if r["holds"] else "differs" if r["holds"] is False else "not checked"
-        for r in [*direct["headlines"], *direct["balance"]]]
+        SWEEP_VERDICT[r["status"]] for r in [*direct["headlines"], *direct["balance"]]]
 
 
 def test_a_report_reads_back_the_search_games_a_compare_kept(edited, tmp_path,

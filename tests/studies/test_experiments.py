@@ -497,7 +497,8 @@ def test_the_report_checks_each_points_changes_under_stronger_play(tmp_path):
     found = check_change(api.compare(base, edit, stronger_play=0), games=6, threads=1)
     section = report.split("## Checked under stronger play", 1)[1].split("![", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| 4p-customer_patience=3")]
-    verdicts = ["holds" if r["holds"] else "differs" if r["holds"] is False else "not checked"
+    verdicts = [{"holds": "holds", "changes": "differs", "not decided": "not decided",
+                 None: "not checked"}[r["status"]]
                 for r in [*found["headlines"], *found["balance"]]]
     assert [line.rstrip(" |").rsplit("| ", 1)[1] for line in rows] == verdicts
     assert len(rows) == 4 and "with search" in report

@@ -755,7 +755,7 @@ function showStronger(points) {
                                   ...point.balance.map((r) => [r.label, r])] : [];
     return el("div", {class: "stronger", "data-players": String(point.players)}, head,
       el("ul", {}, ...rows.map(([name, r]) => el("li", {
-        "data-holds": String(r.holds), text: `${name}: ${r.words}`}))));
+        "data-status": String(r.status), text: `${name}: ${r.words}`}))));
   });
   $("stronger-lines").replaceChildren(...blocks);
   $("stronger-lines").hidden = false;
