@@ -12,35 +12,14 @@ from __future__ import annotations
 import polars as pl
 
 from reports.sections import ALWAYS, ExtraSection
+from sim.core.loss_causes import cause_shares, main_cause_words
 from sim.core.report_metric import Answer
-from sim.core.stats import ratio_ci
 
 
 def cause_table(games, why, outcome: str) -> pl.DataFrame:
     """Per players and variant: all-lose games, their unhappy customers and, per cause,
     its share (closest team, then team A and team B) with a 95 % interval."""
-    names = [c.name for c in why.causes]
-    cols = [why.column(n, t) for n in names for t in (None, "a", "b")]
-    lost = games.filter(pl.col(outcome) == why.code)
-    total = sum(pl.col(why.column(n)).cast(pl.Float64) for n in names)
-    aggs = [pl.len().alias("all_lose_games"), total.sum().alias("unhappy"),
-            (total * total).sum().alias("_yy")]
-    for c in cols:
-        x = pl.col(c).cast(pl.Float64)
-        aggs += [x.sum().alias(f"{c}__x"), (x * x).sum().alias(f"{c}__xx"),
-                 (x * total).sum().alias(f"{c}__xy")]
-    t = lost.group_by("players", "variant").agg(aggs).collect(engine="streaming")
-    rows = []
-    for r in t.sort("players", "variant").iter_rows(named=True):
-        row = {"players": r["players"], "variant": r["variant"],
-               "all_lose_games": r["all_lose_games"], "unhappy_customers": int(r["unhappy"])}
-        for c in cols:
-            rate, lo, hi = ratio_ci(r[f"{c}__x"], r[f"{c}__xx"], r[f"{c}__xy"], r["unhappy"],
-                                    r["_yy"], r["all_lose_games"])
-            stem = c[len("unhappy_"):]
-            row.update({f"{stem}_rate": rate, f"{stem}_lo": lo, f"{stem}_hi": hi})
-        rows.append(row)
-    return pl.DataFrame(rows)
+    return cause_shares(games, why, outcome, by=("players", "variant"))
 
 
 def plot(table: pl.DataFrame, why) -> bytes | None:
@@ -95,19 +74,13 @@ def answers(table: pl.DataFrame, why, outcome: str,
         where = (group_label(r["players"], pairing, r["variant"]) if pairing else
                  plural(r["players"], "player") + (f", {r['variant']}" if r["variant"] != "n/a"
                                               else ""))
+        main, words = main_cause_words(r, why)
         causes = tuple({"cause": c.name, "share": r[f"{c.name}_rate"],
                         "lo": r[f"{c.name}_lo"], "hi": r[f"{c.name}_hi"],
                         "words": f"{100 * r[f'{c.name}_rate']:.0f} % {c.words}",
                         "advice": c.advice,
                         "team_a": r[f"{c.name}_a_rate"], "team_b": r[f"{c.name}_b_rate"]}
                        for c in why.causes)
-        main = max(causes, key=lambda c: c["share"] if c["share"] == c["share"] else -1)
-        split = ", ".join(f"{c['cause']} {100 * c['share']:.0f} %" for c in causes)
-        # "mostly" only for a majority: the largest of four shares can be well under half
-        most = "mostly" if main["share"] > 0.5 else "most often"
-        words = (f"{most} {main['cause']} ({split}; {r['unhappy_customers']:,} unhappy "
-                 f"customers of {r['all_lose_games']:,} all-lose games); to change it: "
-                 f"{main['advice']}")
         group = {"players": r["players"], "variant": r["variant"],
                  **({"pairing": pairing} if pairing else {})}
         out.append(Answer("Why does everyone lose? (the unhappy customers by cause)", where,

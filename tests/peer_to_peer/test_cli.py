@@ -52,6 +52,30 @@ def test_json_summary_has_the_stable_keys(runner, tmp_path):
     assert summary["all_lose_rate"] == pytest.approx(expected_all_lose)
 
 
+def test_the_summary_says_why_everyone_loses(runner, tmp_path):
+    """The unhappy customers of the all-lose games by cause (P2P-R5), as the report's "Why
+    everyone loses" counts them, on the line under the everyone-loses rate."""
+    result = runner.invoke(main, ["--games", "2e3", "--json", "--out", str(tmp_path / "r"),
+                                  "--no-progress"])
+    assert result.exit_code == 0, result.output
+    why = json.loads(result.stdout)["why_all_lose"]
+    games = pl.read_parquet(str(tmp_path / "r" / "games" / "*.parquet"))
+    lost = games.filter(pl.col("winner") == 3)
+    counts = {c["cause"]: int(lost[f"unhappy_{c['cause']}"].sum()) for c in why["causes"]}
+    assert why["all_lose_games"] == lost.height > 0
+    assert why["unhappy_customers"] == sum(counts.values()) > 0
+    for c in why["causes"]:
+        assert c["share"] == pytest.approx(counts[c["cause"]] / sum(counts.values()))
+        assert c["lo"] <= c["share"] <= c["hi"]
+    assert why["main_cause"] == max(counts, key=counts.get)
+    text = runner.invoke(main, ["--resume", str(tmp_path / "r"), "--no-progress"])
+    lines = text.output.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("everyone loses"))
+    assert lines[at + 1] == f"  why: {why['words']}"
+    assert why["words"].startswith(("mostly " + why["main_cause"],
+                                    "most often " + why["main_cause"]))
+
+
 def test_a_run_no_team_won_prints_strict_json_and_no_balance(runner, tmp_path):
     """One round a game: every game times out, no team wins, so there is no team-balance
     answer (null, not NaN, which JSON does not allow) and the table says so."""

@@ -1,0 +1,63 @@
+"""Why everyone loses, from the causes a game's engine records per game (sim.core.game.
+WhyLose; Peer-to-Peer: sim/games/peer_to_peer/why_lose.py): the share of the unhappy
+customers of all-lose games by cause, with 95 % intervals, and the words that name the
+main one. The run summary and the report's "Why everyone loses" section both read them
+here, so the two say the same.
+
+A share is a ratio over games (the game is the unit: its causes are counted together), with
+a delta-method interval (sim.core.stats.ratio_ci).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from sim.core.stats import ratio_ci
+
+
+def cause_shares(games, why, outcome: str, by: tuple[str, ...] = ()) -> pl.DataFrame:
+    """Per group of ``by`` (one row without): the all-lose games, their unhappy customers and,
+    per cause, its share (for the team that came closest, then team A's and team B's) as
+    ``<cause>[_a|_b]_rate`` with ``_lo`` and ``_hi``."""
+    names = [c.name for c in why.causes]
+    cols = [why.column(n, t) for n in names for t in (None, "a", "b")]
+    lost = games.lazy().filter(pl.col(outcome) == why.code)
+    total = sum(pl.col(why.column(n)).cast(pl.Float64) for n in names)
+    aggs = [pl.len().alias("all_lose_games"), total.sum().alias("unhappy"),
+            (total * total).sum().alias("_yy")]
+    for c in cols:
+        x = pl.col(c).cast(pl.Float64)
+        aggs += [x.sum().alias(f"{c}__x"), (x * x).sum().alias(f"{c}__xx"),
+                 (x * total).sum().alias(f"{c}__xy")]
+    t = (lost.group_by(*by).agg(aggs).sort(*by) if by else lost.select(aggs)).collect(
+        engine="streaming")
+    rows = []
+    for r in t.iter_rows(named=True):
+        row = {key: r[key] for key in by}
+        row.update({"all_lose_games": r["all_lose_games"],
+                    "unhappy_customers": int(r["unhappy"] or 0)})
+        for c in cols:
+            rate, lo, hi = ratio_ci(r[f"{c}__x"] or 0.0, r[f"{c}__xx"] or 0.0,
+                                    r[f"{c}__xy"] or 0.0, r["unhappy"] or 0.0,
+                                    r["_yy"] or 0.0, r["all_lose_games"])
+            stem = c[len("unhappy_"):]
+            row.update({f"{stem}_rate": rate, f"{stem}_lo": lo, f"{stem}_hi": hi})
+        rows.append(row)
+    return pl.DataFrame(rows)
+
+
+def main_cause_words(row: dict[str, Any], why) -> tuple[dict[str, Any], str]:
+    """The main cause of one row of ``cause_shares`` (its name, share and interval, what it
+    means and what a designer can change for it) and the answer in words: "most often deck
+    (deck 47 %, draw 21 %, ...; N unhappy customers of M all-lose games); to change it: ..."."""
+    causes = [{"cause": c.name, "share": row[f"{c.name}_rate"], "lo": row[f"{c.name}_lo"],
+               "hi": row[f"{c.name}_hi"], "means": c.words, "advice": c.advice}
+              for c in why.causes]
+    main = max(causes, key=lambda c: c["share"] if c["share"] == c["share"] else -1)
+    split = ", ".join(f"{c['cause']} {100 * c['share']:.0f} %" for c in causes)
+    # "mostly" only for a majority: the largest of four shares can be well under half
+    most = "mostly" if main["share"] > 0.5 else "most often"
+    return main, (f"{most} {main['cause']} ({split}; {row['unhappy_customers']:,} unhappy "
+                  f"customers of {row['all_lose_games']:,} all-lose games); to change it: "
+                  f"{main['advice']}")
