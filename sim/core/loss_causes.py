@@ -5,7 +5,10 @@ main one. The run summary and the report's "Why everyone loses" section both rea
 here, so the two say the same.
 
 A share is a ratio over games (the game is the unit: its causes are counted together), with
-a delta-method interval (sim.core.stats.ratio_ci).
+a delta-method interval (sim.core.stats.ratio_ci). The main cause (the largest share) is
+named as such only when its lead over the next one has an interval above 0, the same ratio
+of the per-game difference of their counts; otherwise the words say it is not clearly
+ahead, and give both causes' advice.
 """
 from __future__ import annotations
 
@@ -19,7 +22,9 @@ from sim.core.stats import ratio_ci
 def cause_shares(games, why, outcome: str, by: tuple[str, ...] = ()) -> pl.DataFrame:
     """Per group of ``by`` (one row without): the all-lose games, their unhappy customers and,
     per cause, its share (for the team that came closest, then team A's and team B's) as
-    ``<cause>[_a|_b]_rate`` with ``_lo`` and ``_hi``."""
+    ``<cause>[_a|_b]_rate`` with ``_lo`` and ``_hi``; then ``main_cause`` (the largest
+    share), ``runner_up`` (the next) and ``main_lead`` (the first's share minus the
+    second's) with ``main_lead_lo`` and ``main_lead_hi``."""
     names = [c.name for c in why.causes]
     cols = [why.column(n, t) for n in names for t in (None, "a", "b")]
     lost = games.lazy().filter(pl.col(outcome) == why.code)
@@ -30,6 +35,10 @@ def cause_shares(games, why, outcome: str, by: tuple[str, ...] = ()) -> pl.DataF
         x = pl.col(c).cast(pl.Float64)
         aggs += [x.sum().alias(f"{c}__x"), (x * x).sum().alias(f"{c}__xx"),
                  (x * total).sum().alias(f"{c}__xy")]
+    for i, a in enumerate(names):     # the cross sums a lead's interval needs
+        for b in names[i + 1:]:
+            aggs.append((pl.col(why.column(a)).cast(pl.Float64)
+                         * pl.col(why.column(b)).cast(pl.Float64)).sum().alias(f"{a}*{b}"))
     t = (lost.group_by(*by).agg(aggs).sort(*by) if by else lost.select(aggs)).collect(
         engine="streaming")
     rows = []
@@ -43,21 +52,43 @@ def cause_shares(games, why, outcome: str, by: tuple[str, ...] = ()) -> pl.DataF
                                     r["_yy"] or 0.0, r["all_lose_games"])
             stem = c[len("unhappy_"):]
             row.update({f"{stem}_rate": rate, f"{stem}_lo": lo, f"{stem}_hi": hi})
-        rows.append(row)
+        rows.append({**row, **_lead(r, row, names, why)})
     return pl.DataFrame(rows)
+
+
+def _lead(sums: dict[str, Any], row: dict[str, Any], names: list[str], why) -> dict[str, Any]:
+    """The largest share, the next, and the first's lead over the second with its interval:
+    the ratio of the per-game difference of their counts to the unhappy customers."""
+    first, second = sorted(names, key=lambda n: -row[f"{n}_rate"]
+                           if row[f"{n}_rate"] == row[f"{n}_rate"] else 1.0)[:2]
+    a, b = (f"{why.column(n)}__" for n in (first, second))
+    cross = sums.get(f"{first}*{second}", sums.get(f"{second}*{first}")) or 0.0
+    lead, lo, hi = ratio_ci(
+        (sums[a + "x"] or 0.0) - (sums[b + "x"] or 0.0),
+        (sums[a + "xx"] or 0.0) + (sums[b + "xx"] or 0.0) - 2 * cross,
+        (sums[a + "xy"] or 0.0) - (sums[b + "xy"] or 0.0),
+        sums["unhappy"] or 0.0, sums["_yy"] or 0.0, sums["all_lose_games"],
+        wilson_floor=False, clip=(-1.0, 1.0))
+    return {"main_cause": first, "runner_up": second, "main_lead": lead,
+            "main_lead_lo": lo, "main_lead_hi": hi}
 
 
 def main_cause_words(row: dict[str, Any], why) -> tuple[dict[str, Any], str]:
     """The main cause of one row of ``cause_shares`` (its name, share and interval, what it
     means and what a designer can change for it) and the answer in words: "most often deck
-    (deck 47 %, draw 21 %, ...; N unhappy customers of M all-lose games); to change it: ..."."""
-    causes = [{"cause": c.name, "share": row[f"{c.name}_rate"], "lo": row[f"{c.name}_lo"],
-               "hi": row[f"{c.name}_hi"], "means": c.words, "advice": c.advice}
-              for c in why.causes]
-    main = max(causes, key=lambda c: c["share"] if c["share"] == c["share"] else -1)
-    split = ", ".join(f"{c['cause']} {100 * c['share']:.0f} %" for c in causes)
+    (deck 47 %, draw 21 %, ...; N unhappy customers of M all-lose games); to change it: ...",
+    or, when its lead over the next cause has an interval holding 0, "most often deck, not
+    clearly ahead of draw (...); to change it: ...; or ..." with both causes' advice."""
+    causes = {c.name: {"cause": c.name, "share": row[f"{c.name}_rate"],
+                       "lo": row[f"{c.name}_lo"], "hi": row[f"{c.name}_hi"],
+                       "means": c.words, "advice": c.advice} for c in why.causes}
+    main, second = causes[row["main_cause"]], causes[row["runner_up"]]
+    split = ", ".join(f"{c['cause']} {100 * c['share']:.0f} %" for c in causes.values())
+    counted = (f"({split}; {row['unhappy_customers']:,} unhappy customers of "
+               f"{row['all_lose_games']:,} all-lose games)")
+    if not row["main_lead_lo"] > 0:     # NaN too: one game gives no interval
+        return main, (f"most often {main['cause']}, not clearly ahead of {second['cause']} "
+                      f"{counted}; to change it: {main['advice']}; or {second['advice']}")
     # "mostly" only for a majority: the largest of four shares can be well under half
     most = "mostly" if main["share"] > 0.5 else "most often"
-    return main, (f"{most} {main['cause']} ({split}; {row['unhappy_customers']:,} unhappy "
-                  f"customers of {row['all_lose_games']:,} all-lose games); to change it: "
-                  f"{main['advice']}")
+    return main, f"{most} {main['cause']} {counted}; to change it: {main['advice']}"

@@ -204,14 +204,16 @@ def mean_ci(values, level: float = 0.95):
 
 
 def ratio_ci(num_sum, num_sq, cross, den_sum, den_sq, n, z: float = Z95,
-             wilson_floor: bool = True):
+             wilson_floor: bool = True, clip: tuple[float, float] = (0.0, 1.0)):
     """Ratio ``R = sum(x) / sum(y)`` over ``n`` games with a delta-method interval.
 
     Needs per-group sums: ``num_sum = sum(x)``, ``num_sq = sum(x^2)``,
     ``cross = sum(x*y)``, ``den_sum = sum(y)``, ``den_sq = sum(y^2)``.
     Variance of the linearised residual ``x - R y`` over games, divided by
-    ``n * ybar^2``. Games are the sampling unit. Bounds are clipped to [0, 1] (the
-    ratios here are shares). Returns ``(R, lo, hi)``; nan when n < 2 or sum(y) == 0.
+    ``n * ybar^2``. Games are the sampling unit. Bounds are clipped to ``clip``, [0, 1] for
+    a share; a difference of two shares of one denominator (x the per-game difference of
+    their counts) takes (-1, 1) and no Wilson floor. Returns ``(R, lo, hi)``; nan when
+    n < 2 or sum(y) == 0.
 
     With ``wilson_floor`` (the default) the interval is widened to contain the Wilson
     interval of ``sum(x)`` out of ``sum(y)``: the delta method estimates its variance from
@@ -231,8 +233,8 @@ def ratio_ci(num_sum, num_sq, cross, den_sum, den_sq, n, z: float = Z95,
         ybar = sy / m
         se = np.sqrt(var_e / m) / ybar
         ok = (m >= 2) & (sy > 0)
-        lo = np.where(ok, np.clip(r - z * se, 0.0, 1.0), np.nan)
-        hi = np.where(ok, np.clip(r + z * se, 0.0, 1.0), np.nan)
+        lo = np.where(ok, np.clip(r - z * se, *clip), np.nan)
+        hi = np.where(ok, np.clip(r + z * se, *clip), np.nan)
     if wilson_floor:
         _, wlo, whi = wilson(np.minimum(sx, sy), sy, z)
         lo, hi = np.fmin(lo, np.where(ok, wlo, np.nan)), np.fmax(hi, np.where(ok, whi, np.nan))

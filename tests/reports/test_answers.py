@@ -282,7 +282,9 @@ def test_wording_of_shares_counts_and_replays_off():
 
     why = resolve_game("peer-to-peer").why_lose
     shares = {"deck": 0.45, "draw": 0.25, "capacity": 0.2, "choice": 0.1}
-    row = {"players": 1, "variant": "n/a", "all_lose_games": 10, "unhappy_customers": 40}
+    row = {"players": 1, "variant": "n/a", "all_lose_games": 10, "unhappy_customers": 40,
+           "main_cause": "deck", "runner_up": "draw", "main_lead": 0.2, "main_lead_lo": 0.1,
+           "main_lead_hi": 0.3}
     for cause in why.causes:
         for team in ("", "_a", "_b"):
             row.update({f"{cause.name}{team}_rate": shares[cause.name],

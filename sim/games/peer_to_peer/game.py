@@ -386,7 +386,8 @@ def _why_all_lose(games: pl.LazyFrame, columns: list[str],
     if not row["unhappy_customers"]:
         return None
     main, words = main_cause_words(row, WHY_LOSE)
-    return {"words": words, "main_cause": main["cause"],
+    return {"words": words, "main_cause": main["cause"], "runner_up": row["runner_up"],
+            "main_lead": [row["main_lead"], row["main_lead_lo"], row["main_lead_hi"]],
             "all_lose_games": row["all_lose_games"],
             "unhappy_customers": row["unhappy_customers"],
             "causes": [{"cause": c.name, "share": row[f"{c.name}_rate"],
