@@ -82,7 +82,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
                  allow_mixed: bool = False, extra: Mapping[str, Any] | None = None,
                  replay_games: int | None = None, stronger_play: float | None = None,
                  stronger_play_games: int | None = None, journal=None,
-                 about: str | None = None, progress: bool = False) -> dict:
+                 about: str | None = None, progress: bool = False, announce=None) -> dict:
     """Write ``report.html``, ``report.md``, one ``<metric>.csv`` per metric and
     ``plots/<metric>.png`` into ``out_dir``.
 
@@ -204,7 +204,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
                                                      journal=journal)
     answers, checked = stronger.check_answers(answers, rs, ctx, stronger_play,
                                               stronger_play_games, journal=journal,
-                                              progress=progress)
+                                              progress=progress, announce=announce)
     for section in (explained, checked):
         if section is not None:
             extras.append(section)

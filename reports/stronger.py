@@ -302,14 +302,19 @@ def compare(answers: list, frame: pl.DataFrame | None, seconds: dict[tuple, floa
 
 def check_answers(answers: list, rs, ctx, seconds: float | None = None,
                   games: int | None = None, threads: int | None = None,
-                  journal=None, progress: bool = False) -> tuple[list, ExtraSection | None]:
+                  journal=None, progress: bool = False,
+                  announce=None) -> tuple[list, ExtraSection | None]:
     """``answers`` [(Answer, anchor)] with their stronger-play checks, and the section
-    (``journal`` and ``progress``: see ``play_search``)."""
+    (``journal`` and ``progress``: see ``play_search``; ``announce``: called once before the
+    search games, when the check is on, so a command can say what it will play after its
+    inputs were read)."""
     seconds = default_seconds() if seconds is None else seconds
     if not seconds and not games:
         return [(dataclasses.replace(a, stronger={
             "checked": False, "words": f"{NOT_CHECKED} (turned off)"}), anchor)
             for a, anchor in answers], None
+    if announce is not None:
+        announce()
     frame, played = play_search(rs, seconds, games, threads, journal, progress)
     n = sum(p["games"] for p in played)
     spent = sum(p["seconds"] for p in played)

@@ -129,7 +129,7 @@ def load(run_dir: str | os.PathLike):
 
 def compare(base: str | os.PathLike, edit: str | os.PathLike, *,
             stronger_play: float | None = None, stronger_play_games: int | None = None,
-            threads: int | None = None, progress: bool = False):
+            threads: int | None = None, progress: bool = False, announce=None):
     """What an edit did, game by game: two runs of the same game, player count and seed
     (``base`` and ``edit`` run directories) compared on the game indices both hold. Returns
     a ``sim.studies.compare.RunComparison``: ``.rows()`` every headline's paired difference
@@ -140,13 +140,14 @@ def compare(base: str | os.PathLike, edit: str | os.PathLike, *,
     ``stronger_play_games``), ``.changed_games()`` {(baseline outcome, edit outcome): game
     indices}, ``.changes`` what differs between the configurations, ``.to_text()``,
     ``.to_dict()`` (``simulate compare --json``). Runs that are not paired raise UserError.
-    ``progress``: a bar on stderr while the search games play (on a terminal)."""
+    ``progress``: a bar on stderr while the search games play (on a terminal); ``announce``:
+    called once before they start (after the runs were read and paired)."""
     from sim.studies.compare import compare_runs
     from sim.studies.compare_stronger import check_change
 
     result = compare_runs(base, edit)
     result.stronger = check_change(result, stronger_play, stronger_play_games, threads,
-                                   progress=progress)
+                                   progress=progress, announce=announce)
     return result
 
 
@@ -238,7 +239,7 @@ def report(run_dirs, out: str | os.PathLike, threshold_pp: float = 2.0,
            allow_mixed: bool = False, extra: Mapping[str, Any] | None = None,
            replay_games: int | None = None, stronger_play: float | None = None,
            stronger_play_games: int | None = None, resume: bool = False,
-           progress: bool = False) -> dict[str, Any]:
+           progress: bool = False, announce=None) -> dict[str, Any]:
     """Write report.html, report.md, answers.json and CSV tables for one or more run
     directories. ``extra`` adds optional sections by name (reports.sections), e.g.
     ``{"ablation": "runs/ablation-..."}`` (a ``simulate ablate`` output).
@@ -251,7 +252,7 @@ def report(run_dirs, out: str | os.PathLike, threshold_pp: float = 2.0,
     Stopped part-way (Ctrl-C, SIGTERM, a full disk), the finished replays and search games
     are kept in ``out`` (its resume.jsonl); ``resume=True`` continues from them (give the
     same options). ``progress``: a bar on stderr while the search games play (on a
-    terminal)."""
+    terminal); ``announce``: called once before they start (after the runs were read)."""
     from reports.build import write_report
     from sim.runs.resumable import JOURNAL_NAME, Journal, stoppable
 
@@ -271,7 +272,7 @@ def report(run_dirs, out: str | os.PathLike, threshold_pp: float = 2.0,
                                    extra=extra, replay_games=replay_games,
                                    stronger_play=stronger_play,
                                    stronger_play_games=stronger_play_games, journal=journal,
-                                   progress=progress)
+                                   progress=progress, announce=announce)
             journal.remove()
     except BaseException:
         if created and out.is_dir() and not any(out.iterdir()):

@@ -154,12 +154,13 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
 
     extra = {k: v for k, v in (("ablation", ablation), ("skill", skill)) if v} or None
     _keep_stronger_play(stronger_play)
-    say_search_budget(REPORT_CHECKS, stronger_play, stronger_play_games, PER_REPORT)
     _print_report(api.report(list(run_dirs), out, threshold_pp=threshold,
                              allow_mixed=allow_mixed, extra=extra, replay_games=replay_games,
                              stronger_play=stronger_play,
                              stronger_play_games=stronger_play_games, resume=resume,
-                             progress=progress))
+                             progress=progress, announce=lambda: say_search_budget(
+                                 REPORT_CHECKS, stronger_play, stronger_play_games,
+                                 PER_REPORT)))
 
 
 def _keep_stronger_play(seconds: float | None) -> None:
@@ -208,9 +209,10 @@ def compare(base_run: str, edit_run: str, as_json: bool, shown: int,
     """
     from sim import api
 
-    say_search_budget("checking the changes", stronger_play, stronger_play_games)
     result = api.compare(base_run, edit_run, stronger_play=stronger_play,
-                         stronger_play_games=stronger_play_games, progress=progress)
+                         stronger_play_games=stronger_play_games, progress=progress,
+                         announce=lambda: say_search_budget(
+                             "checking the changes", stronger_play, stronger_play_games))
     if as_json:
         click.echo(json.dumps(result.to_dict(), allow_nan=False))
     else:

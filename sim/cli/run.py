@@ -155,10 +155,10 @@ def _run_report(run_dir: Any, opts: dict[str, Any]) -> dict[str, Any]:
     from sim.runs.resumable import Stopped
 
     out = os.path.join(os.fspath(run_dir), "report")
-    say_search_budget(REPORT_CHECKS, None, None)
     try:
         return api.report([run_dir], out, resume=opts["resume_dir"] is not None,
-                          progress=opts["progress"])
+                          progress=opts["progress"],
+                          announce=lambda: say_search_budget(REPORT_CHECKS, None, None))
     except Stopped as exc:
         from reports.stronger import default_seconds, seconds_text
 

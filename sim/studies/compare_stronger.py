@@ -66,7 +66,7 @@ def _not_checked(why: str) -> dict[str, Any]:
 
 def check_change(comparison, seconds: float | None = None, games: int | None = None,
                  threads: int | None = None, kept: KeptSearchGames | None = None,
-                 progress: bool = False) -> dict[str, Any]:
+                 progress: bool = False, announce=None) -> dict[str, Any]:
     """The changes of ``comparison`` (a sim.studies.compare.RunComparison) under stronger
     play: {"checked", "games", "seconds", "read_back" (search games read back, of 2 x
     games), "not_kept" (the run directories that could not keep the games played now: a
@@ -75,7 +75,8 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
     ``balance_rows`` give the runs', each with "holds", "change" (the difference of the two
     differences, with its interval) and "words"} or {"checked": False, "words"} (module
     docstring). ``kept``: the search games kept (default: read from and written to the
-    run directories). ``progress``: a bar on stderr over the budget (on a terminal)."""
+    run directories). ``progress``: a bar on stderr over the budget (on a terminal);
+    ``announce``: called once before the search games, when the check can play them."""
     from reports.stronger import BAR_LABEL, default_seconds, searched
     from sim.core.inputs import default_threads
     from sim.core.progress import AmountBar
@@ -99,6 +100,8 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
     tally = PairedTally(GameOutcomes(game, players), game.balance_measures(players))
     limit = comparison.games if games is None else min(int(games), comparison.games)
     spent, read_back = 0.0, 0
+    if announce is not None:
+        announce()
     bar = AmountBar(progress, limit if games is not None else seconds, BAR_LABEL)
     for k, (first, count) in enumerate(_chunks(comparison.paired, limit, 2 * threads)):
         if k and games is None and spent >= seconds:

@@ -245,6 +245,20 @@ def test_the_search_games_draw_a_bar_on_a_terminal_and_the_commands_say_what_the
     assert out.exit_code == 0 and "under stronger play:" not in out.output
 
 
+def test_a_refused_report_or_compare_says_only_why(edited, tmp_path, runner):
+    """The line saying what the check will play comes once the runs were read: a report of
+    a folder that is no run, or a compare of runs that are not paired, prints its one-line
+    error and nothing about search games it will never play."""
+    base, _ = _copies(edited[0], tmp_path)
+    other = tmp_path / "other"
+    api.run(game="peer-to-peer", players=4, games=20, seed=4, out=other, progress=False)
+    for args in (["report", str(tmp_path / "nothing"), "--out", str(tmp_path / "r")],
+                 ["compare", str(base), str(other)]):
+        out = runner.invoke(main, [*args, "--stronger-play", "5"])
+        assert out.exit_code == 2 and out.output.startswith("error: "), out.output
+        assert len(out.output.splitlines()) == 1 and "stronger play" not in out.output
+
+
 def test_the_search_plays_over_each_side_with_the_parameters_it_was_given(tmp_path):
     """A run of builder:threshold=6 is checked by search over builder:threshold=6, not over
     builder's default threshold (reports.stronger.searched, shared by report, compare and
