@@ -14,8 +14,8 @@ from sim.games.peer_to_peer import constants as k
 CAUSES = (
     LossCause("deck", "no combination of the team's own cards (deck, discard and hand) could "
               "assist it: the card file cannot reach it",
-              "the card values and domains (the card file): customers no set of group cards "
-              "adds up to, in their domain"),
+              "the card values and domains (the card file), so that the group cards can add "
+              "up to these customers' values in their domain"),
     LossCause("draw", "the team's cards could, but the hand it held that round could not",
               "the hand size (hand_size), extra_draw effects, or fewer dead cards in the "
               "group decks"),
