@@ -12,7 +12,7 @@ from __future__ import annotations
 import polars as pl
 
 from reports.sections import ALWAYS, ExtraSection
-from sim.core.loss_causes import cause_shares, main_cause_words
+from sim.core.loss_causes import cause_columns, cause_shares, main_cause_words
 from sim.core.report_metric import Answer
 
 
@@ -97,8 +97,7 @@ def build(path, rs, ctx) -> ExtraSection | None:
     why = game.why_lose
     if why is None:
         return None
-    needed = [why.column(c.name, t) for c in why.causes for t in (None, "a", "b")]
-    if not set(needed) <= set(rs.columns):
+    if not set(cause_columns(why)) <= set(rs.columns):
         return ExtraSection(
             name="why_lose", title="Why everyone loses",
             description="These runs lack the columns of the causes of unhappy customers (they "

@@ -19,6 +19,12 @@ import polars as pl
 from sim.core.stats import ratio_ci
 
 
+def cause_columns(why) -> list[str]:
+    """The result columns the causes are read from: each cause's for the team that came
+    closest, then team A's and team B's."""
+    return [why.column(c.name, t) for c in why.causes for t in (None, "a", "b")]
+
+
 def cause_shares(games, why, outcome: str, by: tuple[str, ...] = ()) -> pl.DataFrame:
     """Per group of ``by`` (one row without): the all-lose games, their unhappy customers and,
     per cause, its share (for the team that came closest, then team A's and team B's) as
@@ -26,7 +32,7 @@ def cause_shares(games, why, outcome: str, by: tuple[str, ...] = ()) -> pl.DataF
     share), ``runner_up`` (the next) and ``main_lead`` (the first's share minus the
     second's) with ``main_lead_lo`` and ``main_lead_hi``."""
     names = [c.name for c in why.causes]
-    cols = [why.column(n, t) for n in names for t in (None, "a", "b")]
+    cols = cause_columns(why)
     lost = games.lazy().filter(pl.col(outcome) == why.code)
     total = sum(pl.col(why.column(n)).cast(pl.Float64) for n in names)
     aggs = [pl.len().alias("all_lose_games"), total.sum().alias("unhappy"),
@@ -92,3 +98,23 @@ def main_cause_words(row: dict[str, Any], why) -> tuple[dict[str, Any], str]:
     # "mostly" only for a majority: the largest of four shares can be well under half
     most = "mostly" if main["share"] > 0.5 else "most often"
     return main, f"{most} {main['cause']} {counted}; to change it: {main['advice']}"
+
+
+def why_everyone_loses(games, why, outcome: str) -> dict[str, Any] | None:
+    """A run summary's answer (one games table): the words naming the main cause, the runner
+    up and the main cause's lead with its interval, and every cause's share with its 95 %
+    interval. None with fewer than two all-lose games (no interval), none of them with an
+    unhappy customer, or results without the causes' columns (an older run)."""
+    if not set(cause_columns(why)) <= set(games.lazy().collect_schema().names()):
+        return None
+    row = cause_shares(games, why, outcome).row(0, named=True)
+    if row["all_lose_games"] < 2 or not row["unhappy_customers"]:
+        return None
+    main, words = main_cause_words(row, why)
+    return {"words": words, "main_cause": main["cause"], "runner_up": row["runner_up"],
+            "main_lead": [row["main_lead"], row["main_lead_lo"], row["main_lead_hi"]],
+            "all_lose_games": row["all_lose_games"],
+            "unhappy_customers": row["unhappy_customers"],
+            "causes": [{"cause": c.name, "share": row[f"{c.name}_rate"],
+                        "lo": row[f"{c.name}_lo"], "hi": row[f"{c.name}_hi"]}
+                       for c in why.causes]}

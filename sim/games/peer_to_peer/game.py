@@ -273,6 +273,7 @@ class PeerToPeerConfig:
                                       for p, v in params.items()) if params else "")
 
     def summarize(self, games: pl.LazyFrame) -> dict[str, Any]:
+        from sim.core.loss_causes import why_everyone_loses
         from sim.core.stats import wilson, win_rate_ci
 
         columns = games.collect_schema().names()
@@ -314,7 +315,8 @@ class PeerToPeerConfig:
                                    DEFAULT_THRESHOLD_PP)
         return {"teams": teams,
                 "team_balance": balance,
-                "why_all_lose": _why_all_lose(games, columns, totals["all_lose"]),
+                # the report's "Why everyone loses" (P2P-R5), for this run's games
+                "why_all_lose": why_everyone_loses(games, WHY_LOSE, "winner"),
                 "contests": contests,
                 "plays_like_players": plays_like(self.rules, self.players),
                 "draw_rate": totals["draw"] / n if n else float("nan"),
@@ -369,30 +371,6 @@ class PeerToPeerConfig:
                 f"player's, and every per-player-count option is the same): these are "
                 f"{like}-player games, not a separate finding.")
         return "\n".join(lines)
-
-
-def _why_all_lose(games: pl.LazyFrame, columns: list[str],
-                  all_lose: int) -> dict[str, Any] | None:
-    """The unhappy customers of the all-lose games by cause (P2P-R5; the report's "Why
-    everyone loses", sim.core.loss_causes): the words naming the main one, and every
-    cause's share with its 95 % interval. None with fewer than two all-lose games (no
-    interval) or in runs whose results lack the causes' columns."""
-    from sim.core.loss_causes import cause_shares, main_cause_words
-
-    needed = [WHY_LOSE.column(c.name, t) for c in WHY_LOSE.causes for t in (None, "a", "b")]
-    if all_lose < 2 or not set(needed) <= set(columns):
-        return None
-    row = cause_shares(games, WHY_LOSE, "winner").row(0, named=True)
-    if not row["unhappy_customers"]:
-        return None
-    main, words = main_cause_words(row, WHY_LOSE)
-    return {"words": words, "main_cause": main["cause"], "runner_up": row["runner_up"],
-            "main_lead": [row["main_lead"], row["main_lead_lo"], row["main_lead_hi"]],
-            "all_lose_games": row["all_lose_games"],
-            "unhappy_customers": row["unhappy_customers"],
-            "causes": [{"cause": c.name, "share": row[f"{c.name}_rate"],
-                        "lo": row[f"{c.name}_lo"], "hi": row[f"{c.name}_hi"]}
-                       for c in WHY_LOSE.causes]}
 
 
 def configure(*, players: int, cards: str | None = None, rules_file: str | None = None,
