@@ -45,6 +45,7 @@ DIRECT = {"first_marker": ("first_marker", "the first team marker itself: it is 
           "first_player": ("turn_order", "moving first itself: the winner's place in the turn "
                            "order is what is measured")}
 
+REPLAYS_LABEL = "replaying games for the reasons"   # the bar while they play
 REPLAYS_OFF = {"cause": "replays_off", "kind": "off", "share": None, "lo": None, "hi": None,
                "words": "not explained: the counterfactual replays were turned off "
                         "(--replay-games 0)"}
@@ -113,10 +114,10 @@ def _unpack(text: str) -> np.ndarray:
     return np.frombuffer(zlib.decompress(base64.b64decode(text)), "<f8")
 
 
-def replays_in_blocks(run, seed: int, measure, threads: int, journal=None):
+def replays_in_blocks(run, seed: int, measure, threads: int, journal=None, bar=None):
     """The ``play`` of sim.core.attribution.explain: a variant's games in blocks of BLOCK,
     each block's (num, den, seconds) answered from ``journal`` when a stopped report
-    recorded it, else played (and recorded)."""
+    recorded it, else played (and recorded); ``bar`` (sim.core.progress) counts its games."""
     def play(swap, label, variant, count):
         nums, dens, seconds = [], [], 0.0
         for start in range(0, count, BLOCK):
@@ -138,25 +139,78 @@ def replays_in_blocks(run, seed: int, measure, threads: int, journal=None):
             nums.append(num)
             dens.append(den)
             seconds += spent
+            if bar is not None:
+                bar.update(n)
         return np.concatenate(nums), np.concatenate(dens), seconds
 
     return play
 
 
+@dataclasses.dataclass
+class _Planned:
+    """An answer whose replays are ready to play: its sources (their ``play`` still unset),
+    the runs they come from, and the variants each game is replayed under."""
+    at: int                # its place in the answers
+    answer: Any
+    anchor: str
+    runs: list             # the runs pooled in the answer
+    replayed: list         # those of them replayed, one per source
+    sources: list
+    variants: int
+
+    @property
+    def games(self) -> int:
+        return sum(s.original.height for s in self.sources) * self.variants
+
+
+def _explain(p: _Planned, rs, swaps, threads: int, journal, bar, rows: list,
+             out: list) -> float:
+    """Play ``p``'s replays (counted on ``bar``), put its answer with its causes back in
+    ``out`` and its rows in ``rows``; the seconds the replays took (recorded ones included)."""
+    from sim.core.attribution import explain_pooled
+
+    answer, replayed, measure = p.answer, p.replayed, p.answer.measure
+    sources = [dataclasses.replace(s, play=replays_in_blocks(run, s.seed, measure, threads,
+                                                             journal, bar))
+               for s, run in zip(p.sources, replayed)]
+    causes = explain_pooled(sources, measure, swaps, threads)
+    source = _source_words([rs.runs[j] for j in p.runs], replayed)
+    where = "; ".join(run.path for run in replayed)
+    for c in causes:
+        rows.append({"question": answer.key, "run": where, "runs_pooled": len(p.runs),
+                     "runs_replayed": len(replayed), "players": replayed[0].players,
+                     "pairing": replayed[0].pairing, "variant": replayed[0].variant,
+                     "edge_rate": answer.estimate, "cause": c.cause, "kind": c.kind,
+                     "under": c.variant, "share_diff": c.share, "share_lo": c.lo,
+                     "share_hi": c.hi, "fraction_rate": c.fraction,
+                     "fraction_lo": c.fraction_lo, "fraction_hi": c.fraction_hi,
+                     "replayed_edge": c.edge, "replayed_edge_lo": c.edge_lo,
+                     "replayed_edge_hi": c.edge_hi, "games": c.games,
+                     "seconds": round(c.seconds, 2), "words": c.sentence() + source})
+    out[p.at] = (dataclasses.replace(answer, causes=tuple(
+        {**c.as_dict(), "words": c.sentence() + source,
+         **({"runs": [run.path for run in replayed]} if source else {})}
+        for c in causes)), p.anchor)
+    return sum(c.seconds for c in causes)
+
+
 def explain_answers(answers: list, rs, replay_games: int | None = None,
-                    threads: int | None = None,
-                    journal=None) -> tuple[list, ExtraSection | None]:
+                    threads: int | None = None, journal=None,
+                    progress: bool = False) -> tuple[list, ExtraSection | None]:
     """``answers`` [(Answer, anchor)] with their causes (Answer.causes) and the section.
-    ``journal``: a sim.runs.resumable.Journal keeping finished blocks of replays."""
-    from sim.core.attribution import Source, explain_pooled, sample_size, variant_labels
+    ``journal``: a sim.runs.resumable.Journal keeping finished blocks of replays;
+    ``progress``: a bar over every replayed game on stderr (only on a terminal), drawn once
+    all answers' replays are planned, so its length is known."""
+    from sim.core.attribution import Source, sample_size, variant_labels
     from sim.core.inputs import default_threads
+    from sim.core.progress import bar_context, progress_bar
     from sim.runs.setup import configure_from_manifest
 
     game = rs.runs[0].game
     swaps = game.swaps
     outcome = game.outcome_column
     threads = threads or default_threads()
-    rows, notes, out = [], [], []
+    rows, notes, out, planned = [], [], [], []
     replayed_games = 0
     seconds = 0.0
     run_seconds = 0.0
@@ -227,35 +281,19 @@ def explain_answers(answers: list, rs, replay_games: int | None = None,
                              "games as stored (was it changed since the run?)")
                 continue
             seconds += time.perf_counter() - started   # this session's check
-            sources.append(Source(config, seed, stored, replays_in_blocks(
-                run, seed, measure, threads, journal)))
+            sources.append(Source(config, seed, stored))
             replayed.append(run)
-        if not sources:
-            out.append((answer, anchor))
-            continue
-        source = _source_words([rs.runs[j] for j in runs], replayed)
-        causes = explain_pooled(sources, measure, swaps, threads)
-        # the replays' own seconds (recorded ones included)
-        seconds += sum(c.seconds for c in causes)
-        run_seconds += sum(float(run.manifest.get("wall_seconds") or 0.0) for run in replayed)
-        count = sum(s.original.height for s in sources)
-        replayed_games += count * variants
-        where = "; ".join(run.path for run in replayed)
-        for c in causes:
-            rows.append({"question": answer.key, "run": where, "runs_pooled": len(runs),
-                         "runs_replayed": len(replayed), "players": replayed[0].players,
-                         "pairing": replayed[0].pairing, "variant": replayed[0].variant,
-                         "edge_rate": answer.estimate, "cause": c.cause, "kind": c.kind,
-                         "under": c.variant, "share_diff": c.share, "share_lo": c.lo,
-                         "share_hi": c.hi, "fraction_rate": c.fraction,
-                         "fraction_lo": c.fraction_lo, "fraction_hi": c.fraction_hi,
-                         "replayed_edge": c.edge, "replayed_edge_lo": c.edge_lo,
-                         "replayed_edge_hi": c.edge_hi, "games": c.games,
-                         "seconds": round(c.seconds, 2), "words": c.sentence() + source})
-        out.append((dataclasses.replace(answer, causes=tuple(
-            {**c.as_dict(), "words": c.sentence() + source,
-             **({"runs": [run.path for run in replayed]} if source else {})}
-            for c in causes)), anchor))
+        if sources:
+            planned.append(_Planned(len(out), answer, anchor, runs, replayed, sources,
+                                    variants))
+        out.append((answer, anchor))
+    bar = progress_bar(progress, sum(p.games for p in planned), REPLAYS_LABEL, show_pos=True)
+    with bar_context(bar):
+        for p in planned:
+            run_seconds += sum(float(run.manifest.get("wall_seconds") or 0.0)
+                               for run in p.replayed)
+            replayed_games += p.games
+            seconds += _explain(p, rs, swaps, threads, journal, bar, rows, out)
     if not rows and not notes:
         return out, None
     description = (

@@ -110,7 +110,8 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     the same way.
 
     ``about`` is a sentence said under the title (what the runs are, in the caller's words).
-    ``progress`` draws a bar on stderr while the search games play (only on a terminal).
+    ``progress`` draws a bar on stderr while the replays and the search games play (only on
+    a terminal).
 
     Memory: the games are a lazy scan of the runs' parquet parts, aggregated metric by
     metric on polars' streaming engine, so the peak does not grow with the number of games.
@@ -201,7 +202,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
     from reports import attribution, stronger
 
     answers, explained = attribution.explain_answers(answers, rs, replay_games,
-                                                     journal=journal)
+                                                     journal=journal, progress=progress)
     answers, checked = stronger.check_answers(answers, rs, ctx, stronger_play,
                                               stronger_play_games, journal=journal,
                                               progress=progress, announce=announce)

@@ -251,8 +251,9 @@ def report(run_dirs, out: str | os.PathLike, threshold_pp: float = 2.0,
 
     Stopped part-way (Ctrl-C, SIGTERM, a full disk), the finished replays and search games
     are kept in ``out`` (its resume.jsonl); ``resume=True`` continues from them (give the
-    same options). ``progress``: a bar on stderr while the search games play (on a
-    terminal); ``announce``: called once before they start (after the runs were read)."""
+    same options). ``progress``: a bar on stderr while the replays and the search games
+    play (on a terminal); ``announce``: called once before the search games start (after
+    the runs were read)."""
     from reports.build import write_report
     from sim.runs.resumable import JOURNAL_NAME, Journal, stoppable
 

@@ -18,6 +18,9 @@ from sim.cli.run import REPORT_CHECKS, main
 PER_REPORT = " per player count"
 PROGRESS = click.option("--progress/--no-progress", default=True, show_default=True,
                         help="Progress bar on stderr while the search games play.")
+REPORT_PROGRESS = click.option("--progress/--no-progress", default=True, show_default=True,
+                               help="Progress bar on stderr while the replays and the "
+                                    "search games play.")
 
 
 @main.command()
@@ -130,7 +133,7 @@ def _print_report(written: dict[str, Any], shown: int = 8) -> None:
               help="Continue the report that was stopped (Ctrl-C, SIGTERM, a full disk) in "
                    "--out: its finished replays and stronger-play games are kept; give the "
                    "same runs and options.")
-@PROGRESS
+@REPORT_PROGRESS
 def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: bool,
            ablation: str | None, skill: str | None, replay_games: int | None,
            stronger_play: float | None, stronger_play_games: int | None,
