@@ -30,6 +30,7 @@ import numpy as np
 from sim.core.errors import UserError
 from sim.core.game import resolve_game
 from sim.core.paired import GameOutcomes, PairedTally, verdict_line
+from sim.core.wording import CHANGES, HOLDS, NOT_DECIDED
 from sim.core.stats import Z95
 
 WINDOW = 100_000        # game indices read at a time from each run
@@ -356,7 +357,8 @@ class RunComparison:
         return [*_side_table(f"under stronger play ({found['games']:,} games, "
                              f"{found['seconds']:g} s, search on every side)", rows,
                              "edit - baseline (paired)"),
-                *kept, "", *(f"- {name}: {r['words']}" for name, r in rows)]
+                *kept, "", verdicts_line([r["status"] for _, r in rows]),
+                *(f"- {name}: {r['words']}" for name, r in rows)]
 
     def to_text(self, shown: int = SHOWN) -> str:
         n = self.games
@@ -403,6 +405,26 @@ class RunComparison:
         lines.append(f"every index: add --json; replay one: simulate trace --seed {self.seed} "
                      f"--game-index {first} with each run's options")
         return "\n".join(lines)
+
+
+def verdicts_line(statuses: list[str | None]) -> str:
+    """How many of the changes hold, differ or are not decided under stronger play (the
+    statuses of sim.studies.compare_stronger), so that an undecided one is not read past."""
+    def counted(status, one: str, many: str) -> str:
+        n = statuses.count(status)
+        return f"{n} {one if n == 1 else many}"
+
+    said = [counted(HOLDS, "holds", "hold"), counted(CHANGES, "differs", "differ"),
+            counted(NOT_DECIDED, "is not decided", "are not decided")]
+    if None in statuses:
+        said.append(counted(None, "has no interval", "have no interval")
+                    + " (too few search games)")
+    n = len(statuses)
+    more = (" (more search games would decide "
+            + ("it)" if statuses.count(NOT_DECIDED) == 1 else "them)")
+            if NOT_DECIDED in statuses else "")
+    return (f"under stronger play, of the {n} change{'' if n == 1 else 's'} "
+            f"{', '.join(said[:-1])} and {said[-1]}{more}:")
 
 
 def _side_table(first: str, named: list[tuple[str, Mapping[str, Any]]], difference: str,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -100,6 +101,17 @@ def test_the_command_prints_the_changes_under_stronger_play_or_that_it_is_off(ed
     assert out.exit_code == 0, out.output
     assert "under stronger play (8 games" in out.output
     assert "- team A's share of the games won by a team: " in out.output
+    # one line counts the verdicts listed below it, so an undecided change is not read past
+    listed = [line.split(": the edit's change ", 1)[1] for line in out.output.splitlines()
+              if ": the edit's change " in line]
+    counts = {word: sum(v.startswith(word) for v in listed)
+              for word in ("holds", "differs", "is not decided")}
+    said = re.search(r"under stronger play, of the (\d+) changes (\d+) holds?, (\d+) "
+                     r"differs?(?:,| and) (\d+) (?:is|are) not decided", out.output)
+    assert said, out.output
+    assert [int(x) for x in said.groups()] == [len(listed), *counts.values()]
+    assert (("more search games would decide" in said.string)
+            == (counts["is not decided"] > 0))
     off = runner.invoke(main, ["compare", str(root / "base"), str(root / "edit"),
                                "--stronger-play", "0"])
     assert off.exit_code == 0, off.output
