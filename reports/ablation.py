@@ -12,6 +12,7 @@ import polars as pl
 
 from reports.sections import ExtraSection, register, same_game
 from sim.core.errors import UserError
+from sim.core.game import card_words
 from sim.core.multiple import CONTROL_WORDS
 from sim.core.report_metric import Answer, Finding
 
@@ -91,7 +92,7 @@ def build(path, rs, ctx) -> ExtraSection:
     answers = []
     for r in called.sort("p_holm").iter_rows(named=True):
         findings.append(Finding("ablation", "imbalance", (
-            f"{r['card_name']} ({r['card_id']}), {CHANGE_WORDS.get(r['change'], r['change'])}: "
+            f"{_card(r)}, {CHANGE_WORDS.get(r['change'], r['change'])}: "
             f"the {r['headline']} changes by {100 * r['diff']:+.2f} pp (95 % interval "
             f"{100 * r['lo']:+.2f} to {100 * r['hi']:+.2f}), against {100 * r['ref_diff']:+.2f} pp "
             f"for the typical card ({r['ref_card']}): a difference of {100 * r['vs_ref_diff']:+.2f} pp "
@@ -107,7 +108,7 @@ def build(path, rs, ctx) -> ExtraSection:
         # the value shown is what is judged: the card's change minus the typical card's
         value = (top["vs_ref_diff"], top["vs_ref_lo"], top["vs_ref_hi"])
         if n_called:
-            words = (f"{top['card_name']} ({CHANGE_WORDS.get(top['change'], top['change'])}) moves "
+            words = (f"{top['card_name']} ({_change(top)}) moves "
                      f"it {100 * top['diff']:+.1f} points, the typical card "
                      f"{100 * top['ref_diff']:+.1f}: {_from_typical(top)} ({n_called} called of "
                      f"{m} tested, Holm)")
@@ -116,14 +117,14 @@ def build(path, rs, ctx) -> ExtraSection:
             top = t.with_columns(pl.col("diff").abs().alias("_a")).sort(
                 "_a", descending=True).row(0, named=True)
             words = (f"one card ablated, so none compared: {top['card_name']} "
-                     f"({CHANGE_WORDS.get(top['change'], top['change'])}) moves it "
+                     f"({_change(top)}) moves it "
                      f"{100 * top['diff']:+.1f} points")
             code = "info"
             value = (top["diff"], top["lo"], top["hi"])
         else:
             words = (f"no card stands out ({m} tested, Holm); furthest from the typical card "
                      f"({top['ref_card']}, {100 * top['ref_diff']:+.1f} points): "
-                     f"{top['card_name']} ({CHANGE_WORDS.get(top['change'], top['change'])}) "
+                     f"{top['card_name']} ({_change(top)}) "
                      f"{100 * top['diff']:+.1f} points, {_from_typical(top)}")
             code = "within"
         answers.append(Answer(f"What is a card worth? ({h}, ablation)",
@@ -140,14 +141,28 @@ def build(path, rs, ctx) -> ExtraSection:
         f"change differs from the typical card's (the median) by more than ±{meta.get('threshold_pp')} "
         f"pp, over {m} tests with {CONTROL_WORDS}: the plot's band is drawn around the typical "
         "card's change, and an answer's value is the difference from it.")
-    shown = table.select("card_id", "card_name", "change", "headline", "games", "base_rate",
-                         "variant_rate", "diff", "lo", "hi", "ref_card", "vs_ref_diff",
+    roles = ["card_role"] if "card_role" in table.columns else []
+    shown = table.select("card_id", "card_name", *roles, "change", "headline", "games",
+                         "base_rate", "variant_rate", "diff", "lo", "hi", "ref_card", "vs_ref_diff",
                          "vs_ref_lo", "vs_ref_hi", "p_holm", "called", "tested").rename(
         {"diff": "change_diff", "lo": "change_lo", "hi": "change_hi"}) if table.height else table
     return ExtraSection(name="ablation", title="What a card is worth: card ablation",
                         description=description, table=shown,
                         png=forest_png(table, float(meta.get("threshold_pp", 2.0))),
                         findings=findings, answers=answers, order=100)
+
+
+def _card(row) -> str:
+    """"Service 1 (SV1, in team A's starting deck)": the card's id and role (the game's
+    ``card_role``; a table written before roles has no column)."""
+    return card_words(row["card_name"], row["card_id"], row.get("card_role"))
+
+
+def _change(row) -> str:
+    """The change, and the card's role when it has one: "value -1; in team A's starting
+    deck" (the answers' words, which give the card's name without its id)."""
+    change = CHANGE_WORDS.get(row["change"], row["change"])
+    return change + (f"; {row['card_role']}" if row.get("card_role") else "")
 
 
 def _from_typical(row) -> str:

@@ -200,6 +200,10 @@ class Game:
     # config -> the card ids its games can deal (PLAI: the deck of the player count's
     # numerals, PLAI-C2); None: every card of the file. `simulate ablate` changes only these.
     cards_in_play: Optional[Callable[[GameConfig], frozenset]] = None
+    # (a card file's row {column: text}, players) -> what the card is beyond its name, said
+    # beside it wherever a card's change is reported (Peer-to-Peer: "in team A's starting
+    # deck", which is why such a card moves one team's rate); None: nothing to say
+    card_role: Optional[Callable[[Mapping[str, str], int], Optional[str]]] = None
     matchup_scheme: Optional[MatchupScheme] = None   # how matchups and the skill ladder
                                       # seat two strategies (sim.studies.matchups); None: none
     skill_budgets: tuple[str, ...] = ()   # `simulate skill`'s search rungs ("k=4,n=4", ...)
@@ -358,6 +362,12 @@ def game_request(cards: Any = None, rules_file: Any = None, rule_overrides: Any 
     return {"cards": _abspath(cards), "rules_file": _abspath(rules_file),
             "rule_overrides": [str(rule) for rule in (rule_overrides or ())],
             "strategies": dict(strategies) if strategies else None, "debug": bool(debug)}
+
+
+def card_words(name: str, card_id: str, role: str | None = None) -> str:
+    """A card as reports print it: "Service 1 (SV1)", with its role when the game gives
+    one (``Game.card_role``): "Service 1 (SV1, in team A's starting deck)"."""
+    return f"{name} ({card_id}{', ' + role if role else ''})"
 
 
 def cards_words(path: str | os.PathLike, sha256: str, default_path: str | os.PathLike) -> str:

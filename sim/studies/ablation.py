@@ -41,7 +41,7 @@ import numpy as np
 import polars as pl
 
 from sim.core.errors import UserError
-from sim.core.game import cards_words, resolve_game
+from sim.core.game import card_words, cards_words, resolve_game
 from sim.core.multiple import ALPHA, CONTROL, family_size, holm, p_beyond
 
 CHANGES = ("value-1", "value+1", "no_effect")
@@ -88,17 +88,18 @@ class AblationResult:
                          f"({', '.join(named)}), so the calls compare them with each other, not "
                          "with the deck; without --card every card the games deal is ablated.")
         for r in called.iter_rows(named=True):
-            lines.append(f"  {r['card_name']} ({r['card_id']}), {CHANGE_WORDS[r['change']]}: "
+            lines.append(f"  {_card(r)}, {CHANGE_WORDS[r['change']]}: "
                          f"{r['headline']} {100 * r['diff']:+.2f} pp [{100 * r['lo']:+.2f}, "
                          f"{100 * r['hi']:+.2f}], typical card {100 * r['ref_diff']:+.2f} pp "
                          f"(called, Holm p {r['p_holm']:.2g}, {m} tests)")
         top = self.table.with_columns(pl.col("diff").abs().alias("_a")).sort(
             "_a", descending=True).head(10)
         width = max([16, *(len(h) for h in top["headline"])])
+        cards = max([30, *(len(_card(r)) for r in top.iter_rows(named=True))])
         lines.append("Largest paired changes (variant minus baseline, 95 % interval):")
         for r in top.iter_rows(named=True):
-            card = f"{r['card_name']} ({r['card_id']})"   # a name may stand for several cards
-            lines.append(f"  {card:<30} {CHANGE_WORDS[r['change']]:<15} "
+            card = _card(r)   # with its id: a name may stand for several cards
+            lines.append(f"  {card:<{cards}} {CHANGE_WORDS[r['change']]:<15} "
                          f"{r['headline']:<{width}} {100 * r['diff']:+7.2f} pp "
                          f"[{100 * r['lo']:+.2f}, {100 * r['hi']:+.2f}]")
         lines += [f"  skipped: {s}" for s in self.skipped]
@@ -110,6 +111,26 @@ class AblationResult:
                          "checks a change (here the largest) with search on every side.")
         lines.append(f"Written: {self.out / RESULT_FILE}")
         return "\n".join(lines)
+
+
+def _card(row: Mapping[str, Any]) -> str:
+    """A row's card, with its role (a table written before roles has no column)."""
+    return card_words(row["card_name"], row["card_id"], row.get("card_role"))
+
+
+def card_roles(game_obj, cards_path: str, card_ids, players: int) -> dict[str, str]:
+    """Card id -> its role (``Game.card_role``) for those of ``card_ids`` that have one."""
+    from sim.studies.experiments.cardfile import CardCsv
+
+    if game_obj.card_role is None:
+        return {}
+    cards, roles = CardCsv(cards_path, game_obj.name), {}
+    for i in cards.rows:
+        if cards.card_id(i) in card_ids:
+            role = game_obj.card_role({h: cards.get(i, h) for h in cards.header}, players)
+            if role:
+                roles[cards.card_id(i)] = role
+    return roles
 
 
 def variant_directory(card_id: str, change: str) -> str:
@@ -343,7 +364,10 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
     finally:
         if owned:
             chosen.close()
-    table = paired_table(base, played, codes, threshold_pp)
+    roles = card_roles(game_obj, cards_path, {cid for cid, *_ in played}, players)
+    table = paired_table(base, played, codes, threshold_pp).with_columns(
+        pl.col("card_id").replace_strict(roles, default=None, return_dtype=pl.Utf8)
+        .alias("card_role"))
     meta = {"game": game, "players": baseline.manifest["players"], "seed": baseline.manifest["seed"],
             "games": games, "configurations": 1 + len(played), "games_played": games * (1 + len(played)),
             "cards": cards_path, "threshold_pp": threshold_pp, "control": CONTROL,

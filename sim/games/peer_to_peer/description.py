@@ -21,6 +21,16 @@ CARD_FIELDS = ("value", "effect", "domain", "kind", "start", "name")
 OUTCOME_CODES = {name: code for code, name in enumerate(k.WINNER_NAMES)}
 
 
+def card_role(row: Mapping[str, str], players: int) -> str | None:
+    """A card's S mark (P2P-S3): the team whose starting group deck it is in. That is why a
+    change to such a card moves that team's rate and not the other's. In a solo game team
+    B's S cards have no team (option solo_spare_start_cards): no role."""
+    team = (row.get("start") or "").strip().upper()
+    if not team or (players == 1 and team == "B"):
+        return None
+    return f"in team {team}'s starting deck"
+
+
 def kernels() -> tuple:
     """The compiled entry points a run calls (imported here, not compiled)."""
     from sim.games.peer_to_peer.engine_kernel import new_state, run_games

@@ -425,6 +425,7 @@ GAME = Game(
     outcome_column="winner", outcome_codes=description.OUTCOME_CODES,
     headline_columns=("winner",), headline_counts=description.headline_counts,
     ablation_fields=("value", "effect"),     # simulate ablate: value -1 / +1, effect removed
+    card_role=description.card_role,         # its S mark: the team that starts with it
     matchup_scheme="team_pairs",   # every ordered pair of teams, first marker balanced
     # simulate skill's search rungs: a game has about 47 searched decisions at 4 players
     # (PLAI's 9 at 3), so small budgets keep the ladder within its 30 minutes (k=2,n=2
