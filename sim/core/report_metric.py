@@ -22,7 +22,8 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import numpy as np
 import polars as pl
 
-from sim.core.wording import edge_answer, group_label, judge, level_of, verdict
+from sim.core.wording import (edge_answer, furthest_answer, group_label, judge, level_of,
+                               verdict)
 
 # Every metric groups by these: player count, strategy pairing, and the game's variant
 # label of the run (its Game.report_group; Peer-to-Peer: the odd_team_compensation mode at
@@ -326,7 +327,8 @@ def length_table(games, column: str, ctx: Context, ended: Mapping[str, pl.Expr |
 
 def answer_of(row: dict, question: str, stem: str, centre: float, ctx: Context, *,
               above: str, below: str, kind: str = "rate", order: int = 100,
-              key: str | None = None, measure: Any = None) -> Answer:
+              key: str | None = None, measure: Any = None,
+              furthest_of: tuple[int, int, float, int] | None = None) -> Answer:
     """An answers-first row from a table row with ``<stem>_rate|_diff``, ``<stem>_lo`` and
     ``<stem>_hi`` (and, from ``with_family``, ``called``/``p_holm``/``tested``), in the
     words of sim.core.wording.edge_answer (``above``/``below``: whom an edge favours, "to
@@ -334,10 +336,14 @@ def answer_of(row: dict, question: str, stem: str, centre: float, ctx: Context, 
     "an edge to X of N points, beyond the ±T band" (called: the whole interval beyond the
     threshold, after the family's correction where there is one), "not decided ...", or
     "no data". ``key`` and ``measure`` (sim.core.attribution.Measure) let the report
-    explain and check the answer (answers.json)."""
+    explain and check the answer (answers.json). ``furthest_of`` (successes, n, fair share,
+    places): the row is the place furthest from its fair share, judged as such
+    (sim.core.wording.furthest_answer)."""
     est = row.get(f"{stem}_rate", row.get(f"{stem}_diff"))
     lo, hi = row[f"{stem}_lo"], row[f"{stem}_hi"]
     code, words = edge_answer(est, lo, hi, centre, ctx.threshold_pp, above, below)
+    if furthest_of is not None:
+        code, words = furthest_answer(code, words, *furthest_of, ctx.threshold_pp)
     if code in ("above", "below") and row.get("called", True) is False:
         code = "undecided"
         words = f"not called after Holm's correction: {words}"

@@ -70,6 +70,13 @@ def wilson(successes, n, z: float = Z95):
     return _out(p, lo, hi, scalar=scalar)
 
 
+def z_of_many(intervals: int, level: float = 0.95) -> float:
+    """The two-sided normal quantile at which ``intervals`` intervals all hold their true
+    values with probability at least ``level`` (Bonferroni): the interval of the one picked
+    as the furthest of them needs it, since picking the furthest favours chance."""
+    return NormalDist().inv_cdf(1.0 - (1.0 - level) / (2.0 * max(1, intervals)))
+
+
 def diff_ci(s1, n1, s2, n2, z: float = Z95):
     """Difference of two independent proportions ``s1/n1 - s2/n2``.
 

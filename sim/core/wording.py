@@ -164,6 +164,30 @@ def edge_answer(est: float, lo: float, hi: float, even: float, threshold_pp: flo
     return code, f"an edge {side} of {points}, beyond the {t} band"
 
 
+def furthest_answer(code: str, words: str, successes: int, n: int, even: float, places: int,
+                    threshold_pp: float) -> tuple[str, str]:
+    """``edge_answer``'s (code, words) for the place furthest from its fair share ``even``
+    of ``places`` places (PLAI's seat balance: ``successes`` of the ``n`` games a startup
+    won). Of several fair places one often lies outside its own 95 % interval by chance, so
+    a small edge stays one only when the interval widened for all ``places`` together
+    (Bonferroni, sim.core.stats.z_of_many) still excludes ``even``; otherwise the answer is
+    balanced, and says that the furthest place is as far off as chance puts one of them.
+    Other verdicts are left as they are: an imbalance is called under the report's Holm
+    correction, and a "not decided" stays so with a wider interval."""
+    # two shares that add up to the whole are one test: either is as far off as the other
+    if code != SMALL or places < 3 or not n:
+        return code, words
+    from sim.core.stats import wilson, z_of_many
+
+    _, lo, hi = wilson(successes, n, z_of_many(places))
+    if lo > even or hi < even:
+        return code, words
+    points = abs(successes / n - even) * 100
+    return WITHIN, (f"balanced (within ±{threshold_pp:g} pp; the furthest of the {places} is "
+                    f"{points:.1f} points from its fair share, as chance often puts one of "
+                    f"{places})")
+
+
 DEFAULT_THRESHOLD_PP = 2.0   # the reports' default imbalance threshold (--threshold)
 
 HOLDS, CHANGES, NOT_DECIDED = "holds", "changes", "not decided"   # under stronger play

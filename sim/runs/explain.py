@@ -15,8 +15,12 @@ SUMMARY_FRACTION = 0.25
 
 
 def edge_excluded(balance: dict[str, Any] | None) -> bool:
-    """Does the balance answer's interval exclude its even point?"""
-    if not balance:
+    """Does the balance answer's interval exclude its even point, and does the answer say
+    so? (The seat furthest of several from its fair share can be balanced with its own
+    interval excluding it: sim.core.wording.furthest_answer. It has no edge to explain.)"""
+    from sim.core.wording import WITHIN
+
+    if not balance or balance.get("verdict") == WITHIN:
         return False
     return balance["lo"] > balance["even"] or balance["hi"] < balance["even"]
 

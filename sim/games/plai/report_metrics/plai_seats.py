@@ -69,8 +69,12 @@ def place_answers(table: pl.DataFrame, ctx: Context, name: str, question: str, w
         m = measure(row[name], row["players"]) if measure is not None else None
         above, below = (m.above, m.below) if m is not None else (f"to {who(row[name])}",
                                                                  f"against {who(row[name])}")
+        # the furthest of the group's places is picked, so it is judged as such
+        furthest = (None if pick_first else
+                    (row["wins"], row["decided"], row["fair"], part.height))
         out.append(answer_of(row, question, "edge", 0.0, ctx, above=above, below=below,
-                             kind="diff", order=order, key=key, measure=m))
+                             kind="diff", order=order, key=key, measure=m,
+                             furthest_of=furthest))
     return out
 
 
