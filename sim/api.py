@@ -129,7 +129,8 @@ def load(run_dir: str | os.PathLike):
 
 def compare(base: str | os.PathLike, edit: str | os.PathLike, *,
             stronger_play: float | None = None, stronger_play_games: int | None = None,
-            threads: int | None = None, progress: bool = False, announce=None):
+            threads: int | None = None, progress: bool = False, announce=None,
+            threshold_pp: float = 2.0):
     """What an edit did, game by game: two runs of the same game, player count and seed
     (``base`` and ``edit`` run directories) compared on the game indices both hold. Returns
     a ``sim.studies.compare.RunComparison``: ``.rows()`` every headline's paired difference
@@ -141,13 +142,20 @@ def compare(base: str | os.PathLike, edit: str | os.PathLike, *,
     indices}, ``.changes`` what differs between the configurations, ``.to_text()``,
     ``.to_dict()`` (``simulate compare --json``). Runs that are not paired raise UserError.
     ``progress``: a bar on stderr while the search games play (on a terminal); ``announce``:
-    called once before they start (after the runs were read and paired)."""
+    called once before they start (after the runs were read and paired); ``threshold_pp``:
+    a change holds under stronger play when it moves by less than this many points (the
+    reports' ``threshold_pp``)."""
     from sim.studies.compare import compare_runs
     from sim.studies.compare_stronger import check_change
 
+    if (isinstance(threshold_pp, bool) or not isinstance(threshold_pp, (int, float))
+            or not 0 < threshold_pp < 100):
+        raise UserError(f"threshold must be a number of percentage points above 0 and below "
+                        f"100, got {threshold_pp!r}", field="threshold_pp")
     result = compare_runs(base, edit)
     result.stronger = check_change(result, stronger_play, stronger_play_games, threads,
-                                   progress=progress, announce=announce)
+                                   progress=progress, announce=announce,
+                                   threshold_pp=threshold_pp)
     return result
 
 

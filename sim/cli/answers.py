@@ -190,10 +190,13 @@ def _keep_stronger_play(seconds: float | None) -> None:
 @click.option("--stronger-play-games", type=Count(), default=None,
               help="Check under stronger play on this many game indices instead of a time "
                    "budget.")
+@click.option("--threshold", type=Threshold(), default=2.0, show_default=True,
+              help="A change holds under stronger play when search moves it by less than "
+                   "this many percentage points (a report's --threshold).")
 @PROGRESS
 def compare(base_run: str, edit_run: str, as_json: bool, shown: int,
             stronger_play: float | None, stronger_play_games: int | None,
-            progress: bool) -> None:
+            threshold: float, progress: bool) -> None:
     """Compare two runs of the same game, player count and seed game by game: what differs
     between their configurations, every headline's and balance measure's paired difference
     with its 95 % interval, whether each change holds under stronger play (both
@@ -214,6 +217,7 @@ def compare(base_run: str, edit_run: str, as_json: bool, shown: int,
 
     result = api.compare(base_run, edit_run, stronger_play=stronger_play,
                          stronger_play_games=stronger_play_games, progress=progress,
+                         threshold_pp=threshold,
                          announce=lambda: say_search_budget(
                              "checking the changes", stronger_play, stronger_play_games))
     if as_json:

@@ -66,7 +66,8 @@ def _not_checked(why: str) -> dict[str, Any]:
 
 def check_change(comparison, seconds: float | None = None, games: int | None = None,
                  threads: int | None = None, kept: KeptSearchGames | None = None,
-                 progress: bool = False, announce=None) -> dict[str, Any]:
+                 progress: bool = False, announce=None,
+                 threshold_pp: float = DEFAULT_THRESHOLD_PP) -> dict[str, Any]:
     """The changes of ``comparison`` (a sim.studies.compare.RunComparison) under stronger
     play: {"checked", "games", "seconds", "read_back" (search games read back, of 2 x
     games), "not_kept" (the run directories that could not keep the games played now: a
@@ -76,7 +77,9 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
     differences, with its interval) and "words"} or {"checked": False, "words"} (module
     docstring). ``kept``: the search games kept (default: read from and written to the
     run directories). ``progress``: a bar on stderr over the budget (on a terminal);
-    ``announce``: called once before the search games, when the check can play them."""
+    ``announce``: called once before the search games, when the check can play them;
+    ``threshold_pp``: the band a change must stay within to hold (the reports'
+    ``--threshold``), recorded as "threshold_pp"."""
     from reports.stronger import BAR_LABEL, default_seconds, searched
     from sim.core.inputs import default_threads
     from sim.core.progress import AmountBar
@@ -123,16 +126,18 @@ def check_change(comparison, seconds: float | None = None, games: int | None = N
                          zip(SIDES, (comparison.baseline, comparison.edit))
                          if not kept.kept_on_disk(folders[side])],
             "strategies": strategies,
-            "headlines": [_held(ours, row, tally.n) for ours, row in
+            "threshold_pp": threshold_pp,
+            "headlines": [_held(ours, row, tally.n, threshold_pp) for ours, row in
                           zip(comparison.tally.rows(z), tally.rows(z))],
-            "balance": [_held(ours, row, tally.n) for ours, row in
+            "balance": [_held(ours, row, tally.n, threshold_pp) for ours, row in
                         zip(comparison.balance_rows(), tally.balance_rows(z))]}
 
 
-def _held(ours: dict[str, Any], row: dict[str, Any], games: int) -> dict[str, Any]:
+def _held(ours: dict[str, Any], row: dict[str, Any], games: int,
+          threshold_pp: float = DEFAULT_THRESHOLD_PP) -> dict[str, Any]:
     """``row`` (a paired row of the search games) with whether the runs' paired difference
     ``ours`` holds under stronger play: "status" (sim.core.wording.under_stronger_play at
-    the reports' band; None without an interval), "holds" (the status is HOLDS), "change"
+    ±``threshold_pp``; None without an interval), "holds" (the status is HOLDS), "change"
     (the difference of the two differences) and "words"."""
     from reports.stronger import independent_difference
 
@@ -142,14 +147,14 @@ def _held(ours: dict[str, Any], row: dict[str, Any], games: int) -> dict[str, An
     shown = difference_text(b)
     moved = (f"{100 * change[0]:+.2f} pp [{100 * change[1]:+.2f}, {100 * change[2]:+.2f}] "
              "from the runs' own")
-    status = (under_stronger_play(change[1], change[2])
+    status = (under_stronger_play(change[1], change[2], threshold_pp)
               if all(x == x for x in change) else None)   # NaN: a side without an interval
     words = {None: (f"not checked under stronger play: too few search games for an "
                     f"interval ({games:,} played)"),
              HOLDS: f"the edit's change holds under stronger play ({shown})",
              CHANGES: f"the edit's change differs under stronger play: {shown}, {moved}",
              NOT_DECIDED: (f"the edit's change is not decided under stronger play: {shown}, "
-                           f"{moved}, an interval reaching past ±{DEFAULT_THRESHOLD_PP:g} pp "
+                           f"{moved}, an interval reaching past ±{threshold_pp:g} pp "
                            "(more search games would narrow it)")}[status]
     return {**row, "status": status, "holds": status == HOLDS,
             "change": dict(zip(("mean", "lo", "hi"), change)), "words": words}

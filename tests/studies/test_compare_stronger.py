@@ -17,6 +17,7 @@ import pytest
 from sim import api
 from sim.cli import main
 from sim.core.attribution import contrast
+from sim.core.errors import UserError
 from sim.core.game import resolve_game
 from sim.core.paired import headline_indicators, paired_interval
 from sim.core.stats import Z95
@@ -286,3 +287,24 @@ def test_the_search_plays_over_each_side_with_the_parameters_it_was_given(tmp_pa
                                      "B": "search:base=expert"}
     played = configure_request(game, 4, request).manifest()["strategies"]["A"]
     assert played["params"]["threshold"] == 6.0 and played["params"]["base"] == "builder"
+
+
+def test_the_band_a_change_must_stay_within_is_the_threshold_given(edited, runner):
+    """`compare --threshold PP` sets the band of "holds", as a report's --threshold does:
+    8 search games leave every change's interval wide, so at ±2 pp none holds, and at
+    ±99 pp each one that does not differ holds."""
+    root, _ = edited
+    said = {}
+    for band in ("2", "99"):
+        out = runner.invoke(main, ["compare", str(root / "base"), str(root / "edit"),
+                                   "--stronger-play-games", "8", "--threshold", band,
+                                   "--json"])
+        assert out.exit_code == 0, out.output
+        found = json.loads(out.stdout)["stronger_play"]
+        assert found["threshold_pp"] == float(band)
+        said[band] = [r["status"] for r in found["headlines"] + found["balance"]]
+    assert "holds" not in said["2"] and "not decided" in said["2"]
+    assert "not decided" not in said["99"] and "holds" in said["99"]
+    assert [s == "changes" for s in said["2"]] == [s == "changes" for s in said["99"]]
+    with pytest.raises(UserError, match="threshold"):
+        api.compare(root / "base", root / "edit", stronger_play=0, threshold_pp=0)
