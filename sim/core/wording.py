@@ -172,8 +172,9 @@ def furthest_answer(code: str, words: str, successes: int, n: int, even: float, 
     a small edge stays one only when the interval widened for all ``places`` together
     (Bonferroni, sim.core.stats.z_of_many) still excludes ``even``; otherwise the answer is
     balanced, and says that the furthest place is as far off as chance puts one of them.
-    Other verdicts are left as they are: an imbalance is called under the report's Holm
-    correction, and a "not decided" stays so with a wider interval."""
+    Only a small edge is judged again: a wider interval leaves "not decided" as it is, and
+    an edge beyond the band keeps the seat's own interval (the report calls it an
+    imbalance only under Holm's correction over the seats)."""
     # two shares that add up to the whole are one test: either is as far off as the other
     if code != SMALL or places < 3 or not n:
         return code, words
