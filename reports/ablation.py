@@ -92,7 +92,7 @@ def build(path, rs, ctx) -> ExtraSection:
     answers = []
     for r in called.sort("p_holm").iter_rows(named=True):
         findings.append(Finding("ablation", "imbalance", (
-            f"{_card(r)}, {CHANGE_WORDS.get(r['change'], r['change'])}: "
+            f"{card_words(r)}, {CHANGE_WORDS.get(r['change'], r['change'])}: "
             f"the {r['headline']} changes by {100 * r['diff']:+.2f} pp (95 % interval "
             f"{100 * r['lo']:+.2f} to {100 * r['hi']:+.2f}), against {100 * r['ref_diff']:+.2f} pp "
             f"for the typical card ({r['ref_card']}): a difference of {100 * r['vs_ref_diff']:+.2f} pp "
@@ -150,12 +150,6 @@ def build(path, rs, ctx) -> ExtraSection:
                         description=description, table=shown,
                         png=forest_png(table, float(meta.get("threshold_pp", 2.0))),
                         findings=findings, answers=answers, order=100)
-
-
-def _card(row) -> str:
-    """"Service 1 (SV1, in team A's starting deck)": the card's id and role (the game's
-    ``card_role``; a table written before roles has no column)."""
-    return card_words(row["card_name"], row["card_id"], row.get("card_role"))
 
 
 def _change(row) -> str:

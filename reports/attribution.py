@@ -36,7 +36,7 @@ import polars as pl
 from reports.load import differences
 from reports.sections import ExtraSection
 from sim.core.errors import UserError
-from sim.core.wording import WITHIN
+from sim.core.wording import claims_edge
 
 CHECK_GAMES = 300          # games replayed as stored, to check the simulator still plays them
 BLOCK = 50_000             # games replayed per block (a journal step; a Ctrl-C waits for one)
@@ -53,11 +53,8 @@ REPLAYS_OFF = {"cause": "replays_off", "kind": "off", "share": None, "lo": None,
 
 
 def _edge_excluded(a) -> bool:
-    """The answer's interval excludes its even point and the answer says so (the furthest
-    of several seats can be balanced with its own interval excluding its fair share:
-    sim.core.wording.furthest_answer)."""
-    return (a.even is not None and a.lo == a.lo and a.hi == a.hi and a.verdict != WITHIN
-            and (a.lo > a.even or a.hi < a.even))
+    """Does the answer claim an edge (sim.core.wording.claims_edge)?"""
+    return claims_edge(a.verdict, a.lo, a.hi, a.even)
 
 
 def _runs_of(rs, group: dict[str, Any]) -> list[int]:

@@ -42,7 +42,7 @@ import polars as pl
 
 from reports.sections import ExtraSection
 from sim.core.wording import (CHANGES, HOLDS, NOT_DECIDED, interval_text,
-                              under_stronger_play)
+                              under_stronger_play, verdicts_counted)
 from sim.core.errors import UserError
 from sim.runs.kept_search import SECONDS_COLUMN
 
@@ -332,9 +332,8 @@ def check_answers(answers: list, rs, ctx, seconds: float | None = None,
         "better. 'holds under stronger play' when the difference from the runs' answer has "
         f"an interval within ±{ctx.threshold_pp:g} points (the two samples treated as "
         "independent), 'changes' when its interval excludes 0, else 'not decided' (too few "
-        f"search games to tell). Of {len(status)} answers checked, {status.count(HOLDS)} "
-        f"hold, {status.count(CHANGES)} change and {status.count(NOT_DECIDED)} are not "
-        "decided. " + (
+        f"search games to tell). Of {len(status)} answers checked, "
+        f"{verdicts_counted(status)}. " + (
             f"Each run played up to {games:,} games under search (simulate report "
             "--stronger-play-games N)." if games is not None else
             f"The budget is about {seconds:g} s per player count (simulate report "

@@ -364,10 +364,12 @@ def game_request(cards: Any = None, rules_file: Any = None, rule_overrides: Any 
             "strategies": dict(strategies) if strategies else None, "debug": bool(debug)}
 
 
-def card_words(name: str, card_id: str, role: str | None = None) -> str:
-    """A card as reports print it: "Service 1 (SV1)", with its role when the game gives
-    one (``Game.card_role``): "Service 1 (SV1, in team A's starting deck)"."""
-    return f"{name} ({card_id}{', ' + role if role else ''})"
+def card_words(row: Mapping[str, Any]) -> str:
+    """A card of an ablation table's row as reports print it: "Service 1 (SV1)", with its
+    role when the game gives one (``Game.card_role``; a table written before roles has
+    none): "Service 1 (SV1, in team A's starting deck)"."""
+    role = row.get("card_role")
+    return f"{row['card_name']} ({row['card_id']}{', ' + role if role else ''})"
 
 
 def cards_words(path: str | os.PathLike, sha256: str, default_path: str | os.PathLike) -> str:

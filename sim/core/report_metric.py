@@ -22,8 +22,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import numpy as np
 import polars as pl
 
-from sim.core.wording import (edge_answer, furthest_answer, group_label, judge, level_of,
-                               verdict)
+from sim.core.wording import edge_answer, group_label, judge, level_of, verdict
 
 # Every metric groups by these: player count, strategy pairing, and the game's variant
 # label of the run (its Game.report_group; Peer-to-Peer: the odd_team_compensation mode at
@@ -338,12 +337,11 @@ def answer_of(row: dict, question: str, stem: str, centre: float, ctx: Context, 
     "no data". ``key`` and ``measure`` (sim.core.attribution.Measure) let the report
     explain and check the answer (answers.json). ``furthest_of`` (successes, n, fair share,
     places): the row is the place furthest from its fair share, judged as such
-    (sim.core.wording.furthest_answer)."""
+    (sim.core.wording.edge_answer)."""
     est = row.get(f"{stem}_rate", row.get(f"{stem}_diff"))
     lo, hi = row[f"{stem}_lo"], row[f"{stem}_hi"]
-    code, words = edge_answer(est, lo, hi, centre, ctx.threshold_pp, above, below)
-    if furthest_of is not None:
-        code, words = furthest_answer(code, words, *furthest_of, ctx.threshold_pp)
+    code, words = edge_answer(est, lo, hi, centre, ctx.threshold_pp, above, below,
+                              furthest_of)
     if code in ("above", "below") and row.get("called", True) is False:
         code = "undecided"
         words = f"not called after Holm's correction: {words}"

@@ -132,7 +132,8 @@ def judge(where: str, quantity: str, est: float, lo: float, hi: float, n: int, *
 
 
 def edge_answer(est: float, lo: float, hi: float, even: float, threshold_pp: float,
-                above: str, below: str) -> tuple[str, str]:
+                above: str, below: str,
+                furthest_of: tuple[int, int, float, int] | None = None) -> tuple[str, str]:
     """The one wording of an edge, for every place that shows one (summary, report, answers
     table, answers.json, workbench): (verdict code, words). ``above`` / ``below`` say whom
     an edge above / below ``even`` favours, as "to team A" or "against seat 0".
@@ -144,7 +145,27 @@ def edge_answer(est: float, lo: float, hi: float, even: float, threshold_pp: flo
     - inside the band and holding the even point: "balanced (within ±2 pp)" (``within``);
     - crossing the band: "not decided: an edge to team B of 2.1 points, the interval
       crossing the ±2 band" when it excludes the even point, else "not decided (...)".
+
+    ``furthest_of`` (successes, n, fair share, places): the edge is that of the place
+    furthest from its fair share of ``places``, judged as such (``furthest_answer``).
     """
+    code, words = _edge_words(est, lo, hi, even, threshold_pp, above, below)
+    if furthest_of is not None:
+        return furthest_answer(code, words, *furthest_of, threshold_pp)
+    return code, words
+
+
+def claims_edge(verdict_code: str, lo: float, hi: float, even: float | None) -> bool:
+    """Does an answer claim an edge its replays can explain: its interval excludes the even
+    point and its verdict says so? (The seat furthest of several from its fair share can
+    be balanced with its own interval excluding it: ``furthest_answer``.)"""
+    return (even is not None and lo == lo and hi == hi and verdict_code != WITHIN
+            and (lo > even or hi < even))
+
+
+def _edge_words(est: float, lo: float, hi: float, even: float, threshold_pp: float,
+                above: str, below: str) -> tuple[str, str]:
+    """``edge_answer``'s verdict and words from the answer's own interval."""
     code = verdict(lo - even, hi - even, threshold_pp)
     t = f"±{threshold_pp:g}"
     if code == NO_DATA:
@@ -205,6 +226,22 @@ def under_stronger_play(lo: float, hi: float,
     if lo > 0 or hi < 0:
         return CHANGES
     return HOLDS if -band <= lo and hi <= band else NOT_DECIDED
+
+
+def verdicts_counted(statuses: list, changes: tuple[str, str] = ("changes", "change")) -> str:
+    """How many stronger-play verdicts (``under_stronger_play``'s statuses; None: no
+    interval) are of each kind: "3 hold, 1 changes and 1 is not decided". ``changes``: the
+    word for CHANGES, singular and plural ("differs", "differ" in compare)."""
+    def counted(status, one: str, many: str) -> str:
+        n = statuses.count(status)
+        return f"{n} {one if n == 1 else many}"
+
+    said = [counted(HOLDS, "holds", "hold"), counted(CHANGES, *changes),
+            counted(NOT_DECIDED, "is not decided", "are not decided")]
+    if None in statuses:
+        said.append(counted(None, "has no interval", "have no interval")
+                    + " (too few search games)")
+    return f"{', '.join(said[:-1])} and {said[-1]}"
 
 
 def balance_line(balance: dict, label: str, quantity: str) -> str:

@@ -15,14 +15,11 @@ SUMMARY_FRACTION = 0.25
 
 
 def edge_excluded(balance: dict[str, Any] | None) -> bool:
-    """Does the balance answer's interval exclude its even point, and does the answer say
-    so? (The seat furthest of several from its fair share can be balanced with its own
-    interval excluding it: sim.core.wording.furthest_answer. It has no edge to explain.)"""
-    from sim.core.wording import WITHIN
+    """Does the balance answer claim an edge (sim.core.wording.claims_edge)?"""
+    from sim.core.wording import claims_edge
 
-    if not balance or balance.get("verdict") == WITHIN:
-        return False
-    return balance["lo"] > balance["even"] or balance["hi"] < balance["even"]
+    return bool(balance) and claims_edge(balance.get("verdict"), balance["lo"],
+                                         balance["hi"], balance["even"])
 
 
 def explain_summary(result, fraction: float = SUMMARY_FRACTION,

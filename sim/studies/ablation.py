@@ -88,17 +88,17 @@ class AblationResult:
                          f"({', '.join(named)}), so the calls compare them with each other, not "
                          "with the deck; without --card every card the games deal is ablated.")
         for r in called.iter_rows(named=True):
-            lines.append(f"  {_card(r)}, {CHANGE_WORDS[r['change']]}: "
+            lines.append(f"  {card_words(r)}, {CHANGE_WORDS[r['change']]}: "
                          f"{r['headline']} {100 * r['diff']:+.2f} pp [{100 * r['lo']:+.2f}, "
                          f"{100 * r['hi']:+.2f}], typical card {100 * r['ref_diff']:+.2f} pp "
                          f"(called, Holm p {r['p_holm']:.2g}, {m} tests)")
         top = self.table.with_columns(pl.col("diff").abs().alias("_a")).sort(
             "_a", descending=True).head(10)
         width = max([16, *(len(h) for h in top["headline"])])
-        cards = max([30, *(len(_card(r)) for r in top.iter_rows(named=True))])
+        cards = max([30, *(len(card_words(r)) for r in top.iter_rows(named=True))])
         lines.append("Largest paired changes (variant minus baseline, 95 % interval):")
         for r in top.iter_rows(named=True):
-            card = _card(r)   # with its id: a name may stand for several cards
+            card = card_words(r)   # with its id: a name may stand for several cards
             lines.append(f"  {card:<{cards}} {CHANGE_WORDS[r['change']]:<15} "
                          f"{r['headline']:<{width}} {100 * r['diff']:+7.2f} pp "
                          f"[{100 * r['lo']:+.2f}, {100 * r['hi']:+.2f}]")
@@ -111,11 +111,6 @@ class AblationResult:
                          "checks a change (here the largest) with search on every side.")
         lines.append(f"Written: {self.out / RESULT_FILE}")
         return "\n".join(lines)
-
-
-def _card(row: Mapping[str, Any]) -> str:
-    """A row's card, with its role (a table written before roles has no column)."""
-    return card_words(row["card_name"], row["card_id"], row.get("card_role"))
 
 
 def card_roles(game_obj, cards_path: str, card_ids, players: int) -> dict[str, str]:

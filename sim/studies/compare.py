@@ -30,7 +30,7 @@ import numpy as np
 from sim.core.errors import UserError
 from sim.core.game import resolve_game
 from sim.core.paired import GameOutcomes, PairedTally, verdict_line
-from sim.core.wording import CHANGES, HOLDS, NOT_DECIDED
+from sim.core.wording import NOT_DECIDED, verdicts_counted
 from sim.core.stats import Z95
 
 WINDOW = 100_000        # game indices read at a time from each run
@@ -410,21 +410,12 @@ class RunComparison:
 def verdicts_line(statuses: list[str | None]) -> str:
     """How many of the changes hold, differ or are not decided under stronger play (the
     statuses of sim.studies.compare_stronger), so that an undecided one is not read past."""
-    def counted(status, one: str, many: str) -> str:
-        n = statuses.count(status)
-        return f"{n} {one if n == 1 else many}"
-
-    said = [counted(HOLDS, "holds", "hold"), counted(CHANGES, "differs", "differ"),
-            counted(NOT_DECIDED, "is not decided", "are not decided")]
-    if None in statuses:
-        said.append(counted(None, "has no interval", "have no interval")
-                    + " (too few search games)")
     n = len(statuses)
     more = (" (more search games would decide "
             + ("it)" if statuses.count(NOT_DECIDED) == 1 else "them)")
             if NOT_DECIDED in statuses else "")
     return (f"under stronger play, of the {n} change{'' if n == 1 else 's'} "
-            f"{', '.join(said[:-1])} and {said[-1]}{more}:")
+            f"{verdicts_counted(statuses, ('differs', 'differ'))}{more}:")
 
 
 def _side_table(first: str, named: list[tuple[str, Mapping[str, Any]]], difference: str,

@@ -9,11 +9,11 @@ and sets every headline's and balance measure's paired difference under stronger
 beside the runs'.
 
 A change "holds under stronger play" when the difference between the two paired
-differences has an interval within the reports' band (±2 pp), "differs" when its interval
-excludes 0, and is "not decided" otherwise (sim.core.wording.under_stronger_play). The
-search games are another, far smaller sample of other play, so the two differences are
-treated as independent and their half-widths combined
-(reports.stronger.independent_difference, as the report's check does).
+differences has an interval within the band (±2 pp, or compare's --threshold), "differs"
+when its interval excludes 0, and is "not decided" otherwise
+(sim.core.wording.under_stronger_play). The search games are another, far smaller sample
+of other play, so the two differences are treated as independent and their half-widths
+combined (reports.stronger.independent_difference, as the report's check does).
 
 Budget: ``seconds`` of search play shared by both runs (default 300, $CARDSIM_STRONGER_PLAY;
 0 turns it off), or ``games`` game indices. Both runs play the same indices, a chunk of

@@ -61,8 +61,8 @@ class Plan:
 def balance_answer(tally: PairedTally, side: str) -> dict[str, Any] | None:
     """One side's balance answer so far: of the game's ``balance_measures`` (the summary's
     and the report's, tallied by ``tally``), the one furthest from its even point, in the
-    words of sim.core.wording.edge_answer, judged as the furthest of them (furthest_answer)."""
-    from sim.core.wording import DEFAULT_THRESHOLD_PP, edge_answer, furthest_answer
+    words of sim.core.wording.edge_answer, judged as the furthest of them."""
+    from sim.core.wording import DEFAULT_THRESHOLD_PP, edge_answer
 
     shares = [(ratio, num / den) for ratio in tally.ratios
               for num, den in [ratio.side(side)] if den > 0]
@@ -71,12 +71,10 @@ def balance_answer(tally: PairedTally, side: str) -> dict[str, Any] | None:
     ratio, _ = max(shares, key=lambda r: abs(r[1] - r[0].measure.even))
     measure, found = ratio.measure, ratio.side_value(side, Z95)
     value, lo, hi = found["rate"], found["lo"], found["hi"]
-    code, words = edge_answer(value, lo, hi, measure.even, DEFAULT_THRESHOLD_PP,
-                              measure.above, measure.below)
     num, den = ratio.side(side)
-    if num == int(num) and den == int(den):   # a measure that counts games (PLAI's seats)
-        code, words = furthest_answer(code, words, int(num), int(den), measure.even,
-                                      len(shares), DEFAULT_THRESHOLD_PP)
+    code, words = edge_answer(value, lo, hi, measure.even, DEFAULT_THRESHOLD_PP,
+                              measure.above, measure.below,
+                              (num, den, measure.even, len(shares)))
     return {"question": measure.key, "value": float(value), "lo": float(lo),
             "hi": float(hi), "even": measure.even, "verdict": code, "words": words}
 

@@ -295,9 +295,9 @@ class PlaiConfig:
     def _seat_balance(self, wins: list[int]) -> dict[str, Any] | None:
         """The report's seat-balance answer: the seat furthest from its fair share of the
         games a startup won (Wilson), in the words of sim.core.wording.edge_answer, judged
-        as the furthest of the seats (furthest_answer)."""
+        as the furthest of the seats."""
         from sim.core.stats import wilson
-        from sim.core.wording import DEFAULT_THRESHOLD_PP, edge_answer, furthest_answer
+        from sim.core.wording import DEFAULT_THRESHOLD_PP, edge_answer
 
         decided = sum(wins)
         if not decided:
@@ -306,10 +306,8 @@ class PlaiConfig:
         seat = max(range(self.players), key=lambda s: (abs(wins[s] / decided - fair), -s))
         value, lo, hi = wilson(wins[seat], decided)
         measure = seat_share(seat, self.players)
-        code, words = furthest_answer(
-            *edge_answer(value, lo, hi, fair, DEFAULT_THRESHOLD_PP, measure.above,
-                         measure.below), wins[seat], decided, fair, self.players,
-            DEFAULT_THRESHOLD_PP)
+        code, words = edge_answer(value, lo, hi, fair, DEFAULT_THRESHOLD_PP, measure.above,
+                                  measure.below, (wins[seat], decided, fair, self.players))
         return {"seat": seat, "value": value, "lo": lo, "hi": hi, "even": fair,
                 "decided": decided, "verdict": code, "words": words}
 
