@@ -117,8 +117,9 @@ def _print_report(written: dict[str, Any], shown: int = 8) -> None:
 
 @main.command(short_help="Write the balance report for one or more runs.")
 @click.argument("run_dirs", nargs=-1, required=True, metavar="RUN_DIR...")
-@click.option("--out", metavar="DIR", required=True, help="Directory for report.html, "
-              "report.md and the CSV tables.")
+@click.option("--out", metavar="DIR", default=None, help="Directory for report.html, "
+              "report.md and the CSV tables (default for one run: RUN_DIR/report, where "
+              "--report writes it; several runs need it).")
 @click.option("--threshold", type=Threshold(), default=2.0, show_default=True,
               help="Imbalance threshold in percentage points: an imbalance is called only "
                    "when its 95 % interval lies wholly beyond it.")
@@ -134,7 +135,7 @@ def _print_report(written: dict[str, Any], shown: int = 8) -> None:
                    "--out: its finished replays and stronger-play games are kept; give the "
                    "same runs and options.")
 @REPORT_PROGRESS
-def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: bool,
+def report(run_dirs: tuple[str, ...], out: str | None, threshold: float, allow_mixed: bool,
            ablation: str | None, skill: str | None, replay_games: int | None,
            stronger_play: float | None, stronger_play_games: int | None,
            resume: bool, progress: bool) -> None:
@@ -142,6 +143,7 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
 
     \b
     Examples:
+      simulate report runs/peer-to-peer-3p-seed1-20250101-120000
       simulate report runs/peer-to-peer-3p-seed1-* --out reports/3p
       simulate report runs/a runs/b --out out --threshold 1 --allow-mixed
       simulate report runs/3p runs/5p --out out --ablation runs/ablation-3p
@@ -156,6 +158,7 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
     from sim import api
 
     extra = {k: v for k, v in (("ablation", ablation), ("skill", skill)) if v} or None
+    out = out if out is not None else _report_beside(run_dirs)
     _keep_stronger_play(stronger_play)
     _print_report(api.report(list(run_dirs), out, threshold_pp=threshold,
                              allow_mixed=allow_mixed, extra=extra, replay_games=replay_games,
@@ -164,6 +167,17 @@ def report(run_dirs: tuple[str, ...], out: str, threshold: float, allow_mixed: b
                              progress=progress, announce=lambda: say_search_budget(
                                  REPORT_CHECKS, stronger_play, stronger_play_games,
                                  PER_REPORT)))
+
+
+def _report_beside(run_dirs: tuple[str, ...]) -> str:
+    """One run's report goes where `simulate ... --report` puts it; for several runs no
+    one directory is theirs, so the designer names it."""
+    import os
+
+    if len(run_dirs) > 1:
+        raise click.UsageError(f"{len(run_dirs)} runs make one report: say where it goes "
+                               "with --out DIR")
+    return os.path.join(run_dirs[0], "report")
 
 
 def _keep_stronger_play(seconds: float | None) -> None:

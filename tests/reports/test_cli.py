@@ -48,6 +48,19 @@ def test_report_refuses_runs_with_other_rules_unless_allowed(runner, two_runs, t
     assert allowed.exit_code == 0, allowed.output
 
 
+def test_one_runs_report_goes_beside_it_and_several_runs_need_out(runner, two_runs, tmp_path):
+    run = tmp_path / "run"
+    made = runner.invoke(main, ["--games", "300", "--out", str(run), "--no-progress"])
+    assert made.exit_code == 0, made.output
+    result = runner.invoke(main, ["report", str(run), "--stronger-play", "0"])
+    assert result.exit_code == 0, result.output
+    assert (run / "report" / "report.html").exists()      # where --report writes it
+    assert f"report: {run / 'report' / 'report.html'}" in result.stdout
+    several = runner.invoke(main, ["report", *two_runs])
+    assert several.exit_code == 2 and "--out" in several.stderr
+    assert not any((Path(d) / "report").exists() for d in two_runs)
+
+
 def test_run_with_report_flag(runner, tmp_path):
     out = tmp_path / "run"
     result = runner.invoke(main, ["--games", "800", "--report", "--out", str(out), "--json",
