@@ -198,7 +198,7 @@ def write_report(run_dirs: list[str], out_dir: str, threshold_pp: float = 2.0,
         if section.png is not None:
             (out / "plots" / f"{section.name}.png").write_bytes(section.png)
             plots[section.name] = str(out / "plots" / f"{section.name}.png")
-    answers = answer_rows(sections, extras)
+    answers = why_lose.lend_reasons(answer_rows(sections, extras), rs.runs[0].game.why_lose)
     from reports import attribution, stronger
 
     answers, explained = attribution.explain_answers(answers, rs, replay_games,

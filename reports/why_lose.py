@@ -9,6 +9,8 @@ cause comes with what a designer can change for it. No replays: the engine count
 """
 from __future__ import annotations
 
+import dataclasses
+
 import polars as pl
 
 from reports.sections import ALWAYS, ExtraSection
@@ -79,7 +81,8 @@ def answers(table: pl.DataFrame, why, outcome: str,
                         "lo": r[f"{c.name}_lo"], "hi": r[f"{c.name}_hi"],
                         "words": f"{100 * r[f'{c.name}_rate']:.0f} % {c.words}",
                         "advice": c.advice,
-                        "team_a": r[f"{c.name}_a_rate"], "team_b": r[f"{c.name}_b_rate"]}
+                        "team_a": r[f"{c.name}_a_rate"], "team_b": r[f"{c.name}_b_rate"],
+                        **({"lead": main["lead"]} if c.name == main["cause"] else {})}
                        for c in why.causes)
         group = {"players": r["players"], "variant": r["variant"],
                  **({"pairing": pairing} if pairing else {})}
@@ -87,6 +90,34 @@ def answers(table: pl.DataFrame, why, outcome: str,
                           words, "info", main["share"], main["lo"], main["hi"],
                           players=r["players"], order=31, key="why_all_lose", group=group,
                           causes=causes, recompute=_same_cause(main["cause"], group, why, outcome)))
+    return out
+
+
+def lend_reasons(answers: list, why) -> list:
+    """``answers`` [(Answer, anchor)] with the all-lose rate's "Why" (``why.rate_key``'s
+    answer) naming the main cause of the same games' unhappy customers, from this section's
+    answer of the same player count and variant: a rate is not an answer without its
+    reasons. A pooled cause answer (no pairing) says it counts every pairing."""
+    if why is None or why.rate_key is None:
+        return answers
+    whys = [a for a, _ in answers if a.key == "why_all_lose"]
+    out = []
+    for answer, anchor in answers:
+        found = [w for w in whys if answer.key == why.rate_key and not answer.causes
+                 and all(answer.group.get(k) == v for k, v in w.group.items())]
+        if found:
+            w = found[0]
+            main = next(c for c in w.causes if "lead" in c)
+            pooled = ("" if "pairing" in w.group or "pairing" not in answer.group
+                      else ", every pairing at this count")
+            answer = dataclasses.replace(answer, causes=({
+                "cause": main["cause"], "share": main["share"], "lo": main["lo"],
+                "hi": main["hi"], "kind": "loss_cause",
+                "words": (f"{main['lead']}: {100 * main['share']:.0f} % "
+                          f"[{100 * main['lo']:.0f}, {100 * main['hi']:.0f}] of the unhappy "
+                          f"customers{pooled}; every cause and what changes it: "
+                          f"'{w.question.split(' (')[0]}'")},))
+        out.append((answer, anchor))
     return out
 
 

@@ -110,6 +110,9 @@ class WhyLose:
     # (cause name, team or None) -> the result column counting that cause's losses, for the
     # side that came closest (team None) or for one team ("a", "b")
     column: Callable[[str, Optional[str]], str]
+    # the key of the game's answer giving the rate of "everyone loses": its "Why" names the
+    # main cause (the causes' own answer has them all)
+    rate_key: Optional[str] = None
 
 
 @dataclass(frozen=True)

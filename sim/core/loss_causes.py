@@ -84,7 +84,9 @@ def main_cause_words(row: dict[str, Any], why) -> tuple[dict[str, Any], str]:
     means and what a designer can change for it) and the answer in words: "most often deck
     (deck 47 %, draw 21 %, ...; N unhappy customers of M all-lose games); to change it: ...",
     or, when its lead over the next cause has an interval holding 0, "most often deck, not
-    clearly ahead of draw (...); to change it: ...; or ..." with both causes' advice."""
+    clearly ahead of draw (...); to change it: ...; or ..." with both causes' advice.
+    ``main["lead"]`` is the words' head ("most often deck"), for a line that has no room
+    for the rest."""
     causes = {c.name: {"cause": c.name, "share": row[f"{c.name}_rate"],
                        "lo": row[f"{c.name}_lo"], "hi": row[f"{c.name}_hi"],
                        "means": c.words, "advice": c.advice} for c in why.causes}
@@ -93,11 +95,12 @@ def main_cause_words(row: dict[str, Any], why) -> tuple[dict[str, Any], str]:
     counted = (f"({split}; {row['unhappy_customers']:,} unhappy customers of "
                f"{row['all_lose_games']:,} all-lose games)")
     if not row["main_lead_lo"] > 0:     # NaN too: one game gives no interval
-        return main, (f"most often {main['cause']}, not clearly ahead of {second['cause']} "
-                      f"{counted}; to change it: {main['advice']}; or {second['advice']}")
+        main["lead"] = f"most often {main['cause']}, not clearly ahead of {second['cause']}"
+        return main, (f"{main['lead']} {counted}; to change it: {main['advice']}; or "
+                      f"{second['advice']}")
     # "mostly" only for a majority: the largest of four shares can be well under half
-    most = "mostly" if main["share"] > 0.5 else "most often"
-    return main, f"{most} {main['cause']} {counted}; to change it: {main['advice']}"
+    main["lead"] = f"{'mostly' if main['share'] > 0.5 else 'most often'} {main['cause']}"
+    return main, f"{main['lead']} {counted}; to change it: {main['advice']}"
 
 
 def why_everyone_loses(games, why, outcome: str) -> dict[str, Any] | None:

@@ -82,6 +82,51 @@ def test_why_everyone_loses_names_the_pairing_of_its_runs(report):
                        for a in why), [(a["pairing"], a["where"]) for a in why]
 
 
+def test_the_all_lose_rate_names_its_main_cause_from_the_same_games(report):
+    written, doc = report
+    rates = [a for a in doc["answers"] if a["question"] == "all_lose"]
+    whys = {(a["players"], a["variant"], a["pairing"]): a for a in doc["answers"]
+            if a["question"] == "why_all_lose"}
+    assert len(rates) == 5 and len(whys) == 5
+    for rate in rates:
+        why = whys[rate["players"], rate["variant"], rate["pairing"]]
+        main = next(c for c in why["causes"] if "lead" in c)
+        (cause,) = rate["causes"]
+        assert cause["kind"] == "loss_cause" and cause["cause"] == main["cause"]
+        assert (cause["share"], cause["lo"], cause["hi"]) == (why["value"], why["lo"], why["hi"])
+        assert cause["words"].startswith(f"{main['lead']}: {100 * why['value']:.0f} % [")
+        assert "'Why does everyone lose?'" in cause["words"]
+    markdown = open(written["markdown"]).read()
+    row = next(line for line in markdown.splitlines() if line.startswith("| How often"))
+    assert "of the unhappy customers" in row            # the table's "Why" cell
+
+
+def test_a_pooled_cause_answer_lends_its_reason_saying_so():
+    """The cause section pools a player count's pairings when it has several: the rate of
+    one pairing then says its cause counts them all. No cause answer, no reason lent."""
+    from reports.why_lose import lend_reasons
+    from sim.core.report_metric import Answer
+    from sim.games.peer_to_peer.why_lose import WHY_LOSE
+
+    group = {"players": 4, "pairing": "greedy vs expert", "variant": "n/a"}
+    rate = Answer("How often does everyone lose?", "4 players", "8 %", "info", 0.08, 0.07,
+                  0.09, key="all_lose", group=group)
+    why = Answer("Why does everyone lose? (the unhappy customers by cause)", "4 players",
+                 "mostly deck (...)", "info", 0.6, 0.55, 0.65, key="why_all_lose",
+                 group={"players": 4, "variant": "n/a"},
+                 causes=({"cause": "deck", "share": 0.6, "lo": 0.55, "hi": 0.65,
+                          "lead": "mostly deck"},
+                         {"cause": "draw", "share": 0.4, "lo": 0.35, "hi": 0.45}))
+    (lent, _), _ = lend_reasons([(rate, "all_lose"), (why, "why_lose")], WHY_LOSE)
+    assert lent.causes[0]["words"] == (
+        "mostly deck: 60 % [55, 65] of the unhappy customers, every pairing at this count; "
+        "every cause and what changes it: 'Why does everyone lose?'")
+    other = Answer(why.question, "5 players", "", "info", 0.6, 0.5, 0.7, key="why_all_lose",
+                   group={"players": 5, "variant": "n/a"}, causes=why.causes)
+    (alone, _), _ = lend_reasons([(rate, "all_lose"), (other, "why_lose")], WHY_LOSE)
+    assert alone.causes == ()
+
+
 def test_search_plays_every_side(report):
     written, _ = report
     import polars as pl

@@ -33,4 +33,4 @@ def column(cause: str, team: str | None = None) -> str:
     return f"unhappy_{cause}" + (f"_{team}" if team else "")
 
 
-WHY_LOSE = WhyLose(code=k.ALL_LOSE, causes=CAUSES, column=column)
+WHY_LOSE = WhyLose(code=k.ALL_LOSE, causes=CAUSES, column=column, rate_key="all_lose")
