@@ -7,8 +7,10 @@
 A ladder of players, weakest first: ``random``, each baseline (every other registered
 strategy of the game but expert and search), ``expert`` (the game's default strategy
 while the game has no expert), then ``search`` at two budgets over expert. The baselines
-are ordered by their share against expert, measured here. Each rung plays the rung below
-it and expert.
+are ordered by their share against expert, measured here; a baseline with the weights of
+expert or of another baseline at that player count plays exactly as it and is left out
+(the summary's ``alike`` and sentence name it). Each rung plays the rung below it and
+expert.
 
 A pairing (X, Y) follows the game's ``Game.matchup_scheme``: "every_seat" (X in one seat,
 Y in every other, X in each seat in turn) or "team_pairs" (X as team A and as team B,
@@ -191,6 +193,35 @@ class _Player:
         return tuple(self.journal.step(("pairing", self.players, stronger, weaker, games), play,
                                        encode=list, decode=tuple))
 
+    def plays_alike(self, names: Sequence[str]) -> dict[str, str]:
+        """{name: the earlier name it plays exactly as}: strategies whose weights at this
+        player count are the same (``weighted`` at its defaults is ``greedy``), so the
+        ladder keeps one rung of them. Earlier: ``names``' first, then fewer parameters."""
+        import numpy as np
+
+        arena = self.game.tune_arena
+        if arena is None:   # no weight vector to compare: every rung stays
+            return {}
+        known = registry(self.game.strategy_package)
+        first = names[0]
+        ordered = [first, *sorted(names[1:], key=lambda n: (
+            len(known[n.split(":")[0]].params), n))]
+        kept: list[tuple[str, Any]] = []
+        alike = {}
+        for name in ordered:
+            config = self.game.configure(
+                players=self.players, cards=self.args["cards"],
+                rules_file=self.args["rules_file"],
+                rule_overrides=tuple(self.args["rule_overrides"]),
+                strategies=arena.strategies_for(name))
+            vector = arena.vector_of(config)
+            same = next((k for k, v in kept if np.array_equal(v, vector)), None)
+            if same is None:
+                kept.append((name, vector))
+            else:
+                alike[name] = same
+        return alike
+
     def _task(self, request, run_dir, start, count):
         from sim.runs.backends.base import ChunkTask
 
@@ -250,11 +281,11 @@ def run(game: str = DEFAULT_GAME, players: int | Sequence[int] | str | None = No
             for p in counts:
                 player = _Player(game_obj, p, seed, threads, chosen, run_dir, configure_args,
                                  journal)
-                rows, ladder = _ladder(player, p, baselines, searches, expert, games,
-                                       search_games, progress)
+                rows, ladder, alike = _ladder(player, p, baselines, searches, expert, games,
+                                              search_games, progress)
                 pairings.extend(rows)
                 ladders[p] = ladder
-                summary[p] = _summary(rows, ladder, expert, game_obj.title, p)
+                summary[p] = _summary(rows, ladder, expert, game_obj.title, p, alike)
         finally:
             if owned:
                 chosen.close()
@@ -329,6 +360,9 @@ def _ladder(player: _Player, p: int, baselines, searches, expert, games, search_
             played[key]["kind"] += "+" + kind
         return played[key]
 
+    # a baseline that plays exactly as expert or another baseline is no step up the ladder
+    alike = player.plays_alike([expert, *baselines])
+    baselines = [b for b in baselines if b not in alike]
     # baselines ordered by their share against expert (weakest first)
     vs_expert = {name: play(name, expert, "expert") for name in ["random", *baselines]}
     ordered = sorted(baselines, key=lambda n: vs_expert[n]["share"])
@@ -339,10 +373,10 @@ def _ladder(player: _Player, p: int, baselines, searches, expert, games, search_
         play(above, below, "below")
     order = {name: i for i, name in enumerate(ladder)}
     rows = sorted(played.values(), key=lambda r: (order[r["stronger"]], r["kind"] != "below"))
-    return rows, ladder
+    return rows, ladder, alike
 
 
-def _summary(rows, ladder, expert, title, p) -> dict[str, Any]:
+def _summary(rows, ladder, expert, title, p, alike=None) -> dict[str, Any]:
     steps = [r for r in rows if "below" in r["kind"]]
     # the top pairing: the top rung against expert (expert against the rung below when
     # the game has no search player)
@@ -355,9 +389,13 @@ def _summary(rows, ladder, expert, title, p) -> dict[str, Any]:
                 f"win beyond their 95 % interval; against the best player here "
                 f"({ladder[-1]}), {weaker} still has a per-seat share of {100 * luck:.0f} % "
                 "of the decided games (50 %: as strong seat for seat).")
+    if alike:
+        sentence += " Left out: " + "; ".join(
+            f"{name}, which plays exactly as {same} here (the same weights)"
+            for name, same in alike.items()) + "."
     return {"rungs": ladder, "steps": len(steps), "rungs_beaten": beaten,
             "luck_share": luck, "luck_low": luck_lo, "luck_high": luck_hi,
-            "top_pairing": top["pairing"], "sentence": sentence}
+            "top_pairing": top["pairing"], "alike": dict(alike or {}), "sentence": sentence}
 
 
 def _write(result: SkillResult) -> None:

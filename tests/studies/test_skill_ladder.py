@@ -86,6 +86,31 @@ def test_a_tiny_ladder_writes_its_files_and_table(tiny_ladder):
     assert data["summary"]["2"]["steps"] == len(ladder) - 1
 
 
+def test_a_strategy_that_plays_as_another_is_no_rung(tmp_path):
+    """Peer-to-Peer's weighted at its defaults has greedy's weights: a step between them
+    could never win, so the ladder plays greedy once and says why weighted is missing."""
+    r = skill.run(game="peer-to-peer", players="2", games=8, search_games=4,
+                  budgets=("k=1,n=1", "k=2,n=1"), out=tmp_path / "p2p", threads=1)
+    assert "greedy" in r.ladders[2] and "weighted" not in r.ladders[2]
+    assert not any("weighted" in p["pairing"] for p in r.pairings)
+    s = r.summary[2]
+    assert s["alike"] == {"weighted": "greedy"} and s["steps"] == len(r.ladders[2]) - 1
+    assert s["sentence"].endswith("Left out: weighted, which plays exactly as greedy here "
+                                  "(the same weights).")
+    assert json.loads((r.run_dir / "skill.json").read_text())["summary"]["2"]["alike"] == {
+        "weighted": "greedy"}
+    from sim.runs.backends.base import create
+    from sim.studies.skill import _Player
+
+    with create("local") as backend:
+        player = _Player(skill.resolve_game("peer-to-peer"), 2, 1, 1, backend, r.run_dir,
+                         {"cards": None, "rules_file": None, "rule_overrides": ()})
+        # told apart by their parameters: weighted with other weights is a rung of its own
+        assert player.plays_alike(["expert", "weighted", "greedy", "cautious"]) == {
+            "weighted": "greedy"}
+        assert player.plays_alike(["expert", "weighted:value=2", "greedy"]) == {}
+
+
 def test_pairings_share_their_deals(tiny_ladder):
     """Common random numbers: a pairing of a strategy with itself splits evenly per seat."""
     from sim.studies.skill import _Player
