@@ -140,6 +140,25 @@ def test_cli_user_error_is_one_line_exit_2(tmp_path):
         in result.output
 
 
+def test_outside_the_projects_folder_the_error_names_the_ready_made_file(tmp_path,
+                                                                        monkeypatch):
+    from pathlib import Path
+
+    import sim
+
+    monkeypatch.chdir(tmp_path)    # a designer's own folder, without an experiments file
+    ready = Path(sim.__file__).resolve().parent.parent / "experiments.yaml"
+    where = (f"the ready-made ones: --file {ready}" if ready.is_file() else   # from a clone
+             "the ready-made ones are in experiments.yaml at the root of cardsim's "
+             "repository; give a file with --file")
+    for command in ("experiment", "check", "autobalance"):
+        result = CliRunner().invoke(main, [command, "three_vs_five"])
+        assert result.exit_code == 2 and result.stderr.strip() == (
+            f"error: experiments.yaml: experiments file not found in this folder ({where})")
+    named = CliRunner().invoke(main, ["check", "three_vs_five", "--file", "mine.yaml"])
+    assert named.stderr.strip() == "error: mine.yaml: experiments file not found"
+
+
 # ----------------------------------------------------------------------------- card files
 def test_card_refs_by_id_and_domain_value_name():
     table = CardCsv(default_cards_path())

@@ -35,10 +35,23 @@ def read_yaml(path: str | Path) -> Located:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise UserError("experiments file not found (give one with --file)", file=path) from None
+        raise UserError("experiments file not found" + _where_ready_made(path),
+                        file=path) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"cannot read the experiments file ({exc})", file=path) from None
     return located(compose(text, path), path)
+
+
+def _where_ready_made(path: str) -> str:
+    """Where the project's ready-made experiments are, for a designer outside its folder:
+    beside the installed code when it runs from the repository, else its root's file."""
+    if path != DEFAULT_FILE:
+        return ""
+    shipped = Path(__file__).resolve().parents[3] / DEFAULT_FILE
+    if shipped.is_file():
+        return f" in this folder (the ready-made ones: --file {shipped})"
+    return (" in this folder (the ready-made ones are in experiments.yaml at the root of "
+            "cardsim's repository; give a file with --file)")
 
 
 def load(path: str | Path = DEFAULT_FILE, *, validate: bool = True) -> dict[str, Experiment]:
