@@ -247,7 +247,8 @@ def verdicts_counted(statuses: list, changes: tuple[str, str] = ("changes", "cha
 def balance_line(balance: dict, label: str, quantity: str) -> str:
     """A run summary's balance line: its verdict words and the quantity with its interval;
     then, when replays explained an edge (``balance["causes"]``, sim.runs.explain), a line
-    naming its main cause."""
+    naming its main cause, or saying the replayed games were too few to trace it, or that
+    no declared swap explains it."""
     line = (f"{label}: {balance['words']}; {quantity} {100 * balance['value']:.2f} % "
             f"[95 % CI {100 * balance['lo']:.2f} - {100 * balance['hi']:.2f}]")
     if balance.get("causes") is None or not balance.get("replayed"):
@@ -266,6 +267,16 @@ def balance_line(balance: dict, label: str, quantity: str) -> str:
                 f"{100 * main['share']:.1f} points [{100 * main['lo']:.1f}, "
                 f"{100 * main['hi']:.1f}] of the {100 * main['edge']:.1f}-point edge of "
                 f"the replayed games{share} ({replayed})")
+    exchanges = [c for c in balance["causes"] if c.get("kind") == "exchange"]
+    if exchanges and all(c.get("edge_lo", 0) <= 0 <= c.get("edge_hi", 0) for c in exchanges):
+        # the replayed games show no edge to split: "no swap explains it" would blame the
+        # game for what is too few games
+        top = max(exchanges, key=lambda c: c["share"])
+        return (f"{line}\n  cause not traced: the edge of the {replayed} is within noise "
+                f"({100 * top['edge']:.1f} points [{100 * top['edge_lo']:.1f}, "
+                f"{100 * top['edge_hi']:.1f}]); {top['label']} takes "
+                f"{100 * top['share']:.1f} points [{100 * top['lo']:.1f}, "
+                f"{100 * top['hi']:.1f}] of it; a report with more --replay-games can tell")
     return f"{line}\n  no swap the game declares explains it ({replayed})"
 
 

@@ -282,3 +282,34 @@ def test_pooled_sources_replay_each_with_its_own_games_and_pool_the_pairs():
         assert twice[cause].share == pytest.approx(c.share, abs=1e-12)
         assert (c.hi - c.lo) / (twice[cause].hi - twice[cause].lo) == pytest.approx(
             2 ** 0.5, rel=1e-3)
+
+
+def test_a_summary_says_too_few_replays_rather_than_no_cause():
+    """The summary's line under an edge: its main cause; or, when the replayed games' own
+    edge is within noise, that they were too few to trace it (not that no swap explains
+    it, which would blame the game); or, when they show the edge and no swap takes it, that
+    no declared swap explains it."""
+    from sim.core.wording import balance_line
+
+    def balance(edge, edge_lo, edge_hi, share, lo, hi):
+        cause = {"cause": "turn_order", "kind": "exchange", "label": "the turn order",
+                 "share": share, "lo": lo, "hi": hi, "edge": edge, "edge_lo": edge_lo,
+                 "edge_hi": edge_hi, "fraction": share / edge, "fraction_lo": lo / edge,
+                 "fraction_hi": hi / edge}
+        return {"words": "a small edge against seat 0 (0.3 points), inside the ±2 band",
+                "value": 0.3302, "lo": 0.3282, "hi": 0.3323, "replayed": 25000,
+                "causes": [cause], "main_cause": cause if lo > 0 else None}
+
+    noisy = balance_line(balance(0.004, -0.002, 0.009, 0.004, -0.002, 0.009), "seat balance",
+                         "seat 0's share")
+    assert noisy.splitlines()[1] == (
+        "  cause not traced: the edge of the 25,000 games replayed per swap is within noise "
+        "(0.4 points [-0.2, 0.9]); the turn order takes 0.4 points [-0.2, 0.9] of it; a "
+        "report with more --replay-games can tell")
+    elsewhere = balance_line(balance(0.02, 0.01, 0.03, 0.001, -0.004, 0.006), "seat balance",
+                             "seat 0's share")
+    assert elsewhere.splitlines()[1] == (
+        "  no swap the game declares explains it (25,000 games replayed per swap)")
+    found = balance_line(balance(0.02, 0.01, 0.03, 0.02, 0.012, 0.028), "seat balance",
+                         "seat 0's share")
+    assert found.splitlines()[1].startswith("  main cause: the turn order, 2.0 points [1.2, 2.8]")
