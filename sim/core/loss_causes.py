@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from sim.core.stats import ratio_ci
@@ -121,3 +122,71 @@ def why_everyone_loses(games, why, outcome: str) -> dict[str, Any] | None:
             "causes": [{"cause": c.name, "share": row[f"{c.name}_rate"],
                         "lo": row[f"{c.name}_lo"], "hi": row[f"{c.name}_hi"]}
                        for c in why.causes]}
+
+
+class PairedLossCauses:
+    """Why an edit changed the all-lose rate: per cause, the unhappy customers of all-lose
+    games per game on both sides of the same games (0 for a game someone won), and their
+    paired difference with a normal interval, the game as the unit (``PairedTally``'s
+    ``also``; sim.studies.compare). The differences add up to the change in all-lose
+    games' unhappy customers, so the largest says where the edit's all-lose games come
+    from, or go."""
+
+    def __init__(self, why, outcome: str):
+        self.why, self.outcome = why, outcome
+        self.names = [c.name for c in why.causes]
+        self.columns = (outcome, *(why.column(n) for n in self.names))
+        self.n = 0
+        # per cause and the total: baseline sum, edit sum, sum of d, sum of d^2
+        self.sums = np.zeros((len(self.names) + 1, 4))
+
+    def add_aligned(self, base, edit) -> None:
+        def counts(frame) -> np.ndarray:
+            lost = (frame[self.outcome] == self.why.code).to_numpy()
+            x = np.stack([frame[self.why.column(n)].to_numpy().astype(np.float64) * lost
+                          for n in self.names])
+            return np.vstack([x, x.sum(axis=0)])
+
+        b, e = counts(base), counts(edit)
+        d = e - b
+        self.n += b.shape[1]
+        self.sums += np.stack([b.sum(axis=1), e.sum(axis=1), d.sum(axis=1),
+                               (d * d).sum(axis=1)], axis=1)
+
+    def rows(self, z: float) -> list[dict[str, Any]]:
+        """Per cause, then "all" (their total): per game, ``baseline``, ``edit`` and the
+        paired ``difference`` {mean, lo, hi}; with what the cause means and its advice."""
+        from sim.core.paired import paired_interval
+
+        about = {c.name: c for c in self.why.causes}
+        out = []
+        for i, name in enumerate([*self.names, "all"]):
+            base, edit, sum_d, sum_d2 = self.sums[i]
+            n = max(self.n, 1)
+            diff = paired_interval(sum_d, sum_d2, self.n, z)
+            diff.pop("width_pp", None)
+            cause = about.get(name)
+            out.append({"cause": name, "baseline": base / n, "edit": edit / n,
+                        "difference": diff, "means": cause.words if cause else "",
+                        "advice": cause.advice if cause else ""})
+        return out
+
+    def lead(self, z: float) -> str | None:
+        """The cause the change comes from, in words, when the total change's interval
+        excludes 0 ("mostly deck: +31.0 [+29.4, +32.5] of the +34.9 [...] unhappy customers per
+        1,000 games the edit adds (...)"); None when nothing changed clearly."""
+        rows = self.rows(z)
+        total = rows[-1]["difference"]
+        if not (total["lo"] > 0 or total["hi"] < 0):
+            return None
+        sign = 1 if total["mean"] > 0 else -1
+        top = max(rows[:-1], key=lambda r: sign * r["difference"]["mean"])
+        d = top["difference"]
+        most = "mostly" if d["mean"] / total["mean"] > 0.5 else "most of it from"
+
+        def per1000(x: dict) -> str:
+            return (f"{1000 * x['mean']:+.1f} [{1000 * x['lo']:+.1f}, "
+                    f"{1000 * x['hi']:+.1f}]")
+        return (f"{most} {top['cause']}: {per1000(d)} of the {per1000(total)} unhappy "
+                f"customers per 1,000 games the edit {'adds' if sign > 0 else 'removes'} "
+                f"({top['means']}); to change it: {top['advice']}")

@@ -142,12 +142,17 @@ class PairedTally:
     the paired differences, both sides' outcome kinds and the games that changed kind.
     Memory: a few numbers per headline and kind, plus the indices of the changed games."""
 
-    def __init__(self, outcomes: GameOutcomes, measures: Sequence[Any] = ()):
+    def __init__(self, outcomes: GameOutcomes, measures: Sequence[Any] = (),
+                 also: Sequence[Any] = ()):
         self.outcomes = outcomes
         # the balance measures, tallied on the same aligned games (``balance_rows``)
         self.ratios = [PairedRatio(measure) for measure in measures]
+        # more paired tallies of the same games, each with ``columns`` and
+        # ``add_aligned(base, edit)`` (sim.core.loss_causes.PairedLossCauses)
+        self.also = list(also)
         self.columns = tuple(dict.fromkeys(
-            (*outcomes.columns, *(c for ratio in self.ratios for c in ratio.columns))))
+            (*outcomes.columns, *(c for ratio in self.ratios for c in ratio.columns),
+             *(c for tally in self.also for c in tally.columns))))
         self.n = 0
         self.base: dict[str, int] = {}
         self.edit: dict[str, int] = {}
@@ -162,7 +167,7 @@ class PairedTally:
         Returns the number of games paired."""
         b, e = _aligned(base.select("game_index", *self.columns),
                         edit.select("game_index", *self.columns))
-        for ratio in self.ratios:
+        for ratio in (*self.ratios, *self.also):
             ratio.add_aligned(b, e)
         base_hits, base_kinds = self.outcomes.read(b)
         edit_hits, edit_kinds = self.outcomes.read(e)

@@ -297,6 +297,9 @@ class RunComparison:
     notes: list[str] = field(default_factory=list)
     # the changes under stronger play (sim.studies.compare_stronger.check_change)
     stronger: dict[str, Any] | None = None
+    # why the all-lose rate changed (sim.core.loss_causes.PairedLossCauses), for a game
+    # whose engine records the causes, when both runs have them
+    loss_causes: Any = None
 
     @property
     def games(self) -> int:
@@ -328,9 +331,44 @@ class RunComparison:
             "configuration": self.changes, "notes": list(self.notes),
             "headlines": self.rows(), "balance": self.balance_rows(),
             "stronger_play": self.stronger,
+            "all_lose_causes": self._loss_cause_dict(),
             "outcomes": self.tally.outcome_counts(),
             "changed_games": self.tally.changed_count(),
             "changed": self.tally.changed(shown=shown)})
+
+    def _loss_cause_dict(self) -> dict[str, Any] | None:
+        if self.loss_causes is None:
+            return None
+        return {"per": "game", "rows": self.loss_causes.rows(self.z),
+                "lead": self.loss_causes.lead(self.z)}
+
+    def _loss_cause_lines(self) -> list[str]:
+        """Why the all-lose rate changed: the unhappy customers of all-lose games by cause,
+        per 1,000 games on each side, the paired change, and the cause it comes from."""
+        causes = self.loss_causes
+        if causes is None:
+            return []
+        rows = causes.rows(self.z)
+        if not (rows[-1]["baseline"] or rows[-1]["edit"]):
+            return []
+
+        def per1000(x: float) -> str:
+            return f"{1000 * x:.1f}"
+
+        width = max(len("all causes"), *(len(r["cause"]) for r in rows))
+        out = ["", "why the all-lose rate changed: unhappy customers of all-lose games per "
+                   "1,000 games, by cause",
+               f"  {'cause':<{width}}  {'baseline':>9}  {'edit':>9}  edit - baseline (paired)"]
+        for r in rows:
+            d = r["difference"]
+            name = "all causes" if r["cause"] == "all" else r["cause"]
+            out.append(f"  {name:<{width}}  {per1000(r['baseline']):>9}  "
+                       f"{per1000(r['edit']):>9}  {1000 * d['mean']:+.1f} "
+                       f"[{1000 * d['lo']:+.1f}, {1000 * d['hi']:+.1f}]")
+        lead = causes.lead(self.z)
+        out.append(f"- {lead}" if lead else "- no clear change in the unhappy customers of "
+                                            "all-lose games")
+        return out
 
     def _pairing(self, run: RunParts) -> str:
         """The strategies a run played, as its game names them ("expert vs expert")."""
@@ -382,6 +420,7 @@ class RunComparison:
                                  "edit - baseline", "games that differ",
                                  lambda r: f"{r['discordant']:,}")
             lines += ["", *(f"- {r['verdict']}" for r in rows)]
+        lines += self._loss_cause_lines()
         balance = self.balance_rows()
         if balance:
             lines += _side_table("balance", [(r["label"], r) for r in balance],
@@ -491,7 +530,9 @@ def compare_runs(base_dir: str | Path, edit_dir: str | Path, *,
         raise UserError(problem)
     name, players = str(base.manifest["game"]), int(base.manifest["players"])
     game = resolve_game(name)
-    tally = PairedTally(GameOutcomes(game, players), game.balance_measures(players))
+    loss_causes = _loss_causes(game, base, edit)
+    tally = PairedTally(GameOutcomes(game, players), game.balance_measures(players),
+                        also=(loss_causes,) if loss_causes else ())
     paired = common_spans(base.spans, edit.spans)
     columns = ["game_index", *tally.columns]
     for lo, hi in paired:
@@ -514,7 +555,24 @@ def compare_runs(base_dir: str | Path, edit_dir: str | Path, *,
                      f"{changes['engine']['baseline']} vs {changes['engine']['edit']}): a "
                      f"changed game may come from the code as well as from the edit")
     return RunComparison(name, players, int(base.manifest["seed"]), base, edit, paired,
-                         changes, tally, notes=notes)
+                         changes, tally, notes=notes, loss_causes=loss_causes)
+
+
+def _loss_causes(game: Any, base: RunParts, edit: RunParts) -> Any:
+    """The all-lose causes' paired tally, when the game records them and both runs' games
+    have their columns (older runs may not)."""
+    import polars as pl
+
+    from sim.core.loss_causes import PairedLossCauses
+
+    if game.why_lose is None:
+        return None
+    causes = PairedLossCauses(game.why_lose, game.outcome_column)
+    for run in (base, edit):
+        if not run.parts or not set(causes.columns) <= set(
+                pl.read_parquet_schema(run.parts[0][3])):
+            return None
+    return causes
 
 
 def changed_games(base_dir: str | Path, edit_dir: str | Path) -> dict[tuple[str, str], np.ndarray]:

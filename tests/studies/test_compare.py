@@ -154,8 +154,9 @@ def test_json_has_a_stable_schema_and_every_changed_index(runs, runner):
     data = json.loads(out.output)
     assert set(data) == {"format", "game", "players", "seed", "baseline", "edit", "games",
                          "paired_ranges", "z", "configuration", "notes", "headlines",
-                         "balance", "stronger_play", "outcomes", "changed_games",
-                         "changed"}
+                         "balance", "stronger_play", "all_lose_causes", "outcomes",
+                         "changed_games", "changed"}
+    assert data["all_lose_causes"] is None     # the fake game records no causes
     # the suite turns the stronger-play check off (tests/conftest.py)
     assert data["stronger_play"] == {"checked": False,
                                      "words": "not checked under stronger play (turned off)"}
@@ -309,6 +310,59 @@ def test_a_technology_13_edit_of_peer_to_peer(tmp_path, runner):
     assert (d["mean"], d["lo"], d["hi"]) == pytest.approx(
         (direct["est"], direct["lo"], direct["hi"]), abs=1e-12)
     assert "team A's share of the games won by a team" in out.output
+    # why the all-lose rate changed: per cause, the unhappy customers of all-lose games per
+    # game on each side and the paired change, straight from the two tables
+    from sim.games.peer_to_peer import constants as k
+
+    rows = {r["cause"]: r for r in result.loss_causes.rows(Z95)}
+    assert list(rows) == ["deck", "draw", "capacity", "choice", "all"]
+    joined = table(tmp_path / "base").join(table(tmp_path / "edit"), on="game_index",
+                                           suffix="_edit")
+    for cause in ("deck", "draw", "capacity", "choice"):
+        b = joined[f"unhappy_{cause}"] * (joined["winner"] == k.ALL_LOSE)
+        e = joined[f"unhappy_{cause}_edit"] * (joined["winner_edit"] == k.ALL_LOSE)
+        d = (e - b).cast(pl.Float64)
+        half = Z95 * d.std() / math.sqrt(len(d))
+        r = rows[cause]
+        assert (r["baseline"], r["edit"]) == pytest.approx((b.mean(), e.mean()), abs=1e-12)
+        assert (r["difference"]["lo"], r["difference"]["hi"]) == pytest.approx(
+            (d.mean() - half, d.mean() + half), abs=1e-12)
+    assert rows["all"]["difference"]["mean"] == pytest.approx(
+        sum(rows[c]["difference"]["mean"] for c in ("deck", "draw", "capacity", "choice")))
+    assert "why the all-lose rate changed: unhappy customers of all-lose games per 1,000 " \
+           "games, by cause" in out.output
+    data = json.loads(invoke(runner, tmp_path / "base", tmp_path / "edit", "--json").output)
+    assert [r["cause"] for r in data["all_lose_causes"]["rows"]] == list(rows)
+
+
+def test_the_all_lose_change_names_the_cause_it_comes_from():
+    """Hand-made pairs of games: the edit turns two won games into all-lose games with
+    three unhappy customers the deck could not serve and one the draw could not: the
+    change comes mostly from deck; no all-lose change, no cause named."""
+    from sim.core.loss_causes import PairedLossCauses
+    from sim.games.peer_to_peer import constants as k
+    from sim.games.peer_to_peer.why_lose import WHY_LOSE
+
+    def games(winner, deck, draw):
+        zeros = [0] * len(winner)
+        return pl.DataFrame({"winner": winner, "unhappy_deck": deck, "unhappy_draw": draw,
+                             "unhappy_capacity": zeros, "unhappy_choice": zeros})
+
+    won, lost = k.WIN_A, k.ALL_LOSE
+    base = games([won] * 6, [1] * 6, [0] * 6)     # unhappy customers of won games count 0
+    edit = games([lost, lost, won, won, won, won], [2, 1, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0])
+    causes = PairedLossCauses(WHY_LOSE, "winner")
+    causes.add_aligned(base, edit)
+    rows = {r["cause"]: r for r in causes.rows(Z95)}
+    assert (rows["deck"]["baseline"], rows["deck"]["edit"]) == (0.0, 0.5)
+    assert rows["all"]["difference"]["mean"] == pytest.approx(4 / 6)
+    lead = causes.lead(1.0)       # a narrower interval: six games are few
+    assert lead.startswith("mostly deck: +500.0 [") and "unhappy customers per 1,000 " \
+        "games the edit adds (no combination of the team's own cards" in lead
+    assert "to change it: the card values and domains" in lead
+    same = PairedLossCauses(WHY_LOSE, "winner")
+    same.add_aligned(edit, edit)
+    assert same.lead(Z95) is None
 
 
 def test_plai_changes_are_grouped_by_winning_seat_maintainers_and_stalemate(tmp_path):
