@@ -96,7 +96,8 @@ class Comparison:
         game = resolve_game(plan.game)
         # players -> the headlines' and the balance measures' paired tallies (as simulate
         # compare's)
-        self.tallies = {p: PairedTally(GameOutcomes(game, p), game.balance_measures(p))
+        self.tallies = {p: PairedTally(GameOutcomes(game, p), game.balance_measures(p),
+                                      also=_loss_causes(game))
                         for p in plan.players}
         self.run_dirs: dict[int, dict[str, str]] = {}
         # players -> side -> the player count its games play exactly like (the manifest's
@@ -284,6 +285,7 @@ class Comparison:
                                "balance": {side: balance_answer(tally, side)
                                            for side in ("baseline", "edit")},
                                "balance_change": tally.balance_rows(self.z),
+                               "all_lose_causes": _causes_answer(tally, self.z),
                                "plays_like": self._plays_like(players)})
             played = sum(t.n for t in self.tallies.values())
             done = self.state in ("decided", "capped")
@@ -343,6 +345,24 @@ class Comparison:
     def remove(self) -> None:
         """Drop the comparison's folder (an older comparison of the page)."""
         shutil.rmtree(self.home, ignore_errors=True)
+
+
+def _loss_causes(game: Any) -> tuple:
+    """Why the all-lose rate changed, tallied on the same games as the headlines (as
+    simulate compare's), for a game whose engine records the causes."""
+    from sim.core.loss_causes import PairedLossCauses
+
+    return (PairedLossCauses(game.why_lose, game.outcome_column),) if game.why_lose else ()
+
+
+def _causes_answer(tally: PairedTally, z: float) -> dict[str, Any] | None:
+    """The snapshot's all-lose causes at the table's z: per cause and "all", both sides'
+    unhappy customers of all-lose games per game and the paired change; ``lead`` names
+    the cause the change comes from (None without a clear change)."""
+    if not tally.also or not tally.n:
+        return None
+    causes = tally.also[0]
+    return {"rows": causes.rows(z), "lead": causes.lead(z)}
 
 
 def chunk_for(max_games: int, chunk: int | None = None) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 import re
 import subprocess
@@ -504,6 +505,22 @@ def test_each_side_shows_the_balance_answer_of_the_summary_and_the_report(tmp_pa
     assert (change["difference"]["mean"], change["difference"]["lo"],
             change["difference"]["hi"]) == pytest.approx((direct["est"], direct["lo"],
                                                           direct["hi"]), abs=1e-12)
+    # why the all-lose rate changed: each cause's unhappy customers of all-lose games per
+    # game, paired, at the table's z, straight from both tables
+    from sim.games.peer_to_peer import constants as k
+
+    causes = snap["points"][0]["all_lose_causes"]
+    joined = tables["baseline"].join(tables["edit"], on="game_index", suffix="_edit")
+    for row in causes["rows"][:-1]:
+        c = row["cause"]
+        b = joined[f"unhappy_{c}"] * (joined["winner"] == k.ALL_LOSE)
+        e = joined[f"unhappy_{c}_edit"] * (joined["winner_edit"] == k.ALL_LOSE)
+        d = (e - b).cast(pl.Float64)
+        half = snap["z"] * d.std() / math.sqrt(len(d)) if d.std() else 0.0
+        assert (row["baseline"], row["edit"]) == pytest.approx((b.mean(), e.mean()), abs=1e-12)
+        assert (row["difference"]["lo"], row["difference"]["hi"]) == pytest.approx(
+            (d.mean() - half, d.mean() + half), abs=1e-12)
+    assert [r["cause"] for r in causes["rows"]] == ["deck", "draw", "capacity", "choice", "all"]
 
 
 def test_the_verdict_names_a_solo_game_as_one_player():

@@ -576,6 +576,12 @@ def test_each_interval_says_its_level(server, browser):
     assert lines and all("at 95 %" in line and f"z = {z}" in line for line in lines)
     change = [li.text for li in browser.find_elements("css selector", "ul.balance-change li")]
     assert change and all("(paired, at the table's z = " + z + ")" in line for line in change)
+    # why the all-lose rate changed, by cause, at the table's z too
+    causes = [li.text for li in browser.find_elements("css selector", "ul.all-lose-causes li")]
+    assert causes[0].startswith("why the all-lose rate changed: ")
+    assert [line.split(":")[0] for line in causes[1:]] == ["deck", "draw", "capacity",
+                                                          "choice", "all causes"]
+    assert all("per 1,000 games" in line and f"z = {z})" in line for line in causes[1:])
     # the finished comparison's changes under stronger play, at 95 % as simulate compare's
     seconds = browser.find_element("id", "stronger-seconds")
     seconds.clear()

@@ -468,6 +468,21 @@ function render(snap) {
                 `[${(100 * c.difference.lo).toFixed(2)}, ${(100 * c.difference.hi).toFixed(2)}] ` +
                 `(paired, at the table's z = ${z})`}))));
     }
+    // why the all-lose rate changed: the unhappy customers of all-lose games by cause
+    const causes = point.all_lose_causes;
+    if (causes && causes.rows.some((r) => r.baseline || r.edit)) {
+      const per1000 = (x) => (1000 * x).toFixed(1);
+      const signed = (x) => (x >= 0 ? "+" : "") + per1000(x);
+      blocks.push(el("ul", {class: "all-lose-causes", "data-players": String(point.players)},
+        el("li", {class: "lead", text: "why the all-lose rate changed: " + (causes.lead ||
+          "no clear change in the unhappy customers of all-lose games")}),
+        ...causes.rows.map((r) => el("li", {"data-cause": r.cause,
+          text: `${r.cause === "all" ? "all causes" : r.cause}: ${per1000(r.baseline)} -> ` +
+                `${per1000(r.edit)} unhappy customers of all-lose games per 1,000 games, ` +
+                (r.difference.mean === null ? "no interval" :
+                 `${signed(r.difference.mean)} [${signed(r.difference.lo)}, ` +
+                 `${signed(r.difference.hi)}] (paired, at the table's z = ${z})`)}))));
+    }
   }
   $("results").replaceChildren(...blocks);
   renderPace(snap.pace);
