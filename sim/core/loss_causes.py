@@ -182,7 +182,8 @@ class PairedLossCauses:
         sign = 1 if total["mean"] > 0 else -1
         top = max(rows[:-1], key=lambda r: sign * r["difference"]["mean"])
         d = top["difference"]
-        most = "mostly" if d["mean"] / total["mean"] > 0.5 else "most of it from"
+        # "mostly" only for a majority of the change
+        most = "mostly" if d["mean"] / total["mean"] > 0.5 else "the largest part from"
 
         def per1000(x: dict) -> str:
             return (f"{1000 * x['mean']:+.1f} [{1000 * x['lo']:+.1f}, "
