@@ -363,6 +363,11 @@ def test_the_all_lose_change_names_the_cause_it_comes_from():
     same = PairedLossCauses(WHY_LOSE, "winner")
     same.add_aligned(edit, edit)
     assert same.lead(Z95) is None
+    # half the change is no majority: the largest part, not "mostly"
+    spread = edit.with_columns(pl.Series("unhappy_capacity", [1, 1, 0, 0, 0, 0]))
+    split = PairedLossCauses(WHY_LOSE, "winner")
+    split.add_aligned(base, spread)
+    assert split.lead(1.0).startswith("the largest part from deck: +500.0 [")
 
 
 def test_plai_changes_are_grouped_by_winning_seat_maintainers_and_stalemate(tmp_path):
