@@ -528,3 +528,36 @@ def test_the_report_checks_each_points_changes_under_stronger_play(tmp_path):
     text = (tmp_path / "plain" / "report" / "sweep.md").read_text()
     assert "not checked under stronger play here: simulate experiment NAME --stronger-play" in text
     assert "## Checked under stronger play" not in text
+
+
+def test_the_all_lose_causes_as_sweep_metrics_add_up_to_the_unhappy_customers(tmp_path):
+    """lost_to_<cause>: per 1,000 games, the customers that turned unhappy in all-lose games
+    for that cause (0 for a won game); the four add up to all of them, and their paired
+    change between two points is the per-game difference's mean, as compare gives it."""
+    import polars as pl
+
+    from sim import api
+    from sim.games.peer_to_peer import constants as k
+
+    runs = {}
+    for name, rules in (("base", ()), ("more", ("new_customers_per_round=3",))):
+        runs[name] = api.run(game="peer-to-peer", players=4, games=1500, seed=4,
+                             out=tmp_path / name, progress=False,
+                             rule_overrides=rules).run_dir
+    games = {name: sweep.load_games(path) for name, path in runs.items()}
+    causes = ("deck", "draw", "capacity", "choice")
+    found = {c: sweep.estimate(f"lost_to_{c}", games["base"], game="peer-to-peer")
+             for c in causes}
+    table = pl.read_parquet(runs["base"] / "games" / "*.parquet")
+    lost = (table["winner"] == k.ALL_LOSE).to_numpy()
+    unhappy = table["unhappy"].to_numpy() * lost
+    assert unhappy.sum() > 0
+    assert sum(f["est"] for f in found.values()) == pytest.approx(1000 * unhappy.mean())
+    assert found["deck"]["est"] == pytest.approx(
+        1000 * (table["unhappy_deck"].to_numpy() * lost).mean())
+    change = sweep.paired("lost_to_capacity", games["more"], games["base"], game="peer-to-peer")
+    joined = table.join(pl.read_parquet(runs["more"] / "games" / "*.parquet"),
+                        on="game_index", suffix="_more")
+    d = (joined["unhappy_capacity_more"] * (joined["winner_more"] == k.ALL_LOSE)
+         - joined["unhappy_capacity"] * (joined["winner"] == k.ALL_LOSE)).cast(pl.Float64)
+    assert change["diff"] == pytest.approx(1000 * d.mean()) and change["lo"] > 0

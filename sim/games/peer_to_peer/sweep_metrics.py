@@ -1,11 +1,13 @@
 """Peer-to-Peer's sweep metrics (``GAME.sweep_metrics``): team A's share of team wins and
-its imbalance, each team's win rate, the all-lose and draw rates, the mean length."""
+its imbalance, each team's win rate, the all-lose and draw rates, the mean length, and why
+everyone loses: the unhappy customers of all-lose games by cause (why_lose.py)."""
 from __future__ import annotations
 
 import numpy as np
 
 from sim.core.sweep_metric import SweepMetric, indicator, ones
 from sim.games.peer_to_peer.constants import ALL_LOSE, DRAW, SOLO_WIN, WIN_A, WIN_B
+from sim.games.peer_to_peer.why_lose import CAUSES, column
 
 WINNER = ("winner",)
 
@@ -16,6 +18,13 @@ def _team_share(g):
 
 def _rate_of(*codes):
     return lambda g: (indicator(np.isin(g["winner"], codes)), ones(g, "winner"))
+
+
+def _lost_to(cause: str):
+    def xy(g):
+        lost = indicator(g["winner"] == ALL_LOSE)
+        return np.asarray(g[column(cause)], dtype=np.float64) * lost, ones(g, "winner")
+    return xy
 
 
 SWEEP_METRICS = (
@@ -38,4 +47,12 @@ SWEEP_METRICS = (
     SweepMetric("mean_rounds", "Mean game length", "rounds", "mean", 1.0, 0.0,
                 lambda g: (np.asarray(g["rounds"], dtype=np.float64), ones(g, "rounds")),
                 "Rounds per game.", ("rounds",)),
+    *(SweepMetric(f"lost_to_{c.name}",
+                  f"Unhappy customers of all-lose games, cause {c.name}", "per 1,000 games",
+                  "mean", 1000.0, 0.0, _lost_to(c.name),
+                  f"Per 1,000 games, the customers that turned unhappy in games everyone lost "
+                  f"because {c.words} (0 for a game someone won); the four causes add up to "
+                  f"all of them, so their changes say why the all-lose rate moved. To "
+                  f"change it: {c.advice}.", ("winner", column(c.name)))
+      for c in CAUSES),
 )
