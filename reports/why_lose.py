@@ -17,6 +17,8 @@ from reports.sections import ALWAYS, ExtraSection
 from sim.core.loss_causes import cause_columns, cause_shares, main_cause_words
 from sim.core.report_metric import Answer
 
+KEY = "why_all_lose"   # the causes' answer (answers.json's question key)
+
 
 def cause_table(games, why, outcome: str) -> pl.DataFrame:
     """Per players and variant: all-lose games, their unhappy customers and, per cause,
@@ -88,7 +90,7 @@ def answers(table: pl.DataFrame, why, outcome: str,
                  **({"pairing": pairing} if pairing else {})}
         out.append(Answer("Why does everyone lose? (the unhappy customers by cause)", where,
                           words, "info", main["share"], main["lo"], main["hi"],
-                          players=r["players"], order=31, key="why_all_lose", group=group,
+                          players=r["players"], order=31, key=KEY, group=group,
                           causes=causes, recompute=_same_cause(main["cause"], group, why, outcome)))
     return out
 
@@ -100,7 +102,7 @@ def lend_reasons(answers: list, why) -> list:
     reasons. A pooled cause answer (no pairing) says it counts every pairing."""
     if why is None or why.rate_key is None:
         return answers
-    whys = [a for a, _ in answers if a.key == "why_all_lose"]
+    whys = [a for a, _ in answers if a.key == KEY]
     out = []
     for answer, anchor in answers:
         found = [w for w in whys if answer.key == why.rate_key and not answer.causes

@@ -140,6 +140,12 @@ class PairedLossCauses:
         # per cause and the total: baseline sum, edit sum, sum of d, sum of d^2
         self.sums = np.zeros((len(self.names) + 1, 4))
 
+    @classmethod
+    def of(cls, game) -> "PairedLossCauses | None":
+        """The tally for ``game`` (its ``why_lose`` and outcome column), or None for a game
+        whose engine records no causes."""
+        return cls(game.why_lose, game.outcome_column) if game.why_lose else None
+
     def add_aligned(self, base, edit) -> None:
         def counts(frame) -> np.ndarray:
             lost = (frame[self.outcome] == self.why.code).to_numpy()

@@ -268,7 +268,8 @@ def balance_line(balance: dict, label: str, quantity: str) -> str:
                 f"{100 * main['hi']:.1f}] of the {100 * main['edge']:.1f}-point edge of "
                 f"the replayed games{share} ({replayed})")
     exchanges = [c for c in balance["causes"] if c.get("kind") == "exchange"]
-    if exchanges and all(c.get("edge_lo", 0) <= 0 <= c.get("edge_hi", 0) for c in exchanges):
+    if exchanges and all("edge_lo" in c and c["edge_lo"] <= 0 <= c["edge_hi"]
+                         for c in exchanges):
         # the replayed games show no edge to split: "no swap explains it" would blame the
         # game for what is too few games
         top = max(exchanges, key=lambda c: c["share"])

@@ -565,9 +565,9 @@ def _loss_causes(game: Any, base: RunParts, edit: RunParts) -> Any:
 
     from sim.core.loss_causes import PairedLossCauses
 
-    if game.why_lose is None:
+    causes = PairedLossCauses.of(game)
+    if causes is None:
         return None
-    causes = PairedLossCauses(game.why_lose, game.outcome_column)
     for run in (base, edit):
         if not run.parts or not set(causes.columns) <= set(
                 pl.read_parquet_schema(run.parts[0][3])):

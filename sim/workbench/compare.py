@@ -28,6 +28,7 @@ from typing import Any, Callable, Mapping, Sequence
 from sim.core.request import GameRequest
 from sim.core.errors import UserError
 from sim.core.game import resolve_game
+from sim.core.loss_causes import PairedLossCauses
 from sim.core.paired import GameOutcomes, PairedTally, verdict_line
 from sim.core.stats import Z95
 from sim.studies.sequential import ALPHA, default_chunk, z_for_looks
@@ -96,8 +97,9 @@ class Comparison:
         game = resolve_game(plan.game)
         # players -> the headlines' and the balance measures' paired tallies (as simulate
         # compare's)
+        # with the all-lose causes' tally, for a game whose engine records them
         self.tallies = {p: PairedTally(GameOutcomes(game, p), game.balance_measures(p),
-                                      also=_loss_causes(game))
+                                      also=[c for c in [PairedLossCauses.of(game)] if c])
                         for p in plan.players}
         self.run_dirs: dict[int, dict[str, str]] = {}
         # players -> side -> the player count its games play exactly like (the manifest's
@@ -345,14 +347,6 @@ class Comparison:
     def remove(self) -> None:
         """Drop the comparison's folder (an older comparison of the page)."""
         shutil.rmtree(self.home, ignore_errors=True)
-
-
-def _loss_causes(game: Any) -> tuple:
-    """Why the all-lose rate changed, tallied on the same games as the headlines (as
-    simulate compare's), for a game whose engine records the causes."""
-    from sim.core.loss_causes import PairedLossCauses
-
-    return (PairedLossCauses(game.why_lose, game.outcome_column),) if game.why_lose else ()
 
 
 def _causes_answer(tally: PairedTally, z: float) -> dict[str, Any] | None:

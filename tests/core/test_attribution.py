@@ -310,6 +310,11 @@ def test_a_summary_says_too_few_replays_rather_than_no_cause():
                              "seat 0's share")
     assert elsewhere.splitlines()[1] == (
         "  no swap the game declares explains it (25,000 games replayed per swap)")
+    older = balance(0.004, -0.002, 0.009, 0.004, -0.002, 0.009)   # a summary before the
+    for key in ("edge", "edge_lo", "edge_hi"):                     # edge was kept
+        older["causes"][0].pop(key)
+    assert balance_line(older, "seat balance", "seat 0's share").splitlines()[1] == (
+        "  no swap the game declares explains it (25,000 games replayed per swap)")
     found = balance_line(balance(0.02, 0.01, 0.03, 0.02, 0.012, 0.028), "seat balance",
                          "seat 0's share")
     assert found.splitlines()[1].startswith("  main cause: the turn order, 2.0 points [1.2, 2.8]")

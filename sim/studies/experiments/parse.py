@@ -44,7 +44,7 @@ def read_yaml(path: str | Path) -> Located:
 
 def _where_ready_made(path: str) -> str:
     """Where the project's ready-made experiments are, for a designer outside its folder:
-    beside the installed code when it runs from the repository, else its root's file."""
+    the clone's experiments.yaml when the code runs from one; else where to find it."""
     if path != DEFAULT_FILE:
         return ""
     shipped = Path(__file__).resolve().parents[3] / DEFAULT_FILE
