@@ -963,9 +963,12 @@ def test_the_stopping_width_counts_the_balance_answers_change_too(tmp_path):
     n = 4000
     winner = np.where(rng.random(n) < 0.5, 3, rng.integers(0, 2, n))
     flipped = (winner < 2) & (rng.random(n) < 0.1)
-    base = pl.DataFrame({"game_index": np.arange(n), "winner": winner})
+    # as the engine writes them, with the all-lose causes' columns (none counted here)
+    causes = {f"unhappy_{c}": np.zeros(n, dtype=np.int16)
+              for c in ("deck", "draw", "capacity", "choice")}
+    base = pl.DataFrame({"game_index": np.arange(n), "winner": winner, **causes})
     edit = pl.DataFrame({"game_index": np.arange(n), "winner": np.where(flipped, 1 - winner,
-                                                                        winner)})
+                                                                        winner), **causes})
     comparison.tallies[4].add(base, edit)
     tally = comparison.tallies[4]
     headline = max(r["difference"]["width_pp"] for r in tally.rows(comparison.z))
