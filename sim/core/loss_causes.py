@@ -177,16 +177,26 @@ class PairedLossCauses:
                         "advice": cause.advice if cause else ""})
         return out
 
-    def lead(self, z: float) -> str | None:
-        """The cause the change comes from, in words, when the total change's interval
-        excludes 0 ("mostly deck: +31.0 [+29.4, +32.5] of the +34.9 [...] unhappy customers per
-        1,000 games the edit adds (...)"); None when nothing changed clearly."""
+    def main(self, z: float) -> dict[str, Any] | None:
+        """The cause the change comes from (its row, the largest change in the total's
+        direction), when the total change's interval excludes 0; None otherwise."""
         rows = self.rows(z)
         total = rows[-1]["difference"]
         if not (total["lo"] > 0 or total["hi"] < 0):
             return None
         sign = 1 if total["mean"] > 0 else -1
-        top = max(rows[:-1], key=lambda r: sign * r["difference"]["mean"])
+        return max(rows[:-1], key=lambda r: sign * r["difference"]["mean"])
+
+    def lead(self, z: float, actor: str = "the edit") -> str | None:
+        """The cause the change comes from, in words, when the total change's interval
+        excludes 0 ("mostly deck: +31.0 [+29.4, +32.5] of the +34.9 [...] unhappy customers per
+        1,000 games the edit adds (...)"); None when nothing changed clearly. ``actor``: what
+        made the change ("the edit", "the change")."""
+        top = self.main(z)
+        if top is None:
+            return None
+        total = self.rows(z)[-1]["difference"]
+        sign = 1 if total["mean"] > 0 else -1
         d = top["difference"]
         # "mostly" only for a majority of the change
         most = "mostly" if d["mean"] / total["mean"] > 0.5 else "the largest part from"
@@ -195,5 +205,5 @@ class PairedLossCauses:
             return (f"{1000 * x['mean']:+.1f} [{1000 * x['lo']:+.1f}, "
                     f"{1000 * x['hi']:+.1f}]")
         return (f"{most} {top['cause']}: {per1000(d)} of the {per1000(total)} unhappy "
-                f"customers per 1,000 games the edit {'adds' if sign > 0 else 'removes'} "
+                f"customers per 1,000 games {actor} {'adds' if sign > 0 else 'removes'} "
                 f"({top['means']}); to change it: {top['advice']}")

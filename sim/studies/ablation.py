@@ -102,6 +102,8 @@ class AblationResult:
             lines.append(f"  {card:<{cards}} {CHANGE_WORDS[r['change']]:<15} "
                          f"{r['headline']:<{width}} {100 * r['diff']:+7.2f} pp "
                          f"[{100 * r['lo']:+.2f}, {100 * r['hi']:+.2f}]")
+            if r.get("all_lose_cause_words"):   # why the all-lose rate moved
+                lines.append(f"    why: {r['all_lose_cause_words']}")
         lines += [f"  skipped: {s}" for s in self.skipped]
         if top.height:   # every variant is a run paired with the baseline
             first = top.row(0, named=True)
@@ -186,6 +188,39 @@ def _outcomes(run_dir: Path, game: Any, players: int) -> tuple[np.ndarray, dict[
     t = (pl.scan_parquet(str(run_dir / "games" / "*.parquet"))
          .select("game_index", *columns).collect().sort("game_index"))
     return headline_outcomes(game, t, players)
+
+
+def _loss_causes(base_dir: Path, variant_dir: Path, game: Any) -> Any:
+    """The all-lose causes of a variant against the baseline, game by game
+    (sim.core.loss_causes.PairedLossCauses), or None for a game without causes."""
+    from sim.core.loss_causes import PairedLossCauses
+
+    causes = PairedLossCauses.of(game)
+    if causes is None:
+        return None
+    frames = [pl.scan_parquet(str(d / "games" / "*.parquet")).select(
+        "game_index", *causes.columns).collect().sort("game_index")
+        for d in (base_dir, variant_dir)]
+    causes.add_aligned(*frames)
+    return causes
+
+
+def _with_loss_causes(table: pl.DataFrame, causes: Mapping[tuple[str, str], Any], game: Any,
+                      codes: Mapping[str, int]) -> pl.DataFrame:
+    """``all_lose_cause`` and ``all_lose_cause_words`` on the all-lose rate's rows: the
+    cause of the unhappy customers the change adds or removes (None when the total did not
+    change clearly, and on the other headlines' rows)."""
+    why = game.why_lose
+    headline = next((f"{name} rate" for name, code in codes.items()
+                     if why is not None and code == why.code), None)
+    found = [{"card_id": cid, "change": change, "headline": headline,
+              "all_lose_cause": (tally.main(Z95) or {}).get("cause"),
+              "all_lose_cause_words": tally.lead(Z95, actor="the change")}
+             for (cid, change), tally in causes.items() if tally is not None and headline]
+    schema = {"card_id": pl.Utf8, "change": pl.Utf8, "headline": pl.Utf8,
+              "all_lose_cause": pl.Utf8, "all_lose_cause_words": pl.Utf8}
+    return table.join(pl.DataFrame(found, schema=schema), on=["card_id", "change", "headline"],
+                      how="left", maintain_order="left")
 
 
 def _paired(x: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
@@ -342,6 +377,7 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
         baseline = play(cards_path, out / "baseline")
         players = int(baseline.manifest["players"])
         base, codes = _outcomes(out / "baseline", game_obj, players)
+        causes: dict[tuple[str, str], Any] = {}   # (card, change) -> why the all-lose rate moved
         for cid, name, change, table in variants:
             slug = variant_directory(cid, change)
             directory = out / slug
@@ -356,6 +392,7 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
                 continue
             play(str(cards_file), directory)
             played.append((cid, name, change, _outcomes(directory, game_obj, players)[0]))
+            causes[(cid, change)] = _loss_causes(out / "baseline", directory, game_obj)
     finally:
         if owned:
             chosen.close()
@@ -363,6 +400,7 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
     table = paired_table(base, played, codes, threshold_pp).with_columns(
         pl.col("card_id").replace_strict(roles, default=None, return_dtype=pl.Utf8)
         .alias("card_role"))
+    table = _with_loss_causes(table, causes, game_obj, codes)
     meta = {"game": game, "players": baseline.manifest["players"], "seed": baseline.manifest["seed"],
             "games": games, "configurations": 1 + len(played), "games_played": games * (1 + len(played)),
             "cards": cards_path, "threshold_pp": threshold_pp, "control": CONTROL,
