@@ -127,10 +127,16 @@ def build(path, rs, ctx) -> ExtraSection:
                      f"{top['card_name']} ({_change(top)}) "
                      f"{100 * top['diff']:+.1f} points, {_from_typical(top)}")
             code = "within"
+        # the all-lose rate's row says why it moved (the cause of the unhappy customers the
+        # change adds or removes), where the ablation recorded it
+        why = top.get("all_lose_cause_words")
+        causes = ({"cause": top["all_lose_cause"], "kind": "loss_cause", "share": None,
+                   "lo": None, "hi": None, "words": why},) if why else ()
         answers.append(Answer(f"What is a card worth? ({h}, ablation)",
                               f"{meta.get('players')} players, {games:,} games per configuration",
                               words, code, *value, kind="diff",
-                              players=meta.get("players"), order=45, key="card_worth"))
+                              players=meta.get("players"), order=45, key="card_worth",
+                              causes=causes))
     description = (
         f"Card ablation on common random numbers: the same seed ({meta.get('seed')}) and games "
         f"were replayed with one card changed at a time (value -1, value +1, effect removed): "
@@ -142,9 +148,10 @@ def build(path, rs, ctx) -> ExtraSection:
         f"pp, over {m} tests with {CONTROL_WORDS}: the plot's band is drawn around the typical "
         "card's change, and an answer's value is the difference from it.")
     roles = ["card_role"] if "card_role" in table.columns else []
+    why = [c for c in ("all_lose_cause", "all_lose_cause_words") if c in table.columns]
     shown = table.select("card_id", "card_name", *roles, "change", "headline", "games",
                          "base_rate", "variant_rate", "diff", "lo", "hi", "ref_card", "vs_ref_diff",
-                         "vs_ref_lo", "vs_ref_hi", "p_holm", "called", "tested").rename(
+                         "vs_ref_lo", "vs_ref_hi", "p_holm", "called", "tested", *why).rename(
         {"diff": "change_diff", "lo": "change_lo", "hi": "change_hi"}) if table.height else table
     return ExtraSection(name="ablation", title="What a card is worth: card ablation",
                         description=description, table=shown,

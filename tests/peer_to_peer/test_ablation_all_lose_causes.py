@@ -1,6 +1,8 @@
 """A card change that moves the all-lose rate says why: the cause of the unhappy customers
 of all-lose games it adds or removes (P2P-R5; the causes of why_lose.py), the same as
 `simulate compare` of the ablation's baseline and variant runs gives it."""
+import json
+
 import polars as pl
 
 from sim import api
@@ -39,4 +41,11 @@ def test_an_all_lose_change_of_the_ablation_names_its_cause(tmp_path):
     # the report reads the new columns beside the old ones
     written = api.report([result.out / "baseline"], tmp_path / "rep", replay_games=0,
                          stronger_play=0, extra={"ablation": str(result.out)})
-    assert pl.read_csv(written["tables"]["ablation"]).height == table.height
+    section = pl.read_csv(written["tables"]["ablation"])
+    assert section.height == table.height and "all_lose_cause_words" in section.columns
+    # its answer for the all-lose rate gives the cause of the card it shows as its Why
+    doc = json.loads((tmp_path / "rep" / "answers.json").read_text())
+    (worth,) = [a for a in doc["answers"] if a["question"] == "card_worth"
+                and "all_lose" in a["title"]]
+    assert [c["kind"] for c in worth["causes"]] == ["loss_cause"]
+    assert worth["causes"][0]["words"] in set(lost["all_lose_cause_words"].drop_nulls())
