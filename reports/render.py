@@ -17,6 +17,7 @@ import polars as pl
 from reports.load import RunSet, compared_on_purpose
 from reports.registry import Context, Finding, Metric
 from reports.tables import html_table, markdown_table
+from reports.why_lose import KEY as WHY_ALL_LOSE
 from sim.core.wording import interval_digits, plural
 
 MAX_ROWS = 80
@@ -300,7 +301,7 @@ def why_words(a) -> list[str]:
     """An answer's reasons in words: its causes (replays, a rule's own effect, the split of
     the unhappy customers), the largest first."""
     causes = [c for c in a.causes if c.get("words")]
-    if a.key == "why_all_lose":
+    if a.key == WHY_ALL_LOSE:
         return [f"{c['cause']}: {100 * c['share']:.0f} % [{100 * c['lo']:.0f}, "
                 f"{100 * c['hi']:.0f}]; change {c['advice']}" for c in causes]
     return [c["words"] for c in causes][:MAX_CAUSES]

@@ -103,24 +103,25 @@ def lend_reasons(answers: list, why) -> list:
     if why is None or why.rate_key is None:
         return answers
     whys = [a for a, _ in answers if a.key == KEY]
-    out = []
-    for answer, anchor in answers:
-        found = [w for w in whys if answer.key == why.rate_key and not answer.causes
-                 and all(answer.group.get(k) == v for k, v in w.group.items())]
-        if found:
-            w = found[0]
-            main = next(c for c in w.causes if "lead" in c)
-            pooled = ("" if "pairing" in w.group or "pairing" not in answer.group
-                      else ", every pairing at this count")
-            answer = dataclasses.replace(answer, causes=({
-                "cause": main["cause"], "share": main["share"], "lo": main["lo"],
-                "hi": main["hi"], "kind": "loss_cause",
-                "words": (f"{main['lead']}: {100 * main['share']:.0f} % "
-                          f"[{100 * main['lo']:.0f}, {100 * main['hi']:.0f}] of the unhappy "
-                          f"customers{pooled}; every cause and what changes it: "
-                          f"'{w.question.split(' (')[0]}'")},))
-        out.append((answer, anchor))
-    return out
+    return [(_with_main_cause(answer, whys) if answer.key == why.rate_key
+             and not answer.causes else answer, anchor) for answer, anchor in answers]
+
+
+def _with_main_cause(rate: Answer, whys: list[Answer]) -> Answer:
+    """The all-lose rate with the main cause of the cause answer of its group, if any."""
+    w = next((w for w in whys if all(rate.group.get(k) == v for k, v in w.group.items())),
+             None)
+    if w is None:
+        return rate
+    main = next(c for c in w.causes if "lead" in c)
+    pooled = ("" if "pairing" in w.group or "pairing" not in rate.group
+              else ", every pairing at this count")
+    return dataclasses.replace(rate, causes=({
+        "cause": main["cause"], "share": main["share"], "lo": main["lo"], "hi": main["hi"],
+        "kind": "loss_cause",
+        "words": (f"{main['lead']}: {100 * main['share']:.0f} % [{100 * main['lo']:.0f}, "
+                  f"{100 * main['hi']:.0f}] of the unhappy customers{pooled}; every cause "
+                  f"and what changes it: '{w.question.split(' (')[0]}'")},))
 
 
 def build(path, rs, ctx) -> ExtraSection | None:

@@ -26,6 +26,14 @@ def cause_columns(why) -> list[str]:
     return [why.column(c.name, t) for c in why.causes for t in (None, "a", "b")]
 
 
+def lost_to(games, why, outcome: str, cause: str) -> np.ndarray:
+    """Per game, the customers that turned unhappy for ``cause`` in a game everyone lost (0
+    for a game someone won), as float64: what a paired comparison and a sweep metric add
+    up. ``games``: a polars DataFrame or a mapping of column arrays."""
+    lost = np.asarray(games[outcome]) == why.code
+    return np.asarray(games[why.column(cause)], dtype=np.float64) * lost
+
+
 def cause_shares(games, why, outcome: str, by: tuple[str, ...] = ()) -> pl.DataFrame:
     """Per group of ``by`` (one row without): the all-lose games, their unhappy customers and,
     per cause, its share (for the team that came closest, then team A's and team B's) as
@@ -148,9 +156,7 @@ class PairedLossCauses:
 
     def add_aligned(self, base, edit) -> None:
         def counts(frame) -> np.ndarray:
-            lost = (frame[self.outcome] == self.why.code).to_numpy()
-            x = np.stack([frame[self.why.column(n)].to_numpy().astype(np.float64) * lost
-                          for n in self.names])
+            x = np.stack([lost_to(frame, self.why, self.outcome, n) for n in self.names])
             return np.vstack([x, x.sum(axis=0)])
 
         b, e = counts(base), counts(edit)
@@ -165,10 +171,10 @@ class PairedLossCauses:
         from sim.core.paired import paired_interval
 
         about = {c.name: c for c in self.why.causes}
+        n = max(self.n, 1)
         out = []
         for i, name in enumerate([*self.names, "all"]):
             base, edit, sum_d, sum_d2 = self.sums[i]
-            n = max(self.n, 1)
             diff = paired_interval(sum_d, sum_d2, self.n, z)
             diff.pop("width_pp", None)
             cause = about.get(name)
@@ -180,22 +186,18 @@ class PairedLossCauses:
     def main(self, z: float) -> dict[str, Any] | None:
         """The cause the change comes from (its row, the largest change in the total's
         direction), when the total change's interval excludes 0; None otherwise."""
-        rows = self.rows(z)
-        total = rows[-1]["difference"]
-        if not (total["lo"] > 0 or total["hi"] < 0):
-            return None
-        sign = 1 if total["mean"] > 0 else -1
-        return max(rows[:-1], key=lambda r: sign * r["difference"]["mean"])
+        return _main(self.rows(z))
 
     def lead(self, z: float, actor: str = "the edit") -> str | None:
         """The cause the change comes from, in words, when the total change's interval
         excludes 0 ("mostly deck: +31.0 [+29.4, +32.5] of the +34.9 [...] unhappy customers per
         1,000 games the edit adds (...)"); None when nothing changed clearly. ``actor``: what
         made the change ("the edit", "the change")."""
-        top = self.main(z)
+        rows = self.rows(z)
+        top = _main(rows)
         if top is None:
             return None
-        total = self.rows(z)[-1]["difference"]
+        total = rows[-1]["difference"]
         sign = 1 if total["mean"] > 0 else -1
         d = top["difference"]
         # "mostly" only for a majority of the change
@@ -207,3 +209,17 @@ class PairedLossCauses:
         return (f"{most} {top['cause']}: {per1000(d)} of the {per1000(total)} unhappy "
                 f"customers per 1,000 games {actor} {'adds' if sign > 0 else 'removes'} "
                 f"({top['means']}); to change it: {top['advice']}")
+
+    def answer(self, z: float) -> dict[str, Any]:
+        """The rows and the lead together, as compare's JSON and the workbench give them
+        (numbers per game)."""
+        return {"per": "game", "rows": self.rows(z), "lead": self.lead(z)}
+
+
+def _main(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """``PairedLossCauses.main`` of its rows."""
+    total = rows[-1]["difference"]
+    if not (total["lo"] > 0 or total["hi"] < 0):
+        return None
+    sign = 1 if total["mean"] > 0 else -1
+    return max(rows[:-1], key=lambda r: sign * r["difference"]["mean"])

@@ -190,18 +190,27 @@ def _outcomes(run_dir: Path, game: Any, players: int) -> tuple[np.ndarray, dict[
     return headline_outcomes(game, t, players)
 
 
-def _loss_causes(base_dir: Path, variant_dir: Path, game: Any) -> Any:
-    """The all-lose causes of a variant against the baseline, game by game
-    (sim.core.loss_causes.PairedLossCauses), or None for a game without causes."""
+def _cause_columns(run_dir: Path, game: Any) -> pl.DataFrame | None:
+    """A run's games with the columns of the all-lose causes, by game index (None for a
+    game without causes)."""
     from sim.core.loss_causes import PairedLossCauses
 
     causes = PairedLossCauses.of(game)
     if causes is None:
         return None
-    frames = [pl.scan_parquet(str(d / "games" / "*.parquet")).select(
-        "game_index", *causes.columns).collect().sort("game_index")
-        for d in (base_dir, variant_dir)]
-    causes.add_aligned(*frames)
+    return (pl.scan_parquet(str(run_dir / "games" / "*.parquet"))
+            .select("game_index", *causes.columns).collect().sort("game_index"))
+
+
+def _loss_causes(base: pl.DataFrame | None, variant_dir: Path, game: Any) -> Any:
+    """The all-lose causes of a variant against the baseline's (``_cause_columns``), game
+    by game (sim.core.loss_causes.PairedLossCauses), or None for a game without causes."""
+    from sim.core.loss_causes import PairedLossCauses
+
+    if base is None:
+        return None
+    causes = PairedLossCauses.of(game)
+    causes.add_aligned(base, _cause_columns(variant_dir, game))
     return causes
 
 
@@ -378,6 +387,7 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
         players = int(baseline.manifest["players"])
         base, codes = _outcomes(out / "baseline", game_obj, players)
         causes: dict[tuple[str, str], Any] = {}   # (card, change) -> why the all-lose rate moved
+        base_causes = _cause_columns(out / "baseline", game_obj)
         for cid, name, change, table in variants:
             slug = variant_directory(cid, change)
             directory = out / slug
@@ -392,7 +402,7 @@ def _ablate(game, players, games, seed, cards_path, rules_file, rule_overrides, 
                 continue
             play(str(cards_file), directory)
             played.append((cid, name, change, _outcomes(directory, game_obj, players)[0]))
-            causes[(cid, change)] = _loss_causes(out / "baseline", directory, game_obj)
+            causes[(cid, change)] = _loss_causes(base_causes, directory, game_obj)
     finally:
         if owned:
             chosen.close()

@@ -297,14 +297,18 @@ class RunComparison:
     notes: list[str] = field(default_factory=list)
     # the changes under stronger play (sim.studies.compare_stronger.check_change)
     stronger: dict[str, Any] | None = None
-    # why the all-lose rate changed (sim.core.loss_causes.PairedLossCauses), for a game
-    # whose engine records the causes, when both runs have them
-    loss_causes: Any = None
 
     @property
     def games(self) -> int:
         """The number of games compared (both runs hold them)."""
         return self.tally.n
+
+    @property
+    def loss_causes(self) -> Any:
+        """Why the all-lose rate changed (sim.core.loss_causes.PairedLossCauses, tallied
+        with the headlines), for a game whose engine records the causes and runs that have
+        their columns; else None."""
+        return next(iter(self.tally.also), None)
 
     def rows(self) -> list[dict[str, Any]]:
         """Per headline: both rates, the paired difference (intervals at ``z``), the games
@@ -337,10 +341,7 @@ class RunComparison:
             "changed": self.tally.changed(shown=shown)})
 
     def _loss_cause_dict(self) -> dict[str, Any] | None:
-        if self.loss_causes is None:
-            return None
-        return {"per": "game", "rows": self.loss_causes.rows(self.z),
-                "lead": self.loss_causes.lead(self.z)}
+        return None if self.loss_causes is None else self.loss_causes.answer(self.z)
 
     def _loss_cause_lines(self) -> list[str]:
         """Why the all-lose rate changed: the unhappy customers of all-lose games by cause,
@@ -555,7 +556,7 @@ def compare_runs(base_dir: str | Path, edit_dir: str | Path, *,
                      f"{changes['engine']['baseline']} vs {changes['engine']['edit']}): a "
                      f"changed game may come from the code as well as from the edit")
     return RunComparison(name, players, int(base.manifest["seed"]), base, edit, paired,
-                         changes, tally, notes=notes, loss_causes=loss_causes)
+                         changes, tally, notes=notes)
 
 
 def _loss_causes(game: Any, base: RunParts, edit: RunParts) -> Any:

@@ -353,10 +353,7 @@ def _causes_answer(tally: PairedTally, z: float) -> dict[str, Any] | None:
     """The snapshot's all-lose causes at the table's z: per cause and "all", both sides'
     unhappy customers of all-lose games per game and the paired change; ``lead`` names
     the cause the change comes from (None without a clear change)."""
-    if not tally.also or not tally.n:
-        return None
-    causes = tally.also[0]
-    return {"rows": causes.rows(z), "lead": causes.lead(z)}
+    return tally.also[0].answer(z) if tally.also and tally.n else None
 
 
 def chunk_for(max_games: int, chunk: int | None = None) -> int:

@@ -7,7 +7,8 @@ import numpy as np
 
 from sim.core.sweep_metric import SweepMetric, indicator, ones
 from sim.games.peer_to_peer.constants import ALL_LOSE, DRAW, SOLO_WIN, WIN_A, WIN_B
-from sim.games.peer_to_peer.why_lose import CAUSES, column
+from sim.core.loss_causes import lost_to
+from sim.games.peer_to_peer.why_lose import CAUSES, WHY_LOSE, column
 
 WINNER = ("winner",)
 
@@ -21,10 +22,7 @@ def _rate_of(*codes):
 
 
 def _lost_to(cause: str):
-    def xy(g):
-        lost = indicator(g["winner"] == ALL_LOSE)
-        return np.asarray(g[column(cause)], dtype=np.float64) * lost, ones(g, "winner")
-    return xy
+    return lambda g: (lost_to(g, WHY_LOSE, "winner", cause), ones(g, "winner"))
 
 
 SWEEP_METRICS = (
